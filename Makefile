@@ -1,0 +1,141 @@
+# baretrace — top-level build. `make help` lists the targets.
+#
+# Out-of-tree in build/, incremental (gcc -MMD dependencies), `make V=1` shows every command.
+
+BUILD	?= build
+V	?= 0
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+CC	?= gcc
+LD	:= ld
+OBJCOPY	:= objcopy
+
+WARN	:= -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow
+CSTD	:= -std=gnu11
+
+# ---- kernel: freestanding, higher half, no red zone, no SSE, no stack protector ----------------
+KERNEL_CFLAGS := $(CSTD) $(WARN) -O2 -g -ffreestanding -fno-builtin -nostdinc \
+	-isystem $(shell $(CC) -print-file-name=include) -I. \
+	-m64 -mcmodel=kernel -mno-red-zone -mgeneral-regs-only -fno-pic -fno-pie \
+	-fno-stack-protector -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
+	-fno-strict-aliasing -fcf-protection=none -MMD -MP
+KERNEL_ASFLAGS := -g -I. -MMD -MP -D__ASSEMBLY__
+KERNEL_LDFLAGS := -nostdlib -static --build-id=sha1 -z max-page-size=0x1000 -z noexecstack \
+	-T linker.ld
+
+KERNEL_SRCS := $(sort $(wildcard kernel/*.c kernel/*.S arch/x86/*.c arch/x86/*.S lib/*.c))
+KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
+
+# ---- loader: gnu-efi application ---------------------------------------------------------------
+EFI_INC   := /usr/include/efi
+EFI_LIB   := /usr/lib
+EFI_CFLAGS := $(CSTD) $(WARN) -O2 -ffreestanding -fpic -fshort-wchar -fno-stack-protector \
+	-mno-red-zone -mgeneral-regs-only -maccumulate-outgoing-args -DGNU_EFI_USE_MS_ABI \
+	-DEFI_FUNCTION_WRAPPER -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol -I. -MMD -MP \
+	-Wno-missing-prototypes -Wno-strict-prototypes
+EFI_LDFLAGS := -nostdlib -znocombreloc -shared -Bsymbolic -T $(EFI_LIB)/elf_x86_64_efi.lds \
+	-L$(EFI_LIB)
+BOOT_SRCS := $(sort $(wildcard boot/*.c boot/*.S))
+BOOT_OBJS := $(patsubst %,$(BUILD)/boot-obj/%.o,$(BOOT_SRCS))
+
+# ---- host: unit tests of lib/ and pure functions, cmocka, ASan + UBSan -------------------------
+HOST_CFLAGS := $(CSTD) $(WARN) -O1 -g -I. -DBT_HOST -fsanitize=address,undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer -MMD -MP
+HOST_LDLIBS := -lcmocka
+# Each tests/unit/test_<name>.c links with the sources listed in its `// UNIT-SOURCES:` line.
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(sort $(wildcard tests/unit/test_*.c)))
+
+.PHONY: all deps run test unit-test qemu-test bench format format-check help clean
+all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf
+
+help:
+	@echo "make            build build/BOOTX64.EFI (kernel inside) and build/kernel.elf (symbols)"
+	@echo "make run        boot the default session under QEMU; ARGS='--smp 2 -- opt=val' passes on"
+	@echo "make test       host unit tests (cmocka, ASan+UBSan) and QEMU tests, under prove"
+	@echo "make unit-test  host unit tests only;  make qemu-test  QEMU tests only"
+	@echo "make bench      boot timing: loader entry -> kernel ready (TSC), QEMU wall time"
+	@echo "make format     clang-format the tree;  make format-check  fail on unformatted code"
+	@echo "make V=1        show the commands"
+	@echo "Missing Debian packages are installed first by scripts/install-deps (it says what)."
+
+deps:
+	$(Q)scripts/install-deps
+
+# ---- kernel rules ------------------------------------------------------------------------------
+$(BUILD)/kernel-obj/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
+
+$(BUILD)/kernel-obj/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AS      $<")
+	$(Q)$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
+
+$(BUILD)/kernel.elf: $(KERNEL_OBJS) linker.ld
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(KERNEL_LDFLAGS) -o $@ $(KERNEL_OBJS)
+
+# The copy carried inside the EFI image loses only DWARF; build/kernel.elf keeps it for the host.
+$(BUILD)/kernel.payload: $(BUILD)/kernel.elf
+	$(Q)$(OBJCOPY) --strip-debug $< $@
+
+# ---- loader rules ------------------------------------------------------------------------------
+$(BUILD)/boot-obj/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<  (efi)")
+	$(Q)$(CC) $(EFI_CFLAGS) -c $< -o $@
+
+$(BUILD)/boot-obj/%.S.o: %.S $(BUILD)/kernel.payload
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  AS      $<  (efi)")
+	$(Q)$(CC) -c -I. -DKERNEL_PAYLOAD='"$(BUILD)/kernel.payload"' $< -o $@
+
+$(BUILD)/loader.so: $(BOOT_OBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(EFI_LDFLAGS) $(EFI_LIB)/crt0-efi-x86_64.o $(BOOT_OBJS) -o $@ -lefi -lgnuefi
+
+$(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
+	@$(if $(Q),echo "  OBJCOPY $@")
+	$(Q)$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+		-j .rel.* -j .rela.* -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+
+# ---- host unit tests ---------------------------------------------------------------------------
+# The sources a test links come from its `// UNIT-SOURCES: a.c b.c` line.
+unit_sources = $(shell sed -n 's|^// UNIT-SOURCES:||p' $(1))
+
+.SECONDEXPANSION:
+$(BUILD)/host/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_%.c)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+
+unit-test: deps $(UNIT_TESTS)
+	$(Q)prove --exec '' $(UNIT_TESTS)
+
+qemu-test: all
+	$(Q)prove -j2 tests/qemu/*.t
+
+test: deps $(UNIT_TESTS) all
+	$(Q)BUILD=$(BUILD) prove -j2 $(UNIT_TESTS) tests/qemu/*.t
+
+run: all
+	$(Q)scripts/run $(ARGS)
+
+bench: all
+	$(Q)scripts/bench
+
+format:
+	$(Q)clang-format -i $(shell git ls-files '*.c' '*.h')
+
+format-check:
+	$(Q)clang-format --dry-run -Werror $(shell git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
