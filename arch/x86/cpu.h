@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Thin inline wrappers for privileged x86-64 instructions and the control-register bits the
+ * kernel uses. PMU and debug MSRs never go through rdmsr()/wrmsr() here directly: they will
+ * have their own accessor (see ../shared/design.md); these are for architectural MSRs.
+ */
+#ifndef ARCH_X86_CPU_H
+#define ARCH_X86_CPU_H
+
+#include <stdint.h>
+#include "lib/bits.h"
+
+/* CR0 (SDM Vol. 3A 2.5, Figure 2-7) */
+#define CR0_PE BIT(0)
+#define CR0_MP BIT(1)
+#define CR0_EM BIT(2)
+#define CR0_TS BIT(3)
+#define CR0_NE BIT(5)
+#define CR0_WP BIT(16) /* supervisor writes honour read-only pages */
+#define CR0_PG BIT(31)
+
+/* CR4 (SDM Vol. 3A 2.5) */
+#define CR4_PAE	       BIT(5)
+#define CR4_PGE	       BIT(7)
+#define CR4_OSFXSR     BIT(9)
+#define CR4_OSXMMEXCPT BIT(10)
+
+/* IA32_EFER (SDM Vol. 3A 2.2.1, Table 2-1; MSR C000_0080H) */
+#define MSR_EFER  0xc0000080u
+#define EFER_SCE  BIT(0)
+#define EFER_LME  BIT(8)
+#define EFER_LMA  BIT(10)
+#define EFER_NXE  BIT(11)
+#define MSR_GS_BASE	   0xc0000101u /* SDM Vol. 4 Table 2-2 */
+#define MSR_KERNEL_GS_BASE 0xc0000102u
+
+/* RFLAGS (SDM Vol. 1 3.4.3) */
+#define RFLAGS_CF BIT(0)
+#define RFLAGS_TF BIT(8)
+#define RFLAGS_IF BIT(9)
+#define RFLAGS_DF BIT(10)
+#define RFLAGS_RF BIT(16)
+
+static inline void outb(uint16_t port, uint8_t v)
+{
+	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint8_t inb(uint16_t port)
+{
+	uint8_t v;
+	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+static inline void outl(uint16_t port, uint32_t v)
+{
+	__asm__ volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
+}
+
+struct cpuid_regs {
+	uint32_t eax, ebx, ecx, edx;
+};
+
+static inline struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
+{
+	struct cpuid_regs r;
+	__asm__ volatile("cpuid"
+			 : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
+			 : "a"(leaf), "c"(subleaf));
+	return r;
+}
+
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+#define DEFINE_CR_ACCESSORS(n)                                                                    \
+	static inline uint64_t read_cr##n(void)                                                   \
+	{                                                                                         \
+		uint64_t v;                                                                       \
+		__asm__ volatile("mov %%cr" #n ", %0" : "=r"(v));                                 \
+		return v;                                                                         \
+	}                                                                                         \
+	static inline void write_cr##n(uint64_t v)                                                \
+	{                                                                                         \
+		__asm__ volatile("mov %0, %%cr" #n : : "r"(v) : "memory");                        \
+	}
+DEFINE_CR_ACCESSORS(0)
+DEFINE_CR_ACCESSORS(2)
+DEFINE_CR_ACCESSORS(3)
+DEFINE_CR_ACCESSORS(4)
+#undef DEFINE_CR_ACCESSORS
+
+static inline uint64_t read_rflags(void)
+{
+	uint64_t v;
+	__asm__ volatile("pushfq; popq %0" : "=r"(v));
+	return v;
+}
+
+static inline void invlpg(uint64_t va)
+{
+	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
+}
+
+static inline void cpu_cli(void)
+{
+	__asm__ volatile("cli" ::: "memory");
+}
+
+static inline void cpu_hlt(void)
+{
+	__asm__ volatile("hlt" ::: "memory");
+}
+
+static inline void cpu_pause(void)
+{
+	__asm__ volatile("pause");
+}
+
+#endif

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ARCH_X86_IDT_H
+#define ARCH_X86_IDT_H
+
+#include <stdint.h>
+
+#define IDT_VECTORS 256
+
+/* Install a 64-bit interrupt gate for `vector` (ist 0 = current stack, dpl 0 or 3). */
+void idt_set_gate(unsigned vector, uint64_t handler, unsigned ist, unsigned dpl);
+/* Load this CPU's IDTR with the shared table (APs call it too). */
+void idt_load(void);
+
+#endif

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef ARCH_X86_PAGING_H
+#define ARCH_X86_PAGING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "kernel/boot_info.h"
+#include "kernel/memmap.h"
+
+/*
+ * Build and load the kernel's own page tables:
+ *  - identity map of [0, bi->identity_limit): write-back RAM and uncached device memory
+ *    (memmap_classify), RW, NX; page 0 absent to catch NULL dereferences;
+ *  - the kernel image at KERNEL_VIRT_BASE with W^X: text R+X, rodata R+NX, data/bss RW+NX,
+ *    and the boot stack's guard page absent.
+ * Sets IA32_EFER.NXE when CPUID says NX exists and CR0.WP. Returns false on allocation failure.
+ */
+bool paging_init(const struct boot_info *bi, const struct memmap *mm);
+bool paging_nx_enabled(void);
+uint64_t paging_root(void);
+/* Translate through the live tables (for self-tests and dumps). */
+bool paging_translate(uint64_t va, uint64_t *pa, uint64_t *flags, uint64_t *size);
+
+#endif

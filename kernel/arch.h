@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The interface generic kernel code (kernel/) uses to reach the architecture. kernel/ includes
+ * this header, never arch/x86 internals; arch/x86 implements it.
+ */
+#ifndef KERNEL_ARCH_H
+#define KERNEL_ARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+struct boot_info;
+struct memmap;
+
+/* How a run ends (option `exit`). */
+enum exit_mode {
+	EXIT_MODE_AUTO,	 /* QEMU's isa-debug-exit when a hypervisor is detected, then halt */
+	EXIT_MODE_QEMU,	 /* isa-debug-exit at port 0xf4, then halt if it did not end the VM */
+	EXIT_MODE_HALT,	 /* cli; hlt forever */
+	EXIT_MODE_RESET, /* reset the machine */
+};
+
+/* The run's status. Under QEMU, isa-debug-exit turns status S into exit code (S << 1) | 1. */
+enum run_status {
+	RUN_PASS = 0,
+	RUN_FAIL = 1,
+	RUN_SKIP = 2,
+	RUN_BAD_CONFIG = 3, /* options or config file rejected */
+};
+
+/* Serial console: the 16550 at `port`, `baud` (115200 / baud must be an integer). */
+bool arch_console_init(uint16_t port, uint32_t baud);
+void arch_console_write(const char *s, size_t n);
+
+/* GDT, TSS, IDT and the kernel's own page tables (memory_init() must have run). */
+bool arch_init(const struct boot_info *bi, const struct memmap *mm);
+/* Physical memory is identity-mapped: the pointer through which the kernel reaches it. */
+void *arch_phys_to_virt(uint64_t phys);
+
+/* CPU identification for the banner: fills `out` with a one-line description. */
+void arch_describe_cpu(char *out, size_t size);
+uint64_t arch_timestamp(void); /* TSC */
+
+void arch_set_exit_mode(enum exit_mode mode);
+_Noreturn void arch_exit(enum run_status status);
+
+/* Deliberate faults for testing the exception path (option `fault`). */
+enum fault_kind { FAULT_NONE, FAULT_PF, FAULT_UD, FAULT_GP, FAULT_DE, FAULT_BP, FAULT_STACK };
+void arch_trigger_fault(enum fault_kind kind);
+
+/*
+ * Run fn(arg) and report whether it raised exception `vector` (then fn is abandoned at the
+ * faulting instruction and the call returns true, with the error code and CR2 in *info).
+ * For self-tests of protections (W^X, NX, guard pages). Other vectors still end the run.
+ */
+struct caught_exception {
+	uint32_t vector;
+	uint64_t error_code;
+	uint64_t rip;
+	uint64_t cr2;
+};
+bool arch_catch_exception(int vector, void (*fn)(void *), void *arg, struct caught_exception *info);
+
+#endif

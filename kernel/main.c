@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kernel_main: from the loader's hand-off to a finished run. Console first (so every later
+ * problem can be reported), then options, memory, the architecture (GDT/TSS/IDT, own page
+ * tables), the banner and reports, the selected self-tests, and the exit status.
+ */
+#include "kernel/arch.h"
+#include "kernel/boot_info.h"
+#include "kernel/build_id.h"
+#include "kernel/console.h"
+#include "kernel/memmap.h"
+#include "kernel/memory.h"
+#include "kernel/options.h"
+#include "kernel/selftest.h"
+#include "kernel/version.h"
+#include "lib/string.h"
+
+_Noreturn void kernel_main(const struct boot_info *bi);
+
+static const struct boot_info *boot_info;
+static uint64_t tsc_kernel_entry;
+
+const struct boot_info *kernel_boot_info(void)
+{
+	return boot_info;
+}
+
+static _Noreturn void fail_config(const char *msg)
+{
+	static char accepted[2048];
+	kprintf("error: %s\n", msg);
+	options_describe(accepted, sizeof(accepted));
+	kprintf("accepted options (in %s or as UEFI load options):\n%s", BOOT_CONFIG_PATH + 1,
+		accepted);
+	arch_exit(RUN_BAD_CONFIG);
+}
+
+static void setup_console(const struct kernel_options *o)
+{
+	if (o->serial_port == DEFAULT_SERIAL_PORT && o->serial_baud == DEFAULT_SERIAL_BAUD)
+		return;
+	if (!arch_console_init((uint16_t)o->serial_port, (uint32_t)o->serial_baud)) {
+		arch_console_init(DEFAULT_SERIAL_PORT, DEFAULT_SERIAL_BAUD);
+		kprintf("warning: no UART answers at port %#lx; console stays on %#x at %u baud\n",
+			(unsigned long)o->serial_port, DEFAULT_SERIAL_PORT, DEFAULT_SERIAL_BAUD);
+	}
+}
+
+static void print_memmap(const struct memmap *mm, enum memmap_detail detail)
+{
+	struct memmap_summary s;
+	memmap_summarize(mm, &s);
+	kprintf("memory map: %zu ranges; usable %lu MiB in %lu ranges, loader %lu KiB, "
+		"reserved %lu KiB, ACPI %lu KiB, MMIO %lu KiB; top of usable RAM %#lx\n",
+		mm->count, s.pages_by_type[BOOT_MEM_USABLE] * PAGE_SIZE >> 20,
+		s.ranges_by_type[BOOT_MEM_USABLE], s.pages_by_type[BOOT_MEM_LOADER] * 4,
+		s.pages_by_type[BOOT_MEM_RESERVED] * 4,
+		(s.pages_by_type[BOOT_MEM_ACPI_RECLAIM] + s.pages_by_type[BOOT_MEM_ACPI_NVS]) * 4,
+		s.pages_by_type[BOOT_MEM_MMIO] * 4, s.usable_top);
+	if (detail != MEMMAP_FULL)
+		return;
+	for (size_t i = 0; i < mm->count; i++) {
+		const struct boot_mem_range *r = &mm->ranges[i];
+		kprintf("  [%#014lx-%#014lx) %-12s efi type %2u attr %#lx\n", r->phys,
+			r->phys + r->pages * PAGE_SIZE, memmap_type_name(r->type), r->efi_type,
+			r->attr);
+	}
+}
+
+static void print_banner(const struct boot_info *bi)
+{
+	char id[2 * BUILD_ID_MAX + 1], cpu[200];
+	build_id_hex(id, sizeof(id));
+	arch_describe_cpu(cpu, sizeof(cpu));
+	kprintf("\nbaretrace %s (boot_info v%u) build-id %s\n", BARETRACE_VERSION, bi->version, id);
+	kprintf("kernel image: virt %#lx phys %#lx size %lu KiB; firmware: %s rev %#x\n",
+		bi->kernel_virt_base, bi->kernel_phys_base, bi->kernel_size >> 10, bi->fw_vendor,
+		bi->fw_revision);
+	kprintf("cpu: %s\n", cpu);
+}
+
+/* Boot time: loader entry -> kernel ready, from the TSC (rate measured by the loader). */
+static void print_boot_time(const struct boot_info *bi)
+{
+	uint64_t now = arch_timestamp();
+	uint64_t total = now - bi->tsc_loader_entry, kernel = now - tsc_kernel_entry;
+	uint64_t khz = bi->tsc_hz / 1000;
+	if (khz == 0) {
+		kprintf("boot-time: loader entry -> kernel ready %lu TSC cycles (TSC rate unknown)\n",
+			total);
+		return;
+	}
+	kprintf("boot-time: loader entry -> kernel ready %lu us (%lu cycles; kernel part %lu us; "
+		"TSC %lu kHz)\n",
+		total * 1000 / khz, total, kernel * 1000 / khz, khz);
+}
+
+_Noreturn void kernel_main(const struct boot_info *bi)
+{
+	tsc_kernel_entry = arch_timestamp();
+	boot_info = bi;
+	arch_console_init(DEFAULT_SERIAL_PORT, DEFAULT_SERIAL_BAUD);
+	if (bi->magic != BOOT_INFO_MAGIC || bi->version != BOOT_INFO_VERSION) {
+		kprintf("error: boot_info magic %#lx version %u; this kernel accepts magic %#llx "
+			"version %u: loader and kernel do not match\n",
+			bi->magic, bi->version, BOOT_INFO_MAGIC, BOOT_INFO_VERSION);
+		arch_exit(RUN_FAIL);
+	}
+
+	struct kernel_options opts;
+	char err[512];
+	options_defaults(&opts);
+	if (!options_parse(bi, &opts, err, sizeof(err)))
+		fail_config(err);
+	arch_set_exit_mode((enum exit_mode)opts.exit_mode);
+	if (!selftest_validate(opts.selftest, err, sizeof(err)))
+		fail_config(err);
+	setup_console(&opts);
+
+	print_banner(bi);
+	struct memmap mm = {(const struct boot_mem_range *)bi->mmap, bi->mmap_count};
+	if (!memory_init(&mm) || !arch_init(bi, &mm))
+		arch_exit(RUN_FAIL);
+	print_memmap(&mm, (enum memmap_detail)opts.memmap);
+	print_boot_time(bi);
+	kprintf("kernel ready\n");
+
+	if (opts.help) {
+		static char text[2048];
+		options_describe(text, sizeof(text));
+		kprintf("options (in %s or as UEFI load options):\n%s", BOOT_CONFIG_PATH + 1, text);
+	}
+	if (opts.fault != FAULT_NONE) {
+		kprintf("fault: raising the requested exception now\n");
+		arch_trigger_fault((enum fault_kind)opts.fault);
+		kprintf("error: the requested fault did not happen\n");
+		arch_exit(RUN_FAIL);
+	}
+	enum run_status status = RUN_PASS;
+	if (strcmp(opts.selftest, "none") != 0)
+		status = selftest_run(opts.selftest);
+	kprintf("run finished: %s\n", status == RUN_PASS ? "PASS"
+				    : status == RUN_SKIP ? "SKIP"
+							 : "FAIL");
+	arch_exit(status);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* The kernel's options: from the config file on the boot volume, then the UEFI load options. */
+#ifndef KERNEL_OPTIONS_H
+#define KERNEL_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "kernel/boot_info.h"
+
+#define OPTIONS_SELFTEST_MAX 128
+
+enum memmap_detail { MEMMAP_SUMMARY, MEMMAP_FULL };
+
+struct kernel_options {
+	uint64_t serial_port;
+	uint64_t serial_baud;
+	uint64_t exit_mode; /* enum exit_mode */
+	uint64_t fault;	    /* enum fault_kind */
+	uint64_t memmap;    /* enum memmap_detail */
+	uint64_t help;
+	char selftest[OPTIONS_SELFTEST_MAX];
+};
+
+#define DEFAULT_SERIAL_PORT 0x3f8 /* COM1 */
+#define DEFAULT_SERIAL_BAUD 115200
+
+void options_defaults(struct kernel_options *o);
+/* Parse the config file text, then the load options (later wins). On error returns false with
+ * one message naming the problem and what is accepted in err. Pure: host-tested. */
+bool options_parse(const struct boot_info *bi, struct kernel_options *o, char *err, size_t size);
+/* The accepted options, one per line, for `help` and error messages. */
+size_t options_describe(char *buf, size_t size);
+
+#endif

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Options and the config file: the default run passes; each kind of bad input is named with
+# what is accepted, and ends with the bad-config status (2), never a hang.
+. "$(dirname "$0")/lib.sh"
+cfg=$(mktemp)
+trap 'rm -f "$cfg"' EXIT
+
+boot
+status_is 0 "the default run (no options) exits 0"
+has "kernel ready" "the default run reaches 'kernel ready'"
+
+boot -- exit=boom
+status_is 2 "a bad enum value is rejected"
+has "option 'exit': invalid value 'boom'; accepted: auto, qemu, halt, reset" "the message names the value and the accepted ones"
+has "accepted options" "the accepted options are listed"
+
+boot -- colour=blue
+status_is 2 "an unknown option is rejected"
+has "unknown option 'colour'" "the unknown option is named"
+
+boot -- serial.baud=7000
+status_is 2 "a baud rate that does not divide 115200 is rejected"
+has "option 'serial.baud': 7000" "the bad baud rate is named"
+
+boot -- selftest=paging,nosuchtest
+status_is 2 "an unknown self-test name is rejected"
+has "unknown test 'nosuchtest'" "the unknown test is named"
+has "paging" "the accepted test names are listed"
+
+printf 'exit = qemu\nthis line has no equals sign\n' >"$cfg"
+boot --config "$cfg"
+status_is 2 "a malformed config line is rejected"
+has "baretrace.cfg:2:" "the message gives file and line"
+
+head -c 9000 /dev/zero | tr '\0' '#' >"$cfg"
+boot --config "$cfg"
+status_is 2 "an oversized config file is rejected"
+has "baretrace.cfg: file too large; accepted: at most 8191 bytes" "the size limit is named"
+
+"$top/scripts/run" --smp many >/dev/null 2>"$cfg"
+r=$?
+[ $r = 2 ] && grep -q "accepted" "$cfg"
+ok $? "the runner rejects a bad --smp with what it accepts (status $r)"
+done_testing

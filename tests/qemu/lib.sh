@@ -1,0 +1,76 @@
+# Shared helpers for QEMU tests (*.t, run by prove). Each test boots the kernel through
+# scripts/run and emits its own TAP: host-side checks plus, where asked, the kernel's own TAP
+# points relayed with fresh numbers.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+case "$build" in /*) ;; *) build=$top/$build ;; esac
+export BUILD=$build
+tap_n=0
+tap_failed=0
+out="" # output of the last boot
+rc=0   # exit status of the last boot
+
+# boot [runner args...] [-- kernel options...]: run once, keep output in $out, status in $rc.
+boot() {
+	local log
+	log=$(mktemp)
+	"$top/scripts/run" "$@" >"$log" 2>&1
+	rc=$?
+	out=$(cat "$log")
+	rm -f "$log"
+}
+
+ok() { # ok CONDITION-EXIT-STATUS DESCRIPTION
+	local status=$1
+	shift
+	tap_n=$((tap_n + 1))
+	if [ "$status" = 0 ]; then
+		echo "ok $tap_n - $*"
+	else
+		echo "not ok $tap_n - $*"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+
+# has TEXT DESCRIPTION: the last boot's output contains TEXT (fixed string).
+has() {
+	printf '%s\n' "$out" | grep -qF -- "$1"
+	ok $? "$2"
+}
+
+status_is() { # status_is WANT DESCRIPTION
+	[ "$rc" = "$1" ]
+	ok $? "$2 (exit status $rc, want $1)"
+}
+
+# Re-emit the kernel's TAP points (ok/not ok lines) under our numbering, prefixed.
+relay_kernel_tap() {
+	local prefix=$1 line n=0
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "* | "not ok "*)
+			n=$((n + 1))
+			local verdict=${line%% [0-9]*}
+			local rest=${line#* [0-9]* - }
+			[ "$verdict" = "ok" ] || [ "$verdict" = "not ok" ] || verdict="not ok"
+			tap_n=$((tap_n + 1))
+			[ "$verdict" = ok ] || tap_failed=$((tap_failed + 1))
+			echo "$verdict $tap_n - $prefix: $rest"
+			;;
+		esac
+	done <<<"$out"
+	[ "$n" -gt 0 ]
+	ok $? "$prefix: the kernel reported $n test points"
+}
+
+# Dump the last boot's output as TAP comments (for diagnosis when something failed).
+show_output() {
+	printf '%s\n' "$out" | sed 's/^/# /'
+}
+
+done_testing() {
+	echo "1..$tap_n"
+	[ "$tap_failed" = 0 ] || show_output
+	[ "$tap_failed" = 0 ]
+}
