@@ -121,7 +121,7 @@ qemu-test: all
 	$(Q)prove -j2 tests/qemu/*.t
 
 test: deps $(UNIT_TESTS) all
-	$(Q)BUILD=$(BUILD) prove -j2 $(UNIT_TESTS) tests/qemu/*.t
+	$(Q)BUILD=$(BUILD) prove -j2 $(UNIT_TESTS) tests/repo/*.t tests/qemu/*.t
 
 run: all
 	$(Q)scripts/run $(ARGS)

@@ -23,22 +23,22 @@
 /* Where linker.ld places the kernel (the top 2 GiB, for -mcmodel=kernel). */
 #define KERNEL_VIRT_BASE 0xffffffff80000000ull
 
-#define BOOT_OPTIONS_MAX     1024 /* bytes of UEFI load options, as ASCII, NUL included */
-#define BOOT_CONFIG_MAX	     8192 /* bytes of the config file, NUL included */
-#define BOOT_CONFIG_PATH     "\\baretrace.cfg" /* on the volume the loader was read from */
-#define BOOT_BUILD_ID_MAX    32
-#define BOOT_FW_VENDOR_MAX   64
+#define BOOT_OPTIONS_MAX   1024 /* bytes of UEFI load options, as ASCII, NUL included */
+#define BOOT_CONFIG_MAX	   8192 /* bytes of the config file, NUL included */
+#define BOOT_CONFIG_PATH   "\\baretrace.cfg" /* on the volume the loader was read from */
+#define BOOT_BUILD_ID_MAX  32
+#define BOOT_FW_VENDOR_MAX 64
 
 /* Normalised memory types; efi_type keeps the firmware's own for reports. */
 enum boot_mem_type {
-	BOOT_MEM_USABLE = 1,	    /* conventional and boot-services memory: free for the kernel */
-	BOOT_MEM_LOADER = 2,	    /* loader code/data: boot_info, tables, kernel image; keep */
-	BOOT_MEM_RESERVED = 3,	    /* reserved, runtime services, unusable, anything unknown */
-	BOOT_MEM_ACPI_RECLAIM = 4,  /* ACPI tables; reusable once parsed */
-	BOOT_MEM_ACPI_NVS = 5,	    /* firmware NVS: never touch */
-	BOOT_MEM_MMIO = 6,	    /* memory-mapped I/O ranges the firmware reported */
-	BOOT_MEM_PERSISTENT = 7,    /* NVDIMM-style persistent memory: not used */
-	BOOT_MEM_BAD = 8,	    /* EfiUnusableMemory: errors detected */
+	BOOT_MEM_USABLE = 1,	   /* conventional and boot-services memory: free for the kernel */
+	BOOT_MEM_LOADER = 2,	   /* loader code/data: boot_info, tables, kernel image; keep */
+	BOOT_MEM_RESERVED = 3,	   /* reserved, runtime services, unusable, anything unknown */
+	BOOT_MEM_ACPI_RECLAIM = 4, /* ACPI tables; reusable once parsed */
+	BOOT_MEM_ACPI_NVS = 5,	   /* firmware NVS: never touch */
+	BOOT_MEM_MMIO = 6,	   /* memory-mapped I/O ranges the firmware reported */
+	BOOT_MEM_PERSISTENT = 7,   /* NVDIMM-style persistent memory: not used */
+	BOOT_MEM_BAD = 8,	   /* EfiUnusableMemory: errors detected */
 };
 
 struct boot_mem_range {
@@ -63,12 +63,13 @@ struct boot_info {
 	uint32_t size;	  /* sizeof(struct boot_info) as the loader knew it */
 
 	/* Memory map after the final GetMemoryMap (the one ExitBootServices accepted). */
-	uint64_t mmap;	     /* struct boot_mem_range[mmap_count] */
+	uint64_t mmap; /* struct boot_mem_range[mmap_count] */
 	uint32_t mmap_count;
-	uint32_t exit_boot_services_tries; /* how many GetMemoryMap/ExitBootServices rounds it took */
+	uint32_t
+	    exit_boot_services_tries; /* how many GetMemoryMap/ExitBootServices rounds it took */
 
-	uint64_t acpi_rsdp;	 /* 0 if none */
-	uint32_t acpi_revision;	 /* 2 when found through the ACPI 2.0 GUID, 1 for the 1.0 GUID */
+	uint64_t acpi_rsdp;	/* 0 if none */
+	uint32_t acpi_revision; /* 2 when found through the ACPI 2.0 GUID, 1 for the 1.0 GUID */
 	uint32_t reserved0;
 
 	uint64_t trampoline_phys; /* one 4 KiB page below 1 MiB for the AP trampoline; 0 if none */
@@ -102,8 +103,9 @@ struct boot_info {
 
 enum boot_config_status {
 	BOOT_CONFIG_OK = 0,
-	BOOT_CONFIG_ABSENT = 1,	   /* no file: not an error */
-	BOOT_CONFIG_TOO_LARGE = 2, /* the file exceeds BOOT_CONFIG_MAX - 1 bytes: kernel rejects it */
+	BOOT_CONFIG_ABSENT = 1, /* no file: not an error */
+	BOOT_CONFIG_TOO_LARGE =
+	    2, /* the file exceeds BOOT_CONFIG_MAX - 1 bytes: kernel rejects it */
 	BOOT_CONFIG_READ_ERROR = 3,
 	BOOT_CONFIG_NOT_TEXT = 4, /* contains NUL bytes */
 };

@@ -25,8 +25,8 @@ size_t build_id_parse_note(const void *note, size_t len, uint8_t *out, size_t ma
 		if (desc_off > len || h.descsz > len - desc_off || next < off)
 			return 0;
 		const uint8_t *name = p + name_off;
-		if (h.type == NT_GNU_BUILD_ID && h.namesz == 4 && name[0] == 'G' && name[1] == 'N' &&
-		    name[2] == 'U' && name[3] == 0) {
+		if (h.type == NT_GNU_BUILD_ID && h.namesz == 4 && name[0] == 'G' &&
+		    name[1] == 'N' && name[2] == 'U' && name[3] == 0) {
 			if (h.descsz == 0 || h.descsz > max)
 				return 0;
 			__builtin_memcpy(out, p + desc_off, h.descsz);

@@ -86,8 +86,9 @@ static void print_boot_time(const struct boot_info *bi)
 	uint64_t total = now - bi->tsc_loader_entry, kernel = now - tsc_kernel_entry;
 	uint64_t khz = bi->tsc_hz / 1000;
 	if (khz == 0) {
-		kprintf("boot-time: loader entry -> kernel ready %lu TSC cycles (TSC rate unknown)\n",
-			total);
+		kprintf(
+		    "boot-time: loader entry -> kernel ready %lu TSC cycles (TSC rate unknown)\n",
+		    total);
 		return;
 	}
 	kprintf("boot-time: loader entry -> kernel ready %lu us (%lu cycles; kernel part %lu us; "
@@ -139,8 +140,8 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	enum run_status status = RUN_PASS;
 	if (strcmp(opts.selftest, "none") != 0)
 		status = selftest_run(opts.selftest);
-	kprintf("run finished: %s\n", status == RUN_PASS ? "PASS"
-				    : status == RUN_SKIP ? "SKIP"
-							 : "FAIL");
+	kprintf("run finished: %s\n", status == RUN_PASS   ? "PASS"
+				      : status == RUN_SKIP ? "SKIP"
+							   : "FAIL");
 	arch_exit(status);
 }

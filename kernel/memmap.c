@@ -2,14 +2,10 @@
 #include "kernel/memmap.h"
 
 static const char *const type_names[] = {
-	[BOOT_MEM_USABLE] = "usable",
-	[BOOT_MEM_LOADER] = "loader",
-	[BOOT_MEM_RESERVED] = "reserved",
-	[BOOT_MEM_ACPI_RECLAIM] = "acpi-reclaim",
-	[BOOT_MEM_ACPI_NVS] = "acpi-nvs",
-	[BOOT_MEM_MMIO] = "mmio",
-	[BOOT_MEM_PERSISTENT] = "persistent",
-	[BOOT_MEM_BAD] = "bad",
+    [BOOT_MEM_USABLE] = "usable",	  [BOOT_MEM_LOADER] = "loader",
+    [BOOT_MEM_RESERVED] = "reserved",	  [BOOT_MEM_ACPI_RECLAIM] = "acpi-reclaim",
+    [BOOT_MEM_ACPI_NVS] = "acpi-nvs",	  [BOOT_MEM_MMIO] = "mmio",
+    [BOOT_MEM_PERSISTENT] = "persistent", [BOOT_MEM_BAD] = "bad",
 };
 
 const char *memmap_type_name(uint32_t type)

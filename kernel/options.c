@@ -11,41 +11,40 @@
 #define SERIAL_CLOCK_MAX 115200 /* 16550 at divisor 1 */
 
 static const struct cfg_enum_value exit_values[] = {
-	{"auto", EXIT_MODE_AUTO},
-	{"qemu", EXIT_MODE_QEMU},
-	{"halt", EXIT_MODE_HALT},
-	{"reset", EXIT_MODE_RESET},
-	{NULL, 0},
+    {"auto", EXIT_MODE_AUTO},
+    {"qemu", EXIT_MODE_QEMU},
+    {"halt", EXIT_MODE_HALT},
+    {"reset", EXIT_MODE_RESET},
+    {NULL, 0},
 };
 
 static const struct cfg_enum_value fault_values[] = {
-	{"none", FAULT_NONE}, {"pf", FAULT_PF}, {"ud", FAULT_UD}, {"gp", FAULT_GP},
-	{"de", FAULT_DE},     {"bp", FAULT_BP}, {"stack", FAULT_STACK}, {NULL, 0},
+    {"none", FAULT_NONE}, {"pf", FAULT_PF}, {"ud", FAULT_UD},	    {"gp", FAULT_GP},
+    {"de", FAULT_DE},	  {"bp", FAULT_BP}, {"stack", FAULT_STACK}, {NULL, 0},
 };
 
 static const struct cfg_enum_value memmap_values[] = {
-	{"summary", MEMMAP_SUMMARY},
-	{"full", MEMMAP_FULL},
-	{NULL, 0},
+    {"summary", MEMMAP_SUMMARY},
+    {"full", MEMMAP_FULL},
+    {NULL, 0},
 };
 
 #define OPT(field) offsetof(struct kernel_options, field)
 
 static const struct cfg_option option_table[] = {
-	{"serial.port", CFG_UINT, "I/O port of the 16550 console (COM1 0x3f8, COM2 0x2f8)",
-	 OPT(serial_port), 1, SERIAL_PORT_MAX, NULL},
-	{"serial.baud", CFG_UINT, "console baud rate; 115200 divided by a whole number",
-	 OPT(serial_baud), SERIAL_BAUD_MIN, SERIAL_CLOCK_MAX, NULL},
-	{"exit", CFG_ENUM,
-	 "how a run ends: auto = QEMU exit device when virtualised, else halt", OPT(exit_mode), 0,
-	 0, exit_values},
-	{"selftest", CFG_STRING, "in-kernel self-tests: all, none, or names separated by commas",
-	 OPT(selftest), 0, OPTIONS_SELFTEST_MAX, NULL},
-	{"fault", CFG_ENUM, "raise a deliberate exception after boot (tests the dump)", OPT(fault),
-	 0, 0, fault_values},
-	{"memmap", CFG_ENUM, "memory map report: summary or every range", OPT(memmap), 0, 0,
-	 memmap_values},
-	{"help", CFG_BOOL, "print the accepted options", OPT(help), 0, 1, NULL},
+    {"serial.port", CFG_UINT, "I/O port of the 16550 console (COM1 0x3f8, COM2 0x2f8)",
+     OPT(serial_port), 1, SERIAL_PORT_MAX, NULL},
+    {"serial.baud", CFG_UINT, "console baud rate; 115200 divided by a whole number",
+     OPT(serial_baud), SERIAL_BAUD_MIN, SERIAL_CLOCK_MAX, NULL},
+    {"exit", CFG_ENUM, "how a run ends: auto = QEMU exit device when virtualised, else halt",
+     OPT(exit_mode), 0, 0, exit_values},
+    {"selftest", CFG_STRING, "in-kernel self-tests: all, none, or names separated by commas",
+     OPT(selftest), 0, OPTIONS_SELFTEST_MAX, NULL},
+    {"fault", CFG_ENUM, "raise a deliberate exception after boot (tests the dump)", OPT(fault), 0,
+     0, fault_values},
+    {"memmap", CFG_ENUM, "memory map report: summary or every range", OPT(memmap), 0, 0,
+     memmap_values},
+    {"help", CFG_BOOL, "print the accepted options", OPT(help), 0, 1, NULL},
 };
 
 void options_defaults(struct kernel_options *o)
@@ -75,7 +74,8 @@ static bool config_file_ok(const struct boot_info *bi, char *err, size_t size)
 			     BOOT_CONFIG_PATH + 1, BOOT_CONFIG_MAX - 1);
 		return false;
 	case BOOT_CONFIG_NOT_TEXT:
-		fmt_snprintf(err, size, "%s: contains NUL bytes; accepted: plain text `key = value`",
+		fmt_snprintf(err, size,
+			     "%s: contains NUL bytes; accepted: plain text `key = value`",
 			     BOOT_CONFIG_PATH + 1);
 		return false;
 	default:
@@ -92,7 +92,8 @@ bool options_parse(const struct boot_info *bi, struct kernel_options *o, char *e
 		return false;
 	if (bi->config_status == BOOT_CONFIG_OK &&
 	    cfg_parse_file(option_table, ARRAY_SIZE(option_table), o, bi->config,
-			   strnlen(bi->config, sizeof(bi->config)), BOOT_CONFIG_PATH + 1, &e) != 0) {
+			   strnlen(bi->config, sizeof(bi->config)), BOOT_CONFIG_PATH + 1,
+			   &e) != 0) {
 		fmt_snprintf(err, size, "%s", e.msg);
 		return false;
 	}

@@ -80,13 +80,14 @@ bool selftest_validate(const char *selection, char *err, unsigned long err_size)
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 		if (!known_test(p, len)) {
 			size_t pos = (size_t)fmt_snprintf(
-				err, err_size,
-				"option 'selftest': unknown test '%.*s'; accepted: all, none, or a "
-				"comma-separated list of:",
-				(int)len, p);
+			    err, err_size,
+			    "option 'selftest': unknown test '%.*s'; accepted: all, none, or a "
+			    "comma-separated list of:",
+			    (int)len, p);
 			for (const struct selftest *t = __selftests_start;
 			     t < __selftests_end && pos < err_size; t++)
-				pos += (size_t)fmt_snprintf(err + pos, err_size - pos, " %s", t->name);
+				pos +=
+				    (size_t)fmt_snprintf(err + pos, err_size - pos, " %s", t->name);
 			return false;
 		}
 		if (!comma)

@@ -15,11 +15,10 @@ struct selftest {
 	void (*fn)(void);
 };
 
-#define SELFTEST(id)                                                                              \
-	static void selftest_fn_##id(void);                                                       \
-	static const struct selftest selftest_##id                                                \
-		__attribute__((used, section(".selftests"), aligned(8))) = {#id,                   \
-									    selftest_fn_##id};    \
+#define SELFTEST(id)                                                                               \
+	static void selftest_fn_##id(void);                                                        \
+	static const struct selftest selftest_##id                                                 \
+	    __attribute__((used, section(".selftests"), aligned(8))) = {#id, selftest_fn_##id};    \
 	static void selftest_fn_##id(void)
 
 /* One TAP point: "ok N - <test>: <description>" or "not ok ...". Returns cond. */

@@ -34,7 +34,7 @@ SELFTEST(boot_info)
 		report_skip("no ACPI RSDP in the firmware configuration table");
 	}
 	report(bi->trampoline_phys && bi->trampoline_phys < 0x100000 &&
-		       !(bi->trampoline_phys & 0xfff),
+		   !(bi->trampoline_phys & 0xfff),
 	       "AP trampoline page %#lx is page-aligned below 1 MiB", bi->trampoline_phys);
 }
 
@@ -58,7 +58,7 @@ SELFTEST(memmap)
 	       "memory map has %zu ranges and %lu MiB usable", mm.count,
 	       s.pages_by_type[BOOT_MEM_USABLE] * PAGE_SIZE >> 20);
 	report(in_range_of_type(&mm, bi->kernel_phys_base, BOOT_MEM_LOADER) &&
-		       in_range_of_type(&mm, (uint64_t)bi, BOOT_MEM_LOADER),
+		   in_range_of_type(&mm, (uint64_t)bi, BOOT_MEM_LOADER),
 	       "kernel image and boot_info lie in loader-owned memory");
 	report(s.unknown_types == 0, "every range has a known type");
 	bool sorted_disjoint = true;
@@ -74,8 +74,8 @@ SELFTEST(page_alloc)
 	struct pmm *p = memory_allocator();
 	uint64_t before = p->free_pages;
 	uint64_t a = page_alloc(1), b = page_alloc(3);
-	report(a && b && a != b && !(a & 0xfff) && !(b & 0xfff), "two allocations: %#lx, %#lx",
-	       a, b);
+	report(a && b && a != b && !(a & 0xfff) && !(b & 0xfff), "two allocations: %#lx, %#lx", a,
+	       b);
 	report(p->free_pages == before - 4, "free count drops by the 4 pages taken");
 	const uint8_t *bytes = arch_phys_to_virt(b);
 	bool zero = true;
@@ -85,7 +85,7 @@ SELFTEST(page_alloc)
 	report(a >= LOW_MEMORY_RESERVED && b >= LOW_MEMORY_RESERVED,
 	       "nothing below 1 MiB is handed out");
 	report(pmm_page_in_use(p, bi->kernel_phys_base) && pmm_page_in_use(p, (uint64_t)bi) &&
-		       pmm_page_in_use(p, bi->trampoline_phys),
+		   pmm_page_in_use(p, bi->trampoline_phys),
 	       "kernel image, boot_info and trampoline are never free");
 	report(page_free(a, 1) && page_free(b, 3) && p->free_pages == before,
 	       "freeing restores the free count");

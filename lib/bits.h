@@ -16,17 +16,18 @@
  * GENMASK(hi, lo): bits hi..lo inclusive set, hi >= lo. A reversed pair yields a
  * compile-time error through the negative-width bit-field in GENMASK_CHECK_.
  */
-#define GENMASK_CHECK_(hi, lo) (sizeof(struct { int genmask_hi_ge_lo_ : ((hi) >= (lo)) ? 1 : -1; }) * 0)
-#define GENMASK(hi, lo)                                                                           \
+#define GENMASK_CHECK_(hi, lo)                                                                     \
+	(sizeof(struct { int genmask_hi_ge_lo_ : ((hi) >= (lo)) ? 1 : -1; }) * 0)
+#define GENMASK(hi, lo)                                                                            \
 	((((~UINT64_C(0)) >> (63 - (hi))) & ((~UINT64_C(0)) << (lo))) + GENMASK_CHECK_(hi, lo))
 
 /* FIELD_GET/FIELD_PREP: extract/insert a field given its GENMASK. */
-#define FIELD_SHIFT_(mask) (__builtin_ctzll(mask))
-#define FIELD_GET(mask, val) (((uint64_t)(val) & (mask)) >> FIELD_SHIFT_(mask))
+#define FIELD_SHIFT_(mask)    (__builtin_ctzll(mask))
+#define FIELD_GET(mask, val)  (((uint64_t)(val) & (mask)) >> FIELD_SHIFT_(mask))
 #define FIELD_PREP(mask, val) (((uint64_t)(val) << FIELD_SHIFT_(mask)) & (mask))
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define ALIGN_UP(x, a) (((x) + ((a)-1)) & ~((uint64_t)(a)-1))
+#define ARRAY_SIZE(a)	 (sizeof(a) / sizeof((a)[0]))
+#define ALIGN_UP(x, a)	 (((x) + ((a)-1)) & ~((uint64_t)(a)-1))
 #define ALIGN_DOWN(x, a) ((x) & ~((uint64_t)(a)-1))
 #define IS_ALIGNED(x, a) (((x) & ((uint64_t)(a)-1)) == 0)
 

@@ -9,13 +9,13 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-#define CPUID_VENDOR	      0x00000000u
-#define CPUID_VERSION	      0x00000001u
-#define CPUID_EXT_MAX	      0x80000000u
-#define CPUID_BRAND_FIRST     0x80000002u
-#define CPUID_BRAND_LAST      0x80000004u
+#define CPUID_VENDOR	       0x00000000u
+#define CPUID_VERSION	       0x00000001u
+#define CPUID_EXT_MAX	       0x80000000u
+#define CPUID_BRAND_FIRST      0x80000002u
+#define CPUID_BRAND_LAST       0x80000004u
 #define CPUID_1_ECX_HYPERVISOR BIT(31)
-#define CPUID_HV_VENDOR	      0x40000000u
+#define CPUID_HV_VENDOR	       0x40000000u
 
 void *arch_phys_to_virt(uint64_t phys)
 {
@@ -76,6 +76,6 @@ void arch_describe_cpu(char *out, size_t size)
 	}
 	fmt_snprintf(out, size,
 		     "%s family %#x model %#x stepping %u (signature %#x) \"%s\", hypervisor: %s",
-		     vendor, sig.family, sig.model, sig.stepping, one.eax, *b ? b : "no brand string",
-		     hv[0] ? hv : "present, unnamed");
+		     vendor, sig.family, sig.model, sig.stepping, one.eax,
+		     *b ? b : "no brand string", hv[0] ? hv : "present, unnamed");
 }

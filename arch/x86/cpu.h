@@ -26,11 +26,11 @@
 #define CR4_OSXMMEXCPT BIT(10)
 
 /* IA32_EFER (SDM Vol. 3A 2.2.1, Table 2-1; MSR C000_0080H) */
-#define MSR_EFER  0xc0000080u
-#define EFER_SCE  BIT(0)
-#define EFER_LME  BIT(8)
-#define EFER_LMA  BIT(10)
-#define EFER_NXE  BIT(11)
+#define MSR_EFER	   0xc0000080u
+#define EFER_SCE	   BIT(0)
+#define EFER_LME	   BIT(8)
+#define EFER_LMA	   BIT(10)
+#define EFER_NXE	   BIT(11)
 #define MSR_GS_BASE	   0xc0000101u /* SDM Vol. 4 Table 2-2 */
 #define MSR_KERNEL_GS_BASE 0xc0000102u
 
@@ -67,7 +67,10 @@ static inline uint64_t rdmsr(uint32_t msr)
 
 static inline void wrmsr(uint32_t msr, uint64_t v)
 {
-	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
+	__asm__ volatile("wrmsr"
+			 :
+			 : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32))
+			 : "memory");
 }
 
 struct cpuid_regs {
@@ -90,16 +93,16 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-#define DEFINE_CR_ACCESSORS(n)                                                                    \
-	static inline uint64_t read_cr##n(void)                                                   \
-	{                                                                                         \
-		uint64_t v;                                                                       \
-		__asm__ volatile("mov %%cr" #n ", %0" : "=r"(v));                                 \
-		return v;                                                                         \
-	}                                                                                         \
-	static inline void write_cr##n(uint64_t v)                                                \
-	{                                                                                         \
-		__asm__ volatile("mov %0, %%cr" #n : : "r"(v) : "memory");                        \
+#define DEFINE_CR_ACCESSORS(n)                                                                     \
+	static inline uint64_t read_cr##n(void)                                                    \
+	{                                                                                          \
+		uint64_t v;                                                                        \
+		__asm__ volatile("mov %%cr" #n ", %0" : "=r"(v));                                  \
+		return v;                                                                          \
+	}                                                                                          \
+	static inline void write_cr##n(uint64_t v)                                                 \
+	{                                                                                          \
+		__asm__ volatile("mov %0, %%cr" #n : : "r"(v) : "memory");                         \
 	}
 DEFINE_CR_ACCESSORS(0)
 DEFINE_CR_ACCESSORS(2)

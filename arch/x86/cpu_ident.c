@@ -13,9 +13,9 @@ struct cpu_signature cpu_signature_decode(uint32_t eax)
 	uint32_t base_family = (uint32_t)FIELD_GET(SIG_FAMILY, eax);
 	uint32_t base_model = (uint32_t)FIELD_GET(SIG_MODEL, eax);
 	struct cpu_signature s = {
-		.family = base_family,
-		.model = base_model,
-		.stepping = (uint32_t)FIELD_GET(SIG_STEPPING, eax),
+	    .family = base_family,
+	    .model = base_model,
+	    .stepping = (uint32_t)FIELD_GET(SIG_STEPPING, eax),
 	};
 	if (base_family == 0xf)
 		s.family += (uint32_t)FIELD_GET(SIG_EXTENDED_FAMILY, eax);

@@ -20,7 +20,7 @@
 #define DESC_G	       BIT(55)
 #define DESC_LIMIT_MAX (GENMASK(15, 0) | GENMASK(51, 48))
 
-#define DESC_KERNEL_CODE                                                                          \
+#define DESC_KERNEL_CODE                                                                           \
 	(DESC_LIMIT_MAX | DESC_ACCESSED | DESC_RW | DESC_CODE | DESC_S | DESC_P | DESC_L | DESC_G)
 #define DESC_KERNEL_DATA (DESC_LIMIT_MAX | DESC_ACCESSED | DESC_RW | DESC_S | DESC_P | DESC_G)
 #define DESC_USER_CODE	 (DESC_KERNEL_CODE | DESC_DPL(3))

@@ -17,7 +17,7 @@
 struct idt_gate {
 	uint16_t offset_low;
 	uint16_t selector;
-	uint8_t ist;	  /* bits 2:0 */
+	uint8_t ist;	   /* bits 2:0 */
 	uint8_t type_attr; /* type, DPL, P */
 	uint16_t offset_mid;
 	uint32_t offset_high;

@@ -89,7 +89,7 @@ SELFTEST(descriptors)
 	const uint8_t *gates = (const uint8_t *)idtr.base;
 	/* Byte 4 of a 64-bit gate holds its IST index (SDM Vol. 3A Figure 6-8). */
 	report(gates[VEC_NMI * 16 + 4] == IST_NMI && gates[VEC_DF * 16 + 4] == IST_DOUBLE_FAULT &&
-		       gates[VEC_MC * 16 + 4] == IST_MACHINE_CHECK && gates[VEC_PF * 16 + 4] == 0,
+		   gates[VEC_MC * 16 + 4] == IST_MACHINE_CHECK && gates[VEC_PF * 16 + 4] == 0,
 	       "NMI, #DF and #MC run on their own IST stacks; #PF does not");
 }
 

@@ -29,10 +29,10 @@ enum uart_reg {
 #define UART_MCR_DTR	     BIT(0)
 #define UART_MCR_RTS	     BIT(1)
 #define UART_MCR_OUT2	     BIT(3)
-#define UART_LSR_THRE	     BIT(5) /* transmit holding register (and FIFO) empty */
-#define UART_LSR_ABSENT	     0xff   /* what a floating bus reads */
-#define UART_CLOCK_DIVISOR_1 115200 /* 1.8432 MHz / 16: the baud rate at divisor 1 */
-#define UART_FIFO_DEPTH	     16	    /* bytes the 16550A's transmit FIFO accepts per THRE */
+#define UART_LSR_THRE	     BIT(5)  /* transmit holding register (and FIFO) empty */
+#define UART_LSR_ABSENT	     0xff    /* what a floating bus reads */
+#define UART_CLOCK_DIVISOR_1 115200  /* 1.8432 MHz / 16: the baud rate at divisor 1 */
+#define UART_FIFO_DEPTH	     16	     /* bytes the 16550A's transmit FIFO accepts per THRE */
 #define UART_THRE_SPINS	     1000000 /* bound on polling for THRE (~ms at port-I/O speed) */
 
 static uint16_t uart_base;

@@ -38,7 +38,7 @@ static void field_helpers_extract_and_insert(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-	cmocka_unit_test(genmask_matches_bit_by_bit_reference),
-	cmocka_unit_test(field_helpers_extract_and_insert),
+    cmocka_unit_test(genmask_matches_bit_by_bit_reference),
+    cmocka_unit_test(field_helpers_extract_and_insert),
 };
 UNIT_MAIN(tests)

@@ -30,6 +30,6 @@ static void decodes_real_signatures(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-	cmocka_unit_test(decodes_real_signatures),
+    cmocka_unit_test(decodes_real_signatures),
 };
 UNIT_MAIN(tests)

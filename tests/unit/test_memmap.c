@@ -8,15 +8,15 @@
 #define MiB (1ull << 20)
 
 static const struct boot_mem_range sample[] = {
-	{0x0, 0x9f, 0xf, BOOT_MEM_USABLE, 7},
-	{0x9f000, 0x61, 0, BOOT_MEM_RESERVED, 0},
-	{0x100000, 0x700, 0xf, BOOT_MEM_USABLE, 7},
-	{0x800000, 0x8, 0xf, BOOT_MEM_ACPI_NVS, 10},
-	{0x808000, 0x7f8, 0xf, BOOT_MEM_LOADER, 2},
-	{0x1000000, 0x1f000, 0xf, BOOT_MEM_USABLE, 3},
-	{0xe0000000, 0x10000, 1, BOOT_MEM_RESERVED, 0},
-	{0xffc00000, 0x400, 1, BOOT_MEM_MMIO, 11},
-	{0x100000000ull, 0x100, 0, 42, 99}, /* a type the kernel does not know */
+    {0x0, 0x9f, 0xf, BOOT_MEM_USABLE, 7},
+    {0x9f000, 0x61, 0, BOOT_MEM_RESERVED, 0},
+    {0x100000, 0x700, 0xf, BOOT_MEM_USABLE, 7},
+    {0x800000, 0x8, 0xf, BOOT_MEM_ACPI_NVS, 10},
+    {0x808000, 0x7f8, 0xf, BOOT_MEM_LOADER, 2},
+    {0x1000000, 0x1f000, 0xf, BOOT_MEM_USABLE, 3},
+    {0xe0000000, 0x10000, 1, BOOT_MEM_RESERVED, 0},
+    {0xffc00000, 0x400, 1, BOOT_MEM_MMIO, 11},
+    {0x100000000ull, 0x100, 0, 42, 99}, /* a type the kernel does not know */
 };
 static const struct memmap mm = {sample, sizeof(sample) / sizeof(sample[0])};
 
@@ -72,8 +72,8 @@ static void build_id_note_parsing(void **state)
 {
 	(void)state;
 	uint8_t buf[256], out[BUILD_ID_MAX];
-	const uint8_t id[20] = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-				14, 15, 16};
+	const uint8_t id[20] = {0xde, 0xad, 0xbe, 0xef, 1,  2,	3,  4,	5,  6,
+				7,    8,    9,	  10,	11, 12, 13, 14, 15, 16};
 	const uint8_t other[4] = {1, 2, 3, 4};
 	/* Another note first (same type, other owner), then the GNU build id. */
 	size_t n = put_note(buf, 3, "Xen", other, sizeof(other));
@@ -89,8 +89,8 @@ static void build_id_note_parsing(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-	cmocka_unit_test(summary_counts_pages_and_extremes),
-	cmocka_unit_test(classify_ram_device_and_mixed),
-	cmocka_unit_test(build_id_note_parsing),
+    cmocka_unit_test(summary_counts_pages_and_extremes),
+    cmocka_unit_test(classify_ram_device_and_mixed),
+    cmocka_unit_test(build_id_note_parsing),
 };
 UNIT_MAIN(tests)

@@ -46,8 +46,7 @@ static void maps_and_translates_each_size(void **state)
 	uint64_t root = alloc_table(NULL), pa, flags, size;
 	const uint64_t kva = 0xffffffff80000000ull;
 	assert_int_equal(pt_map(&ops, root, kva, 0x1234000, PAGE_4K, PTE_RW | PTE_NX), PT_OK);
-	assert_int_equal(pt_map(&ops, root, 0x200000, 0x200000, PAGE_2M, PTE_PCD | PTE_PWT),
-			 PT_OK);
+	assert_int_equal(pt_map(&ops, root, 0x200000, 0x200000, PAGE_2M, PTE_PCD | PTE_PWT), PT_OK);
 	assert_int_equal(pt_map(&ops, root, 0x80000000ull, 0x80000000ull, PAGE_1G, 0), PT_OK);
 
 	assert_true(pt_translate(&ops, root, kva + 0x567, &pa, &flags, &size));
@@ -108,8 +107,8 @@ static void unmap_removes_only_that_page(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-	cmocka_unit_test_teardown(maps_and_translates_each_size, teardown),
-	cmocka_unit_test_teardown(rejects_misalignment_conflicts_and_oom, teardown),
-	cmocka_unit_test_teardown(unmap_removes_only_that_page, teardown),
+    cmocka_unit_test_teardown(maps_and_translates_each_size, teardown),
+    cmocka_unit_test_teardown(rejects_misalignment_conflicts_and_oom, teardown),
+    cmocka_unit_test_teardown(unmap_removes_only_that_page, teardown),
 };
 UNIT_MAIN(tests)

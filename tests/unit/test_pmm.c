@@ -62,8 +62,8 @@ static void free_refuses_double_and_foreign(void **state)
 	uint64_t a = pmm_alloc(&p, 5, 1, 0);
 	assert_true(pmm_free(&p, a, 5));
 	assert_int_equal(p.free_pages, before);
-	assert_false(pmm_free(&p, a, 5));     /* double free */
-	assert_false(pmm_free(&p, a + 1, 1)); /* unaligned */
+	assert_false(pmm_free(&p, a, 5));			     /* double free */
+	assert_false(pmm_free(&p, a + 1, 1));			     /* unaligned */
 	assert_false(pmm_free(&p, (NPAGES - 1) * PMM_PAGE_SIZE, 2)); /* runs off the end */
 	a = pmm_alloc(&p, 2, 1, 0);
 	assert_false(pmm_free(&p, a, 3)); /* partly free: refused whole */
@@ -116,9 +116,9 @@ static void random_sequence_matches_reference(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-	cmocka_unit_test(starts_all_in_use_then_releases),
-	cmocka_unit_test(alloc_is_contiguous_aligned_and_limited),
-	cmocka_unit_test(free_refuses_double_and_foreign),
-	cmocka_unit_test(random_sequence_matches_reference),
+    cmocka_unit_test(starts_all_in_use_then_releases),
+    cmocka_unit_test(alloc_is_contiguous_aligned_and_limited),
+    cmocka_unit_test(free_refuses_double_and_foreign),
+    cmocka_unit_test(random_sequence_matches_reference),
 };
 UNIT_MAIN(tests)

@@ -13,11 +13,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#define UNIT_MAIN(tests)                                                                          \
-	int main(void)                                                                            \
-	{                                                                                         \
-		cmocka_set_message_output(CM_OUTPUT_TAP);                                         \
-		return cmocka_run_group_tests(tests, NULL, NULL);                                 \
+#define UNIT_MAIN(tests)                                                                           \
+	int main(void)                                                                             \
+	{                                                                                          \
+		cmocka_set_message_output(CM_OUTPUT_TAP);                                          \
+		return cmocka_run_group_tests(tests, NULL, NULL);                                  \
 	}
 
 #endif

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Repository rules that a reviewer would otherwise check by eye: clang-format, generic code
+# never including arch internals, lib/ never including kernel or arch headers, tools/ only the
+# shared layouts.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+n=0 failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+files=$(git ls-files '*.c' '*.h' 2>/dev/null)
+if [ -n "$files" ] && command -v clang-format >/dev/null; then
+	bad=$(for f in $files; do clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || echo "$f"; done)
+	ok "$([ -z "$bad" ] && echo 0 || echo 1)" "C sources follow .clang-format${bad:+ (run make format: $(echo $bad))}"
+else
+	echo "ok $((n += 1)) - C sources follow .clang-format # SKIP clang-format or git missing"
+fi
+
+bad=$(grep -lE '#include "arch/' kernel/*.c kernel/*.h lib/*.c lib/*.h 2>/dev/null)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "kernel/ and lib/ do not include arch/ headers${bad:+ ($bad)}"
+bad=$(grep -lE '#include "(kernel|boot)/' lib/*.c lib/*.h 2>/dev/null)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "lib/ includes only lib/ headers${bad:+ ($bad)}"
+bad=$(grep -lE '#include <(stdio|stdlib|string|assert)\.h>' kernel/*.c arch/x86/*.c lib/*.c 2>/dev/null)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "kernel code includes no hosted libc headers${bad:+ ($bad)}"
+echo "1..$n"
+exit $failed
