@@ -8,6 +8,7 @@
 #include "kernel/boot_info.h"
 #include "kernel/build_id.h"
 #include "kernel/console.h"
+#include "kernel/kernel.h"
 #include "kernel/memmap.h"
 #include "kernel/memory.h"
 #include "kernel/options.h"

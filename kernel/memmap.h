@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include "kernel/boot_info.h"
 
-#define PAGE_SIZE 4096ull
+#define PAGE_SIZE ((uint64_t)4096)
 
 struct memmap {
 	const struct boot_mem_range *ranges;

@@ -8,7 +8,7 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-const struct boot_info *kernel_boot_info(void);
+#include "kernel/kernel.h"
 extern const uint8_t __build_id_note[], __rodata_end[];
 
 #define RSDP_SIGNATURE "RSD PTR " /* ACPI 6.x 5.2.5.3 */

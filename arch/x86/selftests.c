@@ -12,7 +12,7 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/trap.h"
 
-const struct boot_info *kernel_boot_info(void);
+#include "kernel/kernel.h"
 
 extern const char __text_start[], __rodata_start[], __data_start[], boot_stack_guard[];
 extern char ud2_site[], int3_site[];

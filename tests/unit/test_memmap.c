@@ -1,4 +1,4 @@
-// UNIT-SOURCES: kernel/memmap.c kernel/build_id.c
+// UNIT-SOURCES: kernel/memmap.c kernel/build_id.c lib/fmt.c lib/string.c
 /* Memory-map summaries and cacheability classes; build-id note parsing. */
 #include "tests/unit/unit.h"
 #include <string.h>

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* State of the running kernel that several generic parts read. */
+#ifndef KERNEL_KERNEL_H
+#define KERNEL_KERNEL_H
+
+struct boot_info;
+
+/* The loader's hand-off, validated by kernel_main (never NULL after that). */
+const struct boot_info *kernel_boot_info(void);
+
+#endif
