@@ -60,10 +60,10 @@ static unsigned exception_ist(unsigned vector)
 
 void idt_init(void)
 {
-	for (unsigned v = 0; v < NUM_EXCEPTION_VECTORS; v++)
-		idt_set_gate(v, exception_stub_table[v], exception_ist(v), 0);
+	for (unsigned v = 0; v < IDT_VECTORS; v++)
+		idt_set_gate(v, trap_stub_table[v], exception_ist(v), 0);
 	/* #BP may be raised from ring 3 by INT3 once user workloads exist. */
-	idt_set_gate(VEC_BP, exception_stub_table[VEC_BP], IST_NONE, 3);
+	idt_set_gate(VEC_BP, trap_stub_table[VEC_BP], IST_NONE, 3);
 	idt_load();
 }
 

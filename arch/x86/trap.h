@@ -55,8 +55,16 @@ _Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame layout matches t
 _Static_assert(__builtin_offsetof(struct trap_frame, vector) == 15 * 8, "vector slot");
 _Static_assert(__builtin_offsetof(struct trap_frame, rip) == 17 * 8, "CPU frame starts at RIP");
 
+/* Called by every stub of arch/x86/trap_stubs.S. */
+void trap_dispatch(struct trap_frame *f);
+extern const uint64_t trap_stub_table[256];
+
+/* Exceptions (vectors 0-31): caught by a self-test, or dumped and the run ended. */
 void exception_dispatch(struct trap_frame *f);
-extern const uint64_t exception_stub_table[NUM_EXCEPTION_VECTORS];
+
+/* Interrupts (vectors 32-255): a handler per vector; the handler sends EOI if needed. */
+typedef void (*irq_handler_fn)(struct trap_frame *f);
+void irq_register(unsigned vector, irq_handler_fn fn);
 
 /* Whether the CPU pushes an error code for this vector (SDM Vol. 3A Table 6-1). */
 static inline int vector_has_error_code(unsigned v)

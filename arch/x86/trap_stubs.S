@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Entry stubs for the 32 exception vectors. Each pushes a zero error code where the CPU pushes
- * none (SDM Vol. 3A Table 6-1), then its vector, saves every general-purpose register into a
- * struct trap_frame (arch/x86/trap.h) and calls exception_dispatch(frame). If that returns
- * (a caught or handled exception), the registers are restored and IRETQ resumes.
+ * Entry stubs for all 256 vectors. Each pushes a zero error code where the CPU pushes none
+ * (SDM Vol. 3A Table 6-1: only some exceptions push one; interrupts never do), then its vector,
+ * saves every general-purpose register into a struct trap_frame (arch/x86/trap.h) and calls
+ * trap_dispatch(frame). When that returns, the registers are restored and IRETQ resumes.
  */
 	.text
 	.code64
+
+.macro STUB_ADDR v
+	.quad exc_stub_\v
+.endm
 
 .macro EXC_STUB v
 	.p2align 4
@@ -18,8 +22,11 @@ exc_stub_\v:
 	jmp exception_common
 .endm
 
-.irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
-	EXC_STUB \v
+.altmacro
+.set v, 0
+.rept 256
+	EXC_STUB %v
+	.set v, v + 1
 .endr
 
 	.p2align 4
@@ -44,7 +51,7 @@ exception_common:
 	/* Align the stack for the C call; keep the frame pointer in rbx (callee-saved). */
 	movq %rsp, %rbx
 	andq $-16, %rsp
-	call exception_dispatch
+	call trap_dispatch
 	movq %rbx, %rsp
 	popq %r15
 	popq %r14
@@ -66,10 +73,12 @@ exception_common:
 
 	.section .rodata
 	.p2align 3
-	.globl exception_stub_table
-exception_stub_table:
-.irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
-	.quad exc_stub_\v
+	.globl trap_stub_table
+trap_stub_table:
+.set v, 0
+.rept 256
+	STUB_ADDR %v
+	.set v, v + 1
 .endr
 
 	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Dispatch from the trap stubs: exceptions to arch/x86/exceptions.c, interrupts to the handler
+ * registered for the vector. An interrupt nobody registered is counted and reported once per
+ * vector (a misprogrammed device or LVT), never silently dropped and never fatal.
+ */
+#include "arch/x86/trap.h"
+#include "kernel/console.h"
+
+static irq_handler_fn irq_handlers[256];
+static volatile uint64_t unexpected_irqs[256];
+
+void irq_register(unsigned vector, irq_handler_fn fn)
+{
+	if (vector >= NUM_EXCEPTION_VECTORS && vector < 256)
+		irq_handlers[vector] = fn;
+}
+
+void trap_dispatch(struct trap_frame *f)
+{
+	if (f->vector < NUM_EXCEPTION_VECTORS) {
+		exception_dispatch(f);
+		return;
+	}
+	irq_handler_fn fn = irq_handlers[f->vector & 0xff];
+	if (fn) {
+		fn(f);
+		return;
+	}
+	if (unexpected_irqs[f->vector & 0xff]++ == 0)
+		kprintf("warning: unexpected interrupt on vector %#lx (no handler); ignored\n",
+			f->vector);
+}
