@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Option parser (see lib/config.h). Deliberately self-contained: its own byte helpers and its
+ * own message builder instead of lib/string and lib/fmt, so it links alone into its unit test.
+ * Every scan is bounded by the caller's length; nothing relies on a terminating NUL.
+ */
+#include "lib/config.h"
+
+#define QUOTE_MAX  40 /* bytes of offending text quoted in a message before "..." */
+#define DESC_WIDTH 30 /* cfg_describe() aligns help texts up to this "name=values" width */
+
+/* ---- message builder ------------------------------------------------------------------------ */
+
+/* Appends into buf[size], dropping what does not fit; len counts everything, like snprintf. */
+struct sbuf {
+	char *buf;
+	size_t size;
+	size_t len;
+};
+
+static void sb_putc(struct sbuf *sb, char c)
+{
+	if (sb->len + 1 < sb->size)
+		sb->buf[sb->len] = c;
+	sb->len++;
+}
+
+static void sb_str(struct sbuf *sb, const char *s)
+{
+	while (*s)
+		sb_putc(sb, *s++);
+}
+
+static void sb_udec(struct sbuf *sb, uint64_t v)
+{
+	char tmp[20]; /* UINT64_MAX has 20 digits */
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		sb_putc(sb, tmp[--n]);
+}
+
+/* pre 'text' post, the text on one readable line: at most QUOTE_MAX bytes then "...", and
+ * non-printable bytes as '?'. */
+static void sb_quote(struct sbuf *sb, const char *pre, const char *p, size_t n, const char *post)
+{
+	sb_str(sb, pre);
+	sb_putc(sb, '\'');
+	for (size_t i = 0; i < n && i < QUOTE_MAX; i++) {
+		unsigned char ch = (unsigned char)p[i];
+		sb_putc(sb, ch >= 0x20 && ch < 0x7f ? (char)ch : '?');
+	}
+	sb_str(sb, n > QUOTE_MAX ? "...'" : "'");
+	sb_str(sb, post);
+}
+
+/* NUL-terminates (if there is room for anything) and returns the full length. */
+static size_t sb_finish(struct sbuf *sb)
+{
+	if (sb->size)
+		sb->buf[sb->len < sb->size ? sb->len : sb->size - 1] = '\0';
+	return sb->len;
+}
+
+/* ---- byte helpers --------------------------------------------------------------------------- */
+
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Whether p[0..n) equals the whole of name, ignoring ASCII case. */
+static bool eq_nocase(const char *name, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (name[i] == '\0' || lower(name[i]) != lower(p[i]))
+			return false;
+	return name[n] == '\0';
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Separators between command-line tokens. */
+static bool is_space(char c)
+{
+	return is_blank(c) || c == '\r' || c == '\n';
+}
+
+static size_t skip_blank(const char *p, size_t i, size_t n)
+{
+	while (i < n && is_blank(p[i]))
+		i++;
+	return i;
+}
+
+/* End of p[from..to) with trailing blanks removed. */
+static size_t trim_end(const char *p, size_t from, size_t to)
+{
+	while (to > from && is_blank(p[to - 1]))
+		to--;
+	return to;
+}
+
+/* Index of the first c in p[0..n), or n. */
+static size_t find_byte(const char *p, size_t n, char c)
+{
+	size_t i = 0;
+
+	while (i < n && p[i] != c)
+		i++;
+	return i;
+}
+
+/* ---- parser state and error reporting ------------------------------------------------------- */
+
+struct ctx {
+	const struct cfg_option *opts;
+	size_t nopts;
+	void *settings;
+	const char *source;
+	struct cfg_error *err;
+	size_t line;	 /* cfg_parse_file: current line, from 1; 0 in cfg_parse_args */
+	const char *tok; /* cfg_parse_args: the current token */
+	size_t toklen;
+	struct sbuf sb; /* the error message being built */
+};
+
+/* Starts the message with its location: "source:line: " or "source: in 'token': ". */
+static struct sbuf *err_begin(struct ctx *c)
+{
+	c->sb = (struct sbuf){c->err ? c->err->msg : NULL, c->err ? sizeof(c->err->msg) : 0, 0};
+	sb_str(&c->sb, c->source ? c->source : "config");
+	if (c->line) {
+		sb_putc(&c->sb, ':');
+		sb_udec(&c->sb, c->line);
+		sb_str(&c->sb, ": ");
+	} else {
+		sb_quote(&c->sb, ": in ", c->tok, c->toklen, ": ");
+	}
+	return &c->sb;
+}
+
+/* Finishes the message, marking a cut one with "...", and returns the parsers' -1. */
+static int err_end(struct ctx *c)
+{
+	struct sbuf *sb = &c->sb;
+
+	if (sb->size >= 4 && sb->len >= sb->size) {
+		for (size_t i = sb->size - 4; i < sb->size - 1; i++)
+			sb->buf[i] = '.';
+	}
+	sb_finish(sb);
+	return -1;
+}
+
+/* "source:line: option 'name': " */
+static struct sbuf *err_option(struct ctx *c, const struct cfg_option *o)
+{
+	struct sbuf *sb = err_begin(c);
+
+	sb_str(sb, "option '");
+	sb_str(sb, o->name);
+	sb_str(sb, "': ");
+	return sb;
+}
+
+static const struct cfg_enum_value bool_values[] = {
+    {"1", 1},	{"0", 0},    {"yes", 1},   {"no", 0}, {"on", 1},
+    {"off", 0}, {"true", 1}, {"false", 0}, {NULL, 0},
+};
+
+static const struct cfg_enum_value *values_of(const struct cfg_option *o)
+{
+	return o->type == CFG_BOOL ? bool_values : o->values;
+}
+
+static size_t string_cap(const struct cfg_option *o)
+{
+	return o->max ? (size_t)o->max - 1 : 0;
+}
+
+/* What an option accepts: "50..115200", "halt, reset, qemu"; `brief` is cfg_describe()'s form. */
+static void put_accepted(struct sbuf *sb, const struct cfg_option *o, bool brief)
+{
+	const struct cfg_enum_value *first = values_of(o);
+
+	if (o->type == CFG_UINT) {
+		sb_udec(sb, o->min);
+		sb_str(sb, "..");
+		sb_udec(sb, o->max);
+	} else if (o->type == CFG_STRING) {
+		sb_str(sb, brief ? "<text, at most " : "at most ");
+		sb_udec(sb, string_cap(o));
+		sb_str(sb, brief ? " bytes>" : " bytes, no control characters");
+	} else if (o->type == CFG_BOOL && brief) {
+		sb_str(sb, "yes|no");
+	} else {
+		for (const struct cfg_enum_value *e = first; e && e->name; e++) {
+			if (e != first)
+				sb_str(sb, brief ? "|" : ", ");
+			sb_str(sb, e->name);
+		}
+	}
+}
+
+/* "; accepted: ..." and the end of an option's error message. */
+static int err_accepted(struct ctx *c, const struct cfg_option *o)
+{
+	sb_str(&c->sb, "; accepted: ");
+	put_accepted(&c->sb, o, false);
+	return err_end(c);
+}
+
+/* The uint64_t field of a UINT, BOOL or ENUM option (offsetof() keeps it aligned). */
+static void store(struct ctx *c, const struct cfg_option *o, uint64_t v)
+{
+	*(uint64_t *)((char *)c->settings + o->offset) = v;
+}
+
+/* ---- values --------------------------------------------------------------------------------- */
+
+enum num_result { NUM_OK, NUM_INVALID, NUM_OVERFLOW };
+
+static int digit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (lower(c) >= 'a' && lower(c) <= 'f')
+		return lower(c) - 'a' + 10;
+	return -1;
+}
+
+/* Decimal or 0x hex, then an optional K/M/G; see lib/config.h. */
+static enum num_result parse_uint(const char *p, size_t n, uint64_t *out)
+{
+	unsigned base = 10, shift = 0;
+	size_t i = 0, first;
+	uint64_t v = 0;
+	bool overflow = false;
+
+	if (n >= 2 && p[0] == '0' && lower(p[1]) == 'x') {
+		base = 16;
+		i = 2;
+	}
+	for (first = i; i < n; i++) {
+		int d = digit_value(p[i]);
+		if (d < 0 || (unsigned)d >= base)
+			break;
+		/* Keep scanning after an overflow: trailing garbage makes it "not a number". */
+		if (v > (UINT64_MAX - (unsigned)d) / base)
+			overflow = true;
+		v = v * base + (unsigned)d;
+	}
+	if (i == first)
+		return NUM_INVALID;
+	if (i < n) {
+		char s = lower(p[i++]);
+		shift = s == 'k' ? 10 : s == 'm' ? 20 : s == 'g' ? 30 : 0;
+		if (!shift)
+			return NUM_INVALID;
+	}
+	if (i != n)
+		return NUM_INVALID;
+	if (overflow || v > UINT64_MAX >> shift)
+		return NUM_OVERFLOW;
+	*out = v << shift;
+	return NUM_OK;
+}
+
+static int set_uint(struct ctx *c, const struct cfg_option *o, const char *val, size_t n)
+{
+	uint64_t v = 0;
+	enum num_result r = parse_uint(val, n, &v);
+	struct sbuf *sb;
+	bool plain = true;
+
+	if (r == NUM_OK && v >= o->min && v <= o->max) {
+		store(c, o, v);
+		return 0;
+	}
+	sb = err_option(c, o);
+	sb_quote(sb, "", val, n, "");
+	if (r == NUM_INVALID) {
+		sb_str(sb, " is not a number; accepted: ");
+		put_accepted(sb, o, false);
+		sb_str(sb, " (decimal or 0x hex, optional K/M/G suffix)");
+		return err_end(c);
+	}
+	if (r == NUM_OVERFLOW) {
+		sb_str(sb, " does not fit in 64 bits");
+		return err_accepted(c, o);
+	}
+	/* Show what hex or a suffix came to, so that "0x10" out of range is not a puzzle. */
+	for (size_t i = 0; i < n; i++)
+		plain = plain && val[i] >= '0' && val[i] <= '9';
+	if (!plain) {
+		sb_str(sb, " (= ");
+		sb_udec(sb, v);
+		sb_putc(sb, ')');
+	}
+	sb_str(sb, " is out of range");
+	return err_accepted(c, o);
+}
+
+static int set_string(struct ctx *c, const struct cfg_option *o, const char *val, size_t n)
+{
+	char *dst = (char *)c->settings + o->offset;
+	struct sbuf *sb;
+
+	if (n > string_cap(o)) {
+		sb = err_option(c, o);
+		sb_quote(sb, "value ", val, n, " is too long (");
+		sb_udec(sb, n);
+		sb_str(sb, " bytes)");
+		return err_accepted(c, o);
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)val[i];
+		if (ch < 0x20 || ch == 0x7f) {
+			sb_quote(err_option(c, o), "value ", val, n,
+				 " contains a control character");
+			return err_accepted(c, o);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		dst[i] = val[i];
+	dst[n] = '\0';
+	return 0;
+}
+
+/*
+ * Looks up key and stores the value. has_value is false for a bare command-line `key`; quoted
+ * says the value was in double quotes (already removed).
+ */
+static int apply(struct ctx *c, const char *key, size_t klen, const char *val, size_t vlen,
+		 bool has_value, bool quoted)
+{
+	const struct cfg_option *o = NULL;
+	struct sbuf *sb;
+
+	for (size_t i = 0; i < c->nopts && !o; i++)
+		if (eq_nocase(c->opts[i].name, key, klen))
+			o = &c->opts[i];
+	if (!o) {
+		sb = err_begin(c);
+		sb_quote(sb, "unknown option ", key, klen, "; accepted options: ");
+		for (size_t i = 0; i < c->nopts; i++) {
+			sb_str(sb, i ? ", " : "");
+			sb_str(sb, c->opts[i].name);
+		}
+		if (!c->nopts)
+			sb_str(sb, "(none)");
+		return err_end(c);
+	}
+	if (!has_value && o->type == CFG_BOOL) {
+		store(c, o, 1);
+		return 0;
+	}
+	if (!has_value || (!quoted && vlen == 0)) {
+		sb_str(err_option(c, o), "missing value");
+		return err_accepted(c, o);
+	}
+	if (!quoted && find_byte(val, vlen, '"') < vlen) {
+		sb_quote(err_option(c, o), "stray '\"' in value ", val, vlen,
+			 " (quotes go around the whole value)");
+		return err_accepted(c, o);
+	}
+	if (o->type == CFG_UINT)
+		return set_uint(c, o, val, vlen);
+	if (o->type == CFG_STRING)
+		return set_string(c, o, val, vlen);
+	for (const struct cfg_enum_value *e = values_of(o); e && e->name; e++) {
+		if (eq_nocase(e->name, val, vlen)) {
+			store(c, o, e->value);
+			return 0;
+		}
+	}
+	sb_quote(err_option(c, o), "invalid value ", val, vlen, "");
+	return err_accepted(c, o);
+}
+
+/* ---- the two input forms -------------------------------------------------------------------- */
+
+/* One config file line p[0..n), without its line ending. */
+static int parse_line(struct ctx *c, const char *p, size_t n)
+{
+	struct sbuf *sb;
+	size_t i, k, ks, ke, v, e;
+
+	if (n > CFG_MAX_LINE) {
+		sb = err_begin(c);
+		sb_quote(sb, "line ", p, n, " is too long (");
+		sb_udec(sb, n);
+		sb_str(sb, " bytes); accepted: at most ");
+		sb_udec(sb, CFG_MAX_LINE);
+		sb_str(sb, " bytes per line");
+		return err_end(c);
+	}
+	if ((i = find_byte(p, n, '\0')) < n) {
+		sb = err_begin(c);
+		sb_str(sb, "NUL byte at column ");
+		sb_udec(sb, i + 1);
+		sb_str(sb, "; accepted: plain text only");
+		return err_end(c);
+	}
+	i = skip_blank(p, 0, n);
+	if (i == n || p[i] == '#')
+		return 0;
+	for (k = i; k < n && p[k] != '=' && p[k] != '#';)
+		k++;
+	if (k == n || p[k] == '#' || trim_end(p, i, k) == i) {
+		/* No '=' before any comment, or nothing before the '='. */
+		for (e = k; e < n && p[e] != '#';)
+			e++;
+		sb_quote(err_begin(c), "expected 'key = value', got ", p + i, trim_end(p, i, e) - i,
+			 "");
+		return err_end(c);
+	}
+	ks = i;
+	ke = trim_end(p, i, k);
+	v = skip_blank(p, k + 1, n);
+	if (v < n && p[v] == '"') {
+		for (e = v + 1; e < n && p[e] != '"';)
+			e++;
+		if (e == n) {
+			sb_quote(err_begin(c), "missing closing '\"' in ", p + v,
+				 trim_end(p, v, n) - v, "; accepted: \"text\" within one line");
+			return err_end(c);
+		}
+		i = skip_blank(p, e + 1, n); /* what follows the closing quote */
+		if (i < n && p[i] != '#') {
+			sb_quote(err_begin(c), "unexpected ", p + i, trim_end(p, i, n) - i,
+				 " after the closing '\"'; accepted: only a '#' comment after it");
+			return err_end(c);
+		}
+		return apply(c, p + ks, ke - ks, p + v + 1, e - v - 1, true, true);
+	}
+	for (e = v; e < n && p[e] != '#';)
+		e++;
+	return apply(c, p + ks, ke - ks, p + v, trim_end(p, v, e) - v, true, false);
+}
+
+int cfg_parse_file(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
+		   size_t len, const char *source, struct cfg_error *err)
+{
+	const unsigned char *u = (const unsigned char *)text;
+	struct ctx c = {
+	    .opts = opts, .nopts = nopts, .settings = settings, .source = source, .err = err};
+	size_t pos = 0;
+
+	if (err)
+		err->msg[0] = '\0';
+	/* A UTF-8 byte order mark, as some Windows editors write. */
+	if (len >= 3 && u[0] == 0xef && u[1] == 0xbb && u[2] == 0xbf)
+		pos = 3;
+	while (pos < len) {
+		size_t start = pos, end;
+
+		while (pos < len && text[pos] != '\n')
+			pos++;
+		end = pos;
+		if (pos < len)
+			pos++; /* the '\n' */
+		if (end > start && text[end - 1] == '\r')
+			end--;
+		c.line++;
+		if (parse_line(&c, text + start, end - start))
+			return -1;
+	}
+	return 0;
+}
+
+int cfg_parse_args(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
+		   size_t len, const char *source, struct cfg_error *err)
+{
+	struct ctx c = {
+	    .opts = opts, .nopts = nopts, .settings = settings, .source = source, .err = err};
+	size_t i = 0;
+
+	if (err)
+		err->msg[0] = '\0';
+	while (len && text[len - 1] == '\0')
+		len--;
+	for (;;) {
+		size_t start, klen, v = 0, vlen = 0, after = 0;
+		bool has_value, quoted = false, unterminated = false;
+
+		while (i < len && is_space(text[i]))
+			i++;
+		if (i == len)
+			return 0;
+		start = i;
+		while (i < len && !is_space(text[i]) && text[i] != '=')
+			i++;
+		klen = i - start;
+		has_value = i < len && text[i] == '=';
+		if (has_value) {
+			v = ++i;
+			if (i < len && text[i] == '"') {
+				/* A quoted value runs to the closing quote, across spaces. */
+				quoted = true;
+				while (++i < len && text[i] != '"')
+					;
+				unterminated = i == len;
+				vlen = i - v - 1;
+				i += !unterminated;
+				after = i;
+			}
+			while (i < len && !is_space(text[i]))
+				i++;
+			if (!quoted)
+				vlen = i - v;
+		}
+		c.tok = text + start;
+		c.toklen = i - start;
+		if (find_byte(c.tok, c.toklen, '\0') < c.toklen) {
+			sb_str(err_begin(&c), "NUL byte; accepted: plain text only");
+			return err_end(&c);
+		}
+		if (unterminated) {
+			sb_str(err_begin(&c), "missing closing '\"'; accepted: key=\"text\"");
+			return err_end(&c);
+		}
+		if (quoted && after < i) {
+			sb_quote(
+			    err_begin(&c), "unexpected ", text + after, i - after,
+			    " after the closing '\"'; accepted: a space, then the next option");
+			return err_end(&c);
+		}
+		if (klen == 0) {
+			sb_str(err_begin(&c),
+			       "missing option name before '='; accepted: key=value");
+			return err_end(&c);
+		}
+		if (apply(&c, text + start, klen, text + v + quoted, vlen, has_value, quoted))
+			return -1;
+	}
+}
+
+size_t cfg_describe(const struct cfg_option *opts, size_t nopts, char *buf, size_t size)
+{
+	struct sbuf sb = {buf, size, 0};
+	size_t width = 0;
+
+	/* First pass: the widest "name=values" up to DESC_WIDTH, measured with a 0-byte buffer. */
+	for (size_t i = 0; i < nopts; i++) {
+		struct sbuf m = {NULL, 0, 0};
+		sb_str(&m, opts[i].name);
+		put_accepted(&m, &opts[i], true);
+		if (m.len + 1 > width && m.len + 1 <= DESC_WIDTH)
+			width = m.len + 1;
+	}
+	for (size_t i = 0; i < nopts; i++) {
+		size_t start = sb.len;
+		sb_str(&sb, "  ");
+		sb_str(&sb, opts[i].name);
+		sb_putc(&sb, '=');
+		put_accepted(&sb, &opts[i], true);
+		if (opts[i].help && opts[i].help[0]) {
+			sb_str(&sb, "  ");
+			while (sb.len - start < 2 + width + 2)
+				sb_putc(&sb, ' ');
+			sb_str(&sb, opts[i].help);
+		}
+		sb_putc(&sb, '\n');
+	}
+	return sb_finish(&sb);
+}

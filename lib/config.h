@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Table-driven option parser for the boot-volume config file and the UEFI load options. The
+ * caller describes its options in a table of struct cfg_option, each naming a field of the
+ * caller's settings struct by offset; the parsers validate every value against the table and
+ * store it there. Pure and self-contained (no other lib/ file): builds freestanding and on the
+ * host alike.
+ *
+ * Option names are matched exactly but case-insensitively, never by prefix. Values:
+ *  - CFG_UINT: decimal ("010" is ten, not octal) or "0x" hex, optionally followed by one binary
+ *    suffix K, M or G (either case; x 1024, 1024^2, 1024^3), e.g. "64K", "0x10M". No sign, no
+ *    spaces, no trailing text. Anything past 64 bits is rejected, then the range [min, max].
+ *  - CFG_BOOL: 1/0, yes/no, on/off, true/false, case-insensitive; stored as 1 or 0.
+ *  - CFG_ENUM: one of the names in `values`, case-insensitive; stores its `value`.
+ *  - CFG_STRING: at most max - 1 bytes without control characters (bytes 0x00-0x1f, 0x7f);
+ *    stored NUL-terminated. Bytes >= 0x80 (UTF-8) pass through.
+ * Any value may be enclosed in double quotes, which are removed (the only way to give spaces, a
+ * '#' or an empty string). There are no escapes: a value cannot contain '"'.
+ *
+ * Both parsers apply settings in order and stop at the first error: options before it have
+ * been stored, the faulty one and the rest have not. On error they return -1 with one line of
+ * text in err->msg naming the place, the problem and what is accepted, e.g.
+ *   baretrace.cfg:5: option 'serial.baud': '7' is out of range; accepted: 50..115200
+ *   load options: in 'exit=boom': option 'exit': invalid value 'boom'; accepted: halt, reset
+ * Offending text is quoted, cut after 40 bytes ("..."), non-printable bytes shown as '?'; a
+ * message that does not fit ends in "...". On success they return 0 and leave err->msg "".
+ * `err` may be NULL; `source` names the input in messages ("baretrace.cfg", "load options").
+ * Neither parser reads text[len] or beyond; text need not be NUL-terminated.
+ */
+#ifndef LIB_CONFIG_H
+#define LIB_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Longest config file line, in bytes without the line ending ("\n" or "\r\n"). */
+#define CFG_MAX_LINE 255
+
+enum cfg_type { CFG_UINT, CFG_BOOL, CFG_ENUM, CFG_STRING };
+
+struct cfg_enum_value {
+	const char *name;
+	uint64_t value;
+};
+
+struct cfg_option {
+	const char *name; /* e.g. "serial.baud"; letters, digits, '.', '_', '-' */
+	enum cfg_type type;
+	const char *help; /* one line, shown by cfg_describe(); may be NULL */
+	size_t
+	    offset; /* into the settings struct: uint64_t for UINT/BOOL/ENUM, char[] for STRING */
+	uint64_t min, max; /* CFG_UINT: inclusive range; CFG_STRING: max = buffer size incl. NUL */
+	const struct cfg_enum_value *values; /* CFG_ENUM: terminated by {NULL, 0} */
+};
+
+struct cfg_error {
+	char msg[320];
+};
+
+/*
+ * Config file text: one `key = value` per line. '#' starts a comment, on a line of its own or
+ * after the value (inside double quotes it is part of the value). Blank lines, "\r\n" line
+ * ends, and spaces and tabs around keys and values are fine; an unquoted value runs to the
+ * comment or line end, inner spaces included. A leading UTF-8 byte order mark is skipped.
+ * Errors are located as "source:line". Lines longer than CFG_MAX_LINE, comment lines
+ * included, and NUL bytes anywhere are errors.
+ */
+int cfg_parse_file(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
+		   size_t len, const char *source, struct cfg_error *err);
+
+/*
+ * Command line (UEFI load options, already converted to 8-bit text and without the image
+ * path): tokens separated by spaces, tabs or line breaks, each `key=value` with no spaces
+ * around '=' (the value may be double-quoted, `name="a b"`), or a bare `key`, which is accepted
+ * only for a CFG_BOOL option and means true. NUL bytes at the very end of text (load options
+ * usually count their terminator) are ignored; elsewhere they are errors. Errors are located by
+ * quoting the token. Call it after cfg_parse_file() so that the command line overrides.
+ */
+int cfg_parse_args(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
+		   size_t len, const char *source, struct cfg_error *err);
+
+/*
+ * Help text: one line per option, "  name=<accepted values>  help\n", the help texts aligned.
+ * Accepted values read "50..115200", "yes|no", "halt|reset|qemu" or "<text, at most 31
+ * bytes>". Writes at most size bytes, always NUL-terminated if size > 0 (buf may be NULL when
+ * size is 0), and returns the full length like C99 snprintf: a result >= size means cut short.
+ */
+size_t cfg_describe(const struct cfg_option *opts, size_t nopts, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,692 @@
+// UNIT-SOURCES: lib/config.c
+/*
+ * lib/config: the config file and command-line parsers and the help listing. Error messages
+ * are compared whole, so these tests also pin their wording. Every input is copied into a
+ * malloc'd buffer of exactly its length, without a NUL, so ASan catches any read past len.
+ */
+#include "tests/unit/unit.h"
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/config.h"
+
+struct settings {
+	uint64_t port, baud, exit, selftest, mem;
+	char name[32];
+};
+
+static const struct cfg_enum_value exit_values[] = {
+    {"halt", 0}, {"reset", 1}, {"qemu", 2}, {NULL, 0}};
+
+static const struct cfg_option opts[] = {
+    {"serial.port", CFG_UINT, "UART I/O port", offsetof(struct settings, port), 0, 65535, NULL},
+    {"serial.baud", CFG_UINT, "UART baud rate", offsetof(struct settings, baud), 50, 115200, NULL},
+    {"exit", CFG_ENUM, "what to do at the end", offsetof(struct settings, exit), 0, 0, exit_values},
+    {"selftest", CFG_BOOL, "run the self tests", offsetof(struct settings, selftest), 0, 0, NULL},
+    {"mem", CFG_UINT, "memory limit", offsetof(struct settings, mem), 0, UINT64_MAX, NULL},
+    {"name", CFG_STRING, "session name", offsetof(struct settings, name), 0,
+     sizeof(((struct settings *)0)->name), NULL},
+};
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+#define ALL_NAMES "serial.port, serial.baud, exit, selftest, mem, name"
+#define UINT_NOTE "(decimal or 0x hex, optional K/M/G suffix)"
+
+static struct cfg_error err;
+
+static struct settings defaults(void)
+{
+	struct settings s = {.port = 0x3f8, .baud = 115200, .exit = 0, .selftest = 0, .mem = 0};
+	strcpy(s.name, "default");
+	return s;
+}
+
+/* An exact-size copy without a terminating NUL (ASan flags any read past it). */
+static char *exact_copy(const char *text, size_t len)
+{
+	char *p = malloc(len); /* malloc(0): no byte may be read at all */
+
+	if (len) {
+		assert_non_null(p);
+		memcpy(p, text, len);
+	}
+	return p;
+}
+
+static int parse_file_n(struct settings *s, const char *text, size_t len)
+{
+	char *buf = exact_copy(text, len);
+	int r = cfg_parse_file(opts, NOPTS, s, buf, len, "baretrace.cfg", &err);
+	free(buf);
+	assert_non_null(memchr(err.msg, '\0', sizeof(err.msg))); /* always terminated */
+	assert_true(r == 0 ? err.msg[0] == '\0' : err.msg[0] != '\0');
+	return r;
+}
+
+static int parse_args_n(struct settings *s, const char *text, size_t len)
+{
+	char *buf = exact_copy(text, len);
+	int r = cfg_parse_args(opts, NOPTS, s, buf, len, "load options", &err);
+	free(buf);
+	assert_non_null(memchr(err.msg, '\0', sizeof(err.msg)));
+	assert_true(r == 0 ? err.msg[0] == '\0' : err.msg[0] != '\0');
+	return r;
+}
+
+/* String literals, embedded NULs included. */
+#define parse_file(s, lit) parse_file_n(s, lit, sizeof(lit) - 1)
+#define parse_args(s, lit) parse_args_n(s, lit, sizeof(lit) - 1)
+
+/* The file or command line `lit` fails with exactly the message `want`. */
+#define FILE_FAILS(lit, want)                                                                      \
+	do {                                                                                       \
+		struct settings s_ = defaults();                                                   \
+		assert_int_equal(parse_file(&s_, lit), -1);                                        \
+		assert_string_equal(err.msg, want);                                                \
+	} while (0)
+#define ARGS_FAIL(lit, want)                                                                       \
+	do {                                                                                       \
+		struct settings s_ = defaults();                                                   \
+		assert_int_equal(parse_args(&s_, lit), -1);                                        \
+		assert_string_equal(err.msg, want);                                                \
+	} while (0)
+
+/* `mem = <lit>` in a file stores `want`. */
+static void mem_is(const char *value, uint64_t want)
+{
+	char line[128];
+	struct settings s = defaults();
+	int n = snprintf(line, sizeof(line), "mem = %s", value);
+
+	assert_int_equal(parse_file_n(&s, line, (size_t)n), 0);
+	assert_true(s.mem == want);
+}
+
+/* ---- success ----------------------------------------------------------------------------------
+ */
+
+static void file_with_comments_crlf_tabs_quotes(void **state)
+{
+	(void)state;
+	struct settings s = defaults();
+
+	assert_int_equal(parse_file(&s, "# baretrace config\r\n"
+					"\r\n"
+					"   # indented comment\n"
+					"\t \r\n"
+					"serial.port = 0x2F8\r\n"
+					"\tserial.baud\t=\t57600   # fast enough\r\n"
+					"exit=qemu\n"
+					"selftest = On#no space before the comment\n"
+					"name = \"my box # 1\"  # the quotes keep the '#'\n"
+					"mem = 512M"),
+			 0);
+	assert_int_equal(s.port, 0x2f8);
+	assert_int_equal(s.baud, 57600);
+	assert_int_equal(s.exit, 2);
+	assert_int_equal(s.selftest, 1);
+	assert_int_equal(s.mem, 512ull << 20);
+	assert_string_equal(s.name, "my box # 1");
+}
+
+static void file_unquoted_values_keep_inner_spaces_and_quotes_allow_empty(void **state)
+{
+	(void)state;
+	struct settings s = defaults();
+
+	assert_int_equal(parse_file(&s, "name =  two words  # comment\n"), 0);
+	assert_string_equal(s.name, "two words");
+	assert_int_equal(parse_file(&s, "name = \"\"\n"), 0);
+	assert_string_equal(s.name, "");
+	assert_int_equal(parse_file(&s, "name=\"  padded\t\"\n"), -1); /* tab: control char */
+	assert_int_equal(parse_file(&s, "name=\"  padded  \"\n"), 0);
+	assert_string_equal(s.name, "  padded  ");
+	assert_int_equal(parse_file(&s, "name = caf\xc3\xa9\n"), 0); /* UTF-8 passes through */
+	assert_string_equal(s.name, "caf\xc3\xa9");
+	assert_int_equal(parse_file(&s, "serial.baud = \"9600\"\n"),
+			 0); /* any value may be quoted */
+	assert_int_equal(s.baud, 9600);
+}
+
+static void file_skips_utf8_bom(void **state)
+{
+	(void)state;
+	struct settings s = defaults();
+
+	assert_int_equal(parse_file(&s, "\xef\xbb\xbfselftest = yes\n"), 0);
+	assert_int_equal(s.selftest, 1);
+}
+
+static void empty_inputs_change_nothing(void **state)
+{
+	(void)state;
+	struct settings s = defaults(), d = defaults();
+
+	assert_int_equal(parse_file_n(&s, "", 0), 0);
+	assert_int_equal(parse_file(&s, "\n\n# only comments\r\n   \n"), 0);
+	assert_int_equal(parse_args_n(&s, "", 0), 0);
+	assert_int_equal(parse_args(&s, "  \t\r\n "), 0);
+	assert_int_equal(parse_args(&s, "\0\0"), 0); /* just a terminator */
+	assert_int_equal(cfg_parse_file(opts, NOPTS, &s, NULL, 0, "baretrace.cfg", &err), 0);
+	assert_int_equal(cfg_parse_args(opts, NOPTS, &s, NULL, 0, "load options", &err), 0);
+	assert_memory_equal(&s, &d, sizeof(s));
+}
+
+static void args_tokens_quotes_and_bare_bool(void **state)
+{
+	(void)state;
+	struct settings s = defaults();
+
+	assert_int_equal(parse_args(&s, "  selftest\texit=RESET   name=\"my session # 1\"\r\n"
+					"serial.port=0x2f8 mem=4K"),
+			 0);
+	assert_int_equal(s.selftest, 1);
+	assert_int_equal(s.exit, 1);
+	assert_string_equal(s.name, "my session # 1");
+	assert_int_equal(s.port, 0x2f8);
+	assert_int_equal(s.mem, 4096);
+	assert_int_equal(parse_args(&s, "selftest=off name=\"\""), 0);
+	assert_int_equal(s.selftest, 0);
+	assert_string_equal(s.name, "");
+	/* UEFI load options usually count their NUL terminator. */
+	assert_int_equal(parse_args(&s, "selftest\0\0"), 0);
+	assert_int_equal(s.selftest, 1);
+	/* '#' is an ordinary character on the command line. */
+	assert_int_equal(parse_args(&s, "name=a#b"), 0);
+	assert_string_equal(s.name, "a#b");
+}
+
+static void later_settings_override_earlier(void **state)
+{
+	(void)state;
+	struct settings s = defaults();
+
+	assert_int_equal(parse_file(&s, "serial.baud = 9600\nexit = reset\nserial.baud = 38400\n"),
+			 0);
+	assert_int_equal(s.baud, 38400);
+	assert_int_equal(parse_args(&s, "serial.baud=57600 serial.baud=19200"), 0);
+	assert_int_equal(s.baud, 19200);
+	assert_int_equal(s.exit, 1); /* untouched by the command line */
+}
+
+static void names_match_exactly_ignoring_case(void **state)
+{
+	(void)state;
+	struct settings s = defaults();
+
+	assert_int_equal(parse_file(&s, "SERIAL.Baud = 9600\nExit = QeMu\n"), 0);
+	assert_int_equal(s.baud, 9600);
+	assert_int_equal(s.exit, 2);
+	FILE_FAILS("serial = 1",
+		   "baretrace.cfg:1: unknown option 'serial'; accepted options: " ALL_NAMES);
+	FILE_FAILS("serial.b = 1",
+		   "baretrace.cfg:1: unknown option 'serial.b'; accepted options: " ALL_NAMES);
+	FILE_FAILS(
+	    "serial.baudrate = 1",
+	    "baretrace.cfg:1: unknown option 'serial.baudrate'; accepted options: " ALL_NAMES);
+	FILE_FAILS(
+	    "exit = ha",
+	    "baretrace.cfg:1: option 'exit': invalid value 'ha'; accepted: halt, reset, qemu");
+	FILE_FAILS(
+	    "exit = qemux",
+	    "baretrace.cfg:1: option 'exit': invalid value 'qemux'; accepted: halt, reset, qemu");
+}
+
+static void bool_spellings(void **state)
+{
+	(void)state;
+	static const char *const yes[] = {"1", "yes", "on", "true", "YES", "On", "TRUE"};
+	static const char *const no[] = {"0", "no", "off", "false", "NO", "Off", "False"};
+	char line[64];
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		struct settings s = defaults();
+		int n = snprintf(line, sizeof(line), "selftest=%s", yes[i]);
+		assert_int_equal(parse_args_n(&s, line, (size_t)n), 0);
+		assert_int_equal(s.selftest, 1);
+		s.selftest = 1;
+		n = snprintf(line, sizeof(line), "selftest=%s", no[i]);
+		assert_int_equal(parse_args_n(&s, line, (size_t)n), 0);
+		assert_int_equal(s.selftest, 0);
+	}
+	ARGS_FAIL("selftest=maybe", "load options: in 'selftest=maybe': option 'selftest': invalid "
+				    "value 'maybe'; accepted: 1, 0, yes, no, on, off, true, false");
+	ARGS_FAIL("selftest=2", "load options: in 'selftest=2': option 'selftest': invalid value "
+				"'2'; accepted: 1, 0, yes, no, on, off, true, false");
+}
+
+/* ---- numbers ----------------------------------------------------------------------------------
+ */
+
+static void uint_forms_and_suffixes(void **state)
+{
+	(void)state;
+	mem_is("0", 0);
+	mem_is("010", 10); /* not octal */
+	mem_is("0x10", 16);
+	mem_is("0XaBcD", 0xabcd);
+	mem_is("1K", 1024);
+	mem_is("1k", 1024);
+	mem_is("3M", 3ull << 20);
+	mem_is("2g", 2ull << 30);
+	mem_is("0x10G", 16ull << 30);
+	mem_is("0K", 0);
+}
+
+static void uint_64_bit_boundaries(void **state)
+{
+	(void)state;
+	mem_is("18446744073709551615", UINT64_MAX);
+	mem_is("0xffffffffffffffff", UINT64_MAX);
+	mem_is("0x00000000000000000000000001", 1); /* leading zeros never overflow */
+	mem_is("17179869183G", UINT64_MAX - (1ull << 30) + 1);
+	mem_is("0x3fffffffffffffK", 0x3fffffffffffffull << 10);
+	FILE_FAILS("mem = 18446744073709551616",
+		   "baretrace.cfg:1: option 'mem': '18446744073709551616' does not fit in 64 bits; "
+		   "accepted: 0..18446744073709551615");
+	FILE_FAILS("mem = 0x10000000000000000",
+		   "baretrace.cfg:1: option 'mem': '0x10000000000000000' does not fit in 64 bits; "
+		   "accepted: 0..18446744073709551615");
+	FILE_FAILS("mem = 17179869184G",
+		   "baretrace.cfg:1: option 'mem': '17179869184G' does not fit "
+		   "in 64 bits; accepted: 0..18446744073709551615");
+	FILE_FAILS("mem = 0x40000000000000K",
+		   "baretrace.cfg:1: option 'mem': '0x40000000000000K' "
+		   "does not fit in 64 bits; accepted: 0..18446744073709551615");
+	FILE_FAILS("mem = 99999999999999999999999999999",
+		   "baretrace.cfg:1: option 'mem': '99999999999999999999999999999' does not fit in "
+		   "64 bits; accepted: 0..18446744073709551615");
+	/* Trailing garbage wins over overflow: it is not a number at all. */
+	FILE_FAILS("mem = 99999999999999999999999x",
+		   "baretrace.cfg:1: option 'mem': '99999999999999999999999x' is not a number; "
+		   "accepted: 0..18446744073709551615 " UINT_NOTE);
+}
+
+static void uint_range_boundaries(void **state)
+{
+	(void)state;
+	struct settings s = defaults();
+
+	assert_int_equal(parse_file(&s, "serial.baud = 50\nserial.port = 0\n"), 0);
+	assert_int_equal(s.baud, 50);
+	assert_int_equal(s.port, 0);
+	assert_int_equal(parse_args(&s, "serial.baud=115200 serial.port=65535"), 0);
+	assert_int_equal(s.baud, 115200);
+	assert_int_equal(s.port, 65535);
+	assert_int_equal(parse_args(&s, "serial.port=0xffff serial.baud=0x32"), 0);
+	assert_int_equal(s.port, 65535);
+	assert_int_equal(s.baud, 50);
+	FILE_FAILS("serial.baud = 49",
+		   "baretrace.cfg:1: option 'serial.baud': '49' is out of range; "
+		   "accepted: 50..115200");
+	FILE_FAILS("\n\n\n\nserial.baud = 7",
+		   "baretrace.cfg:5: option 'serial.baud': '7' is out of "
+		   "range; accepted: 50..115200");
+	FILE_FAILS("serial.baud = 115201", "baretrace.cfg:1: option 'serial.baud': '115201' is out "
+					   "of range; accepted: 50..115200");
+	ARGS_FAIL("serial.port=65536",
+		  "load options: in 'serial.port=65536': option 'serial.port': "
+		  "'65536' is out of range; accepted: 0..65535");
+	/* Hex and suffixes show their value. */
+	ARGS_FAIL("serial.port=64K", "load options: in 'serial.port=64K': option 'serial.port': "
+				     "'64K' (= 65536) is out of range; accepted: 0..65535");
+	ARGS_FAIL("serial.baud=0x31", "load options: in 'serial.baud=0x31': option 'serial.baud': "
+				      "'0x31' (= 49) is out of range; accepted: 50..115200");
+}
+
+static void uint_not_a_number(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {"xyz", "12abc", "-1",	 "+1",	"0x",	 "1KB", "1 2",
+					  "1.5", "K",	  "0xg", "1e3", "0x1K2", "1T",	"1KK"};
+	char line[64], want[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct settings s = defaults();
+		int n = snprintf(line, sizeof(line), "serial.port = %s", bad[i]);
+		assert_int_equal(parse_file_n(&s, line, (size_t)n), -1);
+		snprintf(want, sizeof(want),
+			 "baretrace.cfg:1: option 'serial.port': '%s' is not a number; accepted: "
+			 "0..65535 " UINT_NOTE,
+			 bad[i]);
+		assert_string_equal(err.msg, want);
+		assert_int_equal(s.port, 0x3f8);
+	}
+	FILE_FAILS("serial.port = \"\"",
+		   "baretrace.cfg:1: option 'serial.port': '' is not a number; "
+		   "accepted: 0..65535 " UINT_NOTE);
+}
+
+/* ---- errors -----------------------------------------------------------------------------------
+ */
+
+static void unknown_option(void **state)
+{
+	(void)state;
+	FILE_FAILS("selftest = 1\n# fine\nbaud = 9600\n",
+		   "baretrace.cfg:3: unknown option 'baud'; accepted options: " ALL_NAMES);
+	ARGS_FAIL(
+	    "selftest baud=9600",
+	    "load options: in 'baud=9600': unknown option 'baud'; accepted options: " ALL_NAMES);
+	ARGS_FAIL("verbose", "load options: in 'verbose': unknown option 'verbose'; accepted "
+			     "options: " ALL_NAMES);
+	/* An empty table. */
+	struct settings s = defaults();
+	char *buf = exact_copy("x=1", 3);
+	assert_int_equal(cfg_parse_args(opts, 0, &s, buf, 3, "load options", &err), -1);
+	free(buf);
+	assert_string_equal(err.msg,
+			    "load options: in 'x=1': unknown option 'x'; accepted options: (none)");
+}
+
+static void invalid_enum_value(void **state)
+{
+	(void)state;
+	ARGS_FAIL("exit=boom", "load options: in 'exit=boom': option 'exit': invalid value 'boom'; "
+			       "accepted: halt, reset, qemu");
+	FILE_FAILS("exit = \"halt \"", "baretrace.cfg:1: option 'exit': invalid value 'halt '; "
+				       "accepted: halt, reset, qemu");
+}
+
+static void not_key_value(void **state)
+{
+	(void)state;
+	FILE_FAILS("\n\n\njust words\n",
+		   "baretrace.cfg:4: expected 'key = value', got 'just words'");
+	FILE_FAILS("selftest  # bare bools need a value in a file",
+		   "baretrace.cfg:1: expected 'key = value', got 'selftest'");
+	FILE_FAILS("  = 5", "baretrace.cfg:1: expected 'key = value', got '= 5'");
+	FILE_FAILS("name # = 5", "baretrace.cfg:1: expected 'key = value', got 'name'");
+	ARGS_FAIL("selftest =5", "load options: in '=5': missing option name before '='; accepted: "
+				 "key=value");
+	ARGS_FAIL("=", "load options: in '=': missing option name before '='; accepted: key=value");
+}
+
+static void missing_value(void **state)
+{
+	(void)state;
+	FILE_FAILS("\n\n\n\n\n\nexit =\n",
+		   "baretrace.cfg:7: option 'exit': missing value; accepted: halt, reset, qemu");
+	FILE_FAILS("serial.baud =   # later",
+		   "baretrace.cfg:1: option 'serial.baud': missing value; accepted: 50..115200");
+	FILE_FAILS("name =", "baretrace.cfg:1: option 'name': missing value; accepted: at most 31 "
+			     "bytes, no control characters");
+	ARGS_FAIL("serial.baud", "load options: in 'serial.baud': option 'serial.baud': missing "
+				 "value; accepted: 50..115200");
+	ARGS_FAIL("serial.baud= exit=halt",
+		  "load options: in 'serial.baud=': option 'serial.baud': "
+		  "missing value; accepted: 50..115200");
+	ARGS_FAIL("selftest=", "load options: in 'selftest=': option 'selftest': missing value; "
+			       "accepted: 1, 0, yes, no, on, off, true, false");
+}
+
+static void quote_errors(void **state)
+{
+	(void)state;
+	FILE_FAILS(
+	    "name = \"abc def  ",
+	    "baretrace.cfg:1: missing closing '\"' in '\"abc def'; accepted: \"text\" within "
+	    "one line");
+	/* The quote does not continue onto the next line. */
+	FILE_FAILS(
+	    "name = \"abc\ndef\"\n",
+	    "baretrace.cfg:1: missing closing '\"' in '\"abc'; accepted: \"text\" within one "
+	    "line");
+	FILE_FAILS("name = \"abc\" def # c", "baretrace.cfg:1: unexpected 'def # c' after the "
+					     "closing '\"'; accepted: only a '#' comment after it");
+	FILE_FAILS("name = ab\"c\"", "baretrace.cfg:1: option 'name': stray '\"' in value "
+				     "'ab\"c\"' (quotes go around the whole value); accepted: at "
+				     "most 31 bytes, no control characters");
+	ARGS_FAIL("selftest name=\"abc def", "load options: in 'name=\"abc def': missing closing "
+					     "'\"'; accepted: key=\"text\"");
+	ARGS_FAIL("name=\"abc\"def selftest",
+		  "load options: in 'name=\"abc\"def': unexpected 'def' after the closing '\"'; "
+		  "accepted: a space, then the next option");
+	ARGS_FAIL("name=ab\"c d\"",
+		  "load options: in 'name=ab\"c': option 'name': stray '\"' in "
+		  "value 'ab\"c' (quotes go around the whole value); accepted: at "
+		  "most 31 bytes, no control characters");
+}
+
+static void string_length_and_control_characters(void **state)
+{
+	(void)state;
+	struct settings s = defaults();
+	char line[512];
+	int n;
+
+	n = snprintf(line, sizeof(line), "name=%031d", 7);
+	assert_int_equal(parse_args_n(&s, line, (size_t)n), 0);
+	assert_int_equal(strlen(s.name), 31);
+	n = snprintf(line, sizeof(line), "name=%032d", 7);
+	assert_int_equal(parse_args_n(&s, line, (size_t)n), -1);
+	assert_string_equal(err.msg,
+			    "load options: in 'name=00000000000000000000000000000007': "
+			    "option 'name': value '00000000000000000000000000000007' is too "
+			    "long (32 bytes); accepted: at most 31 bytes, no control "
+			    "characters");
+	assert_int_equal(strlen(s.name), 31); /* unchanged */
+	n = snprintf(line, sizeof(line), "name=%0300d", 7);
+	assert_int_equal(parse_args_n(&s, line, (size_t)n), -1);
+	assert_string_equal(err.msg,
+			    "load options: in 'name=00000000000000000000000000000000000...': "
+			    "option 'name': value '0000000000000000000000000000000000000000...' "
+			    "is too long (300 bytes); accepted: at most 31 bytes, no control "
+			    "characters");
+	FILE_FAILS("name = \"a\tb\"", "baretrace.cfg:1: option 'name': value 'a?b' contains a "
+				      "control character; accepted: at most 31 bytes, no control "
+				      "characters");
+	FILE_FAILS("name = a\rb\r\n", "baretrace.cfg:1: option 'name': value 'a?b' contains a "
+				      "control character; accepted: at most 31 bytes, no control "
+				      "characters");
+	FILE_FAILS("name = a\x7f", "baretrace.cfg:1: option 'name': value 'a?' contains a control "
+				   "character; accepted: at most 31 bytes, no control characters");
+}
+
+static void nul_bytes(void **state)
+{
+	(void)state;
+	FILE_FAILS("selftest = yes\nexit = h\0alt\n",
+		   "baretrace.cfg:2: NUL byte at column 9; accepted: plain text only");
+	FILE_FAILS("selftest = yes\n\0", "baretrace.cfg:2: NUL byte at column 1; accepted: plain "
+					 "text only");
+	FILE_FAILS("# comment \0\n", "baretrace.cfg:1: NUL byte at column 11; accepted: plain text "
+				     "only");
+	ARGS_FAIL("selftest exit=h\0alt",
+		  "load options: in 'exit=h?alt': NUL byte; accepted: plain text only");
+	ARGS_FAIL("selftest \0 exit=halt",
+		  "load options: in '?': NUL byte; accepted: plain text only");
+}
+
+static void long_lines(void **state)
+{
+	(void)state;
+	char text[600];
+	struct settings s = defaults();
+
+	/* A 255-byte comment line is fine, with "\n" or "\r\n"; 256 bytes is not. */
+	memset(text, 0, sizeof(text));
+	text[0] = '#';
+	memset(text + 1, 'x', 254);
+	strcat(text, "\r\nselftest = 1\n");
+	assert_int_equal(parse_file_n(&s, text, strlen(text)), 0);
+	assert_int_equal(s.selftest, 1);
+
+	memset(text, 0, sizeof(text));
+	strcpy(text, "selftest = 0\n#");
+	memset(text + strlen(text), 'y', 255);
+	strcat(text, "\nexit = reset\n");
+	s = defaults();
+	assert_int_equal(parse_file_n(&s, text, strlen(text)), -1);
+	assert_string_equal(err.msg,
+			    "baretrace.cfg:2: line '#yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy..."
+			    "' is too long (256 bytes); accepted: at most 255 bytes per "
+			    "line");
+	assert_int_equal(s.exit, 0);
+
+	/* The limit counts bytes without the line ending, even when the last line has none. */
+	memset(text, 0, sizeof(text));
+	strcpy(text, "name = ");
+	memset(text + strlen(text), 'z', 249);
+	assert_int_equal(parse_file_n(&s, text, strlen(text)), -1);
+	assert_true(
+	    strstr(err.msg, "is too long (256 bytes); accepted: at most 255 bytes per line"));
+}
+
+static void quoted_text_is_capped_and_printable(void **state)
+{
+	(void)state;
+	FILE_FAILS("ba\x01\x7f\xff\td = 1", "baretrace.cfg:1: unknown option 'ba????d'; accepted "
+					    "options: " ALL_NAMES);
+	ARGS_FAIL("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=1",
+		  "load options: in 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...': unknown option "
+		  "'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'; accepted options: " ALL_NAMES);
+	/* Exactly 40 bytes: no "...". */
+	ARGS_FAIL(
+	    "exit=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+	    "load options: in 'exit=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb...': option 'exit': "
+	    "invalid value 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'; accepted: halt, reset, "
+	    "qemu");
+}
+
+static void message_that_does_not_fit_ends_in_dots(void **state)
+{
+	(void)state;
+	static char names[40][48];
+	struct cfg_option many[40];
+	struct settings s = defaults();
+	char *buf = exact_copy("nope=1", 6);
+
+	for (int i = 0; i < 40; i++) {
+		snprintf(names[i], sizeof(names[i]), "a.rather.long.option.name.%02d", i);
+		many[i] = (struct cfg_option){names[i], CFG_BOOL, NULL, 0, 0, 0, NULL};
+	}
+	assert_int_equal(cfg_parse_args(many, 40, &s, buf, 6, "load options", &err), -1);
+	free(buf);
+	assert_int_equal(strlen(err.msg), sizeof(err.msg) - 1);
+	assert_string_equal(err.msg + sizeof(err.msg) - 4, "...");
+	assert_true(strncmp(err.msg,
+			    "load options: in 'nope=1': unknown option 'nope'; accepted options: "
+			    "a.rather.long.option.name.00, a.rather.long.option.name.01",
+			    120) == 0);
+}
+
+static void stops_at_first_error_keeping_earlier_settings(void **state)
+{
+	(void)state;
+	struct settings s = defaults();
+
+	assert_int_equal(
+	    parse_file(&s, "serial.baud = 9600\nexit = boom\nbogus = 1\nselftest = 1\n"), -1);
+	assert_string_equal(err.msg, "baretrace.cfg:2: option 'exit': invalid value 'boom'; "
+				     "accepted: halt, reset, qemu");
+	assert_int_equal(s.baud, 9600);
+	assert_int_equal(s.exit, 0);
+	assert_int_equal(s.selftest, 0);
+
+	s = defaults();
+	assert_int_equal(parse_args(&s, "exit=qemu serial.baud=1 selftest"), -1);
+	assert_int_equal(s.exit, 2);
+	assert_int_equal(s.baud, 115200);
+	assert_int_equal(s.selftest, 0);
+}
+
+static void null_err_and_source(void **state)
+{
+	(void)state;
+	struct settings s = defaults();
+	char *buf = exact_copy("exit=boom", 9);
+
+	assert_int_equal(cfg_parse_args(opts, NOPTS, &s, buf, 9, "load options", NULL), -1);
+	assert_int_equal(cfg_parse_file(opts, NOPTS, &s, buf, 9, NULL, &err), -1);
+	free(buf);
+	assert_string_equal(
+	    err.msg, "config:1: option 'exit': invalid value 'boom'; accepted: halt, reset, qemu");
+}
+
+/* ---- cfg_describe -----------------------------------------------------------------------------
+ */
+
+#define DESCRIPTION                                                                                \
+	"  serial.port=0..65535           UART I/O port\n"                                         \
+	"  serial.baud=50..115200         UART baud rate\n"                                        \
+	"  exit=halt|reset|qemu           what to do at the end\n"                                 \
+	"  selftest=yes|no                run the self tests\n"                                    \
+	"  mem=0..18446744073709551615    memory limit\n"                                          \
+	"  name=<text, at most 31 bytes>  session name\n"
+
+static void describe_lists_every_option_aligned(void **state)
+{
+	(void)state;
+	char buf[1024];
+
+	memset(buf, 'X', sizeof(buf));
+	assert_int_equal(cfg_describe(opts, NOPTS, buf, sizeof(buf)), strlen(DESCRIPTION));
+	assert_string_equal(buf, DESCRIPTION);
+}
+
+static void describe_truncates_like_snprintf(void **state)
+{
+	(void)state;
+	char buf[16];
+
+	assert_int_equal(cfg_describe(opts, NOPTS, NULL, 0), strlen(DESCRIPTION));
+	memset(buf, 'X', sizeof(buf));
+	assert_int_equal(cfg_describe(opts, NOPTS, buf, sizeof(buf)), strlen(DESCRIPTION));
+	assert_string_equal(buf, "  serial.port=0");
+	buf[0] = 'X';
+	assert_int_equal(cfg_describe(opts, NOPTS, buf, 1), strlen(DESCRIPTION));
+	assert_int_equal(buf[0], '\0');
+	assert_int_equal(cfg_describe(opts, 0, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+}
+
+static void describe_without_help_and_with_long_entries(void **state)
+{
+	(void)state;
+	static const struct cfg_enum_value many[] = {{"alpha", 0}, {"bravo", 1}, {"charlie", 2},
+						     {"delta", 3}, {"echo", 4},	 {NULL, 0}};
+	static const struct cfg_option o[] = {
+	    {"a", CFG_BOOL, "flag", 0, 0, 0, NULL},
+	    {"b", CFG_UINT, NULL, 0, 1, 9, NULL},
+	    {"phonetic", CFG_ENUM, "too wide to align", 0, 0, 0, many},
+	};
+	char buf[256];
+
+	cfg_describe(o, 3, buf, sizeof(buf));
+	assert_string_equal(buf, "  a=yes|no  flag\n"
+				 "  b=1..9\n"
+				 "  phonetic=alpha|bravo|charlie|delta|echo  too wide to align\n");
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(file_with_comments_crlf_tabs_quotes),
+    cmocka_unit_test(file_unquoted_values_keep_inner_spaces_and_quotes_allow_empty),
+    cmocka_unit_test(file_skips_utf8_bom),
+    cmocka_unit_test(empty_inputs_change_nothing),
+    cmocka_unit_test(args_tokens_quotes_and_bare_bool),
+    cmocka_unit_test(later_settings_override_earlier),
+    cmocka_unit_test(names_match_exactly_ignoring_case),
+    cmocka_unit_test(bool_spellings),
+    cmocka_unit_test(uint_forms_and_suffixes),
+    cmocka_unit_test(uint_64_bit_boundaries),
+    cmocka_unit_test(uint_range_boundaries),
+    cmocka_unit_test(uint_not_a_number),
+    cmocka_unit_test(unknown_option),
+    cmocka_unit_test(invalid_enum_value),
+    cmocka_unit_test(not_key_value),
+    cmocka_unit_test(missing_value),
+    cmocka_unit_test(quote_errors),
+    cmocka_unit_test(string_length_and_control_characters),
+    cmocka_unit_test(nul_bytes),
+    cmocka_unit_test(long_lines),
+    cmocka_unit_test(quoted_text_is_capped_and_printable),
+    cmocka_unit_test(message_that_does_not_fit_ends_in_dots),
+    cmocka_unit_test(stops_at_first_error_keeping_earlier_settings),
+    cmocka_unit_test(null_err_and_source),
+    cmocka_unit_test(describe_lists_every_option_aligned),
+    cmocka_unit_test(describe_truncates_like_snprintf),
+    cmocka_unit_test(describe_without_help_and_with_long_entries),
+};
+UNIT_MAIN(tests)
