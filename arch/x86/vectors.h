@@ -7,11 +7,12 @@
 #ifndef ARCH_X86_VECTORS_H
 #define ARCH_X86_VECTORS_H
 
-#define VEC_PMI		 0xf0 /* LVT performance-counter entry (unless delivered as NMI) */
-#define VEC_IPI_CALL	 0xf1 /* cross-CPU function calls */
-#define VEC_APIC_TIMER	 0xf2 /* LVT timer (calibration) */
-#define VEC_APIC_ERROR	 0xfe /* LVT error */
-#define VEC_APIC_SPURIOUS 0xff /* spurious-interrupt vector register; bits 3:0 must be 1111b
-				* on P6/Pentium parts (SDM 10.9) */
+#define VEC_PMI	       0xf0 /* LVT performance-counter entry (unless delivered as NMI) */
+#define VEC_IPI_CALL   0xf1 /* cross-CPU function calls */
+#define VEC_APIC_TIMER 0xf2 /* LVT timer (calibration) */
+#define VEC_APIC_ERROR 0xfe /* LVT error */
+#define VEC_APIC_SPURIOUS                                                                          \
+	0xff /* spurious-interrupt vector register; bits 3:0 must be 1111b                         \
+	      * on P6/Pentium parts (SDM 10.9) */
 
 #endif

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fatal loader errors. The run must end, never hang:
+ *  - before ExitBootServices: the message goes to ConOut (serial under OVMF); then, if the
+ *    effective `exit` option (config file, overridden by load options) is `qemu`, QEMU's
+ *    isa-debug-exit device ends the run with status 1 (QEMU exits 3); otherwise, or if that
+ *    port is not there, stall 5 s so the message can be read and return to the firmware;
+ *  - after an ExitBootServices attempt (firmware console gone, no Stall): the message goes
+ *    straight to the COM1 UART, then the QEMU exit as above, else a 5 s TSC wait and a cold
+ *    reset through the runtime services.
+ */
+#include "boot/cpu.h"
+#include "boot/loader.h"
+#include "boot/text.h"
+
+#define QEMU_EXIT_PORT	  0xf4
+#define QEMU_EXIT_FAILURE 1 /* QEMU exits with (1 << 1) | 1 = 3: the runner's FAIL */
+#define FAIL_STALL_US	  5000000
+
+#define COM1_PORT	 0x3f8
+#define UART_LSR	 5	/* line status register offset */
+#define UART_LSR_THRE	 0x20	/* transmit holding register empty */
+#define UART_SPIN_LIMIT	 100000 /* give up on a UART that never drains */
+#define LATE_WAIT_CYCLES 5000000000ull /* if the TSC rate is unknown: ~5 s at 1 GHz */
+
+static int wants_qemu_exit(const struct loader *ld)
+{
+	if (!ld->bi)
+		return 0;
+	return exit_option_is_qemu(ld->bi->options, ld->bi->config);
+}
+
+void loader_warn(const char *what, EFI_STATUS status)
+{
+	Print(L"" LOADER_TAG "warning: %a: %r\n", what, status);
+}
+
+EFI_STATUS loader_fail(const struct loader *ld, EFI_STATUS status, const char *what)
+{
+	Print(L"" LOADER_TAG "error: %a: %r (EFI status %lx)\n", what, status, status);
+	if (wants_qemu_exit(ld)) {
+		Print(L"" LOADER_TAG "exit=qemu: ending QEMU with failure status %d\n",
+		      QEMU_EXIT_FAILURE);
+		cpu_outb(QEMU_EXIT_PORT, QEMU_EXIT_FAILURE);
+	}
+	Print(L"" LOADER_TAG "returning to the firmware in %d s\n", FAIL_STALL_US / 1000000);
+	BS->Stall(FAIL_STALL_US);
+	return status;
+}
+
+static void uart_putc(char c)
+{
+	for (unsigned i = 0; i < UART_SPIN_LIMIT && !(cpu_inb(COM1_PORT + UART_LSR) & UART_LSR_THRE);
+	     i++)
+		cpu_pause();
+	cpu_outb(COM1_PORT, (uint8_t)c);
+}
+
+static void uart_puts(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\n')
+			uart_putc('\r');
+		uart_putc(*s);
+	}
+}
+
+static void uart_hex(uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char buf[2 + 16 + 1] = "0x";
+	for (int i = 0; i < 16; i++)
+		buf[2 + i] = digits[(v >> (60 - 4 * i)) & 0xf];
+	buf[18] = '\0';
+	uart_puts(buf);
+}
+
+void loader_fail_late(const struct loader *ld, EFI_STATUS status, const char *what)
+{
+	__asm__ volatile("cli");
+	uart_puts("\n" LOADER_TAG "error after ExitBootServices was attempted: ");
+	uart_puts(what);
+	uart_puts(" (EFI status ");
+	uart_hex(status);
+	uart_puts(")\n");
+	if (wants_qemu_exit(ld)) {
+		uart_puts(LOADER_TAG "exit=qemu: ending QEMU with failure status 1\n");
+		cpu_outb(QEMU_EXIT_PORT, QEMU_EXIT_FAILURE);
+	}
+	uart_puts(LOADER_TAG "boot services are gone: resetting in 5 s\n");
+	uint64_t hz = ld->bi && ld->bi->tsc_hz ? ld->bi->tsc_hz : 0;
+	uint64_t wait = hz ? hz * (FAIL_STALL_US / 1000000) : LATE_WAIT_CYCLES;
+	for (uint64_t t0 = cpu_rdtsc(); cpu_rdtsc() - t0 < wait;)
+		cpu_pause();
+	RT->ResetSystem(EfiResetCold, status, 0, NULL);
+	for (;;) /* ResetSystem does not return; if it did, stop here rather than run on */
+		__asm__ volatile("cli; hlt");
+}
