@@ -67,8 +67,8 @@ void loader_read_config(struct loader *ld)
 	EFI_FILE_HANDLE root = NULL, file = NULL;
 
 	config_none(bi, BOOT_CONFIG_ABSENT);
-	EFI_STATUS st = BS->HandleProtocol(ld->loaded_image->DeviceHandle, &FileSystemProtocol,
-					   (void **)&fs);
+	EFI_STATUS st =
+	    BS->HandleProtocol(ld->loaded_image->DeviceHandle, &FileSystemProtocol, (void **)&fs);
 	if (EFI_ERROR(st) || !fs) {
 		Print(L"" LOADER_TAG "note: the boot device has no file system: no %a\n",
 		      BOOT_CONFIG_PATH + 1);

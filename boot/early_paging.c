@@ -78,11 +78,11 @@ size_t early_paging_pages_needed(const struct early_paging_layout *l)
 	 * The identity map is in the lower half and the kernel in the upper half, so they share
 	 * only the PML4: each needs its own PDPTs and page directories.
 	 */
-	uint64_t n = 1;					       /* PML4 */
-	n += regions(0, last_identity, EP_PDPT_SPAN);	       /* identity PDPTs */
-	n += regions(0, last_identity, EP_PD_SPAN);	       /* identity PDs */
-	n += regions(kfirst, klast, EP_PDPT_SPAN);	       /* kernel PDPTs */
-	n += regions(kfirst, klast, EP_PD_SPAN);	       /* kernel PDs */
+	uint64_t n = 1;				      /* PML4 */
+	n += regions(0, last_identity, EP_PDPT_SPAN); /* identity PDPTs */
+	n += regions(0, last_identity, EP_PD_SPAN);   /* identity PDs */
+	n += regions(kfirst, klast, EP_PDPT_SPAN);    /* kernel PDPTs */
+	n += regions(kfirst, klast, EP_PD_SPAN);      /* kernel PDs */
 	return (size_t)n;
 }
 

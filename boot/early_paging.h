@@ -15,8 +15,8 @@
 #include "lib/bits.h"
 
 #define EP_PAGE_SIZE  4096ull
-#define EP_LARGE_PAGE (2ull << 20) /* one PD entry with PS set */
-#define EP_PD_SPAN    (1ull << 30) /* one page directory: 512 x 2 MiB */
+#define EP_LARGE_PAGE (2ull << 20)   /* one PD entry with PS set */
+#define EP_PD_SPAN    (1ull << 30)   /* one page directory: 512 x 2 MiB */
 #define EP_PDPT_SPAN  (512ull << 30) /* one PDPT: 512 x 1 GiB */
 #define EP_ENTRIES    512u
 
@@ -44,9 +44,9 @@ struct early_paging_layout {
 
 enum early_paging_status {
 	EP_OK = 0,
-	EP_ERR_LIMIT,	    /* identity_limit not 2 MiB aligned, zero, or above EP_IDENTITY_MAX */
-	EP_ERR_KERNEL,	    /* kernel addresses unaligned, not upper half, empty, or wrapping */
-	EP_ERR_NO_MEMORY,   /* the allocator returned NULL or a misaligned page */
+	EP_ERR_LIMIT,	  /* identity_limit not 2 MiB aligned, zero, or above EP_IDENTITY_MAX */
+	EP_ERR_KERNEL,	  /* kernel addresses unaligned, not upper half, empty, or wrapping */
+	EP_ERR_NO_MEMORY, /* the allocator returned NULL or a misaligned page */
 	EP_ERR_ALREADY_MAPPED, /* two mappings for one address: a layout bug */
 	EP_STATUS_COUNT
 };
@@ -65,7 +65,8 @@ size_t early_paging_pages_needed(const struct early_paging_layout *l);
 
 /* Builds the tables; *pml4 is the page to load into CR3. */
 enum early_paging_status early_paging_build(const struct early_paging_layout *l,
-					    early_paging_alloc_fn alloc, void *ctx, uint64_t **pml4);
+					    early_paging_alloc_fn alloc, void *ctx,
+					    uint64_t **pml4);
 
 const char *early_paging_strerror(enum early_paging_status status);
 

@@ -7,20 +7,20 @@
  */
 #include "boot/elf_load.h"
 
-#define EI_NIDENT     16
-#define EI_CLASS      4
-#define EI_DATA	      5
-#define EI_VERSION    6
-#define ELFCLASS64    2
-#define ELFDATA2LSB   1
-#define EV_CURRENT    1
-#define ET_EXEC	      2
-#define EM_X86_64     62
-#define PT_LOAD	      1
-#define PT_NOTE	      4
+#define EI_NIDENT	16
+#define EI_CLASS	4
+#define EI_DATA		5
+#define EI_VERSION	6
+#define ELFCLASS64	2
+#define ELFDATA2LSB	1
+#define EV_CURRENT	1
+#define ET_EXEC		2
+#define EM_X86_64	62
+#define PT_LOAD		1
+#define PT_NOTE		4
 #define NT_GNU_BUILD_ID 3
-#define NOTE_ALIGN_MIN 4 /* note name and descriptor padding, unless p_align says 8 */
-#define NOTE_ALIGN_MAX 8
+#define NOTE_ALIGN_MIN	4 /* note name and descriptor padding, unless p_align says 8 */
+#define NOTE_ALIGN_MAX	8
 
 static const uint8_t elf_magic[4] = {0x7f, 'E', 'L', 'F'};
 static const char gnu_note_name[] = "GNU"; /* namesz 4, NUL included */
@@ -87,6 +87,14 @@ const char *elf_strerror(enum elf_status status)
 	if ((unsigned)status >= ELF_STATUS_COUNT)
 		return "unknown ELF loader status";
 	return messages[status];
+}
+
+static int bytes_equal(const uint8_t *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != (uint8_t)b[i])
+			return 0;
+	return 1;
 }
 
 /* [off, off + len) lies within a file of size bytes (overflow-safe). */
@@ -156,6 +164,10 @@ enum elf_status elf_validate(const void *data, uint64_t size, uint64_t virt_base
 	img->span = 0;
 	img->load_count = 0;
 	img->bad_phdr = -1;
+	/* A short file that is not ELF at all is "not ELF" rather than "truncated". */
+	if (size >= sizeof(elf_magic) &&
+	    !bytes_equal(data, (const char *)elf_magic, sizeof(elf_magic)))
+		return ELF_ERR_NOT_ELF;
 	if (size < sizeof(eh))
 		return ELF_ERR_TRUNCATED;
 	__builtin_memcpy(&eh, data, sizeof(eh));
@@ -219,17 +231,10 @@ static uint64_t note_pad(uint64_t n, uint64_t align)
 	return (n + align - 1) & ~(align - 1);
 }
 
-static int bytes_equal(const uint8_t *a, const char *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (a[i] != (uint8_t)b[i])
-			return 0;
-	return 1;
-}
-
 /*
- * Walks the notes of one PT_NOTE segment [p, p + len). Name and descriptor are padded to 4
- * bytes (the common case, also in ELF64) or to 8 when the segment says p_align 8.
+ * Walks the notes of one PT_NOTE segment [p, p + len): a header, the name, then the
+ * descriptor and the next note at offsets aligned to 4 (the common case, also in ELF64) or
+ * to 8 when the segment says p_align 8 (as .note.gnu.property does).
  */
 static enum elf_status scan_notes(const uint8_t *p, uint64_t len, uint64_t align, size_t max_len,
 				  const uint8_t **id, uint32_t *id_len)
@@ -240,13 +245,15 @@ static enum elf_status scan_notes(const uint8_t *p, uint64_t len, uint64_t align
 		if (len - off < sizeof(nh))
 			return ELF_ERR_NOTE;
 		__builtin_memcpy(&nh, p + off, sizeof(nh));
-		off += sizeof(nh);
-		uint64_t name_len = note_pad(nh.n_namesz, align);
-		uint64_t desc_len = note_pad(nh.n_descsz, align);
-		if (name_len > len - off || desc_len > len - off - name_len)
+		uint64_t name_off = off + sizeof(nh);
+		if (nh.n_namesz > len - name_off)
 			return ELF_ERR_NOTE;
-		const uint8_t *name = p + off, *desc = p + off + name_len;
-		off += name_len + desc_len;
+		/* The descriptor and the next note start at aligned offsets. */
+		uint64_t desc_off = note_pad(name_off + nh.n_namesz, align);
+		if (nh.n_descsz > 0 && (desc_off > len || nh.n_descsz > len - desc_off))
+			return ELF_ERR_NOTE;
+		const uint8_t *name = p + name_off, *desc = p + desc_off;
+		off = note_pad(desc_off + nh.n_descsz, align);
 		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != sizeof(gnu_note_name) ||
 		    !bytes_equal(name, gnu_note_name, sizeof(gnu_note_name)))
 			continue;

@@ -12,23 +12,23 @@
 
 enum elf_status {
 	ELF_OK = 0,
-	ELF_ERR_TRUNCATED,	 /* smaller than an ELF header */
-	ELF_ERR_NOT_ELF,	 /* no \x7fELF magic */
-	ELF_ERR_CLASS,		 /* not ELFCLASS64 */
-	ELF_ERR_ENDIAN,		 /* not little-endian */
-	ELF_ERR_VERSION,	 /* not EV_CURRENT */
-	ELF_ERR_TYPE,		 /* not ET_EXEC */
-	ELF_ERR_MACHINE,	 /* not EM_X86_64 */
-	ELF_ERR_PHDR_SIZE,	 /* e_phentsize is not sizeof(Elf64_Phdr) */
-	ELF_ERR_PHDR_RANGE,	 /* program header table outside the file */
-	ELF_ERR_NO_LOAD,	 /* no PT_LOAD segment */
-	ELF_ERR_SEG_FILESZ,	 /* a PT_LOAD segment has p_filesz > p_memsz */
-	ELF_ERR_SEG_RANGE,	 /* a segment's file bytes lie outside the file */
-	ELF_ERR_SEG_BELOW_BASE,	 /* a PT_LOAD segment starts below the virtual base */
-	ELF_ERR_SEG_WRAP,	 /* a PT_LOAD segment runs past the top of the address space */
-	ELF_ERR_ENTRY,		 /* e_entry is not inside a PT_LOAD segment */
-	ELF_ERR_NOTE,		 /* a PT_NOTE segment is malformed */
-	ELF_ERR_BUILD_ID_SIZE,	 /* the GNU build id is longer than the caller accepts */
+	ELF_ERR_TRUNCATED,	/* smaller than an ELF header */
+	ELF_ERR_NOT_ELF,	/* no \x7fELF magic */
+	ELF_ERR_CLASS,		/* not ELFCLASS64 */
+	ELF_ERR_ENDIAN,		/* not little-endian */
+	ELF_ERR_VERSION,	/* not EV_CURRENT */
+	ELF_ERR_TYPE,		/* not ET_EXEC */
+	ELF_ERR_MACHINE,	/* not EM_X86_64 */
+	ELF_ERR_PHDR_SIZE,	/* e_phentsize is not sizeof(Elf64_Phdr) */
+	ELF_ERR_PHDR_RANGE,	/* program header table outside the file */
+	ELF_ERR_NO_LOAD,	/* no PT_LOAD segment */
+	ELF_ERR_SEG_FILESZ,	/* a PT_LOAD segment has p_filesz > p_memsz */
+	ELF_ERR_SEG_RANGE,	/* a segment's file bytes lie outside the file */
+	ELF_ERR_SEG_BELOW_BASE, /* a PT_LOAD segment starts below the virtual base */
+	ELF_ERR_SEG_WRAP,	/* a PT_LOAD segment runs past the top of the address space */
+	ELF_ERR_ENTRY,		/* e_entry is not inside a PT_LOAD segment */
+	ELF_ERR_NOTE,		/* a PT_NOTE segment is malformed */
+	ELF_ERR_BUILD_ID_SIZE,	/* the GNU build id is longer than the caller accepts */
 	ELF_STATUS_COUNT
 };
 

@@ -113,7 +113,8 @@ EFI_STATUS loader_exit_boot_services(struct loader *ld)
 		EFI_STATUS st = get_map(ld);
 		if (EFI_ERROR(st)) {
 			if (ld->boot_services_gone)
-				loader_fail_late(ld, st, "GetMemoryMap after ExitBootServices failed");
+				loader_fail_late(ld, st,
+						 "GetMemoryMap after ExitBootServices failed");
 			Print(L"" LOADER_TAG "error: final GetMemoryMap (buffer %ld bytes): %r\n",
 			      (UINT64)ld->map_capacity, st);
 			return st;
@@ -132,7 +133,8 @@ EFI_STATUS loader_exit_boot_services(struct loader *ld)
 	size_t n = mmap_convert(ld->map, ld->map_size, ld->desc_size, ld->ranges,
 				ld->ranges_capacity, &total);
 	if (n < total) /* cannot happen: the array holds as many entries as the map buffer */
-		loader_fail_late(ld, EFI_BUFFER_TOO_SMALL, "memory map larger than its range array");
+		loader_fail_late(ld, EFI_BUFFER_TOO_SMALL,
+				 "memory map larger than its range array");
 	bi->mmap = (uint64_t)(UINTN)ld->ranges;
 	bi->mmap_count = (uint32_t)n;
 	return EFI_SUCCESS;

@@ -18,9 +18,9 @@
 #define FAIL_STALL_US	  5000000
 
 #define COM1_PORT	 0x3f8
-#define UART_LSR	 5	/* line status register offset */
-#define UART_LSR_THRE	 0x20	/* transmit holding register empty */
-#define UART_SPIN_LIMIT	 100000 /* give up on a UART that never drains */
+#define UART_LSR	 5	       /* line status register offset */
+#define UART_LSR_THRE	 0x20	       /* transmit holding register empty */
+#define UART_SPIN_LIMIT	 100000	       /* give up on a UART that never drains */
 #define LATE_WAIT_CYCLES 5000000000ull /* if the TSC rate is unknown: ~5 s at 1 GHz */
 
 static int wants_qemu_exit(const struct loader *ld)
@@ -50,8 +50,8 @@ EFI_STATUS loader_fail(const struct loader *ld, EFI_STATUS status, const char *w
 
 static void uart_putc(char c)
 {
-	for (unsigned i = 0; i < UART_SPIN_LIMIT && !(cpu_inb(COM1_PORT + UART_LSR) & UART_LSR_THRE);
-	     i++)
+	for (unsigned i = 0;
+	     i < UART_SPIN_LIMIT && !(cpu_inb(COM1_PORT + UART_LSR) & UART_LSR_THRE); i++)
 		cpu_pause();
 	cpu_outb(COM1_PORT, (uint8_t)c);
 }

@@ -29,9 +29,8 @@ void loader_read_options(struct loader *ld)
 {
 	struct boot_info *bi = ld->bi;
 	EFI_LOADED_IMAGE *li = ld->loaded_image;
-	struct load_options_result r =
-	    load_options_to_ascii(li->LoadOptions, li->LoadOptionsSize, bi->options,
-				  sizeof(bi->options));
+	struct load_options_result r = load_options_to_ascii(li->LoadOptions, li->LoadOptionsSize,
+							     bi->options, sizeof(bi->options));
 	bi->options_truncated = (uint32_t)r.truncated;
 	switch (r.status) {
 	case LOAD_OPTIONS_OK:

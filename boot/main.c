@@ -7,9 +7,11 @@
  */
 #include "boot/cpu.h"
 #include "boot/loader.h"
+#include "boot/text.h"
 
 #define UEFI_MAJOR(rev) ((rev) >> 16)
 #define UEFI_MINOR(rev) ((rev)&0xffff)
+#define HZ_PER_MHZ	1000000
 
 static EFI_STATUS alloc_boot_info(struct loader *ld, uint64_t tsc_entry)
 {
@@ -37,10 +39,15 @@ static EFI_STATUS check_paging_mode(void)
 static void print_summary(const struct loader *ld)
 {
 	const struct boot_info *bi = ld->bi;
+	Print(L"" LOADER_TAG "%a: %a (%d bytes); load options: '%a'; RSDP 0x%lx (ACPI %d.0 GUID); "
+	      "AP trampoline 0x%lx; TSC ~%ld MHz\n",
+	      BOOT_CONFIG_PATH + 1, config_status_name(bi->config_status), bi->config_len,
+	      bi->options, bi->acpi_rsdp, bi->acpi_revision, bi->trampoline_phys,
+	      bi->tsc_hz / HZ_PER_MHZ);
 	Print(L"" LOADER_TAG "kernel %ld KiB at phys 0x%lx, entry 0x%lx; identity map to 0x%lx "
-	      "(%ld table pages); TSC %ld MHz; config %d, options '%a'; exiting boot services\n",
+	      "(%ld table pages); exiting boot services\n",
 	      bi->kernel_size >> 10, bi->kernel_phys_base, ld->kernel_entry, bi->identity_limit,
-	      (UINT64)ld->table_pages, bi->tsc_hz / 1000000, bi->config_status, bi->options);
+	      (UINT64)ld->table_pages);
 }
 
 /*

@@ -41,8 +41,8 @@ static void read_desc(const void *map, size_t desc_size, size_t i, struct efi_me
 	__builtin_memcpy(d, (const uint8_t *)map + i * desc_size, sizeof(*d));
 }
 
-size_t mmap_convert(const void *map, size_t map_size, size_t desc_size,
-		    struct boot_mem_range *out, size_t cap, size_t *total)
+size_t mmap_convert(const void *map, size_t map_size, size_t desc_size, struct boot_mem_range *out,
+		    size_t cap, size_t *total)
 {
 	size_t n = desc_count(map_size, desc_size);
 	if (total)

@@ -53,8 +53,8 @@ uint32_t mmap_boot_type(uint32_t efi_type);
  * NULL) receives the number of descriptors, so total > return value means out was too small.
  * A desc_size below sizeof(struct efi_mem_desc) yields 0 entries.
  */
-size_t mmap_convert(const void *map, size_t map_size, size_t desc_size,
-		    struct boot_mem_range *out, size_t cap, size_t *total);
+size_t mmap_convert(const void *map, size_t map_size, size_t desc_size, struct boot_mem_range *out,
+		    size_t cap, size_t *total);
 
 /* The end of the highest range of any type (saturating at 2^64 - 1 for nonsense sizes). */
 uint64_t mmap_highest_end(const void *map, size_t map_size, size_t desc_size);

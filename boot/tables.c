@@ -32,7 +32,8 @@ EFI_STATUS loader_build_page_tables(struct loader *ld)
 	uint64_t highest = mmap_highest_end(ld->map, ld->map_size, ld->desc_size);
 	uint64_t limit = early_paging_identity_limit(highest);
 	if (highest > limit)
-		Print(L"" LOADER_TAG "warning: memory above 0x%lx (up to 0x%lx) is not identity-mapped\n",
+		Print(L"" LOADER_TAG
+		      "warning: memory above 0x%lx (up to 0x%lx) is not identity-mapped\n",
 		      limit, highest);
 	struct early_paging_layout layout = {
 	    .identity_limit = limit,
@@ -55,7 +56,8 @@ EFI_STATUS loader_build_page_tables(struct loader *ld)
 	ld->table_pages = pool.left;
 	enum early_paging_status es = early_paging_build(&layout, pool_alloc, &pool, &ld->pml4);
 	if (es != EP_OK) {
-		Print(L"" LOADER_TAG "error: page tables (identity to 0x%lx, kernel 0x%lx -> 0x%lx, "
+		Print(L"" LOADER_TAG
+		      "error: page tables (identity to 0x%lx, kernel 0x%lx -> 0x%lx, "
 		      "%ld KiB): %a\n",
 		      limit, layout.kernel_virt, layout.kernel_phys, layout.kernel_size >> 10,
 		      early_paging_strerror(es));

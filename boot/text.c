@@ -137,6 +137,24 @@ int32_t config_text_status(const char *buf, size_t len)
 	return BOOT_CONFIG_OK;
 }
 
+const char *config_status_name(int32_t status)
+{
+	switch (status) {
+	case BOOT_CONFIG_OK:
+		return "ok";
+	case BOOT_CONFIG_ABSENT:
+		return "absent";
+	case BOOT_CONFIG_TOO_LARGE:
+		return "too large";
+	case BOOT_CONFIG_READ_ERROR:
+		return "read error";
+	case BOOT_CONFIG_NOT_TEXT:
+		return "not text";
+	default:
+		return "unknown";
+	}
+}
+
 static int space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';

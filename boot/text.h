@@ -21,17 +21,17 @@
 size_t ucs2_to_ascii(char *dst, size_t cap, const uint16_t *src, size_t max_units, int *truncated);
 
 enum load_options_status {
-	LOAD_OPTIONS_OK = 0,	   /* converted (possibly empty) */
-	LOAD_OPTIONS_ODD_SIZE,	   /* an odd byte count cannot be UCS-2 */
-	LOAD_OPTIONS_NOT_TEXT,	   /* a control or non-character unit, or data after the NUL */
+	LOAD_OPTIONS_OK = 0,   /* converted (possibly empty) */
+	LOAD_OPTIONS_ODD_SIZE, /* an odd byte count cannot be UCS-2 */
+	LOAD_OPTIONS_NOT_TEXT, /* a control or non-character unit, or data after the NUL */
 };
 
 struct load_options_result {
 	enum load_options_status status;
-	size_t bad_offset;  /* byte offset of the offending unit (LOAD_OPTIONS_NOT_TEXT) */
-	uint16_t bad_unit;  /* its value */
-	int dropped_name;   /* the first token ended in ".efi" and was dropped */
-	int truncated;	    /* the text did not fit dst */
+	size_t bad_offset; /* byte offset of the offending unit (LOAD_OPTIONS_NOT_TEXT) */
+	uint16_t bad_unit; /* its value */
+	int dropped_name;  /* the first token ended in ".efi" and was dropped */
+	int truncated;	   /* the text did not fit dst */
 };
 
 /*
@@ -47,6 +47,9 @@ struct load_options_result load_options_to_ascii(const void *data, uint32_t size
 
 /* BOOT_CONFIG_NOT_TEXT if buf[0..len) contains a NUL byte, else BOOT_CONFIG_OK. */
 int32_t config_text_status(const char *buf, size_t len);
+
+/* "ok", "absent", "too large", "read error", "not text", or "unknown". */
+const char *config_status_name(int32_t status);
 
 /*
  * Whether the effective `exit` option is `qemu`: the last `exit = value` in the config text

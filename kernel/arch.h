@@ -33,10 +33,23 @@ enum run_status {
 bool arch_console_init(uint16_t port, uint32_t baud);
 void arch_console_write(const char *s, size_t n);
 
-/* GDT, TSS, IDT and the kernel's own page tables (memory_init() must have run). */
+/* The boot CPU's GDT, TSS, IDT and per-CPU area: exceptions are reported from here on. */
+void arch_early_init(void);
+/* The kernel's own page tables (memory_init() must have run). */
 bool arch_init(const struct boot_info *bi, const struct memmap *mm);
 /* Physical memory is identity-mapped: the pointer through which the kernel reaches it. */
 void *arch_phys_to_virt(uint64_t phys);
+
+/* Bring up every CPU the firmware lists, report them, and the timers (arch_init first). */
+void arch_smp_init(const struct boot_info *bi, bool pmi_as_nmi);
+unsigned arch_cpu_count(void);
+unsigned arch_cpu_index(void); /* the running CPU, 0 = boot CPU */
+uint32_t arch_cpu_apic_id(unsigned index);
+/* Run fn(arg) on CPU `index` (interrupts off there) and wait, bounded; false on time-out. Calls
+ * are issued from the boot CPU. */
+bool arch_run_on_cpu(unsigned index, void (*fn)(void *), void *arg);
+/* Run fn(arg) on every online CPU, this one included; returns how many finished in time. */
+unsigned arch_run_on_all(void (*fn)(void *), void *arg);
 
 /* CPU identification for the banner: fills `out` with a one-line description. */
 void arch_describe_cpu(char *out, size_t size);

@@ -102,6 +102,7 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	tsc_kernel_entry = arch_timestamp();
 	boot_info = bi;
 	arch_console_init(DEFAULT_SERIAL_PORT, DEFAULT_SERIAL_BAUD);
+	arch_early_init();
 	if (bi->magic != BOOT_INFO_MAGIC || bi->version != BOOT_INFO_VERSION) {
 		kprintf("error: boot_info magic %#lx version %u; this kernel accepts magic %#llx "
 			"version %u: loader and kernel do not match\n",
@@ -124,6 +125,7 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	if (!memory_init(&mm) || !arch_init(bi, &mm))
 		arch_exit(RUN_FAIL);
 	print_memmap(&mm, (enum memmap_detail)opts.memmap);
+	arch_smp_init(bi, opts.pmi == PMI_NMI);
 	print_boot_time(bi);
 	kprintf("kernel ready\n");
 

@@ -50,7 +50,12 @@ bool memory_init(const struct memmap *mm)
 
 uint64_t page_alloc(uint64_t pages)
 {
-	uint64_t phys = pmm_alloc(&allocator, pages, 1, 0);
+	return page_alloc_below(pages, 0);
+}
+
+uint64_t page_alloc_below(uint64_t pages, uint64_t limit)
+{
+	uint64_t phys = pmm_alloc(&allocator, pages, 1, limit);
 	if (phys == PMM_NO_PAGE)
 		return 0;
 	memset(arch_phys_to_virt(phys), 0, pages * PAGE_SIZE);

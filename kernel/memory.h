@@ -14,6 +14,8 @@
 bool memory_init(const struct memmap *mm);
 /* Zeroed, contiguous, 4 KiB-aligned pages; returns the physical address or 0. */
 uint64_t page_alloc(uint64_t pages);
+/* The same, entirely below `limit` (bytes). */
+uint64_t page_alloc_below(uint64_t pages, uint64_t limit);
 bool page_free(uint64_t phys, uint64_t pages);
 struct pmm *memory_allocator(void);
 

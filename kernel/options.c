@@ -29,6 +29,12 @@ static const struct cfg_enum_value memmap_values[] = {
     {NULL, 0},
 };
 
+static const struct cfg_enum_value pmi_values[] = {
+    {"vector", PMI_VECTOR},
+    {"nmi", PMI_NMI},
+    {NULL, 0},
+};
+
 #define OPT(field) offsetof(struct kernel_options, field)
 
 static const struct cfg_option option_table[] = {
@@ -44,6 +50,8 @@ static const struct cfg_option option_table[] = {
      0, fault_values},
     {"memmap", CFG_ENUM, "memory map report: summary or every range", OPT(memmap), 0, 0,
      memmap_values},
+    {"pmi", CFG_ENUM, "deliver the performance-monitoring interrupt on its vector or as NMI",
+     OPT(pmi), 0, 0, pmi_values},
     {"help", CFG_BOOL, "print the accepted options", OPT(help), 0, 1, NULL},
 };
 

@@ -11,6 +11,7 @@
 #define OPTIONS_SELFTEST_MAX 128
 
 enum memmap_detail { MEMMAP_SUMMARY, MEMMAP_FULL };
+enum pmi_delivery { PMI_VECTOR, PMI_NMI };
 
 struct kernel_options {
 	uint64_t serial_port;
@@ -19,6 +20,7 @@ struct kernel_options {
 	uint64_t fault;	    /* enum fault_kind */
 	uint64_t memmap;    /* enum memmap_detail */
 	uint64_t help;
+	uint64_t pmi; /* enum pmi_delivery */
 	char selftest[OPTIONS_SELFTEST_MAX];
 };
 

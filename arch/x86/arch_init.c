@@ -6,16 +6,24 @@
 #include "arch/x86/cpu_ident.h"
 #include "arch/x86/desc.h"
 #include "arch/x86/paging.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/acpi.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/pmi.h"
+#include "arch/x86/smp.h"
+#include "arch/x86/timer.h"
+#include "kernel/boot_info.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-#define CPUID_VENDOR	       0x00000000u
-#define CPUID_VERSION	       0x00000001u
-#define CPUID_EXT_MAX	       0x80000000u
-#define CPUID_BRAND_FIRST      0x80000002u
-#define CPUID_BRAND_LAST       0x80000004u
-#define CPUID_1_ECX_HYPERVISOR BIT(31)
-#define CPUID_HV_VENDOR	       0x40000000u
+#define CPUID_VENDOR		0x00000000u
+#define CPUID_VERSION		0x00000001u
+#define CPUID_EXT_MAX		0x80000000u
+#define CPUID_BRAND_FIRST	0x80000002u
+#define CPUID_BRAND_LAST	0x80000004u
+#define CPUID_1_ECX_HYPERVISOR	BIT(31)
+#define CPUID_HV_VENDOR		0x40000000u
+#define XAPIC_DEFAULT_BASE_PHYS 0xfee00000ull /* SDM 10.4.1 */
 
 void *arch_phys_to_virt(uint64_t phys)
 {
@@ -27,10 +35,20 @@ uint64_t arch_timestamp(void)
 	return rdtsc();
 }
 
-bool arch_init(const struct boot_info *bi, const struct memmap *mm)
+static struct percpu bsp_percpu;
+
+void arch_early_init(void)
 {
 	gdt_init();
 	idt_init();
+	bsp_percpu.index = 0;
+	percpu_by_index[0] = &bsp_percpu;
+	percpu_count = 1;
+	percpu_install(&bsp_percpu);
+}
+
+bool arch_init(const struct boot_info *bi, const struct memmap *mm)
+{
 	if (!paging_init(bi, mm)) {
 		kprintf("error: out of memory building the kernel page tables\n");
 		return false;
@@ -78,4 +96,63 @@ void arch_describe_cpu(char *out, size_t size)
 		     "%s family %#x model %#x stepping %u (signature %#x) \"%s\", hypervisor: %s",
 		     vendor, sig.family, sig.model, sig.stepping, one.eax,
 		     *b ? b : "no brand string", hv[0] ? hv : "present, unnamed");
+}
+
+static const void *acpi_map_identity(uint64_t phys, size_t len)
+{
+	(void)len; /* all of physical memory is identity-mapped */
+	return arch_phys_to_virt(phys);
+}
+
+static void print_cpu_table(void)
+{
+	const struct timer_info *t = timer_info();
+	for (unsigned i = 0; i < percpu_count; i++) {
+		struct percpu *p = percpu_by_index[i];
+		if (i == 0)
+			kprintf("  cpu %u: APIC ID %u (boot CPU)\n", i, p->apic_id);
+		else
+			kprintf("  cpu %u: APIC ID %u, ACPI UID %u, online at +%lu us\n", i,
+				p->apic_id, p->acpi_uid,
+				t->tsc_hz ? (p->tsc_online - percpu_by_index[1]->tsc_online) *
+						1000000 / t->tsc_hz
+					  : 0);
+	}
+}
+
+void arch_smp_init(const struct boot_info *bi, bool pmi_as_nmi)
+{
+	static struct acpi_madt_info madt;
+	char err[200];
+	bool have_madt = acpi_read_madt(bi->acpi_rsdp, acpi_map_identity, &madt, err, sizeof(err));
+	if (have_madt) {
+		unsigned enabled = 0;
+		for (unsigned i = 0; i < madt.ncpus; i++)
+			enabled += madt.cpus[i].enabled;
+		kprintf("acpi: MADT lists %u processors (%u enabled%s), local APIC at %#lx, %u I/O "
+			"APIC(s)\n",
+			madt.ncpus + madt.dropped, enabled, madt.dropped ? ", some dropped" : "",
+			madt.lapic_base, madt.ioapics);
+	} else {
+		kprintf("%s; carrying on with the boot CPU alone\n", err);
+	}
+	lapic_choose_mode(have_madt ? madt.lapic_base : XAPIC_DEFAULT_BASE_PHYS);
+	lapic_init_cpu(pmi_as_nmi);
+	pmi_init();
+	timer_calibrate(bi->tsc_hz);
+	timer_calibrate_apic();
+	const struct timer_info *t = timer_info();
+	kprintf("timer: TSC %lu kHz (from %s; PIT says %lu kHz, loader %lu kHz); APIC timer %lu "
+		"kHz\n",
+		t->tsc_hz / 1000, t->tsc_source, t->tsc_hz_pit / 1000, t->tsc_hz_loader / 1000,
+		t->apic_timer_hz / 1000);
+	kprintf("apic: %s mode%s; PMI on %s\n", lapic_mode_name(),
+		lapic_x2apic_mode() ? "" : " (CPUID.01H:ECX[21] x2APIC is clear)",
+		pmi_as_nmi ? "NMI" : "vector 0xf0");
+
+	struct smp_report r;
+	smp_init(bi->trampoline_phys, have_madt ? &madt : 0, pmi_as_nmi, &r);
+	kprintf("smp: %u of %u enabled CPUs online (%u failed) in %lu us\n", r.online,
+		have_madt ? r.enabled : 1, r.failed, r.bringup_us);
+	print_cpu_table();
 }

@@ -24,8 +24,33 @@ enum ist_slot {
 };
 
 #define IST_STACK_SIZE 16384
+#define GDT_ENTRIES    7
 
+/* 64-bit TSS (SDM Vol. 3A 7.7, Figure 7-11). */
+struct tss64 {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iomap_base;
+} __attribute__((packed));
+_Static_assert(sizeof(struct tss64) == 104, "64-bit TSS is 104 bytes (SDM Figure 7-11)");
+_Static_assert(__builtin_offsetof(struct tss64, rsp) == 4, "RSP0 at offset 4");
+_Static_assert(__builtin_offsetof(struct tss64, ist) == 36, "IST1 at offset 36");
+_Static_assert(__builtin_offsetof(struct tss64, iomap_base) == 102, "I/O map base at 102");
+
+/* One CPU's GDT and TSS: each CPU needs its own (loading TR marks the TSS descriptor busy). */
+struct cpu_desc_tables {
+	uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));
+	struct tss64 tss __attribute__((aligned(16)));
+};
+
+/* The boot CPU's tables and IST stacks (static). */
 void gdt_init(void);
+/* Fill and load t (GDT, TSS with the given IST stack tops and RSP0), reload the segments. */
+void gdt_init_cpu(struct cpu_desc_tables *t, const uint64_t ist_tops[IST_COUNT], uint64_t rsp0);
 void idt_init(void);
 
 #endif

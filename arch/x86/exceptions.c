@@ -11,6 +11,9 @@
 #include "kernel/boot_info.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/desc.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/pmi.h"
 #include "arch/x86/trap.h"
 
 struct x86_jmp_buf {
@@ -26,8 +29,6 @@ struct exception_catch {
 	struct caught_exception *info;
 };
 
-/* Per-CPU once APs run workloads (the all-cores issue); the boot CPU alone uses it today. */
-static struct exception_catch *volatile active_catch;
 static volatile int exception_depth;
 
 static const char *const exception_names[NUM_EXCEPTION_VECTORS] = {
@@ -67,13 +68,14 @@ static const char *exception_name(uint64_t v)
 bool arch_catch_exception(int vector, void (*fn)(void *), void *arg, struct caught_exception *info)
 {
 	struct exception_catch c = {.vector = vector, .info = info};
+	struct percpu *cpu = this_cpu();
 	if (x86_setjmp(&c.jb) == 0) {
-		active_catch = &c;
+		cpu->active_catch = &c;
 		fn(arg);
-		active_catch = NULL;
+		cpu->active_catch = NULL;
 		return false;
 	}
-	active_catch = NULL;
+	cpu->active_catch = NULL;
 	return true;
 }
 
@@ -140,13 +142,14 @@ static void dump_registers(const struct trap_frame *f)
 
 void exception_dispatch(struct trap_frame *f)
 {
-	struct exception_catch *c = active_catch;
+	struct percpu *cpu = percpu_current();
+	struct exception_catch *c = cpu ? cpu->active_catch : NULL;
 	if (c && (uint64_t)c->vector == f->vector) {
 		c->info->vector = (uint32_t)f->vector;
 		c->info->error_code = f->error_code;
 		c->info->rip = f->rip;
 		c->info->cr2 = read_cr2();
-		active_catch = NULL;
+		cpu->active_catch = NULL;
 		/* Resume in x86_longjmp(&c->jb, 1) with the faulting context abandoned. */
 		f->rip = (uint64_t)x86_longjmp;
 		f->rdi = (uint64_t)&c->jb;
@@ -154,6 +157,11 @@ void exception_dispatch(struct trap_frame *f)
 		return;
 	}
 
+	/* PMIs delivered as NMI (option pmi=nmi) come here; any other NMI is reported. */
+	if (f->vector == VEC_NMI && lapic_pmi_as_nmi()) {
+		pmi_entry(f, 1);
+		return;
+	}
 	if (++exception_depth > 1) {
 		if (exception_depth == 2)
 			kprintf("\n*** NESTED EXCEPTION %s (vector %lu) at RIP %p while reporting "

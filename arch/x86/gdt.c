@@ -29,33 +29,18 @@
 /* 64-bit TSS descriptor type 1001b "available 64-bit TSS" (SDM Vol. 3A Table 3-2). */
 #define DESC_TYPE_TSS64_AVAILABLE FIELD_PREP(GENMASK(43, 40), 0x9)
 
-struct tss64 {
-	uint32_t reserved0;
-	uint64_t rsp[3];
-	uint64_t reserved1;
-	uint64_t ist[7];
-	uint64_t reserved2;
-	uint16_t reserved3;
-	uint16_t iomap_base;
-} __attribute__((packed));
-_Static_assert(sizeof(struct tss64) == 104, "64-bit TSS is 104 bytes (SDM Figure 7-11)");
-_Static_assert(__builtin_offsetof(struct tss64, rsp) == 4, "RSP0 at offset 4");
-_Static_assert(__builtin_offsetof(struct tss64, ist) == 36, "IST1 at offset 36");
-_Static_assert(__builtin_offsetof(struct tss64, iomap_base) == 102, "I/O map base at 102");
-
 struct gdt_pointer {
 	uint16_t limit;
 	uint64_t base;
 } __attribute__((packed));
 
-enum { GDT_ENTRIES = 7 };
-static uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));
-static struct tss64 tss __attribute__((aligned(16)));
-static uint8_t ist_stacks[IST_COUNT][IST_STACK_SIZE] __attribute__((aligned(16)));
+/* The boot CPU's tables and stacks; APs get theirs from arch/x86/smp.c. */
+static struct cpu_desc_tables bsp_tables;
+static uint8_t bsp_ist_stacks[IST_COUNT][IST_STACK_SIZE] __attribute__((aligned(16)));
 /* Ring-0 stack for transitions from ring 3; ring 3 arrives with a later issue. */
-static uint8_t rsp0_stack[IST_STACK_SIZE] __attribute__((aligned(16)));
+static uint8_t bsp_rsp0_stack[IST_STACK_SIZE] __attribute__((aligned(16)));
 
-static void gdt_set_tss(unsigned slot, const struct tss64 *t)
+static void gdt_set_tss(uint64_t *gdt, unsigned slot, const struct tss64 *t)
 {
 	uint64_t base = (uint64_t)t;
 	uint64_t limit = sizeof(*t) - 1;
@@ -66,6 +51,15 @@ static void gdt_set_tss(unsigned slot, const struct tss64 *t)
 
 void gdt_init(void)
 {
+	uint64_t ist_tops[IST_COUNT];
+	for (unsigned i = 0; i < IST_COUNT; i++)
+		ist_tops[i] = (uint64_t)&bsp_ist_stacks[i][IST_STACK_SIZE];
+	gdt_init_cpu(&bsp_tables, ist_tops, (uint64_t)&bsp_rsp0_stack[IST_STACK_SIZE]);
+}
+
+void gdt_init_cpu(struct cpu_desc_tables *t, const uint64_t ist_tops[IST_COUNT], uint64_t rsp0)
+{
+	uint64_t *gdt = t->gdt;
 	gdt[GDT_NULL] = 0;
 	gdt[SEL_KERNEL_CODE >> 3] = DESC_KERNEL_CODE;
 	gdt[SEL_KERNEL_DATA >> 3] = DESC_KERNEL_DATA;
@@ -73,12 +67,12 @@ void gdt_init(void)
 	gdt[SEL_USER_CODE >> 3] = DESC_USER_CODE;
 
 	for (unsigned i = 0; i < IST_COUNT; i++)
-		tss.ist[i] = (uint64_t)&ist_stacks[i][IST_STACK_SIZE];
-	tss.rsp[0] = (uint64_t)&rsp0_stack[IST_STACK_SIZE];
-	tss.iomap_base = sizeof(tss); /* no I/O permission bitmap */
-	gdt_set_tss(SEL_TSS >> 3, &tss);
+		t->tss.ist[i] = ist_tops[i];
+	t->tss.rsp[0] = rsp0;
+	t->tss.iomap_base = sizeof(t->tss); /* no I/O permission bitmap */
+	gdt_set_tss(gdt, SEL_TSS >> 3, &t->tss);
 
-	struct gdt_pointer gp = {.limit = sizeof(gdt) - 1, .base = (uint64_t)gdt};
+	struct gdt_pointer gp = {.limit = sizeof(t->gdt) - 1, .base = (uint64_t)gdt};
 	__asm__ volatile("lgdt %0\n\t"
 			 /* reload CS with a far return, then the data segments */
 			 "pushq %1\n\t"

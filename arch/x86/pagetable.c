@@ -95,3 +95,13 @@ bool pt_unmap_4k(const struct pt_ops *ops, uint64_t root, uint64_t va)
 	*e = 0;
 	return true;
 }
+
+bool pt_set_flags_4k(const struct pt_ops *ops, uint64_t root, uint64_t va, uint64_t flags)
+{
+	int level;
+	uint64_t *e = walk_to_leaf(ops, root, va, &level);
+	if (!e || level != 1)
+		return false;
+	*e = (*e & PTE_ADDR) | flags | PTE_P;
+	return true;
+}

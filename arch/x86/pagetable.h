@@ -49,6 +49,8 @@ enum pt_result pt_map(const struct pt_ops *ops, uint64_t root, uint64_t va, uint
 /* Translate va; on success fills pa, the leaf's flags (without the address) and page size. */
 bool pt_translate(const struct pt_ops *ops, uint64_t root, uint64_t va, uint64_t *pa,
 		  uint64_t *flags, uint64_t *size);
+/* Replace the flags of the existing 4 KiB leaf of va, keeping its address. */
+bool pt_set_flags_4k(const struct pt_ops *ops, uint64_t root, uint64_t va, uint64_t flags);
 /* Remove the 4 KiB mapping of va (it must exist as a 4 KiB leaf). */
 bool pt_unmap_4k(const struct pt_ops *ops, uint64_t root, uint64_t va);
 

@@ -81,7 +81,8 @@ bool paging_init(const struct boot_info *bi, const struct memmap *mm)
 		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 		nx_bit = PTE_NX;
 	}
-	root = page_alloc(1);
+	/* Below 4 GiB: APs load CR3 from 32-bit code in the trampoline (arch/x86/trampoline.S). */
+	root = page_alloc_below(1, PAGE_1G * 4);
 	if (!root)
 		return false;
 	if (!map_identity(bi->identity_limit, mm) ||
@@ -107,4 +108,22 @@ uint64_t paging_root(void)
 bool paging_translate(uint64_t va, uint64_t *pa, uint64_t *flags, uint64_t *size)
 {
 	return pt_translate(&kernel_pt_ops, root, va, pa, flags, size);
+}
+
+bool paging_map_kernel_4k(uint64_t va, uint64_t pa, bool writable)
+{
+	uint64_t flags = nx_bit | (writable ? PTE_RW : 0);
+	if (pt_map(&kernel_pt_ops, root, va, pa, PAGE_4K, flags) != PT_OK)
+		return false;
+	invlpg(va);
+	return true;
+}
+
+bool paging_set_identity_exec(uint64_t pa, bool exec)
+{
+	uint64_t flags = exec ? 0 : (PTE_RW | nx_bit);
+	if (!pt_set_flags_4k(&kernel_pt_ops, root, pa, flags))
+		return false;
+	invlpg(pa);
+	return true;
 }

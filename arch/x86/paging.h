@@ -18,6 +18,11 @@
 bool paging_init(const struct boot_info *bi, const struct memmap *mm);
 bool paging_nx_enabled(void);
 uint64_t paging_root(void);
+/* Map one kernel-virtual 4 KiB page (stacks, per-CPU areas), not executable. */
+bool paging_map_kernel_4k(uint64_t va, uint64_t pa, bool writable);
+/* The identity page at pa (a 4 KiB leaf below 2 MiB) becomes read+execute, or back to
+ * read+write+NX: the AP trampoline alone needs this. */
+bool paging_set_identity_exec(uint64_t pa, bool exec);
 /* Translate through the live tables (for self-tests and dumps). */
 bool paging_translate(uint64_t va, uint64_t *pa, uint64_t *flags, uint64_t *size);
 

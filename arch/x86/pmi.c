@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+#include "arch/x86/pmi.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/trap.h"
+#include "arch/x86/vectors.h"
+
+static pmi_service_fn service_routine;
+static volatile uint64_t pmis[MAX_CPUS];
+
+void pmi_set_service_routine(pmi_service_fn fn)
+{
+	service_routine = fn;
+}
+
+void pmi_entry(struct trap_frame *f, int from_nmi)
+{
+	pmis[this_cpu()->index]++;
+	if (service_routine)
+		service_routine(f);
+	lapic_unmask_pmi();
+	if (!from_nmi)
+		lapic_eoi(); /* NMI delivery needs no EOI (SDM 10.8.5) */
+}
+
+static void pmi_vector_handler(struct trap_frame *f)
+{
+	pmi_entry(f, 0);
+}
+
+void pmi_init(void)
+{
+	irq_register(VEC_PMI, pmi_vector_handler);
+}
+
+uint64_t pmi_count(unsigned cpu_index)
+{
+	return cpu_index < MAX_CPUS ? pmis[cpu_index] : 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * TSC and local APIC timer calibration. The PIT (8254) channel 2, gated through port 61H, gives
+ * an independent reference of 1.193182 MHz on PC-compatible machines; the UEFI loader's
+ * Stall()-based figure is kept for comparison.
+ */
+#include "arch/x86/timer.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/lapic.h"
+
+#define PIT_HZ		  1193182
+#define PIT_CH2_DATA	  0x42
+#define PIT_COMMAND	  0x43
+#define PIT_CMD_CH2_MODE0 0xb0 /* channel 2, lobyte/hibyte, mode 0 (interrupt on terminal) */
+#define PORT_61		  0x61
+#define PORT_61_GATE2	  BIT(0) /* gate input of channel 2 */
+#define PORT_61_SPEAKER	  BIT(1)
+#define PORT_61_OUT2	  BIT(5) /* output of channel 2 */
+#define PIT_MEASURE_MS	  10
+#define PIT_SPIN_LIMIT	  100000000u
+
+#define CPUID_TSC_LEAF	     0x15
+#define CPUID_FREQ_LEAF	     0x16
+#define APIC_TIMER_DIV_1     0xb /* divide configuration 1011b: divide by 1 (SDM 10.5.4) */
+#define APIC_CALIBRATE_US    10000
+#define APIC_TIMER_MAX_COUNT 0xffffffffu
+
+static struct timer_info info;
+
+uint64_t timer_tsc_hz_from_cpuid(uint32_t max_leaf, uint32_t l15_eax, uint32_t l15_ebx,
+				 uint32_t l15_ecx, uint32_t l16_eax)
+{
+	if (max_leaf >= CPUID_TSC_LEAF && l15_eax && l15_ebx && l15_ecx)
+		return (uint64_t)l15_ecx * l15_ebx / l15_eax;
+	if (max_leaf >= CPUID_FREQ_LEAF && (l16_eax & 0xffff))
+		return (uint64_t)(l16_eax & 0xffff) * 1000000;
+	return 0;
+}
+
+/* TSC cycles during PIT_MEASURE_MS of PIT channel 2; 0 if the PIT never counted down. */
+static uint64_t measure_tsc_with_pit(void)
+{
+	uint16_t count = PIT_HZ * PIT_MEASURE_MS / 1000;
+	uint8_t p61 = inb(PORT_61);
+	outb(PORT_61, (uint8_t)((p61 & ~PORT_61_SPEAKER) | PORT_61_GATE2));
+	outb(PIT_COMMAND, PIT_CMD_CH2_MODE0);
+	outb(PIT_CH2_DATA, count & 0xff);
+	outb(PIT_CH2_DATA, count >> 8);
+	uint64_t start = rdtsc();
+	unsigned spins = 0;
+	while (!(inb(PORT_61) & PORT_61_OUT2))
+		if (++spins == PIT_SPIN_LIMIT)
+			break;
+	uint64_t end = rdtsc();
+	outb(PORT_61, p61);
+	if (spins == PIT_SPIN_LIMIT)
+		return 0;
+	return (end - start) * 1000 / PIT_MEASURE_MS;
+}
+
+void timer_calibrate(uint64_t loader_tsc_hz)
+{
+	uint32_t max = cpuid(0, 0).eax;
+	struct cpuid_regs l15 = {0}, l16 = {0};
+	if (max >= CPUID_TSC_LEAF)
+		l15 = cpuid(CPUID_TSC_LEAF, 0);
+	if (max >= CPUID_FREQ_LEAF)
+		l16 = cpuid(CPUID_FREQ_LEAF, 0);
+	info.tsc_hz_loader = loader_tsc_hz;
+	info.tsc_hz_pit = measure_tsc_with_pit();
+	info.tsc_hz = timer_tsc_hz_from_cpuid(max, l15.eax, l15.ebx, l15.ecx, l16.eax);
+	info.tsc_source =
+	    max >= CPUID_TSC_LEAF && l15.eax && l15.ebx && l15.ecx ? "CPUID 15H" : "CPUID 16H";
+	if (!info.tsc_hz) {
+		info.tsc_hz = info.tsc_hz_pit;
+		info.tsc_source = "PIT";
+	}
+	if (!info.tsc_hz) {
+		info.tsc_hz = loader_tsc_hz;
+		info.tsc_source = "loader";
+	}
+}
+
+void timer_calibrate_apic(void)
+{
+	lapic_write(APIC_TIMER_DIVIDE, APIC_TIMER_DIV_1);
+	lapic_write(APIC_LVT_TIMER, APIC_LVT_MASKED);
+	lapic_write(APIC_TIMER_INITIAL, APIC_TIMER_MAX_COUNT);
+	udelay(APIC_CALIBRATE_US);
+	uint32_t left = lapic_read(APIC_TIMER_CURRENT);
+	lapic_write(APIC_TIMER_INITIAL, 0);
+	info.apic_timer_hz = (uint64_t)(APIC_TIMER_MAX_COUNT - left) * 1000000 / APIC_CALIBRATE_US;
+}
+
+const struct timer_info *timer_info(void)
+{
+	return &info;
+}
+
+void udelay(uint64_t us)
+{
+	uint64_t end = rdtsc() + us * info.tsc_hz / 1000000;
+	while ((int64_t)(rdtsc() - end) < 0)
+		cpu_pause();
+}
+
+uint64_t tsc_to_us(uint64_t cycles)
+{
+	return info.tsc_hz ? cycles * 1000000 / info.tsc_hz : 0;
+}
