@@ -135,6 +135,7 @@ EFI_STATUS loader_exit_boot_services(struct loader *ld)
 	if (n < total) /* cannot happen: the array holds as many entries as the map buffer */
 		loader_fail_late(ld, EFI_BUFFER_TOO_SMALL,
 				 "memory map larger than its range array");
+	mmap_sort(ld->ranges, n); /* firmware order is not address order (e.g. RAM above 4 GiB) */
 	bi->mmap = (uint64_t)(UINTN)ld->ranges;
 	bi->mmap_count = (uint32_t)n;
 	return EFI_SUCCESS;

@@ -15,13 +15,18 @@
 
 #define QEMU_EXIT_PORT	  0xf4
 #define QEMU_EXIT_FAILURE 1 /* QEMU exits with (1 << 1) | 1 = 3: the runner's FAIL */
-#define FAIL_STALL_US	  5000000
+#define FAIL_STALL_S	  5
+#define US_PER_S	  1000000
+#define FAIL_STALL_US	  (FAIL_STALL_S * US_PER_S)
 
 #define COM1_PORT	 0x3f8
 #define UART_LSR	 5	       /* line status register offset */
 #define UART_LSR_THRE	 0x20	       /* transmit holding register empty */
 #define UART_SPIN_LIMIT	 100000	       /* give up on a UART that never drains */
 #define LATE_WAIT_CYCLES 5000000000ull /* if the TSC rate is unknown: ~5 s at 1 GHz */
+#define HEX_DIGITS_U64	 16
+#define NIBBLE_BITS	 4
+#define NIBBLE_MASK	 0xf
 
 static int wants_qemu_exit(const struct loader *ld)
 {
@@ -43,7 +48,7 @@ EFI_STATUS loader_fail(const struct loader *ld, EFI_STATUS status, const char *w
 		      QEMU_EXIT_FAILURE);
 		cpu_outb(QEMU_EXIT_PORT, QEMU_EXIT_FAILURE);
 	}
-	Print(L"" LOADER_TAG "returning to the firmware in %d s\n", FAIL_STALL_US / 1000000);
+	Print(L"" LOADER_TAG "returning to the firmware in %d s\n", FAIL_STALL_S);
 	BS->Stall(FAIL_STALL_US);
 	return status;
 }
@@ -68,10 +73,11 @@ static void uart_puts(const char *s)
 static void uart_hex(uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
-	char buf[2 + 16 + 1] = "0x";
-	for (int i = 0; i < 16; i++)
-		buf[2 + i] = digits[(v >> (60 - 4 * i)) & 0xf];
-	buf[18] = '\0';
+	char buf[sizeof("0x") - 1 + HEX_DIGITS_U64 + 1] = "0x";
+	char *p = buf + sizeof("0x") - 1;
+	for (int shift = 64 - NIBBLE_BITS; shift >= 0; shift -= NIBBLE_BITS)
+		*p++ = digits[(v >> shift) & NIBBLE_MASK];
+	*p = '\0';
 	uart_puts(buf);
 }
 
@@ -89,7 +95,7 @@ void loader_fail_late(const struct loader *ld, EFI_STATUS status, const char *wh
 	}
 	uart_puts(LOADER_TAG "boot services are gone: resetting in 5 s\n");
 	uint64_t hz = ld->bi && ld->bi->tsc_hz ? ld->bi->tsc_hz : 0;
-	uint64_t wait = hz ? hz * (FAIL_STALL_US / 1000000) : LATE_WAIT_CYCLES;
+	uint64_t wait = hz ? hz * FAIL_STALL_S : LATE_WAIT_CYCLES;
 	for (uint64_t t0 = cpu_rdtsc(); cpu_rdtsc() - t0 < wait;)
 		cpu_pause();
 	RT->ResetSystem(EfiResetCold, status, 0, NULL);

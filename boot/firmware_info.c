@@ -13,7 +13,11 @@
 #define TSC_CALIBRATION_US 20000
 #define US_PER_S	   1000000ull
 
-/* The AP trampoline page: highest acceptable start, below the EBDA that usually sits at 0x9fc00. */
+/*
+ * The AP trampoline page. AllocateMaxAddress takes the highest address the allocation may
+ * touch, so the page ends at or below 0x9f000 (OVMF gives 0x9e000): clear of the EBDA, which
+ * sits below 0xa0000 (usually at 0x9fc00) on PC firmware.
+ */
 #define TRAMPOLINE_MAX_ADDR 0x9f000ull
 #define LOW_MEMORY_LIMIT    0x100000ull /* 1 MiB: real-mode reachable */
 
@@ -29,8 +33,12 @@ void loader_read_options(struct loader *ld)
 {
 	struct boot_info *bi = ld->bi;
 	EFI_LOADED_IMAGE *li = ld->loaded_image;
-	struct load_options_result r = load_options_to_ascii(li->LoadOptions, li->LoadOptionsSize,
-							     bi->options, sizeof(bi->options));
+	/* Started by the UEFI shell: LoadOptions is the command line, program name first. */
+	void *shell_params = NULL;
+	int from_shell =
+	    !EFI_ERROR(BS->HandleProtocol(ld->image, &ShellParametersProtocolGuid, &shell_params));
+	struct load_options_result r = load_options_to_ascii(
+	    li->LoadOptions, li->LoadOptionsSize, from_shell, bi->options, sizeof(bi->options));
 	bi->options_truncated = (uint32_t)r.truncated;
 	switch (r.status) {
 	case LOAD_OPTIONS_OK:
@@ -98,10 +106,10 @@ void loader_firmware_vendor(struct boot_info *bi)
 }
 
 /*
- * An estimate: TSC ticks across Stall(20 ms), scaled to 1 s. Stall's accuracy is the
- * firmware's (OVMF: ACPI PM timer), the two rdtsc are not serialised, and under TCG the
- * guest TSC follows the host clock, so expect roughly 0.1-1 % error; enough for boot timing,
- * not for a clock. The kernel may refine it (CPUID leaf 15H where present).
+ * An estimate: TSC ticks across Stall(20 ms), scaled to 1 s. Stall() waits at least the time
+ * asked (OVMF polls the ACPI PM timer) plus call overhead, and the two rdtsc are not
+ * serialised, so the estimate runs slightly high: under QEMU/TCG it came out 0.4-1 % above
+ * the kernel's PIT calibration. Enough for boot timing, not for a clock.
  */
 void loader_measure_tsc(struct boot_info *bi)
 {

@@ -61,6 +61,17 @@ size_t mmap_convert(const void *map, size_t map_size, size_t desc_size, struct b
 	return n;
 }
 
+void mmap_sort(struct boot_mem_range *r, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct boot_mem_range key = r[i];
+		size_t j = i;
+		for (; j > 0 && r[j - 1].phys > key.phys; j--)
+			r[j] = r[j - 1];
+		r[j] = key;
+	}
+}
+
 uint64_t mmap_highest_end(const void *map, size_t map_size, size_t desc_size)
 {
 	uint64_t highest = 0;

@@ -56,6 +56,9 @@ uint32_t mmap_boot_type(uint32_t efi_type);
 size_t mmap_convert(const void *map, size_t map_size, size_t desc_size, struct boot_mem_range *out,
 		    size_t cap, size_t *total);
 
+/* Sorts ranges by start address (stable insertion sort: maps are short, nearly sorted). */
+void mmap_sort(struct boot_mem_range *r, size_t n);
+
 /* The end of the highest range of any type (saturating at 2^64 - 1 for nonsense sizes). */
 uint64_t mmap_highest_end(const void *map, size_t map_size, size_t desc_size);
 

@@ -80,8 +80,8 @@ static int ends_in_efi(const void *data, size_t a, size_t b)
 	return 1;
 }
 
-struct load_options_result load_options_to_ascii(const void *data, uint32_t size, char *dst,
-						 size_t cap)
+struct load_options_result load_options_to_ascii(const void *data, uint32_t size, int from_shell,
+						 char *dst, size_t cap)
 {
 	struct load_options_result r = {LOAD_OPTIONS_OK, 0, 0, 0, 0};
 	dst[0] = '\0';
@@ -110,7 +110,7 @@ struct load_options_result load_options_to_ascii(const void *data, uint32_t size
 	size_t tok_end = start;
 	while (tok_end < end && !blank(unit_at(data, tok_end)))
 		tok_end++;
-	if (ends_in_efi(data, start, tok_end)) {
+	if (tok_end > start && (from_shell || ends_in_efi(data, start, tok_end))) {
 		r.dropped_name = 1;
 		start = tok_end;
 		while (start < end && blank(unit_at(data, start)))

@@ -30,7 +30,7 @@ struct load_options_result {
 	enum load_options_status status;
 	size_t bad_offset; /* byte offset of the offending unit (LOAD_OPTIONS_NOT_TEXT) */
 	uint16_t bad_unit; /* its value */
-	int dropped_name;  /* the first token ended in ".efi" and was dropped */
+	int dropped_name;  /* the first token (the program's name) was dropped */
 	int truncated;	   /* the text did not fit dst */
 };
 
@@ -38,12 +38,13 @@ struct load_options_result {
  * Converts UEFI LoadOptions (size bytes of UCS-2, possibly NUL-terminated) into dst[0..cap).
  * Text is plausible when every unit before the first NUL is printable (tab allowed) and every
  * unit after it is NUL; anything else (boot manager entries may carry binary OptionalData)
- * leaves dst empty. A first token ending in ".efi" (case-insensitive) is the program's own path
- * as the UEFI shell passes it, and is dropped. Leading and trailing blanks are dropped, tabs
- * become spaces.
+ * leaves dst empty. The UEFI shell passes the whole command line, program name first: the
+ * first token is dropped when from_shell is set (the loader saw the shell's parameters
+ * protocol), or when it ends in ".efi" (case-insensitive). Leading and trailing blanks are
+ * dropped, tabs become spaces.
  */
-struct load_options_result load_options_to_ascii(const void *data, uint32_t size, char *dst,
-						 size_t cap);
+struct load_options_result load_options_to_ascii(const void *data, uint32_t size, int from_shell,
+						 char *dst, size_t cap);
 
 /* BOOT_CONFIG_NOT_TEXT if buf[0..len) contains a NUL byte, else BOOT_CONFIG_OK. */
 int32_t config_text_status(const char *buf, size_t len);

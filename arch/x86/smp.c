@@ -41,12 +41,13 @@ static void ipi_call_handler(struct trap_frame *f)
 	(void)f;
 	struct percpu *p = this_cpu();
 	uint64_t seq = __atomic_load_n(&p->call_seq, __ATOMIC_ACQUIRE);
+	/* EOI first: fn may enable interrupts and wait for one of the same priority class. */
+	lapic_eoi();
 	if (seq != p->call_done) {
 		p->call_fn(p->call_arg);
 		p->calls_run++;
 		__atomic_store_n(&p->call_done, seq, __ATOMIC_RELEASE);
 	}
-	lapic_eoi();
 }
 
 static void spurious_handler(struct trap_frame *f)
@@ -218,7 +219,6 @@ void smp_init(uint64_t trampoline_phys, const struct acpi_madt_info *madt, bool 
 			continue;
 		}
 		struct percpu *p = new_percpu(percpu_count, c);
-		uint64_t start = rdtsc();
 		if (!p || !start_ap(p, vector)) {
 			kprintf("smp: CPU with APIC ID %u did not come online within %u us; "
 				"skipped\n",
@@ -228,7 +228,6 @@ void smp_init(uint64_t trampoline_phys, const struct acpi_madt_info *madt, bool 
 		}
 		percpu_by_index[percpu_count++] = p;
 		r->online++;
-		(void)start;
 	}
 	paging_set_identity_exec(trampoline_phys, false);
 	r->bringup_us = tsc_to_us(rdtsc() - t0);

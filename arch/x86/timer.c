@@ -12,11 +12,11 @@
 #define PIT_CH2_DATA	  0x42
 #define PIT_COMMAND	  0x43
 #define PIT_CMD_CH2_MODE0 0xb0 /* channel 2, lobyte/hibyte, mode 0 (interrupt on terminal) */
+#define PIT_CMD_CH2_LATCH 0x80 /* channel 2, counter latch */
 #define PORT_61		  0x61
 #define PORT_61_GATE2	  BIT(0) /* gate input of channel 2 */
 #define PORT_61_SPEAKER	  BIT(1)
-#define PORT_61_OUT2	  BIT(5) /* output of channel 2 */
-#define PIT_MEASURE_MS	  10
+#define PIT_MEASURE_MS	  20
 #define PIT_SPIN_LIMIT	  100000000u
 
 #define CPUID_TSC_LEAF	     0x15
@@ -37,25 +37,48 @@ uint64_t timer_tsc_hz_from_cpuid(uint32_t max_leaf, uint32_t l15_eax, uint32_t l
 	return 0;
 }
 
-/* TSC cycles during PIT_MEASURE_MS of PIT channel 2; 0 if the PIT never counted down. */
+/* Latch and read channel 2's current count (8254: counter latch command, then LSB, MSB). */
+static uint16_t pit_read_ch2(void)
+{
+	outb(PIT_COMMAND, PIT_CMD_CH2_LATCH);
+	uint8_t lo = inb(PIT_CH2_DATA);
+	uint8_t hi = inb(PIT_CH2_DATA);
+	return (uint16_t)(lo | hi << 8);
+}
+
+/*
+ * TSC rate against PIT channel 2 counting down from 0xFFFF: latch the count at the start and
+ * after about PIT_MEASURE_MS, each read bracketed by RDTSC, and divide the TSC delta by the PIT
+ * delta. Reading the count (instead of polling OUT2 until the terminal count) keeps the error
+ * to one port read at each end: under QEMU with several vCPUs, each port access can take long
+ * enough to skew an OUT2 poll by tens of percent. Returns 0 if the PIT does not count.
+ */
 static uint64_t measure_tsc_with_pit(void)
 {
-	uint16_t count = PIT_HZ * PIT_MEASURE_MS / 1000;
 	uint8_t p61 = inb(PORT_61);
 	outb(PORT_61, (uint8_t)((p61 & ~PORT_61_SPEAKER) | PORT_61_GATE2));
 	outb(PIT_COMMAND, PIT_CMD_CH2_MODE0);
-	outb(PIT_CH2_DATA, count & 0xff);
-	outb(PIT_CH2_DATA, count >> 8);
-	uint64_t start = rdtsc();
-	unsigned spins = 0;
-	while (!(inb(PORT_61) & PORT_61_OUT2))
-		if (++spins == PIT_SPIN_LIMIT)
+	outb(PIT_CH2_DATA, 0xff);
+	outb(PIT_CH2_DATA, 0xff);
+	uint64_t t0 = rdtsc();
+	uint16_t c0 = pit_read_ch2();
+	uint64_t t0b = rdtsc();
+	uint16_t want = PIT_HZ * PIT_MEASURE_MS / 1000, c1 = c0;
+	uint64_t t1 = t0, t1b = t0;
+	for (unsigned spins = 0; spins < PIT_SPIN_LIMIT; spins++) {
+		t1 = rdtsc();
+		c1 = pit_read_ch2();
+		t1b = rdtsc();
+		if ((uint16_t)(c0 - c1) >= want)
 			break;
-	uint64_t end = rdtsc();
+	}
 	outb(PORT_61, p61);
-	if (spins == PIT_SPIN_LIMIT)
+	uint16_t ticks = (uint16_t)(c0 - c1);
+	if (ticks < want)
 		return 0;
-	return (end - start) * 1000 / PIT_MEASURE_MS;
+	/* Midpoints of the bracketing RDTSCs. */
+	uint64_t cycles = (t1 + t1b) / 2 - (t0 + t0b) / 2;
+	return cycles * PIT_HZ / ticks;
 }
 
 void timer_calibrate(uint64_t loader_tsc_hz)

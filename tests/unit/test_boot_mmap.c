@@ -2,7 +2,8 @@
 /*
  * UEFI memory map -> boot_mem_range (boot/mmap_convert.c): every EFI type's class, the
  * descriptor stride taken from DescriptorSize (OVMF uses 48, not sizeof = 40), attributes and
- * EFI types kept, capacity limits, and the highest range end used for the identity map.
+ * EFI types kept, capacity limits, sorting by address, and the highest range end used for the
+ * identity map.
  */
 #include "tests/unit/unit.h"
 #include <string.h>
@@ -127,10 +128,33 @@ static void highest_end(void **state)
 	assert_int_equal(mmap_highest_end(buf, size, 40), UINT64_MAX);
 }
 
+static void sorts_by_address(void **state)
+{
+	(void)state;
+	struct boot_mem_range r[] = {
+	    {0x100000000ull, 0x40000, 1, BOOT_MEM_USABLE, EFI_MT_CONVENTIONAL},
+	    {0x0, 0x9e, 2, BOOT_MEM_USABLE, EFI_MT_CONVENTIONAL},
+	    {0xffc00000, 0x400, 3, BOOT_MEM_MMIO, EFI_MT_MMIO},
+	    {0x9e000, 1, 4, BOOT_MEM_LOADER, EFI_MT_LOADER_DATA},
+	    {0x9e000, 0, 5, BOOT_MEM_RESERVED, EFI_MT_RESERVED}, /* equal start: order kept */
+	};
+	static const uint64_t want_attr[] = {2, 4, 5, 3, 1};
+	mmap_sort(r, 5);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(r[i].attr, want_attr[i]);
+		if (i)
+			assert_true(r[i - 1].phys <= r[i].phys);
+	}
+	mmap_sort(r, 0);
+	mmap_sort(r, 1);
+	assert_int_equal(r[0].phys, 0);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(type_classes),
     cmocka_unit_test(converts_with_any_stride),
     cmocka_unit_test(capacity_and_bad_stride),
     cmocka_unit_test(highest_end),
+    cmocka_unit_test(sorts_by_address),
 };
 UNIT_MAIN(tests)

@@ -51,26 +51,26 @@ static void plain_options(void **state)
 	char out[BOOT_OPTIONS_MAX];
 	struct load_options_result r;
 
-	r = load_options_to_ascii(NULL, 0, out, sizeof(out));
+	r = load_options_to_ascii(NULL, 0, 0, out, sizeof(out));
 	assert_int_equal(r.status, LOAD_OPTIONS_OK);
 	assert_string_equal(out, "");
-	r = load_options_to_ascii(in, ucs2(in, "selftest=all exit=qemu", 1), out, sizeof(out));
+	r = load_options_to_ascii(in, ucs2(in, "selftest=all exit=qemu", 1), 0, out, sizeof(out));
 	assert_int_equal(r.status, LOAD_OPTIONS_OK);
 	assert_string_equal(out, "selftest=all exit=qemu");
 	assert_false(r.dropped_name);
 	assert_false(r.truncated);
 	/* no NUL terminator, blanks around, a tab inside, trailing NUL padding */
 	uint32_t n = ucs2(in, " \tselftest=all\texit=qemu  ", 0);
-	r = load_options_to_ascii(in, n, out, sizeof(out));
+	r = load_options_to_ascii(in, n, 0, out, sizeof(out));
 	assert_string_equal(out, "selftest=all exit=qemu");
 	in[n / 2] = in[n / 2 + 1] = 0;
-	r = load_options_to_ascii(in, n + 4, out, sizeof(out));
+	r = load_options_to_ascii(in, n + 4, 0, out, sizeof(out));
 	assert_int_equal(r.status, LOAD_OPTIONS_OK);
 	assert_string_equal(out, "selftest=all exit=qemu");
 	/* non-ASCII printable characters are kept as '?' */
 	n = ucs2(in, "name=x", 1);
 	in[5] = 0xe9;
-	r = load_options_to_ascii(in, n, out, sizeof(out));
+	r = load_options_to_ascii(in, n, 0, out, sizeof(out));
 	assert_int_equal(r.status, LOAD_OPTIONS_OK);
 	assert_string_equal(out, "name=?");
 }
@@ -82,27 +82,39 @@ static void shell_program_name_is_dropped(void **state)
 	char out[BOOT_OPTIONS_MAX];
 	struct load_options_result r;
 
-	r = load_options_to_ascii(in, ucs2(in, "FS0:\\EFI\\BOOT\\BOOTX64.EFI selftest=all", 1), out,
-				  sizeof(out));
+	r = load_options_to_ascii(in, ucs2(in, "FS0:\\EFI\\BOOT\\BOOTX64.EFI selftest=all", 1), 0,
+				  out, sizeof(out));
 	assert_int_equal(r.status, LOAD_OPTIONS_OK);
 	assert_true(r.dropped_name);
 	assert_string_equal(out, "selftest=all");
-	r = load_options_to_ascii(in, ucs2(in, "  baretrace.eFi   a=b  c=d ", 1), out, sizeof(out));
+	r = load_options_to_ascii(in, ucs2(in, "  baretrace.eFi   a=b  c=d ", 1), 0, out,
+				  sizeof(out));
 	assert_true(r.dropped_name);
 	assert_string_equal(out, "a=b  c=d");
-	r = load_options_to_ascii(in, ucs2(in, "bootx64.efi", 1), out, sizeof(out));
+	r = load_options_to_ascii(in, ucs2(in, "bootx64.efi", 1), 0, out, sizeof(out));
 	assert_true(r.dropped_name);
 	assert_string_equal(out, "");
 	/* only a first token ending in .efi goes */
-	r = load_options_to_ascii(in, ucs2(in, "a=b x.efi", 1), out, sizeof(out));
+	r = load_options_to_ascii(in, ucs2(in, "a=b x.efi", 1), 0, out, sizeof(out));
 	assert_false(r.dropped_name);
 	assert_string_equal(out, "a=b x.efi");
-	r = load_options_to_ascii(in, ucs2(in, ".efix a=b", 1), out, sizeof(out));
+	r = load_options_to_ascii(in, ucs2(in, ".efix a=b", 1), 0, out, sizeof(out));
 	assert_false(r.dropped_name);
 	assert_string_equal(out, ".efix a=b");
-	r = load_options_to_ascii(in, ucs2(in, "efi a=b", 1), out, sizeof(out));
+	r = load_options_to_ascii(in, ucs2(in, "efi a=b", 1), 0, out, sizeof(out));
 	assert_false(r.dropped_name);
 	assert_string_equal(out, "efi a=b");
+	/* from the shell (its parameters protocol present): the first token goes, whatever it is */
+	r = load_options_to_ascii(in, ucs2(in, "baretrace selftest=all", 1), 1, out, sizeof(out));
+	assert_true(r.dropped_name);
+	assert_string_equal(out, "selftest=all");
+	r = load_options_to_ascii(in, ucs2(in, "  fs0:\\x.efi\tselftest=all", 1), 1, out,
+				  sizeof(out));
+	assert_true(r.dropped_name);
+	assert_string_equal(out, "selftest=all");
+	r = load_options_to_ascii(in, ucs2(in, "   ", 1), 1, out, sizeof(out));
+	assert_false(r.dropped_name);
+	assert_string_equal(out, "");
 }
 
 static void binary_data_is_refused(void **state)
@@ -113,12 +125,12 @@ static void binary_data_is_refused(void **state)
 	struct load_options_result r;
 
 	uint32_t n = ucs2(in, "selftest=all", 1);
-	r = load_options_to_ascii(in, n - 1, out, sizeof(out));
+	r = load_options_to_ascii(in, n - 1, 0, out, sizeof(out));
 	assert_int_equal(r.status, LOAD_OPTIONS_ODD_SIZE);
 	assert_string_equal(out, "");
 	/* a control character */
 	in[3] = 0x0001;
-	r = load_options_to_ascii(in, n, out, sizeof(out));
+	r = load_options_to_ascii(in, n, 0, out, sizeof(out));
 	assert_int_equal(r.status, LOAD_OPTIONS_NOT_TEXT);
 	assert_int_equal(r.bad_offset, 6);
 	assert_int_equal(r.bad_unit, 1);
@@ -126,7 +138,7 @@ static void binary_data_is_refused(void **state)
 	/* text, NUL, then more bytes: a boot entry's OptionalData ("WINDOWS\0" + binary) */
 	n = ucs2(in, "WINDOWS", 1);
 	in[n / 2] = 0x4258;
-	r = load_options_to_ascii(in, n + 2, out, sizeof(out));
+	r = load_options_to_ascii(in, n + 2, 0, out, sizeof(out));
 	assert_int_equal(r.status, LOAD_OPTIONS_NOT_TEXT);
 	assert_int_equal(r.bad_offset, n);
 	/* newline, DEL, C1 control, lone surrogate, noncharacter */
@@ -134,7 +146,7 @@ static void binary_data_is_refused(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		n = ucs2(in, "a=b", 1);
 		in[1] = bad[i];
-		r = load_options_to_ascii(in, n, out, sizeof(out));
+		r = load_options_to_ascii(in, n, 0, out, sizeof(out));
 		assert_int_equal(r.status, LOAD_OPTIONS_NOT_TEXT);
 		assert_int_equal(r.bad_unit, bad[i]);
 	}
@@ -148,7 +160,7 @@ static void unaligned_options_buffer(void **state)
 	char out[BOOT_OPTIONS_MAX];
 	uint32_t n = ucs2(in, "x.efi a=b", 1);
 	memcpy(raw + 1, in, n);
-	struct load_options_result r = load_options_to_ascii(raw + 1, n, out, sizeof(out));
+	struct load_options_result r = load_options_to_ascii(raw + 1, n, 0, out, sizeof(out));
 	assert_int_equal(r.status, LOAD_OPTIONS_OK);
 	assert_string_equal(out, "a=b");
 }
@@ -161,12 +173,12 @@ static void long_options_are_truncated(void **state)
 	memset(text, 'k', sizeof(text) - 1);
 	text[sizeof(text) - 1] = '\0';
 	struct load_options_result r =
-	    load_options_to_ascii(in, ucs2(in, text, 1), out, sizeof(out));
+	    load_options_to_ascii(in, ucs2(in, text, 1), 0, out, sizeof(out));
 	assert_int_equal(r.status, LOAD_OPTIONS_OK);
 	assert_true(r.truncated);
 	assert_int_equal(strlen(out), BOOT_OPTIONS_MAX - 1);
 	text[BOOT_OPTIONS_MAX - 1] = '\0'; /* exactly fits */
-	r = load_options_to_ascii(in, ucs2(in, text, 1), out, sizeof(out));
+	r = load_options_to_ascii(in, ucs2(in, text, 1), 0, out, sizeof(out));
 	assert_false(r.truncated);
 	assert_int_equal(strlen(out), BOOT_OPTIONS_MAX - 1);
 }
