@@ -35,6 +35,14 @@ static inline uint64_t cpu_read_cr4(void)
 	return v;
 }
 
+/* CPUID.01H:ECX[31]: set by hypervisors (the kernel's exit=auto test as well). */
+static inline int cpu_under_hypervisor(void)
+{
+	uint32_t a = 1, b, c = 0, d;
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	return (c >> 31) & 1;
+}
+
 static inline void cpu_pause(void)
 {
 	__asm__ volatile("pause");

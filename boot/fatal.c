@@ -2,7 +2,8 @@
 /*
  * Fatal loader errors. The run must end, never hang:
  *  - before ExitBootServices: the message goes to ConOut (serial under OVMF); then, if the
- *    effective `exit` option (config file, overridden by load options) is `qemu`, QEMU's
+ *    effective `exit` option (config file, overridden by load options) is `qemu`, or `auto`
+ *    (the default) under a hypervisor, as the kernel decides, QEMU's
  *    isa-debug-exit device ends the run with status 1 (QEMU exits 3); otherwise, or if that
  *    port is not there, stall 5 s so the message can be read and return to the firmware;
  *  - after an ExitBootServices attempt (firmware console gone, no Stall): the message goes
@@ -32,7 +33,7 @@ static int wants_qemu_exit(const struct loader *ld)
 {
 	if (!ld->bi)
 		return 0;
-	return exit_option_is_qemu(ld->bi->options, ld->bi->config);
+	return exit_option_is_qemu(ld->bi->options, ld->bi->config, cpu_under_hypervisor());
 }
 
 void loader_warn(const char *what, EFI_STATUS status)

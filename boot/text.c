@@ -16,6 +16,7 @@
 #define EFI_SUFFIX_LEN 4
 #define EXIT_KEY       "exit"
 #define EXIT_QEMU      "qemu"
+#define EXIT_AUTO      "auto"
 
 static uint16_t unit_at(const void *data, size_t i)
 {
@@ -175,9 +176,10 @@ static int starts_with(const char *s, const char *prefix)
 
 /*
  * Finds the last `exit [blanks] = [blanks] value` in s whose key starts a word and is not in a
- * `#` comment; returns 1 if there is one, *is_qemu telling whether value is exactly "qemu".
+ * `#` comment; returns 1 if there is one, *is_qemu telling whether the value makes the loader
+ * use QEMU's exit device: "qemu" always, "auto" (the kernel's default) when `hypervisor`.
  */
-static int last_exit_setting(const char *s, int *is_qemu)
+static int last_exit_setting(const char *s, int hypervisor, int *is_qemu)
 {
 	int found = 0;
 	for (size_t i = 0; s[i];) {
@@ -204,18 +206,21 @@ static int last_exit_setting(const char *s, int *is_qemu)
 		while (!word_end(s[j]))
 			j++;
 		found = 1;
-		*is_qemu = j - v == sizeof(EXIT_QEMU) - 1 && starts_with(s + v, EXIT_QEMU);
+		if (j - v == sizeof(EXIT_AUTO) - 1 && starts_with(s + v, EXIT_AUTO))
+			*is_qemu = hypervisor;
+		else
+			*is_qemu = j - v == sizeof(EXIT_QEMU) - 1 && starts_with(s + v, EXIT_QEMU);
 		i = j;
 	}
 	return found;
 }
 
-int exit_option_is_qemu(const char *options, const char *config)
+int exit_option_is_qemu(const char *options, const char *config, int hypervisor)
 {
 	int is_qemu = 0;
-	if (options && last_exit_setting(options, &is_qemu))
+	if (options && last_exit_setting(options, hypervisor, &is_qemu))
 		return is_qemu;
-	if (config && last_exit_setting(config, &is_qemu))
+	if (config && last_exit_setting(config, hypervisor, &is_qemu))
 		return is_qemu;
-	return 0;
+	return hypervisor; /* unset: the kernel's default, exit=auto */
 }

@@ -53,10 +53,12 @@ int32_t config_text_status(const char *buf, size_t len);
 const char *config_status_name(int32_t status);
 
 /*
- * Whether the effective `exit` option is `qemu`: the last `exit = value` in the config text
- * (lines, `#` comments, blanks around `=` allowed), overridden by the last `exit=value` in the
- * load options. Either text may be NULL; both are NUL-terminated.
+ * Whether the effective `exit` option ends a failed run through QEMU's exit device: the last
+ * `exit = value` in the config text (lines, `#` comments, blanks around `=` allowed),
+ * overridden by the last `exit=value` in the load options; `qemu` says yes, `auto` or no
+ * setting (the kernel's default) say yes when `hypervisor` (CPUID.01H:ECX[31]), as the kernel
+ * does. Either text may be NULL; both are NUL-terminated.
  */
-int exit_option_is_qemu(const char *options, const char *config);
+int exit_option_is_qemu(const char *options, const char *config, int hypervisor);
 
 #endif

@@ -50,6 +50,8 @@ uint32_t arch_cpu_apic_id(unsigned index);
 bool arch_run_on_cpu(unsigned index, void (*fn)(void *), void *arg);
 /* Run fn(arg) on every online CPU, this one included; returns how many finished in time. */
 unsigned arch_run_on_all(void (*fn)(void *), void *arg);
+/* The same on every CPU but this one. */
+unsigned arch_run_on_aps(void (*fn)(void *), void *arg);
 
 /* CPU identification for the banner: fills `out` with a one-line description. */
 void arch_describe_cpu(char *out, size_t size);

@@ -258,7 +258,7 @@ bool arch_run_on_cpu(unsigned index, void (*fn)(void *), void *arg)
 	return true;
 }
 
-unsigned arch_run_on_all(void (*fn)(void *), void *arg)
+static unsigned run_on_many(void (*fn)(void *), void *arg, bool include_self)
 {
 	unsigned done = 0;
 	struct percpu *self = this_cpu();
@@ -273,9 +273,11 @@ unsigned arch_run_on_all(void (*fn)(void *), void *arg)
 		__atomic_store_n(&p->call_seq, seqs[i], __ATOMIC_RELEASE);
 		lapic_send_ipi(p->apic_id, APIC_DM_FIXED, VEC_IPI_CALL, APIC_DEST_NONE);
 	}
-	fn(arg);
-	self->calls_run++;
-	done++;
+	if (include_self) {
+		fn(arg);
+		self->calls_run++;
+		done++;
+	}
 	uint64_t end = rdtsc() + CROSS_CALL_TIMEOUT_US * timer_info()->tsc_hz / 1000000;
 	for (unsigned i = 0; i < percpu_count; i++) {
 		struct percpu *p = percpu_by_index[i];
@@ -291,6 +293,16 @@ unsigned arch_run_on_all(void (*fn)(void *), void *arg)
 				p->index, p->apic_id);
 	}
 	return done;
+}
+
+unsigned arch_run_on_all(void (*fn)(void *), void *arg)
+{
+	return run_on_many(fn, arg, true);
+}
+
+unsigned arch_run_on_aps(void (*fn)(void *), void *arg)
+{
+	return run_on_many(fn, arg, false);
 }
 
 unsigned arch_cpu_count(void)

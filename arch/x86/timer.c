@@ -18,6 +18,8 @@
 #define PORT_61_SPEAKER	  BIT(1)
 #define PIT_MEASURE_MS	  20
 #define PIT_SPIN_LIMIT	  100000000u
+#define PIT_SAMPLES	  8
+#define PIT_TRUST_PPM	  10000 /* a measurement with brackets under 1% is trusted */
 
 #define CPUID_TSC_LEAF	     0x15
 #define CPUID_FREQ_LEAF	     0x16
@@ -46,38 +48,55 @@ static uint16_t pit_read_ch2(void)
 	return (uint16_t)(lo | hi << 8);
 }
 
+struct pit_sample {
+	uint64_t tsc;	/* midpoint of the RDTSCs around the latch-and-read */
+	uint64_t width; /* cycles between those RDTSCs: the sample's uncertainty */
+	uint16_t count;
+};
+
+/* The narrowest-bracketed of PIT_SAMPLES latched reads (a vCPU descheduled mid-read, or a slow
+ * port access, only widens its own bracket). */
+static struct pit_sample pit_sample(void)
+{
+	struct pit_sample best = {.width = UINT64_MAX};
+	for (unsigned i = 0; i < PIT_SAMPLES; i++) {
+		uint64_t a = rdtsc();
+		uint16_t c = pit_read_ch2();
+		uint64_t b = rdtsc();
+		if (b - a < best.width)
+			best =
+			    (struct pit_sample){.tsc = a + (b - a) / 2, .width = b - a, .count = c};
+	}
+	return best;
+}
+
 /*
- * TSC rate against PIT channel 2 counting down from 0xFFFF: latch the count at the start and
- * after about PIT_MEASURE_MS, each read bracketed by RDTSC, and divide the TSC delta by the PIT
- * delta. Reading the count (instead of polling OUT2 until the terminal count) keeps the error
- * to one port read at each end: under QEMU with several vCPUs, each port access can take long
- * enough to skew an OUT2 poll by tens of percent. Returns 0 if the PIT does not count.
+ * TSC rate against PIT channel 2 counting down from 0xFFFF: sample the count at the start and
+ * after about PIT_MEASURE_MS and divide the TSC delta by the PIT delta. Reading latched counts
+ * (rather than polling OUT2 for the terminal count) bounds the error by the two samples'
+ * brackets, which are reported: under QEMU on a loaded host a port access can take long enough
+ * to skew an OUT2 poll by tens of percent. Returns 0 if the PIT does not count.
  */
-static uint64_t measure_tsc_with_pit(void)
+static uint64_t measure_tsc_with_pit(uint64_t *uncertainty_ppm)
 {
 	uint8_t p61 = inb(PORT_61);
 	outb(PORT_61, (uint8_t)((p61 & ~PORT_61_SPEAKER) | PORT_61_GATE2));
 	outb(PIT_COMMAND, PIT_CMD_CH2_MODE0);
 	outb(PIT_CH2_DATA, 0xff);
 	outb(PIT_CH2_DATA, 0xff);
-	uint64_t t0 = rdtsc();
-	uint16_t c0 = pit_read_ch2();
-	uint64_t t0b = rdtsc();
-	uint16_t want = PIT_HZ * PIT_MEASURE_MS / 1000, c1 = c0;
-	uint64_t t1 = t0, t1b = t0;
+	struct pit_sample s0 = pit_sample(), s1 = s0;
+	uint16_t want = PIT_HZ * PIT_MEASURE_MS / 1000;
 	for (unsigned spins = 0; spins < PIT_SPIN_LIMIT; spins++) {
-		t1 = rdtsc();
-		c1 = pit_read_ch2();
-		t1b = rdtsc();
-		if ((uint16_t)(c0 - c1) >= want)
+		if ((uint16_t)(s0.count - pit_read_ch2()) >= want)
 			break;
 	}
+	s1 = pit_sample();
 	outb(PORT_61, p61);
-	uint16_t ticks = (uint16_t)(c0 - c1);
-	if (ticks < want)
+	uint16_t ticks = (uint16_t)(s0.count - s1.count);
+	if (ticks < want || s1.tsc <= s0.tsc)
 		return 0;
-	/* Midpoints of the bracketing RDTSCs. */
-	uint64_t cycles = (t1 + t1b) / 2 - (t0 + t0b) / 2;
+	uint64_t cycles = s1.tsc - s0.tsc;
+	*uncertainty_ppm = (s0.width + s1.width) * 1000000 / cycles;
 	return cycles * PIT_HZ / ticks;
 }
 
@@ -90,7 +109,11 @@ void timer_calibrate(uint64_t loader_tsc_hz)
 	if (max >= CPUID_FREQ_LEAF)
 		l16 = cpuid(CPUID_FREQ_LEAF, 0);
 	info.tsc_hz_loader = loader_tsc_hz;
-	info.tsc_hz_pit = measure_tsc_with_pit();
+	info.tsc_hz_pit = measure_tsc_with_pit(&info.pit_uncertainty_ppm);
+	if (info.tsc_hz_pit && info.pit_uncertainty_ppm > PIT_TRUST_PPM) {
+		info.tsc_hz_pit_rejected = info.tsc_hz_pit;
+		info.tsc_hz_pit = 0; /* too disturbed to use; kept for the report */
+	}
 	info.tsc_hz = timer_tsc_hz_from_cpuid(max, l15.eax, l15.ebx, l15.ecx, l16.eax);
 	info.tsc_source =
 	    max >= CPUID_TSC_LEAF && l15.eax && l15.ebx && l15.ecx ? "CPUID 15H" : "CPUID 16H";

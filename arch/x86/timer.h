@@ -9,8 +9,10 @@ struct timer_info {
 	uint64_t tsc_hz;
 	const char *tsc_source; /* "CPUID 15H", "CPUID 16H", "PIT", "loader" */
 	uint64_t tsc_hz_loader; /* the loader's Stall()-based estimate, for comparison */
-	uint64_t tsc_hz_pit;	/* measured against the PIT, 0 if not measured */
-	uint64_t apic_timer_hz; /* local APIC timer input clock, measured against the TSC */
+	uint64_t tsc_hz_pit;	/* measured against the PIT, 0 if not measured or not trusted */
+	uint64_t pit_uncertainty_ppm; /* from the sample brackets */
+	uint64_t tsc_hz_pit_rejected; /* a PIT figure too disturbed to use (uncertainty > 1%) */
+	uint64_t apic_timer_hz;	      /* local APIC timer input clock, measured against the TSC */
 };
 
 /* CPUID 15H/16H when they give a rate, else a PIT measurement, else the loader's estimate. */

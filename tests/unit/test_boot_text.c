@@ -199,27 +199,33 @@ static void config_nul_check(void **state)
 static void exit_qemu_lookup(void **state)
 {
 	(void)state;
-	assert_true(exit_option_is_qemu("exit=qemu", NULL));
-	assert_true(exit_option_is_qemu("selftest=all exit=qemu", ""));
-	assert_true(exit_option_is_qemu(NULL, "exit=qemu selftest=all\n"));
-	assert_true(exit_option_is_qemu("", "# comment\nexit = qemu\nselftest = all\n"));
-	assert_true(exit_option_is_qemu(NULL, "exit\t=\tqemu# trailing comment\n"));
-	assert_true(exit_option_is_qemu(NULL, "exit=qemu\r\n"));
-	assert_false(exit_option_is_qemu(NULL, NULL));
-	assert_false(exit_option_is_qemu("", ""));
-	assert_false(exit_option_is_qemu(NULL, "# exit=qemu\n"));
-	assert_false(exit_option_is_qemu(NULL, "selftest=all # exit=qemu\n"));
-	assert_false(exit_option_is_qemu("exit=qemu2", NULL));
-	assert_false(exit_option_is_qemu("myexit=qemu", NULL));
-	assert_false(exit_option_is_qemu("exit=halt", NULL));
-	assert_false(exit_option_is_qemu("exitqemu", NULL));
-	assert_false(exit_option_is_qemu("exit=", "exit=qemu")); /* options win, even empty */
+	assert_true(exit_option_is_qemu("exit=qemu", NULL, 0));
+	assert_true(exit_option_is_qemu("selftest=all exit=qemu", "", 0));
+	assert_true(exit_option_is_qemu(NULL, "exit=qemu selftest=all\n", 0));
+	assert_true(exit_option_is_qemu("", "# comment\nexit = qemu\nselftest = all\n", 0));
+	assert_true(exit_option_is_qemu(NULL, "exit\t=\tqemu# trailing comment\n", 0));
+	assert_true(exit_option_is_qemu(NULL, "exit=qemu\r\n", 0));
+	assert_false(exit_option_is_qemu(NULL, NULL, 0));
+	assert_false(exit_option_is_qemu("", "", 0));
+	assert_false(exit_option_is_qemu(NULL, "# exit=qemu\n", 0));
+	assert_false(exit_option_is_qemu(NULL, "selftest=all # exit=qemu\n", 0));
+	assert_false(exit_option_is_qemu("exit=qemu2", NULL, 0));
+	assert_false(exit_option_is_qemu("myexit=qemu", NULL, 0));
+	assert_false(exit_option_is_qemu("exit=halt", NULL, 0));
+	assert_false(exit_option_is_qemu("exitqemu", NULL, 0));
+	assert_false(exit_option_is_qemu("exit=", "exit=qemu", 0)); /* options win, even empty */
 	/* the last setting wins; load options override the file */
-	assert_true(exit_option_is_qemu(NULL, "exit=halt\nexit=qemu\n"));
-	assert_false(exit_option_is_qemu(NULL, "exit=qemu\nexit=halt\n"));
-	assert_false(exit_option_is_qemu("exit=halt", "exit=qemu\n"));
-	assert_true(exit_option_is_qemu("exit=qemu", "exit=halt\n"));
-	assert_true(exit_option_is_qemu("selftest=all", "exit=qemu\n"));
+	assert_true(exit_option_is_qemu(NULL, "exit=halt\nexit=qemu\n", 0));
+	assert_false(exit_option_is_qemu(NULL, "exit=qemu\nexit=halt\n", 0));
+	assert_false(exit_option_is_qemu("exit=halt", "exit=qemu\n", 0));
+	assert_true(exit_option_is_qemu("exit=qemu", "exit=halt\n", 0));
+	assert_true(exit_option_is_qemu("selftest=all", "exit=qemu\n", 0));
+	/* auto, or nothing set (the kernel's default), follows the hypervisor bit. */
+	assert_true(exit_option_is_qemu(NULL, NULL, 1));
+	assert_true(exit_option_is_qemu("exit=auto", "exit=halt\n", 1));
+	assert_false(exit_option_is_qemu("exit=auto", NULL, 0));
+	assert_false(exit_option_is_qemu("exit=halt", NULL, 1));
+	assert_false(exit_option_is_qemu(NULL, "exit = reset\n", 1));
 }
 
 static const struct CMUnitTest tests[] = {
