@@ -47,7 +47,7 @@ EFI_STATUS loader_fail(const struct loader *ld, EFI_STATUS status, const char *w
 	if (wants_qemu_exit(ld)) {
 		Print(L"" LOADER_TAG "exit=qemu: ending QEMU with failure status %d\n",
 		      QEMU_EXIT_FAILURE);
-		cpu_outb(QEMU_EXIT_PORT, QEMU_EXIT_FAILURE);
+		outb(QEMU_EXIT_PORT, QEMU_EXIT_FAILURE);
 	}
 	Print(L"" LOADER_TAG "returning to the firmware in %d s\n", FAIL_STALL_S);
 	BS->Stall(FAIL_STALL_US);
@@ -57,9 +57,9 @@ EFI_STATUS loader_fail(const struct loader *ld, EFI_STATUS status, const char *w
 static void uart_putc(char c)
 {
 	for (unsigned i = 0;
-	     i < UART_SPIN_LIMIT && !(cpu_inb(COM1_PORT + UART_LSR) & UART_LSR_THRE); i++)
+	     i < UART_SPIN_LIMIT && !(inb(COM1_PORT + UART_LSR) & UART_LSR_THRE); i++)
 		cpu_pause();
-	cpu_outb(COM1_PORT, (uint8_t)c);
+	outb(COM1_PORT, (uint8_t)c);
 }
 
 static void uart_puts(const char *s)
@@ -92,12 +92,12 @@ void loader_fail_late(const struct loader *ld, EFI_STATUS status, const char *wh
 	uart_puts(")\n");
 	if (wants_qemu_exit(ld)) {
 		uart_puts(LOADER_TAG "exit=qemu: ending QEMU with failure status 1\n");
-		cpu_outb(QEMU_EXIT_PORT, QEMU_EXIT_FAILURE);
+		outb(QEMU_EXIT_PORT, QEMU_EXIT_FAILURE);
 	}
 	uart_puts(LOADER_TAG "boot services are gone: resetting in 5 s\n");
 	uint64_t hz = ld->bi && ld->bi->tsc_hz ? ld->bi->tsc_hz : 0;
 	uint64_t wait = hz ? hz * FAIL_STALL_S : LATE_WAIT_CYCLES;
-	for (uint64_t t0 = cpu_rdtsc(); cpu_rdtsc() - t0 < wait;)
+	for (uint64_t t0 = rdtsc(); rdtsc() - t0 < wait;)
 		cpu_pause();
 	RT->ResetSystem(EfiResetCold, status, 0, NULL);
 	for (;;) /* ResetSystem does not return; if it did, stop here rather than run on */

@@ -117,9 +117,9 @@ void loader_measure_tsc(struct boot_info *bi)
 {
 	uint64_t best = UINT64_MAX;
 	for (unsigned round = 0; round < TSC_CALIBRATION_ROUNDS; round++) {
-		uint64_t t0 = cpu_rdtsc();
+		uint64_t t0 = rdtsc();
 		EFI_STATUS st = BS->Stall(TSC_CALIBRATION_US);
-		uint64_t t1 = cpu_rdtsc();
+		uint64_t t1 = rdtsc();
 		if (EFI_ERROR(st)) {
 			loader_warn("Stall() for the TSC calibration", st);
 			bi->tsc_hz = 0;

@@ -29,7 +29,7 @@ static EFI_STATUS alloc_boot_info(struct loader *ld, uint64_t tsc_entry)
 /* The firmware may run with 5-level paging; a PML4 in CR3 would then be read as a PML5. */
 static EFI_STATUS check_paging_mode(void)
 {
-	if (!(cpu_read_cr4() & CR4_LA57))
+	if (!(read_cr4() & CR4_LA57))
 		return EFI_SUCCESS;
 	Print(L"" LOADER_TAG "error: the firmware runs with 5-level paging (CR4.LA57); "
 	      "this loader and kernel use 4-level tables\n");
@@ -74,13 +74,13 @@ static __attribute__((noreturn)) void hand_off(struct loader *ld)
 	bi->magic = BOOT_INFO_MAGIC;
 	bi->version = BOOT_INFO_VERSION;
 	bi->size = sizeof(*bi);
-	bi->tsc_handoff = cpu_rdtsc();
+	bi->tsc_handoff = rdtsc();
 	jump_to_kernel(ld->pml4, ld->kernel_entry, bi);
 }
 
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
-	uint64_t tsc_entry = cpu_rdtsc();
+	uint64_t tsc_entry = rdtsc();
 	struct loader ld = {.image = image};
 	EFI_STATUS st;
 

@@ -34,6 +34,9 @@
 #define MSR_GS_BASE	   0xc0000101u /* SDM Vol. 4 Table 2-2 */
 #define MSR_KERNEL_GS_BASE 0xc0000102u
 
+/* CPUID.01H:ECX[31]: set by hypervisors (reserved on bare metal, reads 0). */
+#define CPUID_1_ECX_HYPERVISOR BIT(31)
+
 /* RFLAGS (SDM Vol. 1 3.4.3) */
 #define RFLAGS_CF BIT(0)
 #define RFLAGS_TF BIT(8)

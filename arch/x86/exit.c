@@ -19,8 +19,6 @@
 #define KBC_COMMAND_PORT 0x64
 #define KBC_PULSE_RESET	 0xfe
 
-#define CPUID_1_ECX_HYPERVISOR BIT(31) /* set by hypervisors (CPUID.01H:ECX[31]) */
-
 static enum exit_mode exit_mode = EXIT_MODE_AUTO;
 
 void arch_set_exit_mode(enum exit_mode mode)

@@ -37,6 +37,17 @@ boot --config "$cfg"
 status_is 2 "an oversized config file is rejected"
 has "baretrace.cfg: file too large; accepted: at most 8191 bytes" "the size limit is named"
 
+boot -- serial.port=0x2e8
+status_is 0 "a console port with no UART behind it does not hang the run"
+has "warning: no UART answers at port 0x2e8; console stays on 0x3f8" "the missing UART is named"
+
+boot -- pmi=nmi selftest=pmi
+status_is 77 "a run whose only test point is skipped ends with the skip status"
+has "# SKIP" "the skip is reported in TAP"
+
+boot --timeout 8 -- exit=halt
+status_is 124 "exit=halt under the runner ends in its time-out, reported as such"
+
 "$top/scripts/run" --smp many >/dev/null 2>"$cfg"
 r=$?
 [ $r = 2 ] && grep -q "accepted" "$cfg"
