@@ -56,8 +56,8 @@ EFI_STATUS loader_fail(const struct loader *ld, EFI_STATUS status, const char *w
 
 static void uart_putc(char c)
 {
-	for (unsigned i = 0;
-	     i < UART_SPIN_LIMIT && !(inb(COM1_PORT + UART_LSR) & UART_LSR_THRE); i++)
+	for (unsigned i = 0; i < UART_SPIN_LIMIT && !(inb(COM1_PORT + UART_LSR) & UART_LSR_THRE);
+	     i++)
 		cpu_pause();
 	outb(COM1_PORT, (uint8_t)c);
 }

@@ -8,6 +8,7 @@
 #include "arch/x86/paging.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/acpi.h"
+#include "arch/x86/caps_report.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/pmi.h"
 #include "arch/x86/smp.h"
@@ -156,4 +157,5 @@ void arch_smp_init(const struct boot_info *bi, bool pmi_as_nmi)
 	kprintf("smp: %u of %u enabled CPUs online (%u failed) in %lu us\n", r.online,
 		have_madt ? r.enabled : 1, r.failed, r.bringup_us);
 	print_cpu_table();
+	caps_report_all();
 }

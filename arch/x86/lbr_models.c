@@ -16,7 +16,7 @@
 #define DEPTH_CORE2 4  /* init_core */
 #define DEPTH_ATOM  8  /* init_atom, init_slm, init_knl */
 #define DEPTH_NHM   16 /* init_nhm, init_snb, init_hsw */
-#define DEPTH_SKL   32 /* init_skl: Skylake client/server and successors, Goldmont and later Atoms */
+#define DEPTH_SKL   32 /* init_skl: Skylake and later cores, Goldmont and later Atoms */
 
 static const struct lbr_model lbr_models[] = {
     {0x0f, DEPTH_CORE2, 0, "Core 2 (Merom)"},

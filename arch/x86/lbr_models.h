@@ -12,7 +12,7 @@
 #include "lib/bits.h"
 
 /* Quirks attached to a row (ref 1.5, 3.3, 8). */
-#define LBR_QUIRK_STEPPING_10 BIT(0) /* Bonnell: LBR with freeze-on-PMI broken below stepping 10 */
+#define LBR_QUIRK_STEPPING_10 BIT(0) /* Bonnell: LBR + freeze-on-PMI broken below stepping 10 */
 #define LBR_QUIRK_KNL_FORMAT  BIT(1) /* Knights Landing/Mill: reports format 1, behaves as 3 */
 
 struct lbr_model {

@@ -26,13 +26,13 @@ static const char VENDOR_AMD[] = "AuthenticAMD";
 #define C07_EDX_ARCH_LBR BIT(19)
 
 /* CPUID.0AH (ref 1.2, [L-ape] cpuid10_eax/ebx/edx) */
-#define C0A_EAX_VERSION	    GENMASK(7, 0)
-#define C0A_EAX_GP_COUNT    GENMASK(15, 8)
-#define C0A_EAX_GP_WIDTH    GENMASK(23, 16)
-#define C0A_EAX_EBX_LEN	    GENMASK(31, 24)
-#define C0A_EDX_FIXED_COUNT GENMASK(4, 0) /* v2-v4; v5+ adds the ECX bitmap */
-#define C0A_EDX_FIXED_WIDTH GENMASK(12, 5)
-#define C0A_EDX_ANYTHREAD_DEPRECATED BIT(15) /* meaningful for v5+ only */
+#define C0A_EAX_VERSION		     GENMASK(7, 0)
+#define C0A_EAX_GP_COUNT	     GENMASK(15, 8)
+#define C0A_EAX_GP_WIDTH	     GENMASK(23, 16)
+#define C0A_EAX_EBX_LEN		     GENMASK(31, 24)
+#define C0A_EDX_FIXED_COUNT	     GENMASK(4, 0) /* v2-v4; v5+ adds the ECX bitmap */
+#define C0A_EDX_FIXED_WIDTH	     GENMASK(12, 5)
+#define C0A_EDX_ANYTHREAD_DEPRECATED BIT(15)	   /* meaningful for v5+ only */
 #define ARCH_EVENTS_KNOWN	     GENMASK(6, 0) /* EBX bits 0-6 named by ref 1.2 */
 #define PERFMON_V_FIXED		     2 /* fixed counters and global MSRs appear (ref 1.2) */
 #define PERFMON_V_LAST_EDX_ONLY	     4 /* the last version counting fixed counters in EDX only */
@@ -48,36 +48,38 @@ static const char VENDOR_AMD[] = "AuthenticAMD";
 #define PERFMON_V_FREEZE_LEGACY	     2
 #define PERFMON_V_FREEZE_STREAMLINED 4
 
-/* CPUID.1AH:EAX (SDM Vol. 2A CPUID leaf 1AH; the reference names the values in its brief) */
-#define C1A_EAX_CORE_TYPE     GENMASK(31, 24)
-#define C1A_EAX_NATIVE_MODEL  GENMASK(23, 0)
-#define CORE_TYPE_INTEL_ATOM  0x20
-#define CORE_TYPE_INTEL_CORE  0x40
+/* CPUID.1AH:EAX, "native model ID enumeration" (SDM Vol. 2A CPUID leaf 1AH). Not covered by
+ * our reference excerpts; the recorded Arrow Lake and Wildcat Lake dumps label 40H "Core" and
+ * 20H "Atom" on the matching CPUs. */
+#define C1A_EAX_CORE_TYPE    GENMASK(31, 24)
+#define C1A_EAX_NATIVE_MODEL GENMASK(23, 0)
+#define CORE_TYPE_INTEL_ATOM 0x20
+#define CORE_TYPE_INTEL_CORE 0x40
 
 /* CPUID.1CH (ref 1.4, [L-ape] cpuid28_*) */
-#define C1C_EAX_DEPTH_MASK	   GENMASK(7, 0)
-#define C1C_EAX_DEEP_CSTATE_RESET  BIT(30)
-#define C1C_EAX_LIP		   BIT(31)
-#define C1C_EBX_CPL_FILTER	   BIT(0)
-#define C1C_EBX_BRANCH_FILTER	   BIT(1)
-#define C1C_EBX_CALL_STACK	   BIT(2)
-#define C1C_ECX_MISPREDICT	   BIT(0)
-#define C1C_ECX_TIMED		   BIT(1)
-#define C1C_ECX_BRANCH_TYPE	   BIT(2)
-#define C1C_ECX_BRANCH_COUNTERS	   GENMASK(19, 16)
-#define ARCH_LBR_DEPTH_STEP	   8 /* bit n of EAX[7:0] => depth 8 * (n + 1) */
+#define C1C_EAX_DEPTH_MASK	  GENMASK(7, 0)
+#define C1C_EAX_DEEP_CSTATE_RESET BIT(30)
+#define C1C_EAX_LIP		  BIT(31)
+#define C1C_EBX_CPL_FILTER	  BIT(0)
+#define C1C_EBX_BRANCH_FILTER	  BIT(1)
+#define C1C_EBX_CALL_STACK	  BIT(2)
+#define C1C_ECX_MISPREDICT	  BIT(0)
+#define C1C_ECX_TIMED		  BIT(1)
+#define C1C_ECX_BRANCH_TYPE	  BIT(2)
+#define C1C_ECX_BRANCH_COUNTERS	  GENMASK(19, 16)
+#define ARCH_LBR_DEPTH_STEP	  8 /* bit n of EAX[7:0] => depth 8 * (n + 1) */
 
 /* IA32_PERF_CAPABILITIES (ref 1.5; bits 6-11 also SDM 18.4.4.2, seed sdm/004) */
-#define PCAP_LBR_FORMAT		 GENMASK(5, 0)
-#define PCAP_PEBS_TRAP		 BIT(6)
-#define PCAP_PEBS_ARCH_REG	 BIT(7)
-#define PCAP_PEBS_FORMAT	 GENMASK(11, 8)
-#define PCAP_SMM_FREEZE		 BIT(12) /* also SDM 16.4.1 (seed sdm/002) */
-#define PCAP_FULL_WIDTH_WRITE	 BIT(13)
-#define PCAP_PEBS_BASELINE	 BIT(14)
-#define PCAP_PERF_METRICS	 BIT(15)
-#define PCAP_PEBS_OUTPUT_PT	 BIT(16)
-#define PCAP_PEBS_TIMING_INFO	 BIT(17)
+#define PCAP_LBR_FORMAT	      GENMASK(5, 0)
+#define PCAP_PEBS_TRAP	      BIT(6)
+#define PCAP_PEBS_ARCH_REG    BIT(7)
+#define PCAP_PEBS_FORMAT      GENMASK(11, 8)
+#define PCAP_SMM_FREEZE	      BIT(12) /* also SDM 16.4.1 (seed sdm/002) */
+#define PCAP_FULL_WIDTH_WRITE BIT(13)
+#define PCAP_PEBS_BASELINE    BIT(14)
+#define PCAP_PERF_METRICS     BIT(15)
+#define PCAP_PEBS_OUTPUT_PT   BIT(16)
+#define PCAP_PEBS_TIMING_INFO BIT(17)
 /* bit 18: reserved (was mis-named anythread_deprecated in Linux; ref 1.5) */
 #define PCAP_RDPMC_METRICS_CLEAR BIT(19)
 
@@ -86,16 +88,16 @@ static const char VENDOR_AMD[] = "AuthenticAMD";
  * "no legacy LBR, use Arch LBR"; ref 1.5 marks that **unconfirmed**, so it is only reported
  * as such, never relied on: with no Arch LBR enumerated it simply yields "no LBR".
  */
-#define LBR_FORMAT_LIP		  0x01
-#define LBR_FORMAT_EIP_FLAGS	  0x03
-#define LBR_FORMAT_LAST_KNOWN	  0x07
-#define LBR_FORMAT_NO_LEGACY_3F	  0x3f
-#define BONNELL_MIN_LBR_STEPPING  10 /* ref 3.3, 8 */
+#define LBR_FORMAT_LIP		 0x01
+#define LBR_FORMAT_EIP_FLAGS	 0x03
+#define LBR_FORMAT_LAST_KNOWN	 0x07
+#define LBR_FORMAT_NO_LEGACY_3F	 0x3f
+#define BONNELL_MIN_LBR_STEPPING 10 /* ref 3.3, 8 */
 
 /* PEBS record formats 0-6 are described by ref 6.4; adaptive groups need format >= 4 (ref 1.5:
  * Linux forces the baseline bit to 0 below 4). */
-#define PEBS_FORMAT_LAST_KNOWN	6
-#define PEBS_FORMAT_ADAPTIVE	4
+#define PEBS_FORMAT_LAST_KNOWN 6
+#define PEBS_FORMAT_ADAPTIVE   4
 
 /* IA32_MISC_ENABLE (ref 1.6, [L-msr]; SDM 17.4.9 seed sdm/003) */
 #define MISC_EMON	      BIT(7)
@@ -104,8 +106,18 @@ static const char VENDOR_AMD[] = "AuthenticAMD";
 
 /* Core 2 Merom/Clovertown: Linux disables PEBS (errata AJ67, AJ68, AJ69, AJ106; ref 8
  * intel_clovertown_quirk). Penryn/Dunnington are not affected. */
-#define FAMILY_6	    0x6u
-#define MODEL_CORE2_MEROM   0x0fu
+#define FAMILY_6	  0x6u
+#define MODEL_CORE2_MEROM 0x0fu
+
+/* The masks against values of recorded processors (tests/unit/cpu_records.h). */
+_Static_assert(FIELD_GET(PCAP_LBR_FORMAT, 0x33c5) == 5, "Skylake LBR format 5");
+_Static_assert(FIELD_GET(PCAP_PEBS_FORMAT, 0x33c5) == 3, "Skylake PEBS format 3");
+_Static_assert(FIELD_GET(C0A_EAX_GP_WIDTH, 0x07300404) == 48, "Skylake GP width 48");
+_Static_assert(FIELD_GET(C0A_EAX_GP_COUNT, 0x07300404) == 4, "Skylake 4 GP counters");
+_Static_assert(FIELD_GET(C0A_EDX_FIXED_WIDTH, 0x503) == 40, "Penryn fixed width 40");
+_Static_assert(FIELD_GET(C0A_EDX_FIXED_COUNT, 0x503) == 3, "Penryn 3 fixed counters");
+_Static_assert(FIELD_GET(C1C_EAX_DEPTH_MASK, 0x4000000b) == 0x0b, "Arrow Lake depths 8/16/32");
+_Static_assert(FIELD_GET(C1A_EAX_CORE_TYPE, 0x20000003) == CORE_TYPE_INTEL_ATOM, "E-core");
 
 /* ---- small helpers ---- */
 
@@ -160,8 +172,8 @@ static bool vendor_is_intel(struct trace_caps *c, char *reason)
 		say(reason, "vendor AuthenticAMD: AMD's branch and sampling facilities are not "
 			    "Intel LBR/BTS/PEBS; not supported by baretrace");
 	else
-		say(reason, "vendor \"%s\" is not GenuineIntel: Intel trace facilities are not "
-			    "assumed", c->raw.vendor);
+		say(reason, "vendor \"%s\" is not GenuineIntel: no Intel facility assumed",
+		    c->raw.vendor);
 	return false;
 }
 
@@ -208,12 +220,13 @@ static void decode_ident(struct trace_caps *c)
 static void decode_perfmon(struct trace_caps *c)
 {
 	struct cpuid_leaf_regs a = leaf(&c->raw, TRACE_CAPS_LEAF_PERFMON, &c->raw.leaf_0a);
-	typeof(c->perfmon) *p = &c->perfmon;
+	struct tc_perfmon *p = &c->perfmon;
 	uint32_t len_mask;
 	unsigned fixed;
 
+	/* 0AH is Intel's architectural-perfmon leaf; AMD enumerates its PMU elsewhere. */
 	if (c->vendor != TC_VENDOR_INTEL)
-		return; /* 0AH is Intel's architectural-perfmon leaf; AMD's PMU is enumerated elsewhere */
+		return;
 	p->version = (unsigned)FIELD_GET(C0A_EAX_VERSION, a.eax);
 	p->gp_counters = (unsigned)FIELD_GET(C0A_EAX_GP_COUNT, a.eax);
 	p->gp_width = (unsigned)FIELD_GET(C0A_EAX_GP_WIDTH, a.eax);
@@ -255,7 +268,7 @@ static void decode_arch_lbr(struct trace_caps *c)
 {
 	struct cpuid_leaf_regs l07 = leaf(&c->raw, TRACE_CAPS_LEAF_EXT_FEAT, &c->raw.leaf_07);
 	struct cpuid_leaf_regs l1c = leaf(&c->raw, TRACE_CAPS_LEAF_ARCH_LBR, &c->raw.leaf_1c);
-	typeof(c->arch_lbr) *a = &c->arch_lbr;
+	struct tc_arch_lbr *a = &c->arch_lbr;
 
 	if (c->vendor != TC_VENDOR_INTEL || !(l07.edx & C07_EDX_ARCH_LBR))
 		return;
@@ -329,7 +342,8 @@ static void conclude_legacy_lbr(struct trace_caps *c)
 		if (c->pdcm)
 			say(c->lbr.reason, "IA32_PERF_CAPABILITIES not in the snapshot");
 		else
-			say(c->lbr.reason, "missing CPUID.01H:ECX.PDCM[15] (IA32_PERF_CAPABILITIES)");
+			say(c->lbr.reason,
+			    "missing CPUID.01H:ECX.PDCM[15] (IA32_PERF_CAPABILITIES)");
 		return;
 	}
 	if (fmt == LBR_FORMAT_NO_LEGACY_3F) {
@@ -338,9 +352,11 @@ static void conclude_legacy_lbr(struct trace_caps *c)
 		return;
 	}
 	if (fmt > LBR_FORMAT_LAST_KNOWN) {
-		say(c->lbr.reason, "legacy LBR format %#x unknown (formats 0-7 known, ref 1.5)", fmt);
+		say(c->lbr.reason, "legacy LBR format %#x unknown (formats 0-7 known, ref 1.5)",
+		    fmt);
 		return;
 	}
+	c->lbr.format = fmt; /* reported even when no depth can be given */
 	m = lbr_model_find(c->family, c->model);
 	if (!m) {
 		say(c->lbr.reason,
@@ -350,8 +366,9 @@ static void conclude_legacy_lbr(struct trace_caps *c)
 		return;
 	}
 	if ((m->quirks & LBR_QUIRK_STEPPING_10) && c->stepping < BONNELL_MIN_LBR_STEPPING) {
-		say(c->lbr.reason, "%s stepping %u < %u: LBR with freeze-on-PMI not operational "
-				   "(Linux disables it, ref 3.3)",
+		say(c->lbr.reason,
+		    "%s stepping %u < %u: LBR with freeze-on-PMI not operational "
+		    "(Linux disables it, ref 3.3)",
 		    m->name, c->stepping, BONNELL_MIN_LBR_STEPPING);
 		return;
 	}

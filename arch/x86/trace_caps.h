@@ -36,7 +36,7 @@
 #define TRACE_CAPS_LEAF_HYBRID	 0x1au /* native model ID / hybrid core type */
 #define TRACE_CAPS_LEAF_ARCH_LBR 0x1cu /* Architectural LBR enumeration */
 
-/* The two gates above (ref 1.1, 1.5, 1.6). */
+/* The CPUID bits that gate the two MSRs (ref 1.1, 1.5, 1.6). */
 #define TRACE_CAPS_01_ECX_PDCM BIT(15) /* IA32_PERF_CAPABILITIES exists */
 #define TRACE_CAPS_01_EDX_DS   BIT(21) /* Debug Store; IA32_MISC_ENABLE BTS/PEBS bits valid */
 
@@ -66,7 +66,8 @@ struct cpu_snapshot {
 /*
  * Fill *s on the current CPU: CPUID leaves up to the maximum basic leaf (Intel returns the
  * highest basic leaf's data for a leaf beyond it, SDM Vol. 2A CPUID, so leaves are never read
- * past it), then the two MSRs behind their CPUID gates. Kernel only (arch/x86/trace_caps_collect.c).
+ * past it), then the two MSRs behind their CPUID gates. Kernel only
+ * (arch/x86/trace_caps_collect.c).
  */
 void trace_caps_collect(struct cpu_snapshot *s);
 
@@ -103,6 +104,61 @@ enum tc_freeze {
 	TC_FREEZE_STREAMLINED, /* version >= 4: GLOBAL_STATUS.LBR_Frz / CTR_Frz */
 };
 
+/* CPUID.0AH, Intel only (ref 1.2, [L-ape] cpuid10_*); zero elsewhere. */
+struct tc_perfmon {
+	unsigned version;	     /* EAX[7:0] ArchPerfMonVerID */
+	unsigned gp_counters;	     /* EAX[15:8] */
+	unsigned gp_width;	     /* EAX[23:16] */
+	unsigned events_len;	     /* EAX[31:24], length of the EBX vector */
+	uint32_t events_unavailable; /* bit i: architectural event i (0-6) unavailable */
+	uint32_t fixed_mask;	     /* supported fixed counters (bit m = IA32_FIXED_CTRm) */
+	unsigned fixed_counters;     /* highest supported index + 1 */
+	unsigned fixed_width;	     /* EDX[12:5] */
+	bool fixed_count_assumed;    /* Linux's v2-v4 "at least 3" quirk raised the count */
+	bool fixed_width_assumed;    /* width 0 reported with the quirk: GP width used */
+	bool anythread_deprecated;   /* EDX[15], v5+ */
+};
+
+/* CPUID.07H.0:EDX[19] and CPUID.1CH (ref 1.3, 1.4, [L-ape] cpuid28_*). */
+struct tc_arch_lbr {
+	bool present;
+	uint32_t depth_mask;	  /* EAX[7:0]: bit n => depth 8 * (n + 1) */
+	unsigned max_depth;	  /* 8 * fls(depth_mask), what Linux programs */
+	bool deep_cstate_reset;	  /* EAX[30] */
+	bool lip;		  /* EAX[31]: LIP rather than EIP */
+	bool cpl_filter;	  /* EBX[0] */
+	bool branch_filter;	  /* EBX[1] */
+	bool call_stack;	  /* EBX[2] */
+	bool mispredict;	  /* ECX[0] */
+	bool timed;		  /* ECX[1] */
+	bool branch_type;	  /* ECX[2] */
+	uint32_t branch_counters; /* ECX[19:16] bitmap (event logging) */
+};
+
+/* IA32_PERF_CAPABILITIES (ref 1.5; SDM 18.4.4.2 seed sdm/004 for bits 6-11). */
+struct tc_perf_cap {
+	bool present;
+	unsigned lbr_format;	  /* [5:0] */
+	bool pebs_trap;		  /* [6] trap-like PEBS (IP one instruction late) */
+	bool pebs_arch_regs;	  /* [7] */
+	unsigned pebs_format;	  /* [11:8] */
+	bool smm_freeze;	  /* [12] DEBUGCTL.FREEZE_WHILE_SMM supported */
+	bool full_width_write;	  /* [13] IA32_A_PMCx */
+	bool pebs_baseline;	  /* [14] adaptive PEBS */
+	bool perf_metrics;	  /* [15] */
+	bool pebs_output_pt;	  /* [16] */
+	bool pebs_timing_info;	  /* [17] */
+	bool rdpmc_metrics_clear; /* [19] */
+};
+
+/* IA32_MISC_ENABLE (ref 1.6; SDM 17.4.9 seed sdm/003). */
+struct tc_misc_enable {
+	bool present;
+	bool emon;	       /* [7] performance monitoring available */
+	bool bts_unavailable;  /* [11] */
+	bool pebs_unavailable; /* [12] */
+};
+
 #define TRACE_CAPS_REASON_LEN 192
 
 struct trace_caps {
@@ -123,66 +179,17 @@ struct trace_caps {
 	bool pdcm;   /* ECX[15] IA32_PERF_CAPABILITIES present */
 	bool x2apic; /* ECX[21] */
 
-	/* CPUID.0AH, Intel only (ref 1.2, [L-ape] cpuid10_*); zero elsewhere. */
-	struct {
-		unsigned version;	     /* EAX[7:0] ArchPerfMonVerID */
-		unsigned gp_counters;	     /* EAX[15:8] */
-		unsigned gp_width;	     /* EAX[23:16] */
-		unsigned events_len;	     /* EAX[31:24], length of the EBX vector */
-		uint32_t events_unavailable; /* bit i: architectural event i (0-6) unavailable */
-		uint32_t fixed_mask;	     /* supported fixed counters (bit m = IA32_FIXED_CTRm) */
-		unsigned fixed_counters;     /* highest supported index + 1 */
-		unsigned fixed_width;	     /* EDX[12:5] */
-		bool fixed_count_assumed;    /* Linux's v2-v4 "at least 3" quirk raised the count */
-		bool fixed_width_assumed;    /* width 0 reported with the quirk: GP width used */
-		bool anythread_deprecated;   /* EDX[15], v5+ */
-	} perfmon;
-
-	/* CPUID.07H.0:EDX[19] and CPUID.1CH (ref 1.3, 1.4, [L-ape] cpuid28_*). */
-	struct {
-		bool present;
-		uint32_t depth_mask;	/* EAX[7:0]: bit n => depth 8 * (n + 1) */
-		unsigned max_depth;	/* 8 * fls(depth_mask), what Linux programs */
-		bool deep_cstate_reset; /* EAX[30] */
-		bool lip;		/* EAX[31]: LIP rather than EIP */
-		bool cpl_filter;	/* EBX[0] */
-		bool branch_filter;	/* EBX[1] */
-		bool call_stack;	/* EBX[2] */
-		bool mispredict;	/* ECX[0] */
-		bool timed;		/* ECX[1] */
-		bool branch_type;	/* ECX[2] */
-		uint32_t branch_counters; /* ECX[19:16] bitmap (event logging) */
-	} arch_lbr;
-
-	/* IA32_PERF_CAPABILITIES (ref 1.5; SDM 18.4.4.2 seed sdm/004 for bits 6-11). */
-	struct {
-		bool present;
-		unsigned lbr_format;	  /* [5:0] */
-		bool pebs_trap;		  /* [6] trap-like PEBS (IP one instruction late) */
-		bool pebs_arch_regs;	  /* [7] */
-		unsigned pebs_format;	  /* [11:8] */
-		bool smm_freeze;	  /* [12] DEBUGCTL.FREEZE_WHILE_SMM supported */
-		bool full_width_write;	  /* [13] IA32_A_PMCx */
-		bool pebs_baseline;	  /* [14] adaptive PEBS */
-		bool perf_metrics;	  /* [15] */
-		bool pebs_output_pt;	  /* [16] */
-		bool pebs_timing_info;	  /* [17] */
-		bool rdpmc_metrics_clear; /* [19] */
-	} perf_cap;
-
-	/* IA32_MISC_ENABLE (ref 1.6; SDM 17.4.9 seed sdm/003). */
-	struct {
-		bool present;
-		bool emon;		/* [7] performance monitoring available */
-		bool bts_unavailable;	/* [11] */
-		bool pebs_unavailable;	/* [12] */
-	} misc;
+	struct tc_perfmon perfmon;   /* CPUID.0AH */
+	struct tc_arch_lbr arch_lbr; /* CPUID.07H.0:EDX[19], CPUID.1CH */
+	struct tc_perf_cap perf_cap; /* IA32_PERF_CAPABILITIES */
+	struct tc_misc_enable misc;  /* IA32_MISC_ENABLE */
 
 	/* ---- conclusions: empty reason when the facility is usable ---- */
 	struct {
 		enum tc_lbr kind;
-		unsigned format; /* legacy: effective PERF_CAPABILITIES[5:0] (quirks applied) */
-		unsigned depth;	 /* entries */
+		unsigned
+		    format; /* legacy format (quirks applied); also set when the depth is unknown */
+		unsigned depth;	   /* entries */
 		const char *uarch; /* legacy: the depth table's row name, else NULL */
 		char reason[TRACE_CAPS_REASON_LEN];
 	} lbr;
@@ -224,10 +231,12 @@ const char *trace_caps_lbr_format_name(unsigned format);
  * size - 1 characters and a NUL (nothing when size is 0).
  * The table is several lines for the serial console, each ending in '\n'.
  * The JSON is one object on one line, no newline; key names are stable (version "v").
+ * TRACE_CAPS_TEXT_MAX bytes hold either output for any record (the JSON is about 2 KiB).
  */
+#define TRACE_CAPS_TEXT_MAX 4096
 size_t trace_caps_format_table(const struct trace_caps *c, unsigned cpu, uint32_t apic_id,
 			       char *buf, size_t size);
-size_t trace_caps_format_json(const struct trace_caps *c, unsigned cpu, uint32_t apic_id,
-			      char *buf, size_t size);
+size_t trace_caps_format_json(const struct trace_caps *c, unsigned cpu, uint32_t apic_id, char *buf,
+			      size_t size);
 
 #endif
