@@ -106,17 +106,13 @@ static const void *acpi_map_identity(uint64_t phys, size_t len)
 
 static void print_cpu_table(void)
 {
-	const struct timer_info *t = timer_info();
 	for (unsigned i = 0; i < percpu_count; i++) {
 		struct percpu *p = percpu_by_index[i];
 		if (i == 0)
 			kprintf("  cpu %u: APIC ID %u (boot CPU)\n", i, p->apic_id);
 		else
-			kprintf("  cpu %u: APIC ID %u, ACPI UID %u, online at +%lu us\n", i,
-				p->apic_id, p->acpi_uid,
-				t->tsc_hz ? (p->tsc_online - percpu_by_index[1]->tsc_online) *
-						1000000 / t->tsc_hz
-					  : 0);
+			kprintf("  cpu %u: APIC ID %u, ACPI UID %u, STARTUP IPI to online %lu us\n",
+				i, p->apic_id, p->acpi_uid, tsc_to_us(p->start_cycles));
 	}
 }
 
@@ -154,8 +150,8 @@ void arch_smp_init(const struct boot_info *bi, bool pmi_as_nmi)
 
 	struct smp_report r;
 	smp_init(bi->trampoline_phys, have_madt ? &madt : 0, pmi_as_nmi, &r);
-	kprintf("smp: %u of %u enabled CPUs online (%u failed) in %lu us\n", r.online,
-		have_madt ? r.enabled : 1, r.failed, r.bringup_us);
+	kprintf("smp: %u of %u enabled CPUs online (%u failed) in %lu us (INIT phase %lu us)\n",
+		r.online, have_madt ? r.enabled : 1, r.failed, r.bringup_us, r.init_us);
 	print_cpu_table();
 	caps_report_all();
 }

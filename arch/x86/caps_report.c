@@ -24,7 +24,8 @@ const struct trace_caps *caps_of_cpu(unsigned index)
 
 void caps_report_all(void)
 {
-	static char text[TRACE_CAPS_TEXT_MAX], prev[TRACE_CAPS_TEXT_MAX], probe[TRACE_CAPS_TEXT_MAX];
+	static char text[TRACE_CAPS_TEXT_MAX], prev[TRACE_CAPS_TEXT_MAX],
+	    probe[TRACE_CAPS_TEXT_MAX];
 	unsigned n = arch_cpu_count(), prev_cpu = 0;
 	arch_run_on_all(collect_here, NULL);
 	kprintf("trace capabilities (decided from CPUID; capability MSRs read only where CPUID "

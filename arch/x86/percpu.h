@@ -22,6 +22,7 @@ struct percpu {
 	volatile bool online;
 	uint64_t stack_top; /* kernel stack (APs: mapped with a guard page below) */
 	uint64_t tsc_online;
+	uint64_t start_cycles; /* STARTUP IPI sent -> online, as the boot CPU saw it */
 	struct exception_catch *active_catch; /* arch/x86/exceptions.c */
 	/* Cross-CPU calls (arch/x86/smp.c): the caller fills fn/arg, then bumps call_seq; the
 	 * target runs fn(arg) and copies call_seq into call_done. */

@@ -143,11 +143,15 @@ static bool start_ap(struct percpu *p, uint8_t sipi_vector)
 	ap_boot_stack = p->stack_top;
 	ap_booting = p;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	uint64_t t0 = rdtsc();
 	lapic_send_ipi(p->apic_id, APIC_DM_STARTUP, sipi_vector, APIC_DEST_NONE);
-	if (wait_online(p, SIPI_RETRY_DELAY_US))
-		return true;
-	lapic_send_ipi(p->apic_id, APIC_DM_STARTUP, sipi_vector, APIC_DEST_NONE);
-	if (wait_online(p, AP_START_TIMEOUT_US))
+	bool up = wait_online(p, SIPI_RETRY_DELAY_US);
+	if (!up) {
+		lapic_send_ipi(p->apic_id, APIC_DM_STARTUP, sipi_vector, APIC_DEST_NONE);
+		up = wait_online(p, AP_START_TIMEOUT_US);
+	}
+	p->start_cycles = rdtsc() - t0;
+	if (up)
 		return true;
 	/* Park it again so a late start cannot use the next CPU's stack. */
 	lapic_send_ipi(p->apic_id, APIC_DM_INIT, 0, APIC_DEST_NONE);
@@ -206,6 +210,7 @@ void smp_init(uint64_t trampoline_phys, const struct acpi_madt_info *madt, bool 
 		lapic_send_ipi(c->apic_id, APIC_DM_INIT, 0, APIC_DEST_NONE);
 	}
 	udelay(INIT_DEASSERT_DELAY_US);
+	r->init_us = tsc_to_us(rdtsc() - t0);
 
 	uint8_t vector = (uint8_t)(trampoline_phys >> 12);
 	for (unsigned i = 0; i < madt->ncpus && percpu_count < MAX_CPUS; i++) {

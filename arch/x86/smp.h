@@ -20,6 +20,7 @@ struct smp_report {
 	unsigned online;  /* now running, boot CPU included */
 	unsigned failed;  /* enabled but did not answer INIT-SIPI-SIPI */
 	uint64_t bringup_us;
+	uint64_t init_us; /* INIT to every AP and the 10 ms wait */
 };
 
 /* Bring up every enabled AP of the MADT, one after the other, each with a timeout; a CPU that
