@@ -106,9 +106,25 @@ static void unmap_removes_only_that_page(void **state)
 	assert_false(pt_unmap_4k(&ops, root, 0x400000)); /* a 2M leaf is not a 4K page */
 }
 
+static void set_flags_keeps_the_address(void **state)
+{
+	(void)state;
+	uint64_t root = alloc_table(NULL), pa, flags, size;
+	assert_int_equal(pt_map(&ops, root, 0x9e000, 0x9e000, PAGE_4K, PTE_RW | PTE_NX), PT_OK);
+	assert_true(pt_set_flags_4k(&ops, root, 0x9e000, 0)); /* read + execute */
+	assert_true(pt_translate(&ops, root, 0x9e010, &pa, &flags, &size));
+	assert_int_equal(pa, 0x9e010);
+	assert_int_equal(flags & (PTE_P | PTE_RW | PTE_NX), PTE_P);
+	assert_true(pt_set_flags_4k(&ops, root, 0x9e000, PTE_RW | PTE_NX));
+	assert_true(pt_translate(&ops, root, 0x9e000, &pa, &flags, &size));
+	assert_int_equal(flags & (PTE_P | PTE_RW | PTE_NX), PTE_P | PTE_RW | PTE_NX);
+	assert_false(pt_set_flags_4k(&ops, root, 0x200000, 0)); /* nothing mapped there */
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test_teardown(maps_and_translates_each_size, teardown),
     cmocka_unit_test_teardown(rejects_misalignment_conflicts_and_oom, teardown),
     cmocka_unit_test_teardown(unmap_removes_only_that_page, teardown),
+    cmocka_unit_test_teardown(set_flags_keeps_the_address, teardown),
 };
 UNIT_MAIN(tests)
