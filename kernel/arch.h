@@ -53,6 +53,12 @@ unsigned arch_run_on_all(void (*fn)(void *), void *arg);
 /* The same on every CPU but this one. */
 unsigned arch_run_on_aps(void (*fn)(void *), void *arg);
 
+/* Run fn(arg) single-stepped on this CPU: on_step(ctx, retired, next) for every retired
+ * instruction. Returns fn's result; *steps = instructions retired under the trap flag. */
+uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
+			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next), void *ctx,
+			  uint64_t *steps);
+
 /* CPU identification for the banner: fills `out` with a one-line description. */
 void arch_describe_cpu(char *out, size_t size);
 uint64_t arch_timestamp(void); /* TSC */

@@ -13,6 +13,7 @@
 #include "kernel/memory.h"
 #include "kernel/options.h"
 #include "kernel/selftest.h"
+#include "kernel/sstrace.h"
 #include "kernel/version.h"
 #include "lib/string.h"
 
@@ -116,7 +117,8 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	if (!options_parse(bi, &opts, err, sizeof(err)))
 		fail_config(err);
 	arch_set_exit_mode((enum exit_mode)opts.exit_mode);
-	if (!selftest_validate(opts.selftest, err, sizeof(err)))
+	if (!selftest_validate(opts.selftest, err, sizeof(err)) ||
+	    !sstrace_validate(opts.ss, err, sizeof(err)))
 		fail_config(err);
 	setup_console(&opts);
 
@@ -141,8 +143,13 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 		arch_exit(RUN_FAIL);
 	}
 	enum run_status status = RUN_PASS;
-	if (strcmp(opts.selftest, "none") != 0)
-		status = selftest_run(opts.selftest);
+	if (strcmp(opts.ss, "none") != 0 && !sstrace_run(opts.ss))
+		status = RUN_FAIL;
+	if (strcmp(opts.selftest, "none") != 0) {
+		enum run_status st = selftest_run(opts.selftest);
+		if (status == RUN_PASS)
+			status = st;
+	}
 	kprintf("run finished: %s\n", status == RUN_PASS   ? "PASS"
 				      : status == RUN_SKIP ? "SKIP"
 							   : "FAIL");

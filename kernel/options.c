@@ -50,6 +50,9 @@ static const struct cfg_option option_table[] = {
      0, fault_values},
     {"memmap", CFG_ENUM, "memory map report: summary or every range", OPT(memmap), 0, 0,
      memmap_values},
+    {"ss", CFG_STRING,
+     "single-step these workloads and print their taken branches: all, none, or names", OPT(ss), 0,
+     OPTIONS_SELFTEST_MAX, NULL},
     {"pmi", CFG_ENUM, "deliver the performance-monitoring interrupt on its vector or as NMI",
      OPT(pmi), 0, 0, pmi_values},
     {"help", CFG_BOOL, "print the accepted options", OPT(help), 0, 1, NULL},
@@ -64,6 +67,7 @@ void options_defaults(struct kernel_options *o)
 	o->fault = FAULT_NONE;
 	o->memmap = MEMMAP_SUMMARY;
 	memcpy(o->selftest, "none", sizeof("none"));
+	memcpy(o->ss, "none", sizeof("none"));
 }
 
 size_t options_describe(char *buf, size_t size)

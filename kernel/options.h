@@ -22,6 +22,7 @@ struct kernel_options {
 	uint64_t help;
 	uint64_t pmi; /* enum pmi_delivery */
 	char selftest[OPTIONS_SELFTEST_MAX];
+	char ss[OPTIONS_SELFTEST_MAX]; /* workloads to single-step trace */
 };
 
 #define DEFAULT_SERIAL_PORT 0x3f8 /* COM1 */

@@ -14,6 +14,7 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/pmi.h"
+#include "arch/x86/singlestep.h"
 #include "arch/x86/trap.h"
 
 struct x86_jmp_buf {
@@ -157,6 +158,8 @@ void exception_dispatch(struct trap_frame *f)
 		return;
 	}
 
+	if (f->vector == VEC_DB && ss_debug_trap(f))
+		return;
 	/* PMIs delivered as NMI (option pmi=nmi) come here; any other NMI is reported. */
 	if (f->vector == VEC_NMI && lapic_pmi_as_nmi()) {
 		pmi_entry(f, 1);

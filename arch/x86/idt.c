@@ -53,6 +53,8 @@ static unsigned exception_ist(unsigned vector)
 		return IST_DOUBLE_FAULT;
 	case VEC_MC:
 		return IST_MACHINE_CHECK;
+	case VEC_DB:
+		return IST_DEBUG; /* the single-step engine's trap: never on the stepped stack */
 	default:
 		return IST_NONE;
 	}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+#include "arch/x86/singlestep.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/trap.h"
+#include "kernel/arch.h"
+
+/* DR6 (SDM Vol. 3B 17.2.3, Figure 17-2): BS = single-step caused the #DB. */
+#define DR6_BS	       BIT(14)
+#define DR6_INIT_VALUE 0xffff0ff0ull /* the value DR6 holds with no condition recorded */
+
+uint64_t ss_enter(uint64_t (*fn)(uint64_t), uint64_t arg);
+
+struct ss_state {
+	bool active;
+	uint64_t prev; /* the instruction that will retire next */
+	uint64_t steps;
+	ss_step_fn on_step;
+	void *ctx;
+};
+
+static struct ss_state state[MAX_CPUS];
+
+static inline uint64_t read_dr6(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%dr6, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_dr6(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%dr6" : : "r"(v));
+}
+
+void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ctx,
+	    struct ss_result *r)
+{
+	struct ss_state *s = &state[this_cpu()->index];
+	s->prev = (uint64_t)ss_first_insn;
+	s->steps = 0;
+	s->on_step = on_step;
+	s->ctx = ctx;
+	write_dr6(DR6_INIT_VALUE);
+	s->active = true;
+	r->retval = ss_enter(fn, arg);
+	s->active = false;
+	r->steps = s->steps;
+}
+
+bool ss_debug_trap(struct trap_frame *f)
+{
+	struct percpu *cpu = percpu_current();
+	if (!cpu)
+		return false;
+	struct ss_state *s = &state[cpu->index];
+	uint64_t dr6 = read_dr6();
+	if (!s->active || !(dr6 & DR6_BS))
+		return false;
+	write_dr6(DR6_INIT_VALUE); /* DR6 bits are sticky: clear for the next trap */
+	s->steps++;
+	if (s->on_step)
+		s->on_step(s->ctx, s->prev, f->rip);
+	s->prev = f->rip;
+	if (f->rip == (uint64_t)ss_exit)
+		s->active = false; /* TF is clear from here on */
+	return true;
+}
+
+uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
+			 void (*on_step)(void *ctx, uint64_t retired, uint64_t next), void *ctx,
+			 uint64_t *steps)
+{
+	struct ss_result r;
+	ss_run(fn, arg, on_step, ctx, &r);
+	*steps = r.steps;
+	return r.retval;
+}

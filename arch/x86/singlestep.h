@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The single-step engine: runs a workload with RFLAGS.TF set, so that after every retired
+ * instruction a debug trap (#DB, on its own IST stack) reports it (SDM Vol. 3B 17.3.1.4,
+ * "Single-Step Exception Condition"). The software PMU is driven from here. The kernel's own
+ * handlers are never stepped: delivery through an interrupt gate clears TF, IRET restores it.
+ */
+#ifndef ARCH_X86_SINGLESTEP_H
+#define ARCH_X86_SINGLESTEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct trap_frame;
+
+/* Called for each retired instruction: its address, and where execution goes next. */
+typedef void (*ss_step_fn)(void *ctx, uint64_t retired, uint64_t next);
+
+struct ss_result {
+	uint64_t steps;	 /* instructions retired under TF */
+	uint64_t retval; /* the workload's return value */
+};
+
+/* Run fn(arg) single-stepped on this CPU, calling on_step for every instruction. */
+void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ctx,
+	    struct ss_result *r);
+/* From the #DB path: true if this was the engine's single-step trap (handled). */
+bool ss_debug_trap(struct trap_frame *f);
+
+/* The entry stub's bounds (in .text.workload, arch/x86/singlestep_entry.S). */
+extern const char ss_first_insn[], ss_exit[];
+
+#endif

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+#include "kernel/workloads.h"
+#include "lib/string.h"
+
+/* A counted loop: one taken backward Jcc per iteration but the last. */
+WORKLOAD_SECTION static uint64_t wl_loop(uint64_t n)
+{
+	uint64_t sum = 0;
+	for (volatile uint64_t i = 0; i < n; i++)
+		sum += i;
+	return sum;
+}
+
+WORKLOAD_SECTION static uint64_t leaf(uint64_t x)
+{
+	__asm__ volatile("" ::: "memory"); /* keep it a real call */
+	return x * 3 + 1;
+}
+
+WORKLOAD_SECTION static uint64_t middle(uint64_t x)
+{
+	return leaf(x) + leaf(x + 1);
+}
+
+/* Nested direct calls and returns, three deep. */
+WORKLOAD_SECTION static uint64_t wl_calls(uint64_t n)
+{
+	uint64_t acc = 0;
+	for (uint64_t i = 0; i < n; i++)
+		acc += middle(i);
+	return acc;
+}
+
+WORKLOAD_SECTION static uint64_t op_add(uint64_t a)
+{
+	return a + 7;
+}
+
+WORKLOAD_SECTION static uint64_t op_xor(uint64_t a)
+{
+	return a ^ 0x55;
+}
+
+WORKLOAD_SECTION static uint64_t op_shl(uint64_t a)
+{
+	return a << 1;
+}
+
+static uint64_t (*const volatile ops[])(uint64_t) = {op_add, op_xor, op_shl};
+
+/* Indirect calls through a table, targets varying per iteration. */
+WORKLOAD_SECTION static uint64_t wl_indirect(uint64_t n)
+{
+	uint64_t v = 1;
+	for (uint64_t i = 0; i < n; i++)
+		v = ops[i % 3](v) & 0xffff;
+	return v;
+}
+
+#define BENCH_LOOP_ITERATIONS 200000
+
+static const struct workload workloads[] = {
+	{"loop", "counted loop (backward conditional branch)", wl_loop, 100, 4950, false},
+	{"calls", "nested direct calls and returns", wl_calls, 20, 1240, false},
+	{"indirect", "indirect calls through a table", wl_indirect, 30, 17292, false},
+	{"bench", "the counted loop, long, for single-step speed", wl_loop, BENCH_LOOP_ITERATIONS,
+	 (uint64_t)BENCH_LOOP_ITERATIONS * (BENCH_LOOP_ITERATIONS - 1) / 2, true},
+};
+
+const struct workload *workload_at(unsigned i)
+{
+	return i < sizeof(workloads) / sizeof(workloads[0]) ? &workloads[i] : NULL;
+}
+
+const struct workload *workload_find(const char *name)
+{
+	for (unsigned i = 0; workload_at(i); i++)
+		if (strcmp(workloads[i].name, name) == 0)
+			return &workloads[i];
+	return NULL;
+}

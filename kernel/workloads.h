@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Workloads: small, deterministic branchy functions whose taken branches are known by
+ * construction; they run under the trace facilities (and the single-step engine). They live
+ * in .text.workload (linker.ld) so their address range is known to host-side oracles.
+ */
+#ifndef KERNEL_WORKLOADS_H
+#define KERNEL_WORKLOADS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define WORKLOAD_SECTION __attribute__((section(".text.workload"), noinline, used))
+
+struct workload {
+	const char *name;
+	const char *what;
+	uint64_t (*fn)(uint64_t arg);
+	uint64_t arg;
+	uint64_t expect; /* fn(arg)'s result, checked after every run */
+	bool bench;	 /* long-running: left out of "all"; traced without keeping records */
+};
+
+const struct workload *workload_find(const char *name);
+const struct workload *workload_at(unsigned i); /* NULL past the last */
+extern const char __workload_start[], __workload_end[];
+
+#endif

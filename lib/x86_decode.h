@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * x86-64 instruction length decoder and branch classifier, for the software PMU: it single-steps
+ * code (RFLAGS.TF) and must tell, for every retired instruction, whether it was a branch, which
+ * kind (the classes of LBR_SELECT, Arch LBR LBR_CTL and BR_TYPE) and, for direct branches, the
+ * target. Pure and freestanding (no tables outside this library, no allocation, no FP).
+ *
+ * Only 64-bit mode (IA-32e mode with CS.L = 1) is decoded; the comments in x86_decode.c say
+ * where 16- and 32-bit code would differ. Where Intel and AMD disagree, Intel is implemented
+ * (notably: 66H does not shorten rel32 of near JMP/CALL/Jcc in 64-bit mode on Intel).
+ * Rules from the Intel SDM Vol. 2, chapter 2 (Instruction Format) and appendix A (Opcode Map).
+ *
+ * How the kinds map onto the LBR filters (SDM Vol. 3B 18.9.2 "Filtering of LBR Records",
+ * 18.1.2.4 Arch LBR "Branch types" for LBR_CTL and LBR_INFO.BR_TYPE):
+ *   X86_BR_JCC, X86_BR_JCXZ_LOOP  JCC            BR_TYPE COND
+ *   X86_BR_JMP_REL                NEAR_REL_JMP   BR_TYPE NEAR_REL_JMP
+ *   X86_BR_JMP_IND                NEAR_IND_JMP   BR_TYPE NEAR_IND_JMP
+ *   X86_BR_CALL_REL               NEAR_REL_CALL  BR_TYPE NEAR_REL_CALL
+ *   X86_BR_CALL_IND               NEAR_IND_CALL  BR_TYPE NEAR_IND_CALL
+ *   X86_BR_RET                    NEAR_RET       BR_TYPE NEAR_RET
+ *   every other kind but XBEGIN   FAR_BRANCH     BR_TYPE OTHER_BRANCH
+ */
+#ifndef LIB_X86_DECODE_H
+#define LIB_X86_DECODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define X86_MAX_INSN_LENGTH 15 /* SDM Vol. 2 2.1: longer is #GP (or #UD) */
+
+enum x86_branch_kind {
+	X86_BR_NONE,	   /* not a branch */
+	X86_BR_JCC,	   /* Jcc rel8 (70-7F), Jcc rel32 (0F 80-8F) */
+	X86_BR_JCXZ_LOOP,  /* JrCXZ, LOOP, LOOPE, LOOPNE (E0-E3): conditional, rel8 */
+	X86_BR_JMP_REL,	   /* JMP rel8 (EB), JMP rel32 (E9) */
+	X86_BR_JMP_IND,	   /* JMP r/m64 (FF /4) */
+	X86_BR_CALL_REL,   /* CALL rel32 (E8) */
+	X86_BR_CALL_IND,   /* CALL r/m64 (FF /2) */
+	X86_BR_RET,	   /* near RET (C3), RET imm16 (C2) */
+	X86_BR_FAR_JMP,	   /* JMP m16:16/32/64 (FF /5, memory only); EA is invalid in 64-bit */
+	X86_BR_FAR_CALL,   /* CALL m16:16/32/64 (FF /3, memory only); 9A is invalid in 64-bit */
+	X86_BR_FAR_RET,	   /* RETF (CB), RETF imm16 (CA) */
+	X86_BR_INT,	   /* INT3 (CC), INT imm8 (CD), INT1/ICEBP (F1); INTO (CE) is invalid */
+	X86_BR_SYSCALL,	   /* 0F 05 */
+	X86_BR_SYSRET,	   /* 0F 07 */
+	X86_BR_SYSENTER,   /* 0F 34 (Intel: valid in 64-bit mode; AMD: #UD in long mode) */
+	X86_BR_SYSEXIT,	   /* 0F 35 */
+	X86_BR_IRET,	   /* IRET/IRETD/IRETQ (CF); also UIRET (F3 0F 01 EC) and the FRED
+			    * returns ERETU (F3 0F 01 CA) and ERETS (F2 0F 01 CA) */
+	X86_BR_XBEGIN,	   /* XBEGIN rel16/rel32 (C7 F8): not a branch when it executes (it
+			    * falls through and LBR records nothing for it); rel gives the abort
+			    * fallback address, where a later transactional abort lands */
+	X86_BR_KIND_COUNT, /* number of kinds, not a kind */
+};
+
+/* Errors of x86_decode(), all negative. */
+enum x86_decode_error {
+	X86_E_TRUNCATED = -1, /* the instruction continues past `avail` bytes */
+	X86_E_TOO_LONG = -2,  /* more than 15 bytes (prefixes included) */
+	X86_E_INVALID = -3,   /* not a valid 64-bit mode encoding (#UD on Intel) */
+};
+
+/* x86_insn.prefixes: the prefixes seen (legacy ones anywhere before the opcode) and the
+ * encoding. F2/F3 record only the last of the two, as the processor uses it. */
+#define X86_PFX_OPSIZE 0x0001 /* 66 */
+#define X86_PFX_ADDRSZ 0x0002 /* 67 */
+#define X86_PFX_LOCK   0x0004 /* F0 */
+#define X86_PFX_REPNE  0x0008 /* F2 (also BND, XACQUIRE) */
+#define X86_PFX_REP    0x0010 /* F3 (also XRELEASE) */
+#define X86_PFX_SEG    0x0020 /* a segment override; the last one is in x86_insn.segment */
+#define X86_PFX_REX    0x0040 /* an effective REX prefix (immediately before the opcode) */
+#define X86_PFX_VEX    0x0080 /* VEX2 (C5) or VEX3 (C4) encoding */
+#define X86_PFX_EVEX   0x0100 /* EVEX (62) encoding */
+#define X86_PFX_XOP    0x0200 /* AMD XOP (8F, map >= 8) encoding */
+#define X86_PFX_3DNOW  0x0400 /* AMD 3DNow! (0F 0F ModRM ... opcode-suffix byte) */
+
+/* x86_insn.opcode_map */
+#define X86_MAP_ONE_BYTE 0 /* SDM Table A-2 */
+#define X86_MAP_0F	 1 /* Table A-3 (also VEX/EVEX mmmmm = 1) */
+#define X86_MAP_0F38	 2 /* Table A-4 */
+#define X86_MAP_0F3A	 3 /* Table A-5 */
+#define X86_MAP_EVEX5	 5 /* EVEX map 5 (AVX512-FP16) */
+#define X86_MAP_EVEX6	 6 /* EVEX map 6 (AVX512-FP16) */
+#define X86_MAP_XOP8	 8 /* AMD XOP maps 8, 9, 0AH */
+#define X86_MAP_XOP9	 9
+#define X86_MAP_XOPA	 10
+
+struct x86_insn {
+	uint8_t length; /* 1..15 bytes */
+	enum x86_branch_kind branch;
+	bool has_rel;	    /* direct (relative) branch, or XBEGIN: rel is valid */
+	int32_t rel;	    /* sign-extended rel8/rel16/rel32 */
+	uint16_t prefixes;  /* X86_PFX_* */
+	uint8_t segment;    /* last segment override byte (2E 36 3E 26 64 65), 0 if none */
+	uint8_t rex;	    /* the effective REX byte (40-4F), 0 if none */
+	bool rex_w;	    /* REX.W, or VEX/EVEX/XOP .W */
+	bool operand16;	    /* 66 prefix with no REX.W: 16-bit operand size (immediates) */
+	bool address32;	    /* 67 prefix: 32-bit addressing */
+	uint8_t opcode_map; /* X86_MAP_* */
+	uint8_t opcode;	    /* the opcode byte within the map (3DNow!: 0F; the suffix is imm) */
+	bool has_modrm;
+	uint8_t modrm;
+	bool has_sib;
+	uint8_t sib;
+	bool rip_relative; /* ModRM mod=00 rm=101: disp32 relative to the next instruction */
+	uint8_t disp_size; /* 0, 1, 4 bytes (8 for moffs: then in imm, see below) */
+	int32_t disp;	   /* sign-extended; EVEX disp8 is not scaled here (disp8*N, SDM 2.7.5) */
+	uint8_t imm_size;  /* bytes of the first immediate: 0, 1, 2, 4, 8 (also moffs, rel) */
+	uint8_t imm2_size; /* bytes of a second immediate (ENTER, EXTRQ, INSERTQ): 0 or 1 */
+	uint64_t imm;	   /* first immediate, zero-extended */
+	uint8_t imm2;	   /* second immediate */
+};
+
+/*
+ * Decode the instruction at code[0..avail). Returns 0 and fills *out, or a negative
+ * enum x86_decode_error: X86_E_TRUNCATED when the bytes end before the instruction does,
+ * X86_E_TOO_LONG past 15 bytes, X86_E_INVALID for an encoding that is invalid in 64-bit mode.
+ * Reads at most 15 bytes. *out is zeroed first, whatever the result.
+ */
+int x86_decode(const uint8_t *code, size_t avail, struct x86_insn *out);
+
+/* The target of a direct branch (has_rel) at address `ip`: ip + length + rel (XBEGIN: the
+ * fallback address); 0 for every other instruction. */
+uint64_t x86_branch_target(const struct x86_insn *in, uint64_t ip);
+
+/* Whether the kind is conditional (JCC, JCXZ_LOOP: LBR_SELECT's JCC class). */
+bool x86_branch_conditional(enum x86_branch_kind k);
+
+/* A short name for reports ("jcc", "call-ind", ...); "?" for an unknown value. */
+const char *x86_branch_name(enum x86_branch_kind k);
+
+#ifdef X86_DECODE_INTERNAL
+/*
+ * Shared by lib/x86_decode.c and lib/x86_decode_tables.c only: the per-opcode attributes of
+ * the legacy maps, an immediate kind in the low four bits and flags above. In 16/32-bit code,
+ * 67H would select 16-bit addressing (SDM Table 2-1: another ModRM decoding, disp16) and 66H
+ * would make iz and near-branch displacements 16 bits; none of that applies in 64-bit mode.
+ */
+enum x86_imm_kind {
+	X86_I_NONE,
+	X86_I_B,     /* ib */
+	X86_I_W,     /* iw */
+	X86_I_Z,     /* iz: 2 bytes with 66H (and no REX.W), else 4 (sign-extended under REX.W) */
+	X86_I_V,     /* iv (B8+r only): 8 with REX.W, 2 with 66H, else 4 */
+	X86_I_MOFFS, /* A0-A3 moffs: 8 bytes, 4 with 67H */
+	X86_I_WB,    /* ENTER: iw then ib */
+	X86_I_R8,    /* rel8 */
+	X86_I_R32,   /* rel32 of near JMP/CALL/Jcc: 66H ignored on Intel in 64-bit mode (AMD: rel16)
+		      */
+};
+#define X86_A_IMM     0x0f /* an enum x86_imm_kind */
+#define X86_A_MODRM   0x10 /* a ModRM byte follows the opcode */
+#define X86_A_BAD     0x20 /* invalid in 64-bit mode ("i64" in appendix A, or reserved) */
+#define X86_A_GROUP   0x40 /* validity or immediate depends on ModRM (group_rules()) */
+#define X86_A_REGONLY 0x80 /* ModRM.mod ignored, always registers: MOV CR/DR (0F 20-23) */
+
+extern const uint8_t x86_one_byte_map[256]; /* SDM Table A-2 */
+extern const uint8_t x86_map_0f[256];	    /* SDM Table A-3 */
+#endif
+
+#endif
