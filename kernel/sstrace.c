@@ -107,8 +107,8 @@ static bool trace_one(const struct workload *w)
 	uint64_t plain = w->fn(w->arg);
 	memset(&trace, 0, sizeof(trace));
 	uint64_t steps = 0, t0 = arch_timestamp();
-	uint64_t stepped = arch_single_step(w->fn, w->arg, w->bench ? on_step_count : on_step,
-					    &trace, &steps);
+	uint64_t stepped =
+	    arch_single_step(w->fn, w->arg, w->bench ? on_step_count : on_step, &trace, &steps);
 	uint64_t cycles = arch_timestamp() - t0;
 	bool ok = plain == w->expect && stepped == w->expect && trace.undecodable == 0;
 	kprintf("ss-begin %s steps=%lu branches=%u dropped=%lu undecodable=%lu result=%lu "

@@ -60,11 +60,11 @@ WORKLOAD_SECTION static uint64_t wl_indirect(uint64_t n)
 #define BENCH_LOOP_ITERATIONS 200000
 
 static const struct workload workloads[] = {
-	{"loop", "counted loop (backward conditional branch)", wl_loop, 100, 4950, false},
-	{"calls", "nested direct calls and returns", wl_calls, 20, 1240, false},
-	{"indirect", "indirect calls through a table", wl_indirect, 30, 17292, false},
-	{"bench", "the counted loop, long, for single-step speed", wl_loop, BENCH_LOOP_ITERATIONS,
-	 (uint64_t)BENCH_LOOP_ITERATIONS * (BENCH_LOOP_ITERATIONS - 1) / 2, true},
+    {"loop", "counted loop (backward conditional branch)", wl_loop, 100, 4950, false},
+    {"calls", "nested direct calls and returns", wl_calls, 20, 1240, false},
+    {"indirect", "indirect calls through a table", wl_indirect, 30, 17292, false},
+    {"bench", "the counted loop, long, for single-step speed", wl_loop, BENCH_LOOP_ITERATIONS,
+     (uint64_t)BENCH_LOOP_ITERATIONS *(BENCH_LOOP_ITERATIONS - 1) / 2, true},
 };
 
 const struct workload *workload_at(unsigned i)

@@ -68,8 +68,8 @@ bool ss_debug_trap(struct trap_frame *f)
 }
 
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
-			 void (*on_step)(void *ctx, uint64_t retired, uint64_t next), void *ctx,
-			 uint64_t *steps)
+			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next), void *ctx,
+			  uint64_t *steps)
 {
 	struct ss_result r;
 	ss_run(fn, arg, on_step, ctx, &r);
