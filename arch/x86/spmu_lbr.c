@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+#include "arch/x86/spmu_lbr.h"
+
+#define LBR_FROM_MISPRED   BIT(63)
+#define LBR_FROM_IN_TX	   BIT(62)
+#define LBR_FROM_ABORT	   BIT(61)
+#define LBR_INFO_MISPRED   BIT(63)
+#define LBR_INFO_CYCLES	   GENMASK(15, 0)
+#define LBR_FMT3_ADDR	   GENMASK(62, 0) /* address sign-extended from bit 62 */
+#define LBR_FMT4_ADDR	   GENMASK(60, 0) /* ... from bit 60 */
+#define LBR_FMT6_TO_ADDR   GENMASK(47, 0) /* TO sign-extended from bit 47 */
+#define LBR_FMT6_TO_CYCLES GENMASK(63, 48)
+
+static const uint64_t class_suppress[] = {
+    [LBR_CLASS_JCC] = LBR_SELECT_JCC,
+    [LBR_CLASS_NEAR_REL_CALL] = LBR_SELECT_NEAR_REL_CALL,
+    [LBR_CLASS_NEAR_IND_CALL] = LBR_SELECT_NEAR_IND_CALL,
+    [LBR_CLASS_NEAR_RET] = LBR_SELECT_NEAR_RET,
+    [LBR_CLASS_NEAR_IND_JMP] = LBR_SELECT_NEAR_IND_JMP,
+    [LBR_CLASS_NEAR_REL_JMP] = LBR_SELECT_NEAR_REL_JMP,
+    [LBR_CLASS_FAR] = LBR_SELECT_FAR_BRANCH,
+};
+
+bool lbr_select_allows(uint64_t select, const struct lbr_branch *b)
+{
+	if ((b->cpl_to == 0 && (select & LBR_SELECT_CPL_EQ_0)) ||
+	    (b->cpl_to != 0 && (select & LBR_SELECT_CPL_NEQ_0)))
+		return false;
+	return !(select & class_suppress[b->cls]);
+}
+
+bool lbr_format_supported(enum lbr_format f)
+{
+	return f >= LBR_FMT_EIP_FLAGS && f <= LBR_FMT_INFO2;
+}
+
+void lbr_encode(enum lbr_format f, const struct lbr_branch *b, uint64_t *from, uint64_t *to,
+		uint64_t *info)
+{
+	uint64_t mis = b->mispredicted;
+	*info = 0;
+	switch (f) {
+	case LBR_FMT_EIP_FLAGS:
+		*from = (b->from & LBR_FMT3_ADDR) | (mis ? LBR_FROM_MISPRED : 0);
+		*to = b->to;
+		break;
+	case LBR_FMT_EIP_FLAGS2: /* not in a transaction, no abort: bits 62:61 clear */
+		*from = (b->from & LBR_FMT4_ADDR) | (mis ? LBR_FROM_MISPRED : 0);
+		*to = b->to;
+		break;
+	case LBR_FMT_INFO:
+	case LBR_FMT_INFO2:
+		*from = b->from;
+		*to = b->to;
+		*info = (mis ? LBR_INFO_MISPRED : 0) | FIELD_PREP(LBR_INFO_CYCLES, b->cycles);
+		break;
+	case LBR_FMT_TIME:
+		*from = (b->from & LBR_FMT3_ADDR) | (mis ? LBR_FROM_MISPRED : 0);
+		*to = (b->to & LBR_FMT6_TO_ADDR) | FIELD_PREP(LBR_FMT6_TO_CYCLES, b->cycles);
+		break;
+	default: /* formats 0-2: plain addresses */
+		*from = b->from;
+		*to = b->to;
+		break;
+	}
+}
+
+bool lbr_record(struct lbr_stack *s, const struct lbr_branch *b)
+{
+	if (!lbr_select_allows(s->select, b))
+		return false;
+	s->tos = (s->tos + 1) & (s->depth - 1);
+	lbr_encode(s->format, b, &s->from[s->tos], &s->to[s->tos], &s->info[s->tos]);
+	return true;
+}

@@ -1,0 +1,139 @@
+// UNIT-SOURCES: arch/x86/spmu_lbr.c
+/*
+ * The model's legacy LBR stack. Records are decoded here with the reading rules of
+ * ../shared/reference/intel-trace-hw.md 3.4 (Linux intel_pmu_lbr_read_64), written
+ * independently of the encoder, for every format the model offers.
+ */
+#include "tests/unit/unit.h"
+#include "arch/x86/spmu_lbr.h"
+
+static uint64_t sext(uint64_t v, unsigned top_bit)
+{
+	unsigned shift = 63 - top_bit;
+	return (uint64_t)((int64_t)(v << shift) >> shift);
+}
+
+struct decoded {
+	uint64_t from, to;
+	bool mispred;
+	unsigned cycles;
+};
+
+static struct decoded decode(enum lbr_format f, uint64_t from, uint64_t to, uint64_t info)
+{
+	struct decoded d = {from, to, false, 0};
+	switch (f) {
+	case LBR_FMT_EIP_FLAGS:
+		d.mispred = from >> 63;
+		d.from = sext(from, 62);
+		break;
+	case LBR_FMT_EIP_FLAGS2:
+		d.mispred = from >> 63;
+		d.from = sext(from, 60);
+		break;
+	case LBR_FMT_INFO:
+	case LBR_FMT_INFO2:
+		d.mispred = info >> 63;
+		d.cycles = info & 0xffff;
+		break;
+	case LBR_FMT_TIME:
+		d.mispred = from >> 63;
+		d.from = sext(from, 62);
+		d.cycles = to >> 48;
+		d.to = sext(to, 47);
+		break;
+	default:
+		break;
+	}
+	return d;
+}
+
+static void every_format_round_trips(void **state)
+{
+	(void)state;
+	const uint64_t addrs[][2] = {
+	    {0xffffffff80001234ull, 0xffffffff80005678ull}, /* kernel */
+	    {0x401000, 0x7ffff7a00000ull},		    /* user */
+	    {0xffff800000000000ull, 0x00007fffffffffffull}, /* canonical extremes */
+	};
+	for (int f = LBR_FMT_EIP_FLAGS; f <= LBR_FMT_INFO2; f++) {
+		assert_true(lbr_format_supported((enum lbr_format)f));
+		for (size_t a = 0; a < 3; a++) {
+			for (int mis = 0; mis < 2; mis++) {
+				struct lbr_branch b = {addrs[a][0], addrs[a][1], LBR_CLASS_JCC,
+						       0,	    mis,	 1234};
+				uint64_t from, to, info;
+				lbr_encode((enum lbr_format)f, &b, &from, &to, &info);
+				struct decoded d = decode((enum lbr_format)f, from, to, info);
+				assert_int_equal(d.from, b.from);
+				assert_int_equal(d.to, b.to);
+				assert_int_equal(d.mispred, mis);
+				if (f == LBR_FMT_INFO || f == LBR_FMT_INFO2 || f == LBR_FMT_TIME)
+					assert_int_equal(d.cycles, 1234);
+			}
+		}
+	}
+	assert_false(lbr_format_supported(LBR_FMT_EIP));
+	assert_false(lbr_format_supported((enum lbr_format)8));
+	/* Format 4 keeps FROM[62:61] (in_tx, abort) clear outside transactions. */
+	struct lbr_branch b = {0xffffffff80001234ull, 0x1000, LBR_CLASS_JCC, 0, false, 0};
+	uint64_t from, to, info;
+	lbr_encode(LBR_FMT_EIP_FLAGS2, &b, &from, &to, &info);
+	assert_int_equal(from >> 61, 0);
+}
+
+static void stack_wraps_newest_at_tos(void **state)
+{
+	(void)state;
+	struct lbr_stack s = {.format = LBR_FMT_INFO, .depth = 4, .tos = 0};
+	for (uint64_t i = 1; i <= 6; i++) {
+		struct lbr_branch b = {0x1000 * i, 0x1000 * i + 0x10, LBR_CLASS_JCC, 0, false, 0};
+		assert_true(lbr_record(&s, &b));
+	}
+	/* 6 records into 4 slots: TOS = 6 mod 4 = 2; reading newest first gives 6, 5, 4, 3. */
+	assert_int_equal(s.tos, 2);
+	for (unsigned k = 0; k < 4; k++)
+		assert_int_equal(s.from[(s.tos - k) & 3], 0x1000 * (6 - k));
+}
+
+static void select_suppresses_each_class_and_ring(void **state)
+{
+	(void)state;
+	static const struct {
+		enum lbr_class cls;
+		uint64_t bit;
+	} classes[] = {
+	    {LBR_CLASS_JCC, LBR_SELECT_JCC},
+	    {LBR_CLASS_NEAR_REL_CALL, LBR_SELECT_NEAR_REL_CALL},
+	    {LBR_CLASS_NEAR_IND_CALL, LBR_SELECT_NEAR_IND_CALL},
+	    {LBR_CLASS_NEAR_RET, LBR_SELECT_NEAR_RET},
+	    {LBR_CLASS_NEAR_IND_JMP, LBR_SELECT_NEAR_IND_JMP},
+	    {LBR_CLASS_NEAR_REL_JMP, LBR_SELECT_NEAR_REL_JMP},
+	    {LBR_CLASS_FAR, LBR_SELECT_FAR_BRANCH},
+	};
+	for (size_t i = 0; i < 7; i++) {
+		struct lbr_branch b = {0x1000, 0x2000, classes[i].cls, 3, false, 0};
+		assert_true(lbr_select_allows(0, &b));
+		for (size_t j = 0; j < 7; j++) /* only its own bit suppresses it */
+			assert_int_equal(lbr_select_allows(classes[j].bit, &b), i != j);
+		b.cpl_to = 0;
+		assert_false(lbr_select_allows(LBR_SELECT_CPL_EQ_0, &b));
+		assert_true(lbr_select_allows(LBR_SELECT_CPL_NEQ_0, &b));
+		b.cpl_to = 3;
+		assert_true(lbr_select_allows(LBR_SELECT_CPL_EQ_0, &b));
+		assert_false(lbr_select_allows(LBR_SELECT_CPL_NEQ_0, &b));
+	}
+	/* A filtered branch leaves the stack untouched. */
+	struct lbr_stack s = {.format = LBR_FMT_EIP_FLAGS, .depth = 16, .select = LBR_SELECT_JCC};
+	struct lbr_branch jcc = {0x1000, 0x2000, LBR_CLASS_JCC, 0, false, 0};
+	assert_false(lbr_record(&s, &jcc));
+	assert_int_equal(s.tos, 0);
+	assert_int_equal(s.from[1], 0);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(every_format_round_trips),
+    cmocka_unit_test(stack_wraps_newest_at_tos),
+    cmocka_unit_test(select_suppresses_each_class_and_ring),
+};
+UNIT_MAIN(tests)
