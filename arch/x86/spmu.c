@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+#include "arch/x86/spmu.h"
+#include "arch/x86/spmu_bts.h"
+#include "lib/string.h"
+
+#define MSR_LBR_SELECT	  0x1c8u /* SDM Vol. 4 Table 2-x, reference 3.1 */
+#define MSR_LBR_TOS	  0x1c9u
+#define MSR_LER_FROM	  0x1ddu /* last exception record (LASTINTFROMIP) */
+#define MSR_LER_TO	  0x1deu
+#define LBR_CYCLES_MAX	  0xffff
+#define CANONICAL_TOP_BIT 47
+
+/* DEBUGCTL bits the model accepts; the CPL and SMM bits only with their capability. */
+#define DEBUGCTL_BASE_VALID                                                                        \
+	(DEBUGCTL_LBR | DEBUGCTL_BTF | DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT |               \
+	 DEBUGCTL_FREEZE_LBRS_ON_PMI | DEBUGCTL_FREEZE_PERFMON_ON_PMI)
+
+static int gp(struct spmu *m, uint32_t msr, uint64_t value, const char *reason)
+{
+	m->stats.gp_faults++;
+	m->gp_msr = msr;
+	m->gp_value = value;
+	m->gp_reason = reason;
+	return SPMU_GP;
+}
+
+static bool canonical(uint64_t a)
+{
+	uint64_t top = a >> CANONICAL_TOP_BIT;
+	return top == 0 || top == (UINT64_MAX >> CANONICAL_TOP_BIT);
+}
+
+void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(uint64_t))
+{
+	memset(m, 0, sizeof(*m));
+	m->p = p;
+	m->lin = lin;
+	trace_caps_decode(&p->snap, &m->caps);
+	if (m->caps.lbr.kind == TC_LBR_LEGACY) {
+		m->lbr.format = (enum lbr_format)m->caps.lbr.format;
+		m->lbr.depth = m->caps.lbr.depth;
+	}
+}
+
+static uint64_t debugctl_valid(const struct spmu *m)
+{
+	uint64_t v = DEBUGCTL_BASE_VALID;
+	if (m->caps.ds_cpl)
+		v |= DEBUGCTL_BTS_OFF_OS | DEBUGCTL_BTS_OFF_USR;
+	if (m->caps.freeze.while_smm)
+		v |= DEBUGCTL_FREEZE_WHILE_SMM;
+	return v;
+}
+
+/* Index of an LBR FROM/TO/INFO MSR, or -1. */
+static int lbr_slot(const struct spmu *m, uint32_t msr, uint32_t base)
+{
+	if (!base || m->caps.lbr.kind != TC_LBR_LEGACY || msr < base || msr >= base + m->lbr.depth)
+		return -1;
+	return (int)(msr - base);
+}
+
+int spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value)
+{
+	const struct spmu_personality *p = m->p;
+	int i;
+	switch (msr) {
+	case MSR_IA32_DEBUGCTL:
+		*value = m->debugctl;
+		return SPMU_OK;
+	case MSR_IA32_DS_AREA:
+		if (!m->caps.ds)
+			return gp(m, msr, 0, "IA32_DS_AREA without CPUID.01H:EDX.DS");
+		*value = m->ds_area;
+		return SPMU_OK;
+	case TRACE_CAPS_MSR_PERF_CAPABILITIES:
+		if (!p->snap.has_perf_capabilities)
+			return gp(m, msr, 0, "IA32_PERF_CAPABILITIES without CPUID.01H:ECX.PDCM");
+		*value = p->snap.perf_capabilities;
+		return SPMU_OK;
+	case TRACE_CAPS_MSR_MISC_ENABLE:
+		*value = p->snap.misc_enable;
+		return SPMU_OK;
+	case MSR_LBR_SELECT:
+		if (!p->lbr_select)
+			return gp(m, msr, 0, "no MSR_LBR_SELECT on this processor");
+		*value = m->lbr.select;
+		return SPMU_OK;
+	case MSR_LBR_TOS:
+		if (m->caps.lbr.kind != TC_LBR_LEGACY)
+			return gp(m, msr, 0, "no legacy LBR stack");
+		*value = m->lbr.tos;
+		return SPMU_OK;
+	case MSR_LER_FROM:
+		*value = m->ler_from;
+		return SPMU_OK;
+	case MSR_LER_TO:
+		*value = m->ler_to;
+		return SPMU_OK;
+	}
+	if ((i = lbr_slot(m, msr, p->lbr_from_base)) >= 0) {
+		*value = m->lbr.from[i];
+		return SPMU_OK;
+	}
+	if ((i = lbr_slot(m, msr, p->lbr_to_base)) >= 0) {
+		*value = m->lbr.to[i];
+		return SPMU_OK;
+	}
+	if ((i = lbr_slot(m, msr, p->lbr_info_base)) >= 0) {
+		*value = m->lbr.info[i];
+		return SPMU_OK;
+	}
+	return gp(m, msr, 0, "MSR not modelled (or absent on this processor)");
+}
+
+int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
+{
+	const struct spmu_personality *p = m->p;
+	int i;
+	switch (msr) {
+	case MSR_IA32_DEBUGCTL:
+		if (value & ~debugctl_valid(m))
+			return gp(m, msr, value, "reserved or unsupported IA32_DEBUGCTL bits");
+		m->debugctl = value;
+		return SPMU_OK;
+	case MSR_IA32_DS_AREA:
+		if (!m->caps.ds)
+			return gp(m, msr, value, "IA32_DS_AREA without CPUID.01H:EDX.DS");
+		if (!canonical(value))
+			return gp(m, msr, value, "non-canonical IA32_DS_AREA");
+		m->ds_area = value;
+		return SPMU_OK;
+	case MSR_LBR_SELECT:
+		if (!p->lbr_select)
+			return gp(m, msr, value, "no MSR_LBR_SELECT on this processor");
+		if (value & ~LBR_SELECT_VALID_NO_CALLSTACK)
+			return gp(
+			    m, msr, value,
+			    "LBR_SELECT: reserved bits, or call-stack mode (not modelled yet)");
+		m->lbr.select = value;
+		return SPMU_OK;
+	case TRACE_CAPS_MSR_PERF_CAPABILITIES:
+		return gp(m, msr, value, "IA32_PERF_CAPABILITIES is read-only");
+	}
+	if ((i = lbr_slot(m, msr, p->lbr_from_base)) >= 0) {
+		m->lbr.from[i] = value;
+		return SPMU_OK;
+	}
+	if ((i = lbr_slot(m, msr, p->lbr_to_base)) >= 0) {
+		m->lbr.to[i] = value;
+		return SPMU_OK;
+	}
+	if ((i = lbr_slot(m, msr, p->lbr_info_base)) >= 0) {
+		m->lbr.info[i] = value;
+		return SPMU_OK;
+	}
+	return gp(m, msr, value, "MSR not modelled, read-only, or absent on this processor");
+}
+
+void spmu_retire(struct spmu *m)
+{
+	m->steps_since_lbr++;
+}
+
+static enum lbr_class lbr_class_of(enum x86_branch_kind k)
+{
+	switch (k) {
+	case X86_BR_JCC:
+	case X86_BR_JCXZ_LOOP:
+		return LBR_CLASS_JCC;
+	case X86_BR_CALL_REL:
+		return LBR_CLASS_NEAR_REL_CALL;
+	case X86_BR_CALL_IND:
+		return LBR_CLASS_NEAR_IND_CALL;
+	case X86_BR_RET:
+		return LBR_CLASS_NEAR_RET;
+	case X86_BR_JMP_IND:
+		return LBR_CLASS_NEAR_IND_JMP;
+	case X86_BR_JMP_REL:
+		return LBR_CLASS_NEAR_REL_JMP;
+	default:
+		return LBR_CLASS_FAR; /* far transfers, INT, SYSCALL/SYSRET, IRET, ... */
+	}
+}
+
+static void bts_branch(struct spmu *m, uint64_t from, uint64_t to, unsigned cpl_from)
+{
+	enum bts_disposition d = bts_disposition(m->debugctl, cpl_from);
+	if (d == BTS_NO_BTM)
+		return;
+	if (d == BTS_BTM_NOT_STORED) {
+		m->stats.bts_not_stored++;
+		return;
+	}
+	struct ds_area64 *ds = m->lin ? m->lin(m->ds_area) : NULL;
+	if (!ds) {
+		m->stats.bts_dropped++; /* DS area unmapped: hardware behaviour undefined */
+		return;
+	}
+	/* The model predicts every branch correctly. */
+	struct bts_record rec = {from, to, BTS_FLAG_PREDICTED};
+	struct bts_store_result r = bts_store(ds, m->debugctl, &rec, m->lin);
+	if (r.stored)
+		m->stats.bts_stored++;
+	if (r.dropped_full)
+		m->stats.bts_dropped++;
+	if (r.threshold_hit) {
+		m->stats.bts_threshold_pmis++;
+		m->pmi_pending = true; /* delivered by the PMI path (next step of the model) */
+	}
+}
+
+void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
+		 unsigned cpl_from, unsigned cpl_to)
+{
+	m->stats.branches++;
+	if ((m->debugctl & DEBUGCTL_LBR) && m->caps.lbr.kind == TC_LBR_LEGACY) {
+		struct lbr_branch b = {
+		    .from = from,
+		    .to = to,
+		    .cls = lbr_class_of(kind),
+		    .cpl_to = cpl_to,
+		    .mispredicted = false,
+		    .cycles = (uint16_t)(m->steps_since_lbr > LBR_CYCLES_MAX ? LBR_CYCLES_MAX
+									     : m->steps_since_lbr),
+		};
+		if (lbr_record(&m->lbr, &b)) {
+			m->stats.lbr_recorded++;
+			m->steps_since_lbr = 0;
+		} else {
+			m->stats.lbr_filtered++;
+		}
+	}
+	bts_branch(m, from, to, cpl_from);
+}

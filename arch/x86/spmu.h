@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The software PMU: an SDM-faithful model of the trace MSRs and the DS area, per CPU, driven
+ * by the single-step engine. It presents as a named processor (a personality: the CPUID leaves
+ * and capability MSRs that detection reads), so detection, drivers and decoding run as they
+ * would on that processor. A write the hardware would refuse becomes a model #GP, reported
+ * with the MSR, value and reason, so driver bugs surface instead of hiding.
+ * Modelled so far: IA32_DEBUGCTL, IA32_DS_AREA and BTS (Table 17-6), the legacy LBR stack with
+ * LBR_SELECT, TOS and FROM/TO/INFO, the last exception record MSRs, and read-only
+ * IA32_PERF_CAPABILITIES / IA32_MISC_ENABLE. Counters, PEBS, freeze and the PMI come next.
+ */
+#ifndef ARCH_X86_SPMU_H
+#define ARCH_X86_SPMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86/ds_layout.h"
+#include "arch/x86/spmu_lbr.h"
+#include "arch/x86/trace_caps.h"
+#include "lib/x86_decode.h"
+
+struct spmu_personality {
+	const char *name;
+	const char *what;
+	struct cpu_snapshot snap; /* what CPUID and the capability MSRs say */
+	uint32_t lbr_from_base, lbr_to_base, lbr_info_base; /* info 0: no LBR_INFO MSRs */
+	bool lbr_select;				    /* MSR_LBR_SELECT exists */
+};
+
+const struct spmu_personality *spmu_personality_find(const char *name);
+const struct spmu_personality *spmu_personality_at(unsigned i);
+
+#define SPMU_OK 0
+#define SPMU_GP (-1) /* the access would raise #GP on the modelled processor */
+
+struct spmu_stats {
+	uint64_t branches;
+	uint64_t lbr_recorded, lbr_filtered;
+	uint64_t bts_stored, bts_not_stored, bts_dropped, bts_threshold_pmis;
+	uint64_t gp_faults;
+};
+
+struct spmu {
+	const struct spmu_personality *p;
+	struct trace_caps caps; /* decoded from p->snap, exactly as for a real CPU */
+	uint64_t debugctl;
+	uint64_t ds_area;
+	struct lbr_stack lbr;
+	uint64_t ler_from, ler_to;
+	uint64_t steps_since_lbr;
+	bool pmi_pending;
+	struct spmu_stats stats;
+	/* The last refused access, for the report. */
+	uint32_t gp_msr;
+	uint64_t gp_value;
+	const char *gp_reason;
+	void *(*lin)(uint64_t linear); /* how the model reaches DS memory; NULL if unmapped */
+};
+
+void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(uint64_t));
+int spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value);
+int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value);
+/* One retired instruction (drives the cycle approximation). */
+void spmu_retire(struct spmu *m);
+/* One taken branch, as the hardware would see it. */
+void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
+		 unsigned cpl_from, unsigned cpl_to);
+
+#endif

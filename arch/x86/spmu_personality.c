@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Personalities of the software PMU: the CPUID leaves and capability MSRs of real processors,
+ * so that capability detection (arch/x86/trace_caps.c) decides about the model exactly as it
+ * would about the silicon. Values are those of tests/unit/cpu_records.h, where their sources
+ * are given (public CPUID/MSR dumps; composed fields are marked there).
+ */
+#include "arch/x86/spmu.h"
+#include "lib/string.h"
+
+#define LEAF(a, b, c, d)                                                                           \
+	{                                                                                          \
+		(a), (b), (c), (d)                                                                 \
+	}
+#define LBR_NHM_FROM 0x680u /* MSR_LASTBRANCH_0_FROM_IP, Nehalem and later (reference 3.1) */
+#define LBR_NHM_TO   0x6c0u
+#define LBR_SKL_INFO 0xdc0u /* MSR_LBR_INFO_0, formats 5 and 7 */
+
+static const struct spmu_personality personalities[] = {
+    {
+	.name = "skylake",
+	.what = "Core i7-6700K (Skylake, 06_5EH): LBR format 5 depth 32, PEBS format 3, "
+		"perfmon v4",
+	.snap =
+	    {
+		.vendor = "GenuineIntel",
+		.max_basic_leaf = 0x16,
+		.leaf_01 = LEAF(0x000506e3, 0x02100800, 0x7ffafbbf, 0xbfebfbff),
+		.leaf_07 = LEAF(0x00000000, 0x029c6fbf, 0x00000000, 0x00000000),
+		.leaf_0a = LEAF(0x07300404, 0x00000000, 0x00000000, 0x00000603),
+		.has_perf_capabilities = true,
+		.perf_capabilities = 0x33c5,
+		.has_misc_enable = true,
+		.misc_enable = 0x850089,
+	    },
+	.lbr_from_base = LBR_NHM_FROM,
+	.lbr_to_base = LBR_NHM_TO,
+	.lbr_info_base = LBR_SKL_INFO,
+	.lbr_select = true,
+    },
+    {
+	.name = "nehalem",
+	.what = "Core i5-750 (Nehalem, 06_1EH): LBR format 3 depth 16, PEBS format 1, "
+		"perfmon v3",
+	.snap =
+	    {
+		.vendor = "GenuineIntel",
+		.max_basic_leaf = 0x0b,
+		.leaf_01 = LEAF(0x000106e5, 0x00100800, 0x0098e3fd, 0xbfebfbff),
+		.leaf_0a = LEAF(0x07300403, 0x00000044, 0x00000000, 0x00000603),
+		.has_perf_capabilities = true,
+		.perf_capabilities = 0x11c3,
+		.has_misc_enable = true,
+		.misc_enable = 0x850089,
+	    },
+	.lbr_from_base = LBR_NHM_FROM,
+	.lbr_to_base = LBR_NHM_TO,
+	.lbr_info_base = 0,
+	.lbr_select = true,
+    },
+};
+
+const struct spmu_personality *spmu_personality_at(unsigned i)
+{
+	return i < sizeof(personalities) / sizeof(personalities[0]) ? &personalities[i] : NULL;
+}
+
+const struct spmu_personality *spmu_personality_find(const char *name)
+{
+	for (unsigned i = 0; spmu_personality_at(i); i++)
+		if (strcmp(personalities[i].name, name) == 0)
+			return &personalities[i];
+	return NULL;
+}

@@ -1,0 +1,118 @@
+// clang-format off
+// UNIT-SOURCES: arch/x86/spmu.c arch/x86/spmu_lbr.c arch/x86/spmu_bts.c arch/x86/spmu_personality.c arch/x86/trace_caps.c arch/x86/lbr_models.c arch/x86/cpu_ident.c lib/fmt.c
+// clang-format on
+/*
+ * The software PMU's MSR file and branch path: personalities decode as their processors,
+ * refused writes become model #GPs with a reason, LBR MSRs sit at the personality's addresses,
+ * and a branch reaches the LBR stack and the DS BTS buffer as the SDM says.
+ */
+#include "tests/unit/unit.h"
+#include <string.h>
+#include "arch/x86/spmu.h"
+
+#define MSR_LBR_SELECT 0x1c8
+#define MSR_LBR_TOS    0x1c9
+#define DS_LIN	       0x200000ull
+#define BTS_LIN	       0x201000ull
+
+static uint8_t mem[0x4000]; /* DS area at DS_LIN, BTS buffer at BTS_LIN */
+
+static void *lin(uint64_t a)
+{
+	if (a < DS_LIN || a >= DS_LIN + sizeof(mem))
+		return NULL;
+	return mem + (a - DS_LIN);
+}
+
+static void personalities_decode_as_their_processors(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	spmu_init(&m, spmu_personality_find("skylake"), lin);
+	assert_int_equal(m.caps.lbr.kind, TC_LBR_LEGACY);
+	assert_int_equal(m.caps.lbr.format, 5);
+	assert_int_equal(m.caps.lbr.depth, 32);
+	assert_int_equal(m.caps.bts.kind, TC_BTS_CPL_QUALIFIED);
+	assert_int_equal(m.caps.freeze.kind, TC_FREEZE_STREAMLINED);
+	spmu_init(&m, spmu_personality_find("nehalem"), lin);
+	assert_int_equal(m.caps.lbr.format, 3);
+	assert_int_equal(m.caps.lbr.depth, 16);
+	assert_int_equal(m.caps.freeze.kind, TC_FREEZE_LEGACY);
+	assert_null(spmu_personality_find("pentium"));
+}
+
+static void refused_accesses_are_model_gps(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	uint64_t v;
+	spmu_init(&m, spmu_personality_find("nehalem"), lin);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, BIT(20)), SPMU_GP);
+	assert_non_null(strstr(m.gp_reason, "DEBUGCTL"));
+	assert_int_equal(m.gp_msr, MSR_IA32_DEBUGCTL);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_TR | DEBUGCTL_BTS), SPMU_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, 0x0000800000000000ull), SPMU_GP);
+	assert_int_equal(spmu_wrmsr(&m, MSR_LBR_SELECT, BIT(9)), SPMU_GP); /* call stack */
+	assert_int_equal(spmu_wrmsr(&m, 0x345, 0), SPMU_GP);		   /* read-only */
+	assert_int_equal(spmu_rdmsr(&m, 0xdc0, &v), SPMU_GP);	   /* no LBR_INFO on format 3 */
+	assert_int_equal(spmu_rdmsr(&m, 0x680 + 16, &v), SPMU_GP); /* beyond depth 16 */
+	assert_int_equal(spmu_rdmsr(&m, 0x680 + 15, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0x12345, &v), SPMU_GP);
+	assert_int_equal(m.stats.gp_faults, 7);
+	assert_int_equal(spmu_rdmsr(&m, 0x345, &v), SPMU_OK);
+	assert_int_equal(v, 0x11c3);
+}
+
+static void branches_reach_lbr_and_bts(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	uint64_t v;
+	memset(mem, 0, sizeof(mem));
+	spmu_init(&m, spmu_personality_find("skylake"), lin);
+	struct ds_area64 *ds = lin(DS_LIN);
+	ds->bts_base = ds->bts_index = BTS_LIN;
+	ds->bts_abs_max = BTS_LIN + 100 * 24;
+	ds->bts_threshold = ds->bts_abs_max + 24; /* circular, no interrupt */
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), SPMU_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_LBR_SELECT, LBR_SELECT_NEAR_RET), SPMU_OK);
+	assert_int_equal(
+	    spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_LBR | DEBUGCTL_TR | DEBUGCTL_BTS), SPMU_OK);
+	for (int i = 0; i < 5; i++)
+		spmu_retire(&m);
+	spmu_branch(&m, 0xffffffff80001000ull, 0xffffffff80002000ull, X86_BR_CALL_REL, 0, 0);
+	spmu_branch(&m, 0xffffffff80002010ull, 0xffffffff80001005ull, X86_BR_RET, 0, 0);
+	/* LBR: the return is suppressed by LBR_SELECT; the call is at TOS with 5 cycles. */
+	assert_int_equal(m.stats.lbr_recorded, 1);
+	assert_int_equal(m.stats.lbr_filtered, 1);
+	assert_int_equal(spmu_rdmsr(&m, MSR_LBR_TOS, &v), SPMU_OK);
+	assert_int_equal(v, 1);
+	assert_int_equal(spmu_rdmsr(&m, 0x680 + 1, &v), SPMU_OK);
+	assert_int_equal(v, 0xffffffff80001000ull);
+	assert_int_equal(spmu_rdmsr(&m, 0x6c0 + 1, &v), SPMU_OK);
+	assert_int_equal(v, 0xffffffff80002000ull);
+	assert_int_equal(spmu_rdmsr(&m, 0xdc0 + 1, &v), SPMU_OK);
+	assert_int_equal(v & 0xffff, 5);
+	/* BTS: both branches, in order, flagged predicted. */
+	assert_int_equal(ds->bts_index, BTS_LIN + 48);
+	const struct bts_record *r = lin(BTS_LIN);
+	assert_int_equal(r[0].from, 0xffffffff80001000ull);
+	assert_int_equal(r[1].to, 0xffffffff80001005ull);
+	assert_int_equal(r[1].flags, BTS_FLAG_PREDICTED);
+	/* BTS_OFF_OS: ring-0 branches are no longer stored. */
+	assert_int_equal(
+	    spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTS_OFF_OS),
+	    SPMU_OK);
+	spmu_branch(&m, 0xffffffff80001000ull, 0xffffffff80002000ull, X86_BR_JMP_REL, 0, 0);
+	assert_int_equal(ds->bts_index, BTS_LIN + 48);
+	assert_int_equal(m.stats.bts_not_stored, 1);
+	spmu_branch(&m, 0x401000, 0x402000, X86_BR_JMP_REL, 3, 3);
+	assert_int_equal(ds->bts_index, BTS_LIN + 72);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(personalities_decode_as_their_processors),
+    cmocka_unit_test(refused_accesses_are_model_gps),
+    cmocka_unit_test(branches_reach_lbr_and_bts),
+};
+UNIT_MAIN(tests)
