@@ -14,6 +14,7 @@
 #include "kernel/options.h"
 #include "kernel/selftest.h"
 #include "kernel/sstrace.h"
+#include "kernel/tracing.h"
 #include "kernel/version.h"
 #include "lib/string.h"
 
@@ -118,7 +119,8 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 		fail_config(err);
 	arch_set_exit_mode((enum exit_mode)opts.exit_mode);
 	if (!selftest_validate(opts.selftest, err, sizeof(err)) ||
-	    !sstrace_validate(opts.ss, err, sizeof(err)))
+	    !sstrace_validate(opts.ss, err, sizeof(err)) ||
+	    !tracing_validate(opts.trace, err, sizeof(err)))
 		fail_config(err);
 	setup_console(&opts);
 
@@ -144,6 +146,8 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	}
 	enum run_status status = RUN_PASS;
 	if (strcmp(opts.ss, "none") != 0 && !sstrace_run(opts.ss))
+		status = RUN_FAIL;
+	if (!tracing_run(opts.trace, opts.spmu))
 		status = RUN_FAIL;
 	if (strcmp(opts.selftest, "none") != 0) {
 		enum run_status st = selftest_run(opts.selftest);

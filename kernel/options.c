@@ -53,6 +53,12 @@ static const struct cfg_option option_table[] = {
     {"ss", CFG_STRING,
      "single-step these workloads and print their taken branches: all, none, or names", OPT(ss), 0,
      OPTIONS_SELFTEST_MAX, NULL},
+    {"trace", CFG_STRING,
+     "capture every workload with these facilities: none, or a list of bts, lbr", OPT(trace), 0,
+     OPTIONS_SELFTEST_MAX, NULL},
+    {"spmu", CFG_STRING,
+     "software PMU personality used where the CPU lacks a facility: skylake, nehalem", OPT(spmu), 0,
+     OPTIONS_SELFTEST_MAX, NULL},
     {"pmi", CFG_ENUM, "deliver the performance-monitoring interrupt on its vector or as NMI",
      OPT(pmi), 0, 0, pmi_values},
     {"help", CFG_BOOL, "print the accepted options", OPT(help), 0, 1, NULL},
@@ -68,6 +74,8 @@ void options_defaults(struct kernel_options *o)
 	o->memmap = MEMMAP_SUMMARY;
 	memcpy(o->selftest, "none", sizeof("none"));
 	memcpy(o->ss, "none", sizeof("none"));
+	memcpy(o->trace, "none", sizeof("none"));
+	memcpy(o->spmu, "skylake", sizeof("skylake"));
 }
 
 size_t options_describe(char *buf, size_t size)

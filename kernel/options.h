@@ -22,7 +22,9 @@ struct kernel_options {
 	uint64_t help;
 	uint64_t pmi; /* enum pmi_delivery */
 	char selftest[OPTIONS_SELFTEST_MAX];
-	char ss[OPTIONS_SELFTEST_MAX]; /* workloads to single-step trace */
+	char ss[OPTIONS_SELFTEST_MAX];	  /* workloads to single-step trace */
+	char trace[OPTIONS_SELFTEST_MAX]; /* facilities to capture with */
+	char spmu[OPTIONS_SELFTEST_MAX];  /* software PMU personality */
 };
 
 #define DEFAULT_SERIAL_PORT 0x3f8 /* COM1 */

@@ -79,42 +79,46 @@
 #define RM_SIB	      4 /* rm=100: a SIB byte follows (whatever REX.B says) */
 #define RM_DISP32     5 /* mod=00 rm=101: RIP+disp32 in 64-bit mode, plain disp32 in 32-bit */
 #define SIB_BASE_NONE 5 /* mod=00 base=101: no base, disp32 (whatever REX.B says) */
+#define DISP8_BYTES   1
+#define DISP32_BYTES  4 /* also in 16/32-bit modes with 32-bit addressing; disp16 with 16-bit */
 
 /* Opcodes named in the code below. */
-#define OP_POP_EV     0x8f /* group 1A: /0 only (other /r: XOP, or #UD) */
-#define OP_LEA	      0x8d /* memory operand only */
-#define OP_MOV_EW_SR  0x8c /* MOV r/m16, Sreg: Sreg 0-5 */
-#define OP_MOV_SR_EW  0x8e /* MOV Sreg, r/m16: Sreg 0, 2-5 (CS is #UD) */
-#define SREG_CS	      1
-#define SREG_LAST     5
-#define OP_GRP11_EB   0xc6 /* MOV r/m8, ib (/0); XABORT ib (C6 F8) */
-#define OP_GRP11_EV   0xc7 /* MOV r/m, iz (/0); XBEGIN rel16/32 (C7 F8) */
-#define MODRM_XABORT  0xf8 /* C6 F8 */
-#define MODRM_XBEGIN  0xf8 /* C7 F8 */
-#define OP_GRP3_EB    0xf6 /* TEST ib only for /0 and /1 */
-#define OP_GRP3_EV    0xf7 /* TEST iz only for /0 and /1 */
-#define OP_GRP4	      0xfe /* INC/DEC r/m8: /0, /1 */
-#define OP_GRP5	      0xff /* INC DEC CALL CALLF JMP JMPF PUSH, /7 #UD */
-#define GRP5_CALL     2
-#define GRP5_CALLF    3
-#define GRP5_JMP      4
-#define GRP5_JMPF     5
-#define GRP5_LAST     6
-#define OP_JCC8_FIRST 0x70
-#define OP_JCC8_LAST  0x7f
-#define OP_LOOPNE     0xe0
-#define OP_JRCXZ      0xe3
-#define OP_CALL_REL   0xe8
-#define OP_JMP_REL32  0xe9
-#define OP_JMP_REL8   0xeb
-#define OP_RET_IW     0xc2
-#define OP_RET	      0xc3
-#define OP_RETF_IW    0xca
-#define OP_RETF	      0xcb
-#define OP_INT3	      0xcc
-#define OP_INT_IB     0xcd
-#define OP_IRET	      0xcf
-#define OP_INT1	      0xf1
+#define OP_POP_EV      0x8f /* group 1A: /0 only (other /r: XOP, or #UD) */
+#define OP_LEA	       0x8d /* memory operand only */
+#define OP_MOV_EW_SR   0x8c /* MOV r/m16, Sreg: Sreg 0-5 */
+#define OP_MOV_SR_EW   0x8e /* MOV Sreg, r/m16: Sreg 0, 2-5 (CS is #UD) */
+#define SREG_CS	       1
+#define SREG_LAST      5
+#define OP_GRP11_EB    0xc6 /* MOV r/m8, ib (/0); XABORT ib (C6 F8) */
+#define OP_GRP11_EV    0xc7 /* MOV r/m, iz (/0); XBEGIN rel16/32 (C7 F8) */
+#define MODRM_XABORT   0xf8 /* C6 F8 */
+#define MODRM_XBEGIN   0xf8 /* C7 F8 */
+#define OP_GRP3_EB     0xf6 /* TEST ib only for /0 and /1 */
+#define OP_GRP3_EV     0xf7 /* TEST iz only for /0 and /1 */
+#define GRP3_TEST_LAST 1    /* /0 TEST and /1, its alias, take the immediate */
+#define OP_GRP4	       0xfe /* INC/DEC r/m8: /0, /1 */
+#define GRP4_LAST      1
+#define OP_GRP5	       0xff /* INC DEC CALL CALLF JMP JMPF PUSH, /7 #UD */
+#define GRP5_CALL      2
+#define GRP5_CALLF     3
+#define GRP5_JMP       4
+#define GRP5_JMPF      5
+#define GRP5_LAST      6
+#define OP_JCC8_FIRST  0x70
+#define OP_JCC8_LAST   0x7f
+#define OP_LOOPNE      0xe0
+#define OP_JRCXZ       0xe3
+#define OP_CALL_REL    0xe8
+#define OP_JMP_REL32   0xe9
+#define OP_JMP_REL8    0xeb
+#define OP_RET_IW      0xc2
+#define OP_RET	       0xc3
+#define OP_RETF_IW     0xca
+#define OP_RETF	       0xcb
+#define OP_INT3	       0xcc
+#define OP_INT_IB      0xcd
+#define OP_IRET	       0xcf
+#define OP_INT1	       0xf1
 /* 0F map */
 #define OP0F_GRP6	0x00 /* /6 (JMPE, IA-64) and /7 #UD */
 #define GRP6_LAST	5
@@ -132,11 +136,16 @@
 #define OP0F_JCC_LAST	0x8f
 #define SSE4A_IMM_BYTES 1 /* each of the two immediates */
 
-/* VEX/EVEX map 0F opcodes with an imm8 (the 0F3A map always has one): PSHUFx, the group 12-14
- * shifts by immediate, CMPPx, PINSRW, PEXTRW, SHUFPx (SDM Table A-3). */
+/* VEX/EVEX map 0F opcodes with an imm8 (the 0F3A map always has one; SDM Table A-3). */
+#define VEX_0F_PSHUF  0x70 /* VPSHUFD/HW/LW */
+#define VEX_0F_GRP14  0x73 /* groups 12-14 (71-73): shifts by immediate */
+#define VEX_0F_CMPPS  0xc2 /* VCMPPS/PD/SS/SD */
+#define VEX_0F_PINSRW 0xc4 /* then C5 VPEXTRW */
+#define VEX_0F_SHUFPS 0xc6 /* VSHUFPS/PD */
 static bool vex_0f_has_imm8(uint8_t op)
 {
-	return (op >= 0x70 && op <= 0x73) || op == 0xc2 || (op >= 0xc4 && op <= 0xc6);
+	return (op >= VEX_0F_PSHUF && op <= VEX_0F_GRP14) || op == VEX_0F_CMPPS ||
+	       (op >= VEX_0F_PINSRW && op <= VEX_0F_SHUFPS);
 }
 
 struct cursor {
@@ -182,17 +191,17 @@ static int take_modrm(struct cursor *c, struct x86_insn *o, bool reg_only)
 	unsigned mod = MODRM_MOD(o->modrm);
 	if (mod == MOD_REG || reg_only)
 		return 0;
-	unsigned dsize = mod == MOD_DISP8 ? 1 : mod == MOD_DISP32 ? 4 : 0;
+	unsigned dsize = mod == MOD_DISP8 ? DISP8_BYTES : mod == MOD_DISP32 ? DISP32_BYTES : 0;
 	if (MODRM_RM(o->modrm) == RM_SIB) {
 		if ((e = need(c, 1)))
 			return e;
 		o->has_sib = true;
 		o->sib = (uint8_t)take(c, 1);
 		if (mod == MOD_MEM && SIB_BASE(o->sib) == SIB_BASE_NONE)
-			dsize = 4;
+			dsize = DISP32_BYTES;
 	} else if (mod == MOD_MEM && MODRM_RM(o->modrm) == RM_DISP32) {
 		o->rip_relative = true; /* with 67H: EIP-relative; 32-bit modes: absolute */
-		dsize = 4;
+		dsize = DISP32_BYTES;
 	}
 	if (dsize) {
 		if ((e = need(c, dsize)))
@@ -267,16 +276,15 @@ static int group_rules(struct x86_insn *o)
 	case OP_GRP11_EV:
 		if (o->modrm == MODRM_XBEGIN) {
 			o->branch = X86_BR_XBEGIN;
-			o->has_rel = true;
 			return X86_I_Z; /* rel16 with 66H, even in 64-bit mode (unlike JMP/CALL) */
 		}
 		return reg == 0 ? X86_I_Z : X86_E_INVALID;
 	case OP_GRP3_EB:
-		return reg <= 1 ? X86_I_B : X86_I_NONE;
+		return reg <= GRP3_TEST_LAST ? X86_I_B : X86_I_NONE;
 	case OP_GRP3_EV:
-		return reg <= 1 ? X86_I_Z : X86_I_NONE;
+		return reg <= GRP3_TEST_LAST ? X86_I_Z : X86_I_NONE;
 	case OP_GRP4:
-		return reg <= 1 ? X86_I_NONE : X86_E_INVALID;
+		return reg <= GRP4_LAST ? X86_I_NONE : X86_E_INVALID;
 	case OP_GRP5:
 		if (reg > GRP5_LAST || ((reg == GRP5_CALLF || reg == GRP5_JMPF) && mod == MOD_REG))
 			return X86_E_INVALID;
@@ -308,7 +316,7 @@ static enum x86_branch_kind classify(const struct x86_insn *o)
 			return X86_BR_SYSEXIT;
 		if (op == OP0F_GRP7 && (o->prefixes & (X86_PFX_REP | X86_PFX_REPNE)) &&
 		    o->modrm == MODRM_ERET)
-			return X86_BR_IRET; /* ERETU (F3) / ERETS (F2), FRED spec 9.4 */
+			return X86_BR_IRET; /* ERETU (F3) / ERETS (F2): FRED specification */
 		if (op == OP0F_GRP7 && (o->prefixes & X86_PFX_REP) && o->modrm == MODRM_UIRET)
 			return X86_BR_IRET; /* UIRET (SDM Vol. 2 UIRET) */
 		return X86_BR_NONE;
@@ -488,8 +496,9 @@ int x86_decode(const uint8_t *code, size_t avail, struct x86_insn *out)
 			break;
 		case PFX_REPNE:
 		case PFX_REP:
-			o->prefixes &=
-			    (uint16_t) ~(X86_PFX_REP | X86_PFX_REPNE); /* the last wins */
+			/* Of F2 and F3, the last one counts (SDM 2.1.1: "undefined" if both;
+			 * processors and objdump take the last as the mandatory prefix). */
+			o->prefixes &= (uint16_t) ~(X86_PFX_REP | X86_PFX_REPNE);
 			flag = b == PFX_REP ? X86_PFX_REP : X86_PFX_REPNE;
 			break;
 		case PFX_SEG_ES:
@@ -533,7 +542,6 @@ int x86_decode(const uint8_t *code, size_t avail, struct x86_insn *out)
 	if (vex) {
 		c.pos++;
 		e = decode_vex(&c, o, b);
-		o->operand16 = false; /* 66H is #UD with VEX, and VEX.pp is not an operand size */
 	} else {
 		e = decode_legacy(&c, o);
 	}

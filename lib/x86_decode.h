@@ -10,8 +10,8 @@
  * (notably: 66H does not shorten rel32 of near JMP/CALL/Jcc in 64-bit mode on Intel).
  * Rules from the Intel SDM Vol. 2, chapter 2 (Instruction Format) and appendix A (Opcode Map).
  *
- * How the kinds map onto the LBR filters (SDM Vol. 3B 18.9.2 "Filtering of LBR Records",
- * 18.1.2.4 Arch LBR "Branch types" for LBR_CTL and LBR_INFO.BR_TYPE):
+ * How the kinds map onto the LBR classes (SDM Vol. 3B: "Filtering of Last Branch Records" for
+ * LBR_SELECT; the Architectural LBR branch types of LBR_CTL and LBR_INFO.BR_TYPE):
  *   X86_BR_JCC, X86_BR_JCXZ_LOOP  JCC            BR_TYPE COND
  *   X86_BR_JMP_REL                NEAR_REL_JMP   BR_TYPE NEAR_REL_JMP
  *   X86_BR_JMP_IND                NEAR_IND_JMP   BR_TYPE NEAR_IND_JMP
@@ -90,7 +90,7 @@ struct x86_insn {
 	uint8_t length; /* 1..15 bytes */
 	enum x86_branch_kind branch;
 	bool has_rel;	    /* direct (relative) branch, or XBEGIN: rel is valid */
-	int32_t rel;	    /* sign-extended rel8/rel16/rel32 */
+	int32_t rel;	    /* sign-extended rel8/rel32 (rel16: XBEGIN with 66H only) */
 	uint16_t prefixes;  /* X86_PFX_* */
 	uint8_t segment;    /* last segment override byte (2E 36 3E 26 64 65), 0 if none */
 	uint8_t rex;	    /* the effective REX byte (40-4F), 0 if none */
@@ -104,7 +104,7 @@ struct x86_insn {
 	bool has_sib;
 	uint8_t sib;
 	bool rip_relative; /* ModRM mod=00 rm=101: disp32 relative to the next instruction */
-	uint8_t disp_size; /* 0, 1, 4 bytes (8 for moffs: then in imm, see below) */
+	uint8_t disp_size; /* 0, 1 or 4 bytes (the moffs of A0-A3 is in imm) */
 	int32_t disp;	   /* sign-extended; EVEX disp8 is not scaled here (disp8*N, SDM 2.7.5) */
 	uint8_t imm_size;  /* bytes of the first immediate: 0, 1, 2, 4, 8 (also moffs, rel) */
 	uint8_t imm2_size; /* bytes of a second immediate (ENTER, EXTRQ, INSERTQ): 0 or 1 */
@@ -115,7 +115,11 @@ struct x86_insn {
 /*
  * Decode the instruction at code[0..avail). Returns 0 and fills *out, or a negative
  * enum x86_decode_error: X86_E_TRUNCATED when the bytes end before the instruction does,
- * X86_E_TOO_LONG past 15 bytes, X86_E_INVALID for an encoding that is invalid in 64-bit mode.
+ * X86_E_TOO_LONG as soon as the bytes it needs go past 15 (whatever `avail`), X86_E_INVALID
+ * for an encoding invalid in 64-bit mode: the "i64" opcodes, reserved one-byte and 0F opcodes,
+ * group members the ModRM rules out, VEX/EVEX/XOP after 66/F2/F3/F0/REX or with a reserved map
+ * or payload bit. Unassigned opcodes inside the 0F38, 0F3A, VEX, EVEX and XOP maps are not
+ * rejected: they decode by their map's common format (ModRM, imm8 where the map has one).
  * Reads at most 15 bytes. *out is zeroed first, whatever the result.
  */
 int x86_decode(const uint8_t *code, size_t avail, struct x86_insn *out);
@@ -146,8 +150,7 @@ enum x86_imm_kind {
 	X86_I_MOFFS, /* A0-A3 moffs: 8 bytes, 4 with 67H */
 	X86_I_WB,    /* ENTER: iw then ib */
 	X86_I_R8,    /* rel8 */
-	X86_I_R32,   /* rel32 of near JMP/CALL/Jcc: 66H ignored on Intel in 64-bit mode (AMD: rel16)
-		      */
+	X86_I_R32,   /* rel32 of near JMP/CALL/Jcc: Intel ignores 66H in 64-bit mode (AMD: rel16) */
 };
 #define X86_A_IMM     0x0f /* an enum x86_imm_kind */
 #define X86_A_MODRM   0x10 /* a ModRM byte follows the opcode */

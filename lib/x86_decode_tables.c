@@ -8,6 +8,9 @@
  * are prefixes and escapes (REX 40-4F, segment overrides, 66 67 F0 F2 F3, 0F, C4 C5 62 VEX/EVEX):
  * x86_decode() consumes them before it looks a cell up.
  *
+ * D5 is AAD here; APX reuses it as the REX2 prefix in 64-bit mode (not supported, nor is
+ * APX's EVEX map 4).
+ *
  * Notes on a few cells: 0F 0F is AMD 3DNow! (ModRM, then an opcode-suffix byte, read as an
  * imm8), 0F 0E FEMMS and 0F 78/79 SSE4a are AMD too (#UD on Intel; decoded for their length
  * as objdump does); 0F 20-23 (MOV CR/DR) ignore ModRM.mod; 0F FF is UD0 with a ModRM (Intel).

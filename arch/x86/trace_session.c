@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A minimal capture session per facility, through the PMU MSR accessor: program, run one
+ * workload, stop, drain, print. On a CPU without the facility it runs on the software PMU
+ * (said loudly, with the reason from the capability report); the workload is then
+ * single-stepped and every taken branch is fed to the model. The full drivers (PMI-driven
+ * draining, filters, freeze) are the trace-driver issue; this is the path the model's
+ * validation against QEMU's execution log runs through.
+ */
+#include "kernel/arch.h"
+#include "kernel/console.h"
+#include "kernel/memory.h"
+#include "arch/x86/caps_report.h"
+#include "arch/x86/ds_layout.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/pmu_msr.h"
+#include "arch/x86/singlestep.h"
+#include "lib/x86_decode.h"
+
+#define BTS_BUFFER_PAGES   16 /* 64 KiB: 2730 records */
+#define MSR_LBR_SELECT	   0x1c8u
+#define MSR_LBR_TOS	   0x1c9u
+#define X86_MAX_INSN_LEN   15
+#define LBR_CORE_MAX_DEPTH 8
+#define LBR_CORE_FROM	   0x40u
+#define LBR_CORE_TO	   0x60u
+#define LBR_NHM_FROM	   0x680u
+#define LBR_NHM_TO	   0x6c0u
+#define LBR_SKL_INFO	   0xdc0u
+#define RING0		   0
+
+/* Feed the model from the single-step engine: every retired instruction, every taken branch. */
+static void model_step(void *ctx, uint64_t retired, uint64_t next)
+{
+	struct spmu *m = ctx;
+	struct x86_insn in;
+	spmu_retire(m);
+	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LEN, &in) != 0)
+		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
+	if (next != retired + in.length)
+		spmu_branch(m, retired, next, in.branch, RING0, RING0);
+}
+
+static uint64_t run(uint64_t (*fn)(uint64_t), uint64_t arg, uint64_t *steps)
+{
+	struct spmu *m = pmu_model();
+	*steps = 0;
+	if (!m)
+		return fn(arg); /* real hardware records by itself */
+	return arch_single_step(fn, arg, model_step, m, steps);
+}
+
+/* Pick hardware or the model for `facility`; false (after SKIP) if neither has it. */
+static bool choose_backend(const char *facility, bool hw_has, const char *hw_reason,
+			   const char *personality)
+{
+	if (hw_has) {
+		pmu_use_hardware();
+		return true;
+	}
+	const struct spmu_personality *p = spmu_personality_find(personality);
+	if (!p) {
+		kprintf("SKIP: %s: this CPU has none (%s) and there is no software PMU "
+			"personality '%s'\n",
+			facility, hw_reason, personality);
+		return false;
+	}
+	pmu_use_model(p);
+	kprintf("trace: this CPU has no %s (%s): using the SOFTWARE PMU as '%s' (%s); "
+		"results are model-verified, not silicon\n",
+		facility, hw_reason, p->name, p->what);
+	return true;
+}
+
+static bool check(int rc, uint32_t msr, const char *what)
+{
+	if (rc == PMU_MSR_OK)
+		return true;
+	struct spmu *m = pmu_model();
+	kprintf("error: %s: MSR %#x refused (#GP)%s%s\n", what, msr, m ? ": " : "",
+		m ? m->gp_reason : "");
+	return false;
+}
+
+static bool bts_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t arg)
+{
+	const struct trace_caps *model_caps = pmu_model() ? &pmu_model()->caps : NULL;
+	if (model_caps && model_caps->bts.kind == TC_BTS_NO) {
+		kprintf("SKIP: bts: personality lacks it: %s\n", model_caps->bts.reason);
+		return true;
+	}
+	uint64_t ds_phys = page_alloc(1), buf = page_alloc(BTS_BUFFER_PAGES);
+	if (!ds_phys || !buf) {
+		kprintf("error: bts: out of memory for the DS area and buffer\n");
+		return false;
+	}
+	struct ds_area64 *ds = arch_phys_to_virt(ds_phys);
+	uint64_t nrec = BTS_BUFFER_PAGES * PAGE_SIZE / sizeof(struct bts_record);
+	ds->bts_base = ds->bts_index = buf;
+	ds->bts_abs_max = buf + nrec * sizeof(struct bts_record);
+	/* Circular without interrupts needs the threshold above the absolute maximum (SDM
+	 * 17.4.9.3 note): clearing BTINT alone is not enough. */
+	ds->bts_threshold = ds->bts_abs_max + sizeof(struct bts_record);
+	bool ok = check(pmu_wrmsr(MSR_IA32_DS_AREA, ds_phys), MSR_IA32_DS_AREA, "bts") &&
+		  check(pmu_wrmsr(MSR_IA32_DEBUGCTL, DEBUGCTL_TR | DEBUGCTL_BTS), MSR_IA32_DEBUGCTL,
+			"bts");
+	uint64_t steps = 0, result = ok ? run(fn, arg, &steps) : 0;
+	ok &= check(pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, "bts");
+	uint64_t records = (ds->bts_index - ds->bts_base) / sizeof(struct bts_record);
+	struct spmu *m = pmu_model();
+	kprintf("trace-begin bts %s steps=%lu records=%lu dropped=%lu result=%lu\n", name, steps,
+		records, m ? m->stats.bts_dropped : 0, result);
+	const struct bts_record *r = arch_phys_to_virt(ds->bts_base);
+	for (uint64_t i = 0; i < records; i++)
+		kprintf("bts %#lx %#lx %#lx\n", r[i].from, r[i].to, r[i].flags);
+	kprintf("trace-end bts %s\n", name);
+	page_free(buf, BTS_BUFFER_PAGES);
+	page_free(ds_phys, 1);
+	return ok;
+}
+
+/* Reading rules of reference 3.4 (Linux intel_pmu_lbr_read_64), formats 3-7. */
+static uint64_t sign_extend(uint64_t v, unsigned top_bit)
+{
+	unsigned shift = 63 - top_bit;
+	return (uint64_t)((int64_t)(v << shift) >> shift);
+}
+
+static void lbr_decode(unsigned format, uint64_t *from, uint64_t *to, uint64_t info,
+		       unsigned *cycles)
+{
+	*cycles = 0;
+	switch (format) {
+	case 3:
+		*from = sign_extend(*from, 62);
+		break;
+	case 4:
+		*from = sign_extend(*from, 60);
+		break;
+	case 5:
+	case 7:
+		*cycles = (unsigned)(info & 0xffff);
+		break;
+	case 6:
+		*from = sign_extend(*from, 62);
+		*cycles = (unsigned)(*to >> 48);
+		*to = sign_extend(*to, 47);
+		break;
+	}
+}
+
+static bool lbr_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t arg)
+{
+	struct spmu *m = pmu_model();
+	const struct trace_caps *c = m ? &m->caps : caps_of_cpu(arch_cpu_index());
+	if (!c || c->lbr.kind != TC_LBR_LEGACY) {
+		kprintf("SKIP: lbr: %s\n", c ? c->lbr.reason : "no capability record");
+		return true;
+	}
+	unsigned depth = c->lbr.depth, format = c->lbr.format;
+	/* Hardware MSR bases (reference 3.1): Core 2 / Atom / Silvermont stacks of <= 8 entries at
+	 * 40H/60H; Nehalem and later at 680H/6C0H, LBR_INFO at DC0H (Knights Landing, depth 8,
+	 * also uses 680H: its quirk is handled when a personality or driver needs it). */
+	bool core_msrs = depth <= LBR_CORE_MAX_DEPTH;
+	uint32_t from_base = m ? m->p->lbr_from_base : core_msrs ? LBR_CORE_FROM : LBR_NHM_FROM;
+	uint32_t to_base = m ? m->p->lbr_to_base : core_msrs ? LBR_CORE_TO : LBR_NHM_TO;
+	uint32_t info_base = m ? m->p->lbr_info_base : LBR_SKL_INFO;
+	bool has_info = format == 5 || format == 7;
+	bool ok = true;
+	for (unsigned i = 0; i < depth && ok; i++) /* reset (reference 3.5) */
+		ok = check(pmu_wrmsr(from_base + i, 0), from_base + i, "lbr") &&
+		     check(pmu_wrmsr(to_base + i, 0), to_base + i, "lbr") &&
+		     (!has_info || check(pmu_wrmsr(info_base + i, 0), info_base + i, "lbr"));
+	ok = ok && check(pmu_wrmsr(MSR_LBR_SELECT, 0), MSR_LBR_SELECT, "lbr") &&
+	     check(pmu_wrmsr(MSR_IA32_DEBUGCTL, DEBUGCTL_LBR), MSR_IA32_DEBUGCTL, "lbr");
+	uint64_t steps = 0, result = ok ? run(fn, arg, &steps) : 0;
+	ok &= check(pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, "lbr");
+	uint64_t tos = 0;
+	ok &= check(pmu_rdmsr(MSR_LBR_TOS, &tos), MSR_LBR_TOS, "lbr");
+	kprintf("trace-begin lbr %s steps=%lu depth=%u format=%u result=%lu\n", name, steps, depth,
+		format, result);
+	for (unsigned i = 0; i < depth && ok; i++) {
+		unsigned idx = (unsigned)(tos - i) & (depth - 1), cycles;
+		uint64_t from = 0, to = 0, info = 0;
+		ok =
+		    check(pmu_rdmsr(from_base + idx, &from), from_base + idx, "lbr") &&
+		    check(pmu_rdmsr(to_base + idx, &to), to_base + idx, "lbr") &&
+		    (!has_info || check(pmu_rdmsr(info_base + idx, &info), info_base + idx, "lbr"));
+		if (!ok || from == 0)
+			break; /* FROM = 0: an empty slot, and all older ones too */
+		lbr_decode(format, &from, &to, info, &cycles);
+		kprintf("lbr %u %#lx %#lx cycles=%u\n", i, from, to, cycles);
+	}
+	kprintf("trace-end lbr %s\n", name);
+	return ok;
+}
+
+bool arch_trace_workload(const char *facility, const char *personality, const char *name,
+			 uint64_t (*fn)(uint64_t), uint64_t arg)
+{
+	const struct trace_caps *hw = caps_of_cpu(arch_cpu_index());
+	bool ok;
+	if (facility[0] == 'b') {
+		if (!choose_backend("BTS", hw && hw->bts.kind != TC_BTS_NO,
+				    hw ? hw->bts.reason : "no capability record", personality))
+			return true;
+		ok = bts_session(name, fn, arg);
+	} else {
+		if (!choose_backend("LBR", hw && hw->lbr.kind == TC_LBR_LEGACY,
+				    hw ? hw->lbr.reason : "no capability record", personality))
+			return true;
+		ok = lbr_session(name, fn, arg);
+	}
+	pmu_use_hardware();
+	return ok;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+#include "kernel/tracing.h"
+#include "kernel/arch.h"
+#include "kernel/console.h"
+#include "kernel/workloads.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
+
+static const char *const facilities_known[] = {"bts", "lbr"};
+
+static bool known(const char *p, size_t len)
+{
+	for (size_t i = 0; i < sizeof(facilities_known) / sizeof(facilities_known[0]); i++)
+		if (strlen(facilities_known[i]) == len && strncmp(facilities_known[i], p, len) == 0)
+			return true;
+	return false;
+}
+
+bool tracing_validate(const char *facilities, char *err, size_t err_size)
+{
+	if (strcmp(facilities, "none") == 0)
+		return true;
+	for (const char *p = facilities;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		if (!known(p, len)) {
+			fmt_snprintf(
+			    err, err_size,
+			    "option 'trace': unknown facility '%.*s'; accepted: none, or a "
+			    "comma-separated list of: bts lbr",
+			    (int)len, p);
+			return false;
+		}
+		if (!comma)
+			return true;
+		p = comma + 1;
+	}
+}
+
+bool tracing_run(const char *facilities, const char *personality)
+{
+	bool ok = true;
+	if (strcmp(facilities, "none") == 0)
+		return true;
+	for (const char *p = facilities;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char facility[8];
+		fmt_snprintf(facility, sizeof(facility), "%.*s", (int)len, p);
+		for (unsigned i = 0; workload_at(i); i++) {
+			const struct workload *w = workload_at(i);
+			if (!w->bench)
+				ok &= arch_trace_workload(facility, personality, w->name, w->fn,
+							  w->arg);
+		}
+		if (!comma)
+			return ok;
+		p = comma + 1;
+	}
+}
