@@ -21,6 +21,12 @@
 #define GENMASK(hi, lo)                                                                            \
 	((((~UINT64_C(0)) >> (63 - (hi))) & ((~UINT64_C(0)) << (lo))) + GENMASK_CHECK_(hi, lo))
 
+/* genmask(hi, lo): GENMASK for bounds known only at run time (hi >= lo, both < 64). */
+static inline uint64_t genmask(unsigned hi, unsigned lo)
+{
+	return ((~UINT64_C(0)) >> (63 - hi)) & ((~UINT64_C(0)) << lo);
+}
+
 /* FIELD_GET/FIELD_PREP: extract/insert a field given its GENMASK. */
 #define FIELD_SHIFT_(mask)    (__builtin_ctzll(mask))
 #define FIELD_GET(mask, val)  (((uint64_t)(val) & (mask)) >> FIELD_SHIFT_(mask))

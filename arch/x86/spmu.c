@@ -40,6 +40,20 @@ void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(ui
 		m->lbr.format = (enum lbr_format)m->caps.lbr.format;
 		m->lbr.depth = m->caps.lbr.depth;
 	}
+	const struct tc_perfmon *pm = &m->caps.perfmon;
+	spmu_counters_init(&m->ctr, pm->version, pm->gp_counters, pm->gp_width, pm->fixed_counters,
+			   pm->fixed_width, m->caps.perf_cap.full_width_write);
+}
+
+/* A PMI request: freeze as DEBUGCTL says, then leave it pending for delivery. */
+static void request_pmi(struct spmu *m, struct spmu_overflow o)
+{
+	if (!o.pmi)
+		return;
+	if (o.freeze_lbr_legacy)
+		m->debugctl &= ~DEBUGCTL_LBR; /* legacy FREEZE_LBRS_ON_PMI (SDM 17.4.7) */
+	m->stats.pmis_requested++;
+	m->pmi_pending = true;
 }
 
 static uint64_t debugctl_valid(const struct spmu *m)
@@ -64,6 +78,12 @@ int spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value)
 {
 	const struct spmu_personality *p = m->p;
 	int i;
+	bool handled;
+	const char *why;
+	if (spmu_counters_rdmsr(&m->ctr, msr, value, &handled, &why) == 0)
+		return SPMU_OK;
+	if (handled)
+		return gp(m, msr, 0, why);
 	switch (msr) {
 	case MSR_IA32_DEBUGCTL:
 		*value = m->debugctl;
@@ -117,6 +137,12 @@ int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 {
 	const struct spmu_personality *p = m->p;
 	int i;
+	bool handled;
+	const char *why;
+	if (spmu_counters_wrmsr(&m->ctr, msr, value, &handled, &why) == 0)
+		return SPMU_OK;
+	if (handled)
+		return gp(m, msr, value, why);
 	switch (msr) {
 	case MSR_IA32_DEBUGCTL:
 		if (value & ~debugctl_valid(m))
@@ -157,9 +183,11 @@ int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 	return gp(m, msr, value, "MSR not modelled, read-only, or absent on this processor");
 }
 
-void spmu_retire(struct spmu *m)
+void spmu_retire(struct spmu *m, bool branch, unsigned cpl)
 {
 	m->steps_since_lbr++;
+	struct spmu_tick t = {.branch = branch, .cpl = cpl};
+	request_pmi(m, spmu_counters_tick(&m->ctr, &t, m->debugctl));
 }
 
 static enum lbr_class lbr_class_of(enum x86_branch_kind k)
@@ -205,8 +233,10 @@ static void bts_branch(struct spmu *m, uint64_t from, uint64_t to, unsigned cpl_
 	if (r.dropped_full)
 		m->stats.bts_dropped++;
 	if (r.threshold_hit) {
+		/* A BTS threshold PMI sets no GLOBAL_STATUS bit (reference 5.5); the freeze
+		 * bits apply to it as to any PMI request. */
 		m->stats.bts_threshold_pmis++;
-		m->pmi_pending = true; /* delivered by the PMI path (next step of the model) */
+		request_pmi(m, spmu_counters_pmi_freeze(&m->ctr, m->debugctl));
 	}
 }
 
@@ -214,7 +244,10 @@ void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kin
 		 unsigned cpl_from, unsigned cpl_to)
 {
 	m->stats.branches++;
-	if ((m->debugctl & DEBUGCTL_LBR) && m->caps.lbr.kind == TC_LBR_LEGACY) {
+	if ((m->debugctl & DEBUGCTL_LBR) && m->caps.lbr.kind == TC_LBR_LEGACY &&
+	    spmu_counters_lbr_frozen(&m->ctr)) {
+		m->stats.lbr_frozen_skips++;
+	} else if ((m->debugctl & DEBUGCTL_LBR) && m->caps.lbr.kind == TC_LBR_LEGACY) {
 		struct lbr_branch b = {
 		    .from = from,
 		    .to = to,

@@ -6,8 +6,9 @@
  * would on that processor. A write the hardware would refuse becomes a model #GP, reported
  * with the MSR, value and reason, so driver bugs surface instead of hiding.
  * Modelled so far: IA32_DEBUGCTL, IA32_DS_AREA and BTS (Table 17-6), the legacy LBR stack with
- * LBR_SELECT, TOS and FROM/TO/INFO, the last exception record MSRs, and read-only
- * IA32_PERF_CAPABILITIES / IA32_MISC_ENABLE. Counters, PEBS, freeze and the PMI come next.
+ * LBR_SELECT, TOS and FROM/TO/INFO, the last exception record MSRs, read-only
+ * IA32_PERF_CAPABILITIES / IA32_MISC_ENABLE, and the counters with overflow, PMI requests and
+ * freeze-on-PMI in both flavours (arch/x86/spmu_counters.c). PEBS comes next.
  */
 #ifndef ARCH_X86_SPMU_H
 #define ARCH_X86_SPMU_H
@@ -15,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86/ds_layout.h"
+#include "arch/x86/spmu_counters.h"
 #include "arch/x86/spmu_lbr.h"
 #include "arch/x86/trace_caps.h"
 #include "lib/x86_decode.h"
@@ -38,6 +40,8 @@ struct spmu_stats {
 	uint64_t lbr_recorded, lbr_filtered;
 	uint64_t bts_stored, bts_not_stored, bts_dropped, bts_threshold_pmis;
 	uint64_t gp_faults;
+	uint64_t pmis_requested;
+	uint64_t lbr_frozen_skips; /* branches not recorded while the LBRs were frozen */
 };
 
 struct spmu {
@@ -46,6 +50,7 @@ struct spmu {
 	uint64_t debugctl;
 	uint64_t ds_area;
 	struct lbr_stack lbr;
+	struct spmu_counters ctr;
 	uint64_t ler_from, ler_to;
 	uint64_t steps_since_lbr;
 	bool pmi_pending;
@@ -60,8 +65,8 @@ struct spmu {
 void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(uint64_t));
 int spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value);
 int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value);
-/* One retired instruction (drives the cycle approximation). */
-void spmu_retire(struct spmu *m);
+/* One retired instruction: counters count it (and `branch` instructions, taken or not). */
+void spmu_retire(struct spmu *m, bool branch, unsigned cpl);
 /* One taken branch, as the hardware would see it. */
 void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		 unsigned cpl_from, unsigned cpl_to);

@@ -34,9 +34,9 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 {
 	struct spmu *m = ctx;
 	struct x86_insn in;
-	spmu_retire(m);
 	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LEN, &in) != 0)
 		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
+	spmu_retire(m, in.branch != X86_BR_NONE, RING0);
 	if (next != retired + in.length)
 		spmu_branch(m, retired, next, in.branch, RING0, RING0);
 }

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The software PMU's performance counters: general-purpose counters (IA32_PERFEVTSELx /
+ * IA32_PMCx and the full-width aliases IA32_A_PMCx), fixed counters (IA32_FIXED_CTRx,
+ * IA32_FIXED_CTR_CTRL), the global MSRs (GLOBAL_CTRL, GLOBAL_STATUS, OVF_CTRL / STATUS_RESET,
+ * STATUS_SET), overflow, PMI requests and freeze-on-PMI in both flavours.
+ * Sources: SDM Vol. 3B 18.2 (architectural performance monitoring, versions 1-5), 17.4.7
+ * (freezing LBR and counters on PMI), reference sections 7.1-7.3. Pure: host-tested.
+ */
+#ifndef ARCH_X86_SPMU_COUNTERS_H
+#define ARCH_X86_SPMU_COUNTERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/bits.h"
+
+#define SPMU_MAX_GP    8
+#define SPMU_MAX_FIXED 4
+
+#define MSR_IA32_PMC0			0xc1u /* legacy alias: writes sign-extend bit 31 */
+#define MSR_IA32_PERFEVTSEL0		0x186u
+#define MSR_IA32_FIXED_CTR0		0x309u
+#define MSR_IA32_FIXED_CTR_CTRL		0x38du
+#define MSR_IA32_PERF_GLOBAL_STATUS	0x38eu
+#define MSR_IA32_PERF_GLOBAL_CTRL	0x38fu
+#define MSR_IA32_PERF_GLOBAL_OVF_CTRL	0x390u /* v4+: IA32_PERF_GLOBAL_STATUS_RESET */
+#define MSR_IA32_PERF_GLOBAL_STATUS_SET 0x391u /* v4+ */
+#define MSR_IA32_A_PMC0			0x4c1u /* full-width alias, IA32_PERF_CAPABILITIES[13] */
+
+/* IA32_PERFEVTSELx (SDM 18.2.1.1, Figure 18-1). */
+#define EVTSEL_EVENT GENMASK(7, 0)
+#define EVTSEL_UMASK GENMASK(15, 8)
+#define EVTSEL_USR   BIT(16)
+#define EVTSEL_OS    BIT(17)
+#define EVTSEL_EDGE  BIT(18)
+#define EVTSEL_PC    BIT(19)
+#define EVTSEL_INT   BIT(20)
+#define EVTSEL_ANY   BIT(21)
+#define EVTSEL_EN    BIT(22)
+#define EVTSEL_INV   BIT(23)
+#define EVTSEL_CMASK GENMASK(31, 24)
+#define EVTSEL_VALID GENMASK(31, 0)
+
+/* IA32_FIXED_CTR_CTRL: 4 bits per counter (SDM 18.2.2, Figure 18-2). */
+#define FIXED_CTRL_OS(m)  BIT(4 * (m))
+#define FIXED_CTRL_USR(m) BIT(4 * (m) + 1)
+#define FIXED_CTRL_ANY(m) BIT(4 * (m) + 2)
+#define FIXED_CTRL_PMI(m) BIT(4 * (m) + 3)
+
+/* IA32_PERF_GLOBAL_STATUS (reference 7.2). */
+#define GLOBAL_STATUS_FIXED(m)	BIT(32 + (m))
+#define GLOBAL_STATUS_LBR_FRZ	BIT(58)
+#define GLOBAL_STATUS_CTR_FRZ	BIT(59)
+#define GLOBAL_STATUS_DS_BUFFER BIT(62) /* PEBS buffer threshold; not set by BTS */
+#define GLOBAL_STATUS_COND_CHGD BIT(63)
+
+/* Architectural events the model counts (SDM 18.2.1.2, Table 18-1). */
+#define ARCH_EVENT_CORE_CYCLES	0x3c /* umask 00H; also 01H reference cycles */
+#define ARCH_EVENT_INSTRUCTIONS 0xc0 /* umask 00H */
+#define ARCH_EVENT_BRANCHES	0xc4 /* umask 00H */
+
+enum spmu_freeze_flavour { SPMU_FREEZE_NONE, SPMU_FREEZE_LEGACY, SPMU_FREEZE_STREAMLINED };
+
+struct spmu_counters {
+	/* configuration, from the personality */
+	unsigned version, n_gp, gp_width, n_fixed, fixed_width;
+	bool full_width_write;
+	/* state */
+	uint64_t evtsel[SPMU_MAX_GP], pmc[SPMU_MAX_GP];
+	uint64_t fixed[SPMU_MAX_FIXED], fixed_ctrl;
+	uint64_t global_ctrl, global_status;
+};
+
+/* What happened during one retired instruction. */
+struct spmu_tick {
+	bool branch; /* a branch instruction retired (taken or not) */
+	unsigned cpl;
+};
+
+/* Outcome of an event: whether a PMI is requested and which freezes the caller must apply to
+ * state it owns (DEBUGCTL.LBR for legacy LBR freeze). */
+struct spmu_overflow {
+	bool pmi;
+	bool freeze_lbr_legacy; /* clear DEBUGCTL.LBR */
+};
+
+void spmu_counters_init(struct spmu_counters *c, unsigned version, unsigned n_gp, unsigned gp_width,
+			unsigned n_fixed, unsigned fixed_width, bool full_width_write);
+/* MSR access; returns 0, or -1 for a model #GP (with a reason). `handled` says whether the
+ * MSR belongs to the counters at all. */
+int spmu_counters_rdmsr(struct spmu_counters *c, uint32_t msr, uint64_t *v, bool *handled,
+			const char **reason);
+int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool *handled,
+			const char **reason);
+/* Count one retired instruction; debugctl's FREEZE_* bits decide the freeze on overflow. */
+struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct spmu_tick *t,
+					uint64_t debugctl);
+/* Whether LBRs are frozen (streamlined freeze, LBR_Frz set). */
+bool spmu_counters_lbr_frozen(const struct spmu_counters *c);
+/* A PMI request from elsewhere (BTS or PEBS threshold): apply the freeze it implies. */
+struct spmu_overflow spmu_counters_pmi_freeze(struct spmu_counters *c, uint64_t debugctl);
+
+#endif
