@@ -59,7 +59,8 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next), void *ctx,
 			  uint64_t *steps);
 
-/* Capture fn(arg) on this CPU with `facility` ("bts" or "lbr"): on the hardware when it has
+/* Capture fn(arg) on this CPU with `facility` ("bts", "btsint" = BTS drained by its threshold
+ * PMI, or "lbr"): on the hardware when it has
  * it, else on the software PMU presenting as `personality`; print the records. */
 bool arch_trace_workload(const char *facility, const char *personality, const char *name,
 			 uint64_t (*fn)(uint64_t), uint64_t arg);

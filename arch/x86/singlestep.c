@@ -9,7 +9,7 @@
 #define DR6_BS	       BIT(14)
 #define DR6_INIT_VALUE 0xffff0ff0ull /* the value DR6 holds with no condition recorded */
 
-uint64_t ss_enter(uint64_t (*fn)(uint64_t), uint64_t arg);
+uint64_t ss_enter(uint64_t (*fn)(uint64_t), uint64_t arg, uint64_t extra_flags);
 
 struct ss_state {
 	bool active;
@@ -33,7 +33,7 @@ static inline void write_dr6(uint64_t v)
 	__asm__ volatile("mov %0, %%dr6" : : "r"(v));
 }
 
-void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ctx,
+void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ctx, bool interrupts,
 	    struct ss_result *r)
 {
 	struct ss_state *s = &state[this_cpu()->index];
@@ -43,7 +43,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ct
 	s->ctx = ctx;
 	write_dr6(DR6_INIT_VALUE);
 	s->active = true;
-	r->retval = ss_enter(fn, arg);
+	r->retval = ss_enter(fn, arg, interrupts ? RFLAGS_IF : 0);
 	s->active = false;
 	r->steps = s->steps;
 }
@@ -72,7 +72,7 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  uint64_t *steps)
 {
 	struct ss_result r;
-	ss_run(fn, arg, on_step, ctx, &r);
+	ss_run(fn, arg, on_step, ctx, false, &r);
 	*steps = r.steps;
 	return r.retval;
 }

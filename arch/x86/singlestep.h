@@ -21,8 +21,10 @@ struct ss_result {
 	uint64_t retval; /* the workload's return value */
 };
 
-/* Run fn(arg) single-stepped on this CPU, calling on_step for every instruction. */
-void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ctx,
+/* Run fn(arg) single-stepped on this CPU, calling on_step for every instruction; with
+ * `interrupts` the workload runs with RFLAGS.IF set (interrupt handlers are not stepped:
+ * delivery clears TF, IRET restores it). */
+void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ctx, bool interrupts,
 	    struct ss_result *r);
 /* From the #DB path: true if this was the engine's single-step trap (handled). */
 bool ss_debug_trap(struct trap_frame *f);

@@ -15,6 +15,9 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/pmu_msr.h"
 #include "arch/x86/singlestep.h"
+#include "arch/x86/lapic.h"
+#include "arch/x86/pmi.h"
+#include "arch/x86/vectors.h"
 #include "lib/x86_decode.h"
 
 #define BTS_BUFFER_PAGES   16 /* 64 KiB: 2730 records */
@@ -29,6 +32,30 @@
 #define LBR_SKL_INFO	   0xdc0u
 #define RING0		   0
 
+/* Bookkeeping of virtual PMIs, for the report. */
+static uint64_t virtual_pmis, virtual_pmis_masked;
+
+/*
+ * Deliver a PMI the model requested through the real path: as the LVT delivery does, set the
+ * LVTPC mask bit, then send the PMI vector (or an NMI, in NMI mode) to this CPU through the
+ * local APIC. The PMI entry (arch/x86/pmi.c) runs unmodified, clears the mask and EOIs. A
+ * request while LVTPC is masked is not delivered, as on hardware; it is counted.
+ */
+static void deliver_virtual_pmi(void)
+{
+	uint32_t lvt = lapic_read(APIC_LVT_PMC);
+	if (lvt & APIC_LVT_MASKED) {
+		virtual_pmis_masked++;
+		return;
+	}
+	lapic_write(APIC_LVT_PMC, lvt | APIC_LVT_MASKED);
+	virtual_pmis++;
+	if (lapic_pmi_as_nmi())
+		lapic_send_ipi(0, APIC_DM_NMI, 0, APIC_DEST_SELF);
+	else
+		lapic_send_ipi(0, APIC_DM_FIXED, VEC_PMI, APIC_DEST_SELF);
+}
+
 /* Feed the model from the single-step engine: every retired instruction, every taken branch. */
 static void model_step(void *ctx, uint64_t retired, uint64_t next)
 {
@@ -39,15 +66,27 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	spmu_retire(m, in.branch != X86_BR_NONE, RING0);
 	if (next != retired + in.length)
 		spmu_branch(m, retired, next, in.branch, RING0, RING0);
+	if (m->pmi_pending) {
+		m->pmi_pending = false;
+		deliver_virtual_pmi();
+	}
 }
 
-static uint64_t run(uint64_t (*fn)(uint64_t), uint64_t arg, uint64_t *steps)
+static uint64_t run(uint64_t (*fn)(uint64_t), uint64_t arg, bool interrupts, uint64_t *steps)
 {
 	struct spmu *m = pmu_model();
 	*steps = 0;
-	if (!m)
-		return fn(arg); /* real hardware records by itself */
-	return arch_single_step(fn, arg, model_step, m, steps);
+	if (!m) {
+		if (interrupts)
+			__asm__ volatile("sti");
+		uint64_t r = fn(arg); /* real hardware records by itself */
+		__asm__ volatile("cli");
+		return r;
+	}
+	struct ss_result res;
+	ss_run(fn, arg, model_step, m, interrupts, &res);
+	*steps = res.steps;
+	return res.retval;
 }
 
 /* Pick hardware or the model for `facility`; false (after SKIP) if neither has it. */
@@ -104,7 +143,7 @@ static bool bts_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t arg
 	bool ok = check(pmu_wrmsr(MSR_IA32_DS_AREA, ds_phys), MSR_IA32_DS_AREA, "bts") &&
 		  check(pmu_wrmsr(MSR_IA32_DEBUGCTL, DEBUGCTL_TR | DEBUGCTL_BTS), MSR_IA32_DEBUGCTL,
 			"bts");
-	uint64_t steps = 0, result = ok ? run(fn, arg, &steps) : 0;
+	uint64_t steps = 0, result = ok ? run(fn, arg, false, &steps) : 0;
 	ok &= check(pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, "bts");
 	uint64_t records = (ds->bts_index - ds->bts_base) / sizeof(struct bts_record);
 	struct spmu *m = pmu_model();
@@ -115,6 +154,90 @@ static bool bts_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t arg
 		kprintf("bts %#lx %#lx %#lx\n", r[i].from, r[i].to, r[i].flags);
 	kprintf("trace-end bts %s\n", name);
 	page_free(buf, BTS_BUFFER_PAGES);
+	page_free(ds_phys, 1);
+	return ok;
+}
+
+/*
+ * BTS in interrupt mode: a small buffer whose threshold leaves headroom, drained by the PMI
+ * service routine each time the threshold is reached, following SDM 17.4.9.5: on entry clear
+ * TR (stop BTMs while the DS area is touched), drain base..index, reset the index, and restore
+ * DEBUGCTL on exit. Records that land after the threshold, before the PMI is taken, are kept.
+ */
+#define BTSINT_RECORDS	 32
+#define BTSINT_HEADROOM	 8
+#define BTSINT_MAX_SAVED 4096
+
+static struct {
+	struct ds_area64 *ds;
+	struct bts_record saved[BTSINT_MAX_SAVED];
+	unsigned nsaved;
+	uint64_t lost; /* drained records beyond the saved array: counted */
+	uint64_t drains;
+} btsint;
+
+static void btsint_drain(void)
+{
+	struct ds_area64 *ds = btsint.ds;
+	const struct bts_record *r = arch_phys_to_virt(ds->bts_base);
+	uint64_t n = (ds->bts_index - ds->bts_base) / sizeof(struct bts_record);
+	for (uint64_t i = 0; i < n; i++) {
+		if (btsint.nsaved < BTSINT_MAX_SAVED)
+			btsint.saved[btsint.nsaved++] = r[i];
+		else
+			btsint.lost++;
+	}
+	ds->bts_index = ds->bts_base;
+	btsint.drains++;
+}
+
+static void btsint_service(struct trap_frame *f)
+{
+	(void)f;
+	uint64_t debugctl = 0;
+	pmu_rdmsr(MSR_IA32_DEBUGCTL, &debugctl);
+	pmu_wrmsr(MSR_IA32_DEBUGCTL, debugctl & ~DEBUGCTL_TR);
+	if (btsint.ds->bts_index >= btsint.ds->bts_threshold)
+		btsint_drain(); /* the only sign of a BTS PMI: no GLOBAL_STATUS bit (ref. 5.5) */
+	pmu_wrmsr(MSR_IA32_DEBUGCTL, debugctl);
+}
+
+static bool btsint_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t arg)
+{
+	uint64_t ds_phys = page_alloc(1), buf = page_alloc(1);
+	if (!ds_phys || !buf) {
+		kprintf("error: btsint: out of memory\n");
+		return false;
+	}
+	struct ds_area64 *ds = arch_phys_to_virt(ds_phys);
+	ds->bts_base = ds->bts_index = buf;
+	ds->bts_abs_max = buf + BTSINT_RECORDS * sizeof(struct bts_record);
+	ds->bts_threshold = ds->bts_abs_max - BTSINT_HEADROOM * sizeof(struct bts_record);
+	btsint.ds = ds;
+	btsint.nsaved = 0;
+	btsint.lost = btsint.drains = 0;
+	virtual_pmis = virtual_pmis_masked = 0;
+	uint64_t pmis_before = pmi_count(arch_cpu_index());
+	pmi_set_service_routine(btsint_service);
+	bool ok = check(pmu_wrmsr(MSR_IA32_DS_AREA, ds_phys), MSR_IA32_DS_AREA, "btsint") &&
+		  check(pmu_wrmsr(MSR_IA32_DEBUGCTL, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT),
+			MSR_IA32_DEBUGCTL, "btsint");
+	uint64_t steps = 0, result = ok ? run(fn, arg, true, &steps) : 0;
+	ok &= check(pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, "btsint");
+	pmi_set_service_routine(NULL);
+	uint64_t drains_in_pmi = btsint.drains;
+	btsint_drain(); /* what is left after the run */
+	struct spmu *m = pmu_model();
+	kprintf("trace-begin btsint %s steps=%lu records=%u pmis=%lu drains=%lu virtual-pmis=%lu "
+		"masked=%lu dropped=%lu lost=%lu result=%lu\n",
+		name, steps, btsint.nsaved, pmi_count(arch_cpu_index()) - pmis_before,
+		drains_in_pmi, virtual_pmis, virtual_pmis_masked, m ? m->stats.bts_dropped : 0,
+		btsint.lost, result);
+	for (unsigned i = 0; i < btsint.nsaved; i++)
+		kprintf("bts %#lx %#lx %#lx\n", btsint.saved[i].from, btsint.saved[i].to,
+			btsint.saved[i].flags);
+	kprintf("trace-end btsint %s\n", name);
+	page_free(buf, 1);
 	page_free(ds_phys, 1);
 	return ok;
 }
@@ -173,7 +296,7 @@ static bool lbr_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t arg
 		     (!has_info || check(pmu_wrmsr(info_base + i, 0), info_base + i, "lbr"));
 	ok = ok && check(pmu_wrmsr(MSR_LBR_SELECT, 0), MSR_LBR_SELECT, "lbr") &&
 	     check(pmu_wrmsr(MSR_IA32_DEBUGCTL, DEBUGCTL_LBR), MSR_IA32_DEBUGCTL, "lbr");
-	uint64_t steps = 0, result = ok ? run(fn, arg, &steps) : 0;
+	uint64_t steps = 0, result = ok ? run(fn, arg, false, &steps) : 0;
 	ok &= check(pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, "lbr");
 	uint64_t tos = 0;
 	ok &= check(pmu_rdmsr(MSR_LBR_TOS, &tos), MSR_LBR_TOS, "lbr");
@@ -204,7 +327,8 @@ bool arch_trace_workload(const char *facility, const char *personality, const ch
 		if (!choose_backend("BTS", hw && hw->bts.kind != TC_BTS_NO,
 				    hw ? hw->bts.reason : "no capability record", personality))
 			return true;
-		ok = bts_session(name, fn, arg);
+		ok =
+		    facility[3] == 'i' ? btsint_session(name, fn, arg) : bts_session(name, fn, arg);
 	} else {
 		if (!choose_backend("LBR", hw && hw->lbr.kind == TC_LBR_LEGACY,
 				    hw ? hw->lbr.reason : "no capability record", personality))
