@@ -65,6 +65,9 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 bool arch_trace_workload(const char *facility, const char *personality, const char *name,
 			 uint64_t (*fn)(uint64_t), uint64_t arg);
 
+/* Whether the software PMU has `personality`; else a message listing the accepted ones. */
+bool arch_spmu_validate(const char *personality, char *err, size_t size);
+
 /* CPU identification for the banner: fills `out` with a one-line description. */
 void arch_describe_cpu(char *out, size_t size);
 uint64_t arch_timestamp(void); /* TSC */

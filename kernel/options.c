@@ -56,6 +56,9 @@ static const struct cfg_option option_table[] = {
     {"trace", CFG_STRING,
      "capture every workload with these facilities: none, or a list of bts, btsint, lbr",
      OPT(trace), 0, OPTIONS_SELFTEST_MAX, NULL},
+    {"workload", CFG_STRING,
+     "workloads the trace sessions run: all (bench left out), or names separated by commas",
+     OPT(workload), 0, OPTIONS_SELFTEST_MAX, NULL},
     {"spmu", CFG_STRING,
      "software PMU personality used where the CPU lacks a facility: skylake, nehalem", OPT(spmu), 0,
      OPTIONS_SELFTEST_MAX, NULL},
@@ -76,6 +79,7 @@ void options_defaults(struct kernel_options *o)
 	memcpy(o->ss, "none", sizeof("none"));
 	memcpy(o->trace, "none", sizeof("none"));
 	memcpy(o->spmu, "skylake", sizeof("skylake"));
+	memcpy(o->workload, "all", sizeof("all"));
 }
 
 size_t options_describe(char *buf, size_t size)

@@ -22,9 +22,10 @@ struct kernel_options {
 	uint64_t help;
 	uint64_t pmi; /* enum pmi_delivery */
 	char selftest[OPTIONS_SELFTEST_MAX];
-	char ss[OPTIONS_SELFTEST_MAX];	  /* workloads to single-step trace */
-	char trace[OPTIONS_SELFTEST_MAX]; /* facilities to capture with */
-	char spmu[OPTIONS_SELFTEST_MAX];  /* software PMU personality */
+	char ss[OPTIONS_SELFTEST_MAX];	     /* workloads to single-step trace */
+	char trace[OPTIONS_SELFTEST_MAX];    /* facilities to capture with */
+	char spmu[OPTIONS_SELFTEST_MAX];     /* software PMU personality */
+	char workload[OPTIONS_SELFTEST_MAX]; /* workloads the trace sessions run */
 };
 
 #define DEFAULT_SERIAL_PORT 0x3f8 /* COM1 */

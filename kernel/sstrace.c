@@ -42,53 +42,9 @@ static void on_step(void *ctx, uint64_t retired, uint64_t next)
 	t->count++;
 }
 
-/* Calls fn for each selected workload; returns false on an unknown name (name in *bad). */
-static bool for_each_selected(const char *selection, bool (*fn)(const struct workload *),
-			      const char **bad, size_t *bad_len)
-{
-	bool all = strcmp(selection, "all") == 0, ok = true;
-	if (strcmp(selection, "none") == 0)
-		return true;
-	if (all) {
-		for (unsigned i = 0; workload_at(i); i++)
-			if (!workload_at(i)->bench)
-				ok &= fn ? fn(workload_at(i)) : true;
-		return ok;
-	}
-	for (const char *p = selection; *p;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		const struct workload *w = NULL;
-		for (unsigned i = 0; workload_at(i); i++)
-			if (strlen(workload_at(i)->name) == len &&
-			    strncmp(workload_at(i)->name, p, len) == 0)
-				w = workload_at(i);
-		if (!w) {
-			*bad = p;
-			*bad_len = len;
-			return false;
-		}
-		ok &= fn ? fn(w) : true;
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-	return ok;
-}
-
 bool sstrace_validate(const char *selection, char *err, size_t err_size)
 {
-	const char *bad = NULL;
-	size_t bad_len = 0;
-	if (for_each_selected(selection, NULL, &bad, &bad_len))
-		return true;
-	size_t pos = (size_t)fmt_snprintf(err, err_size,
-					  "option 'ss': unknown workload '%.*s'; accepted: all, "
-					  "none, or a comma-separated list of:",
-					  (int)bad_len, bad);
-	for (unsigned i = 0; workload_at(i) && pos < err_size; i++)
-		pos += (size_t)fmt_snprintf(err + pos, err_size - pos, " %s", workload_at(i)->name);
-	return false;
+	return workload_validate("ss", selection, err, err_size);
 }
 
 /* Decode and count only: what a step costs with the decoder but no record keeping. */
@@ -102,8 +58,9 @@ static void on_step_count(void *ctx, uint64_t retired, uint64_t next)
 		t->dropped++; /* counted as branches seen; bench runs keep no records */
 }
 
-static bool trace_one(const struct workload *w)
+static bool trace_one(const struct workload *w, void *ctx)
 {
+	(void)ctx;
 	uint64_t plain = w->fn(w->arg);
 	memset(&trace, 0, sizeof(trace));
 	uint64_t steps = 0, t0 = arch_timestamp();
@@ -123,9 +80,7 @@ static bool trace_one(const struct workload *w)
 
 bool sstrace_run(const char *selection)
 {
-	const char *bad;
-	size_t bad_len;
 	kprintf("ss: workload range [%p, %p)\n", (const void *)__workload_start,
 		(const void *)__workload_end);
-	return for_each_selected(selection, trace_one, &bad, &bad_len);
+	return workload_for_each(selection, trace_one, NULL);
 }

@@ -37,7 +37,17 @@ bool tracing_validate(const char *facilities, char *err, size_t err_size)
 	}
 }
 
-bool tracing_run(const char *facilities, const char *personality)
+struct trace_ctx {
+	const char *facility, *personality;
+};
+
+static bool trace_one(const struct workload *w, void *ctx)
+{
+	const struct trace_ctx *t = ctx;
+	return arch_trace_workload(t->facility, t->personality, w->name, w->fn, w->arg);
+}
+
+bool tracing_run(const char *facilities, const char *personality, const char *workloads)
 {
 	bool ok = true;
 	if (strcmp(facilities, "none") == 0)
@@ -47,12 +57,8 @@ bool tracing_run(const char *facilities, const char *personality)
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 		char facility[8];
 		fmt_snprintf(facility, sizeof(facility), "%.*s", (int)len, p);
-		for (unsigned i = 0; workload_at(i); i++) {
-			const struct workload *w = workload_at(i);
-			if (!w->bench)
-				ok &= arch_trace_workload(facility, personality, w->name, w->fn,
-							  w->arg);
-		}
+		struct trace_ctx t = {facility, personality};
+		ok &= workload_for_each(workloads, trace_one, &t);
 		if (!comma)
 			return ok;
 		p = comma + 1;

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 bool tracing_validate(const char *facilities, char *err, size_t err_size);
-/* Every listed facility over every workload (the long `bench` one left out). */
-bool tracing_run(const char *facilities, const char *personality);
+/* Every listed facility over the selected workloads (kernel/workloads.h selections). */
+bool tracing_run(const char *facilities, const char *personality, const char *workloads);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/workloads.h"
+#include "lib/fmt.h"
 #include "lib/string.h"
 
 /* A counted loop: one taken backward Jcc per iteration but the last. */
@@ -78,4 +79,60 @@ const struct workload *workload_find(const char *name)
 		if (strcmp(workloads[i].name, name) == 0)
 			return &workloads[i];
 	return NULL;
+}
+
+/* Calls fn for each selected workload; false on an unknown name (reported in *bad). */
+static bool for_each_selected(const char *selection, bool (*fn)(const struct workload *, void *ctx),
+			      void *ctx, const char **bad, size_t *bad_len)
+{
+	bool ok = true;
+	if (strcmp(selection, "none") == 0)
+		return true;
+	if (strcmp(selection, "all") == 0) {
+		for (unsigned i = 0; workload_at(i); i++)
+			if (!workload_at(i)->bench)
+				ok &= fn ? fn(workload_at(i), ctx) : true;
+		return ok;
+	}
+	for (const char *p = selection;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		const struct workload *w = NULL;
+		for (unsigned i = 0; workload_at(i); i++)
+			if (strlen(workload_at(i)->name) == len &&
+			    strncmp(workload_at(i)->name, p, len) == 0)
+				w = workload_at(i);
+		if (!w) {
+			*bad = p;
+			*bad_len = len;
+			return false;
+		}
+		ok &= fn ? fn(w, ctx) : true;
+		if (!comma)
+			return ok;
+		p = comma + 1;
+	}
+}
+
+bool workload_validate(const char *option, const char *selection, char *err, size_t err_size)
+{
+	const char *bad = "";
+	size_t bad_len = 0;
+	if (for_each_selected(selection, NULL, NULL, &bad, &bad_len))
+		return true;
+	size_t pos = (size_t)fmt_snprintf(err, err_size,
+					  "option '%s': unknown workload '%.*s'; accepted: all, "
+					  "none, or a comma-separated list of:",
+					  option, (int)bad_len, bad);
+	for (unsigned i = 0; workload_at(i) && pos < err_size; i++)
+		pos += (size_t)fmt_snprintf(err + pos, err_size - pos, " %s", workload_at(i)->name);
+	return false;
+}
+
+bool workload_for_each(const char *selection, bool (*fn)(const struct workload *, void *ctx),
+		       void *ctx)
+{
+	const char *bad;
+	size_t bad_len;
+	return for_each_selected(selection, fn, ctx, &bad, &bad_len);
 }

@@ -8,6 +8,7 @@
 #define KERNEL_WORKLOADS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define WORKLOAD_SECTION __attribute__((section(".text.workload"), noinline, used))
@@ -22,6 +23,12 @@ struct workload {
 };
 
 const struct workload *workload_find(const char *name);
+/* A selection is "none", "all" (the bench workloads left out) or names separated by commas.
+ * Validate it for option `option`, with a message naming the bad name and the accepted ones. */
+bool workload_validate(const char *option, const char *selection, char *err, size_t err_size);
+/* Call fn for each workload of a valid selection; returns the AND of fn's results. */
+bool workload_for_each(const char *selection, bool (*fn)(const struct workload *, void *ctx),
+		       void *ctx);
 const struct workload *workload_at(unsigned i); /* NULL past the last */
 extern const char __workload_start[], __workload_end[];
 

@@ -18,6 +18,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/pmi.h"
 #include "arch/x86/vectors.h"
+#include "lib/fmt.h"
 #include "lib/x86_decode.h"
 
 #define BTS_BUFFER_PAGES   16 /* 64 KiB: 2730 records */
@@ -296,12 +297,14 @@ static bool lbr_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t arg
 		     (!has_info || check(pmu_wrmsr(info_base + i, 0), info_base + i, "lbr"));
 	ok = ok && check(pmu_wrmsr(MSR_LBR_SELECT, 0), MSR_LBR_SELECT, "lbr") &&
 	     check(pmu_wrmsr(MSR_IA32_DEBUGCTL, DEBUGCTL_LBR), MSR_IA32_DEBUGCTL, "lbr");
-	uint64_t steps = 0, result = ok ? run(fn, arg, false, &steps) : 0;
+	uint64_t steps = 0, t0 = arch_timestamp();
+	uint64_t result = ok ? run(fn, arg, false, &steps) : 0;
+	uint64_t tsc_cycles = arch_timestamp() - t0;
 	ok &= check(pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, "lbr");
 	uint64_t tos = 0;
 	ok &= check(pmu_rdmsr(MSR_LBR_TOS, &tos), MSR_LBR_TOS, "lbr");
-	kprintf("trace-begin lbr %s steps=%lu depth=%u format=%u result=%lu\n", name, steps, depth,
-		format, result);
+	kprintf("trace-begin lbr %s steps=%lu depth=%u format=%u result=%lu tsc-cycles=%lu\n", name,
+		steps, depth, format, result, tsc_cycles);
 	for (unsigned i = 0; i < depth && ok; i++) {
 		unsigned idx = (unsigned)(tos - i) & (depth - 1), cycles;
 		uint64_t from = 0, to = 0, info = 0;
@@ -337,4 +340,16 @@ bool arch_trace_workload(const char *facility, const char *personality, const ch
 	}
 	pmu_use_hardware();
 	return ok;
+}
+
+bool arch_spmu_validate(const char *personality, char *err, size_t size)
+{
+	if (spmu_personality_find(personality))
+		return true;
+	size_t pos = (size_t)fmt_snprintf(
+	    err, size, "option 'spmu': unknown personality '%s'; accepted:", personality);
+	for (unsigned i = 0; spmu_personality_at(i) && pos < size; i++)
+		pos += (size_t)fmt_snprintf(err + pos, size - pos, " %s",
+					    spmu_personality_at(i)->name);
+	return false;
 }

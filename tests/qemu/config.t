@@ -27,6 +27,10 @@ status_is 2 "an unknown self-test name is rejected"
 has "unknown test 'nosuchtest'" "the unknown test is named"
 has "paging" "the accepted test names are listed"
 
+boot -- spmu=pentium
+status_is 2 "an unknown software PMU personality is rejected"
+has "option 'spmu': unknown personality 'pentium'; accepted: skylake nehalem" "the personalities are listed"
+
 printf 'exit = qemu\nthis line has no equals sign\n' >"$cfg"
 boot --config "$cfg"
 status_is 2 "a malformed config line is rejected"
