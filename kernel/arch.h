@@ -65,6 +65,10 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 bool arch_trace_workload(const char *facility, const char *personality, const char *name,
 			 uint64_t (*fn)(uint64_t), uint64_t arg);
 
+/* The ring 3 <-> ring 0 round-trip workload: n SYSCALL/SYSRET pairs from ring 3, entered with
+ * IRETQ and left through a final SYSCALL; returns n (arch/x86/user_roundtrip.S). */
+uint64_t arch_user_roundtrip(uint64_t n);
+
 /* Whether the software PMU has `personality`; else a message listing the accepted ones. */
 bool arch_spmu_validate(const char *personality, char *err, size_t size);
 

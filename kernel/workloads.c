@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/workloads.h"
+#include "kernel/arch.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
@@ -64,6 +65,8 @@ static const struct workload workloads[] = {
     {"loop", "counted loop (backward conditional branch)", wl_loop, 100, 4950, false},
     {"calls", "nested direct calls and returns", wl_calls, 20, 1240, false},
     {"indirect", "indirect calls through a table", wl_indirect, 30, 17292, false},
+    {"user", "ring 3 <-> ring 0 round trips (IRETQ, SYSCALL, SYSRET)", arch_user_roundtrip, 5, 5,
+     false},
     {"bench", "the counted loop, long, for single-step speed", wl_loop, BENCH_LOOP_ITERATIONS,
      (uint64_t)BENCH_LOOP_ITERATIONS *(BENCH_LOOP_ITERATIONS - 1) / 2, true},
 };

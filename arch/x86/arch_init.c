@@ -13,6 +13,7 @@
 #include "arch/x86/pmi.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/timer.h"
+#include "arch/x86/usermode.h"
 #include "kernel/boot_info.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -53,7 +54,7 @@ bool arch_init(const struct boot_info *bi, const struct memmap *mm)
 		kprintf("error: out of memory building the kernel page tables\n");
 		return false;
 	}
-	return true;
+	return usermode_init(bi->kernel_phys_base);
 }
 
 static void copy_regs(char *dst, const uint32_t *regs, unsigned n)

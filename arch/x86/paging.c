@@ -127,3 +127,12 @@ bool paging_set_identity_exec(uint64_t pa, bool exec)
 	invlpg(pa);
 	return true;
 }
+
+bool paging_map_user_4k(uint64_t va, uint64_t pa, bool writable, bool exec)
+{
+	uint64_t flags = PTE_US | (writable ? PTE_RW : 0) | (exec ? 0 : nx_bit);
+	if (pt_map(&kernel_pt_ops, root, va, pa, PAGE_4K, flags) != PT_OK)
+		return false;
+	invlpg(va);
+	return true;
+}

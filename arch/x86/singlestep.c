@@ -14,6 +14,7 @@ uint64_t ss_enter(uint64_t (*fn)(uint64_t), uint64_t arg, uint64_t extra_flags);
 struct ss_state {
 	bool active;
 	uint64_t prev; /* the instruction that will retire next */
+	unsigned prev_cpl, cpl_from, cpl_to;
 	uint64_t steps;
 	ss_step_fn on_step;
 	void *ctx;
@@ -38,6 +39,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ct
 {
 	struct ss_state *s = &state[this_cpu()->index];
 	s->prev = (uint64_t)ss_first_insn;
+	s->prev_cpl = 0;
 	s->steps = 0;
 	s->on_step = on_step;
 	s->ctx = ctx;
@@ -59,9 +61,12 @@ bool ss_debug_trap(struct trap_frame *f)
 		return false;
 	write_dr6(DR6_INIT_VALUE); /* DR6 bits are sticky: clear for the next trap */
 	s->steps++;
+	s->cpl_from = s->prev_cpl;
+	s->cpl_to = f->cs & 3; /* the privilege level execution continues at */
 	if (s->on_step)
 		s->on_step(s->ctx, s->prev, f->rip);
 	s->prev = f->rip;
+	s->prev_cpl = s->cpl_to;
 	if (f->rip == (uint64_t)ss_exit)
 		s->active = false; /* TF is clear from here on */
 	return true;
@@ -75,4 +80,11 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 	ss_run(fn, arg, on_step, ctx, false, &r);
 	*steps = r.steps;
 	return r.retval;
+}
+
+void ss_step_cpls(unsigned *from, unsigned *to)
+{
+	const struct ss_state *s = &state[this_cpu()->index];
+	*from = s->cpl_from;
+	*to = s->cpl_to;
 }

@@ -26,6 +26,8 @@ struct ss_result {
  * delivery clears TF, IRET restores it). */
 void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ctx, bool interrupts,
 	    struct ss_result *r);
+/* Inside on_step: the CPL of the retired instruction and the one execution continues at. */
+void ss_step_cpls(unsigned *from, unsigned *to);
 /* From the #DB path: true if this was the engine's single-step trap (handled). */
 bool ss_debug_trap(struct trap_frame *f);
 

@@ -31,7 +31,6 @@
 #define LBR_NHM_FROM	   0x680u
 #define LBR_NHM_TO	   0x6c0u
 #define LBR_SKL_INFO	   0xdc0u
-#define RING0		   0
 
 /* Bookkeeping of virtual PMIs, for the report. */
 static uint64_t virtual_pmis, virtual_pmis_masked;
@@ -64,9 +63,11 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	struct x86_insn in;
 	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LEN, &in) != 0)
 		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
-	spmu_retire(m, in.branch != X86_BR_NONE, RING0);
+	unsigned cpl_from, cpl_to;
+	ss_step_cpls(&cpl_from, &cpl_to);
+	spmu_retire(m, in.branch != X86_BR_NONE, cpl_from);
 	if (next != retired + in.length)
-		spmu_branch(m, retired, next, in.branch, RING0, RING0);
+		spmu_branch(m, retired, next, in.branch, cpl_from, cpl_to);
 	if (m->pmi_pending) {
 		m->pmi_pending = false;
 		deliver_virtual_pmi();
