@@ -60,8 +60,9 @@ static const struct cfg_option option_table[] = {
      "workloads the trace sessions run: all (bench left out), or names separated by commas",
      OPT(workload), 0, OPTIONS_SELFTEST_MAX, NULL},
     {"spmu", CFG_STRING,
-     "software PMU personality used where the CPU lacks a facility: skylake, nehalem", OPT(spmu), 0,
-     OPTIONS_SELFTEST_MAX, NULL},
+     "software PMU personalities (one session each) where the CPU lacks a facility: skylake, "
+     "nehalem, arrowlake",
+     OPT(spmu), 0, OPTIONS_SELFTEST_MAX, NULL},
     {"pmi", CFG_ENUM, "deliver the performance-monitoring interrupt on its vector or as NMI",
      OPT(pmi), 0, 0, pmi_values},
     {"help", CFG_BOOL, "print the accepted options", OPT(help), 0, 1, NULL},

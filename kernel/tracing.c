@@ -57,8 +57,18 @@ bool tracing_run(const char *facilities, const char *personality, const char *wo
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 		char facility[8];
 		fmt_snprintf(facility, sizeof(facility), "%.*s", (int)len, p);
-		struct trace_ctx t = {facility, personality};
-		ok &= workload_for_each(workloads, trace_one, &t);
+		/* Each personality of the comma-separated list in turn. */
+		for (const char *q = personality;;) {
+			const char *qc = strchr(q, ',');
+			size_t qlen = qc ? (size_t)(qc - q) : strlen(q);
+			char one[32];
+			fmt_snprintf(one, sizeof(one), "%.*s", (int)qlen, q);
+			struct trace_ctx t = {facility, one};
+			ok &= workload_for_each(workloads, trace_one, &t);
+			if (!qc)
+				break;
+			q = qc + 1;
+		}
 		if (!comma)
 			return ok;
 		p = comma + 1;

@@ -40,6 +40,12 @@ void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(ui
 		m->lbr.format = (enum lbr_format)m->caps.lbr.format;
 		m->lbr.depth = m->caps.lbr.depth;
 	}
+	if (m->caps.lbr.kind == TC_LBR_ARCH) {
+		const struct tc_arch_lbr *al = &m->caps.arch_lbr;
+		struct arch_lbr_caps ac = {al->depth_mask, al->cpl_filter, al->branch_filter,
+					   al->call_stack, al->timed};
+		arch_lbr_init(&m->arch_lbr, &ac);
+	}
 	const struct tc_perfmon *pm = &m->caps.perfmon;
 	spmu_counters_init(&m->ctr, pm->version, pm->gp_counters, pm->gp_width, pm->fixed_counters,
 			   pm->fixed_width, m->caps.perf_cap.full_width_write);
@@ -70,6 +76,14 @@ static uint64_t debugctl_valid(const struct spmu *m)
 static int lbr_slot(const struct spmu *m, uint32_t msr, uint32_t base)
 {
 	if (!base || m->caps.lbr.kind != TC_LBR_LEGACY || msr < base || msr >= base + m->lbr.depth)
+		return -1;
+	return (int)(msr - base);
+}
+
+/* Index of an Arch LBR FROM/TO/INFO MSR below the current depth, or -1. */
+static int arch_slot(const struct arch_lbr *a, uint32_t msr, uint32_t base)
+{
+	if (msr < base || msr >= base + a->depth)
 		return -1;
 	return (int)(msr - base);
 }
@@ -117,6 +131,29 @@ int spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value)
 	case MSR_LER_TO:
 		*value = m->ler_to;
 		return SPMU_OK;
+	}
+	if (m->caps.lbr.kind == TC_LBR_ARCH) {
+		struct arch_lbr *a = &m->arch_lbr;
+		if (msr == MSR_IA32_LBR_CTL) {
+			*value = a->ctl;
+			return SPMU_OK;
+		}
+		if (msr == MSR_IA32_LBR_DEPTH) {
+			*value = a->depth;
+			return SPMU_OK;
+		}
+		if ((i = arch_slot(a, msr, MSR_IA32_LBR_FROM0)) >= 0) {
+			*value = a->from[i];
+			return SPMU_OK;
+		}
+		if ((i = arch_slot(a, msr, MSR_IA32_LBR_TO0)) >= 0) {
+			*value = a->to[i];
+			return SPMU_OK;
+		}
+		if ((i = arch_slot(a, msr, MSR_IA32_LBR_INFO0)) >= 0) {
+			*value = a->info[i];
+			return SPMU_OK;
+		}
 	}
 	if ((i = lbr_slot(m, msr, p->lbr_from_base)) >= 0) {
 		*value = m->lbr.from[i];
@@ -167,6 +204,27 @@ int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 		return SPMU_OK;
 	case TRACE_CAPS_MSR_PERF_CAPABILITIES:
 		return gp(m, msr, value, "IA32_PERF_CAPABILITIES is read-only");
+	}
+	if (m->caps.lbr.kind == TC_LBR_ARCH) {
+		struct arch_lbr *a = &m->arch_lbr;
+		if (msr == MSR_IA32_LBR_CTL)
+			return arch_lbr_write_ctl(a, value, &why) ? gp(m, msr, value, why)
+								  : SPMU_OK;
+		if (msr == MSR_IA32_LBR_DEPTH)
+			return arch_lbr_write_depth(a, value, &why) ? gp(m, msr, value, why)
+								    : SPMU_OK;
+		if ((i = arch_slot(a, msr, MSR_IA32_LBR_FROM0)) >= 0) {
+			a->from[i] = value;
+			return SPMU_OK;
+		}
+		if ((i = arch_slot(a, msr, MSR_IA32_LBR_TO0)) >= 0) {
+			a->to[i] = value;
+			return SPMU_OK;
+		}
+		if ((i = arch_slot(a, msr, MSR_IA32_LBR_INFO0)) >= 0) {
+			a->info[i] = value;
+			return SPMU_OK;
+		}
 	}
 	if ((i = lbr_slot(m, msr, p->lbr_from_base)) >= 0) {
 		m->lbr.from[i] = value;
@@ -240,23 +298,43 @@ static void bts_branch(struct spmu *m, uint64_t from, uint64_t to, unsigned cpl_
 	}
 }
 
+/* The branch as the LBR sees it; the model predicts every branch correctly, and its cycle
+ * count is the number of instructions since the previous LBR record. */
+static struct lbr_branch lbr_branch_of(const struct spmu *m, uint64_t from, uint64_t to,
+				       enum x86_branch_kind kind, unsigned cpl_to)
+{
+	struct lbr_branch b = {
+	    .from = from,
+	    .to = to,
+	    .cls = lbr_class_of(kind),
+	    .cpl_to = cpl_to,
+	    .mispredicted = false,
+	    .cycles = (uint16_t)(m->steps_since_lbr > LBR_CYCLES_MAX ? LBR_CYCLES_MAX
+								     : m->steps_since_lbr),
+	};
+	return b;
+}
+
 void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		 unsigned cpl_from, unsigned cpl_to)
 {
 	m->stats.branches++;
+	if (m->caps.lbr.kind == TC_LBR_ARCH && (m->arch_lbr.ctl & LBR_CTL_LBREN)) {
+		struct lbr_branch b = lbr_branch_of(m, from, to, kind, cpl_to);
+		if (spmu_counters_lbr_frozen(&m->ctr)) {
+			m->stats.lbr_frozen_skips++;
+		} else if (arch_lbr_record(&m->arch_lbr, &b)) {
+			m->stats.lbr_recorded++;
+			m->steps_since_lbr = 0;
+		} else {
+			m->stats.lbr_filtered++;
+		}
+	}
 	if ((m->debugctl & DEBUGCTL_LBR) && m->caps.lbr.kind == TC_LBR_LEGACY &&
 	    spmu_counters_lbr_frozen(&m->ctr)) {
 		m->stats.lbr_frozen_skips++;
 	} else if ((m->debugctl & DEBUGCTL_LBR) && m->caps.lbr.kind == TC_LBR_LEGACY) {
-		struct lbr_branch b = {
-		    .from = from,
-		    .to = to,
-		    .cls = lbr_class_of(kind),
-		    .cpl_to = cpl_to,
-		    .mispredicted = false,
-		    .cycles = (uint16_t)(m->steps_since_lbr > LBR_CYCLES_MAX ? LBR_CYCLES_MAX
-									     : m->steps_since_lbr),
-		};
+		struct lbr_branch b = lbr_branch_of(m, from, to, kind, cpl_to);
 		if (lbr_record(&m->lbr, &b)) {
 			m->stats.lbr_recorded++;
 			m->steps_since_lbr = 0;

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86/ds_layout.h"
+#include "arch/x86/spmu_arch_lbr.h"
 #include "arch/x86/spmu_counters.h"
 #include "arch/x86/spmu_lbr.h"
 #include "arch/x86/trace_caps.h"
@@ -49,7 +50,8 @@ struct spmu {
 	struct trace_caps caps; /* decoded from p->snap, exactly as for a real CPU */
 	uint64_t debugctl;
 	uint64_t ds_area;
-	struct lbr_stack lbr;
+	struct lbr_stack lbr;	  /* model-specific LBR (caps.lbr.kind == TC_LBR_LEGACY) */
+	struct arch_lbr arch_lbr; /* Architectural LBR (caps.lbr.kind == TC_LBR_ARCH) */
 	struct spmu_counters ctr;
 	uint64_t ler_from, ler_to;
 	uint64_t steps_since_lbr;

@@ -58,6 +58,30 @@ static const struct spmu_personality personalities[] = {
 	.lbr_info_base = 0,
 	.lbr_select = true,
     },
+    {
+	.name = "arrowlake",
+	.what = "Core Ultra 9 285K P-core (Arrow Lake, 06_C6H): Architectural LBR depth 32, "
+		"adaptive PEBS format 4, perfmon v6",
+	.snap =
+	    {
+		.vendor = "GenuineIntel",
+		.max_basic_leaf = 0x23,
+		.leaf_01 = LEAF(0x000c0662, 0x00800800, 0x7ffafbff, 0xbfebfbff),
+		.leaf_07 = LEAF(0x00000002, 0x239ca7eb, 0x994027ac, 0xfc18c430),
+		.leaf_0a = LEAF(0x0d300806, 0x00000280, 0x00000007, 0x00008603),
+		.leaf_1a = LEAF(0x40000003, 0x00000000, 0x00000000, 0x00000000),
+		.leaf_1c = LEAF(0x4000000b, 0x00000007, 0x000f0007, 0x00000000),
+		.has_perf_capabilities = true,
+		.perf_capabilities = 0xf4ff,
+		.has_misc_enable = true,
+		.misc_enable = 0x4000840089,
+	    },
+	/* Architectural LBR: MSRs from CPUID.1CH, none of the legacy ones. */
+	.lbr_from_base = 0,
+	.lbr_to_base = 0,
+	.lbr_info_base = 0,
+	.lbr_select = false,
+    },
 };
 
 const struct spmu_personality *spmu_personality_at(unsigned i)

@@ -19,6 +19,7 @@
 #include "arch/x86/pmi.h"
 #include "arch/x86/vectors.h"
 #include "lib/fmt.h"
+#include "lib/string.h"
 #include "lib/x86_decode.h"
 
 #define BTS_BUFFER_PAGES   16 /* 64 KiB: 2730 records */
@@ -274,10 +275,49 @@ static void lbr_decode(unsigned format, uint64_t *from, uint64_t *to, uint64_t i
 	}
 }
 
+/* Architectural LBR (reference 4.1-4.3): depth from CPUID.1CH, LBR_CTL positive filters,
+ * entry 0 newest, read until FROM = 0. */
+static bool arch_lbr_session(const char *name, const struct trace_caps *c, uint64_t (*fn)(uint64_t),
+			     uint64_t arg)
+{
+	unsigned depth = c->arch_lbr.max_depth;
+	uint64_t ctl = LBR_CTL_LBREN | (c->arch_lbr.cpl_filter ? LBR_CTL_OS | LBR_CTL_USR : 0) |
+		       (c->arch_lbr.branch_filter ? LBR_CTL_BRANCHES : 0);
+	/* Writing the depth also clears every entry. */
+	bool ok = check(pmu_wrmsr(MSR_IA32_LBR_DEPTH, depth), MSR_IA32_LBR_DEPTH, "arch-lbr") &&
+		  check(pmu_wrmsr(MSR_IA32_LBR_CTL, ctl), MSR_IA32_LBR_CTL, "arch-lbr");
+	uint64_t steps = 0, t0 = arch_timestamp();
+	uint64_t result = ok ? run(fn, arg, false, &steps) : 0;
+	uint64_t tsc_cycles = arch_timestamp() - t0;
+	ok &= check(pmu_wrmsr(MSR_IA32_LBR_CTL, 0), MSR_IA32_LBR_CTL, "arch-lbr");
+	kprintf("trace-begin lbr %s steps=%lu depth=%u format=arch result=%lu tsc-cycles=%lu\n",
+		name, steps, depth, result, tsc_cycles);
+	for (unsigned i = 0; i < depth && ok; i++) {
+		uint64_t from = 0, to = 0, info = 0;
+		ok =
+		    check(pmu_rdmsr(MSR_IA32_LBR_FROM0 + i, &from), MSR_IA32_LBR_FROM0 + i,
+			  "arch-lbr") &&
+		    check(pmu_rdmsr(MSR_IA32_LBR_TO0 + i, &to), MSR_IA32_LBR_TO0 + i, "arch-lbr") &&
+		    check(pmu_rdmsr(MSR_IA32_LBR_INFO0 + i, &info), MSR_IA32_LBR_INFO0 + i,
+			  "arch-lbr");
+		if (!ok || from == 0)
+			break;
+		unsigned cycles = (info & ARCH_LBR_INFO_CYC_VALID)
+				      ? (unsigned)FIELD_GET(ARCH_LBR_INFO_CYC_CNT, info)
+				      : 0;
+		kprintf("lbr %u %#lx %#lx cycles=%u br_type=%lu\n", i, from, to, cycles,
+			FIELD_GET(ARCH_LBR_INFO_BR_TYPE, info));
+	}
+	kprintf("trace-end lbr %s\n", name);
+	return ok;
+}
+
 static bool lbr_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t arg)
 {
 	struct spmu *m = pmu_model();
 	const struct trace_caps *c = m ? &m->caps : caps_of_cpu(arch_cpu_index());
+	if (c && c->lbr.kind == TC_LBR_ARCH)
+		return arch_lbr_session(name, c, fn, arg);
 	if (!c || c->lbr.kind != TC_LBR_LEGACY) {
 		kprintf("SKIP: lbr: %s\n", c ? c->lbr.reason : "no capability record");
 		return true;
@@ -322,35 +362,52 @@ static bool lbr_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t arg
 	return ok;
 }
 
-bool arch_trace_workload(const char *facility, const char *personality, const char *name,
+bool arch_trace_workload(const char *facility, const char *personality, const char *workload,
 			 uint64_t (*fn)(uint64_t), uint64_t arg)
 {
 	const struct trace_caps *hw = caps_of_cpu(arch_cpu_index());
 	bool ok;
+	char label[64]; /* "workload@backend": the records say what produced them */
 	if (facility[0] == 'b') {
 		if (!choose_backend("BTS", hw && hw->bts.kind != TC_BTS_NO,
 				    hw ? hw->bts.reason : "no capability record", personality))
 			return true;
-		ok =
-		    facility[3] == 'i' ? btsint_session(name, fn, arg) : bts_session(name, fn, arg);
+		fmt_snprintf(label, sizeof(label), "%s@%s", workload,
+			     pmu_using_model() ? personality : "hardware");
+		ok = facility[3] == 'i' ? btsint_session(label, fn, arg)
+					: bts_session(label, fn, arg);
 	} else {
-		if (!choose_backend("LBR", hw && hw->lbr.kind == TC_LBR_LEGACY,
+		if (!choose_backend("LBR", hw && hw->lbr.kind != TC_LBR_NONE,
 				    hw ? hw->lbr.reason : "no capability record", personality))
 			return true;
-		ok = lbr_session(name, fn, arg);
+		fmt_snprintf(label, sizeof(label), "%s@%s", workload,
+			     pmu_using_model() ? personality : "hardware");
+		ok = lbr_session(label, fn, arg);
 	}
 	pmu_use_hardware();
 	return ok;
 }
 
-bool arch_spmu_validate(const char *personality, char *err, size_t size)
+bool arch_spmu_validate(const char *personalities, char *err, size_t size)
 {
-	if (spmu_personality_find(personality))
-		return true;
-	size_t pos = (size_t)fmt_snprintf(
-	    err, size, "option 'spmu': unknown personality '%s'; accepted:", personality);
-	for (unsigned i = 0; spmu_personality_at(i) && pos < size; i++)
-		pos += (size_t)fmt_snprintf(err + pos, size - pos, " %s",
-					    spmu_personality_at(i)->name);
-	return false;
+	for (const char *p = personalities;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		char one[32];
+		fmt_snprintf(one, sizeof(one), "%.*s", (int)len, p);
+		if (!spmu_personality_find(one)) {
+			size_t pos = (size_t)fmt_snprintf(
+			    err, size,
+			    "option 'spmu': unknown personality '%.*s'; accepted: one or more "
+			    "(comma-separated) of:",
+			    (int)len, p);
+			for (unsigned i = 0; spmu_personality_at(i) && pos < size; i++)
+				pos += (size_t)fmt_snprintf(err + pos, size - pos, " %s",
+							    spmu_personality_at(i)->name);
+			return false;
+		}
+		if (!comma)
+			return true;
+		p = comma + 1;
+	}
 }

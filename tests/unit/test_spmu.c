@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/spmu.c arch/x86/spmu_counters.c arch/x86/spmu_lbr.c arch/x86/spmu_bts.c arch/x86/spmu_personality.c arch/x86/trace_caps.c arch/x86/lbr_models.c arch/x86/cpu_ident.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/spmu.c arch/x86/spmu_arch_lbr.c arch/x86/spmu_counters.c arch/x86/spmu_lbr.c arch/x86/spmu_bts.c arch/x86/spmu_personality.c arch/x86/trace_caps.c arch/x86/lbr_models.c arch/x86/cpu_ident.c lib/fmt.c
 // clang-format on
 /*
  * The software PMU's MSR file and branch path: personalities decode as their processors,
@@ -38,6 +38,20 @@ static void personalities_decode_as_their_processors(void **state)
 	assert_int_equal(m.caps.lbr.format, 3);
 	assert_int_equal(m.caps.lbr.depth, 16);
 	assert_int_equal(m.caps.freeze.kind, TC_FREEZE_LEGACY);
+	spmu_init(&m, spmu_personality_find("arrowlake"), lin);
+	assert_int_equal(m.caps.lbr.kind, TC_LBR_ARCH);
+	assert_int_equal(m.caps.lbr.depth, 32);
+	assert_true(m.caps.pebs.adaptive);
+	uint64_t v;
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_LBR_DEPTH, &v), SPMU_OK);
+	assert_int_equal(v, 32);
+	assert_int_equal(spmu_rdmsr(&m, 0x680, &v), SPMU_GP); /* no legacy LBR MSRs */
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_LBR_CTL, LBR_CTL_LBREN | LBR_CTL_OS | LBR_CTL_JCC),
+			 SPMU_OK);
+	spmu_branch(&m, 0xffffffff80001000ull, 0xffffffff80000f00ull, X86_BR_JCC, 0, 0);
+	spmu_branch(&m, 0xffffffff80001010ull, 0xffffffff80002000ull, X86_BR_CALL_REL, 0, 0);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_LBR_FROM0, &v), SPMU_OK);
+	assert_int_equal(v, 0xffffffff80001000ull); /* the call was not selected */
 	assert_null(spmu_personality_find("pentium"));
 }
 
