@@ -6,7 +6,7 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-static const char *const facilities_known[] = {"bts", "btsint", "lbr"};
+static const char *const facilities_known[] = {"bts", "btsint", "lbr", "pebs"};
 
 static bool known(const char *p, size_t len)
 {
@@ -27,7 +27,7 @@ bool tracing_validate(const char *facilities, char *err, size_t err_size)
 			fmt_snprintf(
 			    err, err_size,
 			    "option 'trace': unknown facility '%.*s'; accepted: none, or a "
-			    "comma-separated list of: bts btsint lbr",
+			    "comma-separated list of: bts btsint lbr pebs",
 			    (int)len, p);
 			return false;
 		}

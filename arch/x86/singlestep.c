@@ -15,6 +15,7 @@ struct ss_state {
 	bool active;
 	uint64_t prev; /* the instruction that will retire next */
 	unsigned prev_cpl, cpl_from, cpl_to;
+	const struct trap_frame *frame; /* during on_step: the state after the retired insn */
 	uint64_t steps;
 	ss_step_fn on_step;
 	void *ctx;
@@ -63,8 +64,10 @@ bool ss_debug_trap(struct trap_frame *f)
 	s->steps++;
 	s->cpl_from = s->prev_cpl;
 	s->cpl_to = f->cs & 3; /* the privilege level execution continues at */
+	s->frame = f;
 	if (s->on_step)
 		s->on_step(s->ctx, s->prev, f->rip);
+	s->frame = NULL;
 	s->prev = f->rip;
 	s->prev_cpl = s->cpl_to;
 	if (f->rip == (uint64_t)ss_exit)
@@ -87,4 +90,9 @@ void ss_step_cpls(unsigned *from, unsigned *to)
 	const struct ss_state *s = &state[this_cpu()->index];
 	*from = s->cpl_from;
 	*to = s->cpl_to;
+}
+
+const struct trap_frame *ss_step_frame(void)
+{
+	return state[this_cpu()->index].frame;
 }

@@ -28,6 +28,8 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ct
 	    struct ss_result *r);
 /* Inside on_step: the CPL of the retired instruction and the one execution continues at. */
 void ss_step_cpls(unsigned *from, unsigned *to);
+/* Inside on_step: the registers after the retired instruction (the #DB trap frame). */
+const struct trap_frame *ss_step_frame(void);
 /* From the #DB path: true if this was the engine's single-step trap (handled). */
 bool ss_debug_trap(struct trap_frame *f);
 

@@ -8,6 +8,13 @@
 #define MSR_LER_FROM	  0x1ddu /* last exception record (LASTINTFROMIP) */
 #define MSR_LER_TO	  0x1deu
 #define LBR_CYCLES_MAX	  0xffff
+#define MSR_PEBS_DATA_CFG 0x3f2u /* reference 6.1 */
+#define MSR_PEBS_LD_LAT	  0x3f6u
+#define PEBS_LD_LAT_VALID GENMASK(15, 0)
+/* MEMINFO, GP, XMMS, LBRS and the LBR count; counter snapshots (format 6) are not modelled. */
+#define PEBS_DATA_CFG_VALID                                                                        \
+	(PEBS_DATACFG_MEMINFO | PEBS_DATACFG_GP | PEBS_DATACFG_XMMS | PEBS_DATACFG_LBRS |          \
+	 PEBS_DATACFG_LBR_COUNT)
 #define CANONICAL_TOP_BIT 47
 
 /* DEBUGCTL bits the model accepts; the CPL and SMM bits only with their capability. */
@@ -49,6 +56,18 @@ void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(ui
 	const struct tc_perfmon *pm = &m->caps.perfmon;
 	spmu_counters_init(&m->ctr, pm->version, pm->gp_counters, pm->gp_width, pm->fixed_counters,
 			   pm->fixed_width, m->caps.perf_cap.full_width_write);
+	if (m->caps.pebs.kind == TC_PEBS_YES) {
+		m->pebs.format = m->caps.pebs.format;
+		m->pebs.adaptive = m->caps.pebs.adaptive;
+		m->pebs.trap = m->caps.perf_cap.pebs_trap;
+		/* Which counters can do PEBS (reference 6.1): PMC0 alone on format 0 parts; the
+		 * GP counters later; fixed counters too with extended (adaptive) PEBS. */
+		uint64_t gp = m->pebs.format == 0 ? BIT(0) : genmask(pm->gp_counters - 1, 0);
+		uint64_t fixed = m->pebs.adaptive && pm->fixed_counters
+				     ? genmask(32 + pm->fixed_counters - 1, 32)
+				     : 0;
+		m->ctr.pebs_valid = gp | fixed;
+	}
 }
 
 /* A PMI request: freeze as DEBUGCTL says, then leave it pending for delivery. */
@@ -124,6 +143,16 @@ int spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value)
 		if (m->caps.lbr.kind != TC_LBR_LEGACY)
 			return gp(m, msr, 0, "no legacy LBR stack");
 		*value = m->lbr.tos;
+		return SPMU_OK;
+	case MSR_PEBS_DATA_CFG:
+		if (!m->pebs.adaptive)
+			return gp(m, msr, 0, "MSR_PEBS_DATA_CFG without adaptive PEBS");
+		*value = m->pebs_data_cfg;
+		return SPMU_OK;
+	case MSR_PEBS_LD_LAT:
+		if (!m->ctr.pebs_valid || m->pebs.format < 1)
+			return gp(m, msr, 0, "MSR_PEBS_LD_LAT_THRESHOLD without load-latency PEBS");
+		*value = m->pebs_ld_lat;
 		return SPMU_OK;
 	case MSR_LER_FROM:
 		*value = m->ler_from;
@@ -204,6 +233,22 @@ int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 		return SPMU_OK;
 	case TRACE_CAPS_MSR_PERF_CAPABILITIES:
 		return gp(m, msr, value, "IA32_PERF_CAPABILITIES is read-only");
+	case MSR_PEBS_DATA_CFG:
+		if (!m->pebs.adaptive)
+			return gp(m, msr, value, "MSR_PEBS_DATA_CFG without adaptive PEBS");
+		if (value & ~PEBS_DATA_CFG_VALID)
+			return gp(m, msr, value,
+				  "MSR_PEBS_DATA_CFG: reserved bits, or groups the model lacks");
+		m->pebs_data_cfg = value;
+		return SPMU_OK;
+	case MSR_PEBS_LD_LAT:
+		if (!m->ctr.pebs_valid || m->pebs.format < 1)
+			return gp(m, msr, value,
+				  "MSR_PEBS_LD_LAT_THRESHOLD without load-latency PEBS");
+		if (value & ~PEBS_LD_LAT_VALID)
+			return gp(m, msr, value, "MSR_PEBS_LD_LAT_THRESHOLD: bits above 15");
+		m->pebs_ld_lat = value;
+		return SPMU_OK;
 	}
 	if (m->caps.lbr.kind == TC_LBR_ARCH) {
 		struct arch_lbr *a = &m->arch_lbr;
@@ -241,11 +286,74 @@ int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 	return gp(m, msr, value, "MSR not modelled, read-only, or absent on this processor");
 }
 
-void spmu_retire(struct spmu *m, bool branch, unsigned cpl)
+/* The model's LBR stack as PEBS's LBR group wants it: newest first. */
+static unsigned lbr_snapshot(const struct spmu *m, struct pebs_lbr_entry *out, unsigned max)
+{
+	unsigned n = 0;
+	if (m->caps.lbr.kind == TC_LBR_ARCH) {
+		for (; n < max && n < m->arch_lbr.depth && m->arch_lbr.from[n]; n++)
+			out[n] = (struct pebs_lbr_entry){m->arch_lbr.from[n], m->arch_lbr.to[n],
+							 m->arch_lbr.info[n]};
+	} else if (m->caps.lbr.kind == TC_LBR_LEGACY) {
+		for (; n < max && n < m->lbr.depth; n++) {
+			unsigned i = (m->lbr.tos - n) & (m->lbr.depth - 1);
+			if (!m->lbr.from[i])
+				break;
+			out[n] =
+			    (struct pebs_lbr_entry){m->lbr.from[i], m->lbr.to[i], m->lbr.info[i]};
+		}
+	}
+	return n;
+}
+
+/* A PEBS event on counter `bit`: write the record, reload the counter from its DS reset slot. */
+static void pebs_event(struct spmu *m, unsigned bit, const struct spmu_step *st)
+{
+	struct ds_area64 *ds = m->lin ? m->lin(m->ds_area) : NULL;
+	if (!ds) {
+		m->stats.pebs_dropped++;
+		return;
+	}
+	struct pebs_lbr_entry lbr[ARCH_LBR_MAX_DEPTH];
+	struct pebs_sample s = {
+	    .eventing_ip = st->retired,
+	    .next_ip = st->next,
+	    .applicable = BIT(bit),
+	    .tsc = st->tsc,
+	    .regs = st->regs,
+	    .lbr = lbr,
+	    .lbr_count = lbr_snapshot(m, lbr, ARCH_LBR_MAX_DEPTH),
+	};
+	m->pebs.data_cfg = m->pebs_data_cfg;
+	struct pebs_write_result r = pebs_write(ds, m->lin, &m->pebs, &s);
+	m->stats.pebs_records += r.stored;
+	m->stats.pebs_dropped += r.dropped_full;
+	/* Reload: the DS area's counter-reset slot (reference 5.2, 6.1). */
+	const uint8_t *area = (const uint8_t *)ds;
+	uint64_t reset;
+	if (bit < 32) {
+		memcpy(&reset, area + DS_PEBS_RESET_GP(bit), sizeof(reset));
+		m->ctr.pmc[bit] = reset & genmask(m->ctr.gp_width - 1, 0);
+	} else {
+		memcpy(&reset, area + DS_PEBS_RESET_FIXED(m->pebs.format, bit - 32), sizeof(reset));
+		m->ctr.fixed[bit - 32] = reset & genmask(m->ctr.fixed_width - 1, 0);
+	}
+	if (r.threshold_hit) {
+		m->ctr.global_status |= GLOBAL_STATUS_DS_BUFFER; /* OvfDSBuffer, bit 62 */
+		m->stats.pebs_threshold_pmis++;
+		request_pmi(m, spmu_counters_pmi_freeze(&m->ctr, m->debugctl));
+	}
+}
+
+void spmu_retire(struct spmu *m, const struct spmu_step *st)
 {
 	m->steps_since_lbr++;
-	struct spmu_tick t = {.branch = branch, .cpl = cpl};
-	request_pmi(m, spmu_counters_tick(&m->ctr, &t, m->debugctl));
+	struct spmu_tick t = {.branch = st->branch, .cpl = st->cpl};
+	struct spmu_overflow o = spmu_counters_tick(&m->ctr, &t, m->debugctl);
+	request_pmi(m, o);
+	for (unsigned bit = 0; o.pebs; bit++, o.pebs >>= 1)
+		if (o.pebs & 1)
+			pebs_event(m, bit, st);
 }
 
 static enum lbr_class lbr_class_of(enum x86_branch_kind k)

@@ -19,6 +19,7 @@
 #include "arch/x86/spmu_arch_lbr.h"
 #include "arch/x86/spmu_counters.h"
 #include "arch/x86/spmu_lbr.h"
+#include "arch/x86/spmu_pebs.h"
 #include "arch/x86/trace_caps.h"
 #include "lib/x86_decode.h"
 
@@ -43,6 +44,7 @@ struct spmu_stats {
 	uint64_t gp_faults;
 	uint64_t pmis_requested;
 	uint64_t lbr_frozen_skips; /* branches not recorded while the LBRs were frozen */
+	uint64_t pebs_records, pebs_dropped, pebs_threshold_pmis;
 };
 
 struct spmu {
@@ -53,6 +55,8 @@ struct spmu {
 	struct lbr_stack lbr;	  /* model-specific LBR (caps.lbr.kind == TC_LBR_LEGACY) */
 	struct arch_lbr arch_lbr; /* Architectural LBR (caps.lbr.kind == TC_LBR_ARCH) */
 	struct spmu_counters ctr;
+	struct pebs_config pebs;
+	uint64_t pebs_data_cfg, pebs_ld_lat;
 	uint64_t ler_from, ler_to;
 	uint64_t steps_since_lbr;
 	bool pmi_pending;
@@ -67,8 +71,16 @@ struct spmu {
 void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(uint64_t));
 int spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value);
 int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value);
-/* One retired instruction: counters count it (and `branch` instructions, taken or not). */
-void spmu_retire(struct spmu *m, bool branch, unsigned cpl);
+/* One retired instruction, with the state after it (for PEBS records). */
+struct spmu_step {
+	uint64_t retired, next;
+	bool branch; /* a branch instruction, taken or not */
+	unsigned cpl;
+	uint64_t tsc;
+	const struct spmu_regs *regs;
+};
+/* Counters count it; a PEBS-enabled counter that overflows writes a record. */
+void spmu_retire(struct spmu *m, const struct spmu_step *st);
 /* One taken branch, as the hardware would see it. */
 void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		 unsigned cpl_from, unsigned cpl_to);

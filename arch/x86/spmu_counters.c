@@ -75,6 +75,10 @@ int spmu_counters_rdmsr(struct spmu_counters *c, uint32_t msr, uint64_t *v, bool
 			return 0;
 		}
 	}
+	if (msr == MSR_IA32_PEBS_ENABLE && c->pebs_valid) {
+		*v = c->pebs_enable;
+		return 0;
+	}
 	*handled = false;
 	*reason = "not a counter MSR of this processor";
 	return -1;
@@ -152,6 +156,14 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 			c->global_status &= ~v; /* v4: clearing LBR_Frz / CTR_Frz unfreezes */
 			return 0;
 		}
+		case MSR_IA32_PEBS_ENABLE:
+			if (!c->pebs_valid || (v & ~c->pebs_valid)) {
+				*reason =
+				    "IA32_PEBS_ENABLE: no PEBS, or bits for counters without it";
+				return -1;
+			}
+			c->pebs_enable = v;
+			return 0;
 		case MSR_IA32_PERF_GLOBAL_STATUS_SET:
 			if (!version_ge(c, 4)) {
 				*reason = "IA32_PERF_GLOBAL_STATUS_SET needs perfmon v4";
@@ -229,8 +241,13 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 		if ((global && !(c->global_ctrl & BIT(n))) || !counts_event(c->evtsel[n], t))
 			continue;
 		if (bump(&c->pmc[n], c->gp_width)) {
+			/* The status bit is set for PEBS counters too (Linux strips PEBS counters
+			 * from the status it processes, reference 7.2); their PMI normally comes
+			 * from the buffer threshold, as software leaves INT clear. */
 			c->global_status |= BIT(n);
 			want_pmi |= (c->evtsel[n] & EVTSEL_INT) != 0;
+			if (c->pebs_enable & BIT(n))
+				o.pebs |= BIT(n);
 		}
 	}
 	for (unsigned m = 0; global && m < c->n_fixed; m++) {
@@ -247,7 +264,10 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 			want_pmi |= (c->fixed_ctrl & FIXED_CTRL_PMI(m)) != 0;
 		}
 	}
-	if (want_pmi)
+	if (want_pmi) {
+		uint64_t pebs = o.pebs;
 		o = spmu_counters_pmi_freeze(c, debugctl);
+		o.pebs = pebs;
+	}
 	return o;
 }

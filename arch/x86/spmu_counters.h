@@ -26,6 +26,7 @@
 #define MSR_IA32_PERF_GLOBAL_OVF_CTRL	0x390u /* v4+: IA32_PERF_GLOBAL_STATUS_RESET */
 #define MSR_IA32_PERF_GLOBAL_STATUS_SET 0x391u /* v4+ */
 #define MSR_IA32_A_PMC0			0x4c1u /* full-width alias, IA32_PERF_CAPABILITIES[13] */
+#define MSR_IA32_PEBS_ENABLE		0x3f1u /* bit n: PEBS on GP counter n (reference 6.1) */
 
 /* IA32_PERFEVTSELx (SDM 18.2.1.1, Figure 18-1). */
 #define EVTSEL_EVENT GENMASK(7, 0)
@@ -65,10 +66,12 @@ struct spmu_counters {
 	/* configuration, from the personality */
 	unsigned version, n_gp, gp_width, n_fixed, fixed_width;
 	bool full_width_write;
+	uint64_t pebs_valid; /* PEBS_ENABLE bits the processor has (0: no PEBS) */
 	/* state */
 	uint64_t evtsel[SPMU_MAX_GP], pmc[SPMU_MAX_GP];
 	uint64_t fixed[SPMU_MAX_FIXED], fixed_ctrl;
 	uint64_t global_ctrl, global_status;
+	uint64_t pebs_enable;
 };
 
 /* What happened during one retired instruction. */
@@ -82,6 +85,7 @@ struct spmu_tick {
 struct spmu_overflow {
 	bool pmi;
 	bool freeze_lbr_legacy; /* clear DEBUGCTL.LBR */
+	uint64_t pebs;		/* PEBS-enabled counters that overflowed: a record each is due */
 };
 
 void spmu_counters_init(struct spmu_counters *c, unsigned version, unsigned n_gp, unsigned gp_width,

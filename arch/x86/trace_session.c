@@ -15,6 +15,8 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/pmu_msr.h"
 #include "arch/x86/singlestep.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/trap.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/pmi.h"
 #include "arch/x86/vectors.h"
@@ -66,7 +68,35 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
 	unsigned cpl_from, cpl_to;
 	ss_step_cpls(&cpl_from, &cpl_to);
-	spmu_retire(m, in.branch != X86_BR_NONE, cpl_from);
+	const struct trap_frame *f = ss_step_frame();
+	struct spmu_regs regs = {
+	    .rflags = f->rflags & ~RFLAGS_TF, /* the engine's TF is invisible to the model */
+	    .rax = f->rax,
+	    .rbx = f->rbx,
+	    .rcx = f->rcx,
+	    .rdx = f->rdx,
+	    .rsi = f->rsi,
+	    .rdi = f->rdi,
+	    .rbp = f->rbp,
+	    .rsp = f->rsp,
+	    .r8 = f->r8,
+	    .r9 = f->r9,
+	    .r10 = f->r10,
+	    .r11 = f->r11,
+	    .r12 = f->r12,
+	    .r13 = f->r13,
+	    .r14 = f->r14,
+	    .r15 = f->r15,
+	};
+	struct spmu_step st = {
+	    .retired = retired,
+	    .next = next,
+	    .branch = in.branch != X86_BR_NONE,
+	    .cpl = cpl_from,
+	    .tsc = rdtsc(),
+	    .regs = &regs,
+	};
+	spmu_retire(m, &st);
 	if (next != retired + in.length)
 		spmu_branch(m, retired, next, in.branch, cpl_from, cpl_to);
 	if (m->pmi_pending) {
@@ -245,6 +275,87 @@ static bool btsint_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t 
 	return ok;
 }
 
+/*
+ * PEBS on general-purpose counter 0 counting instructions retired (architectural event C0H),
+ * one record every PEBS_PERIOD instructions, reloaded from the DS counter-reset slot; a buffer
+ * large enough that no threshold PMI is needed. Adaptive PEBS records carry the GPR and
+ * memory-info groups.
+ */
+#define PEBS_PERIOD	  37
+#define PEBS_BUFFER_PAGES 16
+#define MSR_PEBS_DATA_CFG 0x3f2u
+
+static void pebs_print(const struct pebs_config *c, const uint8_t *rec)
+{
+	if (c->format >= 4) {
+		struct pebs_basic b;
+		struct pebs_gprs g;
+		memcpy(&b, rec, sizeof(b));
+		memcpy(&g, rec + sizeof(b) + sizeof(struct pebs_meminfo), sizeof(g));
+		kprintf("pebs %#lx %#lx applicable=%#lx size=%lu\n", b.ip, g.ip,
+			b.applicable_counters, FIELD_GET(PEBS_BASIC_SIZE_FIELD, b.format_size));
+		return;
+	}
+	struct pebs_record_fmt3 r;
+	memset(&r, 0, sizeof(r));
+	memcpy(&r, rec, pebs_record_size(c));
+	/* Formats 0-1 have no eventing IP: print the record's RIP in both places. */
+	uint64_t ip = c->format >= 2 ? r.f2.eventing_ip : r.f2.f1.g.rip;
+	kprintf("pebs %#lx %#lx applicable=%#lx size=%zu\n", ip, r.f2.f1.g.rip, r.f2.f1.status,
+		pebs_record_size(c));
+}
+
+static bool pebs_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t arg)
+{
+	struct spmu *m = pmu_model();
+	const struct trace_caps *c = m ? &m->caps : caps_of_cpu(arch_cpu_index());
+	if (!c || c->pebs.kind != TC_PEBS_YES) {
+		kprintf("SKIP: pebs: %s\n", c ? c->pebs.reason : "no capability record");
+		return true;
+	}
+	struct pebs_config cfg = {c->pebs.format, c->pebs.adaptive, c->perf_cap.pebs_trap,
+				  c->pebs.adaptive ? PEBS_DATACFG_MEMINFO | PEBS_DATACFG_GP : 0};
+	size_t size = pebs_record_size(&cfg);
+	uint64_t ds_phys = page_alloc(1), buf = page_alloc(PEBS_BUFFER_PAGES);
+	if (!size || !ds_phys || !buf) {
+		kprintf("error: pebs: format %u not modelled, or out of memory\n", cfg.format);
+		return false;
+	}
+	struct ds_area64 *ds = arch_phys_to_virt(ds_phys);
+	uint64_t nrec = PEBS_BUFFER_PAGES * PAGE_SIZE / size;
+	uint64_t period = (uint64_t)-PEBS_PERIOD & genmask(c->perfmon.gp_width - 1, 0);
+	ds->pebs_base = ds->pebs_index = buf;
+	ds->pebs_abs_max = buf + nrec * size;
+	ds->pebs_threshold = ds->pebs_abs_max - size; /* one record short: no PMI expected */
+	ds->pebs_counter_reset[0] = period;
+	bool ok =
+	    check(pmu_wrmsr(MSR_IA32_DS_AREA, ds_phys), MSR_IA32_DS_AREA, "pebs") &&
+	    (!cfg.adaptive ||
+	     check(pmu_wrmsr(MSR_PEBS_DATA_CFG, cfg.data_cfg), MSR_PEBS_DATA_CFG, "pebs")) &&
+	    check(pmu_wrmsr(MSR_IA32_PMC0, period & GENMASK(31, 0)), MSR_IA32_PMC0, "pebs") &&
+	    check(pmu_wrmsr(MSR_IA32_PERFEVTSEL0,
+			    ARCH_EVENT_INSTRUCTIONS | EVTSEL_EN | EVTSEL_OS | EVTSEL_USR),
+		  MSR_IA32_PERFEVTSEL0, "pebs") &&
+	    check(pmu_wrmsr(MSR_IA32_PEBS_ENABLE, BIT(0)), MSR_IA32_PEBS_ENABLE, "pebs") &&
+	    check(pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, BIT(0)), MSR_IA32_PERF_GLOBAL_CTRL, "pebs");
+	uint64_t steps = 0, result = ok ? run(fn, arg, false, &steps) : 0;
+	ok &= check(pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL, "pebs") &&
+	      check(pmu_wrmsr(MSR_IA32_PEBS_ENABLE, 0), MSR_IA32_PEBS_ENABLE, "pebs") &&
+	      check(pmu_wrmsr(MSR_IA32_PERFEVTSEL0, 0), MSR_IA32_PERFEVTSEL0, "pebs");
+	uint64_t records = (ds->pebs_index - ds->pebs_base) / size;
+	kprintf("trace-begin pebs %s steps=%lu records=%lu format=%u adaptive=%d trap=%d "
+		"period=%d dropped=%lu result=%lu\n",
+		name, steps, records, cfg.format, cfg.adaptive, cfg.trap, PEBS_PERIOD,
+		m ? m->stats.pebs_dropped : 0, result);
+	const uint8_t *rec = arch_phys_to_virt(ds->pebs_base);
+	for (uint64_t i = 0; i < records; i++)
+		pebs_print(&cfg, rec + i * size);
+	kprintf("trace-end pebs %s\n", name);
+	page_free(buf, PEBS_BUFFER_PAGES);
+	page_free(ds_phys, 1);
+	return ok;
+}
+
 /* Reading rules of reference 3.4 (Linux intel_pmu_lbr_read_64), formats 3-7. */
 static uint64_t sign_extend(uint64_t v, unsigned top_bit)
 {
@@ -376,6 +487,13 @@ bool arch_trace_workload(const char *facility, const char *personality, const ch
 			     pmu_using_model() ? personality : "hardware");
 		ok = facility[3] == 'i' ? btsint_session(label, fn, arg)
 					: bts_session(label, fn, arg);
+	} else if (facility[0] == 'p') {
+		if (!choose_backend("PEBS", hw && hw->pebs.kind == TC_PEBS_YES,
+				    hw ? hw->pebs.reason : "no capability record", personality))
+			return true;
+		fmt_snprintf(label, sizeof(label), "%s@%s", workload,
+			     pmu_using_model() ? personality : "hardware");
+		ok = pebs_session(label, fn, arg);
 	} else {
 		if (!choose_backend("LBR", hw && hw->lbr.kind != TC_LBR_NONE,
 				    hw ? hw->lbr.reason : "no capability record", personality))

@@ -16,7 +16,7 @@ names=(loop calls indirect user)
 nw=${#names[@]}
 personas=(skylake arrowlake)
 np=${#personas[@]}
-total_runs=$((nw + 3 * np * nw))
+total_runs=$((nw + 4 * np * nw))
 user_va=0x7f0000000000
 
 sym() { nm "$build/kernel.elf" | awk -v s="$1" '$3 == s { print $1 }'; }
@@ -29,7 +29,8 @@ last=$(printf '0x%x' $((0x$hi - 1)))
 # QEMU single-steps the whole boot for this log: allow for it.
 boot --timeout 300 --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "0x$lo..$last,$user_va+0x1000" \
-	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=all trace=bts,btsint,lbr spmu=skylake,arrowlake
+	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=all trace=bts,btsint,lbr,pebs spmu=skylake,arrowlake
+
 status_is 0 "every workload gives its expected result when stepped, traced by BTS and by LBR"
 has "using the SOFTWARE PMU as 'skylake'" "the software PMU is announced loudly"
 
@@ -97,6 +98,27 @@ for p in "${personas[@]}"; do
 		n=$(printf '%s\n' "$l" | grep -c .)
 		[ -n "$l" ] && [ "$l" = "$q" ] && [ "$n" = "$want" ]
 		ok $? "lbr, $label: the $n entries (depth ${depth:-?}) are QEMU's newest branches, newest first"
+	done
+done
+# PEBS: counter 0 counts retired instructions from -37, so record k samples the (37k)-th
+# instruction of the run: its address is the eventing IP, the next one the trap-like RIP.
+QEB_PCS=1 "$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/exec.log" \
+	"$user_va=user_code_page:0x1000" >"$work/pcs.txt"
+exit_addr=$(printf '0x%x' 0x$(sym ss_exit))
+for p in "${personas[@]}"; do
+	for w in $(seq 1 "$nw"); do
+		run=$((run + 1))
+		label="${names[w - 1]}@$p"
+		k=$(printf '%s\n' "$out" | awk -v n="$label" '
+			/^trace-begin pebs / { on = ($3 == n) } /^trace-end pebs / { on = 0 }
+			on && /^pebs / { print $2, $3 }')
+		want=$(nth "$work/pcs.txt" "$run" | awk -v x="$exit_addr" '
+			/^pc / { pc[++n] = $2 }
+			END { for (i = 37; i <= n; i += 37) print pc[i], (i < n ? pc[i + 1] : x) }')
+		nrec=$(printf '%s\n' "$want" | grep -c .)
+		[ -n "$k" ] && [ "$k" = "$want" ] && [ "$nrec" -gt 1 ]
+		ok $? "pebs, $label: the $nrec records sample every 37th instruction QEMU executed (eventing IP, next IP)"
+		[ "$k" = "$want" ] || diff <(printf '%s\n' "$k") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
 	done
 done
 done_testing

@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/spmu.c arch/x86/spmu_arch_lbr.c arch/x86/spmu_counters.c arch/x86/spmu_lbr.c arch/x86/spmu_bts.c arch/x86/spmu_personality.c arch/x86/trace_caps.c arch/x86/lbr_models.c arch/x86/cpu_ident.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/spmu.c arch/x86/spmu_arch_lbr.c arch/x86/spmu_counters.c arch/x86/spmu_lbr.c arch/x86/spmu_bts.c arch/x86/spmu_pebs.c arch/x86/spmu_personality.c arch/x86/trace_caps.c arch/x86/lbr_models.c arch/x86/cpu_ident.c lib/fmt.c
 // clang-format on
 /*
  * The software PMU's MSR file and branch path: personalities decode as their processors,
@@ -92,8 +92,10 @@ static void branches_reach_lbr_and_bts(void **state)
 	assert_int_equal(spmu_wrmsr(&m, MSR_LBR_SELECT, LBR_SELECT_NEAR_RET), SPMU_OK);
 	assert_int_equal(
 	    spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_LBR | DEBUGCTL_TR | DEBUGCTL_BTS), SPMU_OK);
+	struct spmu_regs regs = {0};
+	struct spmu_step st = {0x1000, 0x1001, false, 0, 0, &regs};
 	for (int i = 0; i < 5; i++)
-		spmu_retire(&m, false, 0);
+		spmu_retire(&m, &st);
 	spmu_branch(&m, 0xffffffff80001000ull, 0xffffffff80002000ull, X86_BR_CALL_REL, 0, 0);
 	spmu_branch(&m, 0xffffffff80002010ull, 0xffffffff80001005ull, X86_BR_RET, 0, 0);
 	/* LBR: the return is suppressed by LBR_SELECT; the call is at TOS with 5 cycles. */
