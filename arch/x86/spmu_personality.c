@@ -12,9 +12,11 @@
 	{                                                                                          \
 		(a), (b), (c), (d)                                                                 \
 	}
-#define LBR_NHM_FROM 0x680u /* MSR_LASTBRANCH_0_FROM_IP, Nehalem and later (reference 3.1) */
-#define LBR_NHM_TO   0x6c0u
-#define LBR_SKL_INFO 0xdc0u /* MSR_LBR_INFO_0, formats 5 and 7 */
+#define LBR_NHM_FROM  0x680u /* MSR_LASTBRANCH_0_FROM_IP, Nehalem and later (reference 3.1) */
+#define LBR_NHM_TO    0x6c0u
+#define LBR_CORE_FROM 0x40u /* MSR_LASTBRANCH_0_FROM_IP, Core 2 / Atom (reference 3.1) */
+#define LBR_CORE_TO   0x60u
+#define LBR_SKL_INFO  0xdc0u /* MSR_LBR_INFO_0, formats 5 and 7 */
 
 static const struct spmu_personality personalities[] = {
     {
@@ -56,6 +58,47 @@ static const struct spmu_personality personalities[] = {
 	.lbr_from_base = LBR_NHM_FROM,
 	.lbr_to_base = LBR_NHM_TO,
 	.lbr_info_base = 0,
+	.lbr_select = true,
+    },
+    {
+	.name = "core2",
+	.what = "Xeon X5482 (Penryn, 06_17H): LBR format 2 depth 4, PEBS format 0 on PMC0, "
+		"perfmon v2",
+	.snap =
+	    {
+		.vendor = "GenuineIntel",
+		.max_basic_leaf = 0x0a,
+		.leaf_01 = LEAF(0x00010676, 0x04040800, 0x000ce3bd, 0xbfebfbff),
+		.leaf_0a = LEAF(0x07280202, 0x00000000, 0x00000000, 0x00000503),
+		.has_perf_capabilities = true,
+		.perf_capabilities = 0x10c2,
+		.has_misc_enable = true,
+		.misc_enable = 0x4066a52489,
+	    },
+	.lbr_from_base = LBR_CORE_FROM,
+	.lbr_to_base = LBR_CORE_TO,
+	.lbr_info_base = 0,
+	.lbr_select = false, /* Core 2 filters in software only (reference 3.3) */
+    },
+    {
+	.name = "icelake",
+	.what = "Core i7-1065G7 (Ice Lake, 06_7EH; the server part has the same core PMU): "
+		"LBR format 5 depth 32, adaptive PEBS format 4, perfmon v5",
+	.snap =
+	    {
+		.vendor = "GenuineIntel",
+		.max_basic_leaf = 0x1b,
+		.leaf_01 = LEAF(0x000706e5, 0x00100800, 0x7ffafbbf, 0xbfebfbff),
+		.leaf_07 = LEAF(0x00000000, 0xf2bf27ef, 0x40405f4e, 0xbc000410),
+		.leaf_0a = LEAF(0x08300805, 0x00000000, 0x0000000f, 0x00008604),
+		.has_perf_capabilities = true,
+		.perf_capabilities = 0xf4c5,
+		.has_misc_enable = true,
+		.misc_enable = 0x4000850089,
+	    },
+	.lbr_from_base = LBR_NHM_FROM,
+	.lbr_to_base = LBR_NHM_TO,
+	.lbr_info_base = LBR_SKL_INFO,
 	.lbr_select = true,
     },
     {

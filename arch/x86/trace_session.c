@@ -447,7 +447,10 @@ static bool lbr_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t arg
 		ok = check(pmu_wrmsr(from_base + i, 0), from_base + i, "lbr") &&
 		     check(pmu_wrmsr(to_base + i, 0), to_base + i, "lbr") &&
 		     (!has_info || check(pmu_wrmsr(info_base + i, 0), info_base + i, "lbr"));
-	ok = ok && check(pmu_wrmsr(MSR_LBR_SELECT, 0), MSR_LBR_SELECT, "lbr") &&
+	/* LBR_SELECT exists from Nehalem on (and on Silvermont); Core 2 and Bonnell filter in
+	 * software only (reference 3.3). 0 = capture every branch. */
+	bool has_select = m ? m->p->lbr_select : depth >= 16;
+	ok = ok && (!has_select || check(pmu_wrmsr(MSR_LBR_SELECT, 0), MSR_LBR_SELECT, "lbr")) &&
 	     check(pmu_wrmsr(MSR_IA32_DEBUGCTL, DEBUGCTL_LBR), MSR_IA32_DEBUGCTL, "lbr");
 	uint64_t steps = 0, t0 = arch_timestamp();
 	uint64_t result = ok ? run(fn, arg, false, &steps) : 0;

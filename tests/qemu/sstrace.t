@@ -5,7 +5,7 @@
 # runs, in order: the engine's own view (ss=all), a BTS session, a BTS session in interrupt
 # mode drained by its threshold PMI (virtual PMI through the LAPIC), and an LBR session
 # (trace=bts,btsint,lbr on the software PMU as Skylake, legacy LBR format 5, and as Arrow
-# Lake, Architectural LBR), each over the counted loop, nested calls, indirect calls and
+# Lake, Architectural LBR, and as Core 2 and Ice Lake), each over the counted loop, nested calls, indirect calls and
 # ring 3 <-> ring 0 round trips (IRETQ, SYSCALL, SYSRET). For each run the taken branches must
 # be the same sequence with the same from/to and the step counts must agree; the LBR stack
 # must hold the newest branches of the run, newest first.
@@ -14,7 +14,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 names=(loop calls indirect user)
 nw=${#names[@]}
-personas=(skylake arrowlake)
+personas=(skylake arrowlake core2 icelake)
 np=${#personas[@]}
 total_runs=$((nw + 4 * np * nw))
 user_va=0x7f0000000000
@@ -29,7 +29,7 @@ last=$(printf '0x%x' $((0x$hi - 1)))
 # QEMU single-steps the whole boot for this log: allow for it.
 boot --timeout 300 --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "0x$lo..$last,$user_va+0x1000" \
-	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=all trace=bts,btsint,lbr,pebs spmu=skylake,arrowlake
+	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=all trace=bts,btsint,lbr,pebs spmu=skylake,arrowlake,core2,icelake
 
 status_is 0 "every workload gives its expected result when stepped, traced by BTS and by LBR"
 has "using the SOFTWARE PMU as 'skylake'" "the software PMU is announced loudly"
@@ -112,9 +112,11 @@ for p in "${personas[@]}"; do
 		k=$(printf '%s\n' "$out" | awk -v n="$label" '
 			/^trace-begin pebs / { on = ($3 == n) } /^trace-end pebs / { on = 0 }
 			on && /^pebs / { print $2, $3 }')
-		want=$(nth "$work/pcs.txt" "$run" | awk -v x="$exit_addr" '
+		fmt=$(printf '%s\n' "$out" | awk -v n="$label" '/^trace-begin pebs / && $3 == n { for (i = 1; i <= NF; i++) if ($i ~ /^format=/) { split($i, a, "="); print a[2] } }')
+		# Formats 0 and 1 have no eventing IP: the record's (trap-like) RIP stands for both.
+		want=$(nth "$work/pcs.txt" "$run" | awk -v x="$exit_addr" -v f="${fmt:-9}" '
 			/^pc / { pc[++n] = $2 }
-			END { for (i = 37; i <= n; i += 37) print pc[i], (i < n ? pc[i + 1] : x) }')
+			END { for (i = 37; i <= n; i += 37) { nx = (i < n ? pc[i + 1] : x); print (f < 2 ? nx : pc[i]), nx } }')
 		nrec=$(printf '%s\n' "$want" | grep -c .)
 		[ -n "$k" ] && [ "$k" = "$want" ] && [ "$nrec" -gt 1 ]
 		ok $? "pebs, $label: the $nrec records sample every 37th instruction QEMU executed (eventing IP, next IP)"

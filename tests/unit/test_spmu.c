@@ -38,6 +38,16 @@ static void personalities_decode_as_their_processors(void **state)
 	assert_int_equal(m.caps.lbr.format, 3);
 	assert_int_equal(m.caps.lbr.depth, 16);
 	assert_int_equal(m.caps.freeze.kind, TC_FREEZE_LEGACY);
+	spmu_init(&m, spmu_personality_find("core2"), lin);
+	assert_int_equal(m.caps.lbr.kind, TC_LBR_LEGACY);
+	assert_int_equal(m.caps.lbr.depth, 4);
+	assert_int_equal(m.caps.pebs.format, 0);
+	assert_int_equal(m.ctr.pebs_valid, BIT(0)); /* PEBS on PMC0 only */
+	assert_int_equal(m.caps.freeze.kind, TC_FREEZE_LEGACY);
+	spmu_init(&m, spmu_personality_find("icelake"), lin);
+	assert_int_equal(m.caps.perfmon.version, 5);
+	assert_true(m.caps.pebs.adaptive);
+	assert_int_equal(m.caps.lbr.format, 5);
 	spmu_init(&m, spmu_personality_find("arrowlake"), lin);
 	assert_int_equal(m.caps.lbr.kind, TC_LBR_ARCH);
 	assert_int_equal(m.caps.lbr.depth, 32);
