@@ -59,12 +59,40 @@ static void deliver_virtual_pmi(void)
 		lapic_send_ipi(0, APIC_DM_FIXED, VEC_PMI, APIC_DEST_SELF);
 }
 
+/*
+ * Decoded instructions by address, direct-mapped: a workload's loop body is decoded once, not
+ * once per iteration (the decoder is most of a step's cost). Workloads do not modify their own
+ * code; the cache is cleared at every session start anyway.
+ */
+#define DECODE_CACHE_SIZE 1024
+
+struct decoded {
+	uint64_t ip;
+	uint8_t length;
+	uint8_t branch; /* enum x86_branch_kind */
+};
+
+static struct decoded decode_cache[DECODE_CACHE_SIZE];
+
+static bool decode_cached(uint64_t ip, struct decoded *out)
+{
+	struct decoded *slot = &decode_cache[ip % DECODE_CACHE_SIZE];
+	if (slot->ip != ip || slot->length == 0) {
+		struct x86_insn in;
+		if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LEN, &in) != 0)
+			return false;
+		*slot = (struct decoded){ip, in.length, (uint8_t)in.branch};
+	}
+	*out = *slot;
+	return true;
+}
+
 /* Feed the model from the single-step engine: every retired instruction, every taken branch. */
 static void model_step(void *ctx, uint64_t retired, uint64_t next)
 {
 	struct spmu *m = ctx;
-	struct x86_insn in;
-	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LEN, &in) != 0)
+	struct decoded in;
+	if (!decode_cached(retired, &in))
 		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
 	unsigned cpl_from, cpl_to;
 	ss_step_cpls(&cpl_from, &cpl_to);
@@ -98,7 +126,7 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	};
 	spmu_retire(m, &st);
 	if (next != retired + in.length)
-		spmu_branch(m, retired, next, in.branch, cpl_from, cpl_to);
+		spmu_branch(m, retired, next, (enum x86_branch_kind)in.branch, cpl_from, cpl_to);
 	if (m->pmi_pending) {
 		m->pmi_pending = false;
 		deliver_virtual_pmi();
@@ -117,6 +145,7 @@ static uint64_t run(uint64_t (*fn)(uint64_t), uint64_t arg, bool interrupts, uin
 		return r;
 	}
 	struct ss_result res;
+	memset(decode_cache, 0, sizeof(decode_cache));
 	ss_run(fn, arg, model_step, m, interrupts, &res);
 	*steps = res.steps;
 	return res.retval;
