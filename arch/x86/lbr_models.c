@@ -4,7 +4,7 @@
  * gives the same numbers citing SDM Table 17-4). The model numbers themselves are the family
  * 06H display models of Linux's arch/x86/include/asm/intel-family.h, which is not among the
  * reference's read sources: they are well established, and the ones our recorded processors
- * carry (tests/unit/cpu_records.h) agree with them. A model missing here is reported as unknown
+ * carry (arch/x86/cpu_records.h) agree with them. A model missing here is reported as unknown
  * rather than guessed. Parts with Architectural LBR (Sapphire Rapids, Alder Lake and later,
  * ref 3.3 last row) need no row: their depth comes from CPUID.1CH.
  */

@@ -42,7 +42,7 @@ void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(ui
 	memset(m, 0, sizeof(*m));
 	m->p = p;
 	m->lin = lin;
-	trace_caps_decode(&p->snap, &m->caps);
+	trace_caps_decode(p->snap, &m->caps);
 	if (m->caps.lbr.kind == TC_LBR_LEGACY) {
 		m->lbr.format = (enum lbr_format)m->caps.lbr.format;
 		m->lbr.depth = m->caps.lbr.depth;
@@ -127,12 +127,12 @@ int spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value)
 		*value = m->ds_area;
 		return SPMU_OK;
 	case TRACE_CAPS_MSR_PERF_CAPABILITIES:
-		if (!p->snap.has_perf_capabilities)
+		if (!p->snap->has_perf_capabilities)
 			return gp(m, msr, 0, "IA32_PERF_CAPABILITIES without CPUID.01H:ECX.PDCM");
-		*value = p->snap.perf_capabilities;
+		*value = p->snap->perf_capabilities;
 		return SPMU_OK;
 	case TRACE_CAPS_MSR_MISC_ENABLE:
-		*value = p->snap.misc_enable;
+		*value = p->snap->misc_enable;
 		return SPMU_OK;
 	case MSR_LBR_SELECT:
 		if (!p->lbr_select)

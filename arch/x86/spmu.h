@@ -26,7 +26,7 @@
 struct spmu_personality {
 	const char *name;
 	const char *what;
-	struct cpu_snapshot snap; /* what CPUID and the capability MSRs say */
+	const struct cpu_snapshot *snap; /* what CPUID and the capability MSRs say */
 	uint32_t lbr_from_base, lbr_to_base, lbr_info_base; /* info 0: no LBR_INFO MSRs */
 	bool lbr_select;				    /* MSR_LBR_SELECT exists */
 };

@@ -109,7 +109,7 @@ static const char VENDOR_AMD[] = "AuthenticAMD";
 #define FAMILY_6	  0x6u
 #define MODEL_CORE2_MEROM 0x0fu
 
-/* The masks against values of recorded processors (tests/unit/cpu_records.h). */
+/* The masks against values of recorded processors (arch/x86/cpu_records.h). */
 _Static_assert(FIELD_GET(PCAP_LBR_FORMAT, 0x33c5) == 5, "Skylake LBR format 5");
 _Static_assert(FIELD_GET(PCAP_PEBS_FORMAT, 0x33c5) == 3, "Skylake PEBS format 3");
 _Static_assert(FIELD_GET(C0A_EAX_GP_WIDTH, 0x07300404) == 48, "Skylake GP width 48");

@@ -2,7 +2,7 @@
 // UNIT-SOURCES: arch/x86/trace_caps.c arch/x86/trace_caps_format.c arch/x86/lbr_models.c arch/x86/cpu_ident.c lib/fmt.c lib/string.c
 // clang-format on
 /*
- * The trace-capability decoder against recorded processors (tests/unit/cpu_records.h says where
+ * The trace-capability decoder against recorded processors (arch/x86/cpu_records.h says where
  * each value comes from). Every expected conclusion carries its justification: "ref N" is a
  * section of shared/reference/intel-trace-hw.md, SDM sections are the seeds of
  * shared/reference/sdm/. Then the formatters: one valid JSON line that re-decodes to the same
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "arch/x86/trace_caps.h"
-#include "tests/unit/cpu_records.h"
+#include "arch/x86/cpu_records.h"
 
 #define OUT_SIZE TRACE_CAPS_TEXT_MAX
 
