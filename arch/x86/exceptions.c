@@ -158,8 +158,6 @@ void exception_dispatch(struct trap_frame *f)
 		return;
 	}
 
-	if (f->vector == VEC_DB && ss_debug_trap(f))
-		return;
 	/* PMIs delivered as NMI (option pmi=nmi) come here; any other NMI is reported. */
 	if (f->vector == VEC_NMI && lapic_pmi_as_nmi()) {
 		pmi_entry(f, 1);

@@ -6,6 +6,8 @@
  */
 #include "arch/x86/trap.h"
 #include "kernel/console.h"
+#include "arch/x86/pmu_msr.h"
+#include "arch/x86/singlestep.h"
 
 static irq_handler_fn irq_handlers[256];
 static volatile uint64_t unexpected_irqs[256];
@@ -18,6 +20,10 @@ void irq_register(unsigned vector, irq_handler_fn fn)
 
 void trap_dispatch(struct trap_frame *f)
 {
+	if (f->vector == VEC_DB && ss_debug_trap(f))
+		return; /* the single-step engine's own trap: invisible to the model */
+	if (ss_active_here())
+		pmu_note_exception((unsigned)f->vector); /* the workload took it */
 	if (f->vector < NUM_EXCEPTION_VECTORS) {
 		exception_dispatch(f);
 		return;

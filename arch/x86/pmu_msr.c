@@ -47,6 +47,13 @@ struct spmu *pmu_model(void)
 	return b->model ? &b->state : 0;
 }
 
+void pmu_note_exception(unsigned vector)
+{
+	struct pmu_backend *b = here();
+	if (b->model)
+		spmu_exception(&b->state, vector);
+}
+
 struct msr_access {
 	uint32_t msr;
 	uint64_t value;

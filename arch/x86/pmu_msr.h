@@ -20,6 +20,9 @@ void pmu_use_hardware(void);
 bool pmu_using_model(void);
 struct spmu *pmu_model(void); /* this CPU's model state (NULL when on hardware) */
 
+/* An exception or interrupt the workload took: the model's LER and #DB rules (spmu.h). */
+void pmu_note_exception(unsigned vector);
+
 int pmu_rdmsr(uint32_t msr, uint64_t *value);
 int pmu_wrmsr(uint32_t msr, uint64_t value);
 

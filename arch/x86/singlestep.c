@@ -96,3 +96,9 @@ const struct trap_frame *ss_step_frame(void)
 {
 	return state[this_cpu()->index].frame;
 }
+
+bool ss_active_here(void)
+{
+	struct percpu *cpu = percpu_current();
+	return cpu && state[cpu->index].active;
+}

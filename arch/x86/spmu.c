@@ -423,10 +423,22 @@ static struct lbr_branch lbr_branch_of(const struct spmu *m, uint64_t from, uint
 	return b;
 }
 
+#define VECTOR_DEBUG 1
+
+void spmu_exception(struct spmu *m, unsigned vector)
+{
+	m->ler_from = m->last_from;
+	m->ler_to = m->last_to;
+	if (vector == VECTOR_DEBUG)
+		m->debugctl &= ~DEBUGCTL_LBR;
+}
+
 void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		 unsigned cpl_from, unsigned cpl_to)
 {
 	m->stats.branches++;
+	m->last_from = from;
+	m->last_to = to;
 	if (m->caps.lbr.kind == TC_LBR_ARCH && (m->arch_lbr.ctl & LBR_CTL_LBREN)) {
 		struct lbr_branch b = lbr_branch_of(m, from, to, kind, cpl_to);
 		if (spmu_counters_lbr_frozen(&m->ctr)) {

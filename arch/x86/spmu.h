@@ -58,6 +58,7 @@ struct spmu {
 	struct pebs_config pebs;
 	uint64_t pebs_data_cfg, pebs_ld_lat;
 	uint64_t ler_from, ler_to;
+	uint64_t last_from, last_to; /* the most recent taken branch */
 	uint64_t steps_since_lbr;
 	bool pmi_pending;
 	struct spmu_stats stats;
@@ -81,6 +82,13 @@ struct spmu_step {
 };
 /* Counters count it; a PEBS-enabled counter that overflows writes a record. */
 void spmu_retire(struct spmu *m, const struct spmu_step *st);
+/*
+ * An exception or interrupt delivered while the workload runs (not the engine's own
+ * single-step traps, which real hardware would not take): the last exception record takes
+ * the last branch before it (SDM Vol. 3B 17.4.8.1 / reference 3.1: LASTINTFROMIP/TOIP), and a
+ * debug exception clears DEBUGCTL.LBR (SDM 17.4.2; records are kept).
+ */
+void spmu_exception(struct spmu *m, unsigned vector);
 /* One taken branch, as the hardware would see it. */
 void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		 unsigned cpl_from, unsigned cpl_to);

@@ -26,6 +26,8 @@
 
 #define BTS_BUFFER_PAGES   16 /* 64 KiB: 2730 records */
 #define MSR_LBR_SELECT	   0x1c8u
+#define MSR_LER_FROM	   0x1ddu /* last exception record (reference 3.1) */
+#define MSR_LER_TO	   0x1deu
 #define MSR_LBR_TOS	   0x1c9u
 #define X86_MAX_INSN_LEN   15
 #define LBR_CORE_MAX_DEPTH 8
@@ -298,6 +300,10 @@ static bool btsint_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t 
 	for (unsigned i = 0; i < btsint.nsaved; i++)
 		kprintf("bts %#lx %#lx %#lx\n", btsint.saved[i].from, btsint.saved[i].to,
 			btsint.saved[i].flags);
+	uint64_t ler_from = 0, ler_to = 0;
+	ok &= check(pmu_rdmsr(MSR_LER_FROM, &ler_from), MSR_LER_FROM, "btsint") &&
+	      check(pmu_rdmsr(MSR_LER_TO, &ler_to), MSR_LER_TO, "btsint");
+	kprintf("ler %#lx %#lx\n", ler_from, ler_to);
 	kprintf("trace-end btsint %s\n", name);
 	page_free(buf, 1);
 	page_free(ds_phys, 1);

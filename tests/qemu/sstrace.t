@@ -80,6 +80,15 @@ for fac in bts btsint; do
 			# next instruction boundary: every 24th record brings one PMI and one drain.
 			[ -n "${pm:-}" ] && [ "$pm" = $((last_nb / 24)) ] && [ "$pm" = "$d" ] && [ "$pm" = "$vp" ]
 			ok $? "btsint, $label: one PMI per 24 records, each drained, none lost ($line)"
+			# The last exception record holds the last branch before the last PMI: the
+			# record that reached the threshold (SDM 17.4.8.1); 0 when no PMI came.
+			ler=$(printf '%s\n' "$out" | awk -v n="$label" '
+				/^trace-begin btsint / { on = ($3 == n) } /^trace-end btsint / { on = 0 }
+				on && /^ler / { print $2, $3 }')
+			want="0 0" # printf's %#lx prints 0 as "0"
+			[ "${pm:-0}" -gt 0 ] && want=$(nth "$work/kernel.txt" "$run" | grep -v '^run ' | sed -n "$((pm * 24))p")
+			[ "$ler" = "$want" ]
+			ok $? "btsint, $label: the last exception record is the branch before the last PMI ($ler)"
 		done
 	done
 done

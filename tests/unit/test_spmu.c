@@ -136,7 +136,36 @@ static void branches_reach_lbr_and_bts(void **state)
 	assert_int_equal(ds->bts_index, BTS_LIN + 72);
 }
 
+static void exceptions_set_ler_and_debug_clears_lbr(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	uint64_t v;
+	spmu_init(&m, spmu_personality_find("skylake"), lin);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_LBR), SPMU_OK);
+	spmu_branch(&m, 0xffffffff80001000ull, 0xffffffff80002000ull, X86_BR_JMP_REL, 0, 0);
+	spmu_branch(&m, 0xffffffff80002010ull, 0xffffffff80003000ull, X86_BR_CALL_IND, 0, 0);
+	spmu_exception(&m, 14); /* a #PF: the LER takes the last branch before it */
+	assert_int_equal(spmu_rdmsr(&m, 0x1dd, &v), SPMU_OK);
+	assert_int_equal(v, 0xffffffff80002010ull);
+	assert_int_equal(spmu_rdmsr(&m, 0x1de, &v), SPMU_OK);
+	assert_int_equal(v, 0xffffffff80003000ull);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_DEBUGCTL, &v), SPMU_OK);
+	assert_int_equal(v, DEBUGCTL_LBR); /* only a #DB clears it */
+	spmu_exception(&m, 1);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_DEBUGCTL, &v), SPMU_OK);
+	assert_int_equal(v, 0);
+	uint64_t tos;
+	assert_int_equal(spmu_rdmsr(&m, 0x1c9, &tos), SPMU_OK);
+	spmu_branch(&m, 0x1000, 0x2000, X86_BR_JMP_REL, 0, 0);
+	assert_int_equal(spmu_rdmsr(&m, 0x1c9, &v), SPMU_OK);
+	assert_int_equal(v, tos); /* no longer recording; the records are kept */
+	assert_int_equal(spmu_rdmsr(&m, 0x680 + tos, &v), SPMU_OK);
+	assert_int_equal(v, 0xffffffff80002010ull);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(exceptions_set_ler_and_debug_clears_lbr),
     cmocka_unit_test(personalities_decode_as_their_processors),
     cmocka_unit_test(refused_accesses_are_model_gps),
     cmocka_unit_test(branches_reach_lbr_and_bts),
