@@ -164,7 +164,51 @@ static void exceptions_set_ler_and_debug_clears_lbr(void **state)
 	assert_int_equal(v, 0xffffffff80002010ull);
 }
 
+/* A PEBS counter that overflows writes a record, reloads from its DS reset slot, and the
+ * buffer threshold raises OvfDSBuffer (GLOBAL_STATUS[62]) with a PMI request. */
+static void pebs_overflow_reload_and_threshold(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	uint64_t v;
+	memset(mem, 0, sizeof(mem));
+	spmu_init(&m, spmu_personality_find("skylake"), lin);
+	struct ds_area64 *ds = lin(DS_LIN);
+	ds->pebs_base = ds->pebs_index = BTS_LIN;
+	ds->pebs_abs_max = BTS_LIN + 10 * 200;
+	ds->pebs_threshold = BTS_LIN + 2 * 200;	       /* the second record reaches it */
+	ds->pebs_counter_reset[0] = 0xfffffffffffdull; /* period 3, 48-bit counter */
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), SPMU_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-3), SPMU_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS),
+			 SPMU_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, 1), SPMU_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, 1), SPMU_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, BIT(5)), SPMU_GP); /* 4 counters */
+	struct spmu_regs regs = {.rax = 0x42};
+	for (uint64_t i = 0; i < 6; i++) {
+		struct spmu_step st = {0x1000 + i, 0x1001 + i, false, 0, 7, &regs};
+		spmu_retire(&m, &st);
+		if (i == 2) /* third instruction: first record, no threshold yet */
+			assert_false(m.pmi_pending);
+	}
+	assert_int_equal(m.stats.pebs_records, 2);
+	assert_int_equal(ds->pebs_index, BTS_LIN + 400);
+	assert_true(m.pmi_pending);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_STATUS, &v), SPMU_OK);
+	assert_true(v & GLOBAL_STATUS_DS_BUFFER);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PMC0, &v), SPMU_OK);
+	assert_int_equal(v, 0xfffffffffffdull); /* reloaded after the second record */
+	const struct pebs_record_fmt3 *r = lin(BTS_LIN);
+	assert_int_equal(r[0].f2.eventing_ip, 0x1002); /* the third instruction */
+	assert_int_equal(r[0].f2.f1.g.rip, 0x1003);    /* trap-like: the next one */
+	assert_int_equal(r[1].f2.eventing_ip, 0x1005);
+	assert_int_equal(r[0].f2.f1.g.rax, 0x42);
+	assert_int_equal(r[0].tsc, 7);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(pebs_overflow_reload_and_threshold),
     cmocka_unit_test(exceptions_set_ler_and_debug_clears_lbr),
     cmocka_unit_test(personalities_decode_as_their_processors),
     cmocka_unit_test(refused_accesses_are_model_gps),
