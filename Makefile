@@ -54,7 +54,8 @@ all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf
 
 help:
 	@echo "make            build build/BOOTX64.EFI (kernel inside) and build/kernel.elf (symbols)"
-	@echo "make run        boot the default session under QEMU; ARGS='--smp 2 -- opt=val' passes on"
+	@echo "make run        boot the default session under QEMU (an LBR capture of a workload);"
+	@echo "                ARGS='--smp 2 -- opt=val' runs another"
 	@echo "make test       host unit tests (cmocka, ASan+UBSan) and QEMU tests, under prove"
 	@echo "make unit-test  host unit tests only;  make qemu-test  QEMU tests only"
 	@echo "make bench      boot timing: loader entry -> kernel ready (TSC), QEMU wall time"
@@ -123,8 +124,11 @@ qemu-test: all
 test: deps $(UNIT_TESTS) all
 	$(Q)BUILD=$(BUILD) prove -j2 $(UNIT_TESTS) tests/repo/*.t tests/qemu/*.t
 
+# The default session: the nested-calls workload captured by LBR (on the software PMU when the
+# CPU has no LBR, as under QEMU's TCG). ARGS replaces it: make run ARGS='--smp 4 -- selftest=all'
+RUN_DEFAULT := -- trace=lbr workload=calls
 run: all
-	$(Q)scripts/run $(ARGS)
+	$(Q)scripts/run $(if $(ARGS),$(ARGS),$(RUN_DEFAULT))
 
 bench: all
 	$(Q)scripts/bench
