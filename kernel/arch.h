@@ -68,6 +68,10 @@ bool arch_trace_workload(const char *facility, const char *personality, const ch
 /* The ring 3 <-> ring 0 round-trip workload: n SYSCALL/SYSRET pairs from ring 3, entered with
  * IRETQ and left through a final SYSCALL; returns n (arch/x86/user_roundtrip.S). */
 uint64_t arch_user_roundtrip(uint64_t n);
+/* A workload that takes a #BP and a #PF the kernel handles and resumes from; returns n. */
+uint64_t arch_fault_workload(uint64_t n);
+/* Before each run of it: make its page fault again. */
+void arch_fault_workload_reset(void);
 
 /* Whether the software PMU has `personality`; else a message listing the accepted ones. */
 bool arch_spmu_validate(const char *personality, char *err, size_t size);

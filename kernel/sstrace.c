@@ -61,7 +61,11 @@ static void on_step_count(void *ctx, uint64_t retired, uint64_t next)
 static bool trace_one(const struct workload *w, void *ctx)
 {
 	(void)ctx;
+	if (w->reset)
+		w->reset();
 	uint64_t plain = w->fn(w->arg);
+	if (w->reset)
+		w->reset();
 	memset(&trace, 0, sizeof(trace));
 	uint64_t steps = 0, t0 = arch_timestamp();
 	uint64_t stepped =

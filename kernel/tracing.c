@@ -44,6 +44,8 @@ struct trace_ctx {
 static bool trace_one(const struct workload *w, void *ctx)
 {
 	const struct trace_ctx *t = ctx;
+	if (w->reset)
+		w->reset();
 	return arch_trace_workload(t->facility, t->personality, w->name, w->fn, w->arg);
 }
 

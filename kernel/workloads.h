@@ -18,8 +18,9 @@ struct workload {
 	const char *what;
 	uint64_t (*fn)(uint64_t arg);
 	uint64_t arg;
-	uint64_t expect; /* fn(arg)'s result, checked after every run */
-	bool bench;	 /* long-running: left out of "all"; traced without keeping records */
+	uint64_t expect;     /* fn(arg)'s result, checked after every run */
+	bool bench;	     /* long-running: left out of "all"; traced without keeping records */
+	void (*reset)(void); /* run (not traced) before each run, or NULL */
 };
 
 const struct workload *workload_find(const char *name);

@@ -15,6 +15,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/pmi.h"
 #include "arch/x86/singlestep.h"
+#include "arch/x86/workload_faults.h"
 #include "arch/x86/trap.h"
 
 struct x86_jmp_buf {
@@ -158,6 +159,8 @@ void exception_dispatch(struct trap_frame *f)
 		return;
 	}
 
+	if (workload_fault_fixup(f))
+		return; /* a workload's deliberate exception, handled: resume it */
 	/* PMIs delivered as NMI (option pmi=nmi) come here; any other NMI is reported. */
 	if (f->vector == VEC_NMI && lapic_pmi_as_nmi()) {
 		pmi_entry(f, 1);

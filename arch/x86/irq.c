@@ -21,9 +21,11 @@ void irq_register(unsigned vector, irq_handler_fn fn)
 void trap_dispatch(struct trap_frame *f)
 {
 	if (f->vector == VEC_DB && ss_debug_trap(f))
-		return; /* the single-step engine's own trap: invisible to the model */
-	if (ss_active_here())
-		pmu_note_exception((unsigned)f->vector); /* the workload took it */
+		return;		/* the single-step engine's own trap: invisible to the model */
+	if (ss_active_here()) { /* the workload took it */
+		ss_note_exception(f);
+		pmu_note_exception((unsigned)f->vector);
+	}
 	if (f->vector < NUM_EXCEPTION_VECTORS) {
 		exception_dispatch(f);
 		return;

@@ -136,3 +136,11 @@ bool paging_map_user_4k(uint64_t va, uint64_t pa, bool writable, bool exec)
 	invlpg(va);
 	return true;
 }
+
+bool paging_unmap_kernel_4k(uint64_t va)
+{
+	if (!pt_unmap_4k(&kernel_pt_ops, root, va))
+		return false;
+	invlpg(va);
+	return true;
+}

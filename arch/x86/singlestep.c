@@ -102,3 +102,30 @@ bool ss_active_here(void)
 	struct percpu *cpu = percpu_current();
 	return cpu && state[cpu->index].active;
 }
+
+/*
+ * An exception or interrupt the workload takes (not the engine's own #DB). Interrupt-gate
+ * delivery clears TF, so the handler is not stepped. A trap-class exception (INT3, INT n,
+ * INTO) retires its instruction without a single-step trap for it: report that step now, with
+ * execution going on at the return address the frame holds. A fault (the instruction did not
+ * retire) or an interrupt between instructions leaves the frame's RIP at the instruction that
+ * will retire next, which the engine already expects.
+ */
+void ss_note_exception(const struct trap_frame *f)
+{
+	struct percpu *cpu = percpu_current();
+	if (!cpu)
+		return;
+	struct ss_state *s = &state[cpu->index];
+	if (!s->active || f->rip == s->prev)
+		return;
+	s->steps++;
+	s->cpl_from = s->prev_cpl;
+	s->cpl_to = f->cs & 3;
+	s->frame = f;
+	if (s->on_step)
+		s->on_step(s->ctx, s->prev, f->rip);
+	s->frame = NULL;
+	s->prev = f->rip;
+	s->prev_cpl = s->cpl_to;
+}

@@ -30,6 +30,9 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ct
 void ss_step_cpls(unsigned *from, unsigned *to);
 /* Inside on_step: the registers after the retired instruction (the #DB trap frame). */
 const struct trap_frame *ss_step_frame(void);
+/* An exception or interrupt the stepped workload takes: account a trap-class instruction
+ * that retired without its own single-step trap (see singlestep.c). */
+void ss_note_exception(const struct trap_frame *f);
 /* Whether a workload is being stepped on this CPU. */
 bool ss_active_here(void);
 /* From the #DB path: true if this was the engine's single-step trap (handled). */
