@@ -225,10 +225,9 @@ int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 	case MSR_LBR_SELECT:
 		if (!p->lbr_select)
 			return gp(m, msr, value, "no MSR_LBR_SELECT on this processor");
-		if (value & ~LBR_SELECT_VALID_NO_CALLSTACK)
-			return gp(
-			    m, msr, value,
-			    "LBR_SELECT: reserved bits, or call-stack mode (not modelled yet)");
+		/* Call-stack mode from Haswell on: LBR format 4 and later (reference 3.2). */
+		if ((why = lbr_select_check(value, m->lbr.format >= LBR_FMT_EIP_FLAGS2)))
+			return gp(m, msr, value, why);
 		m->lbr.select = value;
 		return SPMU_OK;
 	case TRACE_CAPS_MSR_PERF_CAPABILITIES:

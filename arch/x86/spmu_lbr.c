@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "arch/x86/spmu_lbr.h"
+#include <stddef.h>
 
 #define LBR_FROM_MISPRED   BIT(63)
 #define LBR_FROM_IN_TX	   BIT(62)
@@ -65,10 +66,37 @@ void lbr_encode(enum lbr_format f, const struct lbr_branch *b, uint64_t *from, u
 	}
 }
 
+const char *lbr_select_check(uint64_t select, bool call_stack_supported)
+{
+	if (select & ~(LBR_SELECT_VALID_NO_CALLSTACK | LBR_SELECT_EN_CALLSTACK))
+		return "LBR_SELECT: reserved bits";
+	if (!(select & LBR_SELECT_EN_CALLSTACK))
+		return NULL;
+	if (!call_stack_supported)
+		return "LBR_SELECT: call-stack mode (bit 9) needs Haswell or later";
+	if ((select & LBR_SELECT_CALLSTACK_MUST_SET) != LBR_SELECT_CALLSTACK_MUST_SET ||
+	    (select & LBR_SELECT_CALLSTACK_MUST_CLEAR) ||
+	    (select & (LBR_SELECT_CPL_EQ_0 | LBR_SELECT_CPL_NEQ_0)) ==
+		(LBR_SELECT_CPL_EQ_0 | LBR_SELECT_CPL_NEQ_0))
+		return "LBR_SELECT: call-stack mode needs JCC, NEAR_IND_JMP, NEAR_REL_JMP, FAR "
+		       "set, "
+		       "calls and returns captured, at most one CPL bit (SDM 17.9)";
+	return NULL;
+}
+
 bool lbr_record(struct lbr_stack *s, const struct lbr_branch *b)
 {
 	if (!lbr_select_allows(s->select, b))
 		return false;
+	if ((s->select & LBR_SELECT_EN_CALLSTACK) && b->cls == LBR_CLASS_NEAR_RET) {
+		/* Pop: the newest record (the matching call) is flushed (SDM 17.9). An empty
+		 * slot means the stack is already empty: nothing to pop. */
+		if (s->from[s->tos] != 0) {
+			s->from[s->tos] = s->to[s->tos] = s->info[s->tos] = 0;
+			s->tos = (s->tos - 1) & (s->depth - 1);
+		}
+		return true;
+	}
 	s->tos = (s->tos + 1) & (s->depth - 1);
 	lbr_encode(s->format, b, &s->from[s->tos], &s->to[s->tos], &s->info[s->tos]);
 	return true;

@@ -27,6 +27,16 @@
 #define LBR_SELECT_FAR_BRANCH	      BIT(8)
 #define LBR_SELECT_EN_CALLSTACK	      BIT(9)
 #define LBR_SELECT_VALID_NO_CALLSTACK GENMASK(8, 0)
+/*
+ * Call-stack mode (SDM Vol. 3B 17.9, Haswell and later): the configuration the SDM requires.
+ * JCC, NEAR_IND_JMP, NEAR_REL_JMP and FAR_BRANCH suppressed, calls and returns captured, at
+ * most one CPL bit: near calls push a record, near returns pop (clear) the newest one.
+ */
+#define LBR_SELECT_CALLSTACK_MUST_SET                                                              \
+	(LBR_SELECT_JCC | LBR_SELECT_NEAR_IND_JMP | LBR_SELECT_NEAR_REL_JMP |                      \
+	 LBR_SELECT_FAR_BRANCH | LBR_SELECT_EN_CALLSTACK)
+#define LBR_SELECT_CALLSTACK_MUST_CLEAR                                                            \
+	(LBR_SELECT_NEAR_REL_CALL | LBR_SELECT_NEAR_IND_CALL | LBR_SELECT_NEAR_RET)
 
 /* Legacy LBR formats (IA32_PERF_CAPABILITIES[5:0], SDM 17.4.8.1 / reference 1.5, 3.4). */
 enum lbr_format {
@@ -69,8 +79,12 @@ struct lbr_stack {
 
 /* Whether LBR_SELECT lets the branch through. */
 bool lbr_select_allows(uint64_t select, const struct lbr_branch *b);
+/* Whether `select` is a configuration the model accepts: call-stack mode only as the SDM
+ * requires it (above); NULL, or a reason. */
+const char *lbr_select_check(uint64_t select, bool call_stack_supported);
 /* Record one branch (the caller has checked DEBUGCTL.LBR and freeze): TOS moves up, the
- * FROM/TO/INFO slot gets the format's encoding. Returns false if filtered out. */
+ * FROM/TO/INFO slot gets the format's encoding; in call-stack mode a near return instead
+ * clears the newest record and moves TOS down. Returns false if filtered out. */
 bool lbr_record(struct lbr_stack *s, const struct lbr_branch *b);
 /* The format's encodings (exposed for host tests and the future decoder cross-check). */
 void lbr_encode(enum lbr_format f, const struct lbr_branch *b, uint64_t *from, uint64_t *to,

@@ -131,7 +131,66 @@ static void select_suppresses_each_class_and_ring(void **state)
 	assert_int_equal(s.from[1], 0);
 }
 
+#define CALLSTACK_SELECT (LBR_SELECT_CALLSTACK_MUST_SET)
+
+static void call_stack_configuration(void **state)
+{
+	(void)state;
+	assert_null(lbr_select_check(0, false));
+	assert_null(lbr_select_check(LBR_SELECT_JCC | LBR_SELECT_CPL_NEQ_0, false));
+	assert_non_null(lbr_select_check(BIT(10), true)); /* reserved */
+	assert_null(lbr_select_check(CALLSTACK_SELECT, true));
+	assert_null(lbr_select_check(CALLSTACK_SELECT | LBR_SELECT_CPL_NEQ_0, true));
+	assert_non_null(lbr_select_check(CALLSTACK_SELECT, false)); /* before Haswell */
+	assert_non_null(
+	    lbr_select_check(CALLSTACK_SELECT | LBR_SELECT_CPL_EQ_0 | LBR_SELECT_CPL_NEQ_0, true));
+	assert_non_null(lbr_select_check(CALLSTACK_SELECT & ~LBR_SELECT_JCC, true));
+	assert_non_null(lbr_select_check(CALLSTACK_SELECT | LBR_SELECT_NEAR_RET, true));
+	assert_non_null(lbr_select_check(CALLSTACK_SELECT | LBR_SELECT_NEAR_REL_CALL, true));
+}
+
+static struct lbr_branch cs(uint64_t from, uint64_t to, enum lbr_class cls)
+{
+	struct lbr_branch b = {from, to, cls, 0, false, 0};
+	return b;
+}
+
+/* Calls push, returns pop the matching call (flushed, SDM 17.9); other branches are
+ * suppressed by the required LBR_SELECT; a return on an empty stack changes nothing. */
+static void call_stack_pushes_and_pops(void **state)
+{
+	(void)state;
+	struct lbr_stack s = {
+	    .format = LBR_FMT_INFO, .depth = 8, .tos = 0, .select = CALLSTACK_SELECT};
+	struct lbr_branch b;
+	b = cs(0x100, 0x1000, LBR_CLASS_NEAR_REL_CALL); /* main -> a */
+	assert_true(lbr_record(&s, &b));
+	b = cs(0x1010, 0x2000, LBR_CLASS_NEAR_IND_CALL); /* a -> b */
+	assert_true(lbr_record(&s, &b));
+	b = cs(0x2004, 0x2020, LBR_CLASS_JCC); /* suppressed */
+	assert_false(lbr_record(&s, &b));
+	b = cs(0x2030, 0x3000, LBR_CLASS_NEAR_REL_CALL); /* b -> leaf */
+	assert_true(lbr_record(&s, &b));
+	b = cs(0x3008, 0x2035, LBR_CLASS_NEAR_RET); /* leaf returns: its call is flushed */
+	assert_true(lbr_record(&s, &b));
+	assert_int_equal(s.tos, 2);
+	assert_int_equal(s.from[2], 0x1010); /* newest: the a -> b call */
+	assert_int_equal(s.from[3], 0);	     /* the leaf's record is gone */
+	assert_int_equal(s.from[1], 0x100);
+	b = cs(0x2040, 0x1015, LBR_CLASS_NEAR_RET);
+	lbr_record(&s, &b);
+	b = cs(0x1020, 0x105, LBR_CLASS_NEAR_RET);
+	lbr_record(&s, &b);
+	assert_int_equal(s.from[1], 0);
+	unsigned tos = s.tos;
+	b = cs(0x110, 0x50, LBR_CLASS_NEAR_RET); /* nothing left to pop */
+	lbr_record(&s, &b);
+	assert_int_equal(s.tos, tos);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(call_stack_configuration),
+    cmocka_unit_test(call_stack_pushes_and_pops),
     cmocka_unit_test(every_format_round_trips),
     cmocka_unit_test(stack_wraps_newest_at_tos),
     cmocka_unit_test(select_suppresses_each_class_and_ring),
