@@ -32,13 +32,13 @@ int arch_lbr_write_depth(struct arch_lbr *a, uint64_t depth, const char **reason
 
 int arch_lbr_write_ctl(struct arch_lbr *a, uint64_t ctl, const char **reason)
 {
-	uint64_t valid = LBR_CTL_LBREN;
+	uint64_t valid = LBR_CTL_LBREN | LBR_CTL_CALL_STACK;
 	if (a->caps.cpl_filter)
 		valid |= LBR_CTL_OS | LBR_CTL_USR;
 	if (a->caps.branch_filter)
 		valid |= LBR_CTL_BRANCHES;
-	if (ctl & LBR_CTL_CALL_STACK) {
-		*reason = "IA32_LBR_CTL: call-stack mode is not modelled yet";
+	if ((ctl & LBR_CTL_CALL_STACK) && !a->caps.call_stack) {
+		*reason = "IA32_LBR_CTL: call-stack mode without CPUID.1CH:EBX[2]";
 		return -1;
 	}
 	if (ctl & ~valid) {
@@ -95,6 +95,20 @@ bool arch_lbr_record(struct arch_lbr *a, const struct lbr_branch *b)
 {
 	if (!arch_lbr_allows(a->ctl, a->caps.branch_filter, b) || a->depth == 0)
 		return false;
+	if ((a->ctl & LBR_CTL_CALL_STACK) && b->cls == LBR_CLASS_NEAR_RET) {
+		/* Call-stack mode: a near return pops the newest record, by analogy with the
+		 * legacy mode (SDM 17.9; the Arch LBR wording is unconfirmed in our sources):
+		 * entry 0 stays the newest, so the older entries move down and the last clears. */
+		if (a->from[0] == 0)
+			return true; /* empty: nothing to pop */
+		for (uint64_t i = 0; i + 1 < a->depth; i++) {
+			a->from[i] = a->from[i + 1];
+			a->to[i] = a->to[i + 1];
+			a->info[i] = a->info[i + 1];
+		}
+		a->from[a->depth - 1] = a->to[a->depth - 1] = a->info[a->depth - 1] = 0;
+		return true;
+	}
 	for (uint64_t i = a->depth - 1; i > 0; i--) {
 		a->from[i] = a->from[i - 1];
 		a->to[i] = a->to[i - 1];

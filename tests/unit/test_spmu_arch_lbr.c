@@ -45,7 +45,7 @@ static void ctl_is_positive_sense(void **state)
 	struct arch_lbr a;
 	const char *why;
 	arch_lbr_init(&a, &arl);
-	assert_int_not_equal(arch_lbr_write_ctl(&a, LBR_CTL_CALL_STACK | LBR_CTL_LBREN, &why), 0);
+	assert_int_equal(arch_lbr_write_ctl(&a, LBR_CTL_CALL_STACK | LBR_CTL_LBREN, &why), 0);
 	assert_int_not_equal(arch_lbr_write_ctl(&a, BIT(4), &why), 0);
 	assert_int_not_equal(arch_lbr_write_ctl(&a, BIT(23), &why), 0);
 	struct arch_lbr_caps nofilter = {0x0b, false, false, false, false};
@@ -53,6 +53,7 @@ static void ctl_is_positive_sense(void **state)
 	arch_lbr_init(&b, &nofilter);
 	assert_int_not_equal(arch_lbr_write_ctl(&b, LBR_CTL_LBREN | LBR_CTL_OS, &why), 0);
 	assert_int_not_equal(arch_lbr_write_ctl(&b, LBR_CTL_LBREN | LBR_CTL_JCC, &why), 0);
+	assert_int_not_equal(arch_lbr_write_ctl(&b, LBR_CTL_LBREN | LBR_CTL_CALL_STACK, &why), 0);
 
 	static const struct {
 		enum lbr_class cls;
@@ -110,7 +111,35 @@ static void entry_zero_is_newest_with_info(void **state)
 	}
 }
 
+static void call_stack_pops_entry_zero(void **state)
+{
+	(void)state;
+	struct arch_lbr a;
+	const char *why;
+	arch_lbr_init(&a, &arl);
+	assert_int_equal(arch_lbr_write_depth(&a, 8, &why), 0);
+	assert_int_equal(arch_lbr_write_ctl(&a,
+					    LBR_CTL_LBREN | LBR_CTL_OS | LBR_CTL_CALL_STACK |
+						LBR_CTL_NEAR_REL_CALL | LBR_CTL_NEAR_RET,
+					    &why),
+			 0);
+	struct lbr_branch c1 = br(1, LBR_CLASS_NEAR_REL_CALL, 0),
+			  c2 = br(2, LBR_CLASS_NEAR_REL_CALL, 0);
+	struct lbr_branch r = br(3, LBR_CLASS_NEAR_RET, 0), j = br(4, LBR_CLASS_JCC, 0);
+	assert_true(arch_lbr_record(&a, &c1));
+	assert_true(arch_lbr_record(&a, &c2));
+	assert_false(arch_lbr_record(&a, &j)); /* not selected */
+	assert_true(arch_lbr_record(&a, &r));  /* pops c2 */
+	assert_int_equal(a.from[0], 0x1001);
+	assert_int_equal(a.from[1], 0);
+	assert_true(arch_lbr_record(&a, &r)); /* pops c1 */
+	assert_int_equal(a.from[0], 0);
+	assert_true(arch_lbr_record(&a, &r)); /* empty: no change */
+	assert_int_equal(a.from[0], 0);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(call_stack_pops_entry_zero),
     cmocka_unit_test(depth_follows_cpuid_and_write_clears),
     cmocka_unit_test(ctl_is_positive_sense),
     cmocka_unit_test(entry_zero_is_newest_with_info),
