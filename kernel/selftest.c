@@ -2,6 +2,7 @@
 #include "kernel/selftest.h"
 #include "kernel/console.h"
 #include "lib/fmt.h"
+#include "lib/list.h"
 #include "lib/string.h"
 
 extern const struct selftest __selftests_start[], __selftests_end[];
@@ -47,22 +48,6 @@ void report_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Is `name` one of the comma-separated items of `list`? */
-static bool list_contains(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *p = list; *p;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		if (len == n && strncmp(p, name, n) == 0)
-			return true;
-		if (!comma)
-			break;
-		p = comma + 1;
-	}
-	return false;
-}
-
 static bool known_test(const char *name, size_t len)
 {
 	for (const struct selftest *t = __selftests_start; t < __selftests_end; t++)
@@ -75,9 +60,8 @@ bool selftest_validate(const char *selection, char *err, unsigned long err_size)
 {
 	if (strcmp(selection, "all") == 0 || strcmp(selection, "none") == 0)
 		return true;
-	for (const char *p = selection;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+	size_t len;
+	for (const char *c = selection, *p; list_next(&c, &p, &len);) {
 		if (!known_test(p, len)) {
 			size_t pos = (size_t)fmt_snprintf(
 			    err, err_size,
@@ -90,10 +74,8 @@ bool selftest_validate(const char *selection, char *err, unsigned long err_size)
 				    (size_t)fmt_snprintf(err + pos, err_size - pos, " %s", t->name);
 			return false;
 		}
-		if (!comma)
-			return true;
-		p = comma + 1;
 	}
+	return true;
 }
 
 enum run_status selftest_run(const char *selection)

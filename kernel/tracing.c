@@ -4,6 +4,7 @@
 #include "kernel/console.h"
 #include "kernel/workloads.h"
 #include "lib/fmt.h"
+#include "lib/list.h"
 #include "lib/string.h"
 
 static const char *const facilities_known[] = {"bts", "btsint", "lbr", "pebs"};
@@ -20,9 +21,8 @@ bool tracing_validate(const char *facilities, char *err, size_t err_size)
 {
 	if (strcmp(facilities, "none") == 0)
 		return true;
-	for (const char *p = facilities;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+	size_t len;
+	for (const char *c = facilities, *p; list_next(&c, &p, &len);) {
 		if (!known(p, len)) {
 			fmt_snprintf(
 			    err, err_size,
@@ -31,10 +31,8 @@ bool tracing_validate(const char *facilities, char *err, size_t err_size)
 			    (int)len, p);
 			return false;
 		}
-		if (!comma)
-			return true;
-		p = comma + 1;
 	}
+	return true;
 }
 
 struct trace_ctx {
@@ -54,25 +52,17 @@ bool tracing_run(const char *facilities, const char *personality, const char *wo
 	bool ok = true;
 	if (strcmp(facilities, "none") == 0)
 		return true;
-	for (const char *p = facilities;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+	size_t len, qlen;
+	for (const char *c = facilities, *p; list_next(&c, &p, &len);) {
 		char facility[8];
 		fmt_snprintf(facility, sizeof(facility), "%.*s", (int)len, p);
 		/* Each personality of the comma-separated list in turn. */
-		for (const char *q = personality;;) {
-			const char *qc = strchr(q, ',');
-			size_t qlen = qc ? (size_t)(qc - q) : strlen(q);
+		for (const char *qc = personality, *q; list_next(&qc, &q, &qlen);) {
 			char one[32];
 			fmt_snprintf(one, sizeof(one), "%.*s", (int)qlen, q);
 			struct trace_ctx t = {facility, one};
 			ok &= workload_for_each(workloads, trace_one, &t);
-			if (!qc)
-				break;
-			q = qc + 1;
 		}
-		if (!comma)
-			return ok;
-		p = comma + 1;
 	}
+	return ok;
 }

@@ -2,6 +2,7 @@
 #include "kernel/workloads.h"
 #include "kernel/arch.h"
 #include "lib/fmt.h"
+#include "lib/list.h"
 #include "lib/string.h"
 
 /* A counted loop: one taken backward Jcc per iteration but the last. */
@@ -99,9 +100,8 @@ static bool for_each_selected(const char *selection, bool (*fn)(const struct wor
 				ok &= fn ? fn(workload_at(i), ctx) : true;
 		return ok;
 	}
-	for (const char *p = selection;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+	size_t len;
+	for (const char *c = selection, *p; list_next(&c, &p, &len);) {
 		const struct workload *w = NULL;
 		for (unsigned i = 0; workload_at(i); i++)
 			if (strlen(workload_at(i)->name) == len &&
@@ -113,10 +113,8 @@ static bool for_each_selected(const char *selection, bool (*fn)(const struct wor
 			return false;
 		}
 		ok &= fn ? fn(w, ctx) : true;
-		if (!comma)
-			return ok;
-		p = comma + 1;
 	}
+	return ok;
 }
 
 bool workload_validate(const char *option, const char *selection, char *err, size_t err_size)

@@ -21,6 +21,7 @@
 #include "arch/x86/pmi.h"
 #include "arch/x86/vectors.h"
 #include "lib/fmt.h"
+#include "lib/list.h"
 #include "lib/string.h"
 #include "lib/x86_decode.h"
 
@@ -546,9 +547,8 @@ bool arch_trace_workload(const char *facility, const char *personality, const ch
 
 bool arch_spmu_validate(const char *personalities, char *err, size_t size)
 {
-	for (const char *p = personalities;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+	size_t len;
+	for (const char *c = personalities, *p; list_next(&c, &p, &len);) {
 		char one[32];
 		fmt_snprintf(one, sizeof(one), "%.*s", (int)len, p);
 		if (!spmu_personality_find(one)) {
@@ -562,8 +562,6 @@ bool arch_spmu_validate(const char *personalities, char *err, size_t size)
 							    spmu_personality_at(i)->name);
 			return false;
 		}
-		if (!comma)
-			return true;
-		p = comma + 1;
 	}
+	return true;
 }
