@@ -516,31 +516,24 @@ bool arch_trace_workload(const char *facility, const char *personality, const ch
 			 uint64_t (*fn)(uint64_t), uint64_t arg)
 {
 	const struct trace_caps *hw = caps_of_cpu(arch_cpu_index());
-	bool ok;
+	const char *no_record = "no capability record";
+	bool is_bts = facility[0] == 'b', is_pebs = facility[0] == 'p';
+	bool have = hw && (is_bts    ? hw->bts.kind != TC_BTS_NO
+			   : is_pebs ? hw->pebs.kind == TC_PEBS_YES
+				     : hw->lbr.kind != TC_LBR_NONE);
+	const char *reason = !hw       ? no_record
+			     : is_bts  ? hw->bts.reason
+			     : is_pebs ? hw->pebs.reason
+				       : hw->lbr.reason;
+	if (!choose_backend(is_bts ? "BTS" : is_pebs ? "PEBS" : "LBR", have, reason, personality))
+		return true;
 	char label[64]; /* "workload@backend": the records say what produced them */
-	if (facility[0] == 'b') {
-		if (!choose_backend("BTS", hw && hw->bts.kind != TC_BTS_NO,
-				    hw ? hw->bts.reason : "no capability record", personality))
-			return true;
-		fmt_snprintf(label, sizeof(label), "%s@%s", workload,
-			     pmu_using_model() ? personality : "hardware");
-		ok = facility[3] == 'i' ? btsint_session(label, fn, arg)
-					: bts_session(label, fn, arg);
-	} else if (facility[0] == 'p') {
-		if (!choose_backend("PEBS", hw && hw->pebs.kind == TC_PEBS_YES,
-				    hw ? hw->pebs.reason : "no capability record", personality))
-			return true;
-		fmt_snprintf(label, sizeof(label), "%s@%s", workload,
-			     pmu_using_model() ? personality : "hardware");
-		ok = pebs_session(label, fn, arg);
-	} else {
-		if (!choose_backend("LBR", hw && hw->lbr.kind != TC_LBR_NONE,
-				    hw ? hw->lbr.reason : "no capability record", personality))
-			return true;
-		fmt_snprintf(label, sizeof(label), "%s@%s", workload,
-			     pmu_using_model() ? personality : "hardware");
-		ok = lbr_session(label, fn, arg);
-	}
+	fmt_snprintf(label, sizeof(label), "%s@%s", workload,
+		     pmu_using_model() ? personality : "hardware");
+	bool ok = is_pebs			    ? pebs_session(label, fn, arg)
+		  : !is_bts			    ? lbr_session(label, fn, arg)
+		  : strcmp(facility, "btsint") == 0 ? btsint_session(label, fn, arg)
+						    : bts_session(label, fn, arg);
 	pmu_use_hardware();
 	return ok;
 }
