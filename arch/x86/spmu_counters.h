@@ -12,53 +12,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch/x86/pmu_regs.h"
 #include "lib/bits.h"
 
 #define SPMU_MAX_GP    8
 #define SPMU_MAX_FIXED 4
-
-#define MSR_IA32_PMC0			0xc1u /* legacy alias: writes sign-extend bit 31 */
-#define MSR_IA32_PERFEVTSEL0		0x186u
-#define MSR_IA32_FIXED_CTR0		0x309u
-#define MSR_IA32_FIXED_CTR_CTRL		0x38du
-#define MSR_IA32_PERF_GLOBAL_STATUS	0x38eu
-#define MSR_IA32_PERF_GLOBAL_CTRL	0x38fu
-#define MSR_IA32_PERF_GLOBAL_OVF_CTRL	0x390u /* v4+: IA32_PERF_GLOBAL_STATUS_RESET */
-#define MSR_IA32_PERF_GLOBAL_STATUS_SET 0x391u /* v4+ */
-#define MSR_IA32_A_PMC0			0x4c1u /* full-width alias, IA32_PERF_CAPABILITIES[13] */
-#define MSR_IA32_PEBS_ENABLE		0x3f1u /* bit n: PEBS on GP counter n (reference 6.1) */
-
-/* IA32_PERFEVTSELx (SDM 18.2.1.1, Figure 18-1). */
-#define EVTSEL_EVENT GENMASK(7, 0)
-#define EVTSEL_UMASK GENMASK(15, 8)
-#define EVTSEL_USR   BIT(16)
-#define EVTSEL_OS    BIT(17)
-#define EVTSEL_EDGE  BIT(18)
-#define EVTSEL_PC    BIT(19)
-#define EVTSEL_INT   BIT(20)
-#define EVTSEL_ANY   BIT(21)
-#define EVTSEL_EN    BIT(22)
-#define EVTSEL_INV   BIT(23)
-#define EVTSEL_CMASK GENMASK(31, 24)
-#define EVTSEL_VALID GENMASK(31, 0)
-
-/* IA32_FIXED_CTR_CTRL: 4 bits per counter (SDM 18.2.2, Figure 18-2). */
-#define FIXED_CTRL_OS(m)  BIT(4 * (m))
-#define FIXED_CTRL_USR(m) BIT(4 * (m) + 1)
-#define FIXED_CTRL_ANY(m) BIT(4 * (m) + 2)
-#define FIXED_CTRL_PMI(m) BIT(4 * (m) + 3)
-
-/* IA32_PERF_GLOBAL_STATUS (reference 7.2). */
-#define GLOBAL_STATUS_FIXED(m)	BIT(32 + (m))
-#define GLOBAL_STATUS_LBR_FRZ	BIT(58)
-#define GLOBAL_STATUS_CTR_FRZ	BIT(59)
-#define GLOBAL_STATUS_DS_BUFFER BIT(62) /* PEBS buffer threshold; not set by BTS */
-#define GLOBAL_STATUS_COND_CHGD BIT(63)
-
-/* Architectural events the model counts (SDM 18.2.1.2, Table 18-1). */
-#define ARCH_EVENT_CORE_CYCLES	0x3c /* umask 00H; also 01H reference cycles */
-#define ARCH_EVENT_INSTRUCTIONS 0xc0 /* umask 00H */
-#define ARCH_EVENT_BRANCHES	0xc4 /* umask 00H */
 
 enum spmu_freeze_flavour { SPMU_FREEZE_NONE, SPMU_FREEZE_LEGACY, SPMU_FREEZE_STREAMLINED };
 
