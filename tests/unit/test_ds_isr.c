@@ -1,0 +1,295 @@
+// clang-format off
+// UNIT-SOURCES: arch/x86/ds_isr.c arch/x86/spmu.c arch/x86/spmu_arch_lbr.c arch/x86/spmu_counters.c arch/x86/spmu_lbr.c arch/x86/spmu_bts.c arch/x86/spmu_pebs.c arch/x86/spmu_personality.c arch/x86/trace_caps.c arch/x86/lbr_models.c arch/x86/cpu_ident.c lib/fmt.c
+// clang-format on
+/*
+ * The PMI/DS service routine driven through the software PMU: a BTS threshold (no status bit),
+ * a circular BTS buffer left alone, a PEBS threshold, several counters at once, back-to-back
+ * PMIs, legacy and streamlined freeze, and a PMI storm.
+ */
+#include "tests/unit/unit.h"
+#include <string.h>
+#include "arch/x86/ds_isr.h"
+#include "arch/x86/pmu_regs.h"
+#include "arch/x86/spmu.h"
+
+#define DS_LIN	0x200000ull
+#define BUF_LIN 0x201000ull
+static uint8_t mem[0x8000];
+static struct spmu m;
+static unsigned bts_seen, pebs_seen, overflow_seen[64];
+static int inject_status_reads; /* > 0: each STATUS read first sets bit 1 (a new overflow) */
+
+static void *lin(uint64_t a)
+{
+	return a >= DS_LIN && a < DS_LIN + sizeof(mem) ? mem + (a - DS_LIN) : NULL;
+}
+
+static int op_rd(void *ctx, uint32_t msr, uint64_t *v)
+{
+	(void)ctx;
+	if (msr == MSR_IA32_PERF_GLOBAL_STATUS && inject_status_reads > 0) {
+		inject_status_reads--;
+		spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_STATUS_SET, BIT(1));
+	}
+	return spmu_rdmsr(&m, msr, v);
+}
+
+static int op_wr(void *ctx, uint32_t msr, uint64_t v)
+{
+	(void)ctx;
+	return spmu_wrmsr(&m, msr, v);
+}
+
+static void *op_at(void *ctx, uint64_t a)
+{
+	(void)ctx;
+	return lin(a);
+}
+
+static void op_bts(void *ctx, const struct bts_record *r)
+{
+	(void)ctx;
+	assert_int_equal(r->from, 0x1000 + bts_seen); /* in order */
+	bts_seen++;
+}
+
+static void op_pebs(void *ctx, const void *rec, size_t size)
+{
+	(void)ctx;
+	(void)rec;
+	assert_int_equal(size, 200);
+	pebs_seen++;
+}
+
+static void op_ovf(void *ctx, unsigned counter)
+{
+	(void)ctx;
+	overflow_seen[counter]++;
+}
+
+static const struct ds_isr_ops ops = {op_rd, op_wr, op_at, op_bts, op_pebs, op_ovf, NULL};
+
+static struct ds_isr_config setup(const char *personality)
+{
+	memset(mem, 0, sizeof(mem));
+	bts_seen = pebs_seen = 0;
+	memset(overflow_seen, 0, sizeof(overflow_seen));
+	inject_status_reads = 0;
+	spmu_init(&m, spmu_personality_find(personality), lin);
+	struct ds_isr_config c = {
+	    .perfmon_version = m.caps.perfmon.version,
+	    .ds_area = DS_LIN,
+	    .n_gp = m.caps.perfmon.gp_counters,
+	    .n_fixed = m.caps.perfmon.fixed_counters,
+	    .max_loops = 8,
+	    .pebs_record_size = 200,
+	};
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), SPMU_OK);
+	return c;
+}
+
+static struct ds_area64 *ds(void)
+{
+	return lin(DS_LIN);
+}
+
+static void step(unsigned n)
+{
+	struct spmu_regs regs = {0};
+	for (unsigned i = 0; i < n; i++) {
+		struct spmu_step st = {0x5000 + i, 0x5001 + i, false, 0, 0, &regs};
+		spmu_retire(&m, &st);
+	}
+}
+
+static void bts_threshold_without_status_bit(void **state)
+{
+	(void)state;
+	struct ds_isr_config c = setup("skylake");
+	c.bts = true;
+	c.debugctl = DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT;
+	ds()->bts_base = ds()->bts_index = BUF_LIN;
+	ds()->bts_abs_max = BUF_LIN + 16 * 24;
+	ds()->bts_threshold = BUF_LIN + 4 * 24;
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, c.debugctl), SPMU_OK);
+	for (unsigned i = 0; i < 6; i++) /* records keep landing after the threshold */
+		spmu_branch(&m, 0x1000 + i, 0x2000, X86_BR_JMP_REL, 0, 0);
+	assert_true(m.pmi_pending);
+	struct ds_isr_report r;
+	ds_isr_service(&ops, &c, &r);
+	assert_int_equal(bts_seen, 6);
+	assert_int_equal(r.bts_drained, 6);
+	assert_true(r.bts_threshold);
+	assert_int_equal(r.status_seen, 0); /* BTS sets no GLOBAL_STATUS bit */
+	assert_int_equal(ds()->bts_index, BUF_LIN);
+	uint64_t v;
+	spmu_rdmsr(&m, MSR_IA32_DEBUGCTL, &v);
+	assert_int_equal(v, c.debugctl); /* TR restored after the drain */
+	assert_int_equal(r.msr_errors, 0);
+}
+
+static void circular_bts_is_left_alone(void **state)
+{
+	(void)state;
+	struct ds_isr_config c = setup("skylake");
+	c.bts = true;
+	c.debugctl = DEBUGCTL_TR | DEBUGCTL_BTS;
+	c.global_ctrl = BIT(0);
+	c.gp_reload[0] = (uint64_t)-5;
+	ds()->bts_base = ds()->bts_index = BUF_LIN;
+	ds()->bts_abs_max = BUF_LIN + 4 * 24;
+	ds()->bts_threshold = ds()->bts_abs_max + 24;
+	spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, c.debugctl);
+	for (unsigned i = 0; i < 6; i++)
+		spmu_branch(&m, 0x1000 + i, 0x2000, X86_BR_JMP_REL, 0, 0);
+	spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-1);
+	spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS | EVTSEL_INT);
+	spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, BIT(0));
+	step(1);
+	struct ds_isr_report r;
+	ds_isr_service(&ops, &c, &r);
+	assert_int_equal(r.bts_drained, 0); /* circular: the buffer is the trace, not drained */
+	assert_int_equal(overflow_seen[0], 1);
+	uint64_t v;
+	spmu_rdmsr(&m, MSR_IA32_PMC0, &v);
+	assert_int_equal(v, 0xfffffffffffbull); /* re-armed: -5 at 48 bits */
+}
+
+static void pebs_threshold_and_several_counters(void **state)
+{
+	(void)state;
+	struct ds_isr_config c = setup("skylake");
+	c.pebs = true;
+	c.pebs_enable = BIT(0);
+	c.global_ctrl = BIT(0) | BIT(1) | BIT(2);
+	c.gp_reload[1] = (uint64_t)-3;
+	c.gp_reload[2] = (uint64_t)-7;
+	ds()->pebs_base = ds()->pebs_index = BUF_LIN;
+	ds()->pebs_abs_max = BUF_LIN + 10 * 200;
+	ds()->pebs_threshold = BUF_LIN + 2 * 200;
+	ds()->pebs_counter_reset[0] = 0xfffffffffffeull;
+	spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-2);
+	spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS);
+	spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, BIT(0));
+	/* Counters 1 and 2 overflow on the same instruction as PEBS's second record. */
+	spmu_wrmsr(&m, MSR_IA32_PMC0 + 1, (uint64_t)-4);
+	spmu_wrmsr(&m, MSR_IA32_PMC0 + 2, (uint64_t)-4);
+	spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0 + 1, 0xc0 | EVTSEL_EN | EVTSEL_OS | EVTSEL_INT);
+	spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0 + 2, 0xc0 | EVTSEL_EN | EVTSEL_OS | EVTSEL_INT);
+	spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, c.global_ctrl);
+	step(4);
+	struct ds_isr_report r;
+	ds_isr_service(&ops, &c, &r);
+	assert_int_equal(pebs_seen, 2);
+	assert_true(r.pebs_threshold);
+	assert_int_equal(overflow_seen[0], 0); /* PEBS counters go through the buffer only */
+	assert_int_equal(overflow_seen[1], 1);
+	assert_int_equal(overflow_seen[2], 1);
+	assert_true(r.status_seen & GLOBAL_STATUS_DS_BUFFER);
+	uint64_t v;
+	spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_STATUS, &v);
+	assert_int_equal(v, 0); /* everything acknowledged */
+	spmu_rdmsr(&m, MSR_IA32_PMC0 + 2, &v);
+	assert_int_equal(v, 0xfffffff9ull | 0xffff00000000ull);
+	spmu_rdmsr(&m, MSR_IA32_PEBS_ENABLE, &v);
+	assert_int_equal(v, BIT(0)); /* restored */
+	spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, &v);
+	assert_int_equal(v, c.global_ctrl);
+	assert_int_equal(ds()->pebs_index, BUF_LIN);
+}
+
+static void back_to_back_pmis_loop(void **state)
+{
+	(void)state;
+	struct ds_isr_config c = setup("skylake");
+	c.global_ctrl = BIT(1);
+	c.gp_reload[1] = (uint64_t)-9;
+	inject_status_reads = 1; /* a second overflow arrives while the first is handled */
+	struct ds_isr_report r;
+	ds_isr_service(&ops, &c, &r);
+	assert_int_equal(r.loops, 1);
+	assert_int_equal(overflow_seen[1], 1);
+	/* And when it arrives after the ack, the loop takes it too. */
+	spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_STATUS_SET, BIT(1));
+	inject_status_reads = 2;
+	ds_isr_service(&ops, &c, &r);
+	assert_int_equal(r.loops, 2);
+	assert_int_equal(overflow_seen[1], 3);
+}
+
+static void legacy_freeze_is_undone(void **state)
+{
+	(void)state;
+	struct ds_isr_config c = setup("nehalem"); /* perfmon v3 */
+	c.debugctl = DEBUGCTL_LBR | DEBUGCTL_FREEZE_LBRS_ON_PMI | DEBUGCTL_FREEZE_PERFMON_ON_PMI;
+	c.global_ctrl = BIT(0);
+	c.gp_reload[0] = (uint64_t)-10;
+	spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, c.debugctl);
+	spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-1);
+	spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS | EVTSEL_INT);
+	spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, BIT(0));
+	step(1);
+	uint64_t v;
+	spmu_rdmsr(&m, MSR_IA32_DEBUGCTL, &v);
+	assert_false(v & DEBUGCTL_LBR); /* the freeze cleared it */
+	spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, &v);
+	assert_int_equal(v, 0);
+	struct ds_isr_report r;
+	ds_isr_service(&ops, &c, &r);
+	assert_false(r.frozen); /* legacy freeze shows no status bit */
+	spmu_rdmsr(&m, MSR_IA32_DEBUGCTL, &v);
+	assert_int_equal(v, c.debugctl);
+	spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, &v);
+	assert_int_equal(v, BIT(0));
+	assert_int_equal(r.msr_errors, 0);
+}
+
+static void streamlined_freeze_is_acked(void **state)
+{
+	(void)state;
+	struct ds_isr_config c = setup("skylake"); /* perfmon v4 */
+	c.debugctl = DEBUGCTL_LBR | DEBUGCTL_FREEZE_LBRS_ON_PMI | DEBUGCTL_FREEZE_PERFMON_ON_PMI;
+	c.global_ctrl = BIT(0);
+	c.gp_reload[0] = (uint64_t)-10;
+	spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, c.debugctl);
+	spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-1);
+	spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS | EVTSEL_INT);
+	spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, BIT(0));
+	step(1);
+	assert_true(spmu_counters_lbr_frozen(&m.ctr));
+	struct ds_isr_report r;
+	ds_isr_service(&ops, &c, &r);
+	assert_true(r.frozen);
+	assert_false(spmu_counters_lbr_frozen(&m.ctr)); /* STATUS_RESET unfroze */
+	uint64_t v;
+	spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_STATUS, &v);
+	assert_int_equal(v, 0);
+	assert_int_equal(r.msr_errors, 0);
+}
+
+static void pmi_storm_leaves_pmu_disabled(void **state)
+{
+	(void)state;
+	struct ds_isr_config c = setup("skylake");
+	c.global_ctrl = BIT(1);
+	c.max_loops = 5;
+	inject_status_reads = 1000; /* an overflow on every read */
+	struct ds_isr_report r;
+	ds_isr_service(&ops, &c, &r);
+	assert_true(r.storm);
+	assert_int_equal(r.loops, 5);
+	uint64_t v;
+	spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, &v);
+	assert_int_equal(v, 0); /* not re-armed */
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(bts_threshold_without_status_bit),
+    cmocka_unit_test(circular_bts_is_left_alone),
+    cmocka_unit_test(pebs_threshold_and_several_counters),
+    cmocka_unit_test(back_to_back_pmis_loop),
+    cmocka_unit_test(legacy_freeze_is_undone),
+    cmocka_unit_test(streamlined_freeze_is_acked),
+    cmocka_unit_test(pmi_storm_leaves_pmu_disabled),
+};
+UNIT_MAIN(tests)
