@@ -23,16 +23,22 @@ static void wr(const struct ds_isr_ops *o, struct ds_isr_report *r, uint32_t msr
 		r->msr_errors++;
 }
 
+uint64_t ds_bts_drain(const struct ds_isr_ops *o, struct ds_area64 *ds)
+{
+	uint64_t n = 0;
+	for (uint64_t a = ds->bts_base; a + sizeof(struct bts_record) <= ds->bts_index;
+	     a += sizeof(struct bts_record), n++)
+		o->bts_record(o->ctx, o->at(o->ctx, a));
+	ds->bts_index = ds->bts_base;
+	return n;
+}
+
+/* A BTS PMI sets no GLOBAL_STATUS bit: its only sign is the index at the threshold. */
 static bool drain_bts(const struct ds_isr_ops *o, struct ds_area64 *ds, struct ds_isr_report *r)
 {
 	if (ds->bts_index < ds->bts_threshold)
 		return false;
-	for (uint64_t a = ds->bts_base; a + sizeof(struct bts_record) <= ds->bts_index;
-	     a += sizeof(struct bts_record)) {
-		o->bts_record(o->ctx, o->at(o->ctx, a));
-		r->bts_drained++;
-	}
-	ds->bts_index = ds->bts_base;
+	r->bts_drained += ds_bts_drain(o, ds);
 	r->bts_threshold = true;
 	return true;
 }

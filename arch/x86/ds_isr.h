@@ -54,5 +54,9 @@ struct ds_isr_report {
 
 void ds_isr_service(const struct ds_isr_ops *ops, const struct ds_isr_config *cfg,
 		    struct ds_isr_report *r);
+/* Hand every BTS record from base to index to ops->bts_record and reset the index (BTS must
+ * be stopped); returns how many. The service routine uses it at the threshold, a session at
+ * the end of a run. */
+uint64_t ds_bts_drain(const struct ds_isr_ops *ops, struct ds_area64 *ds);
 
 #endif

@@ -11,6 +11,7 @@
 #include "kernel/console.h"
 #include "kernel/memory.h"
 #include "arch/x86/caps_report.h"
+#include "arch/x86/ds_isr.h"
 #include "arch/x86/ds_layout.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/pmu_msr.h"
@@ -232,39 +233,60 @@ static bool bts_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t arg
 #define BTSINT_RECORDS	 32
 #define BTSINT_HEADROOM	 8
 #define BTSINT_MAX_SAVED 4096
+#define BTSINT_MAX_LOOPS 100 /* PMI-storm bound, as Linux's (reference 7.4) */
 
 static struct {
-	struct ds_area64 *ds;
 	struct bts_record saved[BTSINT_MAX_SAVED];
 	unsigned nsaved;
 	uint64_t lost; /* drained records beyond the saved array: counted */
 	uint64_t drains;
+	struct ds_isr_config cfg;
 } btsint;
 
-static void btsint_drain(void)
+static int isr_rdmsr(void *ctx, uint32_t msr, uint64_t *v)
 {
-	struct ds_area64 *ds = btsint.ds;
-	const struct bts_record *r = arch_phys_to_virt(ds->bts_base);
-	uint64_t n = (ds->bts_index - ds->bts_base) / sizeof(struct bts_record);
-	for (uint64_t i = 0; i < n; i++) {
-		if (btsint.nsaved < BTSINT_MAX_SAVED)
-			btsint.saved[btsint.nsaved++] = r[i];
-		else
-			btsint.lost++;
-	}
-	ds->bts_index = ds->bts_base;
-	btsint.drains++;
+	(void)ctx;
+	return pmu_rdmsr(msr, v);
 }
 
+static int isr_wrmsr(void *ctx, uint32_t msr, uint64_t v)
+{
+	(void)ctx;
+	return pmu_wrmsr(msr, v);
+}
+
+static void *isr_at(void *ctx, uint64_t linear)
+{
+	(void)ctx;
+	return arch_phys_to_virt(linear); /* DS area and buffers are identity-mapped */
+}
+
+static void save_bts(void *ctx, const struct bts_record *r)
+{
+	(void)ctx;
+	if (btsint.nsaved < BTSINT_MAX_SAVED)
+		btsint.saved[btsint.nsaved++] = *r;
+	else
+		btsint.lost++;
+}
+
+static const struct ds_isr_ops btsint_ops = {
+    .rdmsr = isr_rdmsr,
+    .wrmsr = isr_wrmsr,
+    .at = isr_at,
+    .bts_record = save_bts,
+};
+
+/* The PMI/DS service routine (arch/x86/ds_isr.c) does the work. */
 static void btsint_service(struct trap_frame *f)
 {
 	(void)f;
-	uint64_t debugctl = 0;
-	pmu_rdmsr(MSR_IA32_DEBUGCTL, &debugctl);
-	pmu_wrmsr(MSR_IA32_DEBUGCTL, debugctl & ~DEBUGCTL_TR);
-	if (btsint.ds->bts_index >= btsint.ds->bts_threshold)
-		btsint_drain(); /* the only sign of a BTS PMI: no GLOBAL_STATUS bit (ref. 5.5) */
-	pmu_wrmsr(MSR_IA32_DEBUGCTL, debugctl);
+	struct ds_isr_report r;
+	ds_isr_service(&btsint_ops, &btsint.cfg, &r);
+	btsint.drains += r.bts_threshold;
+	if (r.msr_errors || r.storm)
+		kprintf("error: btsint: service routine: %u refused MSR accesses%s\n", r.msr_errors,
+			r.storm ? ", PMI storm" : "");
 }
 
 static bool btsint_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t arg)
@@ -278,20 +300,33 @@ static bool btsint_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t 
 	ds->bts_base = ds->bts_index = buf;
 	ds->bts_abs_max = buf + BTSINT_RECORDS * sizeof(struct bts_record);
 	ds->bts_threshold = ds->bts_abs_max - BTSINT_HEADROOM * sizeof(struct bts_record);
-	btsint.ds = ds;
+	const struct trace_caps *c =
+	    pmu_model() ? &pmu_model()->caps : caps_of_cpu(arch_cpu_index());
+	uint64_t global_ctrl = 0;
+	bool global = c && c->perfmon.version >= 2;
+	if (global)
+		pmu_rdmsr(MSR_IA32_PERF_GLOBAL_CTRL, &global_ctrl);
+	btsint.cfg = (struct ds_isr_config){
+	    .perfmon_version = c ? c->perfmon.version : 0,
+	    .ds_area = ds_phys,
+	    .bts = true,
+	    .debugctl = DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT,
+	    .global_ctrl = global_ctrl, /* left as the session found it */
+	    .max_loops = BTSINT_MAX_LOOPS,
+	};
 	btsint.nsaved = 0;
 	btsint.lost = btsint.drains = 0;
 	virtual_pmis = virtual_pmis_masked = 0;
 	uint64_t pmis_before = pmi_count(arch_cpu_index());
 	pmi_set_service_routine(btsint_service);
-	bool ok = check(pmu_wrmsr(MSR_IA32_DS_AREA, ds_phys), MSR_IA32_DS_AREA, "btsint") &&
-		  check(pmu_wrmsr(MSR_IA32_DEBUGCTL, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT),
-			MSR_IA32_DEBUGCTL, "btsint");
+	bool ok =
+	    check(pmu_wrmsr(MSR_IA32_DS_AREA, ds_phys), MSR_IA32_DS_AREA, "btsint") &&
+	    check(pmu_wrmsr(MSR_IA32_DEBUGCTL, btsint.cfg.debugctl), MSR_IA32_DEBUGCTL, "btsint");
 	uint64_t steps = 0, result = ok ? run(fn, arg, true, &steps) : 0;
 	ok &= check(pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, "btsint");
 	pmi_set_service_routine(NULL);
 	uint64_t drains_in_pmi = btsint.drains;
-	btsint_drain(); /* what is left after the run */
+	ds_bts_drain(&btsint_ops, ds); /* what is left after the run */
 	struct spmu *m = pmu_model();
 	kprintf("trace-begin btsint %s steps=%lu records=%u pmis=%lu drains=%lu virtual-pmis=%lu "
 		"masked=%lu dropped=%lu lost=%lu result=%lu\n",
