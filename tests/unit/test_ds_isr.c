@@ -217,18 +217,24 @@ static void back_to_back_pmis_loop(void **state)
 	assert_int_equal(overflow_seen[1], 3);
 }
 
-static void legacy_freeze_is_undone(void **state)
+/* LBR on with both freeze bits, and counter 0 overflowing with INT on the next instruction. */
+static void freezing_overflow(struct ds_isr_config *c)
 {
-	(void)state;
-	struct ds_isr_config c = setup("nehalem"); /* perfmon v3 */
-	c.debugctl = DEBUGCTL_LBR | DEBUGCTL_FREEZE_LBRS_ON_PMI | DEBUGCTL_FREEZE_PERFMON_ON_PMI;
-	c.global_ctrl = BIT(0);
-	c.gp_reload[0] = (uint64_t)-10;
-	spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, c.debugctl);
+	c->debugctl = DEBUGCTL_LBR | DEBUGCTL_FREEZE_LBRS_ON_PMI | DEBUGCTL_FREEZE_PERFMON_ON_PMI;
+	c->global_ctrl = BIT(0);
+	c->gp_reload[0] = (uint64_t)-10;
+	spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, c->debugctl);
 	spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-1);
 	spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS | EVTSEL_INT);
 	spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, BIT(0));
 	step(1);
+}
+
+static void legacy_freeze_is_undone(void **state)
+{
+	(void)state;
+	struct ds_isr_config c = setup("nehalem"); /* perfmon v3 */
+	freezing_overflow(&c);
 	uint64_t v;
 	spmu_rdmsr(&m, MSR_IA32_DEBUGCTL, &v);
 	assert_false(v & DEBUGCTL_LBR); /* the freeze cleared it */
@@ -248,14 +254,7 @@ static void streamlined_freeze_is_acked(void **state)
 {
 	(void)state;
 	struct ds_isr_config c = setup("skylake"); /* perfmon v4 */
-	c.debugctl = DEBUGCTL_LBR | DEBUGCTL_FREEZE_LBRS_ON_PMI | DEBUGCTL_FREEZE_PERFMON_ON_PMI;
-	c.global_ctrl = BIT(0);
-	c.gp_reload[0] = (uint64_t)-10;
-	spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, c.debugctl);
-	spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-1);
-	spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS | EVTSEL_INT);
-	spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, BIT(0));
-	step(1);
+	freezing_overflow(&c);
 	assert_true(spmu_counters_lbr_frozen(&m.ctr));
 	struct ds_isr_report r;
 	ds_isr_service(&ops, &c, &r);
