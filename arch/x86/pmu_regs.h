@@ -51,4 +51,19 @@
 #define ARCH_EVENT_INSTRUCTIONS 0xc0 /* umask 00H */
 #define ARCH_EVENT_BRANCHES	0xc4 /* umask 00H */
 
+/* Model-specific LBR MSRs (SDM Vol. 4 Table 2-x; reference 3.1). */
+#define MSR_LBR_SELECT 0x1c8u
+#define MSR_LBR_TOS    0x1c9u
+#define MSR_LER_FROM   0x1ddu /* last exception record (LASTINTFROMIP) */
+#define MSR_LER_TO     0x1deu
+#define LBR_CORE_FROM  0x40u /* MSR_LASTBRANCH_0_FROM_IP: Core 2, Atom, Silvermont */
+#define LBR_CORE_TO    0x60u
+#define LBR_NHM_FROM   0x680u /* MSR_LASTBRANCH_0_FROM_IP: Nehalem and later */
+#define LBR_NHM_TO     0x6c0u
+#define LBR_SKL_INFO   0xdc0u /* MSR_LBR_INFO_0: formats 5 and 7 */
+
+/* PEBS configuration MSRs (reference 6.1). */
+#define MSR_PEBS_DATA_CFG 0x3f2u
+#define MSR_PEBS_LD_LAT	  0x3f6u
+
 #endif

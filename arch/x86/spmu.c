@@ -1,15 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "arch/x86/spmu.h"
+#include "arch/x86/pmu_regs.h"
 #include "arch/x86/spmu_bts.h"
 #include "lib/string.h"
 
-#define MSR_LBR_SELECT	  0x1c8u /* SDM Vol. 4 Table 2-x, reference 3.1 */
-#define MSR_LBR_TOS	  0x1c9u
-#define MSR_LER_FROM	  0x1ddu /* last exception record (LASTINTFROMIP) */
-#define MSR_LER_TO	  0x1deu
 #define LBR_CYCLES_MAX	  0xffff
-#define MSR_PEBS_DATA_CFG 0x3f2u /* reference 6.1 */
-#define MSR_PEBS_LD_LAT	  0x3f6u
 #define PEBS_LD_LAT_VALID GENMASK(15, 0)
 /* MEMINFO, GP, XMMS, LBRS and the LBR count; counter snapshots (format 6) are not modelled. */
 #define PEBS_DATA_CFG_VALID                                                                        \

@@ -6,14 +6,9 @@
  * sources are given (public CPUID/MSR dumps; composed fields are marked there).
  */
 #include "arch/x86/spmu.h"
+#include "arch/x86/pmu_regs.h"
 #include "arch/x86/cpu_records.h"
 #include "lib/string.h"
-
-#define LBR_NHM_FROM  0x680u /* MSR_LASTBRANCH_0_FROM_IP, Nehalem and later (reference 3.1) */
-#define LBR_NHM_TO    0x6c0u
-#define LBR_CORE_FROM 0x40u /* MSR_LASTBRANCH_0_FROM_IP, Core 2 / Atom (reference 3.1) */
-#define LBR_CORE_TO   0x60u
-#define LBR_SKL_INFO  0xdc0u /* MSR_LBR_INFO_0, formats 5 and 7 */
 
 static const struct spmu_personality personalities[] = {
     {

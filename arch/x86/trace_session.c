@@ -15,6 +15,7 @@
 #include "arch/x86/ds_layout.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/pmu_msr.h"
+#include "arch/x86/pmu_regs.h"
 #include "arch/x86/singlestep.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/trap.h"
@@ -27,17 +28,8 @@
 #include "lib/x86_decode.h"
 
 #define BTS_BUFFER_PAGES   16 /* 64 KiB: 2730 records */
-#define MSR_LBR_SELECT	   0x1c8u
-#define MSR_LER_FROM	   0x1ddu /* last exception record (reference 3.1) */
-#define MSR_LER_TO	   0x1deu
-#define MSR_LBR_TOS	   0x1c9u
 #define X86_MAX_INSN_LEN   15
 #define LBR_CORE_MAX_DEPTH 8
-#define LBR_CORE_FROM	   0x40u
-#define LBR_CORE_TO	   0x60u
-#define LBR_NHM_FROM	   0x680u
-#define LBR_NHM_TO	   0x6c0u
-#define LBR_SKL_INFO	   0xdc0u
 
 /* Bookkeeping of virtual PMIs, for the report. */
 static uint64_t virtual_pmis, virtual_pmis_masked;
@@ -354,7 +346,6 @@ static bool btsint_session(const char *name, uint64_t (*fn)(uint64_t), uint64_t 
  */
 #define PEBS_PERIOD	  37
 #define PEBS_BUFFER_PAGES 16
-#define MSR_PEBS_DATA_CFG 0x3f2u
 
 static void pebs_print(const struct pebs_config *c, const uint8_t *rec)
 {

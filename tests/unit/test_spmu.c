@@ -10,10 +10,8 @@
 #include <string.h>
 #include "arch/x86/spmu.h"
 
-#define MSR_LBR_SELECT 0x1c8
-#define MSR_LBR_TOS    0x1c9
-#define DS_LIN	       0x200000ull
-#define BTS_LIN	       0x201000ull
+#define DS_LIN	0x200000ull
+#define BTS_LIN 0x201000ull
 
 static uint8_t mem[0x4000]; /* DS area at DS_LIN, BTS buffer at BTS_LIN */
 
