@@ -44,7 +44,10 @@ BOOT_OBJS := $(patsubst %,$(BUILD)/boot-obj/%.o,$(BOOT_SRCS))
 
 # ---- host: unit tests of lib/ and pure functions, cmocka, ASan + UBSan -------------------------
 HOST_CFLAGS := $(CSTD) $(WARN) -O1 -g -I. -DBT_HOST -fsanitize=address,undefined \
-	-fno-sanitize-recover=all -fno-omit-frame-pointer -MMD -MP
+	-fno-sanitize-recover=all -fno-omit-frame-pointer
+# One gcc call compiles and links several sources, so -MMD would record only the last one's
+# headers: every host test depends on every header instead (a header change rebuilds them all).
+HOST_HDRS := $(wildcard lib/*.h kernel/*.h arch/x86/*.h boot/*.h tests/unit/*.h)
 HOST_LDLIBS := -lcmocka
 # Each tests/unit/test_<name>.c links with the sources listed in its `// UNIT-SOURCES:` line.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(sort $(wildcard tests/unit/test_*.c)))
@@ -110,10 +113,10 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 unit_sources = $(shell sed -n 's|^// UNIT-SOURCES:||p' $(1))
 
 .SECONDEXPANSION:
-$(BUILD)/host/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_%.c)
+$(BUILD)/host/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_%.c) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
-	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $(filter %.c,$^) $(HOST_LDLIBS)
 
 unit-test: deps $(UNIT_TESTS)
 	$(Q)prove --exec '' $(UNIT_TESTS)
