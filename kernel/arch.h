@@ -59,11 +59,50 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next), void *ctx,
 			  uint64_t *steps);
 
-/* Capture fn(arg) on this CPU with `facility` ("bts", "btsint" = BTS drained by its threshold
- * PMI, or "lbr"): on the hardware when it has
- * it, else on the software PMU presenting as `personality`; print the records. */
-bool arch_trace_workload(const char *facility, const char *personality, const char *name,
-			 uint64_t (*fn)(uint64_t), uint64_t arg);
+/*
+ * Trace sessions (option `trace` and its companions, kernel/options.c): generic values the
+ * architecture's drivers interpret and check (arch_trace_validate).
+ */
+enum trace_cpus { TRACE_CPUS_BOOT, TRACE_CPUS_EACH, TRACE_CPUS_ALL };
+enum trace_ring { TRACE_RING_ALL, TRACE_RING_USER, TRACE_RING_KERNEL };
+enum trace_leak { TRACE_LEAK_FILTER, TRACE_LEAK_FLAG };
+
+#define TRACE_LIST_MAX 96
+
+struct trace_options {
+	uint64_t cpus;	      /* enum trace_cpus */
+	uint64_t bts_ring;    /* enum trace_ring */
+	uint64_t bts_leak;    /* enum trace_leak */
+	uint64_t bts_records; /* 0: the mode's default */
+	char lbr_filter[TRACE_LIST_MAX];
+	uint64_t lbr_depth; /* Architectural LBR; 0 = the deepest */
+	char freeze[TRACE_LIST_MAX];
+	char pebs_event[TRACE_LIST_MAX];
+	uint64_t pebs_period;
+	uint64_t pebs_kib;
+	uint64_t pebs_ldlat; /* load-latency threshold in cycles; 0 = off */
+	uint64_t pmc_period;
+};
+
+/* One facility over one workload, with the options (kernel/tracing.c builds it). */
+struct trace_request {
+	const char *facility; /* bts btsint lbr pebs btf pmc */
+	const char *personality;
+	const char *workload;
+	uint64_t (*fn)(uint64_t);
+	uint64_t arg;
+	uint64_t expect;      /* fn(arg)'s result: a run that returns another is a failure */
+	void (*reset)(void);  /* before each run, on the CPU that runs it; or NULL */
+	bool concurrent;      /* may run on several CPUs at once */
+	const struct trace_options *opt;
+};
+
+/* Check the trace options against what the drivers accept; false with a message. */
+bool arch_trace_validate(const struct trace_options *opt, char *err, size_t size);
+/* Capture the workload with the facility on the CPUs the options ask for: on the hardware
+ * when it has the facility, else on the software PMU presenting as `personality` (or SKIP
+ * with the reason). Prints the records; false on a failure. */
+bool arch_trace_workload(const struct trace_request *req);
 
 /* The ring 3 <-> ring 0 round-trip workload: n SYSCALL/SYSRET pairs from ring 3, entered with
  * IRETQ and left through a final SYSCALL; returns n (arch/x86/user_roundtrip.S). */

@@ -121,7 +121,7 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	arch_set_exit_mode((enum exit_mode)opts.exit_mode);
 	if (!selftest_validate(opts.selftest, err, sizeof(err)) ||
 	    !sstrace_validate(opts.ss, err, sizeof(err)) ||
-	    !tracing_validate(opts.trace, err, sizeof(err)) ||
+	    !tracing_validate(opts.trace, &opts.tr, err, sizeof(err)) ||
 	    !workload_validate("workload", opts.workload, err, sizeof(err)) ||
 	    !arch_spmu_validate(opts.spmu, err, sizeof(err)))
 		fail_config(err);
@@ -150,7 +150,7 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	enum run_status status = RUN_PASS;
 	if (strcmp(opts.ss, "none") != 0 && !sstrace_run(opts.ss))
 		status = RUN_FAIL;
-	if (!tracing_run(opts.trace, opts.spmu, opts.workload))
+	if (!tracing_run(opts.trace, opts.spmu, opts.workload, &opts.tr))
 		status = RUN_FAIL;
 	if (strcmp(opts.selftest, "none") != 0) {
 		enum run_status st = selftest_run(opts.selftest);

@@ -35,7 +35,32 @@ static const struct cfg_enum_value pmi_values[] = {
     {NULL, 0},
 };
 
-#define OPT(field) offsetof(struct kernel_options, field)
+static const struct cfg_enum_value cpus_values[] = {
+    {"boot", TRACE_CPUS_BOOT},
+    {"each", TRACE_CPUS_EACH},
+    {"all", TRACE_CPUS_ALL},
+    {NULL, 0},
+};
+
+static const struct cfg_enum_value ring_values[] = {
+    {"all", TRACE_RING_ALL},
+    {"user", TRACE_RING_USER},
+    {"kernel", TRACE_RING_KERNEL},
+    {NULL, 0},
+};
+
+static const struct cfg_enum_value leak_values[] = {
+    {"filter", TRACE_LEAK_FILTER},
+    {"flag", TRACE_LEAK_FLAG},
+    {NULL, 0},
+};
+
+#define OPT(field)     offsetof(struct kernel_options, field)
+#define PERIOD_MAX     (1ull << 31) /* what every counter width takes (legacy PMC writes) */
+#define BTS_RECORDS_MAX 1000000
+#define PEBS_KIB_MAX	4096
+#define LDLAT_MAX	0xffff /* MSR_PEBS_LD_LAT_THRESHOLD[15:0] */
+#define LBR_DEPTH_MAX	64
 
 static const struct cfg_option option_table[] = {
     {"serial.port", CFG_UINT, "I/O port of the 16550 console (COM1 0x3f8, COM2 0x2f8)",
@@ -54,17 +79,46 @@ static const struct cfg_option option_table[] = {
      "single-step these workloads and print their taken branches: all, none, or names", OPT(ss), 0,
      OPTIONS_SELFTEST_MAX, NULL},
     {"trace", CFG_STRING,
-     "capture every workload with these facilities: none, or a list of bts, btsint, lbr",
+     "capture every workload with these facilities: none, or a list of bts, btsint, lbr, pebs, "
+     "btf, pmc",
      OPT(trace), 0, OPTIONS_SELFTEST_MAX, NULL},
     {"workload", CFG_STRING,
      "workloads the trace sessions run: all (bench left out), or names separated by commas",
      OPT(workload), 0, OPTIONS_SELFTEST_MAX, NULL},
     {"spmu", CFG_STRING,
-     "software PMU personalities (one session each) where the CPU lacks a facility: skylake, "
-     "nehalem, arrowlake",
+     "software PMU personalities (one session each) where the CPU lacks a facility: core2, "
+     "nehalem, skylake, icelake, arrowlake",
      OPT(spmu), 0, OPTIONS_SELFTEST_MAX, NULL},
     {"pmi", CFG_ENUM, "deliver the performance-monitoring interrupt on its vector or as NMI",
      OPT(pmi), 0, 0, pmi_values},
+    {"trace.cpus", CFG_ENUM,
+     "where trace sessions run: the boot CPU, each CPU in turn, or all CPUs at once",
+     OPT(tr.cpus), 0, 0, cpus_values},
+    {"bts.ring", CFG_ENUM, "rings BTS records (CPL-qualified with DS-CPL)", OPT(tr.bts_ring), 0,
+     0, ring_values},
+    {"bts.leak", CFG_ENUM,
+     "BTS records crossing into the other ring (e.g. SYSCALL's kernel target): filter or flag",
+     OPT(tr.bts_leak), 0, 0, leak_values},
+    {"bts.records", CFG_UINT, "BTS buffer size in records; 0 = 2730 (bts) or 32 (btsint)",
+     OPT(tr.bts_records), 0, BTS_RECORDS_MAX, NULL},
+    {"lbr.filter", CFG_STRING,
+     "branches LBR records: any, or a list of user kernel cond call ind_call ret jmp ind_jmp "
+     "far call_stack",
+     OPT(tr.lbr_filter), 0, TRACE_LIST_MAX, NULL},
+    {"lbr.depth", CFG_UINT, "Architectural LBR depth; 0 = the deepest the CPU has",
+     OPT(tr.lbr_depth), 0, LBR_DEPTH_MAX, NULL},
+    {"freeze", CFG_STRING, "freeze on PMI: none, or a list of lbrs perfmon smm", OPT(tr.freeze),
+     0, TRACE_LIST_MAX, NULL},
+    {"pebs.event", CFG_STRING,
+     "PEBS counter: instructions (PMC0), branches (PMC0), or fixed0 (extended PEBS)",
+     OPT(tr.pebs_event), 0, TRACE_LIST_MAX, NULL},
+    {"pebs.period", CFG_UINT, "events per PEBS record", OPT(tr.pebs_period), 1, PERIOD_MAX,
+     NULL},
+    {"pebs.kib", CFG_UINT, "PEBS buffer size in KiB", OPT(tr.pebs_kib), 4, PEBS_KIB_MAX, NULL},
+    {"pebs.ldlat", CFG_UINT, "load-latency threshold in cycles (0 = off)", OPT(tr.pebs_ldlat), 0,
+     LDLAT_MAX, NULL},
+    {"pmc.period", CFG_UINT, "instructions per counter-overflow sample (trace=pmc)",
+     OPT(tr.pmc_period), 1, PERIOD_MAX, NULL},
     {"help", CFG_BOOL, "print the accepted options", OPT(help), 0, 1, NULL},
 };
 
@@ -81,6 +135,13 @@ void options_defaults(struct kernel_options *o)
 	memcpy(o->trace, "none", sizeof("none"));
 	memcpy(o->spmu, "skylake", sizeof("skylake"));
 	memcpy(o->workload, "all", sizeof("all"));
+	o->tr.cpus = TRACE_CPUS_BOOT;
+	memcpy(o->tr.lbr_filter, "any", sizeof("any"));
+	memcpy(o->tr.freeze, "none", sizeof("none"));
+	memcpy(o->tr.pebs_event, "instructions", sizeof("instructions"));
+	o->tr.pebs_period = 37;
+	o->tr.pebs_kib = 64;
+	o->tr.pmc_period = 50;
 }
 
 size_t options_describe(char *buf, size_t size)

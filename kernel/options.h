@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "kernel/arch.h"
 #include "kernel/boot_info.h"
 
 #define OPTIONS_SELFTEST_MAX 128
@@ -26,6 +27,7 @@ struct kernel_options {
 	char trace[OPTIONS_SELFTEST_MAX];    /* facilities to capture with */
 	char spmu[OPTIONS_SELFTEST_MAX];     /* software PMU personality */
 	char workload[OPTIONS_SELFTEST_MAX]; /* workloads the trace sessions run */
+	struct trace_options tr;	     /* how the trace sessions run */
 };
 
 #define DEFAULT_SERIAL_PORT 0x3f8 /* COM1 */

@@ -7,7 +7,7 @@
 #include "lib/list.h"
 #include "lib/string.h"
 
-static const char *const facilities_known[] = {"bts", "btsint", "lbr", "pebs"};
+static const char *const facilities_known[] = {"bts", "btsint", "lbr", "pebs", "btf", "pmc"};
 
 static bool known(const char *p, size_t len)
 {
@@ -17,8 +17,11 @@ static bool known(const char *p, size_t len)
 	return false;
 }
 
-bool tracing_validate(const char *facilities, char *err, size_t err_size)
+bool tracing_validate(const char *facilities, const struct trace_options *opt, char *err,
+		      size_t err_size)
 {
+	if (!arch_trace_validate(opt, err, err_size))
+		return false;
 	if (strcmp(facilities, "none") == 0)
 		return true;
 	size_t len;
@@ -27,7 +30,7 @@ bool tracing_validate(const char *facilities, char *err, size_t err_size)
 			fmt_snprintf(
 			    err, err_size,
 			    "option 'trace': unknown facility '%.*s'; accepted: none, or a "
-			    "comma-separated list of: bts btsint lbr pebs",
+			    "comma-separated list of: bts btsint lbr pebs btf pmc",
 			    (int)len, p);
 			return false;
 		}
@@ -37,17 +40,28 @@ bool tracing_validate(const char *facilities, char *err, size_t err_size)
 
 struct trace_ctx {
 	const char *facility, *personality;
+	const struct trace_options *opt;
 };
 
 static bool trace_one(const struct workload *w, void *ctx)
 {
 	const struct trace_ctx *t = ctx;
-	if (w->reset)
-		w->reset();
-	return arch_trace_workload(t->facility, t->personality, w->name, w->fn, w->arg);
+	struct trace_request r = {
+	    .facility = t->facility,
+	    .personality = t->personality,
+	    .workload = w->name,
+	    .fn = w->fn,
+	    .arg = w->arg,
+	    .expect = w->expect,
+	    .reset = w->reset,
+	    .concurrent = w->concurrent,
+	    .opt = t->opt,
+	};
+	return arch_trace_workload(&r);
 }
 
-bool tracing_run(const char *facilities, const char *personality, const char *workloads)
+bool tracing_run(const char *facilities, const char *personality, const char *workloads,
+		 const struct trace_options *opt)
 {
 	bool ok = true;
 	if (strcmp(facilities, "none") == 0)
@@ -60,7 +74,7 @@ bool tracing_run(const char *facilities, const char *personality, const char *wo
 		for (const char *qc = personality, *q; list_next(&qc, &q, &qlen);) {
 			char one[32];
 			fmt_snprintf(one, sizeof(one), "%.*s", (int)qlen, q);
-			struct trace_ctx t = {facility, one};
+			struct trace_ctx t = {facility, one, opt};
 			ok &= workload_for_each(workloads, trace_one, &t);
 		}
 	}

@@ -7,8 +7,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-bool tracing_validate(const char *facilities, char *err, size_t err_size);
+struct trace_options;
+bool tracing_validate(const char *facilities, const struct trace_options *opt, char *err,
+		      size_t err_size);
 /* Every listed facility over the selected workloads (kernel/workloads.h selections). */
-bool tracing_run(const char *facilities, const char *personality, const char *workloads);
+bool tracing_run(const char *facilities, const char *personality, const char *workloads,
+		 const struct trace_options *opt);
 
 #endif

@@ -63,15 +63,15 @@ WORKLOAD_SECTION static uint64_t wl_indirect(uint64_t n)
 #define BENCH_LOOP_ITERATIONS 200000
 
 static const struct workload workloads[] = {
-    {"loop", "counted loop (backward conditional branch)", wl_loop, 100, 4950, false, NULL},
-    {"calls", "nested direct calls and returns", wl_calls, 20, 1240, false, NULL},
-    {"indirect", "indirect calls through a table", wl_indirect, 30, 17292, false, NULL},
+    {"loop", "counted loop (backward conditional branch)", wl_loop, 100, 4950, false, NULL, true},
+    {"calls", "nested direct calls and returns", wl_calls, 20, 1240, false, NULL, true},
+    {"indirect", "indirect calls through a table", wl_indirect, 30, 17292, false, NULL, true},
     {"user", "ring 3 <-> ring 0 round trips (IRETQ, SYSCALL, SYSRET)", arch_user_roundtrip, 5, 5,
-     false, NULL},
+     false, NULL, false},
     {"faults", "a #BP and a #PF the kernel handles and resumes from", arch_fault_workload, 77, 77,
-     false, arch_fault_workload_reset},
+     false, arch_fault_workload_reset, false},
     {"bench", "the counted loop, long, for single-step speed", wl_loop, BENCH_LOOP_ITERATIONS,
-     (uint64_t)BENCH_LOOP_ITERATIONS *(BENCH_LOOP_ITERATIONS - 1) / 2, true, NULL},
+     (uint64_t)BENCH_LOOP_ITERATIONS *(BENCH_LOOP_ITERATIONS - 1) / 2, true, NULL, true},
 };
 
 const struct workload *workload_at(unsigned i)

@@ -21,6 +21,7 @@ struct workload {
 	uint64_t expect;     /* fn(arg)'s result, checked after every run */
 	bool bench;	     /* long-running: left out of "all"; traced without keeping records */
 	void (*reset)(void); /* run (not traced) before each run, or NULL */
+	bool concurrent;     /* may run on several CPUs at once (no shared single slot) */
 };
 
 const struct workload *workload_find(const char *name);

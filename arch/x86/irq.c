@@ -7,6 +7,7 @@
 #include "arch/x86/trap.h"
 #include "kernel/console.h"
 #include "arch/x86/pmu_msr.h"
+#include "arch/x86/trace_session.h"
 #include "arch/x86/singlestep.h"
 
 static irq_handler_fn irq_handlers[256];
@@ -26,6 +27,7 @@ void trap_dispatch(struct trap_frame *f)
 		ss_note_exception(f);
 		pmu_note_exception((unsigned)f->vector);
 	}
+	trace_note_exception(f); /* its last exception record, when a session runs */
 	if (f->vector < NUM_EXCEPTION_VECTORS) {
 		exception_dispatch(f);
 		return;

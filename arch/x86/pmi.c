@@ -5,19 +5,20 @@
 #include "arch/x86/trap.h"
 #include "arch/x86/vectors.h"
 
-static pmi_service_fn service_routine;
+static pmi_service_fn service_routine[MAX_CPUS];
 static volatile uint64_t pmis[MAX_CPUS];
 
 void pmi_set_service_routine(pmi_service_fn fn)
 {
-	service_routine = fn;
+	service_routine[this_cpu()->index] = fn;
 }
 
 void pmi_entry(struct trap_frame *f, int from_nmi)
 {
-	pmis[this_cpu()->index]++;
-	if (service_routine)
-		service_routine(f);
+	unsigned cpu = this_cpu()->index;
+	pmis[cpu]++;
+	if (service_routine[cpu])
+		service_routine[cpu](f);
 	lapic_unmask_pmi();
 	if (!from_nmi)
 		lapic_eoi(); /* NMI delivery needs no EOI (SDM 10.8.5) */

@@ -14,6 +14,7 @@ struct trap_frame;
 typedef void (*pmi_service_fn)(struct trap_frame *f);
 
 void pmi_init(void); /* registers the vector handler on the boot CPU's shared IDT */
+/* The running CPU's service routine (each CPU has its own; NULL: count only). */
 void pmi_set_service_routine(pmi_service_fn fn);
 /* Called from the NMI path when PMIs are delivered as NMI. */
 void pmi_entry(struct trap_frame *f, int from_nmi);

@@ -32,12 +32,14 @@
 #define EVTSEL_INV   BIT(23)
 #define EVTSEL_CMASK GENMASK(31, 24)
 #define EVTSEL_VALID GENMASK(31, 0)
+#define EVTSEL_ADAPTIVE BIT(34) /* adaptive PEBS record on this counter (reference 6.1, 7.1) */
 
 /* IA32_FIXED_CTR_CTRL: 4 bits per counter (SDM 18.2.2, Figure 18-2). */
 #define FIXED_CTRL_OS(m)  BIT(4 * (m))
 #define FIXED_CTRL_USR(m) BIT(4 * (m) + 1)
 #define FIXED_CTRL_ANY(m) BIT(4 * (m) + 2)
 #define FIXED_CTRL_PMI(m) BIT(4 * (m) + 3)
+#define FIXED_CTRL_ADAPTIVE(m) BIT(32 + 4 * (m)) /* adaptive PEBS on fixed counter m (ref 6.1) */
 
 /* IA32_PERF_GLOBAL_STATUS (reference 7.2). */
 #define GLOBAL_STATUS_FIXED(m)	BIT(32 + (m))
@@ -65,5 +67,11 @@
 /* PEBS configuration MSRs (reference 6.1). */
 #define MSR_PEBS_DATA_CFG 0x3f2u
 #define MSR_PEBS_LD_LAT	  0x3f6u
+
+/* IA32_PEBS_ENABLE bits (reference 6.1; SDM Vol. 3B 18.8.1.1 for Nehalem's PEBS_EN/LL_EN). */
+#define PEBS_ENABLE_GP(n)     BIT(n)	     /* PEBS on IA32_PMCn */
+#define PEBS_ENABLE_LD_LAT(n) BIT(32 + (n))  /* load latency on PMCn: n < 4, perfmon < v5 */
+#define PEBS_ENABLE_FIXED(m)  BIT(32 + (m))  /* extended PEBS on IA32_FIXED_CTRm (PERF_CAP[14]) */
+#define PEBS_LD_LAT_THRESHOLD GENMASK(15, 0) /* MSR_PEBS_LD_LAT: minimum latency in cycles */
 
 #endif

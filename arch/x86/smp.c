@@ -6,6 +6,7 @@
  * dead CPU costs one timeout, not a hang.
  */
 #include "arch/x86/smp.h"
+#include "arch/x86/usermode.h"
 #include "arch/x86/acpi.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/idt.h"
@@ -168,6 +169,7 @@ _Noreturn void ap_main(void)
 	idt_load();
 	percpu_install(p);
 	lapic_init_cpu(ap_pmi_as_nmi);
+	usermode_init_cpu(); /* the ring 3 workloads may run here too */
 	p->tsc_online = rdtsc();
 	__atomic_store_n(&p->online, true, __ATOMIC_RELEASE);
 	for (;;)
@@ -238,7 +240,7 @@ void smp_init(uint64_t trampoline_phys, const struct acpi_madt_info *madt, bool 
 	r->bringup_us = tsc_to_us(rdtsc() - t0);
 }
 
-bool arch_run_on_cpu(unsigned index, void (*fn)(void *), void *arg)
+bool smp_run_on_cpu_within(unsigned index, void (*fn)(void *), void *arg, uint64_t timeout_us)
 {
 	if (index >= percpu_count)
 		return false;
@@ -254,7 +256,7 @@ bool arch_run_on_cpu(unsigned index, void (*fn)(void *), void *arg)
 	__atomic_store_n(&p->call_seq, seq, __ATOMIC_RELEASE);
 	if (!lapic_send_ipi(p->apic_id, APIC_DM_FIXED, VEC_IPI_CALL, APIC_DEST_NONE))
 		return false;
-	uint64_t end = rdtsc() + CROSS_CALL_TIMEOUT_US * timer_info()->tsc_hz / 1000000;
+	uint64_t end = rdtsc() + timeout_us * timer_info()->tsc_hz / 1000000;
 	while (__atomic_load_n(&p->call_done, __ATOMIC_ACQUIRE) != seq) {
 		if ((int64_t)(rdtsc() - end) >= 0)
 			return false;
@@ -263,7 +265,8 @@ bool arch_run_on_cpu(unsigned index, void (*fn)(void *), void *arg)
 	return true;
 }
 
-static unsigned run_on_many(void (*fn)(void *), void *arg, bool include_self)
+static unsigned run_on_many(void (*fn)(void *), void *arg, bool include_self,
+			    uint64_t timeout_us)
 {
 	unsigned done = 0;
 	struct percpu *self = this_cpu();
@@ -283,7 +286,7 @@ static unsigned run_on_many(void (*fn)(void *), void *arg, bool include_self)
 		self->calls_run++;
 		done++;
 	}
-	uint64_t end = rdtsc() + CROSS_CALL_TIMEOUT_US * timer_info()->tsc_hz / 1000000;
+	uint64_t end = rdtsc() + timeout_us * timer_info()->tsc_hz / 1000000;
 	for (unsigned i = 0; i < percpu_count; i++) {
 		struct percpu *p = percpu_by_index[i];
 		if (p == self)
@@ -300,14 +303,24 @@ static unsigned run_on_many(void (*fn)(void *), void *arg, bool include_self)
 	return done;
 }
 
+bool arch_run_on_cpu(unsigned index, void (*fn)(void *), void *arg)
+{
+	return smp_run_on_cpu_within(index, fn, arg, CROSS_CALL_TIMEOUT_US);
+}
+
+unsigned smp_run_on_all_within(void (*fn)(void *), void *arg, uint64_t timeout_us)
+{
+	return run_on_many(fn, arg, true, timeout_us);
+}
+
 unsigned arch_run_on_all(void (*fn)(void *), void *arg)
 {
-	return run_on_many(fn, arg, true);
+	return run_on_many(fn, arg, true, CROSS_CALL_TIMEOUT_US);
 }
 
 unsigned arch_run_on_aps(void (*fn)(void *), void *arg)
 {
-	return run_on_many(fn, arg, false);
+	return run_on_many(fn, arg, false, CROSS_CALL_TIMEOUT_US);
 }
 
 unsigned arch_cpu_count(void)

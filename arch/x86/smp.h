@@ -25,6 +25,10 @@ struct smp_report {
 
 /* Bring up every enabled AP of the MADT, one after the other, each with a timeout; a CPU that
  * does not answer is reported by APIC ID and skipped. */
+/* Cross-CPU calls with their own time-out (trace sessions single-step long workloads). */
+bool smp_run_on_cpu_within(unsigned index, void (*fn)(void *), void *arg, uint64_t timeout_us);
+unsigned smp_run_on_all_within(void (*fn)(void *), void *arg, uint64_t timeout_us);
+
 void smp_init(uint64_t trampoline_phys, const struct acpi_madt_info *madt, bool pmi_as_nmi,
 	      struct smp_report *r);
 

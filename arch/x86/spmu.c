@@ -62,6 +62,7 @@ void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(ui
 				     ? genmask(32 + pm->fixed_counters - 1, 32)
 				     : 0;
 		m->ctr.pebs_valid = gp | fixed;
+		m->ctr.adaptive_pebs = m->pebs.adaptive;
 	}
 }
 
@@ -318,7 +319,11 @@ static void pebs_event(struct spmu *m, unsigned bit, const struct spmu_step *st)
 	    .lbr = lbr,
 	    .lbr_count = lbr_snapshot(m, lbr, ARCH_LBR_MAX_DEPTH),
 	};
-	m->pebs.data_cfg = m->pebs_data_cfg;
+	/* Without the counter's adaptive bit the record is the basic group alone (reference
+	 * 6.1: Linux sets EVTSEL bit 34 / FIXED_CTR_CTRL bit 32+4m for adaptive PEBS). */
+	bool adaptive = bit < 32 ? (m->ctr.evtsel[bit] & EVTSEL_ADAPTIVE)
+				 : (m->ctr.fixed_ctrl & FIXED_CTRL_ADAPTIVE(bit - 32));
+	m->pebs.data_cfg = adaptive ? m->pebs_data_cfg : 0;
 	struct pebs_write_result r = pebs_write(ds, m->lin, &m->pebs, &s);
 	m->stats.pebs_records += r.stored;
 	m->stats.pebs_dropped += r.dropped_full;
@@ -427,12 +432,31 @@ void spmu_exception(struct spmu *m, unsigned vector)
 		m->debugctl &= ~DEBUGCTL_LBR;
 }
 
+/*
+ * BTF (SDM Vol. 3B 17.4.3): with DEBUGCTL.BTF and the workload's TF set, the single-step #DB
+ * comes after the next taken branch instead of after every instruction. The #DB itself then
+ * clears DEBUGCTL.LBR (17.4.2) and BTF (Linux exc_debug: "The processor cleared BTF"; our SDM
+ * excerpt does not say it, so a driver re-arms BTF after every trap either way).
+ */
+bool spmu_btf_trap(struct spmu *m)
+{
+	if (!m->btf_trap)
+		return false;
+	m->btf_trap = false;
+	m->stats.btf_traps++;
+	spmu_exception(m, VECTOR_DEBUG);
+	m->debugctl &= ~DEBUGCTL_BTF;
+	return true;
+}
+
 void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		 unsigned cpl_from, unsigned cpl_to)
 {
 	m->stats.branches++;
 	m->last_from = from;
 	m->last_to = to;
+	if (m->debugctl & DEBUGCTL_BTF)
+		m->btf_trap = true;
 	if (m->caps.lbr.kind == TC_LBR_ARCH && (m->arch_lbr.ctl & LBR_CTL_LBREN)) {
 		struct lbr_branch b = lbr_branch_of(m, from, to, kind, cpl_to);
 		if (spmu_counters_lbr_frozen(&m->ctr)) {

@@ -45,6 +45,7 @@ struct spmu_stats {
 	uint64_t pmis_requested;
 	uint64_t lbr_frozen_skips; /* branches not recorded while the LBRs were frozen */
 	uint64_t pebs_records, pebs_dropped, pebs_threshold_pmis;
+	uint64_t btf_traps;
 };
 
 struct spmu {
@@ -61,6 +62,7 @@ struct spmu {
 	uint64_t last_from, last_to; /* the most recent taken branch */
 	uint64_t steps_since_lbr;
 	bool pmi_pending;
+	bool btf_trap; /* a taken branch under DEBUGCTL.BTF: the next #DB is due */
 	struct spmu_stats stats;
 	/* The last refused access, for the report. */
 	uint32_t gp_msr;
@@ -89,6 +91,8 @@ void spmu_retire(struct spmu *m, const struct spmu_step *st);
  * debug exception clears DEBUGCTL.LBR (SDM 17.4.2; records are kept).
  */
 void spmu_exception(struct spmu *m, unsigned vector);
+/* After a step: whether BTF turned it into the workload's #DB (then LBR and BTF are clear). */
+bool spmu_btf_trap(struct spmu *m);
 /* One taken branch, as the hardware would see it. */
 void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		 unsigned cpl_from, unsigned cpl_to);

@@ -89,7 +89,7 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 {
 	*handled = true;
 	if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + c->n_gp) {
-		if (v & ~EVTSEL_VALID) {
+		if (v & ~(EVTSEL_VALID | (c->adaptive_pebs ? EVTSEL_ADAPTIVE : 0))) {
 			*reason = "reserved IA32_PERFEVTSELx bits";
 			return -1;
 		}
@@ -128,7 +128,10 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 	if (version_ge(c, 2)) {
 		switch (msr) {
 		case MSR_IA32_FIXED_CTR_CTRL:
-			if (c->n_fixed == 0 || (v & ~genmask(4 * c->n_fixed - 1, 0))) {
+			uint64_t ctrl_valid = c->n_fixed ? genmask(4 * c->n_fixed - 1, 0) : 0;
+			for (unsigned m = 0; c->adaptive_pebs && m < c->n_fixed; m++)
+				ctrl_valid |= FIXED_CTRL_ADAPTIVE(m);
+			if (c->n_fixed == 0 || (v & ~ctrl_valid)) {
 				*reason = "reserved IA32_FIXED_CTR_CTRL bits";
 				return -1;
 			}
@@ -262,6 +265,10 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 		if (bump(&c->fixed[m], c->fixed_width)) {
 			c->global_status |= GLOBAL_STATUS_FIXED(m);
 			want_pmi |= (c->fixed_ctrl & FIXED_CTRL_PMI(m)) != 0;
+			/* Extended PEBS: PEBS on fixed counter m is IA32_PEBS_ENABLE bit 32+m
+			 * (reference 6.1, Ice Lake and later with PERF_CAPABILITIES[14]). */
+			if (c->pebs_enable & BIT(FIXED_BASE + m))
+				o.pebs |= BIT(FIXED_BASE + m);
 		}
 	}
 	if (want_pmi) {

@@ -25,6 +25,7 @@ struct spmu_counters {
 	unsigned version, n_gp, gp_width, n_fixed, fixed_width;
 	bool full_width_write;
 	uint64_t pebs_valid; /* PEBS_ENABLE bits the processor has (0: no PEBS) */
+	bool adaptive_pebs;  /* PERF_CAPABILITIES[14]: EVTSEL bit 34, FIXED_CTR_CTRL bits 32+4m */
 	/* state */
 	uint64_t evtsel[SPMU_MAX_GP], pmc[SPMU_MAX_GP];
 	uint64_t fixed[SPMU_MAX_FIXED], fixed_ctrl;

@@ -21,13 +21,18 @@
 
 extern const char user_syscall_entry[];
 
-bool usermode_init(uint64_t kernel_phys_base)
+void usermode_init_cpu(void)
 {
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 	/* SYSRET: CS = base + 16 = user code, SS = base + 8 = user data (RPL 3 forced). */
 	wrmsr(MSR_STAR, STAR_SYSCALL_CS(SEL_KERNEL_CODE) | STAR_SYSRET_BASE(SEL_KERNEL_DATA));
 	wrmsr(MSR_LSTAR, (uint64_t)user_syscall_entry);
 	wrmsr(MSR_FMASK, RFLAGS_DF);
+}
+
+bool usermode_init(uint64_t kernel_phys_base)
+{
+	usermode_init_cpu();
 	uint64_t code_pa = kernel_phys_base + ((uint64_t)user_code_page - KERNEL_VIRT_BASE);
 	uint64_t stack_pa = page_alloc(1);
 	if (!stack_pa || !paging_map_user_4k(USER_CODE_VA, code_pa, false, true) ||

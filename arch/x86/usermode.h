@@ -10,6 +10,8 @@
 #define USER_STACK_VA 0x00007f0000002000ull /* one page; the top is USER_CODE_VA + 0x3000 */
 
 /* On the boot CPU, after paging_init: returns false (with a message) on failure. */
+/* The SYSCALL/SYSRET MSRs of the running CPU (usermode_init does the boot CPU's). */
+void usermode_init_cpu(void);
 bool usermode_init(uint64_t kernel_phys_base);
 extern const char user_code_page[];
 

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-CPU session output. The UART has one owner (the boot CPU): a CPU running a capture
+ * writes its report into its own buffer, and the boot CPU prints the buffers in CPU order
+ * once the sessions are over, so CPUs tracing at the same time never interleave on the wire.
+ * A full buffer drops text and counts it; the flush says how much was lost.
+ */
+#ifndef ARCH_X86_TRACE_OUT_H
+#define ARCH_X86_TRACE_OUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TRACE_OUT_PAGES 256 /* 1 MiB per CPU */
+
+/* Boot CPU, before dispatching: make sure CPU `cpu` has a buffer (allocated once). */
+bool trace_out_prepare(unsigned cpu);
+/* On the running CPU: into its buffer, or straight to the console when it has none. */
+void tprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Boot CPU: print CPU `cpu`'s buffer and empty it; returns the bytes it had to drop. */
+uint64_t trace_out_flush(unsigned cpu);
+
+#endif

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PEBS sessions (record layouts and checks: arch/x86/pebs_record.c): one PEBS counter —
+ * PMC0 on instructions or branches retired, or fixed counter 0 (extended PEBS) — reloaded
+ * from its DS counter-reset slot after every record (the slot's offset depends on the
+ * format), a buffer of pebs.kib whose threshold leaves one record of room per PEBS counter
+ * (reference 6.5), drained by the PMI/DS service routine at every threshold PMI and after
+ * the run. PEBS counters are programmed without INT: their PMI is the buffer's (reference
+ * 6.1). Adaptive PEBS records carry the memory-info and GPR groups. Every record is decoded
+ * and printed with its IP semantics (exact, trap-like or fault-like), or counted.
+ */
+#include "arch/x86/ds_area.h"
+#include "arch/x86/pebs_record.h"
+#include "arch/x86/pmc.h"
+#include "arch/x86/pmi.h"
+#include "arch/x86/pmu_msr.h"
+#include "arch/x86/pmu_regs.h"
+#include "arch/x86/trace_out.h"
+#include "arch/x86/trace_pmi.h"
+#include "arch/x86/trace_session.h"
+#include "lib/string.h"
+
+#define PEBS_PMI_MAX_LOOPS    100
+#define ARCH_EVENT_LOADS      0xcd	     /* MEM_TRANS_RETIRED.LOAD_LATENCY, umask 01H */
+#define LOADS_UMASK	      0x01
+
+struct pebs_store {
+	unsigned format;
+	bool adaptive, trap_like;
+	uint64_t data_cfg;
+	uint64_t n, bad;
+	uint64_t first_error; /* enum pebs_err of the first bad record */
+	uint64_t *ev, *next, *status;
+	uint8_t *kind;
+	uint64_t cap, lost_full;
+};
+
+static void store_pebs(void *ctx, const void *record, size_t size)
+{
+	struct pebs_store *s = ctx;
+	struct pebs_decoded d;
+	int err = pebs_decode(s->format, s->adaptive, s->trap_like, s->data_cfg, record, size, &d);
+	if (err != PEBS_OK) {
+		if (!s->bad++)
+			s->first_error = (uint64_t)-err;
+		return;
+	}
+	if (s->n == s->cap) {
+		s->lost_full++;
+		return;
+	}
+	s->ev[s->n] = d.has_eventing_ip ? d.eventing_ip : d.gprs.ip;
+	s->next[s->n] = d.has_next_ip ? d.next_ip : d.gprs.ip;
+	s->status[s->n] = d.status;
+	s->kind[s->n] = (uint8_t)d.ip_kind;
+	s->n++;
+}
+
+struct pebs_choice {
+	bool fixed;
+	uint8_t event, umask;
+	bool load_latency;
+};
+
+static bool choose_event(const char *name, struct pebs_choice *c)
+{
+	*c = (struct pebs_choice){0};
+	if (strcmp(name, "instructions") == 0)
+		c->event = ARCH_EVENT_INSTRUCTIONS;
+	else if (strcmp(name, "branches") == 0)
+		c->event = ARCH_EVENT_BRANCHES;
+	else if (strcmp(name, "loads") == 0)
+		*c = (struct pebs_choice){false, ARCH_EVENT_LOADS, LOADS_UMASK, true};
+	else if (strcmp(name, "fixed0") == 0)
+		c->fixed = true;
+	else
+		return false;
+	return true;
+}
+
+bool session_pebs(struct trace_ctx *t)
+{
+	const struct trace_caps *c = t->caps;
+	const struct trace_options *o = t->req->opt;
+	char why[200];
+	struct pebs_choice ch;
+	if (!choose_event(o->pebs_event, &ch)) {
+		ts_skip(t, "pebs", "unknown pebs.event (arch_trace_validate checks it)");
+		return false;
+	}
+	if (c->pebs.kind != TC_PEBS_YES) {
+		ts_skip(t, "pebs", c->pebs.reason);
+		return true;
+	}
+	uint64_t enable = 0, ldlat = 0;
+	if (pebs_enable_bits(c, ch.fixed ? 0 : BIT(0), ch.fixed ? BIT(0) : 0,
+			     ch.load_latency ? BIT(0) : 0, &enable, why, sizeof(why)) != PEBS_OK ||
+	    (ch.load_latency && pebs_ld_lat_value((unsigned)o->pebs_ldlat, &ldlat) != PEBS_OK)) {
+		ts_skip(t, "pebs", why);
+		return true;
+	}
+	struct pebs_store s = {
+	    .format = c->pebs.format,
+	    .adaptive = c->pebs.adaptive,
+	    .trap_like = c->pebs.trap_like,
+	    .data_cfg = c->pebs.adaptive ? PEBS_DATACFG_MEMINFO | PEBS_DATACFG_GP : 0,
+	};
+	size_t size = pebs_record_bytes(s.format, s.adaptive, s.data_cfg);
+	struct ds_percpu *d = ds_area_this_cpu();
+	uint32_t reset_off = pebs_counter_reset_offset(s.format, ch.fixed, 0);
+	if (!size || !d || !reset_off || d->pebs_bytes < 2 * size) {
+		tprintf("error: pebs: %s: format %u (adaptive %d) has no record layout here, or the "
+			"buffer (%lu bytes) holds fewer than 2 records\n",
+			t->label, s.format, s.adaptive, d ? d->pebs_bytes : 0);
+		return false;
+	}
+	/* The store: four arrays in the scratch pages. */
+	uint64_t bytes;
+	uint8_t *mem = ts_scratch(&bytes);
+	s.cap = bytes / (3 * sizeof(uint64_t) + 1);
+	s.ev = (uint64_t *)mem;
+	s.next = s.ev + s.cap;
+	s.status = s.next + s.cap;
+	s.kind = (uint8_t *)(s.status + s.cap);
+
+	struct ds_area64 *ds = d->area;
+	uint64_t nrec = o->pebs_kib * 1024 / size;
+	unsigned width = ch.fixed ? c->perfmon.fixed_width : c->perfmon.gp_width;
+	uint64_t reload = pmc_period_value(width, o->pebs_period);
+	ds->pebs_base = ds->pebs_index = d->pebs_phys;
+	ds->pebs_abs_max = d->pebs_phys + nrec * size;
+	ds->pebs_threshold = pebs_threshold_multi(ds->pebs_base, ds->pebs_abs_max, size, 1);
+	memcpy((uint8_t *)ds + reset_off, &reload, sizeof(reload));
+
+	uint64_t global = ch.fixed ? GLOBAL_STATUS_FIXED(0) : BIT(0);
+	struct ds_isr_config isr = {
+	    .perfmon_version = c->perfmon.version,
+	    .ds_area = d->area_phys,
+	    .pebs = true,
+	    .pebs_record_size = size,
+	    .global_ctrl = global,
+	    .pebs_enable = enable,
+	    .max_loops = PEBS_PMI_MAX_LOOPS,
+	};
+	struct trace_pmi_sinks sinks = {.pebs_record = store_pebs, .ctx = &s};
+	uint32_t bad = pmc_reset_all(c);
+	if (!bad && ch.fixed) {
+		bad = pmc_program_fixed(c, 0, true, true, false, o->pebs_period);
+		uint64_t ctrl = 0;
+		if (!bad && s.adaptive && (pmu_rdmsr(MSR_IA32_FIXED_CTR_CTRL, &ctrl) != PMU_MSR_OK ||
+					   pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL,
+						     ctrl | FIXED_CTRL_ADAPTIVE(0)) != PMU_MSR_OK))
+			bad = MSR_IA32_FIXED_CTR_CTRL;
+	} else if (!bad) {
+		struct pmc_event ev = {
+		    .event = ch.event,
+		    .umask = ch.umask,
+		    .usr = true,
+		    .os = true,
+		    .period = o->pebs_period,
+		    .extra = s.adaptive ? EVTSEL_ADAPTIVE : 0,
+		};
+		bad = pmc_check_gp(c, 0, &ev, why, sizeof(why)) ? MSR_IA32_PERFEVTSEL0
+								 : pmc_program_gp(c, 0, &ev);
+	}
+	uint64_t pmis_before = pmi_count(arch_cpu_index());
+	trace_pmi_begin(&isr, &sinks);
+	bool ok =
+	    ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pebs") &&
+	    ts_check(t, ds_area_install(d), MSR_IA32_DS_AREA, "pebs") &&
+	    (!s.adaptive ||
+	     ts_check(t, pmu_wrmsr(MSR_PEBS_DATA_CFG, s.data_cfg), MSR_PEBS_DATA_CFG, "pebs")) &&
+	    (!ch.load_latency ||
+	     ts_check(t, pmu_wrmsr(MSR_PEBS_LD_LAT, ldlat), MSR_PEBS_LD_LAT, "pebs")) &&
+	    ts_check(t, pmu_wrmsr(MSR_IA32_PEBS_ENABLE, enable), MSR_IA32_PEBS_ENABLE, "pebs") &&
+	    ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, global), MSR_IA32_PERF_GLOBAL_CTRL,
+		     "pebs");
+	uint64_t steps = 0, result = ok ? ts_run(t, true, &steps) : 0;
+	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL,
+		       "pebs") &&
+	      ts_check(t, pmu_wrmsr(MSR_IA32_PEBS_ENABLE, 0), MSR_IA32_PEBS_ENABLE, "pebs");
+	struct trace_pmi_stats st;
+	trace_pmi_end(&st);
+	uint64_t at_end = 0;
+	for (uint64_t a = ds->pebs_base; a + size <= ds->pebs_index; a += size, at_end++)
+		store_pebs(&s, trace_pmi_at(0, a), size);
+	ds->pebs_index = ds->pebs_base;
+	bad = pmc_reset_all(c);
+	ok &= ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pebs");
+	uint64_t masked, vpmis = ts_virtual_pmis(&masked);
+	tprintf("trace-begin pebs %s steps=%lu records=%lu format=%u adaptive=%d trap=%d "
+		"period=%lu counter=%s enable=%#lx size=%zu pmis=%lu virtual-pmis=%lu masked=%lu "
+		"drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu bad=%lu "
+		"storms=%lu result=%lu\n",
+		t->label, steps, s.n, s.format, s.adaptive, s.trap_like, o->pebs_period,
+		ch.fixed ? "fixed0" : "pmc0", enable, size, pmi_count(arch_cpu_index()) - pmis_before,
+		vpmis, masked, st.pebs_drains, st.pebs_drained, at_end,
+		t->model ? t->model->stats.pebs_dropped : 0, s.lost_full, s.bad, st.storms, result);
+	for (uint64_t i = 0; i < s.n; i++)
+		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s\n", s.ev[i], s.next[i],
+			s.status[i], size, pebs_ip_kind_name((enum pebs_ip_kind)s.kind[i]));
+	ts_print_exceptions(t);
+	if (s.lost_full || s.bad || st.storms || st.msr_errors) {
+		tprintf("error: pebs: %s: %lu records lost (store full), %lu undecodable (first: "
+			"%s), %lu storms, %lu refused MSR accesses\n",
+			t->label, s.lost_full, s.bad, s.bad ? pebs_error_name(-(int)s.first_error) : "-",
+			st.storms, st.msr_errors);
+		ok = false;
+	}
+	tprintf("trace-end pebs %s\n", t->label);
+	return ok;
+}

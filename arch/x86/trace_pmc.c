@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Counter sampling without PEBS (driver: arch/x86/pmc.c): general-purpose counter 0 counts
+ * instructions retired (architectural event C0H) with INT set and a period of pmc.period;
+ * each overflow raises a PMI whose service routine (arch/x86/trace_pmi.c) records the
+ * interrupted instruction pointer and re-arms the period. Fixed counter 0 (instructions
+ * retired too, where present) counts alongside without sampling, as a cross-check; the
+ * freeze option applies, and the routine undoes a legacy freeze or acknowledges a
+ * streamlined one.
+ */
+#include "arch/x86/ds_layout.h"
+#include "arch/x86/pmc.h"
+#include "arch/x86/pmi.h"
+#include "arch/x86/pmu_msr.h"
+#include "arch/x86/pmu_regs.h"
+#include "arch/x86/trace_out.h"
+#include "arch/x86/trace_pmi.h"
+#include "arch/x86/trace_session.h"
+
+#define PMC_SAMPLED	  0
+#define PMC_PMI_MAX_LOOPS 100
+
+struct pmc_store {
+	uint64_t *ip;
+	uint64_t n, cap, lost_full, other_counters;
+};
+
+static void sample(void *ctx, unsigned counter, uint64_t ip)
+{
+	struct pmc_store *s = ctx;
+	if (counter != PMC_SAMPLED)
+		s->other_counters++;
+	else if (s->n < s->cap)
+		s->ip[s->n++] = ip;
+	else
+		s->lost_full++;
+}
+
+bool session_pmc(struct trace_ctx *t)
+{
+	const struct trace_caps *c = t->caps;
+	const struct trace_options *o = t->req->opt;
+	char why[160];
+	struct pmc_event ev = {
+	    .event = ARCH_EVENT_INSTRUCTIONS,
+	    .usr = true,
+	    .os = true,
+	    .pmi = true,
+	    .period = o->pmc_period,
+	};
+	struct pmc_freeze fr;
+	uint64_t freeze = 0;
+	if (pmc_check_gp(c, PMC_SAMPLED, &ev, why, sizeof(why)) != 0 ||
+	    pmc_freeze_parse(o->freeze, &fr, why, sizeof(why)) != 0 ||
+	    pmc_freeze_bits(c, &fr, &freeze, why, sizeof(why)) != 0) {
+		ts_skip(t, "pmc", why);
+		return true;
+	}
+	bool fixed = pmc_check_fixed(c, 0, 0, why, sizeof(why)) == 0;
+	uint64_t enable = BIT(PMC_SAMPLED) | (fixed ? GLOBAL_STATUS_FIXED(0) : 0);
+	uint64_t bytes;
+	struct pmc_store s = {.ip = ts_scratch(&bytes)};
+	s.cap = bytes / sizeof(uint64_t);
+	struct ds_isr_config isr = {
+	    .perfmon_version = c->perfmon.version,
+	    .debugctl = freeze,
+	    .global_ctrl = enable,
+	    .n_gp = 1,
+	    .max_loops = PMC_PMI_MAX_LOOPS,
+	};
+	uint32_t msr;
+	uint64_t reload;
+	pmc_gp_write_target(c, PMC_SAMPLED, pmc_period_value(c->perfmon.gp_width, ev.period), &msr,
+			    &reload);
+	isr.gp_reload[PMC_SAMPLED] = reload;
+	struct trace_pmi_sinks sinks = {.overflow = sample, .ctx = &s};
+	uint64_t pmis_before = pmi_count(arch_cpu_index());
+	uint32_t bad = pmc_reset_all(c);
+	if (!bad)
+		bad = pmc_program_gp(c, PMC_SAMPLED, &ev);
+	if (!bad && fixed)
+		bad = pmc_program_fixed(c, 0, true, true, false, 0);
+	bool ok = ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pmc") &&
+		  ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, freeze), MSR_IA32_DEBUGCTL, "pmc");
+	trace_pmi_begin(&isr, &sinks);
+	ok = ok && ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, enable),
+			    MSR_IA32_PERF_GLOBAL_CTRL, "pmc");
+	uint64_t steps = 0, result = ok ? ts_run(t, true, &steps) : 0;
+	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL, "pmc");
+	struct trace_pmi_stats st;
+	trace_pmi_end(&st);
+	int64_t left = 0;
+	uint64_t fixed_count = 0;
+	ok &= pmc_read_gp(c, PMC_SAMPLED, &left);
+	if (fixed)
+		ok &= ts_check(t, pmu_rdmsr(MSR_IA32_FIXED_CTR0, &fixed_count), MSR_IA32_FIXED_CTR0,
+			       "pmc");
+	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, "pmc");
+	bad = pmc_reset_all(c);
+	ok &= ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pmc");
+	uint64_t masked, vpmis = ts_virtual_pmis(&masked);
+	/* left is -(events to the next overflow): the run's events are samples * period plus
+	 * period + left. */
+	tprintf("trace-begin pmc %s steps=%lu samples=%lu period=%lu pmis=%lu virtual-pmis=%lu "
+		"masked=%lu overflows=%lu frozen=%lu freeze=%#lx remainder=%ld fixed0=%lu "
+		"lost=%lu storms=%lu result=%lu\n",
+		t->label, steps, s.n, ev.period, pmi_count(arch_cpu_index()) - pmis_before, vpmis,
+		masked, st.overflows, st.frozen, freeze, (int64_t)ev.period + left, fixed_count,
+		s.lost_full, st.storms, result);
+	for (uint64_t i = 0; i < s.n; i++)
+		tprintf("sample %#lx\n", s.ip[i]);
+	ts_print_exceptions(t);
+	if (s.lost_full || st.storms || st.msr_errors || s.other_counters) {
+		tprintf("error: pmc: %s: %lu samples lost (store full), %lu storms, %lu refused MSR "
+			"accesses, %lu overflows of counters not sampled\n",
+			t->label, s.lost_full, st.storms, st.msr_errors, s.other_counters);
+		ok = false;
+	}
+	tprintf("trace-end pmc %s\n", t->label);
+	return ok;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+#include "arch/x86/trace_pmi.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/pmi.h"
+#include "arch/x86/pmu_msr.h"
+#include "arch/x86/trap.h"
+#include "kernel/arch.h"
+#include "lib/string.h"
+
+struct pmi_session {
+	struct ds_isr_config cfg;
+	struct trace_pmi_sinks sinks;
+	struct trace_pmi_stats stats;
+	struct ds_isr_ops ops;
+	uint64_t ip; /* interrupted instruction of the PMI being serviced */
+};
+
+static struct pmi_session sessions[MAX_CPUS];
+
+int trace_pmi_rdmsr(void *ctx, uint32_t msr, uint64_t *v)
+{
+	(void)ctx;
+	return pmu_rdmsr(msr, v);
+}
+
+int trace_pmi_wrmsr(void *ctx, uint32_t msr, uint64_t v)
+{
+	(void)ctx;
+	return pmu_wrmsr(msr, v);
+}
+
+void *trace_pmi_at(void *ctx, uint64_t linear)
+{
+	(void)ctx;
+	return arch_phys_to_virt(linear); /* DS area and buffers: identity map (ds_area.h) */
+}
+
+static void bts_sink(void *ctx, const struct bts_record *r)
+{
+	struct pmi_session *s = ctx;
+	s->sinks.bts_record(s->sinks.ctx, r);
+}
+
+static void pebs_sink(void *ctx, const void *record, size_t size)
+{
+	struct pmi_session *s = ctx;
+	s->sinks.pebs_record(s->sinks.ctx, record, size);
+}
+
+static void overflow_sink(void *ctx, unsigned counter)
+{
+	struct pmi_session *s = ctx;
+	if (s->sinks.overflow)
+		s->sinks.overflow(s->sinks.ctx, counter, s->ip);
+}
+
+static void service(struct trap_frame *f)
+{
+	struct pmi_session *s = &sessions[this_cpu()->index];
+	struct ds_isr_report r;
+	s->ip = f->rip;
+	ds_isr_service(&s->ops, &s->cfg, &r);
+	struct trace_pmi_stats *st = &s->stats;
+	st->pmis++;
+	st->idle += r.loops == 0;
+	st->bts_drains += r.bts_threshold;
+	st->bts_drained += r.bts_drained;
+	st->pebs_drains += r.pebs_threshold;
+	st->pebs_drained += r.pebs_drained;
+	st->overflows += r.overflows;
+	st->status_seen |= r.status_seen;
+	st->frozen += r.frozen;
+	st->storms += r.storm;
+	st->msr_errors += r.msr_errors;
+	if (r.loops > st->max_loops)
+		st->max_loops = r.loops;
+}
+
+void trace_pmi_begin(const struct ds_isr_config *cfg, const struct trace_pmi_sinks *sinks)
+{
+	struct pmi_session *s = &sessions[this_cpu()->index];
+	memset(s, 0, sizeof(*s));
+	s->cfg = *cfg;
+	s->sinks = *sinks;
+	s->ops = (struct ds_isr_ops){
+	    .rdmsr = trace_pmi_rdmsr,
+	    .wrmsr = trace_pmi_wrmsr,
+	    .at = trace_pmi_at,
+	    .bts_record = bts_sink,
+	    .pebs_record = pebs_sink,
+	    .overflow = overflow_sink,
+	    .ctx = s,
+	};
+	pmi_set_service_routine(service);
+}
+
+void trace_pmi_end(struct trace_pmi_stats *out)
+{
+	pmi_set_service_routine(0);
+	*out = sessions[this_cpu()->index].stats;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one PMI hook every trace session shares: while a session runs on a CPU, that CPU's PMI
+ * entry (arch/x86/pmi.c) calls the PMI/DS service routine (arch/x86/ds_isr.c) with the
+ * session's configuration and record sinks, and keeps the counts a session reports. LVTPC is
+ * unmasked by the PMI entry after the routine has re-armed the counters (the "late" ack Linux
+ * uses on Haswell and later big cores, reference 7.4), then EOI.
+ */
+#ifndef ARCH_X86_TRACE_PMI_H
+#define ARCH_X86_TRACE_PMI_H
+
+#include <stdint.h>
+#include "arch/x86/ds_isr.h"
+
+struct trace_pmi_sinks {
+	void (*bts_record)(void *ctx, const struct bts_record *r);
+	void (*pebs_record)(void *ctx, const void *record, size_t size);
+	/* A counter overflow (GLOBAL_STATUS bit), with the interrupted instruction pointer. */
+	void (*overflow)(void *ctx, unsigned counter, uint64_t ip);
+	void *ctx;
+};
+
+struct trace_pmi_stats {
+	uint64_t pmis;	       /* service routine calls */
+	uint64_t idle;	       /* PMIs that found no cause (back-to-back, already handled) */
+	uint64_t bts_drains, bts_drained, pebs_drains, pebs_drained, overflows;
+	uint64_t status_seen;
+	uint64_t frozen;     /* PMIs that found LBR_Frz / CTR_Frz */
+	uint64_t storms;     /* PMI storms: PMU left disabled */
+	uint64_t msr_errors; /* refused MSR accesses inside the routine */
+	unsigned max_loops;  /* most loop iterations one PMI took */
+};
+
+/* On the running CPU: route its PMIs to the service routine with `cfg` and `sinks`. */
+void trace_pmi_begin(const struct ds_isr_config *cfg, const struct trace_pmi_sinks *sinks);
+/* Stop routing (PMIs are then only counted) and return the counts. */
+void trace_pmi_end(struct trace_pmi_stats *out);
+/* The MSR and memory callbacks of the routine, for sessions that drain outside a PMI. */
+int trace_pmi_rdmsr(void *ctx, uint32_t msr, uint64_t *v);
+int trace_pmi_wrmsr(void *ctx, uint32_t msr, uint64_t v);
+void *trace_pmi_at(void *ctx, uint64_t linear);
+
+#endif
