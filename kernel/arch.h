@@ -91,9 +91,9 @@ struct trace_request {
 	const char *workload;
 	uint64_t (*fn)(uint64_t);
 	uint64_t arg;
-	uint64_t expect;      /* fn(arg)'s result: a run that returns another is a failure */
-	void (*reset)(void);  /* before each run, on the CPU that runs it; or NULL */
-	bool concurrent;      /* may run on several CPUs at once */
+	uint64_t expect;     /* fn(arg)'s result: a run that returns another is a failure */
+	void (*reset)(void); /* before each run, on the CPU that runs it; or NULL */
+	bool concurrent;     /* may run on several CPUs at once */
 	const struct trace_options *opt;
 };
 
@@ -103,6 +103,10 @@ bool arch_trace_validate(const struct trace_options *opt, char *err, size_t size
  * when it has the facility, else on the software PMU presenting as `personality` (or SKIP
  * with the reason). Prints the records; false on a failure. */
 bool arch_trace_workload(const struct trace_request *req);
+
+/* Bench: the PMI/DS service routine's path length in instructions per PMI and per record
+ * (arch/x86/isr_bench.c); false if it misbehaves or exceeds its bound. */
+bool arch_bench_isr(void);
 
 /* The ring 3 <-> ring 0 round-trip workload: n SYSCALL/SYSRET pairs from ring 3, entered with
  * IRETQ and left through a final SYSCALL; returns n (arch/x86/user_roundtrip.S). */

@@ -152,6 +152,8 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 		status = RUN_FAIL;
 	if (!tracing_run(opts.trace, opts.spmu, opts.workload, &opts.tr))
 		status = RUN_FAIL;
+	if (opts.bench == BENCH_ISR && !arch_bench_isr())
+		status = RUN_FAIL;
 	if (strcmp(opts.selftest, "none") != 0) {
 		enum run_status st = selftest_run(opts.selftest);
 		if (status == RUN_PASS)

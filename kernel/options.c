@@ -35,6 +35,12 @@ static const struct cfg_enum_value pmi_values[] = {
     {NULL, 0},
 };
 
+static const struct cfg_enum_value bench_values[] = {
+    {"none", BENCH_NONE},
+    {"isr", BENCH_ISR},
+    {NULL, 0},
+};
+
 static const struct cfg_enum_value cpus_values[] = {
     {"boot", TRACE_CPUS_BOOT},
     {"each", TRACE_CPUS_EACH},
@@ -55,8 +61,8 @@ static const struct cfg_enum_value leak_values[] = {
     {NULL, 0},
 };
 
-#define OPT(field)     offsetof(struct kernel_options, field)
-#define PERIOD_MAX     (1ull << 31) /* what every counter width takes (legacy PMC writes) */
+#define OPT(field)	offsetof(struct kernel_options, field)
+#define PERIOD_MAX	(1ull << 31) /* what every counter width takes (legacy PMC writes) */
 #define BTS_RECORDS_MAX 1000000
 #define PEBS_KIB_MAX	4096
 #define LDLAT_MAX	0xffff /* MSR_PEBS_LD_LAT_THRESHOLD[15:0] */
@@ -92,10 +98,10 @@ static const struct cfg_option option_table[] = {
     {"pmi", CFG_ENUM, "deliver the performance-monitoring interrupt on its vector or as NMI",
      OPT(pmi), 0, 0, pmi_values},
     {"trace.cpus", CFG_ENUM,
-     "where trace sessions run: the boot CPU, each CPU in turn, or all CPUs at once",
-     OPT(tr.cpus), 0, 0, cpus_values},
-    {"bts.ring", CFG_ENUM, "rings BTS records (CPL-qualified with DS-CPL)", OPT(tr.bts_ring), 0,
-     0, ring_values},
+     "where trace sessions run: the boot CPU, each CPU in turn, or all CPUs at once", OPT(tr.cpus),
+     0, 0, cpus_values},
+    {"bts.ring", CFG_ENUM, "rings BTS records (CPL-qualified with DS-CPL)", OPT(tr.bts_ring), 0, 0,
+     ring_values},
     {"bts.leak", CFG_ENUM,
      "BTS records crossing into the other ring (e.g. SYSCALL's kernel target): filter or flag",
      OPT(tr.bts_leak), 0, 0, leak_values},
@@ -107,18 +113,20 @@ static const struct cfg_option option_table[] = {
      OPT(tr.lbr_filter), 0, TRACE_LIST_MAX, NULL},
     {"lbr.depth", CFG_UINT, "Architectural LBR depth; 0 = the deepest the CPU has",
      OPT(tr.lbr_depth), 0, LBR_DEPTH_MAX, NULL},
-    {"freeze", CFG_STRING, "freeze on PMI: none, or a list of lbrs perfmon smm", OPT(tr.freeze),
-     0, TRACE_LIST_MAX, NULL},
+    {"freeze", CFG_STRING, "freeze on PMI: none, or a list of lbrs perfmon smm", OPT(tr.freeze), 0,
+     TRACE_LIST_MAX, NULL},
     {"pebs.event", CFG_STRING,
      "PEBS counter: instructions (PMC0), branches (PMC0), or fixed0 (extended PEBS)",
      OPT(tr.pebs_event), 0, TRACE_LIST_MAX, NULL},
-    {"pebs.period", CFG_UINT, "events per PEBS record", OPT(tr.pebs_period), 1, PERIOD_MAX,
-     NULL},
+    {"pebs.period", CFG_UINT, "events per PEBS record", OPT(tr.pebs_period), 1, PERIOD_MAX, NULL},
     {"pebs.kib", CFG_UINT, "PEBS buffer size in KiB", OPT(tr.pebs_kib), 4, PEBS_KIB_MAX, NULL},
     {"pebs.ldlat", CFG_UINT, "load-latency threshold in cycles (0 = off)", OPT(tr.pebs_ldlat), 0,
      LDLAT_MAX, NULL},
     {"pmc.period", CFG_UINT, "instructions per counter-overflow sample (trace=pmc)",
      OPT(tr.pmc_period), 1, PERIOD_MAX, NULL},
+    {"bench", CFG_ENUM,
+     "isr: count the PMI/DS service routine's instructions per PMI and per record (make bench)",
+     OPT(bench), 0, 0, bench_values},
     {"help", CFG_BOOL, "print the accepted options", OPT(help), 0, 1, NULL},
 };
 

@@ -13,6 +13,7 @@
 
 enum memmap_detail { MEMMAP_SUMMARY, MEMMAP_FULL };
 enum pmi_delivery { PMI_VECTOR, PMI_NMI };
+enum bench_kind { BENCH_NONE, BENCH_ISR };
 
 struct kernel_options {
 	uint64_t serial_port;
@@ -21,7 +22,8 @@ struct kernel_options {
 	uint64_t fault;	    /* enum fault_kind */
 	uint64_t memmap;    /* enum memmap_detail */
 	uint64_t help;
-	uint64_t pmi; /* enum pmi_delivery */
+	uint64_t pmi;	/* enum pmi_delivery */
+	uint64_t bench; /* enum bench_kind */
 	char selftest[OPTIONS_SELFTEST_MAX];
 	char ss[OPTIONS_SELFTEST_MAX];	     /* workloads to single-step trace */
 	char trace[OPTIONS_SELFTEST_MAX];    /* facilities to capture with */

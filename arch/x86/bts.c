@@ -2,9 +2,6 @@
 #include "arch/x86/bts.h"
 #include "lib/fmt.h"
 
-/* The upper canonical half, where this kernel (and every x86-64 kernel we trace) lives. */
-#define KERNEL_HALF BIT(63)
-
 const char *bts_ring_name(enum bts_ring r)
 {
 	switch (r) {
@@ -31,7 +28,8 @@ int bts_plan(const struct trace_caps *c, const struct bts_config *b, struct bts_
 {
 	*out = (struct bts_plan){.debugctl = DEBUGCTL_TR | DEBUGCTL_BTS};
 	if (!c || c->bts.kind == TC_BTS_NO) {
-		fmt_snprintf(why, why_size, "no BTS: %s", c ? c->bts.reason : "no capability record");
+		fmt_snprintf(why, why_size, "no BTS: %s",
+			     c ? c->bts.reason : "no capability record");
 		return -1;
 	}
 	if (b->mode == BTS_INTERRUPT)
@@ -64,20 +62,7 @@ int bts_buffer_setup(struct ds_area64 *ds, uint64_t base, const struct bts_confi
 	/* Circular: clearing BTINT is not enough, the threshold must lie above the absolute
 	 * maximum (SDM 17.4.9.3 note). Interrupt: records keep landing after the threshold
 	 * until the PMI is taken, hence the headroom (reference 5.5). */
-	ds->bts_threshold = b->mode == BTS_CIRCULAR ? ds->bts_abs_max + rec
-						    : ds->bts_abs_max - b->headroom * rec;
+	ds->bts_threshold =
+	    b->mode == BTS_CIRCULAR ? ds->bts_abs_max + rec : ds->bts_abs_max - b->headroom * rec;
 	return 0;
-}
-
-bool bts_record_leaks(const struct bts_record *r, enum bts_ring ring)
-{
-	bool from_k = r->from & KERNEL_HALF, to_k = r->to & KERNEL_HALF;
-	switch (ring) {
-	case BTS_RING_USER:
-		return from_k || to_k;
-	case BTS_RING_KERNEL:
-		return !from_k || !to_k;
-	default:
-		return false;
-	}
 }

@@ -42,7 +42,13 @@ int bts_buffer_setup(struct ds_area64 *ds, uint64_t base, const struct bts_confi
 
 /* A record with an address outside the traced ring (canonical halves: the kernel's is the
  * upper one). */
-bool bts_record_leaks(const struct bts_record *r, enum bts_ring ring);
+static inline bool bts_record_leaks(const struct bts_record *r, enum bts_ring ring)
+{
+	uint64_t kernel_half = BIT(63); /* upper canonical half: where kernels live */
+	bool from_k = r->from & kernel_half, to_k = r->to & kernel_half;
+	return ring == BTS_RING_USER ? from_k || to_k
+				     : ring == BTS_RING_KERNEL && (!from_k || !to_k);
+}
 const char *bts_ring_name(enum bts_ring r);
 
 #endif

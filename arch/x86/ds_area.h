@@ -15,10 +15,10 @@
 #include "arch/x86/ds_layout.h"
 
 struct ds_percpu {
-	uint64_t area_phys;		   /* IA32_DS_AREA value (linear = physical here) */
-	struct ds_area64 *area;		   /* its kernel pointer */
-	uint64_t bts_phys, bts_bytes;	   /* BTS buffer */
-	uint64_t pebs_phys, pebs_bytes;	   /* PEBS buffer */
+	uint64_t area_phys;		/* IA32_DS_AREA value (linear = physical here) */
+	struct ds_area64 *area;		/* its kernel pointer */
+	uint64_t bts_phys, bts_bytes;	/* BTS buffer */
+	uint64_t pebs_phys, pebs_bytes; /* PEBS buffer */
 };
 
 /* Boot CPU: give CPU `cpu` buffers of at least these sizes (rounded up to pages); false when

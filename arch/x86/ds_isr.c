@@ -25,10 +25,16 @@ static void wr(const struct ds_isr_ops *o, struct ds_isr_report *r, uint32_t msr
 
 uint64_t ds_bts_drain(const struct ds_isr_ops *o, struct ds_area64 *ds)
 {
-	uint64_t n = 0;
-	for (uint64_t a = ds->bts_base; a + sizeof(struct bts_record) <= ds->bts_index;
-	     a += sizeof(struct bts_record), n++)
-		o->bts_record(o->ctx, o->at(o->ctx, a));
+	/* The buffer is one linear range (reference 5.3): mapped once, walked by pointer — the
+	 * per-record cost is the sink call (make bench counts it). */
+	uint64_t n = ds->bts_index > ds->bts_base
+			 ? (ds->bts_index - ds->bts_base) / sizeof(struct bts_record)
+			 : 0;
+	const struct bts_record *r = n ? o->at(o->ctx, ds->bts_base) : NULL;
+	void (*sink)(void *, const struct bts_record *) = o->bts_record;
+	void *ctx = o->sink_ctx ? o->sink_ctx : o->ctx;
+	for (uint64_t i = 0; i < n; i++)
+		sink(ctx, &r[i]);
 	ds->bts_index = ds->bts_base;
 	return n;
 }
@@ -98,6 +104,12 @@ void ds_isr_service(const struct ds_isr_ops *o, const struct ds_isr_config *c,
 		r->status_seen |= status;
 		if (status & (GLOBAL_STATUS_LBR_FRZ | GLOBAL_STATUS_CTR_FRZ))
 			r->frozen = true;
+		/* The LBR stack while it is still frozen, before the acknowledgement below
+		 * unfreezes it (reference 7.4 step 5): for samples that want their branches. */
+		if (c->lbr_snapshot && o->lbr_snapshot && (status & ~STATUS_NOT_OVERFLOWS)) {
+			o->lbr_snapshot(o->ctx);
+			r->lbr_snapshots++;
+		}
 		if ((status & GLOBAL_STATUS_DS_BUFFER) && c->pebs && ds)
 			drain_pebs(o, c, ds, r);
 		handle_overflows(o, c, status, r);

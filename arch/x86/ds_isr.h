@@ -27,7 +27,9 @@ struct ds_isr_ops {
 	void (*bts_record)(void *ctx, const struct bts_record *r);
 	void (*pebs_record)(void *ctx, const void *record, size_t size);
 	void (*overflow)(void *ctx, unsigned counter); /* GLOBAL_STATUS bit of the counter */
+	void (*lbr_snapshot)(void *ctx); /* read the (frozen) LBR stack; NULL: not asked */
 	void *ctx;
+	void *sink_ctx; /* for bts_record, when not ctx (NULL: ctx) */
 };
 
 /* What the session wants while it runs: restored on exit, whatever a freeze cleared. */
@@ -41,11 +43,12 @@ struct ds_isr_config {
 	uint64_t gp_reload[DS_ISR_MAX_GP]; /* counter value that re-arms the period */
 	uint64_t fixed_reload[DS_ISR_MAX_FIXED];
 	unsigned max_loops; /* PMI-storm bound */
+	bool lbr_snapshot;  /* read the LBR stack at every counter overflow, before the ack */
 };
 
 struct ds_isr_report {
 	unsigned loops;
-	uint64_t bts_drained, pebs_drained, overflows;
+	uint64_t bts_drained, pebs_drained, overflows, lbr_snapshots;
 	uint64_t status_seen; /* union of the GLOBAL_STATUS values handled */
 	bool bts_threshold, pebs_threshold, frozen;
 	bool storm;	     /* still busy after max_loops: PMU left disabled */

@@ -139,4 +139,10 @@ _Static_assert(sizeof(struct pebs_lbr_entry) == 24, "LBR group entries are 24 by
 #define DS_PEBS_RESET_GP(n)	    (0x40 + 8 * (n))
 #define DS_PEBS_RESET_FIXED(fmt, m) ((fmt) >= 5 ? 0x140 + 8 * (m) : 0x80 + 8 * (m))
 
+/* More of the adaptive basic group's qword 0 and MSR_PEBS_DATA_CFG (reference 6.3). */
+#define PEBS_BASIC_GROUP_FIELD GENMASK(31, 0)  /* mirrors DATA_CFG[31:0], LBR count included */
+#define PEBS_BASIC_RETIRE_LAT  GENMASK(47, 32) /* with IA32_PERF_CAPABILITIES[17] timing info */
+#define PEBS_DATACFG_CNTR      BIT(4)	       /* format 6: counters group ([LKML-cntr]) */
+#define PEBS_DATACFG_METRICS   BIT(5)	       /* format 6: PERF_METRICS in the counters group */
+
 #endif

@@ -7,7 +7,7 @@
 #include "lib/list.h"
 #include "lib/string.h"
 
-#define LEGACY_PERIOD_MAX  ((1ull << 31) - 1) /* IA32_PMCx writes sign-extend bit 31 */
+#define LEGACY_PERIOD_MAX   ((1ull << 31) - 1)		  /* IA32_PMCx writes sign-extend bit 31 */
 #define FIXED_CTRL_FIELD(m) genmask(4 * (m) + 3, 4 * (m)) /* 4 bits per counter (SDM 18.2.2) */
 
 uint64_t pmc_period_value(unsigned width, uint64_t period)
@@ -42,9 +42,9 @@ int pmc_check_gp(const struct trace_caps *c, unsigned n, const struct pmc_event 
 	}
 	uint64_t max = period_max(c, c->perfmon.gp_width, false);
 	if (e->period > max) {
-		fmt_snprintf(why, why_size, "period %lu too large for counter %u; accepted: 1..%lu%s",
-			     e->period, n, max,
-			     c->perf_cap.full_width_write ? "" : " (no full-width writes)");
+		fmt_snprintf(why, why_size,
+			     "period %lu too large for counter %u; accepted: 1..%lu%s", e->period,
+			     n, max, c->perf_cap.full_width_write ? "" : " (no full-width writes)");
 		return -1;
 	}
 	if (!e->usr && !e->os) {
@@ -67,8 +67,9 @@ int pmc_check_fixed(const struct trace_caps *c, unsigned m, uint64_t period, cha
 	}
 	uint64_t max = period_max(c, c->perfmon.fixed_width, true);
 	if (period > max) {
-		fmt_snprintf(why, why_size, "period %lu too large for fixed counter %u; accepted: "
-					    "1..%lu",
+		fmt_snprintf(why, why_size,
+			     "period %lu too large for fixed counter %u; accepted: "
+			     "1..%lu",
 			     period, m, max);
 		return -1;
 	}
@@ -104,8 +105,9 @@ int pmc_freeze_bits(const struct trace_caps *c, const struct pmc_freeze *f, uint
 	}
 	if (f->smm && !c->freeze.while_smm) {
 		/* DEBUGCTL[14] is valid only with IA32_PERF_CAPABILITIES[12] (reference 2, 7.6). */
-		fmt_snprintf(why, why_size,
-			     "freeze while in SMM: IA32_PERF_CAPABILITIES[12] is clear on this CPU");
+		fmt_snprintf(
+		    why, why_size,
+		    "freeze while in SMM: IA32_PERF_CAPABILITIES[12] is clear on this CPU");
 		return -1;
 	}
 	*bits = (f->lbrs ? DEBUGCTL_FREEZE_LBRS_ON_PMI : 0) |

@@ -20,25 +20,25 @@
 #define MSR_IA32_PEBS_ENABLE		0x3f1u /* bit n: PEBS on GP counter n (reference 6.1) */
 
 /* IA32_PERFEVTSELx (SDM 18.2.1.1, Figure 18-1). */
-#define EVTSEL_EVENT GENMASK(7, 0)
-#define EVTSEL_UMASK GENMASK(15, 8)
-#define EVTSEL_USR   BIT(16)
-#define EVTSEL_OS    BIT(17)
-#define EVTSEL_EDGE  BIT(18)
-#define EVTSEL_PC    BIT(19)
-#define EVTSEL_INT   BIT(20)
-#define EVTSEL_ANY   BIT(21)
-#define EVTSEL_EN    BIT(22)
-#define EVTSEL_INV   BIT(23)
-#define EVTSEL_CMASK GENMASK(31, 24)
-#define EVTSEL_VALID GENMASK(31, 0)
+#define EVTSEL_EVENT	GENMASK(7, 0)
+#define EVTSEL_UMASK	GENMASK(15, 8)
+#define EVTSEL_USR	BIT(16)
+#define EVTSEL_OS	BIT(17)
+#define EVTSEL_EDGE	BIT(18)
+#define EVTSEL_PC	BIT(19)
+#define EVTSEL_INT	BIT(20)
+#define EVTSEL_ANY	BIT(21)
+#define EVTSEL_EN	BIT(22)
+#define EVTSEL_INV	BIT(23)
+#define EVTSEL_CMASK	GENMASK(31, 24)
+#define EVTSEL_VALID	GENMASK(31, 0)
 #define EVTSEL_ADAPTIVE BIT(34) /* adaptive PEBS record on this counter (reference 6.1, 7.1) */
 
 /* IA32_FIXED_CTR_CTRL: 4 bits per counter (SDM 18.2.2, Figure 18-2). */
-#define FIXED_CTRL_OS(m)  BIT(4 * (m))
-#define FIXED_CTRL_USR(m) BIT(4 * (m) + 1)
-#define FIXED_CTRL_ANY(m) BIT(4 * (m) + 2)
-#define FIXED_CTRL_PMI(m) BIT(4 * (m) + 3)
+#define FIXED_CTRL_OS(m)       BIT(4 * (m))
+#define FIXED_CTRL_USR(m)      BIT(4 * (m) + 1)
+#define FIXED_CTRL_ANY(m)      BIT(4 * (m) + 2)
+#define FIXED_CTRL_PMI(m)      BIT(4 * (m) + 3)
 #define FIXED_CTRL_ADAPTIVE(m) BIT(32 + 4 * (m)) /* adaptive PEBS on fixed counter m (ref 6.1) */
 
 /* IA32_PERF_GLOBAL_STATUS (reference 7.2). */

@@ -265,8 +265,7 @@ bool smp_run_on_cpu_within(unsigned index, void (*fn)(void *), void *arg, uint64
 	return true;
 }
 
-static unsigned run_on_many(void (*fn)(void *), void *arg, bool include_self,
-			    uint64_t timeout_us)
+static unsigned run_on_many(void (*fn)(void *), void *arg, bool include_self, uint64_t timeout_us)
 {
 	unsigned done = 0;
 	struct percpu *self = this_cpu();

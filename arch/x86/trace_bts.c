@@ -15,25 +15,15 @@
 #include "arch/x86/trace_out.h"
 #include "arch/x86/trace_pmi.h"
 #include "arch/x86/trace_session.h"
+#include "arch/x86/trace_sinks.h"
 #include "kernel/arch.h"
 
 #define BTS_CIRCULAR_RECORDS  2730 /* 64 KiB, Linux's size (reference 5.3) */
 #define BTS_INTERRUPT_RECORDS 32   /* small, so a workload takes several threshold PMIs */
 #define BTS_HEADROOM_DIVISOR  4	   /* interrupt mode: a quarter of the buffer past the threshold */
 #define BTS_PMI_MAX_LOOPS     100  /* PMI-storm bound, as Linux's (reference 7.4) */
-#define BTS_FLAG_LEAK	      BIT(63) /* in our copy only: the record left the traced ring */
 
-struct bts_store {
-	struct bts_record *rec;
-	uint64_t n, cap;
-	uint64_t lost_full;   /* drained, but the store was full */
-	uint64_t filtered;    /* outside the traced ring, dropped on request */
-	uint64_t flagged;     /* outside the traced ring, kept and marked */
-	enum bts_ring ring;   /* the ring the user asked for */
-	enum bts_leak leak;
-};
-
-static void store_record(void *ctx, const struct bts_record *r)
+void bts_store_record(void *ctx, const struct bts_record *r)
 {
 	struct bts_store *s = ctx;
 	struct bts_record copy = *r;
@@ -101,7 +91,7 @@ bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	    .global_ctrl = global_ctrl, /* left as the session found it */
 	    .max_loops = BTS_PMI_MAX_LOOPS,
 	};
-	struct trace_pmi_sinks sinks = {.bts_record = store_record, .ctx = &store};
+	struct trace_pmi_sinks sinks = {.bts_record = bts_store_record, .ctx = &store};
 	uint64_t pmis_before = pmi_count(arch_cpu_index());
 	trace_pmi_begin(&isr, &sinks);
 	bool ok = ts_check(t, ds_area_install(d), MSR_IA32_DS_AREA, fac) &&
@@ -113,7 +103,7 @@ bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	/* What is left after the run (BTS stopped above), through the routine's drain loop. */
 	struct ds_isr_ops drain = {
 	    .at = trace_pmi_at,
-	    .bts_record = store_record,
+	    .bts_record = bts_store_record,
 	    .ctx = &store,
 	};
 	uint64_t at_end = ds_bts_drain(&drain, d->area);

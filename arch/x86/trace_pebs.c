@@ -18,24 +18,14 @@
 #include "arch/x86/trace_out.h"
 #include "arch/x86/trace_pmi.h"
 #include "arch/x86/trace_session.h"
+#include "arch/x86/trace_sinks.h"
 #include "lib/string.h"
 
-#define PEBS_PMI_MAX_LOOPS    100
-#define ARCH_EVENT_LOADS      0xcd	     /* MEM_TRANS_RETIRED.LOAD_LATENCY, umask 01H */
-#define LOADS_UMASK	      0x01
+#define PEBS_PMI_MAX_LOOPS 100
+#define ARCH_EVENT_LOADS   0xcd /* MEM_TRANS_RETIRED.LOAD_LATENCY, umask 01H */
+#define LOADS_UMASK	   0x01
 
-struct pebs_store {
-	unsigned format;
-	bool adaptive, trap_like;
-	uint64_t data_cfg;
-	uint64_t n, bad;
-	uint64_t first_error; /* enum pebs_err of the first bad record */
-	uint64_t *ev, *next, *status;
-	uint8_t *kind;
-	uint64_t cap, lost_full;
-};
-
-static void store_pebs(void *ctx, const void *record, size_t size)
+void pebs_store_record(void *ctx, const void *record, size_t size)
 {
 	struct pebs_store *s = ctx;
 	struct pebs_decoded d;
@@ -109,9 +99,10 @@ bool session_pebs(struct trace_ctx *t)
 	struct ds_percpu *d = ds_area_this_cpu();
 	uint32_t reset_off = pebs_counter_reset_offset(s.format, ch.fixed, 0);
 	if (!size || !d || !reset_off || d->pebs_bytes < 2 * size) {
-		tprintf("error: pebs: %s: format %u (adaptive %d) has no record layout here, or the "
-			"buffer (%lu bytes) holds fewer than 2 records\n",
-			t->label, s.format, s.adaptive, d ? d->pebs_bytes : 0);
+		tprintf(
+		    "error: pebs: %s: format %u (adaptive %d) has no record layout here, or the "
+		    "buffer (%lu bytes) holds fewer than 2 records\n",
+		    t->label, s.format, s.adaptive, d ? d->pebs_bytes : 0);
 		return false;
 	}
 	/* The store: four arrays in the scratch pages. */
@@ -142,14 +133,15 @@ bool session_pebs(struct trace_ctx *t)
 	    .pebs_enable = enable,
 	    .max_loops = PEBS_PMI_MAX_LOOPS,
 	};
-	struct trace_pmi_sinks sinks = {.pebs_record = store_pebs, .ctx = &s};
+	struct trace_pmi_sinks sinks = {.pebs_record = pebs_store_record, .ctx = &s};
 	uint32_t bad = pmc_reset_all(c);
 	if (!bad && ch.fixed) {
 		bad = pmc_program_fixed(c, 0, true, true, false, o->pebs_period);
 		uint64_t ctrl = 0;
-		if (!bad && s.adaptive && (pmu_rdmsr(MSR_IA32_FIXED_CTR_CTRL, &ctrl) != PMU_MSR_OK ||
-					   pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL,
-						     ctrl | FIXED_CTRL_ADAPTIVE(0)) != PMU_MSR_OK))
+		if (!bad && s.adaptive &&
+		    (pmu_rdmsr(MSR_IA32_FIXED_CTR_CTRL, &ctrl) != PMU_MSR_OK ||
+		     pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, ctrl | FIXED_CTRL_ADAPTIVE(0)) !=
+			 PMU_MSR_OK))
 			bad = MSR_IA32_FIXED_CTR_CTRL;
 	} else if (!bad) {
 		struct pmc_event ev = {
@@ -161,7 +153,7 @@ bool session_pebs(struct trace_ctx *t)
 		    .extra = s.adaptive ? EVTSEL_ADAPTIVE : 0,
 		};
 		bad = pmc_check_gp(c, 0, &ev, why, sizeof(why)) ? MSR_IA32_PERFEVTSEL0
-								 : pmc_program_gp(c, 0, &ev);
+								: pmc_program_gp(c, 0, &ev);
 	}
 	uint64_t pmis_before = pmi_count(arch_cpu_index());
 	trace_pmi_begin(&isr, &sinks);
@@ -183,7 +175,7 @@ bool session_pebs(struct trace_ctx *t)
 	trace_pmi_end(&st);
 	uint64_t at_end = 0;
 	for (uint64_t a = ds->pebs_base; a + size <= ds->pebs_index; a += size, at_end++)
-		store_pebs(&s, trace_pmi_at(0, a), size);
+		pebs_store_record(&s, trace_pmi_at(0, a), size);
 	ds->pebs_index = ds->pebs_base;
 	bad = pmc_reset_all(c);
 	ok &= ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pebs");
@@ -193,9 +185,10 @@ bool session_pebs(struct trace_ctx *t)
 		"drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu bad=%lu "
 		"storms=%lu result=%lu\n",
 		t->label, steps, s.n, s.format, s.adaptive, s.trap_like, o->pebs_period,
-		ch.fixed ? "fixed0" : "pmc0", enable, size, pmi_count(arch_cpu_index()) - pmis_before,
-		vpmis, masked, st.pebs_drains, st.pebs_drained, at_end,
-		t->model ? t->model->stats.pebs_dropped : 0, s.lost_full, s.bad, st.storms, result);
+		ch.fixed ? "fixed0" : "pmc0", enable, size,
+		pmi_count(arch_cpu_index()) - pmis_before, vpmis, masked, st.pebs_drains,
+		st.pebs_drained, at_end, t->model ? t->model->stats.pebs_dropped : 0, s.lost_full,
+		s.bad, st.storms, result);
 	for (uint64_t i = 0; i < s.n; i++)
 		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s\n", s.ev[i], s.next[i],
 			s.status[i], size, pebs_ip_kind_name((enum pebs_ip_kind)s.kind[i]));
@@ -203,8 +196,9 @@ bool session_pebs(struct trace_ctx *t)
 	if (s.lost_full || s.bad || st.storms || st.msr_errors) {
 		tprintf("error: pebs: %s: %lu records lost (store full), %lu undecodable (first: "
 			"%s), %lu storms, %lu refused MSR accesses\n",
-			t->label, s.lost_full, s.bad, s.bad ? pebs_error_name(-(int)s.first_error) : "-",
-			st.storms, st.msr_errors);
+			t->label, s.lost_full, s.bad,
+			s.bad ? pebs_error_name(-(int)s.first_error) : "-", st.storms,
+			st.msr_errors);
 		ok = false;
 	}
 	tprintf("trace-end pebs %s\n", t->label);

@@ -86,7 +86,8 @@ bool session_pmc(struct trace_ctx *t)
 	ok = ok && ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, enable),
 			    MSR_IA32_PERF_GLOBAL_CTRL, "pmc");
 	uint64_t steps = 0, result = ok ? ts_run(t, true, &steps) : 0;
-	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL, "pmc");
+	ok &=
+	    ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL, "pmc");
 	struct trace_pmi_stats st;
 	trace_pmi_end(&st);
 	int64_t left = 0;
@@ -111,9 +112,10 @@ bool session_pmc(struct trace_ctx *t)
 		tprintf("sample %#lx\n", s.ip[i]);
 	ts_print_exceptions(t);
 	if (s.lost_full || st.storms || st.msr_errors || s.other_counters) {
-		tprintf("error: pmc: %s: %lu samples lost (store full), %lu storms, %lu refused MSR "
-			"accesses, %lu overflows of counters not sampled\n",
-			t->label, s.lost_full, st.storms, st.msr_errors, s.other_counters);
+		tprintf(
+		    "error: pmc: %s: %lu samples lost (store full), %lu storms, %lu refused MSR "
+		    "accesses, %lu overflows of counters not sampled\n",
+		    t->label, s.lost_full, st.storms, st.msr_errors, s.other_counters);
 		ok = false;
 	}
 	tprintf("trace-end pmc %s\n", t->label);

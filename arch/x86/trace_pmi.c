@@ -35,16 +35,16 @@ void *trace_pmi_at(void *ctx, uint64_t linear)
 	return arch_phys_to_virt(linear); /* DS area and buffers: identity map (ds_area.h) */
 }
 
-static void bts_sink(void *ctx, const struct bts_record *r)
-{
-	struct pmi_session *s = ctx;
-	s->sinks.bts_record(s->sinks.ctx, r);
-}
-
 static void pebs_sink(void *ctx, const void *record, size_t size)
 {
 	struct pmi_session *s = ctx;
 	s->sinks.pebs_record(s->sinks.ctx, record, size);
+}
+
+static void lbr_sink(void *ctx)
+{
+	struct pmi_session *s = ctx;
+	s->sinks.lbr_snapshot(s->sinks.ctx);
 }
 
 static void overflow_sink(void *ctx, unsigned counter)
@@ -54,7 +54,7 @@ static void overflow_sink(void *ctx, unsigned counter)
 		s->sinks.overflow(s->sinks.ctx, counter, s->ip);
 }
 
-static void service(struct trap_frame *f)
+void trace_pmi_service(struct trap_frame *f)
 {
 	struct pmi_session *s = &sessions[this_cpu()->index];
 	struct ds_isr_report r;
@@ -68,6 +68,7 @@ static void service(struct trap_frame *f)
 	st->pebs_drains += r.pebs_threshold;
 	st->pebs_drained += r.pebs_drained;
 	st->overflows += r.overflows;
+	st->lbr_snapshots += r.lbr_snapshots;
 	st->status_seen |= r.status_seen;
 	st->frozen += r.frozen;
 	st->storms += r.storm;
@@ -86,12 +87,14 @@ void trace_pmi_begin(const struct ds_isr_config *cfg, const struct trace_pmi_sin
 	    .rdmsr = trace_pmi_rdmsr,
 	    .wrmsr = trace_pmi_wrmsr,
 	    .at = trace_pmi_at,
-	    .bts_record = bts_sink,
+	    .bts_record = sinks->bts_record, /* straight to the session: the per-record path */
 	    .pebs_record = pebs_sink,
 	    .overflow = overflow_sink,
+	    .lbr_snapshot = sinks->lbr_snapshot ? lbr_sink : 0,
 	    .ctx = s,
+	    .sink_ctx = sinks->ctx,
 	};
-	pmi_set_service_routine(service);
+	pmi_set_service_routine(trace_pmi_service);
 }
 
 void trace_pmi_end(struct trace_pmi_stats *out)

@@ -17,13 +17,14 @@ struct trace_pmi_sinks {
 	void (*pebs_record)(void *ctx, const void *record, size_t size);
 	/* A counter overflow (GLOBAL_STATUS bit), with the interrupted instruction pointer. */
 	void (*overflow)(void *ctx, unsigned counter, uint64_t ip);
+	void (*lbr_snapshot)(void *ctx); /* with ds_isr_config.lbr_snapshot */
 	void *ctx;
 };
 
 struct trace_pmi_stats {
-	uint64_t pmis;	       /* service routine calls */
-	uint64_t idle;	       /* PMIs that found no cause (back-to-back, already handled) */
-	uint64_t bts_drains, bts_drained, pebs_drains, pebs_drained, overflows;
+	uint64_t pmis; /* service routine calls */
+	uint64_t idle; /* PMIs that found no cause (back-to-back, already handled) */
+	uint64_t bts_drains, bts_drained, pebs_drains, pebs_drained, overflows, lbr_snapshots;
 	uint64_t status_seen;
 	uint64_t frozen;     /* PMIs that found LBR_Frz / CTR_Frz */
 	uint64_t storms;     /* PMI storms: PMU left disabled */
@@ -35,6 +36,9 @@ struct trace_pmi_stats {
 void trace_pmi_begin(const struct ds_isr_config *cfg, const struct trace_pmi_sinks *sinks);
 /* Stop routing (PMIs are then only counted) and return the counts. */
 void trace_pmi_end(struct trace_pmi_stats *out);
+/* The routine itself, as the PMI entry calls it (the bench calls it directly). */
+struct trap_frame;
+void trace_pmi_service(struct trap_frame *f);
 /* The MSR and memory callbacks of the routine, for sessions that drain outside a PMI. */
 int trace_pmi_rdmsr(void *ctx, uint32_t msr, uint64_t *v);
 int trace_pmi_wrmsr(void *ctx, uint32_t msr, uint64_t v);

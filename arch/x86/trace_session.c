@@ -10,7 +10,7 @@
 #include "arch/x86/caps_report.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/ds_area.h"
-//LBRDEC
+// LBRDEC
 #include "arch/x86/pmc.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
@@ -403,8 +403,8 @@ bool arch_trace_validate(const struct trace_options *o, char *err, size_t size)
 	static const char *const events[] = {"instructions", "branches", "loads", "fixed0"};
 	int f;
 	struct pmc_freeze fr;
-	(void)f; if (
-	    pmc_freeze_parse(o->freeze, &fr, err, size) != 0)
+	(void)f;
+	if (pmc_freeze_parse(o->freeze, &fr, err, size) != 0)
 		return false;
 	for (unsigned i = 0; i < sizeof(events) / sizeof(events[0]); i++)
 		if (strcmp(o->pebs_event, events[i]) == 0)

@@ -67,7 +67,25 @@ static void op_ovf(void *ctx, unsigned counter)
 	overflow_seen[counter]++;
 }
 
-static const struct ds_isr_ops ops = {op_rd, op_wr, op_at, op_bts, op_pebs, op_ovf, NULL};
+static unsigned snapshots, snapshots_frozen;
+
+/* A session reading the LBR stack: it must still be frozen (before the acknowledgement). */
+static void op_snap(void *ctx)
+{
+	(void)ctx;
+	snapshots++;
+	snapshots_frozen += spmu_counters_lbr_frozen(&m.ctr);
+}
+
+static const struct ds_isr_ops ops = {
+    .rdmsr = op_rd,
+    .wrmsr = op_wr,
+    .at = op_at,
+    .bts_record = op_bts,
+    .pebs_record = op_pebs,
+    .overflow = op_ovf,
+    .lbr_snapshot = op_snap,
+};
 
 static struct ds_isr_config setup(const char *personality)
 {
@@ -75,6 +93,7 @@ static struct ds_isr_config setup(const char *personality)
 	bts_seen = pebs_seen = 0;
 	memset(overflow_seen, 0, sizeof(overflow_seen));
 	inject_status_reads = 0;
+	snapshots = snapshots_frozen = 0;
 	spmu_init(&m, spmu_personality_find(personality), lin);
 	struct ds_isr_config c = {
 	    .perfmon_version = m.caps.perfmon.version,
@@ -266,6 +285,23 @@ static void streamlined_freeze_is_acked(void **state)
 	assert_int_equal(r.msr_errors, 0);
 }
 
+static void lbr_snapshot_before_the_unfreezing_ack(void **state)
+{
+	(void)state;
+	struct ds_isr_config c = setup("skylake"); /* v4: the ack unfreezes */
+	freezing_overflow(&c);
+	struct ds_isr_report r;
+	ds_isr_service(&ops, &c, &r);
+	assert_int_equal(snapshots, 0); /* not asked */
+	freezing_overflow(&c);
+	c.lbr_snapshot = true;
+	ds_isr_service(&ops, &c, &r);
+	assert_int_equal(r.lbr_snapshots, 1);
+	assert_int_equal(snapshots, 1);
+	assert_int_equal(snapshots_frozen, 1); /* read while LBR_Frz held the stack */
+	assert_false(spmu_counters_lbr_frozen(&m.ctr));
+}
+
 static void pmi_storm_leaves_pmu_disabled(void **state)
 {
 	(void)state;
@@ -289,6 +325,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(back_to_back_pmis_loop),
     cmocka_unit_test(legacy_freeze_is_undone),
     cmocka_unit_test(streamlined_freeze_is_acked),
+    cmocka_unit_test(lbr_snapshot_before_the_unfreezing_ack),
     cmocka_unit_test(pmi_storm_leaves_pmu_disabled),
 };
 UNIT_MAIN(tests)
