@@ -49,10 +49,13 @@ int bts_buffer_setup(struct ds_area64 *ds, uint64_t base, const struct bts_confi
 {
 	/* abs-max below base + 1 record is undefined (reference 5.3); interrupt mode needs the
 	 * threshold at least one record above base and headroom below abs-max. */
-	if (b->records < 2 || (b->mode == BTS_INTERRUPT && b->headroom >= b->records)) {
+	/* Interrupt mode without headroom would lose the records that land between the
+	 * threshold and the PMI (reference 5.5, 8). */
+	if (b->records < 2 ||
+	    (b->mode == BTS_INTERRUPT && (b->headroom == 0 || b->headroom >= b->records))) {
 		fmt_snprintf(why, why_size,
 			     "BTS buffer of %lu records with %lu of headroom; accepted: at least 2 "
-			     "records, headroom below the buffer size",
+			     "records, interrupt mode with 1 to records - 1 of headroom",
 			     b->records, b->headroom);
 		return -1;
 	}

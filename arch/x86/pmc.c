@@ -182,16 +182,26 @@ uint32_t pmc_reset_all(const struct trace_caps *c)
 			return MSR_IA32_PMC0 + n;
 	}
 	if (c->perfmon.version >= 2) {
-		if (pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, 0) != PMU_MSR_OK)
+		if (c->perfmon.fixed_counters &&
+		    pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, 0) != PMU_MSR_OK)
 			return MSR_IA32_FIXED_CTR_CTRL;
 		for (unsigned m = 0; m < c->perfmon.fixed_counters; m++)
 			if ((c->perfmon.fixed_mask & BIT(m)) &&
 			    pmu_wrmsr(MSR_IA32_FIXED_CTR0 + m, 0) != PMU_MSR_OK)
 				return MSR_IA32_FIXED_CTR0 + m;
-		/* Clear what is left in GLOBAL_STATUS: overflow bits of an earlier session. */
+		/* Clear what is left in GLOBAL_STATUS: overflow bits of an earlier session, the
+		 * PEBS buffer and CondChgd bits, and on v4+ the freeze bits (reference 7.2-7.3);
+		 * never bits this driver does not own (metrics, PT, ASCI, uncore). */
+		uint64_t owned =
+		    genmask(c->perfmon.gp_counters ? c->perfmon.gp_counters - 1 : 0, 0) |
+		    ((uint64_t)c->perfmon.fixed_mask << 32) | GLOBAL_STATUS_DS_BUFFER |
+		    GLOBAL_STATUS_COND_CHGD;
+		if (c->perfmon.version >= 4)
+			owned |= GLOBAL_STATUS_LBR_FRZ | GLOBAL_STATUS_CTR_FRZ;
 		uint64_t status = 0;
-		if (pmu_rdmsr(MSR_IA32_PERF_GLOBAL_STATUS, &status) == PMU_MSR_OK && status &&
-		    pmu_wrmsr(MSR_IA32_PERF_GLOBAL_OVF_CTRL, status) != PMU_MSR_OK)
+		if (pmu_rdmsr(MSR_IA32_PERF_GLOBAL_STATUS, &status) == PMU_MSR_OK &&
+		    (status & owned) &&
+		    pmu_wrmsr(MSR_IA32_PERF_GLOBAL_OVF_CTRL, status & owned) != PMU_MSR_OK)
 			return MSR_IA32_PERF_GLOBAL_OVF_CTRL;
 	}
 	return 0;

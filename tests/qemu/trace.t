@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The trace drivers on every CPU and with their options, on the software PMU (QEMU's TCG has
+# no PMU): all six facilities on all CPUs at once and on each CPU in turn must give every CPU
+# the records the boot CPU gets (the workloads are deterministic, and
+# tests/qemu/sstrace.t checks the boot CPU's against QEMU's own log); freeze on PMI in its
+# legacy and streamlined flavours; PEBS threshold PMIs; CPL-qualified BTS with the kernel
+# address leak filtered or flagged; LBR filters; extended PEBS on a fixed counter; and a
+# SKIP with the capability report's reason wherever a personality lacks what is asked.
+. "$(dirname "$0")/lib.sh"
+
+# block FACILITY LABEL CPU: the records of one session (header and trailer left out).
+block() {
+	printf '%s\n' "$out" | awk -v f="$1" -v n="$2" -v c="cpu=$3" '
+		$1 == "trace-begin" && $2 == f && $3 == n && $4 == c { on = 1; next }
+		$1 == "trace-end" { on = 0 }
+		on'
+}
+header() {
+	printf '%s\n' "$out" | awk -v f="$1" -v n="$2" -v c="cpu=$3" '$1 == "trace-begin" && $2 == f && $3 == n && $4 == c'
+}
+# field LINE KEY: the value of KEY=VALUE in LINE
+field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+
+facilities=(bts btsint lbr pebs btf pmc)
+workloads=(loop calls indirect user faults)
+for mode in all each; do
+	# every personality at once; each CPU in turn with two of them
+	personas=(core2 nehalem skylake icelake arrowlake)
+	[ "$mode" = each ] && personas=(skylake arrowlake)
+	list=$(IFS=,; echo "${personas[*]}")
+	boot --smp 2 --timeout 240 -- trace=bts,btsint,lbr,pebs,btf,pmc spmu="$list" \
+		workload=loop,calls,indirect,user,faults trace.cpus=$mode
+	status_is 0 "trace.cpus=$mode: every session on both CPUs passes"
+	n=$(printf '%s\n' "$out" | grep -c '^trace-begin ')
+	[ "$n" = $((${#facilities[@]} * ${#personas[@]} * ${#workloads[@]} * 2)) ]
+	ok $? "trace.cpus=$mode: one session per facility, personality, workload and CPU ($n)"
+	if [ "$mode" = all ]; then
+		has "trace: workload 'user' keeps one shared slot" "trace.cpus=all: the ring 3 workload (one user stack) runs on each CPU in turn, said so"
+	fi
+	same=0 differ=""
+	for f in "${facilities[@]}"; do
+		for p in "${personas[@]}"; do
+			for w in "${workloads[@]}"; do
+				a=$(block "$f" "$w@$p" 0)
+				b=$(block "$f" "$w@$p" 1)
+				h0=$(header "$f" "$w@$p" 0 | sed 's/ cpu=0 / /')
+				h1=$(header "$f" "$w@$p" 1 | sed 's/ cpu=1 / /')
+				if [ -n "$a" ] && [ "$a" = "$b" ] && [ -n "$h0" ] && [ "$h0" = "$h1" ]; then
+					same=$((same + 1))
+				else
+					differ="$differ $f/$w@$p"
+				fi
+			done
+		done
+	done
+	[ -z "$differ" ]
+	ok $? "trace.cpus=$mode: CPU 1's records and counts equal CPU 0's in all $same sessions${differ:+ (differ:$differ)}"
+done
+
+# Freeze on PMI: legacy (Nehalem, perfmon v3: the PMI clears GLOBAL_CTRL and DEBUGCTL.LBR, the
+# routine restores them) and streamlined (Ice Lake, v5: LBR_Frz/CTR_Frz, acknowledged through
+# STATUS_RESET). Counting must come out exact either way. PEBS with a 4 KiB buffer and a period
+# of 5 reaches its threshold several times: OvfDSBuffer PMIs, each drained.
+boot --timeout 120 -- trace=pmc,pebs,lbr spmu=nehalem,icelake workload=calls freeze=lbrs,perfmon \
+	pebs.kib=4 pebs.period=5
+status_is 0 "freeze=lbrs,perfmon with counter sampling, PEBS and LBR on Nehalem and Ice Lake"
+for p in nehalem icelake; do
+	h=$(header pmc "calls@$p" 0)
+	s=$(field "$h" steps) n=$(field "$h" samples) per=$(field "$h" period) r=$(field "$h" remainder)
+	fz=$(field "$h" frozen) pm=$(field "$h" pmis)
+	[ -n "$s" ] && [ $((n * per + r)) = "$s" ] && [ "$pm" = "$n" ] && [ "$n" -gt 0 ]
+	ok $? "pmc, $p, frozen on PMI: $n samples of $per and $r left add up to the $s instructions, one PMI each"
+	if [ "$p" = icelake ]; then
+		[ "$fz" = "$n" ]
+		ok $? "pmc, icelake (streamlined): every PMI found LBR_Frz/CTR_Frz set ($fz of $n)"
+	else
+		[ "$fz" = 0 ]
+		ok $? "pmc, nehalem (legacy): no freeze status bits, the enables were cleared instead ($fz)"
+	fi
+	h=$(header pebs "calls@$p" 0)
+	s=$(field "$h" steps) n=$(field "$h" records) d=$(field "$h" drains) in=$(field "$h" drained-in-pmi)
+	end=$(field "$h" drained-at-end) sz=$(field "$h" size)
+	per_buf=$((4096 / sz))
+	[ -n "$s" ] && [ "$n" = $((s / 5)) ] && [ "$d" -ge $((n / per_buf)) ] && [ "$d" -gt 0 ] &&
+		[ $((in + end)) = "$n" ] && [ "$(field "$h" lost)$(field "$h" bad)$(field "$h" dropped)" = 000 ]
+	ok $? "pebs, $p: ${n} records of $sz bytes for $s instructions, $d threshold PMIs drained $in, $end after the run, none lost"
+done
+printf '%s\n' "$out" | grep -q '^trace-begin lbr calls@nehalem '
+ok $? "lbr, nehalem, freeze=lbrs: the stack is read after the run"
+
+# CPL-qualified BTS and its kernel address leak; LBR CPL filter; extended PEBS.
+boot --timeout 120 -- trace=bts,lbr,pebs spmu=core2,skylake,icelake workload=user \
+	bts.ring=user bts.leak=flag lbr.filter=user pebs.event=fixed0
+status_is 0 "bts.ring=user bts.leak=flag lbr.filter=user pebs.event=fixed0 on Core 2, Skylake, Ice Lake"
+for p in core2 skylake icelake; do
+	b=$(block bts "user@$p" 0 | grep '^bts ')
+	leaks=$(printf '%s\n' "$b" | grep -c ' leak$')
+	# a kernel address (upper canonical half: 16 hex digits starting with f) without the flag
+	bad=$(printf '%s\n' "$b" | grep -v ' leak$' | grep -c ' 0xf[0-9a-f]\{15\} ')
+	h=$(header bts "user@$p" 0)
+	[ -n "$b" ] && [ "$leaks" -gt 0 ] && [ "$bad" = 0 ] && [ "$(field "$h" flagged)" = "$leaks" ]
+	ok $? "bts, $p, ring=user: $leaks records crossing into the kernel flagged, none unflagged"
+done
+has "SKIP: lbr: user@core2 cpu=0: " "lbr.filter=user on Core 2 (no LBR_SELECT): SKIP with the reason"
+l=$(block lbr "user@skylake" 0 | grep '^lbr ')
+kernel_from=$(printf '%s\n' "$l" | awk '$3 ~ /^0xf/' | grep -c .)
+[ -n "$l" ] && [ "$kernel_from" = 0 ]
+ok $? "lbr, skylake, filter=user: $(printf '%s\n' "$l" | grep -c .) entries, none from a kernel address"
+has "SKIP: pebs: user@skylake cpu=0: " "pebs.event=fixed0 on Skylake (no extended PEBS): SKIP with the reason"
+h=$(header pebs "user@icelake" 0)
+[ -n "$h" ] && [ "$(field "$h" counter)" = fixed0 ] && [ "$(field "$h" records)" = $(($(field "$h" steps) / 37)) ]
+ok $? "pebs, icelake, fixed0 (extended PEBS): one record per 37 instructions ($h)"
+
+boot --timeout 60 -- trace=bts spmu=icelake workload=user bts.ring=kernel bts.leak=filter
+status_is 0 "bts.ring=kernel bts.leak=filter on Ice Lake"
+b=$(block bts "user@icelake" 0 | grep '^bts ')
+h=$(header bts "user@icelake" 0)
+user_addr=$(printf '%s\n' "$b" | grep -c ' 0x7f')
+[ -n "$b" ] && [ "$user_addr" = 0 ] && [ "$(field "$h" filtered)" -gt 0 ]
+ok $? "bts, ring=kernel, filter: no user address in $(printf '%s\n' "$b" | grep -c .) records, $(field "$h" filtered) filtered"
+
+boot --timeout 60 -- trace=pmc spmu=core2,skylake workload=calls freeze=smm
+status_is 0 "freeze=smm"
+has "SKIP: pmc: calls@core2 cpu=0: freeze while in SMM: IA32_PERF_CAPABILITIES[12] is clear" "freeze=smm on Core 2: SKIP, PERF_CAPABILITIES[12] clear"
+printf '%s\n' "$out" | grep -q '^trace-begin pmc calls@skylake .* freeze=0x4000 '
+ok $? "freeze=smm on Skylake: DEBUGCTL.FREEZE_WHILE_SMM (bit 14) set"
+
+for bad in "lbr.filter=user,loops:loops" "pebs.event=cycles:cycles" "freeze=lbrs,always:always"; do
+	boot --timeout 60 -- trace=lbr "${bad%%:*}"
+	[ "$rc" = 2 ] && printf '%s\n' "$out" | grep -q "'${bad#*:}'.*accepted"
+	ok $? "bad option ${bad%%:*}: status 2, the message names '${bad#*:}' and what is accepted (rc $rc)"
+done
+done_testing
