@@ -74,4 +74,22 @@
 #define PEBS_ENABLE_FIXED(m)  BIT(32 + (m))  /* extended PEBS on IA32_FIXED_CTRm (PERF_CAP[14]) */
 #define PEBS_LD_LAT_THRESHOLD GENMASK(15, 0) /* MSR_PEBS_LD_LAT: minimum latency in cycles */
 
+/* Legacy LBR record fields by format (IA32_PERF_CAPABILITIES[5:0]; SDM Vol. 3B 17.4.8.1,
+ * 17.12 for LBR_INFO; reference 1.5 table, 3.4). Same names and values as the software PMU's
+ * private copies in spmu_lbr.c, so either may include this header. */
+#define LBR_FMT0_FROM	   GENMASK(31, 0)  /* format 0: FROM in the FROM MSR's low half ... */
+#define LBR_FMT0_TO	   GENMASK(63, 32) /* ... and TO in its high half (ref 1.5) */
+#define LBR_FROM_MISPRED   BIT(63)	   /* formats 3, 4, 6 */
+#define LBR_FROM_IN_TX	   BIT(62)	   /* format 4 */
+#define LBR_FROM_ABORT	   BIT(61)	   /* format 4 */
+#define LBR_INFO_MISPRED   BIT(63)	   /* MSR_LBR_INFO_x, formats 5 and 7 */
+#define LBR_INFO_IN_TX	   BIT(62)	   /* format 5 only */
+#define LBR_INFO_ABORT	   BIT(61)	   /* format 5 only */
+#define LBR_INFO_CYCLES	   GENMASK(15, 0)
+#define LBR_FMT6_TO_CYCLES GENMASK(63, 48) /* format 6: TO[47:0] is the address */
+
+/* Architectural LBR_INFO bits spmu_arch_lbr.h does not define (reference 4.3). */
+#define ARCH_LBR_INFO_IN_TX BIT(62)
+#define ARCH_LBR_INFO_ABORT BIT(61)
+
 #endif

@@ -21,10 +21,12 @@
 #include "kernel/memory.h"
 #include "lib/string.h"
 
-#define INIT_DEASSERT_DELAY_US 10000 /* SDM 8.4.4.1: 10 ms after INIT */
-#define SIPI_RETRY_DELAY_US    200   /* 200 us before the second STARTUP IPI */
-#define XAPIC_MAX_ID	       0xfe  /* 0xff is the broadcast ID */
-#define KSTACKS_PER_CPU	       (1 + IST_COUNT)
+#define INIT_DEASSERT_DELAY_US 10000	       /* SDM 8.4.4.1: 10 ms after INIT */
+#define SIPI_RETRY_DELAY_US    200	       /* 200 us before the second STARTUP IPI */
+#define XAPIC_MAX_ID	       0xfe	       /* 0xff is the broadcast ID */
+#define KSTACKS_PER_CPU	       (2 + IST_COUNT) /* kernel, RSP0, IST stacks */
+#define KSTACK_RSP0	       1
+#define KSTACK_IST0	       2
 
 extern const uint8_t trampoline_start[], trampoline_end[];
 extern uint32_t tr_gdt_base[], tr_pm32_target[], tr_lm64_target[], tr_cr3[], tr_efer_set[];
@@ -65,8 +67,9 @@ static void apic_error_handler(struct trap_frame *f)
 	lapic_eoi();
 }
 
-/* Stacks for one CPU in its slot of the KSTACKS window: [guard][stack] five times. Returns
- * the tops: [0] the kernel stack, [1..IST_COUNT] the IST stacks. */
+/* Stacks for one CPU in its slot of the KSTACKS window: [guard][stack] six times. Returns
+ * the tops: [0] the kernel stack, [1] the TSS RSP0 stack (interrupts from ring 3: never the
+ * stack the CPU is running on, whose frames they would overwrite), [2..] the IST stacks. */
 static bool map_cpu_stacks(unsigned index, uint64_t tops[KSTACKS_PER_CPU])
 {
 	uint64_t va = KSTACKS_BASE + index * KSTACK_SLOT_SIZE;
@@ -138,9 +141,10 @@ static bool start_ap(struct percpu *p, uint8_t sipi_vector)
 	if (!map_cpu_stacks(p->index, tops))
 		return false;
 	p->stack_top = tops[0];
-	/* tops[1..] become the IST stacks in ap_main (gdt_init_cpu). */
+	/* The RSP0 and IST stacks are loaded in ap_main (gdt_init_cpu). */
+	p->desc.tss.rsp[0] = tops[KSTACK_RSP0];
 	for (unsigned i = 0; i < IST_COUNT; i++)
-		p->desc.tss.ist[i] = tops[1 + i];
+		p->desc.tss.ist[i] = tops[KSTACK_IST0 + i];
 	ap_boot_stack = p->stack_top;
 	ap_booting = p;
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
@@ -165,7 +169,7 @@ _Noreturn void ap_main(void)
 	uint64_t ist[IST_COUNT];
 	for (unsigned i = 0; i < IST_COUNT; i++)
 		ist[i] = p->desc.tss.ist[i];
-	gdt_init_cpu(&p->desc, ist, p->stack_top);
+	gdt_init_cpu(&p->desc, ist, p->desc.tss.rsp[0]);
 	idt_load();
 	percpu_install(p);
 	lapic_init_cpu(ap_pmi_as_nmi);

@@ -10,7 +10,7 @@ struct acpi_madt_info;
 /* Kernel virtual window for per-CPU stacks, each below an unmapped guard page. */
 #define KSTACKS_BASE	      0xffffffff00000000ull
 #define KSTACK_SIZE	      16384
-#define KSTACK_SLOT_SIZE      0x40000ull /* per CPU: 5 stacks of guard + 16 KiB */
+#define KSTACK_SLOT_SIZE      0x40000ull /* per CPU: 6 stacks of guard + 16 KiB */
 #define AP_START_TIMEOUT_US   1000000	 /* per CPU; TCG with many vCPUs can be slow */
 #define CROSS_CALL_TIMEOUT_US 2000000
 

@@ -21,18 +21,31 @@
 #define PMC_PMI_MAX_LOOPS 100
 
 struct pmc_store {
-	uint64_t *ip;
-	uint64_t n, cap, lost_full, other_counters;
+	struct trace_ctx *t;
+	uint64_t *ip, *lbr_from, *lbr_to;
+	uint64_t n, cap, lost_full, other_counters, snapshots, snapshot_failed;
+	uint64_t from, to; /* the newest branch of the last snapshot */
 };
+
+/* In the PMI, before the ack unfreezes the stack: the sample's newest branch. */
+static void snapshot(void *ctx)
+{
+	struct pmc_store *s = ctx;
+	s->snapshots++;
+	if (!lbr_newest(s->t, &s->from, &s->to))
+		s->snapshot_failed++;
+}
 
 static void sample(void *ctx, unsigned counter, uint64_t ip)
 {
 	struct pmc_store *s = ctx;
 	if (counter != PMC_SAMPLED)
 		s->other_counters++;
-	else if (s->n < s->cap)
+	else if (s->n < s->cap) {
+		s->lbr_from[s->n] = s->from;
+		s->lbr_to[s->n] = s->to;
 		s->ip[s->n++] = ip;
-	else
+	} else
 		s->lost_full++;
 }
 
@@ -59,21 +72,33 @@ bool session_pmc(struct trace_ctx *t)
 	bool fixed = pmc_check_fixed(c, 0, 0, why, sizeof(why)) == 0;
 	uint64_t enable = BIT(PMC_SAMPLED) | (fixed ? GLOBAL_STATUS_FIXED(0) : 0);
 	uint64_t bytes;
-	struct pmc_store s = {.ip = ts_scratch(&bytes)};
-	s.cap = bytes / sizeof(uint64_t);
+	struct pmc_store s = {.t = t, .ip = ts_scratch(&bytes)};
+	s.cap = bytes / (3 * sizeof(uint64_t));
+	s.lbr_from = s.ip + s.cap;
+	s.lbr_to = s.lbr_from + s.cap;
+	/* With freeze=lbrs the LBRs run and every sample reads its newest branch while frozen. */
+	bool with_lbr = fr.lbrs && c->lbr.kind != TC_LBR_NONE;
 	struct ds_isr_config isr = {
 	    .perfmon_version = c->perfmon.version,
 	    .debugctl = freeze,
 	    .global_ctrl = enable,
 	    .n_gp = 1,
 	    .max_loops = PMC_PMI_MAX_LOOPS,
+	    .lbr_snapshot = with_lbr,
 	};
+	if (with_lbr && c->lbr.kind == TC_LBR_LEGACY)
+		isr.debugctl |=
+		    DEBUGCTL_LBR; /* what the routine restores: a legacy freeze clears it */
 	uint32_t msr;
 	uint64_t reload;
 	pmc_gp_write_target(c, PMC_SAMPLED, pmc_period_value(c->perfmon.gp_width, ev.period), &msr,
 			    &reload);
 	isr.gp_reload[PMC_SAMPLED] = reload;
-	struct trace_pmi_sinks sinks = {.overflow = sample, .ctx = &s};
+	struct trace_pmi_sinks sinks = {
+	    .overflow = sample,
+	    .lbr_snapshot = with_lbr ? snapshot : 0,
+	    .ctx = &s,
+	};
 	uint64_t pmis_before = pmi_count(arch_cpu_index());
 	uint32_t bad = pmc_reset_all(c);
 	if (!bad)
@@ -81,7 +106,9 @@ bool session_pmc(struct trace_ctx *t)
 	if (!bad && fixed)
 		bad = pmc_program_fixed(c, 0, true, true, false, 0);
 	bool ok = ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pmc") &&
-		  ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, freeze), MSR_IA32_DEBUGCTL, "pmc");
+		  (with_lbr ? lbr_enable_for_sampling(t, freeze)
+			    : ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, freeze), MSR_IA32_DEBUGCTL,
+				       "pmc"));
 	trace_pmi_begin(&isr, &sinks);
 	ok = ok && ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, enable),
 			    MSR_IA32_PERF_GLOBAL_CTRL, "pmc");
@@ -97,6 +124,8 @@ bool session_pmc(struct trace_ctx *t)
 		ok &= ts_check(t, pmu_rdmsr(MSR_IA32_FIXED_CTR0, &fixed_count), MSR_IA32_FIXED_CTR0,
 			       "pmc");
 	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, "pmc");
+	if (with_lbr)
+		lbr_disable(t);
 	bad = pmc_reset_all(c);
 	ok &= ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pmc");
 	uint64_t masked, vpmis = ts_virtual_pmis(&masked);
@@ -104,14 +133,18 @@ bool session_pmc(struct trace_ctx *t)
 	 * period + left. */
 	tprintf("trace-begin pmc %s steps=%lu samples=%lu period=%lu pmis=%lu virtual-pmis=%lu "
 		"masked=%lu overflows=%lu frozen=%lu freeze=%#lx remainder=%ld fixed0=%lu "
-		"lost=%lu storms=%lu result=%lu\n",
+		"lost=%lu storms=%lu snapshots=%lu result=%lu\n",
 		t->label, steps, s.n, ev.period, pmi_count(arch_cpu_index()) - pmis_before, vpmis,
 		masked, st.overflows, st.frozen, freeze, (int64_t)ev.period + left, fixed_count,
-		s.lost_full, st.storms, result);
-	for (uint64_t i = 0; i < s.n; i++)
-		tprintf("sample %#lx\n", s.ip[i]);
+		s.lost_full, st.storms, s.snapshots, result);
+	for (uint64_t i = 0; i < s.n; i++) {
+		if (with_lbr)
+			tprintf("sample %#lx lbr %#lx %#lx\n", s.ip[i], s.lbr_from[i], s.lbr_to[i]);
+		else
+			tprintf("sample %#lx\n", s.ip[i]);
+	}
 	ts_print_exceptions(t);
-	if (s.lost_full || st.storms || st.msr_errors || s.other_counters) {
+	if (s.lost_full || st.storms || st.msr_errors || s.other_counters || s.snapshot_failed) {
 		tprintf(
 		    "error: pmc: %s: %lu samples lost (store full), %lu storms, %lu refused MSR "
 		    "accesses, %lu overflows of counters not sampled\n",

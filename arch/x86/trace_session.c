@@ -10,7 +10,7 @@
 #include "arch/x86/caps_report.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/ds_area.h"
-// LBRDEC
+#include "arch/x86/lbr_decode.h"
 #include "arch/x86/pmc.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
@@ -141,9 +141,12 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	    .tsc = rdtsc(),
 	    .regs = &regs,
 	};
-	spmu_retire(m, &st);
+	/* A taken branch is recorded as it retires, before the counters tick: the branch whose
+	 * retirement overflows a counter is in the LBR stack the PMI freezes (the record Linux's
+	 * PEBS IP fix-up expects at LBR.TO, reference 6.6). */
 	if (next != retired + in.length)
 		spmu_branch(m, retired, next, (enum x86_branch_kind)in.branch, cpl_from, cpl_to);
+	spmu_retire(m, &st);
 	if (cs->extra_step && spmu_btf_trap(m))
 		cs->extra_step(cs->extra_ctx, retired, next);
 	if (m->pmi_pending) {
@@ -325,7 +328,7 @@ static void one_cpu(void *arg)
 		  : strcmp(f, "pebs") == 0   ? session_pebs(&t)
 		  : strcmp(f, "btf") == 0    ? session_btf(&t)
 		  : strcmp(f, "pmc") == 0    ? session_pmc(&t)
-					     : false;
+					     : session_lbr(&t);
 	pmu_use_hardware();
 	job->ok[cpu] = ok && t.ok;
 }
@@ -401,10 +404,10 @@ bool arch_trace_workload(const struct trace_request *req)
 bool arch_trace_validate(const struct trace_options *o, char *err, size_t size)
 {
 	static const char *const events[] = {"instructions", "branches", "loads", "fixed0"};
-	int f;
+	struct lbr_filter f;
 	struct pmc_freeze fr;
-	(void)f;
-	if (pmc_freeze_parse(o->freeze, &fr, err, size) != 0)
+	if (lbr_filter_parse(o->lbr_filter, &f, err, size) != 0 ||
+	    pmc_freeze_parse(o->freeze, &fr, err, size) != 0)
 		return false;
 	for (unsigned i = 0; i < sizeof(events) / sizeof(events[0]); i++)
 		if (strcmp(o->pebs_event, events[i]) == 0)

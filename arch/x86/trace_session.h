@@ -47,6 +47,12 @@ void trace_note_exception(const struct trap_frame *f);
 /* Last exception records taken during the run (the sessions print them). */
 void ts_print_exceptions(struct trace_ctx *t);
 
+/* The LBRs for sessions that sample them (arch/x86/trace_lbr.c): on with every branch kept,
+ * the newest entry, off. */
+bool lbr_enable_for_sampling(struct trace_ctx *t, uint64_t debugctl_extra);
+bool lbr_newest(const struct trace_ctx *t, uint64_t *from, uint64_t *to);
+void lbr_disable(struct trace_ctx *t);
+
 bool session_bts(struct trace_ctx *t, bool interrupt_mode);
 bool session_lbr(struct trace_ctx *t);
 bool session_pebs(struct trace_ctx *t);

@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # The single-step engine and the software PMU against an independent oracle: QEMU's own
 # execution log of the same boot (-singlestep -d exec,nochain, filtered to the workload range
-# and the ring 3 code page), with instruction lengths from objdump. Twenty-eight single-stepped
+# and the ring 3 code page), with instruction lengths from objdump. 125 single-stepped
 # runs, in order: the engine's own view (ss=all), a BTS session, a BTS session in interrupt
 # mode drained by its threshold PMI (virtual PMI through the LAPIC), and an LBR session
 # (trace=bts,btsint,lbr on the software PMU as Skylake, legacy LBR format 5, and as Arrow
 # Lake, Architectural LBR, and as Core 2 and Ice Lake), each over the counted loop, nested calls, indirect calls and
-# ring 3 <-> ring 0 round trips (IRETQ, SYSCALL, SYSRET). For each run the taken branches must
-# be the same sequence with the same from/to and the step counts must agree; the LBR stack
-# must hold the newest branches of the run, newest first.
+# ring 3 <-> ring 0 round trips (IRETQ, SYSCALL, SYSRET) and a #BP/#PF workload; then PEBS,
+# BTF (single-step on branches) and counter sampling (PMC0 overflow PMIs) sessions. For each
+# run the taken branches must be the same sequence with the same from/to and the step counts
+# must agree; the LBR stack must hold the newest branches of the run, newest first; PEBS and
+# counter samples must land on QEMU's every N-th instruction; BTF must trap on every branch
+# target QEMU took; every exception the workload takes reports the branch before it (LER).
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work"' EXIT
 names=(loop calls indirect user faults)
 nw=${#names[@]}
 personas=(skylake arrowlake core2 icelake)
 np=${#personas[@]}
-total_runs=$((nw + 4 * np * nw))
+total_runs=$((nw + 6 * np * nw))
 user_va=0x7f0000000000
 
 sym() { nm "$build/kernel.elf" | awk -v s="$1" '$3 == s { print $1 }'; }
@@ -29,7 +32,7 @@ last=$(printf '0x%x' $((0x$hi - 1)))
 # QEMU single-steps the whole boot for this log: allow for it.
 boot --timeout 300 --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "0x$lo..$last,$user_va+0x1000" \
-	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=all trace=bts,btsint,lbr,pebs spmu=skylake,arrowlake,core2,icelake
+	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=all trace=bts,btsint,lbr,pebs,btf,pmc spmu=skylake,arrowlake,core2,icelake freeze=lbrs
 
 status_is 0 "every workload gives its expected result when stepped, traced by BTS and by LBR"
 has "using the SOFTWARE PMU as 'skylake'" "the software PMU is announced loudly"
@@ -43,6 +46,21 @@ ok $? "QEMU's log holds the $total_runs single-stepped runs ($runs)"
 
 # run N of a file in the oracle's format ("run STEPS", then "FROM TO" lines)
 nth() { awk -v w="$2" '/^run / { n++ } n == w' "$1"; }
+
+# records FACILITY LABEL KIND FIELD...: fields of the KIND lines of one session's report
+records() {
+	local fac=$1 label=$2 kind=$3
+	shift 3
+	printf '%s\n' "$out" | awk -v f="$fac" -v n="$label" -v k="$kind" -v fields="$*" '
+		BEGIN { nf = split(fields, want, " ") }
+		$1 == "trace-begin" && $2 == f { on = ($3 == n) } $1 == "trace-end" { on = 0 }
+		on && $1 == k { line = ""; for (i = 1; i <= nf; i++) line = line (i > 1 ? " " : "") $want[i]; print line }'
+}
+# key FACILITY LABEL KEY: a value of the session's trace-begin line
+key() {
+	printf '%s\n' "$out" | awk -v fac="$1" -v lab="$2" -v k="$3" '
+		$1 == "trace-begin" && $2 == fac && $3 == lab { for (i = 4; i <= NF; i++) { split($i, a, "="); if (a[1] == k) print a[2] } }'
+}
 
 # The kernel's runs in the oracle's format: ss, then bts, then btsint (lbr is separate).
 printf '%s\n' "$out" | awk '
@@ -72,6 +90,15 @@ for fac in bts btsint; do
 			run=$((run + 1))
 			label="${names[w - 1]}@$p"
 			same_run "$run" "$fac, $label"
+			if [ "${names[w - 1]}" = faults ]; then
+				# Each exception the workload takes (#BP 3, #PF 14) reports the last
+				# branch before it: the call into the workload (no delivery or IRET is
+				# a recorded branch in the model, README).
+				first=$(nth "$work/kernel.txt" "$run" | grep -v '^run ' | sed -n 1p)
+				exc=$(records "$fac" "$label" exception 2 5 6 | sed 's/^vector=//')
+				[ "$exc" = "$(printf '3 %s\n14 %s' "$first" "$first")" ]
+				ok $? "$fac, $label: the #BP and the #PF each report the branch before them ($(echo $exc))"
+			fi
 			[ "$fac" = btsint ] || continue
 			line=$(printf '%s\n' "$out" | grep "^trace-begin btsint $label ")
 			pmis=$(printf '%s\n' "$line" | sed -n 's/.* pmis=\([0-9]*\) drains=\([0-9]*\) virtual-pmis=\([0-9]*\) masked=0 dropped=0 lost=0 .*/\1 \2 \3/p')
@@ -83,9 +110,7 @@ for fac in bts btsint; do
 			# The last exception record holds the last branch before the last exception
 			# or interrupt: the record that reached the threshold for the last PMI
 			# (SDM 17.4.8.1), the call into the fault workload for its #BP and #PF, else 0.
-			ler=$(printf '%s\n' "$out" | awk -v n="$label" '
-				/^trace-begin btsint / { on = ($3 == n) } /^trace-end btsint / { on = 0 }
-				on && /^ler / { print $2, $3 }')
+			ler=$(records btsint "$label" ler 2 3)
 			want="0 0" # printf's %#lx prints 0 as "0"
 			# The fault workload's #BP and #PF come right after the call into it.
 			[ "${names[w - 1]}" = faults ] && want=$(nth "$work/kernel.txt" "$run" | grep -v '^run ' | sed -n 1p)
@@ -99,10 +124,8 @@ for p in "${personas[@]}"; do
 	for w in $(seq 1 "$nw"); do
 		run=$((run + 1))
 		label="${names[w - 1]}@$p"
-		l=$(printf '%s\n' "$out" | awk -v n="$label" '
-			/^trace-begin lbr / { on = ($3 == n) } /^trace-end lbr / { on = 0 }
-			on && /^lbr / { print $3, $4 }')
-		depth=$(printf '%s\n' "$out" | awk -v n="$label" '/^trace-begin lbr / && $3 == n { for (i = 1; i <= NF; i++) if ($i ~ /^depth=/) { split($i, a, "="); print a[2] } }')
+		l=$(records lbr "$label" lbr 3 4)
+		depth=$(key lbr "$label" depth)
 		all=$(nth "$work/qemu.txt" "$run" | grep -v '^run ')
 		total=$(printf '%s\n' "$all" | grep -c .)
 		want=$((total < ${depth:-32} ? total : ${depth:-32}))
@@ -121,10 +144,8 @@ for p in "${personas[@]}"; do
 	for w in $(seq 1 "$nw"); do
 		run=$((run + 1))
 		label="${names[w - 1]}@$p"
-		k=$(printf '%s\n' "$out" | awk -v n="$label" '
-			/^trace-begin pebs / { on = ($3 == n) } /^trace-end pebs / { on = 0 }
-			on && /^pebs / { print $2, $3 }')
-		fmt=$(printf '%s\n' "$out" | awk -v n="$label" '/^trace-begin pebs / && $3 == n { for (i = 1; i <= NF; i++) if ($i ~ /^format=/) { split($i, a, "="); print a[2] } }')
+		k=$(records pebs "$label" pebs 2 3)
+		fmt=$(key pebs "$label" format)
 		# Formats 0 and 1 have no eventing IP: the record's (trap-like) RIP stands for both.
 		want=$(nth "$work/pcs.txt" "$run" | awk -v x="$exit_addr" -v f="${fmt:-9}" '
 			/^pc / { pc[++n] = $2 }
@@ -136,6 +157,53 @@ for p in "${personas[@]}"; do
 		[ "$k" = "$want" ] && [ "$nrec" -ge "$min" ]
 		ok $? "pebs, $label: the $nrec records sample every 37th instruction QEMU executed (eventing IP, next IP)"
 		[ "$k" = "$want" ] || diff <(printf '%s\n' "$k") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
+	done
+done
+# BTF: one #DB per taken branch, at its target: QEMU's "to" column, in order.
+for p in "${personas[@]}"; do
+	for w in $(seq 1 "$nw"); do
+		run=$((run + 1))
+		label="${names[w - 1]}@$p"
+		k=$(records btf "$label" btf 2)
+		q=$(nth "$work/qemu.txt" "$run" | grep -v '^run ' | awk '{ print $2 }')
+		n=$(printf '%s\n' "$k" | grep -c .)
+		[ -n "$k" ] && [ "$k" = "$q" ]
+		ok $? "btf, $label: the $n branch traps are QEMU's taken branches' targets, in order"
+	done
+done
+# Counter sampling: PMC0 counts retired instructions from -50 with INT; the PMI is taken at the
+# next instruction boundary and re-arms the period, so sample k is the instruction after
+# QEMU's (50k)-th; the counts left over add up to the step count.
+for p in "${personas[@]}"; do
+	for w in $(seq 1 "$nw"); do
+		run=$((run + 1))
+		label="${names[w - 1]}@$p"
+		k=$(records pmc "$label" sample 2)
+		line=$(printf '%s\n' "$out" | grep "^trace-begin pmc $label ")
+		want=$(nth "$work/pcs.txt" "$run" | awk -v x="$exit_addr" '
+			/^pc / { pc[++n] = $2 }
+			END { for (i = 50; i <= n; i += 50) print (i < n ? pc[i + 1] : x) }')
+		nrec=$(printf '%s\n' "$want" | grep -c .)
+		sums=$(printf '%s\n' "$line" | awk '{ for (i = 1; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+			print (v["samples"] * v["period"] + v["remainder"] == v["steps"] && v["fixed0"] == v["steps"]) }')
+		[ "$k" = "$want" ] && [ "$sums" = 1 ]
+		ok $? "pmc, $label: the $nrec samples follow every 50th instruction QEMU executed; counts add up ($line)"
+		[ "$k" = "$want" ] || diff <(printf '%s\n' "$k") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
+		# freeze=lbrs: each sample's LBR snapshot (read in the PMI while frozen) is the
+		# last branch QEMU took at or before the sampled instruction.
+		snaps=$(records pmc "$label" sample 4 5)
+		want=$(awk -v x="$exit_addr" '
+			FNR == NR { if (!/^run /) { f[++nb] = $1; t[nb] = $2 }; next }
+			/^pc / { pc[++n] = $2 }
+			END { pc[n + 1] = x; j = 1
+				for (i = 1; i <= n; i++) {
+					# string comparison: mawk reads 0x... as (lossy) numbers
+					if (j <= nb && pc[i] "" == f[j] "" && pc[i + 1] "" == t[j] "") { lf = f[j]; lt = t[j]; j++ }
+					if (i % 50 == 0) print lf, lt } }' \
+			<(nth "$work/qemu.txt" "$run") <(nth "$work/pcs.txt" "$run"))
+		[ "$snaps" = "$want" ]
+		ok $? "pmc, $label: every sample's frozen LBR snapshot is QEMU's last branch before it"
+		[ "$snaps" = "$want" ] || diff <(printf '%s\n' "$snaps") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
 	done
 done
 done_testing

@@ -15,8 +15,9 @@ block() {
 		$1 == "trace-end" { on = 0 }
 		on'
 }
-header() {
-	printf '%s\n' "$out" | awk -v f="$1" -v n="$2" -v c="cpu=$3" '$1 == "trace-begin" && $2 == f && $3 == n && $4 == c'
+header() { # (the TSC time a run took is left out: it differs between CPUs)
+	printf '%s\n' "$out" | awk -v f="$1" -v n="$2" -v c="cpu=$3" '$1 == "trace-begin" && $2 == f && $3 == n && $4 == c' |
+		sed 's/ tsc-cycles=[0-9]*//'
 }
 # field LINE KEY: the value of KEY=VALUE in LINE
 field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
@@ -102,10 +103,13 @@ for p in core2 skylake icelake; do
 	ok $? "bts, $p, ring=user: $leaks records crossing into the kernel flagged, none unflagged"
 done
 has "SKIP: lbr: user@core2 cpu=0: " "lbr.filter=user on Core 2 (no LBR_SELECT): SKIP with the reason"
+# LBR_SELECT's CPL bits filter by the ring a branch ends in (reference 3.2): SYSRET's record
+# (kernel FROM, user TO) is kept, SYSCALL's (user FROM, kernel TO) is not.
 l=$(block lbr "user@skylake" 0 | grep '^lbr ')
-kernel_from=$(printf '%s\n' "$l" | awk '$3 ~ /^0xf/' | grep -c .)
-[ -n "$l" ] && [ "$kernel_from" = 0 ]
-ok $? "lbr, skylake, filter=user: $(printf '%s\n' "$l" | grep -c .) entries, none from a kernel address"
+kernel_to=$(printf '%s\n' "$l" | awk '$4 ~ /^0xf/' | grep -c .)
+sysret=$(printf '%s\n' "$l" | awk '$3 ~ /^0xf/' | grep -c .)
+[ -n "$l" ] && [ "$kernel_to" = 0 ] && [ "$sysret" -gt 0 ]
+ok $? "lbr, skylake, filter=user: $(printf '%s\n' "$l" | grep -c .) entries, none ending in the kernel, $sysret SYSRETs"
 has "SKIP: pebs: user@skylake cpu=0: " "pebs.event=fixed0 on Skylake (no extended PEBS): SKIP with the reason"
 h=$(header pebs "user@icelake" 0)
 [ -n "$h" ] && [ "$(field "$h" counter)" = fixed0 ] && [ "$(field "$h" records)" = $(($(field "$h" steps) / 37)) ]
@@ -119,11 +123,23 @@ user_addr=$(printf '%s\n' "$b" | grep -c ' 0x7f')
 [ -n "$b" ] && [ "$user_addr" = 0 ] && [ "$(field "$h" filtered)" -gt 0 ]
 ok $? "bts, ring=kernel, filter: no user address in $(printf '%s\n' "$b" | grep -c .) records, $(field "$h" filtered) filtered"
 
-boot --timeout 60 -- trace=pmc spmu=core2,skylake workload=calls freeze=smm
-status_is 0 "freeze=smm"
-has "SKIP: pmc: calls@core2 cpu=0: freeze while in SMM: IA32_PERF_CAPABILITIES[12] is clear" "freeze=smm on Core 2: SKIP, PERF_CAPABILITIES[12] clear"
-printf '%s\n' "$out" | grep -q '^trace-begin pmc calls@skylake .* freeze=0x4000 '
-ok $? "freeze=smm on Skylake: DEBUGCTL.FREEZE_WHILE_SMM (bit 14) set"
+# Call-stack mode (Haswell and later: format >= 4) and FREEZE_WHILE_SMM (PERF_CAPABILITIES[12],
+# which every personality has).
+boot --timeout 60 -- trace=lbr,pmc spmu=nehalem,skylake workload=calls lbr.filter=call_stack freeze=smm
+status_is 0 "lbr.filter=call_stack freeze=smm on Nehalem and Skylake"
+has "SKIP: lbr: calls@nehalem cpu=0: " "call-stack mode on Nehalem (LBR format 3): SKIP with the reason"
+h=$(header lbr "calls@skylake" 0)
+n=$(block lbr "calls@skylake" 0 | grep -c '^lbr ')
+[ -n "$h" ] && [ "$(field "$h" select)" = 0x3c4 ] && [ "$n" = 0 ]
+ok $? "lbr, skylake, call stack: LBR_SELECT 0x3c4, and every call returned: an empty stack ($n entries)"
+for p in nehalem skylake; do
+	printf '%s\n' "$out" | grep -q "^trace-begin pmc calls@$p .* freeze=0x4000 "
+	ok $? "freeze=smm on $p: DEBUGCTL.FREEZE_WHILE_SMM (bit 14) set"
+done
+boot --timeout 60 -- trace=lbr spmu=skylake workload=calls lbr.filter=call_stack freeze=lbrs
+status_is 0 "lbr.filter=call_stack freeze=lbrs on Skylake"
+printf '%s\n' "$out" | grep -q "^SKIP: lbr: calls@skylake cpu=0: .*FREEZE_LBRS_ON_PMI"
+ok $? "call-stack mode with FREEZE_LBRS_ON_PMI (corrupts TOS, reference 8): SKIP with the reason"
 
 for bad in "lbr.filter=user,loops:loops" "pebs.event=cycles:cycles" "freeze=lbrs,always:always"; do
 	boot --timeout 60 -- trace=lbr "${bad%%:*}"
