@@ -47,6 +47,18 @@ ok $? "QEMU's log holds the $total_runs single-stepped runs ($runs)"
 # run N of a file in the oracle's format ("run STEPS", then "FROM TO" lines)
 nth() { awk -v w="$2" '/^run / { n++ } n == w' "$1"; }
 
+# for_runs CHECK: CHECK RUN LABEL WORKLOAD-INDEX for every personality and workload, in the
+# order the kernel ran them (the global $run counts on)
+for_runs() {
+	local p w
+	for p in "${personas[@]}"; do
+		for w in $(seq 1 "$nw"); do
+			run=$((run + 1))
+			"$1" "$run" "${names[w - 1]}@$p" "$w"
+		done
+	done
+}
+
 # records FACILITY LABEL KIND FIELD...: fields of the KIND lines of one session's report
 records() {
 	local fac=$1 label=$2 kind=$3
@@ -120,90 +132,82 @@ for fac in bts btsint; do
 		done
 	done
 done
-for p in "${personas[@]}"; do
-	for w in $(seq 1 "$nw"); do
-		run=$((run + 1))
-		label="${names[w - 1]}@$p"
-		l=$(records lbr "$label" lbr 3 4)
-		depth=$(key lbr "$label" depth)
-		all=$(nth "$work/qemu.txt" "$run" | grep -v '^run ')
-		total=$(printf '%s\n' "$all" | grep -c .)
-		want=$((total < ${depth:-32} ? total : ${depth:-32}))
-		q=$(printf '%s\n' "$all" | tail -n "$want" | tac)
-		n=$(printf '%s\n' "$l" | grep -c .)
-		[ -n "$l" ] && [ "$l" = "$q" ] && [ "$n" = "$want" ]
-		ok $? "lbr, $label: the $n entries (depth ${depth:-?}) are QEMU's newest branches, newest first"
-	done
-done
+check_lbr() {
+	local run=$1 label=$2 w=$3
+	l=$(records lbr "$label" lbr 3 4)
+	depth=$(key lbr "$label" depth)
+	all=$(nth "$work/qemu.txt" "$run" | grep -v '^run ')
+	total=$(printf '%s\n' "$all" | grep -c .)
+	want=$((total < ${depth:-32} ? total : ${depth:-32}))
+	q=$(printf '%s\n' "$all" | tail -n "$want" | tac)
+	n=$(printf '%s\n' "$l" | grep -c .)
+	[ -n "$l" ] && [ "$l" = "$q" ] && [ "$n" = "$want" ]
+	ok $? "lbr, $label: the $n entries (depth ${depth:-?}) are QEMU's newest branches, newest first"
+}
+for_runs check_lbr
 # PEBS: counter 0 counts retired instructions from -37, so record k samples the (37k)-th
 # instruction of the run: its address is the eventing IP, the next one the trap-like RIP.
 QEB_PCS=1 "$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/exec.log" \
 	"$user_va=user_code_page:0x1000" >"$work/pcs.txt"
 exit_addr=$(printf '0x%x' 0x$(sym ss_exit))
-for p in "${personas[@]}"; do
-	for w in $(seq 1 "$nw"); do
-		run=$((run + 1))
-		label="${names[w - 1]}@$p"
-		k=$(records pebs "$label" pebs 2 3)
-		fmt=$(key pebs "$label" format)
-		# Formats 0 and 1 have no eventing IP: the record's (trap-like) RIP stands for both.
-		want=$(nth "$work/pcs.txt" "$run" | awk -v x="$exit_addr" -v f="${fmt:-9}" '
-			/^pc / { pc[++n] = $2 }
-			END { for (i = 37; i <= n; i += 37) { nx = (i < n ? pc[i + 1] : x); print (f < 2 ? nx : pc[i]), nx } }')
-		nrec=$(printf '%s\n' "$want" | grep -c .)
-		# The fault workload is too short (9 instructions) for a record.
-		min=2
-		[ "${names[w - 1]}" = faults ] && min=0
-		[ "$k" = "$want" ] && [ "$nrec" -ge "$min" ]
-		ok $? "pebs, $label: the $nrec records sample every 37th instruction QEMU executed (eventing IP, next IP)"
-		[ "$k" = "$want" ] || diff <(printf '%s\n' "$k") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
-	done
-done
+check_pebs() {
+	local run=$1 label=$2 w=$3
+	k=$(records pebs "$label" pebs 2 3)
+	fmt=$(key pebs "$label" format)
+	# Formats 0 and 1 have no eventing IP: the record's (trap-like) RIP stands for both.
+	want=$(nth "$work/pcs.txt" "$run" | awk -v x="$exit_addr" -v f="${fmt:-9}" '
+		/^pc / { pc[++n] = $2 }
+		END { for (i = 37; i <= n; i += 37) { nx = (i < n ? pc[i + 1] : x); print (f < 2 ? nx : pc[i]), nx } }')
+	nrec=$(printf '%s\n' "$want" | grep -c .)
+	# The fault workload is too short (9 instructions) for a record.
+	min=2
+	[ "${names[w - 1]}" = faults ] && min=0
+	[ "$k" = "$want" ] && [ "$nrec" -ge "$min" ]
+	ok $? "pebs, $label: the $nrec records sample every 37th instruction QEMU executed (eventing IP, next IP)"
+	[ "$k" = "$want" ] || diff <(printf '%s\n' "$k") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
+}
+for_runs check_pebs
 # BTF: one #DB per taken branch, at its target: QEMU's "to" column, in order.
-for p in "${personas[@]}"; do
-	for w in $(seq 1 "$nw"); do
-		run=$((run + 1))
-		label="${names[w - 1]}@$p"
-		k=$(records btf "$label" btf 2)
-		q=$(nth "$work/qemu.txt" "$run" | grep -v '^run ' | awk '{ print $2 }')
-		n=$(printf '%s\n' "$k" | grep -c .)
-		[ -n "$k" ] && [ "$k" = "$q" ]
-		ok $? "btf, $label: the $n branch traps are QEMU's taken branches' targets, in order"
-	done
-done
+check_btf() {
+	local run=$1 label=$2 w=$3
+	k=$(records btf "$label" btf 2)
+	q=$(nth "$work/qemu.txt" "$run" | grep -v '^run ' | awk '{ print $2 }')
+	n=$(printf '%s\n' "$k" | grep -c .)
+	[ -n "$k" ] && [ "$k" = "$q" ]
+	ok $? "btf, $label: the $n branch traps are QEMU's taken branches' targets, in order"
+}
+for_runs check_btf
 # Counter sampling: PMC0 counts retired instructions from -50 with INT; the PMI is taken at the
 # next instruction boundary and re-arms the period, so sample k is the instruction after
 # QEMU's (50k)-th; the counts left over add up to the step count.
-for p in "${personas[@]}"; do
-	for w in $(seq 1 "$nw"); do
-		run=$((run + 1))
-		label="${names[w - 1]}@$p"
-		k=$(records pmc "$label" sample 2)
-		line=$(printf '%s\n' "$out" | grep "^trace-begin pmc $label ")
-		want=$(nth "$work/pcs.txt" "$run" | awk -v x="$exit_addr" '
-			/^pc / { pc[++n] = $2 }
-			END { for (i = 50; i <= n; i += 50) print (i < n ? pc[i + 1] : x) }')
-		nrec=$(printf '%s\n' "$want" | grep -c .)
-		sums=$(printf '%s\n' "$line" | awk '{ for (i = 1; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
-			print (v["samples"] * v["period"] + v["remainder"] == v["steps"] && v["fixed0"] == v["steps"]) }')
-		[ "$k" = "$want" ] && [ "$sums" = 1 ]
-		ok $? "pmc, $label: the $nrec samples follow every 50th instruction QEMU executed; counts add up ($line)"
-		[ "$k" = "$want" ] || diff <(printf '%s\n' "$k") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
-		# freeze=lbrs: each sample's LBR snapshot (read in the PMI while frozen) is the
-		# last branch QEMU took at or before the sampled instruction.
-		snaps=$(records pmc "$label" sample 4 5)
-		want=$(awk -v x="$exit_addr" '
-			FNR == NR { if (!/^run /) { f[++nb] = $1; t[nb] = $2 }; next }
-			/^pc / { pc[++n] = $2 }
-			END { pc[n + 1] = x; j = 1
-				for (i = 1; i <= n; i++) {
-					# string comparison: mawk reads 0x... as (lossy) numbers
-					if (j <= nb && pc[i] "" == f[j] "" && pc[i + 1] "" == t[j] "") { lf = f[j]; lt = t[j]; j++ }
-					if (i % 50 == 0) print lf, lt } }' \
-			<(nth "$work/qemu.txt" "$run") <(nth "$work/pcs.txt" "$run"))
-		[ "$snaps" = "$want" ]
-		ok $? "pmc, $label: every sample's frozen LBR snapshot is QEMU's last branch before it"
-		[ "$snaps" = "$want" ] || diff <(printf '%s\n' "$snaps") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
-	done
-done
+check_pmc() {
+	local run=$1 label=$2 w=$3
+	k=$(records pmc "$label" sample 2)
+	line=$(printf '%s\n' "$out" | grep "^trace-begin pmc $label ")
+	want=$(nth "$work/pcs.txt" "$run" | awk -v x="$exit_addr" '
+		/^pc / { pc[++n] = $2 }
+		END { for (i = 50; i <= n; i += 50) print (i < n ? pc[i + 1] : x) }')
+	nrec=$(printf '%s\n' "$want" | grep -c .)
+	sums=$(printf '%s\n' "$line" | awk '{ for (i = 1; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+		print (v["samples"] * v["period"] + v["remainder"] == v["steps"] && v["fixed0"] == v["steps"]) }')
+	[ "$k" = "$want" ] && [ "$sums" = 1 ]
+	ok $? "pmc, $label: the $nrec samples follow every 50th instruction QEMU executed; counts add up ($line)"
+	[ "$k" = "$want" ] || diff <(printf '%s\n' "$k") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
+	# freeze=lbrs: each sample's LBR snapshot (read in the PMI while frozen) is the
+	# last branch QEMU took at or before the sampled instruction.
+	snaps=$(records pmc "$label" sample 4 5)
+	want=$(awk -v x="$exit_addr" '
+		FNR == NR { if (!/^run /) { f[++nb] = $1; t[nb] = $2 }; next }
+		/^pc / { pc[++n] = $2 }
+		END { pc[n + 1] = x; j = 1
+			for (i = 1; i <= n; i++) {
+				# string comparison: mawk reads 0x... as (lossy) numbers
+				if (j <= nb && pc[i] "" == f[j] "" && pc[i + 1] "" == t[j] "") { lf = f[j]; lt = t[j]; j++ }
+				if (i % 50 == 0) print lf, lt } }' \
+		<(nth "$work/qemu.txt" "$run") <(nth "$work/pcs.txt" "$run"))
+	[ "$snaps" = "$want" ]
+	ok $? "pmc, $label: every sample's frozen LBR snapshot is QEMU's last branch before it"
+	[ "$snaps" = "$want" ] || diff <(printf '%s\n' "$snaps") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
+}
+for_runs check_pmc
 done_testing
