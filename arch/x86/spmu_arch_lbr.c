@@ -62,11 +62,13 @@ static const uint64_t class_bit[] = {
 /* Positive sense: a branch is recorded when its ring and (with branch filtering) its type
  * are selected. The ring is the one the branch ends in, as for LBR_SELECT (unconfirmed for
  * Arch LBR in our sources). */
-bool arch_lbr_allows(uint64_t ctl, bool branch_filter, const struct lbr_branch *b)
+bool arch_lbr_allows(uint64_t ctl, bool cpl_filter, bool branch_filter, const struct lbr_branch *b)
 {
 	if (!(ctl & LBR_CTL_LBREN))
 		return false;
-	if (!((b->cpl_to == 0 && (ctl & LBR_CTL_OS)) || (b->cpl_to != 0 && (ctl & LBR_CTL_USR))))
+	/* Without CPL filtering (CPUID.1CH:EBX[0] = 0) OS/USR are reserved: every ring. */
+	if (cpl_filter &&
+	    !((b->cpl_to == 0 && (ctl & LBR_CTL_OS)) || (b->cpl_to != 0 && (ctl & LBR_CTL_USR))))
 		return false;
 	return !branch_filter || (ctl & class_bit[b->cls]);
 }
@@ -93,7 +95,7 @@ enum arch_lbr_br_type arch_lbr_br_type(enum lbr_class cls)
 
 bool arch_lbr_record(struct arch_lbr *a, const struct lbr_branch *b)
 {
-	if (!arch_lbr_allows(a->ctl, a->caps.branch_filter, b) || a->depth == 0)
+	if (!arch_lbr_allows(a->ctl, a->caps.cpl_filter, a->caps.branch_filter, b) || a->depth == 0)
 		return false;
 	if ((a->ctl & LBR_CTL_CALL_STACK) && b->cls == LBR_CLASS_NEAR_RET) {
 		/* Call-stack mode: a near return pops the newest record, by analogy with the

@@ -67,7 +67,7 @@ void arch_lbr_init(struct arch_lbr *a, const struct arch_lbr_caps *caps);
 /* IA32_LBR_DEPTH / IA32_LBR_CTL writes: 0, or -1 with a reason (model #GP). */
 int arch_lbr_write_depth(struct arch_lbr *a, uint64_t depth, const char **reason);
 int arch_lbr_write_ctl(struct arch_lbr *a, uint64_t ctl, const char **reason);
-bool arch_lbr_allows(uint64_t ctl, bool branch_filter, const struct lbr_branch *b);
+bool arch_lbr_allows(uint64_t ctl, bool cpl_filter, bool branch_filter, const struct lbr_branch *b);
 /* Record one branch (when LBREn and the filters allow it): entry 0 becomes the newest; in
  * call-stack mode a near return pops the newest record instead. */
 bool arch_lbr_record(struct arch_lbr *a, const struct lbr_branch *b);

@@ -71,14 +71,17 @@ static void ctl_is_positive_sense(void **state)
 		struct lbr_branch x = br(i, classes[i].cls, 3);
 		for (size_t j = 0; j < 7; j++) /* only its own bit captures it */
 			assert_int_equal(
-			    arch_lbr_allows(LBR_CTL_LBREN | LBR_CTL_USR | classes[j].bit, true, &x),
+			    arch_lbr_allows(LBR_CTL_LBREN | LBR_CTL_USR | classes[j].bit, true,
+					    true, &x),
 			    i == j);
 		assert_false(
-		    arch_lbr_allows(LBR_CTL_LBREN | LBR_CTL_OS | classes[i].bit, true, &x));
+		    arch_lbr_allows(LBR_CTL_LBREN | LBR_CTL_OS | classes[i].bit, true, true, &x));
 		assert_false(
-		    arch_lbr_allows(LBR_CTL_USR | classes[i].bit, true, &x)); /* no LBREn */
+		    arch_lbr_allows(LBR_CTL_USR | classes[i].bit, true, true, &x)); /* no LBREn */
 		/* Without branch filtering every type is recorded. */
-		assert_true(arch_lbr_allows(LBR_CTL_LBREN | LBR_CTL_USR, false, &x));
+		assert_true(arch_lbr_allows(LBR_CTL_LBREN | LBR_CTL_USR, true, false, &x));
+		/* no CPL filtering enumerated: OS/USR reserved, every ring recorded */
+		assert_true(arch_lbr_allows(LBR_CTL_LBREN, false, false, &x));
 	}
 }
 
