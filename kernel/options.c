@@ -93,7 +93,7 @@ static const struct cfg_option option_table[] = {
      OPT(workload), 0, OPTIONS_SELFTEST_MAX, NULL},
     {"spmu", CFG_STRING,
      "software PMU personalities (one session each) where the CPU lacks a facility: core2, "
-     "nehalem, skylake, icelake, arrowlake",
+     "nehalem, skylake, icelake, arrowlake; none: the hardware only (SKIP where it lacks it)",
      OPT(spmu), 0, OPTIONS_SELFTEST_MAX, NULL},
     {"pmi", CFG_ENUM, "deliver the performance-monitoring interrupt on its vector or as NMI",
      OPT(pmi), 0, 0, pmi_values},

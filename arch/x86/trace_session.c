@@ -306,9 +306,8 @@ static void one_cpu(void *arg)
 		t.caps = hw;
 	} else {
 		const struct spmu_personality *p = spmu_personality_find(q->personality);
-		if (!p) {
-			tprintf("SKIP: %s: CPU %u has none (%s) and there is no software PMU "
-				"personality '%s'\n",
+		if (!p) { /* spmu=none: the hardware or nothing */
+			tprintf("SKIP: %s: CPU %u has none: %s (spmu=%s: no software PMU)\n",
 				q->facility, cpu, why, q->personality);
 			job->ok[cpu] = true;
 			return;
@@ -421,6 +420,8 @@ bool arch_trace_validate(const struct trace_options *o, char *err, size_t size)
 
 bool arch_spmu_validate(const char *personalities, char *err, size_t size)
 {
+	if (strcmp(personalities, "none") == 0)
+		return true; /* hardware only: SKIP where the CPU lacks the facility */
 	size_t len;
 	for (const char *c = personalities, *p; list_next(&c, &p, &len);) {
 		char one[32];
@@ -428,8 +429,8 @@ bool arch_spmu_validate(const char *personalities, char *err, size_t size)
 		if (!spmu_personality_find(one)) {
 			size_t pos = (size_t)fmt_snprintf(
 			    err, size,
-			    "option 'spmu': unknown personality '%.*s'; accepted: one or more "
-			    "(comma-separated) of:",
+			    "option 'spmu': unknown personality '%.*s'; accepted: none (the "
+			    "hardware only), or one or more (comma-separated) of:",
 			    (int)len, p);
 			for (unsigned i = 0; spmu_personality_at(i) && pos < size; i++)
 				pos += (size_t)fmt_snprintf(err + pos, size - pos, " %s",

@@ -141,6 +141,16 @@ status_is 0 "lbr.filter=call_stack freeze=lbrs on Skylake"
 printf '%s\n' "$out" | grep -q "^SKIP: lbr: calls@skylake cpu=0: .*FREEZE_LBRS_ON_PMI"
 ok $? "call-stack mode with FREEZE_LBRS_ON_PMI (corrupts TOS, reference 8): SKIP with the reason"
 
+# spmu=none: the hardware only. QEMU's TCG has no PMU: every facility SKIPs with the
+# capability report's reason (the vendor, or CPUID leaf 0AH), and nothing faults.
+boot --smp 2 --timeout 60 -- trace=bts,btsint,lbr,pebs,btf,pmc spmu=none workload=calls trace.cpus=all
+status_is 0 "spmu=none on QEMU's PMU-less CPUs"
+n=$(printf '%s\n' "$out" | grep -c '^SKIP: [a-z]*: CPU [01] has none: ')
+why=$(printf '%s\n' "$out" | sed -n 's/^caps-json: .*"cpu":0,.*"bts":{"kind":"no","reason":"\([^"]*\)".*/\1/p' | head -n 1)
+[ "$n" = 12 ] && [ -n "$why" ] && ! printf '%s\n' "$out" | grep -q '^trace-begin ' &&
+	printf '%s\n' "$out" | grep -qxF "SKIP: bts: CPU 0 has none: $why (spmu=none: no software PMU)"
+ok $? "spmu=none: all 6 facilities SKIP on both CPUs ($n), with the capability report's reason ($why)"
+
 for bad in "lbr.filter=user,loops:loops" "pebs.event=cycles:cycles" "freeze=lbrs,always:always"; do
 	boot --timeout 60 -- trace=lbr "${bad%%:*}"
 	[ "$rc" = 2 ] && printf '%s\n' "$out" | grep -q "'${bad#*:}'.*accepted"
