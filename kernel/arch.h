@@ -78,6 +78,7 @@ struct trace_options {
 	uint64_t lbr_depth; /* Architectural LBR; 0 = the deepest */
 	char freeze[TRACE_LIST_MAX];
 	char pebs_event[TRACE_LIST_MAX];
+	char pebs_groups[TRACE_LIST_MAX]; /* adaptive PEBS groups */
 	uint64_t pebs_period;
 	uint64_t pebs_kib;
 	uint64_t pebs_ldlat; /* load-latency threshold in cycles; 0 = off */

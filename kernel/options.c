@@ -118,6 +118,9 @@ static const struct cfg_option option_table[] = {
     {"pebs.event", CFG_STRING,
      "PEBS counter: instructions (PMC0), branches (PMC0), or fixed0 (extended PEBS)",
      OPT(tr.pebs_event), 0, TRACE_LIST_MAX, NULL},
+    {"pebs.groups", CFG_STRING,
+     "adaptive PEBS record groups: none, or a list of meminfo gpr xmm lbr (after the basic group)",
+     OPT(tr.pebs_groups), 0, TRACE_LIST_MAX, NULL},
     {"pebs.period", CFG_UINT, "events per PEBS record", OPT(tr.pebs_period), 1, PERIOD_MAX, NULL},
     {"pebs.kib", CFG_UINT, "PEBS buffer size in KiB", OPT(tr.pebs_kib), 4, PEBS_KIB_MAX, NULL},
     {"pebs.ldlat", CFG_UINT, "load-latency threshold in cycles (0 = off)", OPT(tr.pebs_ldlat), 0,
@@ -147,6 +150,7 @@ void options_defaults(struct kernel_options *o)
 	memcpy(o->tr.lbr_filter, "any", sizeof("any"));
 	memcpy(o->tr.freeze, "none", sizeof("none"));
 	memcpy(o->tr.pebs_event, "instructions", sizeof("instructions"));
+	memcpy(o->tr.pebs_groups, "meminfo,gpr", sizeof("meminfo,gpr"));
 	o->tr.pebs_period = 37;
 	o->tr.pebs_kib = 64;
 	o->tr.pmc_period = 50;

@@ -19,9 +19,12 @@
 #include "arch/x86/trace_pmi.h"
 #include "arch/x86/trace_session.h"
 #include "arch/x86/trace_sinks.h"
+#include "lib/fmt.h"
+#include "lib/list.h"
 #include "lib/string.h"
 
 #define PEBS_PMI_MAX_LOOPS 100
+#define PEBS_LBR_ENTRIES   4	/* LBR group entries per record (DATA_CFG[31:24] + 1) */
 #define ARCH_EVENT_LOADS   0xcd /* MEM_TRANS_RETIRED.LOAD_LATENCY, umask 01H */
 #define LOADS_UMASK	   0x01
 
@@ -43,6 +46,13 @@ void pebs_store_record(void *ctx, const void *record, size_t size)
 	s->next[s->n] = d.has_next_ip ? d.next_ip : d.gprs.ip;
 	s->status[s->n] = d.status;
 	s->kind[s->n] = (uint8_t)d.ip_kind;
+	struct pebs_lbr_entry e = {0};
+	if (s->lbr_from && pebs_lbr_get(&d, 0, &e)) { /* entry 0: the newest branch */
+		s->lbr_from[s->n] = e.from;
+		s->lbr_to[s->n] = e.to;
+	} else if (s->lbr_from) {
+		s->lbr_from[s->n] = s->lbr_to[s->n] = 0;
+	}
 	s->n++;
 }
 
@@ -68,6 +78,40 @@ static bool choose_event(const char *name, struct pebs_choice *c)
 	return true;
 }
 
+/* MSR_PEBS_DATA_CFG for the option pebs.groups (reference 6.3); -1 with a message. */
+int pebs_groups_parse(const char *list, uint64_t *data_cfg, char *why, size_t why_size)
+{
+	static const struct {
+		const char *name;
+		uint64_t bits;
+	} groups[] = {
+	    {"meminfo", PEBS_DATACFG_MEMINFO},
+	    {"gpr", PEBS_DATACFG_GP},
+	    {"xmm", PEBS_DATACFG_XMMS},
+	    {"lbr", PEBS_DATACFG_LBRS | FIELD_PREP(PEBS_DATACFG_LBR_COUNT, PEBS_LBR_ENTRIES - 1)},
+	};
+	*data_cfg = 0;
+	if (strcmp(list, "none") == 0)
+		return 0;
+	size_t len;
+	for (const char *c = list, *p; list_next(&c, &p, &len);) {
+		unsigned i = 0;
+		while (i < ARRAY_SIZE(groups) &&
+		       !(strlen(groups[i].name) == len && strncmp(groups[i].name, p, len) == 0))
+			i++;
+		if (i == ARRAY_SIZE(groups)) {
+			fmt_snprintf(
+			    why, why_size,
+			    "option 'pebs.groups': unknown group '%.*s'; accepted: none, or a "
+			    "comma-separated list of: meminfo gpr xmm lbr",
+			    (int)len, p);
+			return -1;
+		}
+		*data_cfg |= groups[i].bits;
+	}
+	return 0;
+}
+
 bool session_pebs(struct trace_ctx *t)
 {
 	const struct trace_caps *c = t->caps;
@@ -89,12 +133,16 @@ bool session_pebs(struct trace_ctx *t)
 		ts_skip(t, "pebs", why);
 		return true;
 	}
+	uint64_t groups = 0;
+	pebs_groups_parse(o->pebs_groups, &groups, why, sizeof(why)); /* validated at boot */
 	struct pebs_store s = {
 	    .format = c->pebs.format,
 	    .adaptive = c->pebs.adaptive,
 	    .trap_like = c->pebs.trap_like,
-	    .data_cfg = c->pebs.adaptive ? PEBS_DATACFG_MEMINFO | PEBS_DATACFG_GP : 0,
+	    .data_cfg = c->pebs.adaptive ? groups : 0, /* groups exist in adaptive PEBS only */
 	};
+	/* The LBR group copies the LBR stack into each record: the LBRs must run. */
+	bool with_lbr = (s.data_cfg & PEBS_DATACFG_LBRS) && c->lbr.kind != TC_LBR_NONE;
 	size_t size = pebs_record_bytes(s.format, s.adaptive, s.data_cfg);
 	struct ds_percpu *d = ds_area_this_cpu();
 	uint32_t reset_off = pebs_counter_reset_offset(s.format, ch.fixed, 0);
@@ -108,11 +156,15 @@ bool session_pebs(struct trace_ctx *t)
 	/* The store: four arrays in the scratch pages. */
 	uint64_t bytes;
 	uint8_t *mem = ts_scratch(&bytes);
-	s.cap = bytes / (3 * sizeof(uint64_t) + 1);
+	s.cap = bytes / (5 * sizeof(uint64_t) + 1);
 	s.ev = (uint64_t *)mem;
 	s.next = s.ev + s.cap;
 	s.status = s.next + s.cap;
-	s.kind = (uint8_t *)(s.status + s.cap);
+	if (with_lbr) {
+		s.lbr_from = s.status + s.cap;
+		s.lbr_to = s.lbr_from + s.cap;
+	}
+	s.kind = (uint8_t *)(s.status + 3 * s.cap);
 
 	struct ds_area64 *ds = d->area;
 	uint64_t nrec = o->pebs_kib * 1024 / size;
@@ -132,6 +184,8 @@ bool session_pebs(struct trace_ctx *t)
 	    .global_ctrl = global,
 	    .pebs_enable = enable,
 	    .max_loops = PEBS_PMI_MAX_LOOPS,
+	    /* what the routine restores on exit: the LBRs stay on (legacy enable bit) */
+	    .debugctl = with_lbr && c->lbr.kind == TC_LBR_LEGACY ? DEBUGCTL_LBR : 0,
 	};
 	struct trace_pmi_sinks sinks = {.pebs_record = pebs_store_record, .ctx = &s};
 	uint32_t bad = pmc_reset_all(c);
@@ -159,6 +213,7 @@ bool session_pebs(struct trace_ctx *t)
 	trace_pmi_begin(&isr, &sinks);
 	bool ok =
 	    ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pebs") &&
+	    (!with_lbr || lbr_enable_for_sampling(t, 0)) &&
 	    ts_check(t, ds_area_install(d), MSR_IA32_DS_AREA, "pebs") &&
 	    (!s.adaptive ||
 	     ts_check(t, pmu_wrmsr(MSR_PEBS_DATA_CFG, s.data_cfg), MSR_PEBS_DATA_CFG, "pebs")) &&
@@ -170,7 +225,10 @@ bool session_pebs(struct trace_ctx *t)
 	uint64_t steps = 0, result = ok ? ts_run(t, true, &steps) : 0;
 	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL,
 		       "pebs") &&
-	      ts_check(t, pmu_wrmsr(MSR_IA32_PEBS_ENABLE, 0), MSR_IA32_PEBS_ENABLE, "pebs");
+	      ts_check(t, pmu_wrmsr(MSR_IA32_PEBS_ENABLE, 0), MSR_IA32_PEBS_ENABLE, "pebs") &&
+	      ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, "pebs");
+	if (with_lbr)
+		lbr_disable(t);
 	struct trace_pmi_stats st;
 	trace_pmi_end(&st);
 	uint64_t at_end = 0;
@@ -180,18 +238,24 @@ bool session_pebs(struct trace_ctx *t)
 	bad = pmc_reset_all(c);
 	ok &= ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pebs");
 	uint64_t masked, vpmis = ts_virtual_pmis(&masked);
-	tprintf("trace-begin pebs %s steps=%lu records=%lu format=%u adaptive=%d trap=%d "
-		"period=%lu counter=%s enable=%#lx size=%zu pmis=%lu virtual-pmis=%lu masked=%lu "
-		"drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu bad=%lu "
-		"storms=%lu result=%lu\n",
-		t->label, steps, s.n, s.format, s.adaptive, s.trap_like, o->pebs_period,
-		ch.fixed ? "fixed0" : "pmc0", enable, size,
-		pmi_count(arch_cpu_index()) - pmis_before, vpmis, masked, st.pebs_drains,
-		st.pebs_drained, at_end, t->model ? t->model->stats.pebs_dropped : 0, s.lost_full,
-		s.bad, st.storms, result);
-	for (uint64_t i = 0; i < s.n; i++)
-		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s\n", s.ev[i], s.next[i],
+	tprintf(
+	    "trace-begin pebs %s steps=%lu records=%lu format=%u adaptive=%d trap=%d "
+	    "period=%lu counter=%s enable=%#lx data-cfg=%#lx size=%zu pmis=%lu virtual-pmis=%lu "
+	    "masked=%lu "
+	    "drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu bad=%lu "
+	    "storms=%lu result=%lu\n",
+	    t->label, steps, s.n, s.format, s.adaptive, s.trap_like, o->pebs_period,
+	    ch.fixed ? "fixed0" : "pmc0", enable, s.data_cfg, size,
+	    pmi_count(arch_cpu_index()) - pmis_before, vpmis, masked, st.pebs_drains,
+	    st.pebs_drained, at_end, t->model ? t->model->stats.pebs_dropped : 0, s.lost_full,
+	    s.bad, st.storms, result);
+	for (uint64_t i = 0; i < s.n; i++) {
+		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s", s.ev[i], s.next[i],
 			s.status[i], size, pebs_ip_kind_name((enum pebs_ip_kind)s.kind[i]));
+		if (with_lbr)
+			tprintf(" lbr %#lx %#lx", s.lbr_from[i], s.lbr_to[i]);
+		tprintf("\n");
+	}
 	ts_print_exceptions(t);
 	if (s.lost_full || s.bad || st.storms || st.msr_errors) {
 		tprintf("error: pebs: %s: %lu records lost (store full), %lu undecodable (first: "

@@ -405,8 +405,10 @@ bool arch_trace_validate(const struct trace_options *o, char *err, size_t size)
 	static const char *const events[] = {"instructions", "branches", "loads", "fixed0"};
 	struct lbr_filter f;
 	struct pmc_freeze fr;
+	uint64_t groups;
 	if (lbr_filter_parse(o->lbr_filter, &f, err, size) != 0 ||
-	    pmc_freeze_parse(o->freeze, &fr, err, size) != 0)
+	    pmc_freeze_parse(o->freeze, &fr, err, size) != 0 ||
+	    pebs_groups_parse(o->pebs_groups, &groups, err, size) != 0)
 		return false;
 	for (unsigned i = 0; i < sizeof(events) / sizeof(events[0]); i++)
 		if (strcmp(o->pebs_event, events[i]) == 0)

@@ -53,6 +53,9 @@ bool lbr_enable_for_sampling(struct trace_ctx *t, uint64_t debugctl_extra);
 bool lbr_newest(const struct trace_ctx *t, uint64_t *from, uint64_t *to);
 void lbr_disable(struct trace_ctx *t);
 
+/* MSR_PEBS_DATA_CFG groups for option pebs.groups (arch/x86/trace_pebs.c). */
+int pebs_groups_parse(const char *list, uint64_t *data_cfg, char *why, size_t why_size);
+
 bool session_bts(struct trace_ctx *t, bool interrupt_mode);
 bool session_lbr(struct trace_ctx *t);
 bool session_pebs(struct trace_ctx *t);

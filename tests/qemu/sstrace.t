@@ -32,7 +32,8 @@ last=$(printf '0x%x' $((0x$hi - 1)))
 # QEMU single-steps the whole boot for this log: allow for it.
 boot --timeout 300 --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "0x$lo..$last,$user_va+0x1000" \
-	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=all trace=bts,btsint,lbr,pebs,btf,pmc spmu=skylake,arrowlake,core2,icelake freeze=lbrs
+	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=all trace=bts,btsint,lbr,pebs,btf,pmc spmu=skylake,arrowlake,core2,icelake freeze=lbrs \
+	pebs.groups=meminfo,gpr,lbr
 
 status_is 0 "every workload gives its expected result when stepped, traced by BTS and by LBR"
 has "using the SOFTWARE PMU as 'skylake'" "the software PMU is announced loudly"
@@ -150,6 +151,20 @@ for_runs check_lbr
 QEB_PCS=1 "$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/exec.log" \
 	"$user_va=user_code_page:0x1000" >"$work/pcs.txt"
 exit_addr=$(printf '0x%x' 0x$(sym ss_exit))
+# last_branches RUN PERIOD: for every PERIOD-th instruction of run RUN in QEMU's log, the last
+# taken branch at or before it ("FROM TO"): what a frozen LBR stack holds when the counter
+# that overflowed on that instruction raises its PMI or writes its PEBS record.
+last_branches() {
+	awk -v x="$exit_addr" -v per="$2" '
+		FNR == NR { if (!/^run /) { f[++nb] = $1; t[nb] = $2 }; next }
+		/^pc / { pc[++n] = $2 }
+		END { pc[n + 1] = x; j = 1
+			for (i = 1; i <= n; i++) {
+				# string comparison: mawk reads 0x... as (lossy) numbers
+				if (j <= nb && pc[i] "" == f[j] "" && pc[i + 1] "" == t[j] "") { lf = f[j]; lt = t[j]; j++ }
+				if (i % per == 0) print lf, lt } }' \
+		<(nth "$work/qemu.txt" "$1") <(nth "$work/pcs.txt" "$1")
+}
 check_pebs() {
 	local run=$1 label=$2 w=$3
 	k=$(records pebs "$label" pebs 2 3)
@@ -165,6 +180,14 @@ check_pebs() {
 	[ "$k" = "$want" ] && [ "$nrec" -ge "$min" ]
 	ok $? "pebs, $label: the $nrec records sample every 37th instruction QEMU executed (eventing IP, next IP)"
 	[ "$k" = "$want" ] || diff <(printf '%s\n' "$k") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
+	# Adaptive PEBS (format 4) with the LBR group: each record's newest LBR entry is the last
+	# branch QEMU took at or before the sampled instruction.
+	[ "${fmt:-0}" -ge 4 ] || return 0
+	lbrs=$(records pebs "$label" pebs 8 9)
+	want=$(last_branches "$run" 37)
+	[ "$lbrs" = "$want" ]
+	ok $? "pebs, $label: each record's LBR group holds QEMU's last branch before the sample"
+	[ "$lbrs" = "$want" ] || diff <(printf '%s\n' "$lbrs") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
 }
 for_runs check_pebs
 # BTF: one #DB per taken branch, at its target: QEMU's "to" column, in order.
@@ -196,15 +219,7 @@ check_pmc() {
 	# freeze=lbrs: each sample's LBR snapshot (read in the PMI while frozen) is the
 	# last branch QEMU took at or before the sampled instruction.
 	snaps=$(records pmc "$label" sample 4 5)
-	want=$(awk -v x="$exit_addr" '
-		FNR == NR { if (!/^run /) { f[++nb] = $1; t[nb] = $2 }; next }
-		/^pc / { pc[++n] = $2 }
-		END { pc[n + 1] = x; j = 1
-			for (i = 1; i <= n; i++) {
-				# string comparison: mawk reads 0x... as (lossy) numbers
-				if (j <= nb && pc[i] "" == f[j] "" && pc[i + 1] "" == t[j] "") { lf = f[j]; lt = t[j]; j++ }
-				if (i % 50 == 0) print lf, lt } }' \
-		<(nth "$work/qemu.txt" "$run") <(nth "$work/pcs.txt" "$run"))
+	want=$(last_branches "$run" 50)
 	[ "$snaps" = "$want" ]
 	ok $? "pmc, $label: every sample's frozen LBR snapshot is QEMU's last branch before it"
 	[ "$snaps" = "$want" ] || diff <(printf '%s\n' "$snaps") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
