@@ -29,7 +29,7 @@ has "paging" "the accepted test names are listed"
 
 boot -- spmu=pentium
 status_is 2 "an unknown software PMU personality is rejected"
-has "option 'spmu': unknown personality 'pentium'; accepted: one or more (comma-separated) of: skylake nehalem core2 icelake arrowlake" "the personalities are listed"
+has "option 'spmu': unknown personality 'pentium'; accepted: none (the hardware only), or one or more (comma-separated) of: skylake nehalem core2 icelake arrowlake" "the personalities are listed"
 
 printf 'exit = qemu\nthis line has no equals sign\n' >"$cfg"
 boot --config "$cfg"
