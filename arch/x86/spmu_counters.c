@@ -266,8 +266,9 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 			c->global_status |= GLOBAL_STATUS_FIXED(m);
 			want_pmi |= (c->fixed_ctrl & FIXED_CTRL_PMI(m)) != 0;
 			/* Extended PEBS: PEBS on fixed counter m is IA32_PEBS_ENABLE bit 32+m
-			 * (reference 6.1, Ice Lake and later with PERF_CAPABILITIES[14]). */
-			if (c->pebs_enable & BIT(FIXED_BASE + m))
+			 * (reference 6.1, Ice Lake and later with PERF_CAPABILITIES[14]); before
+			 * that, bits 32-35 are the load-latency enables of PMC0-3. */
+			if (c->adaptive_pebs && (c->pebs_enable & BIT(FIXED_BASE + m)))
 				o.pebs |= BIT(FIXED_BASE + m);
 		}
 	}

@@ -141,6 +141,21 @@ status_is 0 "lbr.filter=call_stack freeze=lbrs on Skylake"
 printf '%s\n' "$out" | grep -q "^SKIP: lbr: calls@skylake cpu=0: .*FREEZE_LBRS_ON_PMI"
 ok $? "call-stack mode with FREEZE_LBRS_ON_PMI (corrupts TOS, reference 8): SKIP with the reason"
 
+# Load latency (pebs.event=loads, MSR_PEBS_LD_LAT_THRESHOLD): PEBS_ENABLE bit 32 next to bit 0
+# from Nehalem until perfmon v5; Core 2 (format 0) and Ice Lake (v5) SKIP with the reason. The
+# model has no memory accesses: the event never counts, so no record (README).
+boot --timeout 60 -- trace=pebs spmu=core2,nehalem,skylake,icelake workload=calls pebs.event=loads pebs.ldlat=30
+status_is 0 "pebs.event=loads pebs.ldlat=30"
+for p in nehalem skylake; do
+	h=$(header pebs "calls@$p" 0)
+	[ "$(field "$h" enable)" = 0x100000001 ] && [ "$(field "$h" records)" = 0 ]
+	ok $? "load latency on $p: IA32_PEBS_ENABLE 0x100000001 accepted ($(field "$h" records) records)"
+done
+for p in core2 icelake; do
+	printf '%s\n' "$out" | grep -q "^SKIP: pebs: calls@$p cpu=0: load-latency"
+	ok $? "load latency on $p: SKIP with the reason"
+done
+
 # spmu=none: the hardware only. QEMU's TCG has no PMU: every facility SKIPs with the
 # capability report's reason (the vendor, or CPUID leaf 0AH), and nothing faults.
 boot --smp 2 --timeout 60 -- trace=bts,btsint,lbr,pebs,btf,pmc spmu=none workload=calls trace.cpus=all
