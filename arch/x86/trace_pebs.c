@@ -23,10 +23,11 @@
 #include "lib/list.h"
 #include "lib/string.h"
 
-#define PEBS_PMI_MAX_LOOPS 100
-#define PEBS_LBR_ENTRIES   4	/* LBR group entries per record (DATA_CFG[31:24] + 1) */
-#define ARCH_EVENT_LOADS   0xcd /* MEM_TRANS_RETIRED.LOAD_LATENCY, umask 01H */
-#define LOADS_UMASK	   0x01
+#define PEBS_PMI_MAX_LOOPS   100
+#define PEBS_LBR_ENTRIES     4	  /* LBR group entries per record (DATA_CFG[31:24] + 1) */
+#define ARCH_EVENT_LOADS     0xcd /* MEM_TRANS_RETIRED.LOAD_LATENCY, umask 01H */
+#define LOADS_UMASK	     0x01
+#define PEBS_CORE2_MAX_BYTES 4096 /* one page: see the quirk in session_pebs */
 
 void pebs_store_record(void *ctx, const void *record, size_t size)
 {
@@ -167,7 +168,13 @@ bool session_pebs(struct trace_ctx *t)
 	s.kind = (uint8_t *)(s.status + 3 * s.cap);
 
 	struct ds_area64 *ds = d->area;
-	uint64_t nrec = o->pebs_kib * 1024 / size;
+	/* Core 2 (format 0) quirk: a PEBS buffer larger than one page made the WRMSR to
+	 * GLOBAL_CTRL hang; Linux uses 4 KiB there (reference 6.4, 8). */
+	uint64_t buffer_bytes = o->pebs_kib * 1024;
+	bool core2_cap = s.format == 0 && buffer_bytes > PEBS_CORE2_MAX_BYTES;
+	if (core2_cap)
+		buffer_bytes = PEBS_CORE2_MAX_BYTES;
+	uint64_t nrec = buffer_bytes / size;
 	unsigned width = ch.fixed ? c->perfmon.fixed_width : c->perfmon.gp_width;
 	uint64_t reload = pmc_period_value(width, o->pebs_period);
 	ds->pebs_base = ds->pebs_index = d->pebs_phys;
@@ -241,14 +248,13 @@ bool session_pebs(struct trace_ctx *t)
 	tprintf(
 	    "trace-begin pebs %s steps=%lu records=%lu format=%u adaptive=%d trap=%d "
 	    "period=%lu counter=%s enable=%#lx data-cfg=%#lx size=%zu pmis=%lu virtual-pmis=%lu "
-	    "masked=%lu "
-	    "drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu bad=%lu "
-	    "storms=%lu result=%lu\n",
+	    "masked=%lu drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu "
+	    "bad=%lu buffer=%lu%s storms=%lu result=%lu\n",
 	    t->label, steps, s.n, s.format, s.adaptive, s.trap_like, o->pebs_period,
 	    ch.fixed ? "fixed0" : "pmc0", enable, s.data_cfg, size,
 	    pmi_count(arch_cpu_index()) - pmis_before, vpmis, masked, st.pebs_drains,
 	    st.pebs_drained, at_end, t->model ? t->model->stats.pebs_dropped : 0, s.lost_full,
-	    s.bad, st.storms, result);
+	    s.bad, buffer_bytes, core2_cap ? "(core2-cap)" : "", st.storms, result);
 	for (uint64_t i = 0; i < s.n; i++) {
 		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s", s.ev[i], s.next[i],
 			s.status[i], size, pebs_ip_kind_name((enum pebs_ip_kind)s.kind[i]));

@@ -37,6 +37,10 @@ for mode in all each; do
 	ok $? "trace.cpus=$mode: one session per facility, personality, workload and CPU ($n)"
 	if [ "$mode" = all ]; then
 		has "trace: workload 'user' keeps one shared slot" "trace.cpus=all: the ring 3 workload (one user stack) runs on each CPU in turn, said so"
+		# Core 2 quirk: one page of PEBS buffer at most (reference 8); others get pebs.kib.
+		[ "$(field "$(header pebs calls@core2 0)" buffer)" = "4096(core2-cap)" ] &&
+			[ "$(field "$(header pebs calls@skylake 0)" buffer)" = 65536 ]
+		ok $? "pebs: Core 2's buffer capped at 4 KiB, Skylake's is pebs.kib (64 KiB)"
 	fi
 	same=0 differ=""
 	for f in "${facilities[@]}"; do
