@@ -64,9 +64,8 @@ void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(ui
 		/* Load-latency enables, bits 32+n for PMC0-3, from Nehalem (format 1) until perfmon
 		 * v5 (reference 6.1); the model has no memory accesses, so they never fire. */
 		unsigned ll = pm->gp_counters < 4 ? pm->gp_counters : 4;
-		uint64_t load_latency = m->pebs.format >= 1 && pm->version < 5 && ll
-					    ? genmask(32 + ll - 1, 32)
-					    : 0;
+		uint64_t load_latency =
+		    m->pebs.format >= 1 && pm->version < 5 && ll ? genmask(32 + ll - 1, 32) : 0;
 		m->ctr.pebs_valid = gp | fixed | load_latency;
 		m->ctr.adaptive_pebs = m->pebs.adaptive;
 	}
