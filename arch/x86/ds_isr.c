@@ -70,7 +70,12 @@ static void handle_overflows(const struct ds_isr_ops *o, const struct ds_isr_con
 		if (!(counters & BIT(n)))
 			continue;
 		o->overflow(o->ctx, n);
-		wr(o, r, MSR_IA32_PMC0 + n, c->gp_reload[n] & GENMASK(31, 0));
+		/* Full-width alias where IA32_PERF_CAPABILITIES[13] has it; else the legacy
+		 * alias, which takes bits 31:0 sign-extended (periods below 2^31). */
+		if (c->full_width)
+			wr(o, r, MSR_IA32_A_PMC0 + n, c->gp_reload[n]);
+		else
+			wr(o, r, MSR_IA32_PMC0 + n, c->gp_reload[n] & GENMASK(31, 0));
 		r->overflows++;
 	}
 	for (unsigned m = 0; m < c->n_fixed; m++) {

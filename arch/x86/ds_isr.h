@@ -41,6 +41,7 @@ struct ds_isr_config {
 	uint64_t debugctl, global_ctrl, pebs_enable;
 	unsigned n_gp, n_fixed;
 	uint64_t gp_reload[DS_ISR_MAX_GP]; /* counter value that re-arms the period */
+	bool full_width;		   /* re-arm through IA32_A_PMCx (PERF_CAPABILITIES[13]) */
 	uint64_t fixed_reload[DS_ISR_MAX_FIXED];
 	unsigned max_loops; /* PMI-storm bound */
 	bool lbr_snapshot;  /* read the LBR stack at every counter overflow, before the ack */

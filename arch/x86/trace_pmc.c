@@ -94,6 +94,7 @@ bool session_pmc(struct trace_ctx *t)
 	pmc_gp_write_target(c, PMC_SAMPLED, pmc_period_value(c->perfmon.gp_width, ev.period), &msr,
 			    &reload);
 	isr.gp_reload[PMC_SAMPLED] = reload;
+	isr.full_width = msr != MSR_IA32_PMC0 + PMC_SAMPLED; /* the driver chose IA32_A_PMCx */
 	struct trace_pmi_sinks sinks = {
 	    .overflow = sample,
 	    .lbr_snapshot = with_lbr ? snapshot : 0,

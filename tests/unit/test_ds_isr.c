@@ -285,6 +285,34 @@ static void streamlined_freeze_is_acked(void **state)
 	assert_int_equal(r.msr_errors, 0);
 }
 
+/* A period above 2^31 re-arms through IA32_A_PMCx: the legacy alias would sign-extend bit 31. */
+static void full_width_rearm(void **state)
+{
+	(void)state;
+	struct ds_isr_config c = setup("skylake"); /* PERF_CAPABILITIES[13] set */
+	uint64_t period = (1ull << 32) + 5, mask = GENMASK(47, 0);
+	c.global_ctrl = BIT(0);
+	c.gp_reload[0] = (0 - period) & mask;
+	spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-1);
+	spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS | EVTSEL_INT);
+	spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, BIT(0));
+	step(1);
+	struct ds_isr_report r;
+	c.full_width = true;
+	ds_isr_service(&ops, &c, &r);
+	uint64_t v;
+	spmu_rdmsr(&m, MSR_IA32_PMC0, &v);
+	assert_int_equal(v, (0 - period) & mask);
+	assert_int_equal(r.msr_errors, 0);
+	/* the legacy alias cannot hold it: bits 31:0 of -(2^32 + 5), sign-extended */
+	spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-1);
+	step(1);
+	c.full_width = false;
+	ds_isr_service(&ops, &c, &r);
+	spmu_rdmsr(&m, MSR_IA32_PMC0, &v);
+	assert_int_equal(v, 0xfffffffffffbull);
+}
+
 static void lbr_snapshot_before_the_unfreezing_ack(void **state)
 {
 	(void)state;
@@ -325,6 +353,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(back_to_back_pmis_loop),
     cmocka_unit_test(legacy_freeze_is_undone),
     cmocka_unit_test(streamlined_freeze_is_acked),
+    cmocka_unit_test(full_width_rearm),
     cmocka_unit_test(lbr_snapshot_before_the_unfreezing_ack),
     cmocka_unit_test(pmi_storm_leaves_pmu_disabled),
 };
