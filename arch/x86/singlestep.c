@@ -13,6 +13,7 @@ uint64_t ss_enter(uint64_t (*fn)(uint64_t), uint64_t arg, uint64_t extra_flags);
 
 struct ss_state {
 	bool active;
+	bool in_trap;  /* the engine's own #DB handler runs (an NMI there is not the workload's) */
 	uint64_t prev; /* the instruction that will retire next */
 	unsigned prev_cpl, cpl_from, cpl_to;
 	const struct trap_frame *frame; /* during on_step: the state after the retired insn */
@@ -65,8 +66,10 @@ bool ss_debug_trap(struct trap_frame *f)
 	s->cpl_from = s->prev_cpl;
 	s->cpl_to = f->cs & 3; /* the privilege level execution continues at */
 	s->frame = f;
+	s->in_trap = true; /* a PMI sent as NMI from on_step arrives right here */
 	if (s->on_step)
 		s->on_step(s->ctx, s->prev, f->rip);
+	s->in_trap = false;
 	s->frame = NULL;
 	s->prev = f->rip;
 	s->prev_cpl = s->cpl_to;
@@ -97,10 +100,17 @@ const struct trap_frame *ss_step_frame(void)
 	return state[this_cpu()->index].frame;
 }
 
+uint64_t ss_workload_ip(const struct trap_frame *f)
+{
+	struct percpu *cpu = percpu_current();
+	const struct ss_state *s = cpu ? &state[cpu->index] : NULL;
+	return s && s->active && s->in_trap && s->frame ? s->frame->rip : f->rip;
+}
+
 bool ss_active_here(void)
 {
 	struct percpu *cpu = percpu_current();
-	return cpu && state[cpu->index].active;
+	return cpu && state[cpu->index].active && !state[cpu->index].in_trap;
 }
 
 /*

@@ -35,6 +35,10 @@ const struct trap_frame *ss_step_frame(void);
 void ss_note_exception(const struct trap_frame *f);
 /* Whether a workload is being stepped on this CPU. */
 bool ss_active_here(void);
+/* The workload's instruction an interrupt stands at: the frame's RIP, except for an NMI that
+ * arrived inside the engine's own #DB handler (a PMI sent as NMI by the software PMU), which
+ * stands where the stepped workload goes on. */
+uint64_t ss_workload_ip(const struct trap_frame *f);
 /* From the #DB path: true if this was the engine's single-step trap (handled). */
 bool ss_debug_trap(struct trap_frame *f);
 

@@ -3,6 +3,7 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/pmi.h"
 #include "arch/x86/pmu_msr.h"
+#include "arch/x86/singlestep.h"
 #include "arch/x86/trap.h"
 #include "kernel/arch.h"
 #include "lib/string.h"
@@ -58,7 +59,7 @@ void trace_pmi_service(struct trap_frame *f)
 {
 	struct pmi_session *s = &sessions[this_cpu()->index];
 	struct ds_isr_report r;
-	s->ip = f->rip;
+	s->ip = ss_workload_ip(f);
 	ds_isr_service(&s->ops, &s->cfg, &r);
 	struct trace_pmi_stats *st = &s->stats;
 	st->pmis++;

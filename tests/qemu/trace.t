@@ -36,6 +36,7 @@ for mode in all each; do
 	[ "$n" = $((${#facilities[@]} * ${#personas[@]} * ${#workloads[@]} * 2)) ]
 	ok $? "trace.cpus=$mode: one session per facility, personality, workload and CPU ($n)"
 	if [ "$mode" = all ]; then
+		vector_samples=$(block pmc calls@skylake 1)
 		has "trace: workload 'user' keeps one shared slot" "trace.cpus=all: the ring 3 workload (one user stack) runs on each CPU in turn, said so"
 		# Core 2 quirk: one page of PEBS buffer at most (reference 8); others get pebs.kib.
 		[ "$(field "$(header pebs calls@core2 0)" buffer)" = "4096(core2-cap)" ] &&
@@ -61,6 +62,15 @@ for mode in all each; do
 	[ -z "$differ" ]
 	ok $? "trace.cpus=$mode: CPU 1's records and counts equal CPU 0's in all $same sessions${differ:+ (differ:$differ)}"
 done
+
+# PMIs delivered as NMI (pmi=nmi): the model's self-NMI arrives inside the engine's own #DB
+# handler; the samples and records must still be the workload's, as with the PMI vector.
+boot --smp 2 --timeout 60 -- trace=pmc,btsint spmu=skylake workload=calls trace.cpus=all pmi=nmi
+status_is 0 "pmi=nmi, all CPUs"
+h=$(header btsint calls@skylake 1)
+[ -n "$vector_samples" ] && [ "$(block pmc calls@skylake 1)" = "$vector_samples" ] &&
+	[ "$(field "$h" steps)" = 394 ] && [ "$(field "$h" pmis)" = 5 ] && [ "$(field "$h" records)" = 141 ]
+ok $? "pmi=nmi: CPU 1's counter samples equal those taken with the PMI vector; BTS threshold PMIs drain 141 records in 394 steps"
 
 # Freeze on PMI: legacy (Nehalem, perfmon v3: the PMI clears GLOBAL_CTRL and DEBUGCTL.LBR, the
 # routine restores them) and streamlined (Ice Lake, v5: LBR_Frz/CTR_Frz, acknowledged through
