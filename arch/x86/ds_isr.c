@@ -132,6 +132,8 @@ void ds_isr_service(const struct ds_isr_ops *o, const struct ds_isr_config *c,
 		r->storm = true;
 		return;
 	}
+	if (o->unmask_mid)
+		o->unmask_mid(o->ctx);
 	/* Exit: what the session wants, including what a legacy freeze cleared (DEBUGCTL.LBR,
 	 * GLOBAL_CTRL) — SDM 17.4.7: software must set them again. */
 	if (c->pebs)

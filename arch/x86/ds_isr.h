@@ -28,6 +28,9 @@ struct ds_isr_ops {
 	void (*pebs_record)(void *ctx, const void *record, size_t size);
 	void (*overflow)(void *ctx, unsigned counter); /* GLOBAL_STATUS bit of the counter */
 	void (*lbr_snapshot)(void *ctx); /* read the (frozen) LBR stack; NULL: not asked */
+	/* The mid ack (arch/x86/pmi_ack.h): unmask LVTPC once the causes are handled, before
+	 * the enables are restored; NULL for early or late. */
+	void (*unmask_mid)(void *ctx);
 	void *ctx;
 	void *sink_ctx; /* for bts_record, when not ctx (NULL: ctx) */
 };

@@ -66,7 +66,7 @@ static uint64_t measure(const struct ds_isr_config *cfg, const struct trace_pmi_
 	struct ds_percpu *d = ds_area_this_cpu();
 	fill(d, records, ctx);
 	pmu_wrmsr(MSR_IA32_DS_AREA, d->area_phys);
-	trace_pmi_begin(cfg, sinks);
+	trace_pmi_begin(cfg, sinks, PMI_ACK_LATE); /* Skylake's */
 	struct path_count c = {0};
 	struct ss_result r;
 	ss_run(call_routine, 0, count_step, &c, false, &r);

@@ -6,6 +6,7 @@
 #include "arch/x86/vectors.h"
 
 static pmi_service_fn service_routine[MAX_CPUS];
+static enum pmi_ack ack_moment[MAX_CPUS]; /* PMI_ACK_EARLY (0) until a session says */
 static volatile uint64_t pmis[MAX_CPUS];
 
 void pmi_set_service_routine(pmi_service_fn fn)
@@ -13,10 +14,17 @@ void pmi_set_service_routine(pmi_service_fn fn)
 	service_routine[this_cpu()->index] = fn;
 }
 
+void pmi_set_ack(enum pmi_ack ack)
+{
+	ack_moment[this_cpu()->index] = ack;
+}
+
 void pmi_entry(struct trap_frame *f, int from_nmi)
 {
 	unsigned cpu = this_cpu()->index;
 	pmis[cpu]++;
+	if (ack_moment[cpu] == PMI_ACK_EARLY)
+		lapic_unmask_pmi();
 	if (service_routine[cpu])
 		service_routine[cpu](f);
 	lapic_unmask_pmi();

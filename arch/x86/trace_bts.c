@@ -93,7 +93,7 @@ bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	};
 	struct trace_pmi_sinks sinks = {.bts_record = bts_store_record, .ctx = &store};
 	uint64_t pmis_before = pmi_count(arch_cpu_index());
-	trace_pmi_begin(&isr, &sinks);
+	trace_pmi_begin(&isr, &sinks, pmi_ack_for(t->caps));
 	bool ok = ts_check(t, ds_area_install(d), MSR_IA32_DS_AREA, fac) &&
 		  ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, plan.debugctl), MSR_IA32_DEBUGCTL, fac);
 	uint64_t steps = 0, result = ok ? ts_run(t, interrupt_mode, &steps) : 0;

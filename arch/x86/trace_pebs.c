@@ -217,7 +217,7 @@ bool session_pebs(struct trace_ctx *t)
 								: pmc_program_gp(c, 0, &ev);
 	}
 	uint64_t pmis_before = pmi_count(arch_cpu_index());
-	trace_pmi_begin(&isr, &sinks);
+	trace_pmi_begin(&isr, &sinks, pmi_ack_for(t->caps));
 	bool ok =
 	    ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pebs") &&
 	    (!with_lbr || lbr_enable_for_sampling(t, 0)) &&

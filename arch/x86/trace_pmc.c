@@ -110,7 +110,7 @@ bool session_pmc(struct trace_ctx *t)
 		  (with_lbr ? lbr_enable_for_sampling(t, freeze)
 			    : ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, freeze), MSR_IA32_DEBUGCTL,
 				       "pmc"));
-	trace_pmi_begin(&isr, &sinks);
+	trace_pmi_begin(&isr, &sinks, pmi_ack_for(t->caps));
 	ok = ok && ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, enable),
 			    MSR_IA32_PERF_GLOBAL_CTRL, "pmc");
 	uint64_t steps = 0, result = ok ? ts_run(t, true, &steps) : 0;
@@ -134,10 +134,12 @@ bool session_pmc(struct trace_ctx *t)
 	 * period + left. */
 	tprintf("trace-begin pmc %s steps=%lu samples=%lu period=%lu pmis=%lu virtual-pmis=%lu "
 		"masked=%lu overflows=%lu frozen=%lu freeze=%#lx remainder=%ld fixed0=%lu "
-		"lost=%lu storms=%lu snapshots=%lu result=%lu\n",
+		"lost=%lu storms=%lu snapshots=%lu ack=%s masked-at-entry=%lu masked-at-exit=%lu "
+		"result=%lu\n",
 		t->label, steps, s.n, ev.period, pmi_count(arch_cpu_index()) - pmis_before, vpmis,
 		masked, st.overflows, st.frozen, freeze, (int64_t)ev.period + left, fixed_count,
-		s.lost_full, st.storms, s.snapshots, result);
+		s.lost_full, st.storms, s.snapshots, pmi_ack_name(pmi_ack_for(c)),
+		st.masked_at_entry, st.masked_at_exit, result);
 	for (uint64_t i = 0; i < s.n; i++) {
 		if (with_lbr)
 			tprintf("sample %#lx lbr %#lx %#lx\n", s.ip[i], s.lbr_from[i], s.lbr_to[i]);

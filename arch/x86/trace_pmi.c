@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "arch/x86/trace_pmi.h"
+#include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/pmi.h"
 #include "arch/x86/pmu_msr.h"
@@ -48,6 +49,17 @@ static void lbr_sink(void *ctx)
 	s->sinks.lbr_snapshot(s->sinks.ctx);
 }
 
+static void unmask_mid(void *ctx)
+{
+	(void)ctx;
+	lapic_unmask_pmi();
+}
+
+static bool lvtpc_masked(void)
+{
+	return (lapic_read(APIC_LVT_PMC) & APIC_LVT_MASKED) != 0;
+}
+
 static void overflow_sink(void *ctx, unsigned counter)
 {
 	struct pmi_session *s = ctx;
@@ -60,8 +72,10 @@ void trace_pmi_service(struct trap_frame *f)
 	struct pmi_session *s = &sessions[this_cpu()->index];
 	struct ds_isr_report r;
 	s->ip = ss_workload_ip(f);
-	ds_isr_service(&s->ops, &s->cfg, &r);
 	struct trace_pmi_stats *st = &s->stats;
+	st->masked_at_entry += lvtpc_masked();
+	ds_isr_service(&s->ops, &s->cfg, &r);
+	st->masked_at_exit += lvtpc_masked();
 	st->pmis++;
 	st->idle += r.loops == 0;
 	st->bts_drains += r.bts_threshold;
@@ -78,7 +92,8 @@ void trace_pmi_service(struct trap_frame *f)
 		st->max_loops = r.loops;
 }
 
-void trace_pmi_begin(const struct ds_isr_config *cfg, const struct trace_pmi_sinks *sinks)
+void trace_pmi_begin(const struct ds_isr_config *cfg, const struct trace_pmi_sinks *sinks,
+		     enum pmi_ack ack)
 {
 	struct pmi_session *s = &sessions[this_cpu()->index];
 	memset(s, 0, sizeof(*s));
@@ -92,14 +107,17 @@ void trace_pmi_begin(const struct ds_isr_config *cfg, const struct trace_pmi_sin
 	    .pebs_record = pebs_sink,
 	    .overflow = overflow_sink,
 	    .lbr_snapshot = sinks->lbr_snapshot ? lbr_sink : 0,
+	    .unmask_mid = ack == PMI_ACK_MID ? unmask_mid : 0,
 	    .ctx = s,
 	    .sink_ctx = sinks->ctx,
 	};
+	pmi_set_ack(ack);
 	pmi_set_service_routine(trace_pmi_service);
 }
 
 void trace_pmi_end(struct trace_pmi_stats *out)
 {
 	pmi_set_service_routine(0);
+	pmi_set_ack(PMI_ACK_EARLY);
 	*out = sessions[this_cpu()->index].stats;
 }

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include "arch/x86/ds_isr.h"
+#include "arch/x86/pmi_ack.h"
 
 struct trace_pmi_sinks {
 	void (*bts_record)(void *ctx, const struct bts_record *r);
@@ -26,14 +27,16 @@ struct trace_pmi_stats {
 	uint64_t idle; /* PMIs that found no cause (back-to-back, already handled) */
 	uint64_t bts_drains, bts_drained, pebs_drains, pebs_drained, overflows, lbr_snapshots;
 	uint64_t status_seen;
-	uint64_t frozen;     /* PMIs that found LBR_Frz / CTR_Frz */
-	uint64_t storms;     /* PMI storms: PMU left disabled */
-	uint64_t msr_errors; /* refused MSR accesses inside the routine */
-	unsigned max_loops;  /* most loop iterations one PMI took */
+	uint64_t frozen;			  /* PMIs that found LBR_Frz / CTR_Frz */
+	uint64_t storms;			  /* PMI storms: PMU left disabled */
+	uint64_t msr_errors;			  /* refused MSR accesses inside the routine */
+	unsigned max_loops;			  /* most loop iterations one PMI took */
+	uint64_t masked_at_entry, masked_at_exit; /* LVTPC still masked around the routine */
 };
 
 /* On the running CPU: route its PMIs to the service routine with `cfg` and `sinks`. */
-void trace_pmi_begin(const struct ds_isr_config *cfg, const struct trace_pmi_sinks *sinks);
+void trace_pmi_begin(const struct ds_isr_config *cfg, const struct trace_pmi_sinks *sinks,
+		     enum pmi_ack ack);
 /* Stop routing (PMIs are then only counted) and return the counts. */
 void trace_pmi_end(struct trace_pmi_stats *out);
 /* The routine itself, as the PMI entry calls it (the bench calls it directly). */

@@ -85,6 +85,14 @@ for p in nehalem icelake; do
 	fz=$(field "$h" frozen) pm=$(field "$h" pmis)
 	[ -n "$s" ] && [ $((n * per + r)) = "$s" ] && [ "$pm" = "$n" ] && [ "$n" -gt 0 ]
 	ok $? "pmc, $p, frozen on PMI: $n samples of $per and $r left add up to the $s instructions, one PMI each"
+	# LVTPC unmask moment: early on Nehalem (before the routine), late on Ice Lake (after it).
+	ack=$(field "$h" ack) me=$(field "$h" masked-at-entry) mx=$(field "$h" masked-at-exit)
+	if [ "$p" = icelake ]; then
+		[ "$ack" = late ] && [ "$me" = "$n" ] && [ "$mx" = "$n" ]
+	else
+		[ "$ack" = early ] && [ "$me" = 0 ] && [ "$mx" = 0 ]
+	fi
+	ok $? "pmc, $p: LVTPC unmasked $ack (still masked at the routine's entry/exit: $me/$mx of $n PMIs)"
 	if [ "$p" = icelake ]; then
 		[ "$fz" = "$n" ]
 		ok $? "pmc, icelake (streamlined): every PMI found LBR_Frz/CTR_Frz set ($fz of $n)"

@@ -67,7 +67,17 @@ static void op_ovf(void *ctx, unsigned counter)
 	overflow_seen[counter]++;
 }
 
-static unsigned snapshots, snapshots_frozen;
+static unsigned snapshots, snapshots_frozen, mid_acks, mid_acks_before_restore;
+
+/* The mid ack comes after the causes are handled, before GLOBAL_CTRL is restored. */
+static void op_mid(void *ctx)
+{
+	(void)ctx;
+	uint64_t v = 1;
+	spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, &v);
+	mid_acks++;
+	mid_acks_before_restore += v == 0;
+}
 
 /* A session reading the LBR stack: it must still be frozen (before the acknowledgement). */
 static void op_snap(void *ctx)
@@ -94,6 +104,7 @@ static struct ds_isr_config setup(const char *personality)
 	memset(overflow_seen, 0, sizeof(overflow_seen));
 	inject_status_reads = 0;
 	snapshots = snapshots_frozen = 0;
+	mid_acks = mid_acks_before_restore = 0;
 	spmu_init(&m, spmu_personality_find(personality), lin);
 	struct ds_isr_config c = {
 	    .perfmon_version = m.caps.perfmon.version,
@@ -286,6 +297,23 @@ static void streamlined_freeze_is_acked(void **state)
 }
 
 /* A period above 2^31 re-arms through IA32_A_PMCx: the legacy alias would sign-extend bit 31. */
+static void mid_ack_between_processing_and_restore(void **state)
+{
+	(void)state;
+	struct ds_isr_config c = setup("skylake");
+	freezing_overflow(&c);
+	struct ds_isr_ops with_mid = ops;
+	with_mid.unmask_mid = op_mid;
+	struct ds_isr_report r;
+	ds_isr_service(&with_mid, &c, &r);
+	assert_int_equal(mid_acks, 1);
+	assert_int_equal(mid_acks_before_restore, 1);
+	assert_int_equal(overflow_seen[0], 1); /* processed before it */
+	uint64_t v;
+	spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, &v);
+	assert_int_equal(v, BIT(0)); /* restored after it */
+}
+
 static void full_width_rearm(void **state)
 {
 	(void)state;
@@ -353,6 +381,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(back_to_back_pmis_loop),
     cmocka_unit_test(legacy_freeze_is_undone),
     cmocka_unit_test(streamlined_freeze_is_acked),
+    cmocka_unit_test(mid_ack_between_processing_and_restore),
     cmocka_unit_test(full_width_rearm),
     cmocka_unit_test(lbr_snapshot_before_the_unfreezing_ack),
     cmocka_unit_test(pmi_storm_leaves_pmu_disabled),

@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/trace_caps.c arch/x86/trace_caps_format.c arch/x86/lbr_models.c arch/x86/cpu_ident.c lib/fmt.c lib/string.c
+// UNIT-SOURCES: arch/x86/pmi_ack.c arch/x86/trace_caps.c arch/x86/trace_caps_format.c arch/x86/lbr_models.c arch/x86/cpu_ident.c lib/fmt.c lib/string.c
 // clang-format on
 /*
  * The trace-capability decoder against recorded processors (arch/x86/cpu_records.h says where
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "arch/x86/pmi_ack.h"
 #include "arch/x86/trace_caps.h"
 #include "arch/x86/cpu_records.h"
 
@@ -591,6 +592,28 @@ static void table_states_the_conclusions(void **state)
 	assert_non_null(strstr(buf, "note:   hypervisor present"));
 }
 
+/* The LVTPC unmask moment by generation (Linux late_ack / mid_ack, reference 7.4). */
+static void pmi_ack_by_generation(void **state)
+{
+	(void)state;
+	struct {
+		const struct cpu_snapshot *rec;
+		enum pmi_ack want;
+	} cases[] = {
+	    {&rec_core2_penryn, PMI_ACK_EARLY},	 {&rec_atom_bonnell, PMI_ACK_EARLY},
+	    {&rec_nehalem, PMI_ACK_EARLY},	 {&rec_silvermont, PMI_ACK_EARLY},
+	    {&rec_goldmont_plus, PMI_ACK_EARLY}, /* format 7: an Atom before Tremont */
+	    {&rec_haswell, PMI_ACK_LATE},	 {&rec_broadwell, PMI_ACK_LATE},
+	    {&rec_skylake, PMI_ACK_LATE},	 {&rec_icelake, PMI_ACK_LATE},
+	    {&rec_arrowlake_p, PMI_ACK_LATE},	 {&rec_wildcatlake_p, PMI_ACK_LATE},
+	    {&rec_arrowlake_e, PMI_ACK_MID}, /* hybrid E-core: after Tremont */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct trace_caps c = decode(cases[i].rec);
+		assert_string_equal(pmi_ack_name(pmi_ack_for(&c)), pmi_ack_name(cases[i].want));
+	}
+}
+
 static void formatters_truncate_like_snprintf(void **state)
 {
 	(void)state;
@@ -629,5 +652,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(json_escapes_odd_vendor_strings),
     cmocka_unit_test(table_states_the_conclusions),
     cmocka_unit_test(formatters_truncate_like_snprintf),
+    cmocka_unit_test(pmi_ack_by_generation),
 };
 UNIT_MAIN(tests)
