@@ -41,6 +41,7 @@ void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(ui
 	if (m->caps.lbr.kind == TC_LBR_LEGACY) {
 		m->lbr.format = (enum lbr_format)m->caps.lbr.format;
 		m->lbr.depth = m->caps.lbr.depth;
+		m->lbr.nhm_select_erratum = p->lbr_select_erratum;
 	}
 	if (m->caps.lbr.kind == TC_LBR_ARCH) {
 		const struct tc_arch_lbr *al = &m->caps.arch_lbr;

@@ -29,6 +29,7 @@ struct spmu_personality {
 	const struct cpu_snapshot *snap; /* what CPUID and the capability MSRs say */
 	uint32_t lbr_from_base, lbr_to_base, lbr_info_base; /* info 0: no LBR_INFO MSRs */
 	bool lbr_select;				    /* MSR_LBR_SELECT exists */
+	bool lbr_select_erratum; /* the Nehalem/Westmere LBR_SELECT erratum (spmu_lbr.c) */
 };
 
 const struct spmu_personality *spmu_personality_find(const char *name);

@@ -84,9 +84,26 @@ const char *lbr_select_check(uint64_t select, bool call_stack_supported)
 	return NULL;
 }
 
+/*
+ * Nehalem/Westmere LBR_SELECT erratum as Linux describes it (nhm_lbr_sel_map; reference 8):
+ * a near relative call is recorded only if near relative and indirect jumps and far branches
+ * are captured too, a near indirect call only if near indirect jumps are. A driver that wants
+ * calls alone must widen the filter and drop the jumps in software.
+ */
+#define NHM_REL_CALL_NEEDS                                                                         \
+	(LBR_SELECT_NEAR_REL_JMP | LBR_SELECT_NEAR_IND_JMP | LBR_SELECT_FAR_BRANCH)
+#define NHM_IND_CALL_NEEDS LBR_SELECT_NEAR_IND_JMP
+
+static bool nhm_erratum_drops(uint64_t select, enum lbr_class cls)
+{
+	return (cls == LBR_CLASS_NEAR_REL_CALL && (select & NHM_REL_CALL_NEEDS)) ||
+	       (cls == LBR_CLASS_NEAR_IND_CALL && (select & NHM_IND_CALL_NEEDS));
+}
+
 bool lbr_record(struct lbr_stack *s, const struct lbr_branch *b)
 {
-	if (!lbr_select_allows(s->select, b))
+	if (!lbr_select_allows(s->select, b) ||
+	    (s->nhm_select_erratum && nhm_erratum_drops(s->select, b->cls)))
 		return false;
 	if ((s->select & LBR_SELECT_EN_CALLSTACK) && b->cls == LBR_CLASS_NEAR_RET) {
 		/* Pop: the newest record (the matching call) is flushed (SDM 17.9). An empty

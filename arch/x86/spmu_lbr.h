@@ -74,6 +74,7 @@ struct lbr_stack {
 	unsigned depth; /* a power of two, <= LBR_MAX_DEPTH */
 	unsigned tos;	/* index of the most recent record */
 	uint64_t select;
+	bool nhm_select_erratum; /* Nehalem/Westmere: calls need the jump classes (below) */
 	uint64_t from[LBR_MAX_DEPTH], to[LBR_MAX_DEPTH], info[LBR_MAX_DEPTH];
 };
 

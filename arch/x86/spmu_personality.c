@@ -30,6 +30,7 @@ static const struct spmu_personality personalities[] = {
 	.lbr_to_base = LBR_NHM_TO,
 	.lbr_info_base = 0,
 	.lbr_select = true,
+	.lbr_select_erratum = true,
     },
     {
 	.name = "core2",

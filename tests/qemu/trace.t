@@ -145,6 +145,19 @@ user_addr=$(printf '%s\n' "$b" | grep -c ' 0x7f')
 [ -n "$b" ] && [ "$user_addr" = 0 ] && [ "$(field "$h" filtered)" -gt 0 ]
 ok $? "bts, ring=kernel, filter: no user address in $(printf '%s\n' "$b" | grep -c .) records, $(field "$h" filtered) filtered"
 
+# The Nehalem LBR_SELECT erratum (modelled as Linux describes it, reference 8): calls alone
+# are asked for, the driver widens the hardware filter and drops the surplus in software; the
+# stack must then hold what Skylake's exact filter keeps.
+boot --timeout 60 -- trace=lbr spmu=nehalem,skylake workload=user lbr.filter=call
+status_is 0 "lbr.filter=call on Nehalem and Skylake"
+nhm=$(block lbr user@nehalem 0 | awk '/^lbr / { print $3, $4 }')
+skl=$(block lbr user@skylake 0 | awk '/^lbr / { print $3, $4 }')
+h=$(header lbr user@nehalem 0)
+dropped=$(block lbr user@nehalem 0 | sed -n 's/^lbr-software-filtered //p')
+[ -n "$nhm" ] && [ "$nhm" = "$skl" ] && [ "${dropped:-0}" -gt 0 ] &&
+	printf '%s\n' "$h" | grep -q ' select=0x24 software-filter '
+ok $? "lbr, nehalem, calls only: select widened to 0x24, $dropped surplus records dropped in software, the calls equal Skylake's"
+
 # Call-stack mode (Haswell and later: format >= 4) and FREEZE_WHILE_SMM (PERF_CAPABILITIES[12],
 # which every personality has).
 boot --timeout 60 -- trace=lbr,pmc spmu=nehalem,skylake workload=calls lbr.filter=call_stack freeze=smm

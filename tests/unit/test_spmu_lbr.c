@@ -188,8 +188,32 @@ static void call_stack_pushes_and_pops(void **state)
 	assert_int_equal(s.tos, tos);
 }
 
+/* The Nehalem/Westmere erratum (reference 8): calls alone drop the calls too; with the jump
+ * classes (and far branches, for relative calls) let through, they are recorded. */
+static void nehalem_select_erratum(void **state)
+{
+	(void)state;
+	uint64_t calls_only = LBR_SELECT_JCC | LBR_SELECT_NEAR_RET | LBR_SELECT_NEAR_IND_JMP |
+			      LBR_SELECT_NEAR_REL_JMP | LBR_SELECT_FAR_BRANCH;
+	uint64_t widened = LBR_SELECT_JCC | LBR_SELECT_NEAR_RET;
+	struct lbr_stack s = {.format = LBR_FMT_EIP_FLAGS, .depth = 16, .select = calls_only};
+	struct lbr_branch rel = cs(0x100, 0x1000, LBR_CLASS_NEAR_REL_CALL);
+	struct lbr_branch ind = cs(0x104, 0x2000, LBR_CLASS_NEAR_IND_CALL);
+	assert_true(lbr_record(&s, &rel)); /* no erratum: as LBR_SELECT says */
+	s.nhm_select_erratum = true;
+	assert_false(lbr_record(&s, &rel));
+	assert_false(lbr_record(&s, &ind));
+	s.select = calls_only & ~LBR_SELECT_NEAR_IND_JMP; /* enough for indirect calls only */
+	assert_false(lbr_record(&s, &rel));
+	assert_true(lbr_record(&s, &ind));
+	s.select = widened;
+	assert_true(lbr_record(&s, &rel));
+	assert_true(lbr_record(&s, &ind));
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(call_stack_configuration),
+    cmocka_unit_test(nehalem_select_erratum),
     cmocka_unit_test(call_stack_pushes_and_pops),
     cmocka_unit_test(every_format_round_trips),
     cmocka_unit_test(stack_wraps_newest_at_tos),
