@@ -102,8 +102,8 @@ static void decode_legacy(unsigned format, bool trap_like, const void *rec, size
 			  struct pebs_decoded *o)
 {
 	struct pebs_record_fmt3 r;
-	memset(&r, 0, sizeof(r));
-	memcpy(&r, rec, size);
+	memcpy(&r, rec, size); /* the fields a shorter format lacks read as 0 */
+	memset((uint8_t *)&r + size, 0, sizeof(r) - size);
 	const struct pebs_gprs_legacy *g = &r.f2.f1.g;
 
 	/* The legacy order (RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP) into the adaptive one. */
