@@ -5,10 +5,12 @@
  * and capability MSRs that detection reads), so detection, drivers and decoding run as they
  * would on that processor. A write the hardware would refuse becomes a model #GP, reported
  * with the MSR, value and reason, so driver bugs surface instead of hiding.
- * Modelled so far: IA32_DEBUGCTL, IA32_DS_AREA and BTS (Table 17-6), the legacy LBR stack with
- * LBR_SELECT, TOS and FROM/TO/INFO, the last exception record MSRs, read-only
- * IA32_PERF_CAPABILITIES / IA32_MISC_ENABLE, and the counters with overflow, PMI requests and
- * freeze-on-PMI in both flavours (arch/x86/spmu_counters.c). PEBS comes next.
+ * Modelled: IA32_DEBUGCTL (BTF included), IA32_DS_AREA and BTS (Table 17-6), the legacy LBR
+ * stack with LBR_SELECT (and the Nehalem erratum), TOS and FROM/TO/INFO, Architectural LBR,
+ * the last exception record MSRs, read-only IA32_PERF_CAPABILITIES / IA32_MISC_ENABLE, the
+ * counters with overflow, PMI requests and freeze-on-PMI in both flavours
+ * (arch/x86/spmu_counters.c), and PEBS formats 0-4 with adaptive groups (spmu_pebs.c). The
+ * README lists what it does not do.
  */
 #ifndef ARCH_X86_SPMU_H
 #define ARCH_X86_SPMU_H
