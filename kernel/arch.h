@@ -79,6 +79,7 @@ struct trace_options {
 	char freeze[TRACE_LIST_MAX];
 	char pebs_event[TRACE_LIST_MAX];
 	char pebs_groups[TRACE_LIST_MAX]; /* adaptive PEBS groups */
+	uint64_t pebs_counter;		  /* general-purpose counter for PEBS */
 	uint64_t pebs_period;
 	uint64_t pebs_kib;
 	uint64_t pebs_ldlat; /* load-latency threshold in cycles; 0 = off */

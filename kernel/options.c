@@ -61,12 +61,13 @@ static const struct cfg_enum_value leak_values[] = {
     {NULL, 0},
 };
 
-#define OPT(field)	offsetof(struct kernel_options, field)
-#define PERIOD_MAX	(1ull << 31) /* what every counter width takes (legacy PMC writes) */
-#define BTS_RECORDS_MAX 1000000
-#define PEBS_KIB_MAX	4096
-#define LDLAT_MAX	0xffff /* MSR_PEBS_LD_LAT_THRESHOLD[15:0] */
-#define LBR_DEPTH_MAX	64
+#define OPT(field)	 offsetof(struct kernel_options, field)
+#define PERIOD_MAX	 (1ull << 31) /* what every counter width takes (legacy PMC writes) */
+#define BTS_RECORDS_MAX	 1000000
+#define PEBS_KIB_MAX	 4096
+#define LDLAT_MAX	 0xffff /* MSR_PEBS_LD_LAT_THRESHOLD[15:0] */
+#define LBR_DEPTH_MAX	 64
+#define PEBS_COUNTER_MAX 7 /* IA32_PEBS_ENABLE bits 7:0 at most before extended PEBS */
 
 static const struct cfg_option option_table[] = {
     {"serial.port", CFG_UINT, "I/O port of the 16550 console (COM1 0x3f8, COM2 0x2f8)",
@@ -121,6 +122,9 @@ static const struct cfg_option option_table[] = {
     {"pebs.groups", CFG_STRING,
      "adaptive PEBS record groups: none, or a list of meminfo gpr xmm lbr (after the basic group)",
      OPT(tr.pebs_groups), 0, TRACE_LIST_MAX, NULL},
+    {"pebs.counter", CFG_UINT,
+     "general-purpose counter the PEBS event runs on (checked against the CPU's PEBS counters)",
+     OPT(tr.pebs_counter), 0, PEBS_COUNTER_MAX, NULL},
     {"pebs.period", CFG_UINT, "events per PEBS record", OPT(tr.pebs_period), 1, PERIOD_MAX, NULL},
     {"pebs.kib", CFG_UINT, "PEBS buffer size in KiB", OPT(tr.pebs_kib), 4, PEBS_KIB_MAX, NULL},
     {"pebs.ldlat", CFG_UINT, "load-latency threshold in cycles (0 = off)", OPT(tr.pebs_ldlat), 0,

@@ -128,8 +128,11 @@ bool session_pebs(struct trace_ctx *t)
 		return true;
 	}
 	uint64_t enable = 0, ldlat = 0;
-	if (pebs_enable_bits(c, ch.fixed ? 0 : BIT(0), ch.fixed ? BIT(0) : 0,
-			     ch.load_latency ? BIT(0) : 0, &enable, why, sizeof(why)) != PEBS_OK ||
+	/* The counter: GP counter pebs.counter, or fixed counter 0 (extended PEBS). */
+	unsigned n = ch.fixed ? 0 : (unsigned)o->pebs_counter;
+	if (pebs_enable_bits(c, ch.fixed ? 0 : (uint32_t)BIT(n), ch.fixed ? BIT(0) : 0,
+			     ch.load_latency ? (uint32_t)BIT(n) : 0, &enable, why,
+			     sizeof(why)) != PEBS_OK ||
 	    (ch.load_latency && pebs_ld_lat_value((unsigned)o->pebs_ldlat, &ldlat) != PEBS_OK)) {
 		ts_skip(t, "pebs", why);
 		return true;
@@ -146,7 +149,7 @@ bool session_pebs(struct trace_ctx *t)
 	bool with_lbr = (s.data_cfg & PEBS_DATACFG_LBRS) && c->lbr.kind != TC_LBR_NONE;
 	size_t size = pebs_record_bytes(s.format, s.adaptive, s.data_cfg);
 	struct ds_percpu *d = ds_area_this_cpu();
-	uint32_t reset_off = pebs_counter_reset_offset(s.format, ch.fixed, 0);
+	uint32_t reset_off = pebs_counter_reset_offset(s.format, ch.fixed, n);
 	if (!size || !d || !reset_off || d->pebs_bytes < 2 * size) {
 		tprintf(
 		    "error: pebs: %s: format %u (adaptive %d) has no record layout here, or the "
@@ -182,7 +185,7 @@ bool session_pebs(struct trace_ctx *t)
 	ds->pebs_threshold = pebs_threshold_multi(ds->pebs_base, ds->pebs_abs_max, size, 1);
 	memcpy((uint8_t *)ds + reset_off, &reload, sizeof(reload));
 
-	uint64_t global = ch.fixed ? GLOBAL_STATUS_FIXED(0) : BIT(0);
+	uint64_t global = ch.fixed ? GLOBAL_STATUS_FIXED(0) : BIT(n);
 	struct ds_isr_config isr = {
 	    .perfmon_version = c->perfmon.version,
 	    .ds_area = d->area_phys,
@@ -213,8 +216,8 @@ bool session_pebs(struct trace_ctx *t)
 		    .period = o->pebs_period,
 		    .extra = s.adaptive ? EVTSEL_ADAPTIVE : 0,
 		};
-		bad = pmc_check_gp(c, 0, &ev, why, sizeof(why)) ? MSR_IA32_PERFEVTSEL0
-								: pmc_program_gp(c, 0, &ev);
+		bad = pmc_check_gp(c, n, &ev, why, sizeof(why)) ? MSR_IA32_PERFEVTSEL0 + n
+								: pmc_program_gp(c, n, &ev);
 	}
 	uint64_t pmis_before = pmi_count(arch_cpu_index());
 	trace_pmi_begin(&isr, &sinks, pmi_ack_for(t->caps));
@@ -244,6 +247,8 @@ bool session_pebs(struct trace_ctx *t)
 	ds->pebs_index = ds->pebs_base;
 	bad = pmc_reset_all(c);
 	ok &= ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pebs");
+	static const char *const counter_names[] = {"pmc0", "pmc1", "pmc2", "pmc3",
+						    "pmc4", "pmc5", "pmc6", "pmc7"};
 	uint64_t masked, vpmis = ts_virtual_pmis(&masked);
 	tprintf(
 	    "trace-begin pebs %s steps=%lu records=%lu format=%u adaptive=%d trap=%d "
@@ -251,7 +256,7 @@ bool session_pebs(struct trace_ctx *t)
 	    "masked=%lu drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu "
 	    "bad=%lu buffer=%lu%s storms=%lu result=%lu\n",
 	    t->label, steps, s.n, s.format, s.adaptive, s.trap_like, o->pebs_period,
-	    ch.fixed ? "fixed0" : "pmc0", enable, s.data_cfg, size,
+	    ch.fixed ? "fixed0" : counter_names[n], enable, s.data_cfg, size,
 	    pmi_count(arch_cpu_index()) - pmis_before, vpmis, masked, st.pebs_drains,
 	    st.pebs_drained, at_end, t->model ? t->model->stats.pebs_dropped : 0, s.lost_full,
 	    s.bad, buffer_bytes, core2_cap ? "(core2-cap)" : "", st.storms, result);

@@ -37,6 +37,7 @@ for mode in all each; do
 	ok $? "trace.cpus=$mode: one session per facility, personality, workload and CPU ($n)"
 	if [ "$mode" = all ]; then
 		vector_samples=$(block pmc calls@skylake 1)
+		pebs_pmc0=$(block pebs calls@skylake 0 | awk '/^pebs / { print $2, $3 }')
 		has "trace: workload 'user' keeps one shared slot" "trace.cpus=all: the ring 3 workload (one user stack) runs on each CPU in turn, said so"
 		# Core 2 quirk: one page of PEBS buffer at most (reference 8); others get pebs.kib.
 		[ "$(field "$(header pebs calls@core2 0)" buffer)" = "4096(core2-cap)" ] &&
@@ -190,6 +191,18 @@ for p in core2 icelake; do
 	printf '%s\n' "$out" | grep -q "^SKIP: pebs: calls@$p cpu=0: load-latency"
 	ok $? "load latency on $p: SKIP with the reason"
 done
+
+# PEBS on another general-purpose counter (pebs.counter=1): its enable bit, its DS reset slot
+# and its applicable-counter bit; Core 2 samples on PMC0 only.
+boot --timeout 60 -- trace=pebs spmu=core2,skylake workload=calls pebs.counter=1
+status_is 0 "pebs.counter=1 on Core 2 and Skylake"
+has "SKIP: pebs: calls@core2 cpu=0: PEBS on PMC1 refused" "pebs.counter=1 on Core 2 (PMC0 only): SKIP with the reason"
+h=$(header pebs calls@skylake 0)
+recs=$(block pebs calls@skylake 0 | grep '^pebs ')
+[ "$(field "$h" enable)" = 0x2 ] && [ "$(field "$h" counter)" = pmc1 ] && [ -n "$pebs_pmc0" ] &&
+	[ "$(printf '%s\n' "$recs" | awk '{ print $2, $3 }')" = "$pebs_pmc0" ] &&
+	! printf '%s\n' "$recs" | grep -qv ' applicable=0x2 '
+ok $? "pebs on PMC1 (Skylake): enable 0x2, every record applicable to PMC1, the same samples as on PMC0"
 
 # spmu=none: the hardware only. QEMU's TCG has no PMU: every facility SKIPs with the
 # capability report's reason (the vendor, or CPUID leaf 0AH), and nothing faults.
