@@ -81,15 +81,22 @@ printf '%s\n' "$out" | awk '
 	/^ss-branch / { print $2, $3 }
 	/^bts / { print $2, $3 }' >"$work/kernel.txt"
 
+# same_lines GOT WANT DESCRIPTION [EXTRA]: one check that GOT equals WANT and that EXTRA (an
+# exit status, 0 if left out) is 0; on a mismatch the start of the diff, as TAP comments.
+same_lines() {
+	[ "$1" = "$2" ] && [ "${4:-0}" = 0 ]
+	ok $? "$3"
+	[ "$1" = "$2" ] || diff <(printf '%s\n' "$1") <(printf '%s\n' "$2") | head -n 6 | sed 's/^/# /'
+}
+
 # One comparison of kernel run $1 with QEMU run $1, described as $2.
 same_run() {
 	local k q nb
 	k=$(nth "$work/kernel.txt" "$1")
 	q=$(nth "$work/qemu.txt" "$1")
 	nb=$(printf '%s\n' "$k" | grep -vc '^run ')
-	[ "$k" = "$q" ] && [ "$nb" -ge 2 ] # every run has at least the call in and the return
-	ok $? "$2: the same $nb taken branches (from, to, order) and step count as QEMU"
-	[ "$k" = "$q" ] || diff <(printf '%s\n' "$k") <(printf '%s\n' "$q") | head -n 6 | sed 's/^/# /'
+	[ "$nb" -ge 2 ] # every run has at least the call in and the return
+	same_lines "$k" "$q" "$2: the same $nb taken branches (from, to, order) and step count as QEMU" $?
 	last_nb=$nb
 }
 
@@ -165,29 +172,30 @@ last_branches() {
 				if (i % per == 0) print lf, lt } }' \
 		<(nth "$work/qemu.txt" "$1") <(nth "$work/pcs.txt" "$1")
 }
+# every_nth RUN PERIOD: for every PERIOD-th instruction of run RUN in QEMU's log, its address
+# and the next one's (the exit stub's after the last instruction): "PC NEXT"
+every_nth() {
+	nth "$work/pcs.txt" "$1" | awk -v x="$exit_addr" -v per="$2" '
+		/^pc / { pc[++n] = $2 }
+		END { for (i = per; i <= n; i += per) print pc[i], (i < n ? pc[i + 1] : x) }'
+}
 check_pebs() {
 	local run=$1 label=$2 w=$3
 	k=$(records pebs "$label" pebs 2 3)
 	fmt=$(key pebs "$label" format)
 	# Formats 0 and 1 have no eventing IP: the record's (trap-like) RIP stands for both.
-	want=$(nth "$work/pcs.txt" "$run" | awk -v x="$exit_addr" -v f="${fmt:-9}" '
-		/^pc / { pc[++n] = $2 }
-		END { for (i = 37; i <= n; i += 37) { nx = (i < n ? pc[i + 1] : x); print (f < 2 ? nx : pc[i]), nx } }')
+	want=$(every_nth "$run" 37 | awk -v f="${fmt:-9}" '{ print (f < 2 ? $2 : $1), $2 }')
 	nrec=$(printf '%s\n' "$want" | grep -c .)
 	# The fault workload is too short (9 instructions) for a record.
 	min=2
 	[ "${names[w - 1]}" = faults ] && min=0
-	[ "$k" = "$want" ] && [ "$nrec" -ge "$min" ]
-	ok $? "pebs, $label: the $nrec records sample every 37th instruction QEMU executed (eventing IP, next IP)"
-	[ "$k" = "$want" ] || diff <(printf '%s\n' "$k") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
+	[ "$nrec" -ge "$min" ]
+	same_lines "$k" "$want" "pebs, $label: the $nrec records sample every 37th instruction QEMU executed (eventing IP, next IP)" $?
 	# Adaptive PEBS (format 4) with the LBR group: each record's newest LBR entry is the last
 	# branch QEMU took at or before the sampled instruction.
 	[ "${fmt:-0}" -ge 4 ] || return 0
-	lbrs=$(records pebs "$label" pebs 8 9)
-	want=$(last_branches "$run" 37)
-	[ "$lbrs" = "$want" ]
-	ok $? "pebs, $label: each record's LBR group holds QEMU's last branch before the sample"
-	[ "$lbrs" = "$want" ] || diff <(printf '%s\n' "$lbrs") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
+	same_lines "$(records pebs "$label" pebs 8 9)" "$(last_branches "$run" 37)" \
+		"pebs, $label: each record's LBR group holds QEMU's last branch before the sample"
 }
 for_runs check_pebs
 # BTF: one #DB per taken branch, at its target: QEMU's "to" column, in order.
@@ -207,22 +215,16 @@ check_pmc() {
 	local run=$1 label=$2 w=$3
 	k=$(records pmc "$label" sample 2)
 	line=$(printf '%s\n' "$out" | grep "^trace-begin pmc $label ")
-	want=$(nth "$work/pcs.txt" "$run" | awk -v x="$exit_addr" '
-		/^pc / { pc[++n] = $2 }
-		END { for (i = 50; i <= n; i += 50) print (i < n ? pc[i + 1] : x) }')
+	want=$(every_nth "$run" 50 | awk '{ print $2 }')
 	nrec=$(printf '%s\n' "$want" | grep -c .)
 	sums=$(printf '%s\n' "$line" | awk '{ for (i = 1; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
 		print (v["samples"] * v["period"] + v["remainder"] == v["steps"] && v["fixed0"] == v["steps"]) }')
-	[ "$k" = "$want" ] && [ "$sums" = 1 ]
-	ok $? "pmc, $label: the $nrec samples follow every 50th instruction QEMU executed; counts add up ($line)"
-	[ "$k" = "$want" ] || diff <(printf '%s\n' "$k") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
+	[ "$sums" = 1 ]
+	same_lines "$k" "$want" "pmc, $label: the $nrec samples follow every 50th instruction QEMU executed; counts add up ($line)" $?
 	# freeze=lbrs: each sample's LBR snapshot (read in the PMI while frozen) is the
 	# last branch QEMU took at or before the sampled instruction.
-	snaps=$(records pmc "$label" sample 4 5)
-	want=$(last_branches "$run" 50)
-	[ "$snaps" = "$want" ]
-	ok $? "pmc, $label: every sample's frozen LBR snapshot is QEMU's last branch before it"
-	[ "$snaps" = "$want" ] || diff <(printf '%s\n' "$snaps") <(printf '%s\n' "$want") | head -n 6 | sed 's/^/# /'
+	same_lines "$(records pmc "$label" sample 4 5)" "$(last_branches "$run" 50)" \
+		"pmc, $label: every sample's frozen LBR snapshot is QEMU's last branch before it"
 }
 for_runs check_pmc
 done_testing
