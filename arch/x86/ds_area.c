@@ -33,9 +33,10 @@ bool ds_area_prepare(unsigned cpu, uint64_t bts_bytes, uint64_t pebs_bytes)
 	if (cpu >= MAX_CPUS)
 		return false;
 	struct ds_percpu *d = &areas[cpu];
-	uint64_t one = PAGE_SIZE;
-	if (!ensure(&d->area_phys, &one, sizeof(struct ds_area64)) ||
-	    !ensure(&d->bts_phys, &d->bts_bytes, bts_bytes) ||
+	_Static_assert(sizeof(struct ds_area64) <= PAGE_SIZE, "the DS area fits one page");
+	if (!d->area_phys)
+		d->area_phys = page_alloc(1);
+	if (!d->area_phys || !ensure(&d->bts_phys, &d->bts_bytes, bts_bytes) ||
 	    !ensure(&d->pebs_phys, &d->pebs_bytes, pebs_bytes))
 		return false;
 	d->area = arch_phys_to_virt(d->area_phys);

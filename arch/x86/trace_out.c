@@ -7,6 +7,7 @@
 #include "kernel/memmap.h"
 #include "kernel/memory.h"
 #include "lib/fmt.h"
+#include "lib/string.h"
 
 struct out_buffer {
 	char *text;
@@ -33,8 +34,7 @@ static void sink(void *ctx, const char *s, size_t n)
 	struct out_buffer *b = ctx;
 	uint64_t room = TRACE_OUT_PAGES * PAGE_SIZE - b->used;
 	uint64_t take = n < room ? n : room;
-	for (uint64_t i = 0; i < take; i++)
-		b->text[b->used + i] = s[i];
+	memcpy(b->text + b->used, s, take);
 	b->used += take;
 	b->dropped += n - take;
 }
