@@ -49,15 +49,20 @@ static bool drain_bts(const struct ds_isr_ops *o, struct ds_area64 *ds, struct d
 	return true;
 }
 
+uint64_t ds_pebs_drain(const struct ds_isr_ops *o, struct ds_area64 *ds, size_t record_size)
+{
+	uint64_t n = 0;
+	void *ctx = o->sink_ctx ? o->sink_ctx : o->ctx;
+	for (uint64_t a = ds->pebs_base; a + record_size <= ds->pebs_index; a += record_size, n++)
+		o->pebs_record(ctx, o->at(o->ctx, a), record_size);
+	ds->pebs_index = ds->pebs_base;
+	return n;
+}
+
 static void drain_pebs(const struct ds_isr_ops *o, const struct ds_isr_config *c,
 		       struct ds_area64 *ds, struct ds_isr_report *r)
 {
-	for (uint64_t a = ds->pebs_base; a + c->pebs_record_size <= ds->pebs_index;
-	     a += c->pebs_record_size) {
-		o->pebs_record(o->ctx, o->at(o->ctx, a), c->pebs_record_size);
-		r->pebs_drained++;
-	}
-	ds->pebs_index = ds->pebs_base;
+	r->pebs_drained += ds_pebs_drain(o, ds, c->pebs_record_size);
 	r->pebs_threshold = true;
 }
 

@@ -32,7 +32,7 @@ struct ds_isr_ops {
 	 * the enables are restored; NULL for early or late. */
 	void (*unmask_mid)(void *ctx);
 	void *ctx;
-	void *sink_ctx; /* for bts_record, when not ctx (NULL: ctx) */
+	void *sink_ctx; /* for bts_record and pebs_record, when not ctx (NULL: ctx) */
 };
 
 /* What the session wants while it runs: restored on exit, whatever a freeze cleared. */
@@ -65,5 +65,7 @@ void ds_isr_service(const struct ds_isr_ops *ops, const struct ds_isr_config *cf
  * be stopped); returns how many. The service routine uses it at the threshold, a session at
  * the end of a run. */
 uint64_t ds_bts_drain(const struct ds_isr_ops *ops, struct ds_area64 *ds);
+/* The same for PEBS records of `record_size` bytes, to ops->pebs_record. */
+uint64_t ds_pebs_drain(const struct ds_isr_ops *ops, struct ds_area64 *ds, size_t record_size);
 
 #endif

@@ -9,7 +9,6 @@
  */
 #include "arch/x86/bts.h"
 #include "arch/x86/ds_area.h"
-#include "arch/x86/pmi.h"
 #include "arch/x86/pmu_msr.h"
 #include "arch/x86/pmu_regs.h"
 #include "arch/x86/trace_out.h"
@@ -92,7 +91,6 @@ bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	    .max_loops = BTS_PMI_MAX_LOOPS,
 	};
 	struct trace_pmi_sinks sinks = {.bts_record = bts_store_record, .ctx = &store};
-	uint64_t pmis_before = pmi_count(arch_cpu_index());
 	trace_pmi_begin(&isr, &sinks, pmi_ack_for(t->caps));
 	bool ok = ts_check(t, ds_area_install(d), MSR_IA32_DS_AREA, fac) &&
 		  ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, plan.debugctl), MSR_IA32_DEBUGCTL, fac);
@@ -111,8 +109,8 @@ bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	tprintf("trace-begin %s %s steps=%lu records=%lu pmis=%lu drains=%lu virtual-pmis=%lu "
 		"masked=%lu dropped=%lu lost=%lu ring=%s%s leak=%s filtered=%lu flagged=%lu "
 		"drained-in-pmi=%lu drained-at-end=%lu storms=%lu result=%lu\n",
-		fac, t->label, steps, store.n, pmi_count(arch_cpu_index()) - pmis_before,
-		st.bts_drains, vpmis, masked, ts_model_bts_dropped(t), store.lost_full,
+		fac, t->label, steps, store.n, st.pmis, st.bts_drains, vpmis, masked,
+		t->model ? t->model->stats.bts_dropped : 0, store.lost_full,
 		bts_ring_name(cfg.ring), plan.software_ring ? "(software)" : "",
 		cfg.leak == BTS_LEAK_FLAG ? "flag" : "filter", store.filtered, store.flagged,
 		st.bts_drained, at_end, st.storms, result);

@@ -12,7 +12,6 @@
 #include "arch/x86/ds_area.h"
 #include "arch/x86/pebs_record.h"
 #include "arch/x86/pmc.h"
-#include "arch/x86/pmi.h"
 #include "arch/x86/pmu_msr.h"
 #include "arch/x86/pmu_regs.h"
 #include "arch/x86/trace_out.h"
@@ -58,25 +57,37 @@ void pebs_store_record(void *ctx, const void *record, size_t size)
 }
 
 struct pebs_choice {
+	const char *name;
 	bool fixed;
 	uint8_t event, umask;
 	bool load_latency;
 };
 
-static bool choose_event(const char *name, struct pebs_choice *c)
+/* The events of option pebs.event, for the session and for arch_trace_validate. */
+static const struct pebs_choice pebs_events[] = {
+    {"instructions", false, ARCH_EVENT_INSTRUCTIONS, 0, false},
+    {"branches", false, ARCH_EVENT_BRANCHES, 0, false},
+    {"loads", false, ARCH_EVENT_LOADS, LOADS_UMASK, true},
+    {"fixed0", true, 0, 0, false},
+};
+
+static const struct pebs_choice *pebs_event_find(const char *name)
 {
-	*c = (struct pebs_choice){0};
-	if (strcmp(name, "instructions") == 0)
-		c->event = ARCH_EVENT_INSTRUCTIONS;
-	else if (strcmp(name, "branches") == 0)
-		c->event = ARCH_EVENT_BRANCHES;
-	else if (strcmp(name, "loads") == 0)
-		*c = (struct pebs_choice){false, ARCH_EVENT_LOADS, LOADS_UMASK, true};
-	else if (strcmp(name, "fixed0") == 0)
-		c->fixed = true;
-	else
-		return false;
-	return true;
+	for (unsigned i = 0; i < ARRAY_SIZE(pebs_events); i++)
+		if (strcmp(name, pebs_events[i].name) == 0)
+			return &pebs_events[i];
+	return 0;
+}
+
+int pebs_event_check(const char *name, char *why, size_t why_size)
+{
+	if (pebs_event_find(name))
+		return 0;
+	fmt_snprintf(why, why_size,
+		     "option 'pebs.event': unknown '%s'; accepted: instructions, branches, loads "
+		     "(on pebs.counter; loads with pebs.ldlat), fixed0 (extended PEBS)",
+		     name);
+	return -1;
 }
 
 /* MSR_PEBS_DATA_CFG for the option pebs.groups (reference 6.3); -1 with a message. */
@@ -118,11 +129,12 @@ bool session_pebs(struct trace_ctx *t)
 	const struct trace_caps *c = t->caps;
 	const struct trace_options *o = t->req->opt;
 	char why[200];
-	struct pebs_choice ch;
-	if (!choose_event(o->pebs_event, &ch)) {
-		ts_skip(t, "pebs", "unknown pebs.event (arch_trace_validate checks it)");
+	const struct pebs_choice *event = pebs_event_find(o->pebs_event);
+	if (!event) { /* arch_trace_validate refused it at boot */
+		tprintf("error: pebs: %s: unknown pebs.event '%s'\n", t->label, o->pebs_event);
 		return false;
 	}
+	const struct pebs_choice ch = *event;
 	if (c->pebs.kind != TC_PEBS_YES) {
 		ts_skip(t, "pebs", c->pebs.reason);
 		return true;
@@ -219,7 +231,6 @@ bool session_pebs(struct trace_ctx *t)
 		bad = pmc_check_gp(c, n, &ev, why, sizeof(why)) ? MSR_IA32_PERFEVTSEL0 + n
 								: pmc_program_gp(c, n, &ev);
 	}
-	uint64_t pmis_before = pmi_count(arch_cpu_index());
 	trace_pmi_begin(&isr, &sinks, pmi_ack_for(t->caps));
 	bool ok =
 	    ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pebs") &&
@@ -241,10 +252,9 @@ bool session_pebs(struct trace_ctx *t)
 		lbr_disable(t);
 	struct trace_pmi_stats st;
 	trace_pmi_end(&st);
-	uint64_t at_end = 0;
-	for (uint64_t a = ds->pebs_base; a + size <= ds->pebs_index; a += size, at_end++)
-		pebs_store_record(&s, trace_pmi_at(0, a), size);
-	ds->pebs_index = ds->pebs_base;
+	/* What is left after the run (PEBS stopped above), through the routine's drain loop. */
+	struct ds_isr_ops drain = {.at = trace_pmi_at, .pebs_record = pebs_store_record, .ctx = &s};
+	uint64_t at_end = ds_pebs_drain(&drain, ds, size);
 	bad = pmc_reset_all(c);
 	ok &= ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pebs");
 	static const char *const counter_names[] = {"pmc0", "pmc1", "pmc2", "pmc3",
@@ -256,10 +266,10 @@ bool session_pebs(struct trace_ctx *t)
 	    "masked=%lu drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu "
 	    "bad=%lu buffer=%lu%s storms=%lu result=%lu\n",
 	    t->label, steps, s.n, s.format, s.adaptive, s.trap_like, o->pebs_period,
-	    ch.fixed ? "fixed0" : counter_names[n], enable, s.data_cfg, size,
-	    pmi_count(arch_cpu_index()) - pmis_before, vpmis, masked, st.pebs_drains,
-	    st.pebs_drained, at_end, t->model ? t->model->stats.pebs_dropped : 0, s.lost_full,
-	    s.bad, buffer_bytes, core2_cap ? "(core2-cap)" : "", st.storms, result);
+	    ch.fixed ? "fixed0" : counter_names[n], enable, s.data_cfg, size, st.pmis, vpmis,
+	    masked, st.pebs_drains, st.pebs_drained, at_end,
+	    t->model ? t->model->stats.pebs_dropped : 0, s.lost_full, s.bad, buffer_bytes,
+	    core2_cap ? "(core2-cap)" : "", st.storms, result);
 	for (uint64_t i = 0; i < s.n; i++) {
 		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s", s.ev[i], s.next[i],
 			s.status[i], size, pebs_ip_kind_name((enum pebs_ip_kind)s.kind[i]));

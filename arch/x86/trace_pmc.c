@@ -10,7 +10,6 @@
  */
 #include "arch/x86/ds_layout.h"
 #include "arch/x86/pmc.h"
-#include "arch/x86/pmi.h"
 #include "arch/x86/pmu_msr.h"
 #include "arch/x86/pmu_regs.h"
 #include "arch/x86/trace_out.h"
@@ -100,7 +99,6 @@ bool session_pmc(struct trace_ctx *t)
 	    .lbr_snapshot = with_lbr ? snapshot : 0,
 	    .ctx = &s,
 	};
-	uint64_t pmis_before = pmi_count(arch_cpu_index());
 	uint32_t bad = pmc_reset_all(c);
 	if (!bad)
 		bad = pmc_program_gp(c, PMC_SAMPLED, &ev);
@@ -136,10 +134,9 @@ bool session_pmc(struct trace_ctx *t)
 		"masked=%lu overflows=%lu frozen=%lu freeze=%#lx remainder=%ld fixed0=%lu "
 		"lost=%lu storms=%lu snapshots=%lu ack=%s masked-at-entry=%lu masked-at-exit=%lu "
 		"result=%lu\n",
-		t->label, steps, s.n, ev.period, pmi_count(arch_cpu_index()) - pmis_before, vpmis,
-		masked, st.overflows, st.frozen, freeze, (int64_t)ev.period + left, fixed_count,
-		s.lost_full, st.storms, s.snapshots, pmi_ack_name(pmi_ack_for(c)),
-		st.masked_at_entry, st.masked_at_exit, result);
+		t->label, steps, s.n, ev.period, st.pmis, vpmis, masked, st.overflows, st.frozen,
+		freeze, (int64_t)ev.period + left, fixed_count, s.lost_full, st.storms, s.snapshots,
+		pmi_ack_name(pmi_ack_for(c)), st.masked_at_entry, st.masked_at_exit, result);
 	for (uint64_t i = 0; i < s.n; i++) {
 		if (with_lbr)
 			tprintf("sample %#lx lbr %#lx %#lx\n", s.ip[i], s.lbr_from[i], s.lbr_to[i]);

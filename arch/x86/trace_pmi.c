@@ -19,13 +19,13 @@ struct pmi_session {
 
 static struct pmi_session sessions[MAX_CPUS];
 
-int trace_pmi_rdmsr(void *ctx, uint32_t msr, uint64_t *v)
+static int trace_pmi_rdmsr(void *ctx, uint32_t msr, uint64_t *v)
 {
 	(void)ctx;
 	return pmu_rdmsr(msr, v);
 }
 
-int trace_pmi_wrmsr(void *ctx, uint32_t msr, uint64_t v)
+static int trace_pmi_wrmsr(void *ctx, uint32_t msr, uint64_t v)
 {
 	(void)ctx;
 	return pmu_wrmsr(msr, v);
@@ -35,12 +35,6 @@ void *trace_pmi_at(void *ctx, uint64_t linear)
 {
 	(void)ctx;
 	return arch_phys_to_virt(linear); /* DS area and buffers: identity map (ds_area.h) */
-}
-
-static void pebs_sink(void *ctx, const void *record, size_t size)
-{
-	struct pmi_session *s = ctx;
-	s->sinks.pebs_record(s->sinks.ctx, record, size);
 }
 
 static void lbr_sink(void *ctx)
@@ -104,7 +98,7 @@ void trace_pmi_begin(const struct ds_isr_config *cfg, const struct trace_pmi_sin
 	    .wrmsr = trace_pmi_wrmsr,
 	    .at = trace_pmi_at,
 	    .bts_record = sinks->bts_record, /* straight to the session: the per-record path */
-	    .pebs_record = pebs_sink,
+	    .pebs_record = sinks->pebs_record,
 	    .overflow = overflow_sink,
 	    .lbr_snapshot = sinks->lbr_snapshot ? lbr_sink : 0,
 	    .unmask_mid = ack == PMI_ACK_MID ? unmask_mid : 0,

@@ -42,9 +42,7 @@ void trace_pmi_end(struct trace_pmi_stats *out);
 /* The routine itself, as the PMI entry calls it (the bench calls it directly). */
 struct trap_frame;
 void trace_pmi_service(struct trap_frame *f);
-/* The MSR and memory callbacks of the routine, for sessions that drain outside a PMI. */
-int trace_pmi_rdmsr(void *ctx, uint32_t msr, uint64_t *v);
-int trace_pmi_wrmsr(void *ctx, uint32_t msr, uint64_t v);
+/* How the routine reaches DS memory, for sessions that drain after the run. */
 void *trace_pmi_at(void *ctx, uint64_t linear);
 
 #endif

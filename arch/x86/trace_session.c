@@ -259,11 +259,6 @@ void ts_skip(struct trace_ctx *t, const char *facility, const char *reason)
 	tprintf("SKIP: %s: %s: %s\n", facility, t->label, reason);
 }
 
-uint64_t ts_model_bts_dropped(const struct trace_ctx *t)
-{
-	return t->model ? t->model->stats.bts_dropped : 0;
-}
-
 /* Whether this CPU's hardware has the facility, and why not. */
 static bool hardware_has(const char *facility, const struct trace_caps *hw, const char **why)
 {
@@ -402,22 +397,13 @@ bool arch_trace_workload(const struct trace_request *req)
 
 bool arch_trace_validate(const struct trace_options *o, char *err, size_t size)
 {
-	static const char *const events[] = {"instructions", "branches", "loads", "fixed0"};
 	struct lbr_filter f;
 	struct pmc_freeze fr;
 	uint64_t groups;
-	if (lbr_filter_parse(o->lbr_filter, &f, err, size) != 0 ||
-	    pmc_freeze_parse(o->freeze, &fr, err, size) != 0 ||
-	    pebs_groups_parse(o->pebs_groups, &groups, err, size) != 0)
-		return false;
-	for (unsigned i = 0; i < sizeof(events) / sizeof(events[0]); i++)
-		if (strcmp(o->pebs_event, events[i]) == 0)
-			return true;
-	fmt_snprintf(err, size,
-		     "option 'pebs.event': unknown '%s'; accepted: instructions, branches (PMC0), "
-		     "loads (PMC0, load latency with pebs.ldlat), fixed0 (extended PEBS)",
-		     o->pebs_event);
-	return false;
+	return lbr_filter_parse(o->lbr_filter, &f, err, size) == 0 &&
+	       pmc_freeze_parse(o->freeze, &fr, err, size) == 0 &&
+	       pebs_groups_parse(o->pebs_groups, &groups, err, size) == 0 &&
+	       pebs_event_check(o->pebs_event, err, size) == 0;
 }
 
 bool arch_spmu_validate(const char *personalities, char *err, size_t size)

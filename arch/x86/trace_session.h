@@ -32,8 +32,6 @@ bool ts_check(struct trace_ctx *t, int rc, uint32_t msr, const char *what);
 uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps);
 /* "SKIP: <facility>: <reason>" into the report. */
 void ts_skip(struct trace_ctx *t, const char *facility, const char *reason);
-/* The model's counts of records it could not store, or 0 on the hardware. */
-uint64_t ts_model_bts_dropped(const struct trace_ctx *t);
 /* A per-step hook for the next ts_run (BTF): on the model, called for each step BTF turns
  * into a #DB; on the hardware, for each #DB. NULL to remove. */
 void ts_set_step_hook(ss_step_fn fn, void *ctx);
@@ -53,6 +51,8 @@ bool lbr_enable_for_sampling(struct trace_ctx *t, uint64_t debugctl_extra);
 bool lbr_newest(const struct trace_ctx *t, uint64_t *from, uint64_t *to);
 void lbr_disable(struct trace_ctx *t);
 
+/* Option pebs.event: 0, or -1 with a message naming it and the accepted events. */
+int pebs_event_check(const char *name, char *why, size_t why_size);
 /* MSR_PEBS_DATA_CFG groups for option pebs.groups (arch/x86/trace_pebs.c). */
 int pebs_groups_parse(const char *list, uint64_t *data_cfg, char *why, size_t why_size);
 
