@@ -10,7 +10,10 @@ else
 Q := @
 endif
 
-CC	?= gcc
+# make's built-in default for CC is `cc`; Debian's gcc package provides both, but say gcc.
+ifeq ($(origin CC),default)
+CC	:= gcc
+endif
 LD	:= ld
 OBJCOPY	:= objcopy
 
@@ -18,8 +21,12 @@ WARN	:= -Wall -Wextra -Werror -Wstrict-prototypes -Wmissing-prototypes -Wshadow
 CSTD	:= -std=gnu11
 
 # ---- kernel: freestanding, higher half, no red zone, no SSE, no stack protector ----------------
-KERNEL_CFLAGS := $(CSTD) $(WARN) -O2 -g -ffreestanding -fno-builtin -nostdinc \
-	-isystem $(shell $(CC) -print-file-name=include) -I. \
+# The compiler's own header directory (stddef.h, stdint.h) is asked for the first time a kernel
+# object is compiled, never while the Makefile is read: on a fresh machine the compiler is not
+# there until `deps` has installed it (a recursive variable that replaces itself once computed).
+GCC_INCLUDE = $(eval GCC_INCLUDE := $(shell $(CC) -print-file-name=include))$(GCC_INCLUDE)
+KERNEL_CFLAGS = $(CSTD) $(WARN) -O2 -g -ffreestanding -fno-builtin -nostdinc \
+	-isystem $(GCC_INCLUDE) -I. \
 	-m64 -mcmodel=kernel -mno-red-zone -mgeneral-regs-only -fno-pic -fno-pie \
 	-fno-stack-protector -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
 	-fno-strict-aliasing -fcf-protection=none -MMD -MP
@@ -52,7 +59,7 @@ HOST_LDLIBS := -lcmocka
 # Each tests/unit/test_<name>.c links with the sources listed in its `// UNIT-SOURCES:` line.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(sort $(wildcard tests/unit/test_*.c)))
 
-.PHONY: all deps run test unit-test qemu-test bench format format-check help clean
+.PHONY: all deps run test unit-test qemu-test bench format format-check fresh-check help clean
 all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf
 
 help:
@@ -65,6 +72,8 @@ help:
 	@echo "make bench      boot timing, AP bring-up, single-step speed (bare, full software PMU),"
 	@echo "                PMI/DS service routine instructions per PMI and per record (RUNS=N)"
 	@echo "make format     clang-format the tree;  make format-check  fail on unformatted code"
+	@echo "make fresh-check  make test, then make run, as the first commands in a throw-away"
+	@echo "                minimal Debian 12 root (debootstrap; root, network, ~10 min)"
 	@echo "make V=1        show the commands"
 	@echo "Missing Debian packages are installed first by scripts/install-deps (it says what)."
 
@@ -72,12 +81,12 @@ deps:
 	$(Q)scripts/install-deps
 
 # ---- kernel rules ------------------------------------------------------------------------------
-$(BUILD)/kernel-obj/%.c.o: %.c
+$(BUILD)/kernel-obj/%.c.o: %.c | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(KERNEL_CFLAGS) -c $< -o $@
 
-$(BUILD)/kernel-obj/%.S.o: %.S
+$(BUILD)/kernel-obj/%.S.o: %.S | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  AS      $<")
 	$(Q)$(CC) $(KERNEL_ASFLAGS) -c $< -o $@
@@ -91,12 +100,12 @@ $(BUILD)/kernel.payload: $(BUILD)/kernel.elf
 	$(Q)$(OBJCOPY) --strip-debug $< $@
 
 # ---- loader rules ------------------------------------------------------------------------------
-$(BUILD)/boot-obj/%.c.o: %.c
+$(BUILD)/boot-obj/%.c.o: %.c | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<  (efi)")
 	$(Q)$(CC) $(EFI_CFLAGS) -c $< -o $@
 
-$(BUILD)/boot-obj/%.S.o: %.S $(BUILD)/kernel.payload
+$(BUILD)/boot-obj/%.S.o: %.S $(BUILD)/kernel.payload | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  AS      $<  (efi)")
 	$(Q)$(CC) -c -I. -DKERNEL_PAYLOAD='"$(BUILD)/kernel.payload"' $< -o $@
@@ -115,7 +124,7 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 unit_sources = $(shell sed -n 's|^// UNIT-SOURCES:||p' $(1))
 
 .SECONDEXPANSION:
-$(BUILD)/host/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_%.c) $(HOST_HDRS)
+$(BUILD)/host/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_%.c) $(HOST_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $(filter %.c,$^) $(HOST_LDLIBS)
@@ -138,11 +147,16 @@ run: all
 bench: all
 	$(Q)scripts/bench
 
-format:
+format: deps
 	$(Q)clang-format -i $(shell git ls-files '*.c' '*.h')
 
-format-check:
+format-check: deps
 	$(Q)clang-format --dry-run -Werror $(shell git ls-files '*.c' '*.h')
+
+# What a newcomer's first commands do on a minimal Debian 12 (README, Testing). Not part of
+# `make test`: it downloads a Debian root and takes minutes.
+fresh-check:
+	$(Q)scripts/fresh-check
 
 clean:
 	rm -rf $(BUILD)
