@@ -28,13 +28,14 @@ static int32_t read_error(struct boot_info *bi, const char *what, EFI_STATUS st)
 }
 
 /* Reads an open file into bi->config; returns the status. */
-static int32_t read_open_file(struct boot_info *bi, EFI_FILE_HANDLE file)
+static int32_t read_open_file(struct boot_info *bi, EFI_FILE_HANDLE file, uint64_t *file_bytes)
 {
 	EFI_FILE_INFO *info = LibFileInfo(file); /* pool memory, freed below */
 	if (!info)
 		return read_error(bi, "GetInfo failed", EFI_DEVICE_ERROR);
 	UINT64 size = info->FileSize, attr = info->Attribute;
 	FreePool(info);
+	*file_bytes = size;
 	if (attr & EFI_FILE_DIRECTORY)
 		return read_error(bi, "is a directory", EFI_INVALID_PARAMETER);
 	if (size > sizeof(bi->config) - 1) {
@@ -89,7 +90,7 @@ void loader_read_config(struct loader *ld)
 		root->Close(root);
 		return;
 	}
-	read_open_file(bi, file);
+	read_open_file(bi, file, &ld->config_file_bytes);
 	file->Close(file);
 	root->Close(root);
 }

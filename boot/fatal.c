@@ -47,6 +47,7 @@ EFI_STATUS loader_fail(const struct loader *ld, EFI_STATUS status, const char *w
 	if (wants_qemu_exit(ld)) {
 		Print(L"" LOADER_TAG "exit=qemu: ending QEMU with failure status %d\n",
 		      QEMU_EXIT_FAILURE);
+		Print(L"%aFAIL\n", RUN_MARKER);
 		outb(QEMU_EXIT_PORT, QEMU_EXIT_FAILURE);
 	}
 	Print(L"" LOADER_TAG "returning to the firmware in %d s\n", FAIL_STALL_S);
@@ -92,6 +93,7 @@ void loader_fail_late(const struct loader *ld, EFI_STATUS status, const char *wh
 	uart_puts(")\n");
 	if (wants_qemu_exit(ld)) {
 		uart_puts(LOADER_TAG "exit=qemu: ending QEMU with failure status 1\n");
+		uart_puts(RUN_MARKER "FAIL\n");
 		outb(QEMU_EXIT_PORT, QEMU_EXIT_FAILURE);
 	}
 	uart_puts(LOADER_TAG "boot services are gone: resetting in 5 s\n");

@@ -26,6 +26,7 @@ struct loader {
 	EFI_HANDLE image;
 	EFI_LOADED_IMAGE *loaded_image;
 	struct boot_info *bi;
+	uint64_t config_file_bytes; /* the config file's size, whether or not it was kept */
 
 	/* Kernel image (boot/kernel_load.c). */
 	uint64_t kernel_entry;

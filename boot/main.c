@@ -39,9 +39,16 @@ static EFI_STATUS check_paging_mode(void)
 static void print_summary(const struct loader *ld)
 {
 	const struct boot_info *bi = ld->bi;
-	Print(L"" LOADER_TAG "%a: %a (%d bytes); load options: '%a'; RSDP 0x%lx (ACPI %d.0 GUID); "
-	      "AP trampoline 0x%lx; TSC ~%ld MHz\n",
-	      BOOT_CONFIG_PATH + 1, config_status_name(bi->config_status), bi->config_len,
+	/* The size only where there is a file to speak of (absent and unreadable ones have none).
+	 */
+	if (bi->config_status == BOOT_CONFIG_ABSENT || bi->config_status == BOOT_CONFIG_READ_ERROR)
+		Print(L"" LOADER_TAG "%a: %a", BOOT_CONFIG_PATH + 1,
+		      config_status_name(bi->config_status));
+	else
+		Print(L"" LOADER_TAG "%a: %a (%ld bytes)", BOOT_CONFIG_PATH + 1,
+		      config_status_name(bi->config_status), ld->config_file_bytes);
+	Print(L"; load options: '%a'; RSDP 0x%lx (ACPI %d.0 GUID); AP trampoline 0x%lx; TSC ~%ld "
+	      "MHz\n",
 	      bi->options, bi->acpi_rsdp, bi->acpi_revision, bi->trampoline_phys,
 	      bi->tsc_hz / HZ_PER_MHZ);
 	Print(L"" LOADER_TAG "kernel %ld KiB at phys 0x%lx, entry 0x%lx; identity map to 0x%lx "

@@ -60,36 +60,84 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  uint64_t *steps);
 
 /*
- * Trace sessions (option `trace` and its companions, kernel/options.c): generic values the
- * architecture's drivers interpret and check (arch_trace_validate).
+ * Trace sessions (option `trace` and its companions, kernel/options.c): typed values, parsed
+ * and checked once at boot; the architecture's drivers turn them into register values.
  */
+enum trace_facility {
+	TRACE_BTS,    /* circular BTS, read after the run */
+	TRACE_BTSINT, /* BTS drained by its threshold PMIs */
+	TRACE_LBR,    /* legacy or Architectural LBR, as the CPU has */
+	TRACE_PEBS,
+	TRACE_BTF, /* single-step on branches */
+	TRACE_PMC, /* counter-overflow sampling */
+	TRACE_FACILITIES,
+};
 enum trace_cpus { TRACE_CPUS_BOOT, TRACE_CPUS_EACH, TRACE_CPUS_ALL };
 enum trace_ring { TRACE_RING_ALL, TRACE_RING_USER, TRACE_RING_KERNEL };
 enum trace_leak { TRACE_LEAK_FILTER, TRACE_LEAK_FLAG };
 
-#define TRACE_LIST_MAX 96
+/* lbr.filter: the seven branch classes of LBR_SELECT bits 2-8 and LBR_CTL bits 16-22 (SDM Vol.
+ * 3B 17.7.2 Table 17-11, 17.8 Table 17-12; Architectural LBR: IA32_LBR_CTL), the rings, and
+ * call-stack mode (SDM 17.9). No ring means both; no class means every class. */
+#define TRACE_LBR_COND		0x001u /* Jcc */
+#define TRACE_LBR_NEAR_REL_CALL 0x002u
+#define TRACE_LBR_NEAR_IND_CALL 0x004u
+#define TRACE_LBR_NEAR_RET	0x008u
+#define TRACE_LBR_NEAR_IND_JMP	0x010u
+#define TRACE_LBR_NEAR_REL_JMP	0x020u
+#define TRACE_LBR_FAR		0x040u /* far branches, interrupts, exceptions, SYSCALL */
+#define TRACE_LBR_CLASSES	0x07fu
+#define TRACE_LBR_USER		0x100u /* branches ending in ring > 0 */
+#define TRACE_LBR_KERNEL	0x200u /* branches ending in ring 0 */
+#define TRACE_LBR_CALL_STACK	0x400u /* LIFO call-stack mode: near calls and returns only */
+
+/* freeze: DEBUGCTL bits 11, 12, 14 (SDM Vol. 3B 17.4.7). */
+#define TRACE_FREEZE_LBRS    0x1u
+#define TRACE_FREEZE_PERFMON 0x2u
+#define TRACE_FREEZE_SMM     0x4u
+
+/* pebs.event */
+enum trace_pebs_event {
+	TRACE_PEBS_INSTRUCTIONS, /* on pebs.counter */
+	TRACE_PEBS_BRANCHES,	 /* on pebs.counter */
+	TRACE_PEBS_LOADS,	 /* on pebs.counter, load latency with pebs.ldlat */
+	TRACE_PEBS_FIXED0,	 /* extended PEBS on fixed counter 0 */
+};
+
+/* pebs.groups: adaptive PEBS record groups after the basic one. */
+#define TRACE_PEBS_MEMINFO 0x1u
+#define TRACE_PEBS_GPR	   0x2u
+#define TRACE_PEBS_XMM	   0x4u
+#define TRACE_PEBS_LBR	   0x8u
 
 struct trace_options {
 	uint64_t cpus;	      /* enum trace_cpus */
 	uint64_t bts_ring;    /* enum trace_ring */
 	uint64_t bts_leak;    /* enum trace_leak */
 	uint64_t bts_records; /* 0: the mode's default */
-	char lbr_filter[TRACE_LIST_MAX];
-	uint64_t lbr_depth; /* Architectural LBR; 0 = the deepest */
-	char freeze[TRACE_LIST_MAX];
-	char pebs_event[TRACE_LIST_MAX];
-	char pebs_groups[TRACE_LIST_MAX]; /* adaptive PEBS groups */
-	uint64_t pebs_counter;		  /* general-purpose counter for PEBS */
+	uint64_t lbr_filter;  /* TRACE_LBR_* */
+	uint64_t lbr_depth;   /* Architectural LBR; 0 = the deepest */
+	uint64_t freeze;      /* TRACE_FREEZE_* */
+	uint64_t pebs_event;  /* enum trace_pebs_event */
+	uint64_t pebs_groups; /* TRACE_PEBS_* adaptive groups */
+	uint64_t pebs_counter;
 	uint64_t pebs_period;
 	uint64_t pebs_kib;
 	uint64_t pebs_ldlat; /* load-latency threshold in cycles; 0 = off */
 	uint64_t pmc_period;
 };
 
+/* The software PMU's personalities (option spmu), by index: the name, or NULL past the last.
+ * *explicit_only is false for every one. Pure data: the host build of the option parser
+ * links it too. */
+const char *arch_spmu_name(unsigned i, bool *explicit_only);
+#define TRACE_NO_PERSONALITY (-1) /* spmu=none: the hardware or SKIP */
+
 /* One facility over one workload, with the options (kernel/tracing.c builds it). */
 struct trace_request {
-	const char *facility; /* bts btsint lbr pebs btf pmc */
-	const char *personality;
+	enum trace_facility facility;
+	const char *facility_name; /* bts btsint lbr pebs btf pmc */
+	int personality;	   /* arch_spmu_name()'s index, or TRACE_NO_PERSONALITY */
 	const char *workload;
 	uint64_t (*fn)(uint64_t);
 	uint64_t arg;
@@ -99,12 +147,14 @@ struct trace_request {
 	const struct trace_options *opt;
 };
 
-/* Check the trace options against what the drivers accept; false with a message. */
-bool arch_trace_validate(const struct trace_options *opt, char *err, size_t size);
+/* How a capture went: every CPU's session passed, one failed, or every one was skipped (the
+ * facility is absent and no software PMU stands in). */
+enum trace_outcome { TRACE_PASSED, TRACE_FAILED, TRACE_SKIPPED };
+
 /* Capture the workload with the facility on the CPUs the options ask for: on the hardware
  * when it has the facility, else on the software PMU presenting as `personality` (or SKIP
- * with the reason). Prints the records; false on a failure. */
-bool arch_trace_workload(const struct trace_request *req);
+ * with the reason). Prints the records. */
+enum trace_outcome arch_trace_workload(const struct trace_request *req);
 
 /* Bench: the PMI/DS service routine's path length in instructions per PMI and per record
  * (arch/x86/isr_bench.c); false if it misbehaves or exceeds its bound. */
@@ -118,14 +168,13 @@ uint64_t arch_fault_workload(uint64_t n);
 /* Before each run of it: make its page fault again. */
 void arch_fault_workload_reset(void);
 
-/* Whether the software PMU has `personality`; else a message listing the accepted ones. */
-bool arch_spmu_validate(const char *personality, char *err, size_t size);
-
 /* CPU identification for the banner: fills `out` with a one-line description. */
 void arch_describe_cpu(char *out, size_t size);
 uint64_t arch_timestamp(void); /* TSC */
 
 void arch_set_exit_mode(enum exit_mode mode);
+/* End the run: the last line on the console is RUN_MARKER and the status's name (PASS, FAIL,
+ * SKIP, BAD-INPUT), which the runner requires before it believes QEMU's exit code. */
 _Noreturn void arch_exit(enum run_status status);
 
 /* Deliberate faults for testing the exception path (option `fault`). */

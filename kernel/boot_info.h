@@ -23,10 +23,13 @@
 /* Where linker.ld places the kernel (the top 2 GiB, for -mcmodel=kernel). */
 #define KERNEL_VIRT_BASE 0xffffffff80000000ull
 
-#define BOOT_OPTIONS_MAX   1024 /* bytes of UEFI load options, as ASCII, NUL included */
-#define BOOT_CONFIG_MAX	   8192 /* bytes of the config file, NUL included */
-#define BOOT_CONFIG_PATH   "\\baretrace.cfg" /* on the volume the loader was read from */
-#define BOOT_BUILD_ID_MAX  32
+#define BOOT_OPTIONS_MAX  1024		    /* bytes of UEFI load options, as ASCII, NUL included */
+#define BOOT_CONFIG_MAX	  8192		    /* bytes of the config file, NUL included */
+#define BOOT_CONFIG_PATH  "\\baretrace.cfg" /* on the volume the loader was read from */
+#define BOOT_BUILD_ID_MAX 32
+/* The last line of every run, loader and kernel alike: this, then PASS, FAIL, SKIP or
+ * BAD-INPUT. scripts/run believes QEMU's exit code only when the serial log ends with it. */
+#define RUN_MARKER	   "run finished: "
 #define BOOT_FW_VENDOR_MAX 64
 
 /* Normalised memory types; efi_type keeps the firmware's own for reports. */

@@ -17,7 +17,6 @@
 #include "kernel/tracing.h"
 #include "kernel/workloads.h"
 #include "kernel/version.h"
-#include "lib/string.h"
 
 _Noreturn void kernel_main(const struct boot_info *bi);
 
@@ -29,14 +28,49 @@ const struct boot_info *kernel_boot_info(void)
 	return boot_info;
 }
 
+static void console_put(void *ctx, const char *s, size_t n)
+{
+	(void)ctx;
+	arch_console_write(s, n);
+}
+
+static void print_options(const char *title)
+{
+	kprintf("%s (in %s or as UEFI load options):\n", title, BOOT_CONFIG_PATH + 1);
+	options_describe(console_put, NULL);
+}
+
 static _Noreturn void fail_config(const char *msg)
 {
-	static char accepted[2048];
 	kprintf("error: %s\n", msg);
-	options_describe(accepted, sizeof(accepted));
-	kprintf("accepted options (in %s or as UEFI load options):\n%s", BOOT_CONFIG_PATH + 1,
-		accepted);
+	print_options("accepted options");
 	arch_exit(RUN_BAD_CONFIG);
+}
+
+static void warn_option(void *ctx, const char *line)
+{
+	(void)ctx;
+	kprintf("warning: %s\n", line);
+}
+
+/* What the requested parts of a run came to: failed if any failed, skipped if every one that
+ * ran was skipped (a facility the CPU lacks), else passed; nothing requested passes. */
+struct tally {
+	unsigned passed, failed, skipped;
+};
+
+static void tally_add(struct tally *t, enum run_status s)
+{
+	t->passed += s == RUN_PASS;
+	t->failed += s == RUN_FAIL;
+	t->skipped += s == RUN_SKIP;
+}
+
+static enum run_status tally_status(const struct tally *t)
+{
+	if (t->failed)
+		return RUN_FAIL;
+	return t->skipped && !t->passed ? RUN_SKIP : RUN_PASS;
 }
 
 static void setup_console(const struct kernel_options *o)
@@ -116,15 +150,9 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	struct kernel_options opts;
 	char err[512];
 	options_defaults(&opts);
-	if (!options_parse(bi, &opts, err, sizeof(err)))
+	if (!options_parse(bi, &opts, err, sizeof(err), warn_option, NULL))
 		fail_config(err);
 	arch_set_exit_mode((enum exit_mode)opts.exit_mode);
-	if (!selftest_validate(opts.selftest, err, sizeof(err)) ||
-	    !sstrace_validate(opts.ss, err, sizeof(err)) ||
-	    !tracing_validate(opts.trace, &opts.tr, err, sizeof(err)) ||
-	    !workload_validate("workload", opts.workload, err, sizeof(err)) ||
-	    !arch_spmu_validate(opts.spmu, err, sizeof(err)))
-		fail_config(err);
 	setup_console(&opts);
 
 	print_banner(bi);
@@ -136,31 +164,26 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	print_boot_time(bi);
 	kprintf("kernel ready\n");
 
-	if (opts.help) {
-		static char text[2048];
-		options_describe(text, sizeof(text));
-		kprintf("options (in %s or as UEFI load options):\n%s", BOOT_CONFIG_PATH + 1, text);
-	}
+	if (opts.help)
+		print_options("options");
 	if (opts.fault != FAULT_NONE) {
 		kprintf("fault: raising the requested exception now\n");
 		arch_trigger_fault((enum fault_kind)opts.fault);
 		kprintf("error: the requested fault did not happen\n");
 		arch_exit(RUN_FAIL);
 	}
-	enum run_status status = RUN_PASS;
-	if (strcmp(opts.ss, "none") != 0 && !sstrace_run(opts.ss))
-		status = RUN_FAIL;
-	if (!tracing_run(opts.trace, opts.spmu, opts.workload, &opts.tr))
-		status = RUN_FAIL;
-	if (opts.bench == BENCH_ISR && !arch_bench_isr())
-		status = RUN_FAIL;
-	if (strcmp(opts.selftest, "none") != 0) {
-		enum run_status st = selftest_run(opts.selftest);
-		if (status == RUN_PASS)
-			status = st;
+	struct tally t = {0};
+	if (opts.ss.n)
+		tally_add(&t, sstrace_run(&opts.ss) ? RUN_PASS : RUN_FAIL);
+	if (opts.trace.n) {
+		enum trace_outcome out = tracing_run(&opts);
+		tally_add(&t, out == TRACE_FAILED    ? RUN_FAIL
+			      : out == TRACE_SKIPPED ? RUN_SKIP
+						     : RUN_PASS);
 	}
-	kprintf("run finished: %s\n", status == RUN_PASS   ? "PASS"
-				      : status == RUN_SKIP ? "SKIP"
-							   : "FAIL");
-	arch_exit(status);
+	if (opts.bench == BENCH_ISR)
+		tally_add(&t, arch_bench_isr() ? RUN_PASS : RUN_FAIL);
+	if (opts.selftest.n)
+		tally_add(&t, selftest_run(&opts.selftest));
+	arch_exit(tally_status(&t));
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/options.h"
 #include "kernel/arch.h"
+#include "kernel/selftest.h"
+#include "kernel/workloads.h"
 #include "lib/bits.h"
 #include "lib/config.h"
 #include "lib/fmt.h"
@@ -11,131 +13,224 @@
 #define SERIAL_CLOCK_MAX 115200 /* 16550 at divisor 1 */
 
 static const struct cfg_enum_value exit_values[] = {
-    {"auto", EXIT_MODE_AUTO},
-    {"qemu", EXIT_MODE_QEMU},
-    {"halt", EXIT_MODE_HALT},
-    {"reset", EXIT_MODE_RESET},
-    {NULL, 0},
+    {"auto", EXIT_MODE_AUTO, 0},
+    {"qemu", EXIT_MODE_QEMU, 0},
+    {"halt", EXIT_MODE_HALT, 0},
+    {"reset", EXIT_MODE_RESET, 0},
+    {NULL, 0, 0},
 };
 
 static const struct cfg_enum_value fault_values[] = {
-    {"none", FAULT_NONE}, {"pf", FAULT_PF}, {"ud", FAULT_UD},	    {"gp", FAULT_GP},
-    {"de", FAULT_DE},	  {"bp", FAULT_BP}, {"stack", FAULT_STACK}, {NULL, 0},
+    {"none", FAULT_NONE, 0}, {"pf", FAULT_PF, 0}, {"ud", FAULT_UD, 0},	     {"gp", FAULT_GP, 0},
+    {"de", FAULT_DE, 0},     {"bp", FAULT_BP, 0}, {"stack", FAULT_STACK, 0}, {NULL, 0, 0},
 };
 
 static const struct cfg_enum_value memmap_values[] = {
-    {"summary", MEMMAP_SUMMARY},
-    {"full", MEMMAP_FULL},
-    {NULL, 0},
+    {"summary", MEMMAP_SUMMARY, 0},
+    {"full", MEMMAP_FULL, 0},
+    {NULL, 0, 0},
 };
 
 static const struct cfg_enum_value pmi_values[] = {
-    {"vector", PMI_VECTOR},
-    {"nmi", PMI_NMI},
-    {NULL, 0},
+    {"vector", PMI_VECTOR, 0},
+    {"nmi", PMI_NMI, 0},
+    {NULL, 0, 0},
 };
 
 static const struct cfg_enum_value bench_values[] = {
-    {"none", BENCH_NONE},
-    {"isr", BENCH_ISR},
-    {NULL, 0},
+    {"none", BENCH_NONE, 0},
+    {"isr", BENCH_ISR, 0},
+    {NULL, 0, 0},
 };
 
 static const struct cfg_enum_value cpus_values[] = {
-    {"boot", TRACE_CPUS_BOOT},
-    {"each", TRACE_CPUS_EACH},
-    {"all", TRACE_CPUS_ALL},
-    {NULL, 0},
+    {"boot", TRACE_CPUS_BOOT, 0},
+    {"each", TRACE_CPUS_EACH, 0},
+    {"all", TRACE_CPUS_ALL, 0},
+    {NULL, 0, 0},
 };
 
 static const struct cfg_enum_value ring_values[] = {
-    {"all", TRACE_RING_ALL},
-    {"user", TRACE_RING_USER},
-    {"kernel", TRACE_RING_KERNEL},
-    {NULL, 0},
+    {"all", TRACE_RING_ALL, 0},
+    {"user", TRACE_RING_USER, 0},
+    {"kernel", TRACE_RING_KERNEL, 0},
+    {NULL, 0, 0},
 };
 
 static const struct cfg_enum_value leak_values[] = {
-    {"filter", TRACE_LEAK_FILTER},
-    {"flag", TRACE_LEAK_FLAG},
-    {NULL, 0},
+    {"filter", TRACE_LEAK_FILTER, 0},
+    {"flag", TRACE_LEAK_FLAG, 0},
+    {NULL, 0, 0},
 };
 
-#define OPT(field)	 offsetof(struct kernel_options, field)
-#define PERIOD_MAX	 (1ull << 31) /* what every counter width takes (legacy PMC writes) */
-#define BTS_RECORDS_MAX	 1000000
-#define PEBS_KIB_MAX	 4096
-#define LDLAT_MAX	 0xffff /* MSR_PEBS_LD_LAT_THRESHOLD[15:0] */
+/* Option `trace`: the facilities, in this order for `all`. */
+static const struct cfg_enum_value facility_values[] = {
+    {"bts", TRACE_BTS, 0},    {"btsint", TRACE_BTSINT, 0},
+    {"lbr", TRACE_LBR, 0},    {"pebs", TRACE_PEBS, 0},
+    {"btf", TRACE_BTF, 0},    {"pmc", TRACE_PMC, 0},
+    {"none", 0, CFG_V_ALONE}, {NULL, 0, 0},
+};
+
+/* Lists whose names live in a table of their own (workloads, self-tests, personalities). */
+static const struct cfg_enum_value all_none_words[] = {
+    {"none", 0, CFG_V_ALONE},
+    {"all", 0, CFG_V_ALONE | CFG_V_ALL},
+    {NULL, 0, 0},
+};
+static const struct cfg_enum_value none_word[] = {
+    {"none", 0, CFG_V_ALONE},
+    {NULL, 0, 0},
+};
+
+static const struct cfg_enum_value lbr_filter_values[] = {
+    {"user", TRACE_LBR_USER, 0},
+    {"kernel", TRACE_LBR_KERNEL, 0},
+    {"cond", TRACE_LBR_COND, 0},
+    {"call", TRACE_LBR_NEAR_REL_CALL | TRACE_LBR_NEAR_IND_CALL, 0},
+    {"rel_call", TRACE_LBR_NEAR_REL_CALL, 0},
+    {"ind_call", TRACE_LBR_NEAR_IND_CALL, 0},
+    {"ret", TRACE_LBR_NEAR_RET, 0},
+    {"jmp", TRACE_LBR_NEAR_REL_JMP | TRACE_LBR_NEAR_IND_JMP, 0},
+    {"rel_jmp", TRACE_LBR_NEAR_REL_JMP, 0},
+    {"ind_jmp", TRACE_LBR_NEAR_IND_JMP, 0},
+    {"far", TRACE_LBR_FAR, 0},
+    {"any", TRACE_LBR_CLASSES, 0},
+    {"call_stack", TRACE_LBR_CALL_STACK, 0},
+    {NULL, 0, 0},
+};
+
+static const struct cfg_enum_value freeze_values[] = {
+    {"lbrs", TRACE_FREEZE_LBRS, 0},
+    {"perfmon", TRACE_FREEZE_PERFMON, 0},
+    {"smm", TRACE_FREEZE_SMM, 0},
+    {"none", 0, CFG_V_ALONE},
+    {NULL, 0, 0},
+};
+
+static const struct cfg_enum_value pebs_event_values[] = {
+    {"instructions", TRACE_PEBS_INSTRUCTIONS, 0},
+    {"branches", TRACE_PEBS_BRANCHES, 0},
+    {"loads", TRACE_PEBS_LOADS, 0},
+    {"fixed0", TRACE_PEBS_FIXED0, 0},
+    {NULL, 0, 0},
+};
+
+static const struct cfg_enum_value pebs_group_values[] = {
+    {"meminfo", TRACE_PEBS_MEMINFO, 0}, {"gpr", TRACE_PEBS_GPR, 0}, {"xmm", TRACE_PEBS_XMM, 0},
+    {"lbr", TRACE_PEBS_LBR, 0},		{"none", 0, CFG_V_ALONE},   {NULL, 0, 0},
+};
+
+#define OPT(field)	offsetof(struct kernel_options, field)
+#define PERIOD_MAX	(1ull << 31) /* what every counter width takes (legacy PMC writes) */
+#define BTS_RECORDS_MIN 4	     /* btsint keeps a quarter of the buffer as headroom */
+#define BTS_RECORDS_MAX 1000000
+#define PEBS_KIB_MAX	4096
+#define LDLAT_MAX	0xffff /* MSR_PEBS_LD_LAT_THRESHOLD[15:0] */
+/* Architectural LBR depths are 8 * (n + 1) for each bit n of CPUID.(EAX=1CH,ECX=0):EAX[7:0]
+ * (SDM Vol. 3B, "Architectural Last Branch Records", enumeration): 8 to 64 in steps of 8. */
+#define LBR_DEPTH_STEP	 8
 #define LBR_DEPTH_MAX	 64
 #define PEBS_COUNTER_MAX 7 /* IA32_PEBS_ENABLE bits 7:0 at most before extended PEBS */
 
+/* The positional fields after `values` (flags, multiple, item), for the short table rows. */
+#define PLAIN 0, 0, NULL
+
 static const struct cfg_option option_table[] = {
     {"serial.port", CFG_UINT, "I/O port of the 16550 console (COM1 0x3f8, COM2 0x2f8)",
-     OPT(serial_port), 1, SERIAL_PORT_MAX, NULL},
+     OPT(serial_port), 1, SERIAL_PORT_MAX, NULL, PLAIN},
     {"serial.baud", CFG_UINT, "console baud rate; 115200 divided by a whole number",
-     OPT(serial_baud), SERIAL_BAUD_MIN, SERIAL_CLOCK_MAX, NULL},
+     OPT(serial_baud), SERIAL_BAUD_MIN, SERIAL_CLOCK_MAX, NULL, PLAIN},
     {"exit", CFG_ENUM, "how a run ends: auto = QEMU exit device when virtualised, else halt",
-     OPT(exit_mode), 0, 0, exit_values},
-    {"selftest", CFG_STRING, "in-kernel self-tests: all, none, or names separated by commas",
-     OPT(selftest), 0, OPTIONS_SELFTEST_MAX, NULL},
+     OPT(exit_mode), 0, 0, exit_values, PLAIN},
+    {"selftest", CFG_LIST, "in-kernel self-tests", OPT(selftest), 0, 0, all_none_words, 0, 0,
+     selftest_name},
     {"fault", CFG_ENUM, "raise a deliberate exception after boot (tests the dump)", OPT(fault), 0,
-     0, fault_values},
+     0, fault_values, PLAIN},
     {"memmap", CFG_ENUM, "memory map report: summary or every range", OPT(memmap), 0, 0,
-     memmap_values},
-    {"ss", CFG_STRING,
-     "single-step these workloads and print their taken branches: all, none, or names", OPT(ss), 0,
-     OPTIONS_SELFTEST_MAX, NULL},
-    {"trace", CFG_STRING,
-     "capture every workload with these facilities: none, or a list of bts, btsint, lbr, pebs, "
-     "btf, pmc",
-     OPT(trace), 0, OPTIONS_SELFTEST_MAX, NULL},
-    {"workload", CFG_STRING,
-     "workloads the trace sessions run: all (bench left out), or names separated by commas",
-     OPT(workload), 0, OPTIONS_SELFTEST_MAX, NULL},
-    {"spmu", CFG_STRING,
-     "software PMU personalities (one session each) where the CPU lacks a facility: core2, "
-     "nehalem, skylake, icelake, arrowlake; none: the hardware only (SKIP where it lacks it)",
-     OPT(spmu), 0, OPTIONS_SELFTEST_MAX, NULL},
+     memmap_values, PLAIN},
+    {"ss", CFG_LIST,
+     "single-step these workloads and print their taken branches (all leaves bench out)", OPT(ss),
+     0, 0, all_none_words, 0, 0, workload_name},
+    {"trace", CFG_LIST, "capture every workload with these facilities, in this order", OPT(trace),
+     0, 0, facility_values, PLAIN},
+    {"workload", CFG_LIST, "workloads the trace sessions run (all leaves bench out)", OPT(workload),
+     0, 0, all_none_words, 0, 0, workload_name},
+    {"spmu", CFG_LIST,
+     "software PMU personalities (one session each) where the CPU lacks a facility; none: the "
+     "hardware only (SKIP where it lacks it)",
+     OPT(spmu), 0, 0, none_word, 0, 0, arch_spmu_name},
     {"pmi", CFG_ENUM, "deliver the performance-monitoring interrupt on its vector or as NMI",
-     OPT(pmi), 0, 0, pmi_values},
+     OPT(pmi), 0, 0, pmi_values, PLAIN},
     {"trace.cpus", CFG_ENUM,
      "where trace sessions run: the boot CPU, each CPU in turn, or all CPUs at once", OPT(tr.cpus),
-     0, 0, cpus_values},
+     0, 0, cpus_values, PLAIN},
     {"bts.ring", CFG_ENUM, "rings BTS records (CPL-qualified with DS-CPL)", OPT(tr.bts_ring), 0, 0,
-     ring_values},
+     ring_values, PLAIN},
     {"bts.leak", CFG_ENUM,
      "BTS records crossing into the other ring (e.g. SYSCALL's kernel target): filter or flag",
-     OPT(tr.bts_leak), 0, 0, leak_values},
+     OPT(tr.bts_leak), 0, 0, leak_values, PLAIN},
     {"bts.records", CFG_UINT, "BTS buffer size in records; 0 = 2730 (bts) or 32 (btsint)",
-     OPT(tr.bts_records), 0, BTS_RECORDS_MAX, NULL},
-    {"lbr.filter", CFG_STRING,
-     "branches LBR records: any, or a list of user kernel cond call ind_call ret jmp ind_jmp "
-     "far call_stack",
-     OPT(tr.lbr_filter), 0, TRACE_LIST_MAX, NULL},
-    {"lbr.depth", CFG_UINT, "Architectural LBR depth; 0 = the deepest the CPU has",
-     OPT(tr.lbr_depth), 0, LBR_DEPTH_MAX, NULL},
-    {"freeze", CFG_STRING, "freeze on PMI: none, or a list of lbrs perfmon smm", OPT(tr.freeze), 0,
-     TRACE_LIST_MAX, NULL},
-    {"pebs.event", CFG_STRING,
-     "PEBS counter: instructions (PMC0), branches (PMC0), or fixed0 (extended PEBS)",
-     OPT(tr.pebs_event), 0, TRACE_LIST_MAX, NULL},
-    {"pebs.groups", CFG_STRING,
-     "adaptive PEBS record groups: none, or a list of meminfo gpr xmm lbr (after the basic group)",
-     OPT(tr.pebs_groups), 0, TRACE_LIST_MAX, NULL},
+     OPT(tr.bts_records), BTS_RECORDS_MIN, BTS_RECORDS_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
+    {"lbr.filter", CFG_SET,
+     "branches LBR records; no ring word means both, no class word every class", OPT(tr.lbr_filter),
+     0, 0, lbr_filter_values, PLAIN},
+    {"lbr.depth", CFG_UINT,
+     "Architectural LBR depth: the deepest the CPU has not above it; 0 = the deepest",
+     OPT(tr.lbr_depth), LBR_DEPTH_STEP, LBR_DEPTH_MAX, NULL, CFG_ZERO_DEFAULT, LBR_DEPTH_STEP,
+     NULL},
+    {"freeze", CFG_SET, "freeze on PMI: DEBUGCTL bits 11, 12, 14", OPT(tr.freeze), 0, 0,
+     freeze_values, PLAIN},
+    {"pebs.event", CFG_ENUM,
+     "PEBS event: instructions, branches, loads (on pebs.counter), fixed0 (extended PEBS)",
+     OPT(tr.pebs_event), 0, 0, pebs_event_values, PLAIN},
+    {"pebs.groups", CFG_SET, "adaptive PEBS record groups after the basic one", OPT(tr.pebs_groups),
+     0, 0, pebs_group_values, PLAIN},
     {"pebs.counter", CFG_UINT,
      "general-purpose counter the PEBS event runs on (checked against the CPU's PEBS counters)",
-     OPT(tr.pebs_counter), 0, PEBS_COUNTER_MAX, NULL},
-    {"pebs.period", CFG_UINT, "events per PEBS record", OPT(tr.pebs_period), 1, PERIOD_MAX, NULL},
-    {"pebs.kib", CFG_UINT, "PEBS buffer size in KiB", OPT(tr.pebs_kib), 4, PEBS_KIB_MAX, NULL},
-    {"pebs.ldlat", CFG_UINT, "load-latency threshold in cycles (0 = off)", OPT(tr.pebs_ldlat), 0,
-     LDLAT_MAX, NULL},
+     OPT(tr.pebs_counter), 0, PEBS_COUNTER_MAX, NULL, PLAIN},
+    {"pebs.period", CFG_UINT, "events per PEBS record", OPT(tr.pebs_period), 1, PERIOD_MAX, NULL,
+     PLAIN},
+    {"pebs.kib", CFG_UINT, "PEBS buffer size in KiB", OPT(tr.pebs_kib), 4, PEBS_KIB_MAX, NULL,
+     PLAIN},
+    {"pebs.ldlat", CFG_UINT, "load-latency threshold in cycles (0 = off; pebs.event=loads)",
+     OPT(tr.pebs_ldlat), 0, LDLAT_MAX, NULL, PLAIN},
     {"pmc.period", CFG_UINT, "instructions per counter-overflow sample (trace=pmc)",
-     OPT(tr.pmc_period), 1, PERIOD_MAX, NULL},
+     OPT(tr.pmc_period), 1, PERIOD_MAX, NULL, PLAIN},
     {"bench", CFG_ENUM,
      "isr: count the PMI/DS service routine's instructions per PMI and per record (make bench)",
-     OPT(bench), 0, 0, bench_values},
-    {"help", CFG_BOOL, "print the accepted options", OPT(help), 0, 1, NULL},
+     OPT(bench), 0, 0, bench_values, PLAIN},
+    {"help", CFG_BOOL, "print the accepted options", OPT(help), 0, 1, NULL, PLAIN},
 };
+_Static_assert(ARRAY_SIZE(option_table) <= CFG_MAX_OPTIONS, "duplicate keys are tracked");
+
+const char *options_facility_name(enum trace_facility f)
+{
+	for (const struct cfg_enum_value *v = facility_values; v->name; v++)
+		if (!(v->flags & CFG_V_ALONE) && v->value == (uint64_t)f)
+			return v->name;
+	return "?";
+}
+
+/* The index of `name` in a table owned elsewhere, as the default of a list option. */
+static void list_of(struct cfg_list *l, const char *(*item)(unsigned, bool *), const char *name)
+{
+	bool explicit_only;
+	const char *n;
+	l->n = 0;
+	for (unsigned i = 0; (n = item(i, &explicit_only)); i++)
+		if (strcmp(n, name) == 0)
+			l->item[l->n++] = (uint16_t)i;
+}
+
+/* Every name of a table owned elsewhere but the explicit-only ones: a list option's `all`. */
+static void list_all(struct cfg_list *l, const char *(*item)(unsigned, bool *))
+{
+	bool explicit_only;
+	l->n = 0;
+	for (unsigned i = 0; item(i, &explicit_only) && l->n < CFG_LIST_MAX; i++)
+		if (!explicit_only)
+			l->item[l->n++] = (uint16_t)i;
+}
 
 void options_defaults(struct kernel_options *o)
 {
@@ -145,24 +240,21 @@ void options_defaults(struct kernel_options *o)
 	o->exit_mode = EXIT_MODE_AUTO;
 	o->fault = FAULT_NONE;
 	o->memmap = MEMMAP_SUMMARY;
-	memcpy(o->selftest, "none", sizeof("none"));
-	memcpy(o->ss, "none", sizeof("none"));
-	memcpy(o->trace, "none", sizeof("none"));
-	memcpy(o->spmu, "skylake", sizeof("skylake"));
-	memcpy(o->workload, "all", sizeof("all"));
+	/* selftest, ss, trace: none (empty lists) */
+	list_of(&o->spmu, arch_spmu_name, "skylake");
+	list_all(&o->workload, workload_name);
 	o->tr.cpus = TRACE_CPUS_BOOT;
-	memcpy(o->tr.lbr_filter, "any", sizeof("any"));
-	memcpy(o->tr.freeze, "none", sizeof("none"));
-	memcpy(o->tr.pebs_event, "instructions", sizeof("instructions"));
-	memcpy(o->tr.pebs_groups, "meminfo,gpr", sizeof("meminfo,gpr"));
+	o->tr.lbr_filter = 0; /* any */
+	o->tr.pebs_event = TRACE_PEBS_INSTRUCTIONS;
+	o->tr.pebs_groups = TRACE_PEBS_MEMINFO | TRACE_PEBS_GPR;
 	o->tr.pebs_period = 37;
 	o->tr.pebs_kib = 64;
 	o->tr.pmc_period = 50;
 }
 
-size_t options_describe(char *buf, size_t size)
+void options_describe(void (*put)(void *ctx, const char *s, size_t n), void *ctx)
 {
-	return cfg_describe(option_table, ARRAY_SIZE(option_table), buf, size);
+	cfg_describe_to(option_table, ARRAY_SIZE(option_table), put, ctx);
 }
 
 static bool config_file_ok(const struct boot_info *bi, char *err, size_t size)
@@ -187,9 +279,53 @@ static bool config_file_ok(const struct boot_info *bi, char *err, size_t size)
 	}
 }
 
-bool options_parse(const struct boot_info *bi, struct kernel_options *o, char *err, size_t size)
+/*
+ * What the values mean together, checked once so that no session can only fail later: each
+ * rule names the options involved and what is accepted.
+ */
+static bool options_check(const struct kernel_options *o, char *err, size_t size)
 {
-	struct cfg_error e;
+	const struct trace_options *t = &o->tr;
+	if (SERIAL_CLOCK_MAX % o->serial_baud != 0) {
+		fmt_snprintf(err, size,
+			     "option 'serial.baud': %lu is not 115200 divided by a whole number; "
+			     "accepted: 115200, 57600, 38400, 19200, 9600, 4800, 2400, 1200, ...",
+			     (unsigned long)o->serial_baud);
+		return false;
+	}
+	/* SDM Vol. 3B 17.9 (Table 17-13): call-stack mode records near calls and returns. */
+	if ((t->lbr_filter & TRACE_LBR_CALL_STACK) &&
+	    (t->lbr_filter & TRACE_LBR_CLASSES &
+	     ~(TRACE_LBR_NEAR_REL_CALL | TRACE_LBR_NEAR_IND_CALL | TRACE_LBR_NEAR_RET))) {
+		fmt_snprintf(
+		    err, size,
+		    "option 'lbr.filter': call_stack records near calls and returns only "
+		    "(SDM 17.9); accepted with it: user, kernel, call, rel_call, ind_call, "
+		    "ret");
+		return false;
+	}
+	if (t->pebs_ldlat && t->pebs_event != TRACE_PEBS_LOADS) {
+		fmt_snprintf(err, size,
+			     "option 'pebs.ldlat': %lu applies to pebs.event=loads only; accepted "
+			     "with pebs.event=%s: 0",
+			     (unsigned long)t->pebs_ldlat, pebs_event_values[t->pebs_event].name);
+		return false;
+	}
+	if (t->pebs_counter && t->pebs_event == TRACE_PEBS_FIXED0) {
+		fmt_snprintf(
+		    err, size,
+		    "option 'pebs.counter': %lu does not apply to pebs.event=fixed0 (fixed "
+		    "counter 0); accepted with it: 0",
+		    (unsigned long)t->pebs_counter);
+		return false;
+	}
+	return true;
+}
+
+bool options_parse(const struct boot_info *bi, struct kernel_options *o, char *err, size_t size,
+		   void (*warn)(void *ctx, const char *line), void *warn_ctx)
+{
+	struct cfg_error e = {.warn = warn, .warn_ctx = warn_ctx};
 	if (!config_file_ok(bi, err, size))
 		return false;
 	if (bi->config_status == BOOT_CONFIG_OK &&
@@ -209,12 +345,5 @@ bool options_parse(const struct boot_info *bi, struct kernel_options *o, char *e
 		fmt_snprintf(err, size, "%s", e.msg);
 		return false;
 	}
-	if (SERIAL_CLOCK_MAX % o->serial_baud != 0) {
-		fmt_snprintf(err, size,
-			     "option 'serial.baud': %lu is not 115200 divided by a whole number; "
-			     "accepted: 115200, 57600, 38400, 19200, 9600, 4800, 2400, 1200, ...",
-			     (unsigned long)o->serial_baud);
-		return false;
-	}
-	return true;
+	return options_check(o, err, size);
 }

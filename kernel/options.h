@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The kernel's options: from the config file on the boot volume, then the UEFI load options. */
+/*
+ * The kernel's options: from the config file on the boot volume, then the UEFI load options,
+ * parsed once into typed values (enums, sets, ordered lists of names; no strings) and checked
+ * once. Pure: the same code runs in the kernel and in the host's option checker
+ * (scripts/check-options.c, used by scripts/mkimage).
+ */
 #ifndef KERNEL_OPTIONS_H
 #define KERNEL_OPTIONS_H
 
@@ -8,8 +13,7 @@
 #include <stdint.h>
 #include "kernel/arch.h"
 #include "kernel/boot_info.h"
-
-#define OPTIONS_SELFTEST_MAX 128
+#include "lib/config.h"
 
 enum memmap_detail { MEMMAP_SUMMARY, MEMMAP_FULL };
 enum pmi_delivery { PMI_VECTOR, PMI_NMI };
@@ -22,24 +26,31 @@ struct kernel_options {
 	uint64_t fault;	    /* enum fault_kind */
 	uint64_t memmap;    /* enum memmap_detail */
 	uint64_t help;
-	uint64_t pmi;	/* enum pmi_delivery */
-	uint64_t bench; /* enum bench_kind */
-	char selftest[OPTIONS_SELFTEST_MAX];
-	char ss[OPTIONS_SELFTEST_MAX];	     /* workloads to single-step trace */
-	char trace[OPTIONS_SELFTEST_MAX];    /* facilities to capture with */
-	char spmu[OPTIONS_SELFTEST_MAX];     /* software PMU personality */
-	char workload[OPTIONS_SELFTEST_MAX]; /* workloads the trace sessions run */
-	struct trace_options tr;	     /* how the trace sessions run */
+	uint64_t pmi;		  /* enum pmi_delivery */
+	uint64_t bench;		  /* enum bench_kind */
+	struct cfg_list selftest; /* selftest_name()'s indexes */
+	struct cfg_list ss;	  /* workloads to single-step: workload_name()'s indexes */
+	struct cfg_list trace;	  /* enum trace_facility, in the order given */
+	struct cfg_list spmu;	  /* arch_spmu_name()'s indexes; empty: the hardware only */
+	struct cfg_list workload; /* workloads the trace sessions run */
+	struct trace_options tr;  /* how the trace sessions run */
 };
 
 #define DEFAULT_SERIAL_PORT 0x3f8 /* COM1 */
 #define DEFAULT_SERIAL_BAUD 115200
 
 void options_defaults(struct kernel_options *o);
-/* Parse the config file text, then the load options (later wins). On error returns false with
- * one message naming the problem and what is accepted in err. Pure: host-tested. */
-bool options_parse(const struct boot_info *bi, struct kernel_options *o, char *err, size_t size);
-/* The accepted options, one per line, for `help` and error messages. */
-size_t options_describe(char *buf, size_t size);
+/*
+ * Parse the config file text, then the load options (later wins), and check the values
+ * against each other. On error returns false with one message naming the problem and what is
+ * accepted in err. Warnings (a key given twice in one input) go to warn(ctx, line) when warn
+ * is not NULL. Pure: host-tested, and the host's option checker runs it.
+ */
+bool options_parse(const struct boot_info *bi, struct kernel_options *o, char *err, size_t size,
+		   void (*warn)(void *ctx, const char *line), void *warn_ctx);
+/* The accepted options, one per line, for `help` and error messages, of any length. */
+void options_describe(void (*put)(void *ctx, const char *s, size_t n), void *ctx);
+/* A facility's option name ("bts", ...). */
+const char *options_facility_name(enum trace_facility f);
 
 #endif

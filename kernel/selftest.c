@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/selftest.h"
 #include "kernel/console.h"
+#include "lib/config.h"
 #include "lib/fmt.h"
-#include "lib/list.h"
-#include "lib/string.h"
 
 extern const struct selftest __selftests_start[], __selftests_end[];
 
@@ -48,42 +47,17 @@ void report_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool known_test(const char *name, size_t len)
+const char *selftest_name(unsigned i, bool *explicit_only)
 {
-	for (const struct selftest *t = __selftests_start; t < __selftests_end; t++)
-		if (strlen(t->name) == len && strncmp(t->name, name, len) == 0)
-			return true;
-	return false;
+	*explicit_only = false;
+	return __selftests_start + i < __selftests_end ? __selftests_start[i].name : NULL;
 }
 
-bool selftest_validate(const char *selection, char *err, unsigned long err_size)
+enum run_status selftest_run(const struct cfg_list *selection)
 {
-	if (strcmp(selection, "all") == 0 || strcmp(selection, "none") == 0)
-		return true;
-	size_t len;
-	for (const char *c = selection, *p; list_next(&c, &p, &len);) {
-		if (!known_test(p, len)) {
-			size_t pos = (size_t)fmt_snprintf(
-			    err, err_size,
-			    "option 'selftest': unknown test '%.*s'; accepted: all, none, or a "
-			    "comma-separated list of:",
-			    (int)len, p);
-			for (const struct selftest *t = __selftests_start;
-			     t < __selftests_end && pos < err_size; t++)
-				pos +=
-				    (size_t)fmt_snprintf(err + pos, err_size - pos, " %s", t->name);
-			return false;
-		}
-	}
-	return true;
-}
-
-enum run_status selftest_run(const char *selection)
-{
-	bool all = strcmp(selection, "all") == 0;
 	kprintf("TAP version 13\n");
 	for (const struct selftest *t = __selftests_start; t < __selftests_end; t++) {
-		if (!all && !list_contains(selection, t->name))
+		if (!cfg_list_has(selection, (unsigned)(t - __selftests_start)))
 			continue;
 		current = t;
 		t->fn();

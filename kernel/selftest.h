@@ -26,10 +26,12 @@ bool report(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 void report_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void report_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Check a `selftest=` selection ("all", "none" or comma-separated names); on error write a
- * message naming the bad name and the accepted ones into err. */
-bool selftest_validate(const char *selection, char *err, unsigned long err_size);
-/* Run the selected tests; returns the run's status (fail if any point failed). */
-enum run_status selftest_run(const char *selection);
+struct cfg_list;
+/* The i-th registered test's name, NULL past the last (*explicit_only: false): the names of
+ * option `selftest` (kernel/options.c). */
+const char *selftest_name(unsigned i, bool *explicit_only);
+/* Run the selected tests (selftest_name()'s indexes) in their registration order; returns the
+ * run's status (fail if any point failed, skip if every point was skipped). */
+enum run_status selftest_run(const struct cfg_list *selection);
 
 #endif

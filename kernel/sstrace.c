@@ -42,11 +42,6 @@ static void on_step(void *ctx, uint64_t retired, uint64_t next)
 	t->count++;
 }
 
-bool sstrace_validate(const char *selection, char *err, size_t err_size)
-{
-	return workload_validate("ss", selection, err, err_size);
-}
-
 /* Decode and count only: what a step costs with the decoder but no record keeping. */
 static void on_step_count(void *ctx, uint64_t retired, uint64_t next)
 {
@@ -82,7 +77,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 	return ok;
 }
 
-bool sstrace_run(const char *selection)
+bool sstrace_run(const struct cfg_list *selection)
 {
 	kprintf("ss: workload range [%p, %p)\n", (const void *)__workload_start,
 		(const void *)__workload_end);

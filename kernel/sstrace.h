@@ -11,10 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Check a selection ("none", "all" or workload names separated by commas). */
-bool sstrace_validate(const char *selection, char *err, size_t err_size);
-/* Run the selected workloads single-stepped and print their branches; false on a mismatch
- * (a workload's result differs when stepped, or an instruction could not be decoded). */
-bool sstrace_run(const char *selection);
+struct cfg_list;
+/* Run the selected workloads (workload_name()'s indexes) single-stepped and print their
+ * branches; false on a mismatch (a workload's result differs when stepped, or an instruction
+ * could not be decoded). */
+bool sstrace_run(const struct cfg_list *selection);
 
 #endif

@@ -4,14 +4,11 @@
 #ifndef KERNEL_TRACING_H
 #define KERNEL_TRACING_H
 
-#include <stdbool.h>
-#include <stddef.h>
+#include "kernel/arch.h"
 
-struct trace_options;
-bool tracing_validate(const char *facilities, const struct trace_options *opt, char *err,
-		      size_t err_size);
-/* Every listed facility over the selected workloads (kernel/workloads.h selections). */
-bool tracing_run(const char *facilities, const char *personality, const char *workloads,
-		 const struct trace_options *opt);
+struct kernel_options;
+/* Every listed facility, with each listed personality, over the selected workloads. Failed if
+ * any capture failed; skipped if every one was skipped (or nothing was asked); else passed. */
+enum trace_outcome tracing_run(const struct kernel_options *o);
 
 #endif

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/workloads.h"
 #include "kernel/arch.h"
-#include "lib/fmt.h"
-#include "lib/list.h"
-#include "lib/string.h"
+#include "lib/config.h"
 
 /* A counted loop: one taken backward Jcc per iteration but the last. */
 WORKLOAD_SECTION static uint64_t wl_loop(uint64_t n)
@@ -79,63 +77,21 @@ const struct workload *workload_at(unsigned i)
 	return i < sizeof(workloads) / sizeof(workloads[0]) ? &workloads[i] : NULL;
 }
 
-const struct workload *workload_find(const char *name)
+const char *workload_name(unsigned i, bool *explicit_only)
 {
-	for (unsigned i = 0; workload_at(i); i++)
-		if (strcmp(workloads[i].name, name) == 0)
-			return &workloads[i];
-	return NULL;
+	const struct workload *w = workload_at(i);
+	if (!w)
+		return NULL;
+	*explicit_only = w->bench;
+	return w->name;
 }
 
-/* Calls fn for each selected workload; false on an unknown name (reported in *bad). */
-static bool for_each_selected(const char *selection, bool (*fn)(const struct workload *, void *ctx),
-			      void *ctx, const char **bad, size_t *bad_len)
+bool workload_for_each(const struct cfg_list *selection,
+		       bool (*fn)(const struct workload *, void *ctx), void *ctx)
 {
 	bool ok = true;
-	if (strcmp(selection, "none") == 0)
-		return true;
-	if (strcmp(selection, "all") == 0) {
-		for (unsigned i = 0; workload_at(i); i++)
-			if (!workload_at(i)->bench)
-				ok &= fn ? fn(workload_at(i), ctx) : true;
-		return ok;
-	}
-	size_t len;
-	for (const char *c = selection, *p; list_next(&c, &p, &len);) {
-		const struct workload *w = NULL;
-		for (unsigned i = 0; workload_at(i); i++)
-			if (strlen(workload_at(i)->name) == len &&
-			    strncmp(workload_at(i)->name, p, len) == 0)
-				w = workload_at(i);
-		if (!w) {
-			*bad = p;
-			*bad_len = len;
-			return false;
-		}
-		ok &= fn ? fn(w, ctx) : true;
-	}
+	for (unsigned i = 0; i < selection->n; i++)
+		if (workload_at(selection->item[i]))
+			ok &= fn(workload_at(selection->item[i]), ctx);
 	return ok;
-}
-
-bool workload_validate(const char *option, const char *selection, char *err, size_t err_size)
-{
-	const char *bad = "";
-	size_t bad_len = 0;
-	if (for_each_selected(selection, NULL, NULL, &bad, &bad_len))
-		return true;
-	size_t pos = (size_t)fmt_snprintf(err, err_size,
-					  "option '%s': unknown workload '%.*s'; accepted: all, "
-					  "none, or a comma-separated list of:",
-					  option, (int)bad_len, bad);
-	for (unsigned i = 0; workload_at(i) && pos < err_size; i++)
-		pos += (size_t)fmt_snprintf(err + pos, err_size - pos, " %s", workload_at(i)->name);
-	return false;
-}
-
-bool workload_for_each(const char *selection, bool (*fn)(const struct workload *, void *ctx),
-		       void *ctx)
-{
-	const char *bad;
-	size_t bad_len;
-	return for_each_selected(selection, fn, ctx, &bad, &bad_len);
 }

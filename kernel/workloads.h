@@ -24,14 +24,15 @@ struct workload {
 	bool concurrent;     /* may run on several CPUs at once (no shared single slot) */
 };
 
-const struct workload *workload_find(const char *name);
-/* A selection is "none", "all" (the bench workloads left out) or names separated by commas.
- * Validate it for option `option`, with a message naming the bad name and the accepted ones. */
-bool workload_validate(const char *option, const char *selection, char *err, size_t err_size);
-/* Call fn for each workload of a valid selection; returns the AND of fn's results. */
-bool workload_for_each(const char *selection, bool (*fn)(const struct workload *, void *ctx),
-		       void *ctx);
+struct cfg_list;
+/* The i-th workload's name, NULL past the last; *explicit_only: left out of "all" (bench).
+ * The names of options `workload` and `ss` (kernel/options.c). */
+const char *workload_name(unsigned i, bool *explicit_only);
 const struct workload *workload_at(unsigned i); /* NULL past the last */
+/* Call fn for each workload of a selection (workload_name()'s indexes, in its order); returns
+ * the AND of fn's results. */
+bool workload_for_each(const struct cfg_list *selection,
+		       bool (*fn)(const struct workload *, void *ctx), void *ctx);
 extern const char __workload_start[], __workload_end[];
 
 #endif

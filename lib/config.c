@@ -11,17 +11,35 @@
 
 /* ---- message builder ------------------------------------------------------------------------ */
 
-/* Appends into buf[size], dropping what does not fit; len counts everything, like snprintf. */
+/* Appends into buf[size], dropping what does not fit; len counts everything, like snprintf.
+ * With a sink, the text goes to it instead, in pieces of at most SINK_CHUNK bytes. */
+#define SINK_CHUNK 128
 struct sbuf {
 	char *buf;
 	size_t size;
 	size_t len;
+	void (*put)(void *ctx, const char *s, size_t n);
+	void *ctx;
+	char chunk[SINK_CHUNK];
+	size_t pending;
 };
+
+static void sb_flush(struct sbuf *sb)
+{
+	if (sb->put && sb->pending)
+		sb->put(sb->ctx, sb->chunk, sb->pending);
+	sb->pending = 0;
+}
 
 static void sb_putc(struct sbuf *sb, char c)
 {
-	if (sb->len + 1 < sb->size)
+	if (sb->put) {
+		if (sb->pending == SINK_CHUNK)
+			sb_flush(sb);
+		sb->chunk[sb->pending++] = c;
+	} else if (sb->len + 1 < sb->size) {
 		sb->buf[sb->len] = c;
+	}
 	sb->len++;
 }
 
@@ -130,12 +148,16 @@ struct ctx {
 	const char *tok; /* cfg_parse_args: the current token */
 	size_t toklen;
 	struct sbuf sb; /* the error message being built */
+	/* Where each option was last set in this input (line, or token number), 0 = not yet. */
+	size_t seen[CFG_MAX_OPTIONS];
+	size_t ntok; /* cfg_parse_args: tokens so far */
 };
 
 /* Starts the message with its location: "source:line: " or "source: in 'token': ". */
 static struct sbuf *err_begin(struct ctx *c)
 {
-	c->sb = (struct sbuf){c->err ? c->err->msg : NULL, c->err ? sizeof(c->err->msg) : 0, 0};
+	c->sb = (struct sbuf){.buf = c->err ? c->err->msg : NULL,
+			      .size = c->err ? sizeof(c->err->msg) : 0};
 	sb_str(&c->sb, c->source ? c->source : "config");
 	if (c->line) {
 		sb_putc(&c->sb, ':');
@@ -172,8 +194,8 @@ static struct sbuf *err_option(struct ctx *c, const struct cfg_option *o)
 }
 
 static const struct cfg_enum_value bool_values[] = {
-    {"1", 1},	{"0", 0},    {"yes", 1},   {"no", 0}, {"on", 1},
-    {"off", 0}, {"true", 1}, {"false", 0}, {NULL, 0},
+    {"1", 1, 0},   {"0", 0, 0},	   {"yes", 1, 0},   {"no", 0, 0}, {"on", 1, 0},
+    {"off", 0, 0}, {"true", 1, 0}, {"false", 0, 0}, {NULL, 0, 0},
 };
 
 static const struct cfg_enum_value *values_of(const struct cfg_option *o)
@@ -186,15 +208,64 @@ static size_t string_cap(const struct cfg_option *o)
 	return o->max ? (size_t)o->max - 1 : 0;
 }
 
+/* The names of a SET or LIST: `values` not flagged CFG_V_ALONE, then `item`'s; sep between. */
+static void put_names(struct sbuf *sb, const struct cfg_option *o, const char *sep)
+{
+	bool first = true, explicit_only;
+	const char *name;
+
+	for (const struct cfg_enum_value *e = o->values; e && e->name; e++) {
+		if (e->flags & CFG_V_ALONE)
+			continue;
+		sb_str(sb, first ? "" : sep);
+		sb_str(sb, e->name);
+		first = false;
+	}
+	for (unsigned i = 0; o->item && (name = o->item(i, &explicit_only)); i++) {
+		sb_str(sb, first ? "" : sep);
+		sb_str(sb, name);
+		first = false;
+	}
+}
+
+/* A SET's or LIST's words that stand alone ("none", "all"), each followed by sep. */
+static void put_alone(struct sbuf *sb, const struct cfg_option *o, const char *sep)
+{
+	for (const struct cfg_enum_value *e = o->values; e && e->name; e++) {
+		if (e->flags & CFG_V_ALONE) {
+			sb_str(sb, e->name);
+			sb_str(sb, sep);
+		}
+	}
+}
+
 /* What an option accepts: "50..115200", "halt, reset, qemu"; `brief` is cfg_describe()'s form. */
 static void put_accepted(struct sbuf *sb, const struct cfg_option *o, bool brief)
 {
 	const struct cfg_enum_value *first = values_of(o);
 
 	if (o->type == CFG_UINT) {
+		if (o->flags & CFG_ZERO_DEFAULT)
+			sb_str(sb, brief ? "0|" : "0 (the default) or ");
 		sb_udec(sb, o->min);
 		sb_str(sb, "..");
 		sb_udec(sb, o->max);
+		if (o->multiple) {
+			sb_str(sb, brief ? " (x" : " in steps of ");
+			sb_udec(sb, o->multiple);
+			sb_str(sb, brief ? ")" : "");
+		}
+	} else if (o->type == CFG_SET || o->type == CFG_LIST) {
+		if (brief) {
+			put_alone(sb, o, "|");
+			sb_str(sb, "<list: ");
+			put_names(sb, o, ",");
+			sb_str(sb, ">");
+		} else {
+			put_alone(sb, o, ", or ");
+			sb_str(sb, "names separated by commas from: ");
+			put_names(sb, o, " ");
+		}
 	} else if (o->type == CFG_STRING) {
 		sb_str(sb, brief ? "<text, at most " : "at most ");
 		sb_udec(sb, string_cap(o));
@@ -260,7 +331,7 @@ static enum num_result parse_uint(const char *p, size_t n, uint64_t *out)
 	}
 	if (i == first)
 		return NUM_INVALID;
-	if (i < n) {
+	if (i < n && base == 10) { /* no suffix on hex: "0x3fg" is a bad digit, not 63 GiB */
 		char s = lower(p[i++]);
 		shift = s == 'k' ? 10 : s == 'm' ? 20 : s == 'g' ? 30 : 0;
 		if (!shift)
@@ -281,7 +352,9 @@ static int set_uint(struct ctx *c, const struct cfg_option *o, const char *val, 
 	struct sbuf *sb;
 	bool plain = true;
 
-	if (r == NUM_OK && v >= o->min && v <= o->max) {
+	bool in_range = (v >= o->min && v <= o->max) || (v == 0 && (o->flags & CFG_ZERO_DEFAULT));
+
+	if (r == NUM_OK && in_range && (v == 0 || !o->multiple || v % o->multiple == 0)) {
 		store(c, o, v);
 		return 0;
 	}
@@ -290,7 +363,7 @@ static int set_uint(struct ctx *c, const struct cfg_option *o, const char *val, 
 	if (r == NUM_INVALID) {
 		sb_str(sb, " is not a number; accepted: ");
 		put_accepted(sb, o, false);
-		sb_str(sb, " (decimal or 0x hex, optional K/M/G suffix)");
+		sb_str(sb, " (decimal with an optional K/M/G suffix, or 0x hex)");
 		return err_end(c);
 	}
 	if (r == NUM_OVERFLOW) {
@@ -305,7 +378,9 @@ static int set_uint(struct ctx *c, const struct cfg_option *o, const char *val, 
 		sb_udec(sb, v);
 		sb_putc(sb, ')');
 	}
-	sb_str(sb, " is out of range");
+	sb_str(sb, in_range ? " is not a multiple of " : " is out of range");
+	if (in_range)
+		sb_udec(sb, o->multiple);
 	return err_accepted(c, o);
 }
 
@@ -335,6 +410,233 @@ static int set_string(struct ctx *c, const struct cfg_option *o, const char *val
 	return 0;
 }
 
+/* ---- lists and sets ------------------------------------------------------------------------ */
+
+/* A SET's or LIST's name p[0..n): from `values` (*value, *flags, *index = its entry) or from
+ * `item` (*value = its index, *flags = 0, *index = entries of values + i). */
+static bool find_name(const struct cfg_option *o, const char *p, size_t n, uint64_t *value,
+		      unsigned *flags, size_t *index)
+{
+	size_t k = 0;
+	bool explicit_only;
+	const char *name;
+
+	for (const struct cfg_enum_value *e = o->values; e && e->name; e++, k++) {
+		if (eq_nocase(e->name, p, n)) {
+			*value = e->value;
+			*flags = e->flags;
+			*index = k;
+			return true;
+		}
+	}
+	for (unsigned i = 0; o->item && (name = o->item(i, &explicit_only)); i++) {
+		if (eq_nocase(name, p, n)) {
+			*value = i;
+			*flags = 0;
+			*index = k + i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool list_add(struct cfg_list *l, uint64_t value)
+{
+	if (l->n == CFG_LIST_MAX)
+		return false;
+	l->item[l->n++] = (uint16_t)value;
+	return true;
+}
+
+/* What CFG_V_ALL stands for: every `item` name not explicit-only, else every plain value. */
+static void list_all(const struct cfg_option *o, struct cfg_list *l)
+{
+	bool explicit_only;
+
+	if (o->item) {
+		for (unsigned i = 0; o->item(i, &explicit_only); i++)
+			if (!explicit_only)
+				list_add(l, i);
+		return;
+	}
+	for (const struct cfg_enum_value *e = o->values; e && e->name; e++)
+		if (!(e->flags & CFG_V_ALONE))
+			list_add(l, e->value);
+}
+
+#define USED_WORDS 4 /* duplicates are caught among the first 256 names of a SET or LIST */
+
+static int set_names(struct ctx *c, const struct cfg_option *o, const char *val, size_t n)
+{
+	struct cfg_list list = {0};
+	uint64_t mask = 0, used[USED_WORDS] = {0}; /* names seen, by index (values, then items) */
+	size_t i = 0, count = 0;
+
+	for (;;) {
+		size_t s = skip_blank(val, i, n), e = find_byte(val + s, n - s, ',') + s;
+		size_t te = trim_end(val, s, e), index;
+		uint64_t value;
+		unsigned flags;
+
+		if (te == s) {
+			sb_quote(err_option(c, o), "empty name in ", val, n, "");
+			return err_accepted(c, o);
+		}
+		if (!find_name(o, val + s, te - s, &value, &flags, &index)) {
+			sb_quote(err_option(c, o), "unknown ", val + s, te - s, "");
+			return err_accepted(c, o);
+		}
+		if (index < 64 * USED_WORDS && (used[index / 64] >> (index % 64) & 1)) {
+			sb_quote(err_option(c, o), "", val + s, te - s, " is given twice");
+			return err_accepted(c, o);
+		}
+		if (index < 64 * USED_WORDS)
+			used[index / 64] |= 1ull << (index % 64);
+		if ((flags & CFG_V_ALONE) && (count > 0 || e < n)) {
+			sb_quote(err_option(c, o), "", val + s, te - s, " must stand alone");
+			return err_accepted(c, o);
+		}
+		if (flags & CFG_V_ALL)
+			list_all(o, &list);
+		else if (!(flags & CFG_V_ALONE) && !list_add(&list, value)) {
+			sb_str(err_option(c, o), "more than ");
+			sb_udec(&c->sb, CFG_LIST_MAX);
+			sb_str(&c->sb, " names");
+			return err_end(c);
+		}
+		mask |= value;
+		count++;
+		if (e == n)
+			break;
+		i = e + 1;
+	}
+	if (o->type == CFG_SET)
+		store(c, o, mask);
+	else
+		*(struct cfg_list *)((char *)c->settings + o->offset) = list;
+	return 0;
+}
+
+bool cfg_list_has(const struct cfg_list *l, unsigned value)
+{
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->item[i] == value)
+			return true;
+	return false;
+}
+
+uint64_t cfg_list_mask(const struct cfg_list *l)
+{
+	uint64_t m = 0;
+
+	for (unsigned i = 0; i < l->n; i++)
+		if (l->item[i] < 64)
+			m |= 1ull << l->item[i];
+	return m;
+}
+
+/* ---- option names --------------------------------------------------------------------------- */
+
+/* Edit distance between name and p[0..n), ignoring case, or a number > limit once it exceeds
+ * limit (names are short: one row of at most DIST_MAX + 1 cells). */
+#define DIST_MAX 40
+static size_t distance(const char *name, const char *p, size_t n, size_t limit)
+{
+	size_t row[DIST_MAX + 1], m = 0;
+
+	while (name[m])
+		m++;
+	if (m > DIST_MAX || n > DIST_MAX)
+		return limit + 1;
+	for (size_t j = 0; j <= m; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= n; i++) {
+		size_t diag = row[0], best;
+		row[0] = i;
+		best = row[0];
+		for (size_t j = 1; j <= m; j++) {
+			size_t up = row[j];
+			size_t cost = lower(p[i - 1]) == lower(name[j - 1]) ? 0 : 1;
+			size_t v = diag + cost;
+			if (up + 1 < v)
+				v = up + 1;
+			if (row[j - 1] + 1 < v)
+				v = row[j - 1] + 1;
+			row[j] = v;
+			diag = up;
+			if (v < best)
+				best = v;
+		}
+		if (best > limit)
+			return limit + 1;
+	}
+	return row[m];
+}
+
+/* "unknown option 'key'", the closest name when it is near (a typo), and every name. */
+static int err_unknown_option(struct ctx *c, const char *key, size_t klen)
+{
+	struct sbuf *sb = err_begin(c);
+	const char *best = NULL;
+	size_t best_d = 3; /* at most 2 edits */
+
+	sb_quote(sb, "unknown option ", key, klen, "");
+	for (size_t i = 0; i < c->nopts; i++) {
+		size_t d = distance(c->opts[i].name, key, klen, best_d - 1);
+		if (d < best_d) {
+			best_d = d;
+			best = c->opts[i].name;
+		}
+	}
+	if (best) {
+		sb_str(sb, " (did you mean '");
+		sb_str(sb, best);
+		sb_str(sb, "'?)");
+	}
+	/* Every name when they fit; else how many (callers list them with cfg_describe_to()). */
+	struct sbuf m = {0};
+	for (size_t i = 0; i < c->nopts; i++) {
+		sb_str(&m, i ? ", " : "");
+		sb_str(&m, c->opts[i].name);
+	}
+	sb_str(sb, "; accepted options: ");
+	if (!c->nopts) {
+		sb_str(sb, "(none)");
+	} else if (sb->len + m.len < sb->size) {
+		for (size_t i = 0; i < c->nopts; i++) {
+			sb_str(sb, i ? ", " : "");
+			sb_str(sb, c->opts[i].name);
+		}
+	} else {
+		sb_udec(sb, c->nopts);
+		sb_str(sb, " names, too many to list here");
+	}
+	return err_end(c);
+}
+
+/* A key set a second time in one input: a warning naming both places, if anyone listens. */
+static void warn_again(struct ctx *c, const struct cfg_option *o, size_t before)
+{
+	char text[200];
+	struct sbuf sb = {.buf = text, .size = sizeof(text)};
+
+	if (!c->err || !c->err->warn)
+		return;
+	sb_str(&sb, c->source ? c->source : "config");
+	if (c->line) {
+		sb_putc(&sb, ':');
+		sb_udec(&sb, c->line);
+	}
+	sb_str(&sb, ": option '");
+	sb_str(&sb, o->name);
+	sb_str(&sb, "' given again (");
+	sb_str(&sb, c->line ? "before at line " : "before as option ");
+	sb_udec(&sb, before);
+	sb_str(&sb, "): the later value wins");
+	sb_finish(&sb);
+	c->err->warn(c->err->warn_ctx, text);
+}
+
 /*
  * Looks up key and stores the value. has_value is false for a bare command-line `key`; quoted
  * says the value was in double quotes (already removed).
@@ -343,47 +645,48 @@ static int apply(struct ctx *c, const char *key, size_t klen, const char *val, s
 		 bool has_value, bool quoted)
 {
 	const struct cfg_option *o = NULL;
-	struct sbuf *sb;
+	size_t k = 0, where = c->line ? c->line : c->ntok;
+	int r;
 
-	for (size_t i = 0; i < c->nopts && !o; i++)
-		if (eq_nocase(c->opts[i].name, key, klen))
-			o = &c->opts[i];
-	if (!o) {
-		sb = err_begin(c);
-		sb_quote(sb, "unknown option ", key, klen, "; accepted options: ");
-		for (size_t i = 0; i < c->nopts; i++) {
-			sb_str(sb, i ? ", " : "");
-			sb_str(sb, c->opts[i].name);
-		}
-		if (!c->nopts)
-			sb_str(sb, "(none)");
-		return err_end(c);
-	}
+	for (; k < c->nopts && !o; k++)
+		if (eq_nocase(c->opts[k].name, key, klen))
+			o = &c->opts[k];
+	if (!o)
+		return err_unknown_option(c, key, klen);
+	k--;
 	if (!has_value && o->type == CFG_BOOL) {
 		store(c, o, 1);
-		return 0;
-	}
-	if (!has_value || (!quoted && vlen == 0)) {
+		r = 0;
+	} else if (!has_value || (!quoted && vlen == 0)) {
 		sb_str(err_option(c, o), "missing value");
 		return err_accepted(c, o);
-	}
-	if (!quoted && find_byte(val, vlen, '"') < vlen) {
+	} else if (!quoted && find_byte(val, vlen, '"') < vlen) {
 		sb_quote(err_option(c, o), "stray '\"' in value ", val, vlen,
 			 " (quotes go around the whole value)");
 		return err_accepted(c, o);
-	}
-	if (o->type == CFG_UINT)
-		return set_uint(c, o, val, vlen);
-	if (o->type == CFG_STRING)
-		return set_string(c, o, val, vlen);
-	for (const struct cfg_enum_value *e = values_of(o); e && e->name; e++) {
-		if (eq_nocase(e->name, val, vlen)) {
-			store(c, o, e->value);
-			return 0;
+	} else if (o->type == CFG_UINT) {
+		r = set_uint(c, o, val, vlen);
+	} else if (o->type == CFG_STRING) {
+		r = set_string(c, o, val, vlen);
+	} else if (o->type == CFG_SET || o->type == CFG_LIST) {
+		r = set_names(c, o, val, vlen);
+	} else {
+		const struct cfg_enum_value *e = values_of(o);
+		while (e && e->name && !eq_nocase(e->name, val, vlen))
+			e++;
+		if (!e || !e->name) {
+			sb_quote(err_option(c, o), "invalid value ", val, vlen, "");
+			return err_accepted(c, o);
 		}
+		store(c, o, e->value);
+		r = 0;
 	}
-	sb_quote(err_option(c, o), "invalid value ", val, vlen, "");
-	return err_accepted(c, o);
+	if (r == 0 && k < CFG_MAX_OPTIONS) {
+		if (c->seen[k])
+			warn_again(c, o, c->seen[k]);
+		c->seen[k] = where;
+	}
+	return r;
 }
 
 /* ---- the two input forms -------------------------------------------------------------------- */
@@ -539,37 +842,53 @@ int cfg_parse_args(const struct cfg_option *opts, size_t nopts, void *settings, 
 			       "missing option name before '='; accepted: key=value");
 			return err_end(&c);
 		}
+		c.ntok++;
 		if (apply(&c, text + start, klen, text + v + quoted, vlen, has_value, quoted))
 			return -1;
 	}
 }
 
-size_t cfg_describe(const struct cfg_option *opts, size_t nopts, char *buf, size_t size)
+static void describe(const struct cfg_option *opts, size_t nopts, struct sbuf *sb)
 {
-	struct sbuf sb = {buf, size, 0};
 	size_t width = 0;
 
 	/* First pass: the widest "name=values" up to DESC_WIDTH, measured with a 0-byte buffer. */
 	for (size_t i = 0; i < nopts; i++) {
-		struct sbuf m = {NULL, 0, 0};
+		struct sbuf m = {0};
 		sb_str(&m, opts[i].name);
 		put_accepted(&m, &opts[i], true);
 		if (m.len + 1 > width && m.len + 1 <= DESC_WIDTH)
 			width = m.len + 1;
 	}
 	for (size_t i = 0; i < nopts; i++) {
-		size_t start = sb.len;
-		sb_str(&sb, "  ");
-		sb_str(&sb, opts[i].name);
-		sb_putc(&sb, '=');
-		put_accepted(&sb, &opts[i], true);
+		size_t start = sb->len;
+		sb_str(sb, "  ");
+		sb_str(sb, opts[i].name);
+		sb_putc(sb, '=');
+		put_accepted(sb, &opts[i], true);
 		if (opts[i].help && opts[i].help[0]) {
-			sb_str(&sb, "  ");
-			while (sb.len - start < 2 + width + 2)
-				sb_putc(&sb, ' ');
-			sb_str(&sb, opts[i].help);
+			sb_str(sb, "  ");
+			while (sb->len - start < 2 + width + 2)
+				sb_putc(sb, ' ');
+			sb_str(sb, opts[i].help);
 		}
-		sb_putc(&sb, '\n');
+		sb_putc(sb, '\n');
 	}
+}
+
+size_t cfg_describe(const struct cfg_option *opts, size_t nopts, char *buf, size_t size)
+{
+	struct sbuf sb = {.buf = buf, .size = size};
+
+	describe(opts, nopts, &sb);
 	return sb_finish(&sb);
+}
+
+void cfg_describe_to(const struct cfg_option *opts, size_t nopts,
+		     void (*put)(void *ctx, const char *s, size_t n), void *ctx)
+{
+	struct sbuf sb = {.put = put, .ctx = ctx};
+
+	describe(opts, nopts, &sb);
+	sb_flush(&sb);
 }

@@ -7,13 +7,22 @@
  * host alike.
  *
  * Option names are matched exactly but case-insensitively, never by prefix. Values:
- *  - CFG_UINT: decimal ("010" is ten, not octal) or "0x" hex, optionally followed by one binary
- *    suffix K, M or G (either case; x 1024, 1024^2, 1024^3), e.g. "64K", "0x10M". No sign, no
- *    spaces, no trailing text. Anything past 64 bits is rejected, then the range [min, max].
+ *  - CFG_UINT: decimal ("010" is ten, not octal), optionally followed by one binary suffix K, M
+ *    or G (either case; x 1024, 1024^2, 1024^3), e.g. "64K"; or "0x" hex, without a suffix
+ *    (so that "0x3fg" is a bad digit, not 63 GiB). No sign, no spaces, no trailing text.
+ *    Anything past 64 bits is rejected, then the range [min, max] (and 0 as well with
+ *    CFG_ZERO_DEFAULT), then `multiple` (when non-zero, the value must be a multiple of it).
  *  - CFG_BOOL: 1/0, yes/no, on/off, true/false, case-insensitive; stored as 1 or 0.
  *  - CFG_ENUM: one of the names in `values`, case-insensitive; stores its `value`.
  *  - CFG_STRING: at most max - 1 bytes without control characters (bytes 0x00-0x1f, 0x7f);
  *    stored NUL-terminated. Bytes >= 0x80 (UTF-8) pass through.
+ *  - CFG_SET: names from `values` separated by commas (spaces around them allowed),
+ *    case-insensitive; stores the OR of their `value`s in a uint64_t. A name given twice is an
+ *    error; a name flagged CFG_V_ALONE ("none") must be the only one.
+ *  - CFG_LIST: like CFG_SET, but the names are kept in the order given, in a struct cfg_list:
+ *    names from `values` store their `value`; names from `item` (when not NULL) store their
+ *    index i. CFG_V_ALL ("all") stands for every `item` name not marked explicit-only, in their
+ *    order; CFG_V_ALONE names ("none", "all") must stand alone; "none" stores an empty list.
  * Any value may be enclosed in double quotes, which are removed (the only way to give spaces, a
  * '#' or an empty string). There are no escapes: a value cannot contain '"'.
  *
@@ -36,12 +45,30 @@
 
 /* Longest config file line, in bytes without the line ending ("\n" or "\r\n"). */
 #define CFG_MAX_LINE 255
+/* Most options one table may have (duplicate-key warnings track each one's last line). */
+#define CFG_MAX_OPTIONS 64
+/* Most names one CFG_LIST holds. */
+#define CFG_LIST_MAX 64
 
-enum cfg_type { CFG_UINT, CFG_BOOL, CFG_ENUM, CFG_STRING };
+enum cfg_type { CFG_UINT, CFG_BOOL, CFG_ENUM, CFG_STRING, CFG_SET, CFG_LIST };
+
+/* cfg_enum_value.flags */
+#define CFG_V_ALONE 0x1u /* SET/LIST: must be the only name ("none", "all") */
+#define CFG_V_ALL   0x2u /* LIST: every `item` name not marked explicit-only */
 
 struct cfg_enum_value {
 	const char *name;
 	uint64_t value;
+	unsigned flags; /* CFG_V_* */
+};
+
+/* cfg_option.flags */
+#define CFG_ZERO_DEFAULT 0x1u /* UINT: 0 ("the default") is accepted besides [min, max] */
+
+/* A CFG_LIST option's value: names in the order given (see above). */
+struct cfg_list {
+	uint16_t n;
+	uint16_t item[CFG_LIST_MAX];
 };
 
 struct cfg_option {
@@ -51,12 +78,30 @@ struct cfg_option {
 	size_t
 	    offset; /* into the settings struct: uint64_t for UINT/BOOL/ENUM, char[] for STRING */
 	uint64_t min, max; /* CFG_UINT: inclusive range; CFG_STRING: max = buffer size incl. NUL */
-	const struct cfg_enum_value *values; /* CFG_ENUM: terminated by {NULL, 0} */
+	const struct cfg_enum_value *values; /* ENUM/SET/LIST: terminated by {NULL, 0} */
+	unsigned flags;			     /* CFG_ZERO_DEFAULT */
+	uint64_t multiple; /* CFG_UINT: 0, or what the value must be a multiple of */
+	/* CFG_LIST: the i-th name of a table owned elsewhere (NULL past the last); *explicit_only
+	 * says "all" leaves it out. May be NULL: only `values` then. */
+	const char *(*item)(unsigned i, bool *explicit_only);
 };
 
+/*
+ * The error of a failed parse, and the warnings of any parse: `warn`, when the caller set it,
+ * is called with one line of text per warning (a key given twice in one input, naming both
+ * places), e.g.
+ *   baretrace.cfg:7: option 'exit' given again (first at line 2): the later value wins
+ * The parsers clear msg and leave warn and warn_ctx as they are.
+ */
 struct cfg_error {
 	char msg[320];
+	void (*warn)(void *ctx, const char *line);
+	void *warn_ctx;
 };
+
+/* Whether list `l` holds `value`; and the OR of 1 << item over its items (items below 64). */
+bool cfg_list_has(const struct cfg_list *l, unsigned value);
+uint64_t cfg_list_mask(const struct cfg_list *l);
 
 /*
  * Config file text: one `key = value` per line. '#' starts a comment, on a line of its own or
@@ -82,10 +127,14 @@ int cfg_parse_args(const struct cfg_option *opts, size_t nopts, void *settings, 
 
 /*
  * Help text: one line per option, "  name=<accepted values>  help\n", the help texts aligned.
- * Accepted values read "50..115200", "yes|no", "halt|reset|qemu" or "<text, at most 31
- * bytes>". Writes at most size bytes, always NUL-terminated if size > 0 (buf may be NULL when
- * size is 0), and returns the full length like C99 snprintf: a result >= size means cut short.
+ * Accepted values read "50..115200", "0|8..64 (x8)", "yes|no", "halt|reset|qemu",
+ * "none|<list: a,b,c>" or "<text, at most 31 bytes>". Writes at most size bytes, always
+ * NUL-terminated if size > 0 (buf may be NULL when size is 0), and returns the full length
+ * like C99 snprintf: a result >= size means cut short.
  */
 size_t cfg_describe(const struct cfg_option *opts, size_t nopts, char *buf, size_t size);
+/* The same text, of any length, handed to put() in pieces. */
+void cfg_describe_to(const struct cfg_option *opts, size_t nopts,
+		     void (*put)(void *ctx, const char *s, size_t n), void *ctx);
 
 #endif

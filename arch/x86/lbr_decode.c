@@ -10,7 +10,6 @@
 #include "arch/x86/spmu_lbr.h"	    /* LBR_SELECT_*, enum lbr_format */
 #include "lib/bits.h"
 #include "lib/fmt.h"
-#include "lib/list.h"
 #include "lib/string.h"
 
 /* ---- CPU generations (family 06H display models, the rows of lbr_models.c / ref 3.3) ------ */
@@ -62,59 +61,26 @@ static const char *uarch_of(const struct trace_caps *c)
 
 /* ---- filter spec --------------------------------------------------------------------------- */
 
-enum word_kind { W_TYPES, W_USER, W_KERNEL, W_CALL_STACK };
+/* The option's classes are the register classes, bit for bit. */
+_Static_assert(TRACE_LBR_COND == LBR_F_COND && TRACE_LBR_NEAR_REL_CALL == LBR_F_NEAR_REL_CALL &&
+		   TRACE_LBR_NEAR_IND_CALL == LBR_F_NEAR_IND_CALL &&
+		   TRACE_LBR_NEAR_RET == LBR_F_NEAR_RET &&
+		   TRACE_LBR_NEAR_IND_JMP == LBR_F_NEAR_IND_JMP &&
+		   TRACE_LBR_NEAR_REL_JMP == LBR_F_NEAR_REL_JMP && TRACE_LBR_FAR == LBR_F_FAR &&
+		   TRACE_LBR_CLASSES == LBR_F_ALL,
+	       "lbr.filter classes are LBR_F_* classes");
 
-static const struct {
-	const char *name;
-	enum word_kind kind;
-	unsigned types;
-} words[] = {
-    {"user", W_USER, 0},
-    {"kernel", W_KERNEL, 0},
-    {"cond", W_TYPES, LBR_F_COND},
-    {"call", W_TYPES, LBR_F_CALLS},
-    {"rel_call", W_TYPES, LBR_F_NEAR_REL_CALL},
-    {"ind_call", W_TYPES, LBR_F_NEAR_IND_CALL},
-    {"ret", W_TYPES, LBR_F_NEAR_RET},
-    {"jmp", W_TYPES, LBR_F_JMPS},
-    {"rel_jmp", W_TYPES, LBR_F_NEAR_REL_JMP},
-    {"ind_jmp", W_TYPES, LBR_F_NEAR_IND_JMP},
-    {"far", W_TYPES, LBR_F_FAR},
-    {"any", W_TYPES, LBR_F_ALL},
-    {"call_stack", W_CALL_STACK, 0},
-};
-#define ACCEPTED_WORDS                                                                             \
-	"user kernel cond call rel_call ind_call ret jmp rel_jmp ind_jmp far any call_stack"
-
-int lbr_filter_parse(const char *spec, struct lbr_filter *out, char *why, size_t why_size)
+void lbr_filter_from_options(uint64_t mask, struct lbr_filter *out)
 {
-	size_t len, w;
 	memset(out, 0, sizeof(*out));
-	for (const char *cur = spec, *item; list_next(&cur, &item, &len);) {
-		for (w = 0; w < ARRAY_SIZE(words); w++)
-			if (strlen(words[w].name) == len && strncmp(item, words[w].name, len) == 0)
-				break;
-		if (w == ARRAY_SIZE(words)) {
-			fmt_snprintf(why, why_size,
-				     "LBR filter: unknown word '%.*s'; accepted (comma-separated): "
-				     "%s",
-				     (int)len, item, ACCEPTED_WORDS);
-			return -1;
-		}
-		if (words[w].kind == W_USER)
-			out->user = true;
-		else if (words[w].kind == W_KERNEL)
-			out->kernel = true;
-		else if (words[w].kind == W_CALL_STACK)
-			out->call_stack = true;
-		else
-			out->branch_types |= words[w].types;
-	}
+	out->user = mask & TRACE_LBR_USER;
+	out->kernel = mask & TRACE_LBR_KERNEL;
+	out->call_stack = mask & TRACE_LBR_CALL_STACK;
+	out->branch_types = (unsigned)(mask & TRACE_LBR_CLASSES);
 	if (!out->user && !out->kernel)
 		out->user = out->kernel = true;
 	if (!out->branch_types && !out->call_stack)
 		out->branch_types = LBR_F_ALL;
-	return 0;
 }
 
 /* The checks legacy and Arch LBR share: something to record, and call-stack mode's classes. */

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/x86/trace_caps.h"
+#include "kernel/arch.h"
 
 /* ---- filter spec --------------------------------------------------------------------------- */
 
@@ -47,13 +48,11 @@ struct lbr_filter {
 };
 
 /*
- * Parse a comma list of: user kernel cond call rel_call ind_call ret jmp rel_jmp ind_jmp far
- * any call_stack ("call" = near relative and indirect calls, "jmp" likewise, "any" = every
- * class). No ring word means both rings; no class word means "any", except with call_stack
- * (which implies its own classes). 0, or -1 with a message naming the unknown word and listing
- * the accepted ones (*out is then unspecified).
+ * The filter of option lbr.filter (TRACE_LBR_* bits, kernel/arch.h; kernel/options.c parses
+ * the words): no ring bit means both rings; no class bit means every class, except with call
+ * stack (which implies its own classes).
  */
-int lbr_filter_parse(const char *spec, struct lbr_filter *out, char *why, size_t why_size);
+void lbr_filter_from_options(uint64_t mask, struct lbr_filter *out);
 
 /* ---- register values ----------------------------------------------------------------------- */
 

@@ -3,8 +3,8 @@
 #include "arch/x86/ds_layout.h"
 #include "arch/x86/pmu_msr.h"
 #include "arch/x86/pmu_regs.h"
+#include "kernel/arch.h"
 #include "lib/fmt.h"
-#include "lib/list.h"
 #include "lib/string.h"
 
 #define LEGACY_PERIOD_MAX   ((1ull << 31) - 1)		  /* IA32_PMCx writes sign-extend bit 31 */
@@ -116,28 +116,11 @@ int pmc_freeze_bits(const struct trace_caps *c, const struct pmc_freeze *f, uint
 	return 0;
 }
 
-int pmc_freeze_parse(const char *list, struct pmc_freeze *f, char *why, size_t why_size)
+void pmc_freeze_from_options(uint64_t mask, struct pmc_freeze *f)
 {
-	memset(f, 0, sizeof(*f));
-	if (strcmp(list, "none") == 0)
-		return 0;
-	size_t len;
-	for (const char *c = list, *p; list_next(&c, &p, &len);) {
-		if (len == 4 && strncmp(p, "lbrs", 4) == 0)
-			f->lbrs = true;
-		else if (len == 7 && strncmp(p, "perfmon", 7) == 0)
-			f->perfmon = true;
-		else if (len == 3 && strncmp(p, "smm", 3) == 0)
-			f->smm = true;
-		else {
-			fmt_snprintf(why, why_size,
-				     "option 'freeze': unknown '%.*s'; accepted: none, or a "
-				     "comma-separated list of: lbrs perfmon smm",
-				     (int)len, p);
-			return -1;
-		}
-	}
-	return 0;
+	f->lbrs = mask & TRACE_FREEZE_LBRS;
+	f->perfmon = mask & TRACE_FREEZE_PERFMON;
+	f->smm = mask & TRACE_FREEZE_SMM;
 }
 
 uint32_t pmc_program_gp(const struct trace_caps *c, unsigned n, const struct pmc_event *e)

@@ -46,7 +46,8 @@ struct pmc_freeze {
 /* IA32_DEBUGCTL bits for the request; -1 with a message when the CPU lacks one. */
 int pmc_freeze_bits(const struct trace_caps *c, const struct pmc_freeze *f, uint64_t *bits,
 		    char *why, size_t why_size);
-int pmc_freeze_parse(const char *list, struct pmc_freeze *f, char *why, size_t why_size);
+/* The request of option freeze (TRACE_FREEZE_* bits, kernel/arch.h). */
+void pmc_freeze_from_options(uint64_t mask, struct pmc_freeze *f);
 
 /* MSR programming on the running CPU through the PMU accessor; 0 or the failing MSR. */
 uint32_t pmc_program_gp(const struct trace_caps *c, unsigned n, const struct pmc_event *e);

@@ -8,6 +8,7 @@
 #include "arch/x86/spmu.h"
 #include "arch/x86/pmu_regs.h"
 #include "arch/x86/cpu_records.h"
+#include "kernel/arch.h"
 #include "lib/string.h"
 
 static const struct spmu_personality personalities[] = {
@@ -76,4 +77,10 @@ const struct spmu_personality *spmu_personality_find(const char *name)
 		if (strcmp(personalities[i].name, name) == 0)
 			return &personalities[i];
 	return NULL;
+}
+
+const char *arch_spmu_name(unsigned i, bool *explicit_only)
+{
+	*explicit_only = false;
+	return spmu_personality_at(i) ? personalities[i].name : NULL;
 }

@@ -87,8 +87,13 @@ static int arch_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t fr
 		ts_skip(t, "lbr", why);
 		return -1;
 	}
-	unsigned depth =
-	    arch_lbr_pick_depth(c->arch_lbr.depth_mask, (unsigned)t->req->opt->lbr_depth);
+	unsigned wanted = (unsigned)t->req->opt->lbr_depth;
+	unsigned depth = arch_lbr_pick_depth(c->arch_lbr.depth_mask, wanted);
+	if (wanted && depth != wanted)
+		tprintf("note: lbr: %s: lbr.depth=%u is not a depth this CPU has (CPUID.1CH:EAX "
+			"%#x): using %u, %s\n",
+			t->label, wanted, c->arch_lbr.depth_mask, depth,
+			depth < wanted ? "the deepest below it" : "the shallowest it has");
 	/* Writing the depth also clears every entry (reference 4.1). */
 	bool ok = ts_check(t, pmu_wrmsr(MSR_IA32_LBR_DEPTH, depth), MSR_IA32_LBR_DEPTH, "lbr") &&
 		  ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, freeze), MSR_IA32_DEBUGCTL, "lbr") &&
@@ -134,6 +139,10 @@ static int legacy_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t 
 		return -1;
 	}
 	unsigned depth = c->lbr.depth, format = c->lbr.format, dropped = 0;
+	if (t->req->opt->lbr_depth)
+		tprintf("note: lbr: %s: lbr.depth=%lu ignored: legacy LBR has a fixed depth of %u "
+			"(the option sets Architectural LBR's)\n",
+			t->label, t->req->opt->lbr_depth, depth);
 	bool ok = true;
 	for (unsigned i = 0; i < depth && ok; i++) /* reset (reference 3.5) */
 		ok = ts_check(t, pmu_wrmsr(r.from + i, 0), r.from + i, "lbr") &&
@@ -187,9 +196,9 @@ bool session_lbr(struct trace_ctx *t)
 		ts_skip(t, "lbr", c->lbr.reason);
 		return true;
 	}
-	if (lbr_filter_parse(t->req->opt->lbr_filter, &f, why, sizeof(why)) != 0 ||
-	    pmc_freeze_parse(t->req->opt->freeze, &fr, why, sizeof(why)) != 0 ||
-	    pmc_freeze_bits(c, &fr, &freeze, why, sizeof(why)) != 0) {
+	lbr_filter_from_options(t->req->opt->lbr_filter, &f);
+	pmc_freeze_from_options(t->req->opt->freeze, &fr);
+	if (pmc_freeze_bits(c, &fr, &freeze, why, sizeof(why)) != 0) {
 		ts_skip(t, "lbr", why);
 		return true;
 	}

@@ -19,7 +19,6 @@
 #include "arch/x86/trace_session.h"
 #include "arch/x86/trace_sinks.h"
 #include "lib/fmt.h"
-#include "lib/list.h"
 #include "lib/string.h"
 
 #define PEBS_PMI_MAX_LOOPS   100
@@ -57,71 +56,28 @@ void pebs_store_record(void *ctx, const void *record, size_t size)
 }
 
 struct pebs_choice {
-	const char *name;
 	bool fixed;
 	uint8_t event, umask;
 	bool load_latency;
 };
 
-/* The events of option pebs.event, for the session and for arch_trace_validate. */
+/* The events of option pebs.event. */
 static const struct pebs_choice pebs_events[] = {
-    {"instructions", false, ARCH_EVENT_INSTRUCTIONS, 0, false},
-    {"branches", false, ARCH_EVENT_BRANCHES, 0, false},
-    {"loads", false, ARCH_EVENT_LOADS, LOADS_UMASK, true},
-    {"fixed0", true, 0, 0, false},
+    [TRACE_PEBS_INSTRUCTIONS] = {false, ARCH_EVENT_INSTRUCTIONS, 0, false},
+    [TRACE_PEBS_BRANCHES] = {false, ARCH_EVENT_BRANCHES, 0, false},
+    [TRACE_PEBS_LOADS] = {false, ARCH_EVENT_LOADS, LOADS_UMASK, true},
+    [TRACE_PEBS_FIXED0] = {true, 0, 0, false},
 };
 
-static const struct pebs_choice *pebs_event_find(const char *name)
+/* MSR_PEBS_DATA_CFG for option pebs.groups (TRACE_PEBS_* bits; reference 6.3). */
+static uint64_t pebs_data_cfg(uint64_t groups)
 {
-	for (unsigned i = 0; i < ARRAY_SIZE(pebs_events); i++)
-		if (strcmp(name, pebs_events[i].name) == 0)
-			return &pebs_events[i];
-	return 0;
-}
-
-int pebs_event_check(const char *name, char *why, size_t why_size)
-{
-	if (pebs_event_find(name))
-		return 0;
-	fmt_snprintf(why, why_size,
-		     "option 'pebs.event': unknown '%s'; accepted: instructions, branches, loads "
-		     "(on pebs.counter; loads with pebs.ldlat), fixed0 (extended PEBS)",
-		     name);
-	return -1;
-}
-
-/* MSR_PEBS_DATA_CFG for the option pebs.groups (reference 6.3); -1 with a message. */
-int pebs_groups_parse(const char *list, uint64_t *data_cfg, char *why, size_t why_size)
-{
-	static const struct {
-		const char *name;
-		uint64_t bits;
-	} groups[] = {
-	    {"meminfo", PEBS_DATACFG_MEMINFO},
-	    {"gpr", PEBS_DATACFG_GP},
-	    {"xmm", PEBS_DATACFG_XMMS},
-	    {"lbr", PEBS_DATACFG_LBRS | FIELD_PREP(PEBS_DATACFG_LBR_COUNT, PEBS_LBR_ENTRIES - 1)},
-	};
-	*data_cfg = 0;
-	if (strcmp(list, "none") == 0)
-		return 0;
-	size_t len;
-	for (const char *c = list, *p; list_next(&c, &p, &len);) {
-		unsigned i = 0;
-		while (i < ARRAY_SIZE(groups) &&
-		       !(strlen(groups[i].name) == len && strncmp(groups[i].name, p, len) == 0))
-			i++;
-		if (i == ARRAY_SIZE(groups)) {
-			fmt_snprintf(
-			    why, why_size,
-			    "option 'pebs.groups': unknown group '%.*s'; accepted: none, or a "
-			    "comma-separated list of: meminfo gpr xmm lbr",
-			    (int)len, p);
-			return -1;
-		}
-		*data_cfg |= groups[i].bits;
-	}
-	return 0;
+	return (groups & TRACE_PEBS_MEMINFO ? PEBS_DATACFG_MEMINFO : 0) |
+	       (groups & TRACE_PEBS_GPR ? PEBS_DATACFG_GP : 0) |
+	       (groups & TRACE_PEBS_XMM ? PEBS_DATACFG_XMMS : 0) |
+	       (groups & TRACE_PEBS_LBR
+		    ? PEBS_DATACFG_LBRS | FIELD_PREP(PEBS_DATACFG_LBR_COUNT, PEBS_LBR_ENTRIES - 1)
+		    : 0);
 }
 
 bool session_pebs(struct trace_ctx *t)
@@ -129,12 +85,7 @@ bool session_pebs(struct trace_ctx *t)
 	const struct trace_caps *c = t->caps;
 	const struct trace_options *o = t->req->opt;
 	char why[200];
-	const struct pebs_choice *event = pebs_event_find(o->pebs_event);
-	if (!event) { /* arch_trace_validate refused it at boot */
-		tprintf("error: pebs: %s: unknown pebs.event '%s'\n", t->label, o->pebs_event);
-		return false;
-	}
-	const struct pebs_choice ch = *event;
+	const struct pebs_choice ch = pebs_events[o->pebs_event];
 	if (c->pebs.kind != TC_PEBS_YES) {
 		ts_skip(t, "pebs", c->pebs.reason);
 		return true;
@@ -149,8 +100,7 @@ bool session_pebs(struct trace_ctx *t)
 		ts_skip(t, "pebs", why);
 		return true;
 	}
-	uint64_t groups = 0;
-	pebs_groups_parse(o->pebs_groups, &groups, why, sizeof(why)); /* validated at boot */
+	uint64_t groups = pebs_data_cfg(o->pebs_groups);
 	struct pebs_store s = {
 	    .format = c->pebs.format,
 	    .adaptive = c->pebs.adaptive,

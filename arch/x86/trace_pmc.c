@@ -62,8 +62,8 @@ bool session_pmc(struct trace_ctx *t)
 	};
 	struct pmc_freeze fr;
 	uint64_t freeze = 0;
+	pmc_freeze_from_options(o->freeze, &fr);
 	if (pmc_check_gp(c, PMC_SAMPLED, &ev, why, sizeof(why)) != 0 ||
-	    pmc_freeze_parse(o->freeze, &fr, why, sizeof(why)) != 0 ||
 	    pmc_freeze_bits(c, &fr, &freeze, why, sizeof(why)) != 0) {
 		ts_skip(t, "pmc", why);
 		return true;

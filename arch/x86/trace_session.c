@@ -257,26 +257,32 @@ bool ts_check(struct trace_ctx *t, int rc, uint32_t msr, const char *what)
 void ts_skip(struct trace_ctx *t, const char *facility, const char *reason)
 {
 	tprintf("SKIP: %s: %s: %s\n", facility, t->label, reason);
+	t->skipped = true;
 }
 
 /* Whether this CPU's hardware has the facility, and why not. */
-static bool hardware_has(const char *facility, const struct trace_caps *hw, const char **why)
+static bool hardware_has(enum trace_facility facility, const struct trace_caps *hw,
+			 const char **why)
 {
 	if (!hw) {
 		*why = "no capability record";
 		return false;
 	}
-	if (strcmp(facility, "bts") == 0 || strcmp(facility, "btsint") == 0) {
+	switch (facility) {
+	case TRACE_BTS:
+	case TRACE_BTSINT:
 		*why = hw->bts.reason;
 		return hw->bts.kind != TC_BTS_NO;
-	}
-	if (strcmp(facility, "pebs") == 0) {
+	case TRACE_PEBS:
 		*why = hw->pebs.reason;
 		return hw->pebs.kind == TC_PEBS_YES;
-	}
-	if (strcmp(facility, "pmc") == 0) {
+	case TRACE_PMC:
 		*why = "no architectural performance monitoring (CPUID.0AH:EAX[7:0] = 0)";
 		return hw->perfmon.version >= 1;
+	case TRACE_LBR:
+	case TRACE_BTF:
+	case TRACE_FACILITIES:
+		break;
 	}
 	/* lbr, and btf: every processor with an LBR stack has DEBUGCTL.BTF (SDM 17.4.1). */
 	*why = hw->lbr.reason;
@@ -285,8 +291,28 @@ static bool hardware_has(const char *facility, const struct trace_caps *hw, cons
 
 struct cpu_job {
 	const struct trace_request *req;
-	bool ok[MAX_CPUS];
+	enum trace_outcome outcome[MAX_CPUS];
 };
+
+static bool run_session(struct trace_ctx *t, enum trace_facility f)
+{
+	switch (f) {
+	case TRACE_BTS:
+		return session_bts(t, false);
+	case TRACE_BTSINT:
+		return session_bts(t, true);
+	case TRACE_PEBS:
+		return session_pebs(t);
+	case TRACE_BTF:
+		return session_btf(t);
+	case TRACE_PMC:
+		return session_pmc(t);
+	case TRACE_LBR:
+	case TRACE_FACILITIES:
+		break;
+	}
+	return session_lbr(t);
+}
 
 static void one_cpu(void *arg)
 {
@@ -300,11 +326,12 @@ static void one_cpu(void *arg)
 		pmu_use_hardware();
 		t.caps = hw;
 	} else {
-		const struct spmu_personality *p = spmu_personality_find(q->personality);
+		const struct spmu_personality *p =
+		    q->personality < 0 ? NULL : spmu_personality_at((unsigned)q->personality);
 		if (!p) { /* spmu=none: the hardware or nothing */
-			tprintf("SKIP: %s: CPU %u has none: %s (spmu=%s: no software PMU)\n",
-				q->facility, cpu, why, q->personality);
-			job->ok[cpu] = true;
+			tprintf("SKIP: %s: CPU %u has none: %s (spmu=none: no software PMU)\n",
+				q->facility_name, cpu, why);
+			job->outcome[cpu] = TRACE_SKIPPED;
 			return;
 		}
 		pmu_use_model(p);
@@ -312,19 +339,13 @@ static void one_cpu(void *arg)
 		t.caps = &t.model->caps;
 		tprintf("trace: CPU %u has no %s (%s): using the SOFTWARE PMU as '%s' (%s); "
 			"results are model-verified, not silicon\n",
-			cpu, q->facility, why, p->name, p->what);
+			cpu, q->facility_name, why, p->name, p->what);
 	}
 	fmt_snprintf(t.label, sizeof(t.label), "%s@%s cpu=%u", q->workload,
-		     t.model ? q->personality : "hardware", cpu);
-	const char *f = q->facility;
-	bool ok = strcmp(f, "bts") == 0	     ? session_bts(&t, false)
-		  : strcmp(f, "btsint") == 0 ? session_bts(&t, true)
-		  : strcmp(f, "pebs") == 0   ? session_pebs(&t)
-		  : strcmp(f, "btf") == 0    ? session_btf(&t)
-		  : strcmp(f, "pmc") == 0    ? session_pmc(&t)
-					     : session_lbr(&t);
+		     t.model ? t.model->p->name : "hardware", cpu);
+	bool ok = run_session(&t, q->facility);
 	pmu_use_hardware();
-	job->ok[cpu] = ok && t.ok;
+	job->outcome[cpu] = !(ok && t.ok) ? TRACE_FAILED : t.skipped ? TRACE_SKIPPED : TRACE_PASSED;
 }
 
 static uint64_t bts_buffer_bytes(const struct trace_options *o)
@@ -353,7 +374,7 @@ static bool prepare(unsigned cpu, const struct trace_options *o)
 	       ds_area_prepare(cpu, bts_buffer_bytes(o), o->pebs_kib * 1024);
 }
 
-bool arch_trace_workload(const struct trace_request *req)
+enum trace_outcome arch_trace_workload(const struct trace_request *req)
 {
 	static struct cpu_job job; /* large: not on the stack */
 	unsigned n = arch_cpu_count();
@@ -370,7 +391,7 @@ bool arch_trace_workload(const struct trace_request *req)
 	for (unsigned c = first; c <= last; c++) {
 		if (!prepare(c, req->opt)) {
 			kprintf("error: trace: out of memory for CPU %u's buffers\n", c);
-			return false;
+			return TRACE_FAILED;
 		}
 	}
 	bool ok = true;
@@ -388,43 +409,11 @@ bool arch_trace_workload(const struct trace_request *req)
 			}
 		}
 	}
+	bool all_skipped = true;
 	for (unsigned c = first; c <= last; c++) {
 		trace_out_flush(c);
-		ok &= job.ok[c];
+		ok &= job.outcome[c] != TRACE_FAILED;
+		all_skipped &= job.outcome[c] == TRACE_SKIPPED;
 	}
-	return ok;
-}
-
-bool arch_trace_validate(const struct trace_options *o, char *err, size_t size)
-{
-	struct lbr_filter f;
-	struct pmc_freeze fr;
-	uint64_t groups;
-	return lbr_filter_parse(o->lbr_filter, &f, err, size) == 0 &&
-	       pmc_freeze_parse(o->freeze, &fr, err, size) == 0 &&
-	       pebs_groups_parse(o->pebs_groups, &groups, err, size) == 0 &&
-	       pebs_event_check(o->pebs_event, err, size) == 0;
-}
-
-bool arch_spmu_validate(const char *personalities, char *err, size_t size)
-{
-	if (strcmp(personalities, "none") == 0)
-		return true; /* hardware only: SKIP where the CPU lacks the facility */
-	size_t len;
-	for (const char *c = personalities, *p; list_next(&c, &p, &len);) {
-		char one[32];
-		fmt_snprintf(one, sizeof(one), "%.*s", (int)len, p);
-		if (!spmu_personality_find(one)) {
-			size_t pos = (size_t)fmt_snprintf(
-			    err, size,
-			    "option 'spmu': unknown personality '%.*s'; accepted: none (the "
-			    "hardware only), or one or more (comma-separated) of:",
-			    (int)len, p);
-			for (unsigned i = 0; spmu_personality_at(i) && pos < size; i++)
-				pos += (size_t)fmt_snprintf(err + pos, size - pos, " %s",
-							    spmu_personality_at(i)->name);
-			return false;
-		}
-	}
-	return true;
+	return !ok ? TRACE_FAILED : all_skipped ? TRACE_SKIPPED : TRACE_PASSED;
 }

@@ -23,6 +23,7 @@ struct trace_ctx {
 	struct spmu *model;	       /* NULL on the hardware */
 	char label[64];		       /* "workload@personality|hardware cpu=N" */
 	bool ok;
+	bool skipped; /* the session said SKIP (ts_skip) */
 };
 
 /* A refused access fails the session, with the MSR and the model's reason. */
@@ -30,7 +31,7 @@ bool ts_check(struct trace_ctx *t, int rc, uint32_t msr, const char *what);
 /* Run the workload (single-stepped into the model when there is one); its result must be
  * the expected one, else the session fails. *steps = instructions stepped (0 on hardware). */
 uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps);
-/* "SKIP: <facility>: <reason>" into the report. */
+/* "SKIP: <facility>: <reason>" into the report; the session counts as skipped. */
 void ts_skip(struct trace_ctx *t, const char *facility, const char *reason);
 /* A per-step hook for the next ts_run (BTF): on the model, called for each step BTF turns
  * into a #DB; on the hardware, for each #DB. NULL to remove. */
@@ -50,11 +51,6 @@ void ts_print_exceptions(struct trace_ctx *t);
 bool lbr_enable_for_sampling(struct trace_ctx *t, uint64_t debugctl_extra);
 bool lbr_newest(const struct trace_ctx *t, uint64_t *from, uint64_t *to);
 void lbr_disable(struct trace_ctx *t);
-
-/* Option pebs.event: 0, or -1 with a message naming it and the accepted events. */
-int pebs_event_check(const char *name, char *why, size_t why_size);
-/* MSR_PEBS_DATA_CFG groups for option pebs.groups (arch/x86/trace_pebs.c). */
-int pebs_groups_parse(const char *list, uint64_t *data_cfg, char *why, size_t why_size);
 
 bool session_bts(struct trace_ctx *t, bool interrupt_mode);
 bool session_lbr(struct trace_ctx *t);

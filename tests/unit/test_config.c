@@ -17,21 +17,26 @@ struct settings {
 };
 
 static const struct cfg_enum_value exit_values[] = {
-    {"halt", 0}, {"reset", 1}, {"qemu", 2}, {NULL, 0}};
+    {"halt", 0, 0}, {"reset", 1, 0}, {"qemu", 2, 0}, {NULL, 0, 0}};
 
 static const struct cfg_option opts[] = {
-    {"serial.port", CFG_UINT, "UART I/O port", offsetof(struct settings, port), 0, 65535, NULL},
-    {"serial.baud", CFG_UINT, "UART baud rate", offsetof(struct settings, baud), 50, 115200, NULL},
-    {"exit", CFG_ENUM, "what to do at the end", offsetof(struct settings, exit), 0, 0, exit_values},
-    {"selftest", CFG_BOOL, "run the self tests", offsetof(struct settings, selftest), 0, 0, NULL},
-    {"mem", CFG_UINT, "memory limit", offsetof(struct settings, mem), 0, UINT64_MAX, NULL},
+    {"serial.port", CFG_UINT, "UART I/O port", offsetof(struct settings, port), 0, 65535, NULL, 0,
+     0, NULL},
+    {"serial.baud", CFG_UINT, "UART baud rate", offsetof(struct settings, baud), 50, 115200, NULL,
+     0, 0, NULL},
+    {"exit", CFG_ENUM, "what to do at the end", offsetof(struct settings, exit), 0, 0, exit_values,
+     0, 0, NULL},
+    {"selftest", CFG_BOOL, "run the self tests", offsetof(struct settings, selftest), 0, 0, NULL, 0,
+     0, NULL},
+    {"mem", CFG_UINT, "memory limit", offsetof(struct settings, mem), 0, UINT64_MAX, NULL, 0, 0,
+     NULL},
     {"name", CFG_STRING, "session name", offsetof(struct settings, name), 0,
-     sizeof(((struct settings *)0)->name), NULL},
+     sizeof(((struct settings *)0)->name), NULL, 0, 0, NULL},
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
 #define ALL_NAMES "serial.port, serial.baud, exit, selftest, mem, name"
-#define UINT_NOTE "(decimal or 0x hex, optional K/M/G suffix)"
+#define UINT_NOTE "(decimal with an optional K/M/G suffix, or 0x hex)"
 
 static struct cfg_error err;
 
@@ -270,7 +275,6 @@ static void uint_forms_and_suffixes(void **state)
 	mem_is("1k", 1024);
 	mem_is("3M", 3ull << 20);
 	mem_is("2g", 2ull << 30);
-	mem_is("0x10G", 16ull << 30);
 	mem_is("0K", 0);
 }
 
@@ -281,7 +285,6 @@ static void uint_64_bit_boundaries(void **state)
 	mem_is("0xffffffffffffffff", UINT64_MAX);
 	mem_is("0x00000000000000000000000001", 1); /* leading zeros never overflow */
 	mem_is("17179869183G", UINT64_MAX - (1ull << 30) + 1);
-	mem_is("0x3fffffffffffffK", 0x3fffffffffffffull << 10);
 	FILE_FAILS("mem = 18446744073709551616",
 		   "baretrace.cfg:1: option 'mem': '18446744073709551616' does not fit in 64 bits; "
 		   "accepted: 0..18446744073709551615");
@@ -291,9 +294,6 @@ static void uint_64_bit_boundaries(void **state)
 	FILE_FAILS("mem = 17179869184G",
 		   "baretrace.cfg:1: option 'mem': '17179869184G' does not fit "
 		   "in 64 bits; accepted: 0..18446744073709551615");
-	FILE_FAILS("mem = 0x40000000000000K",
-		   "baretrace.cfg:1: option 'mem': '0x40000000000000K' "
-		   "does not fit in 64 bits; accepted: 0..18446744073709551615");
 	FILE_FAILS("mem = 99999999999999999999999999999",
 		   "baretrace.cfg:1: option 'mem': '99999999999999999999999999999' does not fit in "
 		   "64 bits; accepted: 0..18446744073709551615");
@@ -338,8 +338,10 @@ static void uint_range_boundaries(void **state)
 static void uint_not_a_number(void **state)
 {
 	(void)state;
-	static const char *const bad[] = {"xyz", "12abc", "-1",	 "+1",	"0x",	 "1KB", "1 2",
-					  "1.5", "K",	  "0xg", "1e3", "0x1K2", "1T",	"1KK"};
+	static const char *const bad[] = {"xyz", "12abc", "-1", "+1", "0x", "1KB", "1 2", "1.5",
+					  "K", "0xg", "1e3", "0x1K2", "1T", "1KK",
+					  /* no suffix on hex: a letter past f is a bad digit */
+					  "0x3fg", "0x10G", "0x1k", "0xffM"};
 	char line[64], want[256];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -554,22 +556,44 @@ static void message_that_does_not_fit_ends_in_dots(void **state)
 {
 	(void)state;
 	static char names[40][48];
+	static struct cfg_enum_value values[41];
+	struct settings s = defaults();
+	char *buf = exact_copy("e=nope", 6);
+
+	for (int i = 0; i < 40; i++) {
+		snprintf(names[i], sizeof(names[i]), "a.rather.long.value.name.%02d", i);
+		values[i] = (struct cfg_enum_value){names[i], (uint64_t)i, 0};
+	}
+	values[40] = (struct cfg_enum_value){NULL, 0, 0};
+	struct cfg_option o = {.name = "e", .type = CFG_ENUM, .values = values};
+	assert_int_equal(cfg_parse_args(&o, 1, &s, buf, 6, "load options", &err), -1);
+	free(buf);
+	assert_int_equal(strlen(err.msg), sizeof(err.msg) - 1);
+	assert_string_equal(err.msg + sizeof(err.msg) - 4, "...");
+	assert_true(
+	    strncmp(err.msg,
+		    "load options: in 'e=nope': option 'e': invalid value 'nope'; accepted: "
+		    "a.rather.long.value.name.00, a.rather.long.value.name.01",
+		    120) == 0);
+}
+
+/* Too many option names for the message: their number instead, never a cut list. */
+static void unknown_option_among_many_counts_them(void **state)
+{
+	(void)state;
+	static char names[40][48];
 	struct cfg_option many[40];
 	struct settings s = defaults();
 	char *buf = exact_copy("nope=1", 6);
 
 	for (int i = 0; i < 40; i++) {
 		snprintf(names[i], sizeof(names[i]), "a.rather.long.option.name.%02d", i);
-		many[i] = (struct cfg_option){names[i], CFG_BOOL, NULL, 0, 0, 0, NULL};
+		many[i] = (struct cfg_option){.name = names[i], .type = CFG_BOOL};
 	}
 	assert_int_equal(cfg_parse_args(many, 40, &s, buf, 6, "load options", &err), -1);
 	free(buf);
-	assert_int_equal(strlen(err.msg), sizeof(err.msg) - 1);
-	assert_string_equal(err.msg + sizeof(err.msg) - 4, "...");
-	assert_true(strncmp(err.msg,
-			    "load options: in 'nope=1': unknown option 'nope'; accepted options: "
-			    "a.rather.long.option.name.00, a.rather.long.option.name.01",
-			    120) == 0);
+	assert_string_equal(err.msg, "load options: in 'nope=1': unknown option 'nope'; accepted "
+				     "options: 40 names, too many to list here");
 }
 
 static void stops_at_first_error_keeping_earlier_settings(void **state)
@@ -603,6 +627,259 @@ static void null_err_and_source(void **state)
 	free(buf);
 	assert_string_equal(
 	    err.msg, "config:1: option 'exit': invalid value 'boom'; accepted: halt, reset, qemu");
+}
+
+/* ---- sets, lists, defaults and steps ------------------------------------------------------------
+ */
+
+struct typed {
+	uint64_t flags, depth, records;
+	struct cfg_list fac, wl;
+};
+
+#define F_USER	 0x1u
+#define F_KERNEL 0x2u
+#define F_COND	 0x4u
+#define F_CALLS	 0x18u /* two classes at once, as "call" = near relative + indirect */
+
+static const struct cfg_enum_value flag_values[] = {
+    {"user", F_USER, 0},  {"kernel", F_KERNEL, 0},  {"cond", F_COND, 0},
+    {"call", F_CALLS, 0}, {"none", 0, CFG_V_ALONE}, {NULL, 0, 0}};
+enum { FAC_BTS = 7, FAC_LBR = 3, FAC_PEBS = 5 };
+static const struct cfg_enum_value fac_values[] = {{"bts", FAC_BTS, 0},
+						   {"lbr", FAC_LBR, 0},
+						   {"pebs", FAC_PEBS, 0},
+						   {"none", 0, CFG_V_ALONE},
+						   {"all", 0, CFG_V_ALONE | CFG_V_ALL},
+						   {NULL, 0, 0}};
+static const struct cfg_enum_value wl_words[] = {
+    {"none", 0, CFG_V_ALONE}, {"all", 0, CFG_V_ALONE | CFG_V_ALL}, {NULL, 0, 0}};
+
+/* A table owned elsewhere (the kernel's workloads): "bench" only when named. */
+static const char *wl_item(unsigned i, bool *explicit_only)
+{
+	static const char *const names[] = {"loop", "calls", "bench", "user"};
+	if (i >= sizeof(names) / sizeof(names[0]))
+		return NULL;
+	*explicit_only = i == 2;
+	return names[i];
+}
+
+static const struct cfg_option typed_opts[] = {
+    {.name = "flags",
+     .type = CFG_SET,
+     .offset = offsetof(struct typed, flags),
+     .values = flag_values},
+    {.name = "depth",
+     .type = CFG_UINT,
+     .offset = offsetof(struct typed, depth),
+     .min = 8,
+     .max = 64,
+     .flags = CFG_ZERO_DEFAULT,
+     .multiple = 8},
+    {.name = "records",
+     .type = CFG_UINT,
+     .offset = offsetof(struct typed, records),
+     .min = 4,
+     .max = 1000,
+     .flags = CFG_ZERO_DEFAULT},
+    {.name = "trace",
+     .type = CFG_LIST,
+     .offset = offsetof(struct typed, fac),
+     .values = fac_values},
+    {.name = "workload",
+     .type = CFG_LIST,
+     .offset = offsetof(struct typed, wl),
+     .values = wl_words,
+     .item = wl_item},
+};
+#define NTYPED (sizeof(typed_opts) / sizeof(typed_opts[0]))
+
+static int typed_file(struct typed *t, const char *text)
+{
+	char *buf = exact_copy(text, strlen(text));
+	int r = cfg_parse_file(typed_opts, NTYPED, t, buf, strlen(text), "baretrace.cfg", &err);
+	free(buf);
+	return r;
+}
+
+static int typed_args(struct typed *t, const char *text)
+{
+	char *buf = exact_copy(text, strlen(text));
+	int r = cfg_parse_args(typed_opts, NTYPED, t, buf, strlen(text), "load options", &err);
+	free(buf);
+	return r;
+}
+
+static void list_is(const struct cfg_list *l, unsigned n, const uint16_t *want)
+{
+	assert_int_equal(l->n, n);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(l->item[i], want[i]);
+}
+
+static void set_ors_values_ignoring_case_and_spaces(void **state)
+{
+	(void)state;
+	struct typed t = {0};
+
+	assert_int_equal(typed_file(&t, "flags = User, COND ,call\n"), 0);
+	assert_int_equal(t.flags, F_USER | F_COND | F_CALLS);
+	assert_int_equal(typed_args(&t, "flags=kernel"), 0);
+	assert_int_equal(t.flags, F_KERNEL);
+	assert_int_equal(typed_args(&t, "flags=NONE"), 0);
+	assert_int_equal(t.flags, 0);
+}
+
+static void set_and_list_errors_name_the_place(void **state)
+{
+	(void)state;
+	struct typed t = {0};
+	static const char accepted[] =
+	    "accepted: none, or names separated by commas from: user kernel cond call";
+
+	assert_int_equal(typed_file(&t, "# x\nflags = user,kernal\n"), -1);
+	assert_string_equal(err.msg,
+			    "baretrace.cfg:2: option 'flags': unknown 'kernal'; accepted: "
+			    "none, or names separated by commas from: user kernel cond call");
+	assert_int_equal(typed_args(&t, "flags=user,,cond"), -1);
+	assert_true(strstr(err.msg, "load options: in 'flags=user,,cond': option 'flags': empty "
+				    "name in 'user,,cond'; ") == err.msg);
+	assert_int_equal(typed_file(&t, "flags = user,\n"), -1);
+	assert_true(strstr(err.msg, "baretrace.cfg:1: option 'flags': empty name in 'user,'"));
+	assert_int_equal(typed_file(&t, "flags = cond,COND\n"), -1);
+	assert_true(strstr(err.msg, "baretrace.cfg:1: option 'flags': 'COND' is given twice; "));
+	assert_int_equal(typed_file(&t, "flags = user,none\n"), -1);
+	assert_true(strstr(err.msg, "option 'flags': 'none' must stand alone; "));
+	assert_int_equal(typed_file(&t, "flags = none,user\n"), -1);
+	assert_true(strstr(err.msg, "option 'flags': 'none' must stand alone; "));
+	assert_true(strstr(err.msg, accepted));
+}
+
+static void list_keeps_order_and_expands_all(void **state)
+{
+	(void)state;
+	struct typed t = {0};
+
+	assert_int_equal(typed_file(&t, "trace = pebs,BTS,lbr\n"), 0);
+	list_is(&t.fac, 3, (const uint16_t[]){FAC_PEBS, FAC_BTS, FAC_LBR});
+	assert_true(cfg_list_has(&t.fac, FAC_LBR));
+	assert_false(cfg_list_has(&t.fac, 0));
+	assert_int_equal(cfg_list_mask(&t.fac),
+			 (1u << FAC_PEBS) | (1u << FAC_BTS) | (1u << FAC_LBR));
+	assert_int_equal(typed_args(&t, "trace=all"), 0);
+	list_is(&t.fac, 3, (const uint16_t[]){FAC_BTS, FAC_LBR, FAC_PEBS});
+	assert_int_equal(typed_args(&t, "trace=none"), 0);
+	assert_int_equal(t.fac.n, 0);
+	/* Names from a table owned elsewhere: their index; "all" leaves explicit-only ones out. */
+	assert_int_equal(typed_args(&t, "workload=User,bench"), 0);
+	list_is(&t.wl, 2, (const uint16_t[]){3, 2});
+	assert_int_equal(typed_args(&t, "workload=ALL"), 0);
+	list_is(&t.wl, 3, (const uint16_t[]){0, 1, 3});
+	assert_int_equal(typed_file(&t, "workload = loop\nworkload = lop\n"), -1);
+	assert_string_equal(err.msg,
+			    "baretrace.cfg:2: option 'workload': unknown 'lop'; accepted: none, or "
+			    "all, or names separated by commas from: loop calls bench user");
+	assert_int_equal(typed_args(&t, "workload=all,loop"), -1);
+	assert_true(strstr(err.msg, "'all' must stand alone"));
+}
+
+static void list_capacity(void **state)
+{
+	(void)state;
+	static char names[CFG_LIST_MAX + 1][8];
+	static const char *ptrs[CFG_LIST_MAX + 1];
+	static const struct cfg_enum_value words[] = {{"none", 0, CFG_V_ALONE}, {NULL, 0, 0}};
+	struct cfg_enum_value vals[CFG_LIST_MAX + 2];
+	char text[CFG_LIST_MAX * 8 + 16];
+	size_t len = 0;
+	struct typed t = {0};
+
+	for (unsigned i = 0; i <= CFG_LIST_MAX; i++) {
+		snprintf(names[i], sizeof(names[i]), "n%u", i);
+		ptrs[i] = names[i];
+		vals[i] = (struct cfg_enum_value){ptrs[i], i, 0};
+	}
+	vals[CFG_LIST_MAX + 1] = (struct cfg_enum_value){NULL, 0, 0};
+	(void)words;
+	struct cfg_option o = {
+	    .name = "l", .type = CFG_LIST, .offset = offsetof(struct typed, fac), .values = vals};
+	len += (size_t)snprintf(text, sizeof(text), "l=");
+	for (unsigned i = 0; i < CFG_LIST_MAX; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%sn%u", i ? "," : "", i);
+	assert_int_equal(cfg_parse_args(&o, 1, &t, text, len, "load options", &err), 0);
+	assert_int_equal(t.fac.n, CFG_LIST_MAX);
+	len += (size_t)snprintf(text + len, sizeof(text) - len, ",n%u", CFG_LIST_MAX);
+	assert_int_equal(cfg_parse_args(&o, 1, &t, text, len, "load options", &err), -1);
+	assert_true(strstr(err.msg, "option 'l': more than 64 names"));
+}
+
+static void uint_zero_default_and_steps(void **state)
+{
+	(void)state;
+	struct typed t = {0};
+
+	assert_int_equal(typed_args(&t, "depth=0 records=0"), 0);
+	assert_int_equal(typed_args(&t, "depth=16 records=4"), 0);
+	assert_int_equal(t.depth, 16);
+	assert_int_equal(t.records, 4);
+	assert_int_equal(typed_args(&t, "depth=7"), -1);
+	assert_string_equal(err.msg, "load options: in 'depth=7': option 'depth': '7' is out of "
+				     "range; accepted: 0 (the default) or 8..64 in steps of 8");
+	assert_int_equal(typed_args(&t, "depth=12"), -1);
+	assert_string_equal(err.msg,
+			    "load options: in 'depth=12': option 'depth': '12' is not a "
+			    "multiple of 8; accepted: 0 (the default) or 8..64 in steps of 8");
+	assert_int_equal(typed_args(&t, "records=1"), -1);
+	assert_string_equal(err.msg,
+			    "load options: in 'records=1': option 'records': '1' is out of "
+			    "range; accepted: 0 (the default) or 4..1000");
+}
+
+/* ---- warnings ----------------------------------------------------------------------------------
+ */
+
+static char warnings[1024];
+
+static void collect(void *ctx, const char *line)
+{
+	(void)ctx;
+	strncat(warnings, line, sizeof(warnings) - strlen(warnings) - 2);
+	strcat(warnings, "\n");
+}
+
+static void a_key_given_twice_warns_naming_both_places(void **state)
+{
+	(void)state;
+	struct settings s = defaults();
+
+	warnings[0] = '\0';
+	err.warn = collect;
+	assert_int_equal(parse_file(&s, "exit = qemu\nserial.baud = 9600\n\nEXIT = reset\n"), 0);
+	assert_int_equal(s.exit, 1); /* the later value wins */
+	assert_int_equal(parse_args(&s, "exit=halt name=a exit=qemu"), 0);
+	assert_int_equal(s.exit, 2);
+	/* Each input on its own: a file line then a load option is the documented override. */
+	assert_int_equal(parse_file(&s, "name = x\n"), 0);
+	assert_int_equal(parse_args(&s, "name=y"), 0);
+	err.warn = NULL;
+	assert_string_equal(warnings,
+			    "baretrace.cfg:4: option 'exit' given again (before at line "
+			    "1): the later value wins\n"
+			    "load options: option 'exit' given again (before as option 1): "
+			    "the later value wins\n");
+	/* Without a listener nothing happens. */
+	assert_int_equal(parse_file(&s, "exit = qemu\nexit = halt\n"), 0);
+}
+
+static void unknown_option_suggests_a_near_name(void **state)
+{
+	(void)state;
+	FILE_FAILS("serial.bud = 9600",
+		   "baretrace.cfg:1: unknown option 'serial.bud' (did you mean "
+		   "'serial.baud'?); accepted options: " ALL_NAMES);
+	FILE_FAILS("Exti = qemu", "baretrace.cfg:1: unknown option 'Exti' (did you mean 'exit'?); "
+				  "accepted options: " ALL_NAMES);
 }
 
 /* ---- cfg_describe -----------------------------------------------------------------------------
@@ -645,12 +922,13 @@ static void describe_truncates_like_snprintf(void **state)
 static void describe_without_help_and_with_long_entries(void **state)
 {
 	(void)state;
-	static const struct cfg_enum_value many[] = {{"alpha", 0}, {"bravo", 1}, {"charlie", 2},
-						     {"delta", 3}, {"echo", 4},	 {NULL, 0}};
+	static const struct cfg_enum_value many[] = {{"alpha", 0, 0},	{"bravo", 1, 0},
+						     {"charlie", 2, 0}, {"delta", 3, 0},
+						     {"echo", 4, 0},	{NULL, 0, 0}};
 	static const struct cfg_option o[] = {
-	    {"a", CFG_BOOL, "flag", 0, 0, 0, NULL},
-	    {"b", CFG_UINT, NULL, 0, 1, 9, NULL},
-	    {"phonetic", CFG_ENUM, "too wide to align", 0, 0, 0, many},
+	    {.name = "a", .type = CFG_BOOL, .help = "flag"},
+	    {.name = "b", .type = CFG_UINT, .min = 1, .max = 9},
+	    {.name = "phonetic", .type = CFG_ENUM, .help = "too wide to align", .values = many},
 	};
 	char buf[256];
 
@@ -658,6 +936,51 @@ static void describe_without_help_and_with_long_entries(void **state)
 	assert_string_equal(buf, "  a=yes|no  flag\n"
 				 "  b=1..9\n"
 				 "  phonetic=alpha|bravo|charlie|delta|echo  too wide to align\n");
+}
+
+static size_t piece_count;
+static char assembled[4096];
+
+static void gather(void *ctx, const char *text, size_t n)
+{
+	(void)ctx;
+	assert_true(n > 0 && n <= 128);
+	piece_count++;
+	strncat(assembled, text, n);
+}
+
+static void describe_to_streams_any_length(void **state)
+{
+	(void)state;
+	static char names[60][48];
+	struct cfg_option many[60];
+	char *whole = malloc(8192);
+
+	for (int i = 0; i < 60; i++) {
+		snprintf(names[i], sizeof(names[i]), "a.rather.long.option.name.%02d", i);
+		many[i] = (struct cfg_option){.name = names[i], .type = CFG_BOOL, .help = "flag"};
+	}
+	assembled[0] = '\0';
+	piece_count = 0;
+	cfg_describe_to(many, 60, gather, NULL);
+	assert_int_equal(cfg_describe(many, 60, whole, 8192), strlen(assembled));
+	assert_string_equal(assembled, whole);
+	assert_true(strlen(assembled) > 2048);
+	assert_true(piece_count > 1);
+	free(whole);
+}
+
+static void describe_sets_lists_and_steps(void **state)
+{
+	(void)state;
+	char buf[1024];
+
+	cfg_describe(typed_opts, NTYPED, buf, sizeof(buf));
+	assert_string_equal(buf, "  flags=none|<list: user,kernel,cond,call>\n"
+				 "  depth=0|8..64 (x8)\n"
+				 "  records=0|4..1000\n"
+				 "  trace=none|all|<list: bts,lbr,pebs>\n"
+				 "  workload=none|all|<list: loop,calls,bench,user>\n");
 }
 
 static const struct CMUnitTest tests[] = {
@@ -683,10 +1006,20 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(long_lines),
     cmocka_unit_test(quoted_text_is_capped_and_printable),
     cmocka_unit_test(message_that_does_not_fit_ends_in_dots),
+    cmocka_unit_test(unknown_option_among_many_counts_them),
     cmocka_unit_test(stops_at_first_error_keeping_earlier_settings),
     cmocka_unit_test(null_err_and_source),
     cmocka_unit_test(describe_lists_every_option_aligned),
     cmocka_unit_test(describe_truncates_like_snprintf),
     cmocka_unit_test(describe_without_help_and_with_long_entries),
+    cmocka_unit_test(set_ors_values_ignoring_case_and_spaces),
+    cmocka_unit_test(set_and_list_errors_name_the_place),
+    cmocka_unit_test(list_keeps_order_and_expands_all),
+    cmocka_unit_test(list_capacity),
+    cmocka_unit_test(uint_zero_default_and_steps),
+    cmocka_unit_test(a_key_given_twice_warns_naming_both_places),
+    cmocka_unit_test(unknown_option_suggests_a_near_name),
+    cmocka_unit_test(describe_to_streams_any_length),
+    cmocka_unit_test(describe_sets_lists_and_steps),
 };
 UNIT_MAIN(tests)

@@ -403,57 +403,47 @@ static void test_index_newest(void **state)
 	assert_int_equal(lbr_index_newest(5, 1, 0), 0);
 }
 
-static const char *const all_words[] = {"user",	    "kernel", "cond",	   "call",    "rel_call",
-					"ind_call", "ret",    "jmp",	   "rel_jmp", "ind_jmp",
-					"far",	    "any",    "call_stack"};
-
-static void test_parse(void **state)
+/* Option lbr.filter's bits (kernel/options.c parses the words; tests/unit/test_options.c). */
+static void test_filter_from_options(void **state)
 {
 	struct lbr_filter f;
 	(void)state;
-	assert_int_equal(lbr_filter_parse("user,call,ret", &f, why, sizeof(why)), 0);
+	lbr_filter_from_options(TRACE_LBR_USER | TRACE_LBR_NEAR_REL_CALL | TRACE_LBR_NEAR_IND_CALL |
+				    TRACE_LBR_NEAR_RET,
+				&f);
 	assert_true(f.user && !f.kernel && !f.call_stack);
 	assert_int_equal(f.branch_types, LBR_F_CALLS | LBR_F_NEAR_RET);
-	assert_int_equal(lbr_filter_parse("kernel,ind_jmp,far,rel_call", &f, why, sizeof(why)), 0);
+	lbr_filter_from_options(TRACE_LBR_KERNEL | TRACE_LBR_NEAR_IND_JMP | TRACE_LBR_FAR, &f);
 	assert_true(!f.user && f.kernel);
-	assert_int_equal(f.branch_types, LBR_F_NEAR_IND_JMP | LBR_F_FAR | LBR_F_NEAR_REL_CALL);
-	assert_int_equal(lbr_filter_parse("cond,jmp,ind_call,rel_jmp", &f, why, sizeof(why)), 0);
-	assert_true(f.user && f.kernel); /* no ring word: both */
-	assert_int_equal(f.branch_types, LBR_F_COND | LBR_F_JMPS | LBR_F_NEAR_IND_CALL);
-	assert_int_equal(lbr_filter_parse("user", &f, why, sizeof(why)), 0);
-	assert_int_equal(f.branch_types, LBR_F_ALL); /* no class word: any */
-	assert_int_equal(lbr_filter_parse("any,kernel,user", &f, why, sizeof(why)), 0);
-	assert_true(f.user && f.kernel && f.branch_types == LBR_F_ALL);
-	assert_int_equal(lbr_filter_parse("call_stack,user", &f, why, sizeof(why)), 0);
+	assert_int_equal(f.branch_types, LBR_F_NEAR_IND_JMP | LBR_F_FAR);
+	lbr_filter_from_options(TRACE_LBR_COND, &f);
+	assert_true(f.user && f.kernel); /* no ring: both */
+	assert_int_equal(f.branch_types, LBR_F_COND);
+	lbr_filter_from_options(TRACE_LBR_USER, &f);
+	assert_int_equal(f.branch_types, LBR_F_ALL); /* no class: any */
+	lbr_filter_from_options(0, &f);
+	assert_true(f.user && f.kernel && f.branch_types == LBR_F_ALL && !f.call_stack);
+	lbr_filter_from_options(TRACE_LBR_CALL_STACK | TRACE_LBR_USER, &f);
 	assert_true(f.call_stack && f.user && !f.kernel);
 	assert_int_equal(f.branch_types, 0); /* implied by call_stack */
-	/* Parse then program: user near calls on Skylake = CPL_EQ_0 | 0x1e4. */
-	assert_int_equal(lbr_filter_parse("user,call", &f, why, sizeof(why)), 0);
+	/* Then program: user near calls on Skylake = CPL_EQ_0 | 0x1e4. */
+	lbr_filter_from_options(TRACE_LBR_USER | TRACE_LBR_NEAR_REL_CALL | TRACE_LBR_NEAR_IND_CALL,
+				&f);
 	assert_int_equal(select_ok(SKYLAKE, &f, NULL), 0x1e5);
-
-	static const char *const bad[][2] = {{"user,bogus,call", "'bogus'"},
-					     {"cal", "'cal'"},
-					     {"call_stacks", "'call_stacks'"},
-					     {"user,", "''"},
-					     {"", "''"}};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		why[0] = 0;
-		assert_int_equal(lbr_filter_parse(bad[i][0], &f, why, sizeof(why)), -1);
-		assert_non_null(strstr(why, bad[i][1]));
-		for (size_t w = 0; w < sizeof(all_words) / sizeof(all_words[0]); w++)
-			assert_non_null(strstr(why, all_words[w]));
-	}
-	for (size_t w = 0; w < sizeof(all_words) / sizeof(all_words[0]); w++)
-		assert_int_equal(lbr_filter_parse(all_words[w], &f, why, sizeof(why)), 0);
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_select_values),   cmocka_unit_test(test_select_nehalem_erratum),
-    cmocka_unit_test(test_select_refusals), cmocka_unit_test(test_lbr_ctl),
-    cmocka_unit_test(test_quirks),	    cmocka_unit_test(test_pick_depth),
-    cmocka_unit_test(test_decode_legacy),   cmocka_unit_test(test_decode_model_roundtrip),
-    cmocka_unit_test(test_decode_arch),	    cmocka_unit_test(test_index_newest),
-    cmocka_unit_test(test_parse),
+    cmocka_unit_test(test_select_values),
+    cmocka_unit_test(test_select_nehalem_erratum),
+    cmocka_unit_test(test_select_refusals),
+    cmocka_unit_test(test_lbr_ctl),
+    cmocka_unit_test(test_quirks),
+    cmocka_unit_test(test_pick_depth),
+    cmocka_unit_test(test_decode_legacy),
+    cmocka_unit_test(test_decode_model_roundtrip),
+    cmocka_unit_test(test_decode_arch),
+    cmocka_unit_test(test_index_newest),
+    cmocka_unit_test(test_filter_from_options),
 };
 
 UNIT_MAIN(tests)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "arch/x86/ds_layout.h"
 #include "arch/x86/pmc.h"
+#include "kernel/arch.h"
 #include "arch/x86/pmu_msr.h"
 #include "arch/x86/pmu_regs.h"
 #include "arch/x86/spmu.h"
@@ -221,32 +222,17 @@ static void freeze_bits(void **state)
 	assert_int_equal(bits, 0);
 }
 
-static void freeze_parse(void **state)
+static void freeze_from_options(void **state)
 {
 	(void)state;
 	struct pmc_freeze f;
 	memset(&f, 0xff, sizeof(f));
-	assert_int_equal(pmc_freeze_parse("none", &f, why, sizeof(why)), 0);
+	pmc_freeze_from_options(0, &f);
 	assert_false(f.lbrs || f.perfmon || f.smm);
-	assert_int_equal(pmc_freeze_parse("perfmon", &f, why, sizeof(why)), 0);
+	pmc_freeze_from_options(TRACE_FREEZE_PERFMON, &f);
 	assert_true(!f.lbrs && f.perfmon && !f.smm);
-	assert_int_equal(pmc_freeze_parse("smm,lbrs", &f, why, sizeof(why)), 0);
+	pmc_freeze_from_options(TRACE_FREEZE_SMM | TRACE_FREEZE_LBRS, &f);
 	assert_true(f.lbrs && !f.perfmon && f.smm);
-	assert_int_equal(pmc_freeze_parse("lbrs,perfmon,smm", &f, why, sizeof(why)), 0);
-	assert_true(f.lbrs && f.perfmon && f.smm);
-	static const char *const bad[][2] = {
-	    {"lbrs,bogus", "bogus"}, {"lbr", "lbr"},	     {"lbrsx", "lbrsx"},
-	    {"none,lbrs", "none"},   {"Perfmon", "Perfmon"}, {"smm,", ""},
-	};
-	for (unsigned i = 0; i < ARRAY_SIZE(bad); i++) {
-		char want[200];
-		snprintf(want, sizeof(want),
-			 "option 'freeze': unknown '%s'; accepted: none, or a comma-separated list "
-			 "of: lbrs perfmon smm",
-			 bad[i][1]);
-		assert_int_equal(pmc_freeze_parse(bad[i][0], &f, why, sizeof(why)), -1);
-		assert_string_equal(why, want);
-	}
 }
 
 static const struct trace_caps *model(const char *name)
@@ -396,7 +382,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(write_target),
     cmocka_unit_test(evtsel_layout),
     cmocka_unit_test(freeze_bits),
-    cmocka_unit_test(freeze_parse),
+    cmocka_unit_test(freeze_from_options),
     cmocka_unit_test(model_gp_overflow_pmi),
     cmocka_unit_test(model_reset_all),
     cmocka_unit_test(model_core2_legacy_writes),

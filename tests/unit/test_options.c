@@ -1,0 +1,289 @@
+// UNIT-SOURCES: kernel/options.c kernel/workloads.c lib/config.c lib/fmt.c lib/string.c arch/x86/spmu_personality.c
+/*
+ * kernel/options: every option goes through the one parser into its typed value, and the
+ * checks across options refuse at boot what could only fail later. Expected values come from
+ * the option vocabulary the README documents (names, enums, TRACE_* bits of kernel/arch.h)
+ * and the SDM rules quoted where a check rests on one.
+ */
+#include "tests/unit/unit.h"
+#include <stdio.h>
+#include <string.h>
+#include "kernel/options.h"
+#include "kernel/selftest.h"
+#include "kernel/workloads.h"
+
+/* The kernel's self-test names live in a linker section; this test names its own. */
+const char *selftest_name(unsigned i, bool *explicit_only)
+{
+	static const char *const names[] = {"exceptions", "paging", "smp", "pmi"};
+	*explicit_only = false;
+	return i < sizeof(names) / sizeof(names[0]) ? names[i] : NULL;
+}
+
+/* Workloads the kernel's table takes from arch/x86 (not run here). */
+uint64_t arch_user_roundtrip(uint64_t n)
+{
+	return n;
+}
+uint64_t arch_fault_workload(uint64_t n)
+{
+	return n;
+}
+void arch_fault_workload_reset(void)
+{
+}
+
+static struct boot_info bi;
+static struct kernel_options o;
+static char err[512];
+static char warnings[1024];
+
+static void warn(void *ctx, const char *line)
+{
+	(void)ctx;
+	strncat(warnings, line, sizeof(warnings) - strlen(warnings) - 2);
+	strcat(warnings, "\n");
+}
+
+/* Parse `args` as load options (and `file` as baretrace.cfg, if not NULL). */
+static bool parse(const char *file, const char *args)
+{
+	memset(&bi, 0, sizeof(bi));
+	bi.config_status = file ? BOOT_CONFIG_OK : BOOT_CONFIG_ABSENT;
+	if (file) {
+		snprintf(bi.config, sizeof(bi.config), "%s", file);
+		bi.config_len = (uint32_t)strlen(file);
+	}
+	snprintf(bi.options, sizeof(bi.options), "%s", args);
+	warnings[0] = err[0] = '\0';
+	options_defaults(&o);
+	return options_parse(&bi, &o, err, sizeof(err), warn, NULL);
+}
+
+static void refused(const char *args, const char *want)
+{
+	assert_false(parse(NULL, args));
+	if (!strstr(err, want))
+		fail_msg("'%s': got '%s', want '%s'", args, err, want);
+}
+
+/* Index of a workload by name, from the kernel's own table. */
+static unsigned wl(const char *name)
+{
+	bool e;
+	const char *n;
+	for (unsigned i = 0; (n = workload_name(i, &e)); i++)
+		if (strcmp(n, name) == 0)
+			return i;
+	fail_msg("no workload %s", name);
+	return 0;
+}
+
+static unsigned personality(const char *name)
+{
+	bool e;
+	const char *n;
+	for (unsigned i = 0; (n = arch_spmu_name(i, &e)); i++)
+		if (strcmp(n, name) == 0)
+			return i;
+	fail_msg("no personality %s", name);
+	return 0;
+}
+
+static void defaults_are_the_documented_ones(void **state)
+{
+	(void)state;
+	assert_true(parse(NULL, ""));
+	assert_int_equal(o.serial_port, 0x3f8);
+	assert_int_equal(o.serial_baud, 115200);
+	assert_int_equal(o.exit_mode, EXIT_MODE_AUTO);
+	assert_int_equal(o.trace.n, 0);
+	assert_int_equal(o.selftest.n, 0);
+	assert_int_equal(o.ss.n, 0);
+	assert_int_equal(o.spmu.n, 1);
+	assert_int_equal(o.spmu.item[0], personality("skylake"));
+	/* workload=all: every workload but bench, in table order */
+	assert_false(cfg_list_has(&o.workload, wl("bench")));
+	assert_true(cfg_list_has(&o.workload, wl("loop")) && cfg_list_has(&o.workload, wl("user")));
+	assert_int_equal(o.tr.cpus, TRACE_CPUS_BOOT);
+	assert_int_equal(o.tr.lbr_filter, 0);
+	assert_int_equal(o.tr.freeze, 0);
+	assert_int_equal(o.tr.pebs_event, TRACE_PEBS_INSTRUCTIONS);
+	assert_int_equal(o.tr.pebs_groups, TRACE_PEBS_MEMINFO | TRACE_PEBS_GPR);
+	assert_int_equal(o.tr.pebs_period, 37);
+	assert_int_equal(o.tr.pebs_kib, 64);
+	assert_int_equal(o.tr.pmc_period, 50);
+}
+
+static void every_option_reaches_its_typed_field(void **state)
+{
+	(void)state;
+	assert_true(parse(NULL, "serial.port=0x2f8 serial.baud=57600 exit=qemu selftest=smp,paging "
+				"fault=ud memmap=full ss=loop,bench trace=pebs,bts,btf "
+				"workload=calls,indirect spmu=icelake,core2 pmi=nmi trace.cpus=all "
+				"bts.ring=user bts.leak=flag bts.records=64 lbr.filter=user,ret,far "
+				"lbr.depth=16 freeze=lbrs,smm pebs.event=loads pebs.groups=gpr,lbr "
+				"pebs.counter=3 pebs.period=1000 pebs.kib=8 pebs.ldlat=30 "
+				"pmc.period=99 bench=isr help"));
+	assert_int_equal(o.serial_port, 0x2f8);
+	assert_int_equal(o.serial_baud, 57600);
+	assert_int_equal(o.exit_mode, EXIT_MODE_QEMU);
+	assert_int_equal(o.selftest.n, 2); /* given order; the runner runs them in table order */
+	assert_int_equal(o.selftest.item[0], 2);
+	assert_int_equal(o.selftest.item[1], 1);
+	assert_int_equal(o.fault, FAULT_UD);
+	assert_int_equal(o.memmap, MEMMAP_FULL);
+	assert_int_equal(o.ss.n, 2);
+	assert_int_equal(o.ss.item[0], wl("loop"));
+	assert_int_equal(o.ss.item[1], wl("bench")); /* named: not left out */
+	assert_int_equal(o.trace.n, 3);
+	assert_int_equal(o.trace.item[0], TRACE_PEBS);
+	assert_int_equal(o.trace.item[1], TRACE_BTS);
+	assert_int_equal(o.trace.item[2], TRACE_BTF);
+	assert_int_equal(o.workload.n, 2);
+	assert_int_equal(o.workload.item[1], wl("indirect"));
+	assert_int_equal(o.spmu.n, 2);
+	assert_int_equal(o.spmu.item[0], personality("icelake"));
+	assert_int_equal(o.spmu.item[1], personality("core2"));
+	assert_int_equal(o.pmi, PMI_NMI);
+	assert_int_equal(o.tr.cpus, TRACE_CPUS_ALL);
+	assert_int_equal(o.tr.bts_ring, TRACE_RING_USER);
+	assert_int_equal(o.tr.bts_leak, TRACE_LEAK_FLAG);
+	assert_int_equal(o.tr.bts_records, 64);
+	assert_int_equal(o.tr.lbr_filter, TRACE_LBR_USER | TRACE_LBR_NEAR_RET | TRACE_LBR_FAR);
+	assert_int_equal(o.tr.lbr_depth, 16);
+	assert_int_equal(o.tr.freeze, TRACE_FREEZE_LBRS | TRACE_FREEZE_SMM);
+	assert_int_equal(o.tr.pebs_event, TRACE_PEBS_LOADS);
+	assert_int_equal(o.tr.pebs_groups, TRACE_PEBS_GPR | TRACE_PEBS_LBR);
+	assert_int_equal(o.tr.pebs_counter, 3);
+	assert_int_equal(o.tr.pebs_period, 1000);
+	assert_int_equal(o.tr.pebs_kib, 8);
+	assert_int_equal(o.tr.pebs_ldlat, 30);
+	assert_int_equal(o.tr.pmc_period, 99);
+	assert_int_equal(o.bench, BENCH_ISR);
+	assert_int_equal(o.help, 1);
+	assert_string_equal(warnings, "");
+}
+
+static void lists_and_sets_ignore_case_and_take_all_or_none(void **state)
+{
+	(void)state;
+	assert_true(parse("trace = BTS, Lbr\nlbr.filter = USER,Call\n", "spmu=NONE selftest=ALL"));
+	assert_int_equal(o.trace.n, 2);
+	assert_int_equal(o.trace.item[1], TRACE_LBR);
+	assert_int_equal(o.tr.lbr_filter,
+			 TRACE_LBR_USER | TRACE_LBR_NEAR_REL_CALL | TRACE_LBR_NEAR_IND_CALL);
+	assert_int_equal(o.spmu.n, 0);
+	assert_int_equal(o.selftest.n, 4);
+	assert_true(parse(NULL, "lbr.filter=any,kernel freeze=none pebs.groups=none trace=none"));
+	assert_int_equal(o.tr.lbr_filter, TRACE_LBR_CLASSES | TRACE_LBR_KERNEL);
+	assert_int_equal(o.tr.freeze, 0);
+	assert_int_equal(o.tr.pebs_groups, 0);
+	assert_int_equal(o.trace.n, 0);
+	assert_true(parse(NULL, "ss=all"));
+	assert_false(cfg_list_has(&o.ss, wl("bench")));
+}
+
+static void bad_values_are_refused_with_place_and_accepted_values(void **state)
+{
+	(void)state;
+	refused("trace=bts,nope",
+		"option 'trace': unknown 'nope'; accepted: none, or names separated by commas "
+		"from: bts btsint lbr pebs btf pmc");
+	refused("spmu=pentium", "accepted: none, or names separated by commas from: skylake");
+	refused("selftest=paging,nosuchtest", "unknown 'nosuchtest'");
+	refused("workload=loop,loop", "'loop' is given twice");
+	refused("freeze=none,lbrs", "'none' must stand alone");
+	refused("pebs.event=cycles", "accepted: instructions, branches, loads, fixed0");
+	refused("pebs.groups=meminfo,gprs", "unknown 'gprs'");
+	refused("trace.cpus=some", "accepted: boot, each, all");
+	refused("serial.baud=7000", "7000 is not 115200 divided by a whole number");
+	/* 0x3fg: a bad hex digit, not 0x3f GiB */
+	refused("bts.records=0x3fg", "'0x3fg' is not a number");
+	assert_false(parse("exit = qemu\nlbr.filter = user,bogus\n", ""));
+	assert_true(strstr(err, "baretrace.cfg:2: option 'lbr.filter': unknown 'bogus'") == err);
+}
+
+/* Values that could only fail in every session are refused at boot. */
+static void values_that_can_only_fail_are_refused_at_boot(void **state)
+{
+	(void)state;
+	/* btsint keeps a quarter of the buffer as headroom: fewer than 4 records leave none. */
+	refused("bts.records=1", "accepted: 0 (the default) or 4..1000000");
+	refused("bts.records=3", "accepted: 0 (the default) or 4..1000000");
+	assert_true(parse(NULL, "bts.records=4"));
+	/* Architectural LBR depths are 8 * (n + 1), n a bit of CPUID.1CH:EAX[7:0]. */
+	refused("lbr.depth=7", "accepted: 0 (the default) or 8..64 in steps of 8");
+	refused("lbr.depth=12", "'12' is not a multiple of 8");
+	refused("lbr.depth=72", "'72' is out of range");
+	assert_true(parse(NULL, "lbr.depth=64"));
+	/* SDM 17.9: "the LBR stack ... call-stack mode ... records near calls and returns". */
+	refused("lbr.filter=call_stack,cond", "call_stack records near calls and returns only");
+	refused("lbr.filter=call_stack,far", "call_stack records near calls and returns only");
+	assert_true(parse(NULL, "lbr.filter=call_stack,user,call,ret"));
+	refused("pebs.ldlat=30", "'pebs.ldlat': 30 applies to pebs.event=loads only");
+	refused("pebs.event=fixed0 pebs.counter=2", "does not apply to pebs.event=fixed0");
+	refused("pebs.kib=2", "accepted: 4..4096");
+	refused("pebs.period=0", "accepted: 1..2147483648");
+}
+
+static void a_key_given_twice_is_a_warning(void **state)
+{
+	(void)state;
+	assert_true(parse("exit = qemu\ntrace = bts\n\nexit = halt\n", "trace=lbr"));
+	assert_int_equal(o.exit_mode, EXIT_MODE_HALT);
+	assert_int_equal(o.trace.item[0], TRACE_LBR); /* load options override the file */
+	assert_string_equal(warnings, "baretrace.cfg:4: option 'exit' given again (before at line "
+				      "1): the later value wins\n");
+}
+
+static void facility_names(void **state)
+{
+	(void)state;
+	assert_string_equal(options_facility_name(TRACE_BTS), "bts");
+	assert_string_equal(options_facility_name(TRACE_BTSINT), "btsint");
+	assert_string_equal(options_facility_name(TRACE_PMC), "pmc");
+}
+
+static char described[16384];
+
+static void gather(void *ctx, const char *s, size_t n)
+{
+	(void)ctx;
+	assert_true(strlen(described) + n < sizeof(described));
+	strncat(described, s, n);
+}
+
+/* help=1 lists every option, whatever the length (it once stopped at 2,047 bytes). */
+static void help_lists_every_option(void **state)
+{
+	(void)state;
+	static const char *const keys[] = {
+	    "serial.port", "serial.baud", "exit",	   "selftest",	  "fault",	 "memmap",
+	    "ss",	   "trace",	  "workload",	   "spmu",	  "pmi",	 "trace.cpus",
+	    "bts.ring",	   "bts.leak",	  "bts.records",   "lbr.filter",  "lbr.depth",	 "freeze",
+	    "pebs.event",  "pebs.groups", "pebs.counter", "pebs.period", "pebs.kib",	 "pebs.ldlat",
+	    "pmc.period",  "bench",	  "help"};
+	char line[64];
+	described[0] = '\0';
+	options_describe(gather, NULL);
+	assert_true(strlen(described) > 2048);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		snprintf(line, sizeof(line), "\n  %s=", keys[i]);
+		if (strncmp(described, line + 1, strlen(line) - 1) != 0 && !strstr(described, line))
+			fail_msg("help lacks %s", keys[i]);
+	}
+	assert_int_equal(described[strlen(described) - 1], '\n');
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(defaults_are_the_documented_ones),
+    cmocka_unit_test(every_option_reaches_its_typed_field),
+    cmocka_unit_test(lists_and_sets_ignore_case_and_take_all_or_none),
+    cmocka_unit_test(bad_values_are_refused_with_place_and_accepted_values),
+    cmocka_unit_test(values_that_can_only_fail_are_refused_at_boot),
+    cmocka_unit_test(a_key_given_twice_is_a_warning),
+    cmocka_unit_test(facility_names),
+    cmocka_unit_test(help_lists_every_option),
+};
+UNIT_MAIN(tests)
