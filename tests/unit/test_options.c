@@ -1,4 +1,5 @@
-// UNIT-SOURCES: kernel/options.c kernel/workloads.c lib/config.c lib/fmt.c lib/string.c arch/x86/spmu_personality.c
+// UNIT-SOURCES: kernel/options.c kernel/workloads.c lib/config.c lib/fmt.c lib/string.c
+// arch/x86/spmu_personality.c
 /*
  * kernel/options: every option goes through the one parser into its typed value, and the
  * checks across options refuse at boot what could only fail later. Expected values come from
@@ -118,13 +119,14 @@ static void defaults_are_the_documented_ones(void **state)
 static void every_option_reaches_its_typed_field(void **state)
 {
 	(void)state;
-	assert_true(parse(NULL, "serial.port=0x2f8 serial.baud=57600 exit=qemu selftest=smp,paging "
-				"fault=ud memmap=full ss=loop,bench trace=pebs,bts,btf "
-				"workload=calls,indirect spmu=icelake,core2 pmi=nmi trace.cpus=all "
-				"bts.ring=user bts.leak=flag bts.records=64 lbr.filter=user,ret,far "
-				"lbr.depth=16 freeze=lbrs,smm pebs.event=loads pebs.groups=gpr,lbr "
-				"pebs.counter=3 pebs.period=1000 pebs.kib=8 pebs.ldlat=30 "
-				"pmc.period=99 bench=isr help"));
+	assert_true(parse(NULL,
+			  "serial.port=0x2f8 serial.baud=57600 exit=qemu selftest=smp,paging "
+			  "fault=ud memmap=full ss=loop,bench trace=pebs,bts,btf "
+			  "workload=calls,indirect spmu=icelake,core2 pmi=nmi trace.cpus=all "
+			  "bts.ring=user bts.leak=flag bts.records=64 lbr.filter=user,ret,far "
+			  "lbr.depth=16 freeze=lbrs,smm pebs.event=loads pebs.groups=gpr,lbr "
+			  "pebs.counter=3 pebs.period=1000 pebs.kib=8 pebs.ldlat=30 "
+			  "pmc.period=99 bench=isr help"));
 	assert_int_equal(o.serial_port, 0x2f8);
 	assert_int_equal(o.serial_baud, 57600);
 	assert_int_equal(o.exit_mode, EXIT_MODE_QEMU);
@@ -259,10 +261,10 @@ static void help_lists_every_option(void **state)
 {
 	(void)state;
 	static const char *const keys[] = {
-	    "serial.port", "serial.baud", "exit",	   "selftest",	  "fault",	 "memmap",
-	    "ss",	   "trace",	  "workload",	   "spmu",	  "pmi",	 "trace.cpus",
-	    "bts.ring",	   "bts.leak",	  "bts.records",   "lbr.filter",  "lbr.depth",	 "freeze",
-	    "pebs.event",  "pebs.groups", "pebs.counter", "pebs.period", "pebs.kib",	 "pebs.ldlat",
+	    "serial.port", "serial.baud", "exit",	  "selftest",	 "fault",     "memmap",
+	    "ss",	   "trace",	  "workload",	  "spmu",	 "pmi",	      "trace.cpus",
+	    "bts.ring",	   "bts.leak",	  "bts.records",  "lbr.filter",	 "lbr.depth", "freeze",
+	    "pebs.event",  "pebs.groups", "pebs.counter", "pebs.period", "pebs.kib",  "pebs.ldlat",
 	    "pmc.period",  "bench",	  "help"};
 	char line[64];
 	described[0] = '\0';
