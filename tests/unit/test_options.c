@@ -1,5 +1,6 @@
-// UNIT-SOURCES: kernel/options.c kernel/workloads.c lib/config.c lib/fmt.c lib/string.c
-// arch/x86/spmu_personality.c
+// clang-format off
+// UNIT-SOURCES: kernel/options.c kernel/workloads.c lib/config.c lib/fmt.c lib/string.c arch/x86/spmu_personality.c
+// clang-format on
 /*
  * kernel/options: every option goes through the one parser into its typed value, and the
  * checks across options refuse at boot what could only fail later. Expected values come from
