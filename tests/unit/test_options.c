@@ -69,27 +69,26 @@ static void refused(const char *args, const char *want)
 		fail_msg("'%s': got '%s', want '%s'", args, err, want);
 }
 
-/* Index of a workload by name, from the kernel's own table. */
-static unsigned wl(const char *name)
+/* A name's index in a table owned elsewhere (the kernel's workloads, the personalities). */
+static unsigned index_of(const char *(*item)(unsigned, bool *), const char *name)
 {
 	bool e;
 	const char *n;
-	for (unsigned i = 0; (n = workload_name(i, &e)); i++)
+	for (unsigned i = 0; (n = item(i, &e)); i++)
 		if (strcmp(n, name) == 0)
 			return i;
-	fail_msg("no workload %s", name);
+	fail_msg("no %s", name);
 	return 0;
+}
+
+static unsigned wl(const char *name)
+{
+	return index_of(workload_name, name);
 }
 
 static unsigned personality(const char *name)
 {
-	bool e;
-	const char *n;
-	for (unsigned i = 0; (n = arch_spmu_name(i, &e)); i++)
-		if (strcmp(n, name) == 0)
-			return i;
-	fail_msg("no personality %s", name);
-	return 0;
+	return index_of(arch_spmu_name, name);
 }
 
 static void defaults_are_the_documented_ones(void **state)
