@@ -34,7 +34,9 @@ KERNEL_ASFLAGS := -g -I. -MMD -MP -D__ASSEMBLY__
 KERNEL_LDFLAGS := -nostdlib -static --build-id=sha1 -z max-page-size=0x1000 -z noexecstack \
 	-T linker.ld
 
-KERNEL_SRCS := $(sort $(wildcard kernel/*.c kernel/*.S arch/x86/*.c arch/x86/*.S lib/*.c))
+# arch/x86 is built from its sub-folders without listing files (arch/x86/README.md).
+ARCH_DIRS := arch/x86 $(sort $(dir $(wildcard arch/x86/*/)))
+KERNEL_SRCS := $(sort $(wildcard kernel/*.c kernel/*.S lib/*.c $(foreach d,$(ARCH_DIRS),$(d)/*.c $(d)/*.S)))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
 # ---- loader: gnu-efi application ---------------------------------------------------------------
@@ -54,7 +56,7 @@ HOST_CFLAGS := $(CSTD) $(WARN) -O1 -g -I. -DBT_HOST -fsanitize=address,undefined
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 # One gcc call compiles and links several sources, so -MMD would record only the last one's
 # headers: every host test depends on every header instead (a header change rebuilds them all).
-HOST_HDRS := $(wildcard lib/*.h kernel/*.h arch/x86/*.h boot/*.h tests/unit/*.h)
+HOST_HDRS := $(wildcard lib/*.h kernel/*.h $(foreach d,$(ARCH_DIRS),$(d)/*.h) boot/*.h tests/unit/*.h)
 HOST_LDLIBS := -lcmocka
 # Each tests/unit/test_<name>.c links with the sources listed in its `// UNIT-SOURCES:` line.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(sort $(wildcard tests/unit/test_*.c)))
@@ -63,7 +65,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(sort $(wildcard tests/
 # The same sources the kernel builds its options from; self-test names come from the kernel
 # sources' SELFTEST(name) lines (in link order), as the kernel's .selftests section has them.
 CHECK_OPTIONS_SRCS := scripts/check-options.c kernel/options.c kernel/workloads.c lib/config.c \
-	lib/fmt.c lib/string.c boot/text.c arch/x86/spmu_personality.c
+	lib/fmt.c lib/string.c boot/text.c arch/x86/spmu/personality.c
 HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 
 .PHONY: all deps run test unit-test qemu-test bench format format-check fresh-check help clean

@@ -3,7 +3,7 @@
 #ifndef BOOT_CPU_H
 #define BOOT_CPU_H
 
-#include "arch/x86/cpu.h"
+#include "arch/x86/cpu/cpu.h"
 
 #define CR4_LA57 BIT(12) /* 5-level paging: our 4-level tables would be misread */
 

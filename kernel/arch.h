@@ -157,11 +157,11 @@ enum trace_outcome { TRACE_PASSED, TRACE_FAILED, TRACE_SKIPPED };
 enum trace_outcome arch_trace_workload(const struct trace_request *req);
 
 /* Bench: the PMI/DS service routine's path length in instructions per PMI and per record
- * (arch/x86/isr_bench.c); false if it misbehaves or exceeds its bound. */
+ * (arch/x86/pmu/isr_bench.c); false if it misbehaves or exceeds its bound. */
 bool arch_bench_isr(void);
 
 /* The ring 3 <-> ring 0 round-trip workload: n SYSCALL/SYSRET pairs from ring 3, entered with
- * IRETQ and left through a final SYSCALL; returns n (arch/x86/user_roundtrip.S). */
+ * IRETQ and left through a final SYSCALL; returns n (arch/x86/workloads/user_roundtrip.S). */
 uint64_t arch_user_roundtrip(uint64_t n);
 /* A workload that takes a #BP and a #PF the kernel handles and resumes from; returns n. */
 uint64_t arch_fault_workload(uint64_t n);

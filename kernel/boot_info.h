@@ -3,7 +3,7 @@
  * The hand-off contract between the UEFI loader (boot/) and the kernel. Versioned: the kernel
  * refuses a boot_info whose magic or version it does not know, naming both.
  *
- * Contract at kernel entry (boot/ guarantees it, kernel/ and arch/x86/entry.S rely on it):
+ * Contract at kernel entry (boot/ guarantees it, kernel/ and arch/x86/cpu/entry.S rely on it):
  *  - 64-bit long mode, CPL 0, interrupts disabled, boot services exited;
  *  - CR3 holds the loader's tables: an identity map of [0, identity_limit) with 2 MiB pages,
  *    writable and executable, and the kernel's PT_LOAD segments mapped at their link

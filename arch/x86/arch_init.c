@@ -2,18 +2,18 @@
 /* The architecture half of bring-up, and CPU description for the banner. */
 #include "kernel/arch.h"
 #include "kernel/console.h"
-#include "arch/x86/cpu.h"
-#include "arch/x86/cpu_ident.h"
-#include "arch/x86/desc.h"
-#include "arch/x86/paging.h"
-#include "arch/x86/percpu.h"
-#include "arch/x86/acpi.h"
-#include "arch/x86/caps_report.h"
-#include "arch/x86/lapic.h"
-#include "arch/x86/pmi.h"
-#include "arch/x86/smp.h"
-#include "arch/x86/timer.h"
-#include "arch/x86/usermode.h"
+#include "arch/x86/cpu/cpu.h"
+#include "arch/x86/caps/cpu_ident.h"
+#include "arch/x86/cpu/desc.h"
+#include "arch/x86/cpu/paging.h"
+#include "arch/x86/cpu/percpu.h"
+#include "arch/x86/smp/acpi.h"
+#include "arch/x86/caps/report.h"
+#include "arch/x86/smp/lapic.h"
+#include "arch/x86/pmu/pmi.h"
+#include "arch/x86/smp/smp.h"
+#include "arch/x86/cpu/timer.h"
+#include "arch/x86/cpu/usermode.h"
 #include "kernel/boot_info.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -28,7 +28,7 @@
 
 void *arch_phys_to_virt(uint64_t phys)
 {
-	return (void *)phys; /* identity map (arch/x86/paging.c) */
+	return (void *)phys; /* identity map (arch/x86/cpu/paging.c) */
 }
 
 uint64_t arch_timestamp(void)

@@ -1,8 +1,8 @@
-// UNIT-SOURCES: arch/x86/acpi.c lib/fmt.c lib/string.c
+// UNIT-SOURCES: arch/x86/smp/acpi.c lib/fmt.c lib/string.c
 /* RSDP -> XSDT/RSDT -> MADT over synthetic tables placed in a fake physical memory. */
 #include "tests/unit/unit.h"
 #include <string.h>
-#include "arch/x86/acpi.h"
+#include "arch/x86/smp/acpi.h"
 
 static uint8_t mem[0x10000]; /* "physical" 0x0 .. 0x10000 */
 

@@ -1,11 +1,11 @@
-// UNIT-SOURCES: arch/x86/apic_regs.c
+// UNIT-SOURCES: arch/x86/smp/apic_regs.c
 /*
  * The x2APIC side checked against the SDM (Vol. 3A Table 10-6, "Local APIC Register Address
  * Map Supported by x2APIC"), since QEMU 7.2's TCG cannot run it; ICR layouts per Figures 10-12
  * (xAPIC) and 10-28 (x2APIC).
  */
 #include "tests/unit/unit.h"
-#include "arch/x86/apic_regs.h"
+#include "arch/x86/hw/apic_regs.h"
 
 static void x2apic_msrs_match_the_sdm_table(void **state)
 {

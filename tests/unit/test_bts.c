@@ -1,8 +1,8 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/bts.c arch/x86/spmu.c arch/x86/spmu_arch_lbr.c arch/x86/spmu_counters.c arch/x86/spmu_lbr.c arch/x86/spmu_bts.c arch/x86/spmu_pebs.c arch/x86/spmu_personality.c arch/x86/trace_caps.c arch/x86/lbr_models.c arch/x86/cpu_ident.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/drivers/bts.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c
 // clang-format on
 /*
- * The BTS driver (arch/x86/bts.c) against SDM Vol. 3B 17.4.9.3 / Table 17-6 and reference
+ * The BTS driver (arch/x86/drivers/bts.c) against SDM Vol. 3B 17.4.9.3 / Table 17-6 and reference
  * sections 2, 5.3-5.5 and 8: every DEBUGCTL encoding bts_plan produces, the software-ring
  * fallback without DS-CPL, the refusal without BTS, the buffer layout of circular and interrupt
  * mode, the CPL-crossing records bts_record_leaks flags; then the plan and the layout driven
@@ -10,8 +10,8 @@
  */
 #include "tests/unit/unit.h"
 #include <string.h>
-#include "arch/x86/bts.h"
-#include "arch/x86/spmu.h"
+#include "arch/x86/drivers/bts.h"
+#include "arch/x86/spmu/spmu.h"
 
 /* The IA32_DEBUGCTL bits of Figure 17-3 (reference 2), pinned to their positions. */
 _Static_assert(DEBUGCTL_TR == 0x40 && DEBUGCTL_BTS == 0x80 && DEBUGCTL_BTINT == 0x100,

@@ -1,7 +1,7 @@
-// UNIT-SOURCES: arch/x86/cpu_ident.c
+// UNIT-SOURCES: arch/x86/caps/cpu_ident.c
 /* CPUID.01H:EAX decoding against signatures of real processors (SDM Vol. 2A, CPUID). */
 #include "tests/unit/unit.h"
-#include "arch/x86/cpu_ident.h"
+#include "arch/x86/caps/cpu_ident.h"
 
 static void check(uint32_t eax, uint32_t family, uint32_t model, uint32_t stepping)
 {

@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/ds_isr.c arch/x86/spmu.c arch/x86/spmu_arch_lbr.c arch/x86/spmu_counters.c arch/x86/spmu_lbr.c arch/x86/spmu_bts.c arch/x86/spmu_pebs.c arch/x86/spmu_personality.c arch/x86/trace_caps.c arch/x86/lbr_models.c arch/x86/cpu_ident.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/pmu/ds_isr.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c
 // clang-format on
 /*
  * The PMI/DS service routine driven through the software PMU: a BTS threshold (no status bit),
@@ -8,9 +8,9 @@
  */
 #include "tests/unit/unit.h"
 #include <string.h>
-#include "arch/x86/ds_isr.h"
-#include "arch/x86/pmu_regs.h"
-#include "arch/x86/spmu.h"
+#include "arch/x86/pmu/ds_isr.h"
+#include "arch/x86/hw/pmu_regs.h"
+#include "arch/x86/spmu/spmu.h"
 
 #define DS_LIN	0x200000ull
 #define BUF_LIN 0x201000ull

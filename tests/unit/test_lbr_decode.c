@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/lbr_decode.c arch/x86/spmu_lbr.c arch/x86/spmu_arch_lbr.c lib/list.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/drivers/lbr.c arch/x86/spmu/lbr.c arch/x86/spmu/arch_lbr.c lib/list.c lib/fmt.c
 // clang-format on
 /*
  * LBR filter -> MSR_LBR_SELECT / IA32_LBR_CTL values against hand-computed constants (bit
@@ -9,10 +9,10 @@
  */
 #include "tests/unit/unit.h"
 #include <string.h>
-#include "arch/x86/ds_layout.h"
-#include "arch/x86/lbr_decode.h"
-#include "arch/x86/spmu_arch_lbr.h"
-#include "arch/x86/spmu_lbr.h"
+#include "arch/x86/hw/ds_layout.h"
+#include "arch/x86/drivers/lbr.h"
+#include "arch/x86/spmu/arch_lbr.h"
+#include "arch/x86/spmu/lbr.h"
 
 static char why[256];
 

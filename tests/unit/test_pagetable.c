@@ -1,9 +1,9 @@
-// UNIT-SOURCES: arch/x86/pagetable.c
+// UNIT-SOURCES: arch/x86/cpu/pagetable.c
 /* 4-level page-table building and walking, with host memory standing in for physical. */
 #include "tests/unit/unit.h"
 #include <stdlib.h>
 #include <string.h>
-#include "arch/x86/pagetable.h"
+#include "arch/x86/cpu/pagetable.h"
 
 #define MAX_TABLES 64
 static uint64_t *tables[MAX_TABLES];

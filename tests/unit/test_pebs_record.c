@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/pebs_record.c arch/x86/spmu_pebs.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/drivers/pebs.c arch/x86/spmu/pebs.c lib/fmt.c
 // clang-format on
 /*
  * PEBS record sizes and the decoder against reference 6.2-6.3, built byte by byte: every qword
@@ -12,8 +12,8 @@
 #include "tests/unit/unit.h"
 #include <stdlib.h>
 #include <string.h>
-#include "arch/x86/pebs_record.h"
-#include "arch/x86/spmu_pebs.h"
+#include "arch/x86/drivers/pebs.h"
+#include "arch/x86/spmu/pebs.h"
 
 #define MARK 0x5a000000ull
 static uint8_t rec[4096];
@@ -403,7 +403,7 @@ static void ld_lat(void **state)
 	assert_non_null(strstr(pebs_error_name(PEBS_ERR_RANGE), "0xffff"));
 }
 
-/* The software PMU's writer (arch/x86/spmu_pebs.c) and this decoder agree. */
+/* The software PMU's writer (arch/x86/spmu/pebs.c) and this decoder agree. */
 #define BUF_LIN 0x40000ull
 static void *at(uint64_t lin)
 {

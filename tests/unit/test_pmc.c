@@ -1,23 +1,23 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/pmc.c arch/x86/spmu.c arch/x86/spmu_arch_lbr.c arch/x86/spmu_counters.c arch/x86/spmu_lbr.c arch/x86/spmu_bts.c arch/x86/spmu_pebs.c arch/x86/spmu_personality.c arch/x86/trace_caps.c arch/x86/lbr_models.c arch/x86/cpu_ident.c lib/fmt.c lib/list.c
+// UNIT-SOURCES: arch/x86/drivers/pmc.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c lib/list.c
 // clang-format on
 /*
- * The counter driver (arch/x86/pmc.c) against SDM Vol. 3B 18.2 / 17.4.7 and reference 7.1-7.3,
- * 7.6 and 8 "Counters / PMI": periods as -period in the counter width, sign-extended reads,
- * the period limits with and without full-width writes (IA32_PERF_CAPABILITIES[13]), the
- * IA32_A_PMCx / IA32_PMCx choice, the EVTSEL layout, the freeze bits and their option parser;
- * then programming, overflow and reset through the software PMU (skylake, core2), with the
- * driver's pmu_rdmsr/pmu_wrmsr routed to a model here.
+ * The counter driver (arch/x86/drivers/pmc.c) against SDM Vol. 3B 18.2 / 17.4.7 and
+ * reference 7.1-7.3, 7.6 and 8 "Counters / PMI": periods as -period in the counter width,
+ * sign-extended reads, the period limits with and without full-width writes
+ * (IA32_PERF_CAPABILITIES[13]), the IA32_A_PMCx / IA32_PMCx choice, the EVTSEL layout, the freeze
+ * bits and their option parser; then programming, overflow and reset through the software PMU
+ * (skylake, core2), with the driver's pmu_rdmsr/pmu_wrmsr routed to a model here.
  */
 #include "tests/unit/unit.h"
 #include <stdio.h>
 #include <string.h>
-#include "arch/x86/ds_layout.h"
-#include "arch/x86/pmc.h"
+#include "arch/x86/hw/ds_layout.h"
+#include "arch/x86/drivers/pmc.h"
 #include "kernel/arch.h"
-#include "arch/x86/pmu_msr.h"
-#include "arch/x86/pmu_regs.h"
-#include "arch/x86/spmu.h"
+#include "arch/x86/pmu/access.h"
+#include "arch/x86/hw/pmu_regs.h"
+#include "arch/x86/spmu/spmu.h"
 
 #define P31    ((1ull << 31) - 1) /* the legacy IA32_PMCx period limit */
 #define P47    ((1ull << 47) - 1) /* 2^(48-1) - 1: full-width limit at width 48 */
@@ -26,7 +26,7 @@
 static struct spmu m;
 static char why[256];
 
-/* The driver's MSR door (arch/x86/pmu_msr.h), here always the model. */
+/* The driver's MSR door (arch/x86/pmu/access.h), here always the model. */
 int pmu_rdmsr(uint32_t msr, uint64_t *value)
 {
 	return spmu_rdmsr(&m, msr, value) == SPMU_OK ? PMU_MSR_OK : PMU_MSR_GP;

@@ -1,4 +1,4 @@
-// UNIT-SOURCES: arch/x86/spmu_pebs.c
+// UNIT-SOURCES: arch/x86/spmu/pebs.c
 /*
  * The model's PEBS records against reference 6.2-6.5: the size and field offsets of formats 0-3,
  * trap-like versus fault-like RIP, the adaptive basic group (group mask, size field, eventing
@@ -6,7 +6,7 @@
  */
 #include "tests/unit/unit.h"
 #include <string.h>
-#include "arch/x86/spmu_pebs.h"
+#include "arch/x86/spmu/pebs.h"
 
 #define BUF 0x10000ull
 static uint8_t mem[0x2000];

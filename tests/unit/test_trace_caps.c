@@ -1,8 +1,8 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/pmi_ack.c arch/x86/trace_caps.c arch/x86/trace_caps_format.c arch/x86/lbr_models.c arch/x86/cpu_ident.c lib/fmt.c lib/string.c
+// UNIT-SOURCES: arch/x86/caps/pmi_ack.c arch/x86/caps/caps.c arch/x86/caps/format.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c lib/string.c
 // clang-format on
 /*
- * The trace-capability decoder against recorded processors (arch/x86/cpu_records.h says where
+ * The trace-capability decoder against recorded processors (arch/x86/caps/cpu_records.h says where
  * each value comes from). Every expected conclusion carries its justification: "ref N" is a
  * section of shared/reference/intel-trace-hw.md, SDM sections are the seeds of
  * shared/reference/sdm/. Then the formatters: one valid JSON line that re-decodes to the same
@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "arch/x86/pmi_ack.h"
-#include "arch/x86/trace_caps.h"
-#include "arch/x86/cpu_records.h"
+#include "arch/x86/caps/pmi_ack.h"
+#include "arch/x86/caps/caps.h"
+#include "arch/x86/caps/cpu_records.h"
 
 #define OUT_SIZE TRACE_CAPS_TEXT_MAX
 

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-CPU state, reached through GS (IA32_GS_BASE points at the CPU's struct percpu, whose
+ * first field points at itself so `mov %gs:0` yields it).
+ */
+#ifndef ARCH_X86_PERCPU_H
+#define ARCH_X86_PERCPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86/cpu/desc.h"
+
+#define MAX_CPUS 256
+
+struct exception_catch;
+
+struct percpu {
+	struct percpu *self; /* must stay first: this_cpu() reads %gs:0 */
+	unsigned index;	     /* 0 = the boot CPU, then in MADT order */
+	uint32_t apic_id;
+	uint32_t acpi_uid;
+	volatile bool online;
+	uint64_t stack_top; /* kernel stack (APs: mapped with a guard page below) */
+	uint64_t tsc_online;
+	uint64_t start_cycles; /* STARTUP IPI sent -> online, as the boot CPU saw it */
+	struct exception_catch *active_catch; /* arch/x86/cpu/exceptions.c */
+	/* Cross-CPU calls (arch/x86/smp/smp.c): the caller fills fn/arg, then bumps call_seq; the
+	 * target runs fn(arg) and copies call_seq into call_done. */
+	void (*volatile call_fn)(void *);
+	void *volatile call_arg;
+	volatile uint64_t call_seq, call_done;
+	uint64_t calls_run;
+	struct cpu_desc_tables desc;
+};
+
+/* The running CPU's area; only valid after percpu_install() (see percpu_current()). */
+static inline struct percpu *this_cpu(void)
+{
+	struct percpu *p;
+	__asm__ volatile("mov %%gs:0, %0" : "=r"(p));
+	return p;
+}
+
+/* Make p the running CPU's per-CPU area (writes IA32_GS_BASE). */
+void percpu_install(struct percpu *p);
+/* this_cpu(), or NULL this early in boot (exception paths use it). */
+struct percpu *percpu_current(void);
+extern struct percpu *percpu_by_index[MAX_CPUS];
+extern unsigned percpu_count;
+
+#endif

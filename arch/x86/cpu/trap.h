@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* The register frame every exception stub builds (arch/x86/exception_stubs.S) and its users. */
+#ifndef ARCH_X86_TRAP_H
+#define ARCH_X86_TRAP_H
+
+#include <stdint.h>
+
+/* Exception vectors (SDM Vol. 3A 6.3.1, Table 6-1). */
+enum x86_vector {
+	VEC_DE = 0,
+	VEC_DB = 1,
+	VEC_NMI = 2,
+	VEC_BP = 3,
+	VEC_OF = 4,
+	VEC_BR = 5,
+	VEC_UD = 6,
+	VEC_NM = 7,
+	VEC_DF = 8,
+	VEC_CSO = 9,
+	VEC_TS = 10,
+	VEC_NP = 11,
+	VEC_SS = 12,
+	VEC_GP = 13,
+	VEC_PF = 14,
+	VEC_MF = 16,
+	VEC_AC = 17,
+	VEC_MC = 18,
+	VEC_XM = 19,
+	VEC_VE = 20,
+	VEC_CP = 21,
+	VEC_HV = 28,
+	VEC_VC = 29,
+	VEC_SX = 30,
+	NUM_EXCEPTION_VECTORS = 32,
+};
+
+/* Page-fault error code bits (SDM Vol. 3A 4.7, Figure 4-12). */
+#define PF_ERR_PRESENT BIT(0)
+#define PF_ERR_WRITE   BIT(1)
+#define PF_ERR_USER    BIT(2)
+#define PF_ERR_RSVD    BIT(3)
+#define PF_ERR_FETCH   BIT(4)
+#define PF_ERR_PK      BIT(5)
+#define PF_ERR_SS      BIT(6)
+
+struct trap_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector;
+	uint64_t error_code; /* 0 pushed by the stub where the CPU pushes none */
+	/* pushed by the CPU (SDM Vol. 3A 6.14.2, Figure 6-9) */
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+_Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame layout matches the stubs");
+_Static_assert(__builtin_offsetof(struct trap_frame, vector) == 15 * 8, "vector slot");
+_Static_assert(__builtin_offsetof(struct trap_frame, rip) == 17 * 8, "CPU frame starts at RIP");
+
+/* Called by every stub of arch/x86/cpu/trap_stubs.S. */
+void trap_dispatch(struct trap_frame *f);
+extern const uint64_t trap_stub_table[256];
+
+/* Exceptions (vectors 0-31): caught by a self-test, or dumped and the run ended. */
+void exception_dispatch(struct trap_frame *f);
+
+/* Interrupts (vectors 32-255): a handler per vector; the handler sends EOI if needed. */
+typedef void (*irq_handler_fn)(struct trap_frame *f);
+void irq_register(unsigned vector, irq_handler_fn fn);
+
+/* Whether the CPU pushes an error code for this vector (SDM Vol. 3A Table 6-1). */
+static inline int vector_has_error_code(unsigned v)
+{
+	return v == VEC_DF || v == VEC_TS || v == VEC_NP || v == VEC_SS || v == VEC_GP ||
+	       v == VEC_PF || v == VEC_AC || v == VEC_CP || v == VEC_VC || v == VEC_SX;
+}
+
+#endif

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Entry stubs for all 256 vectors. Each pushes a zero error code where the CPU pushes none
+ * (SDM Vol. 3A Table 6-1: only some exceptions push one; interrupts never do), then its vector,
+ * saves every general-purpose register into a struct trap_frame (arch/x86/cpu/trap.h) and calls
+ * trap_dispatch(frame). When that returns, the registers are restored and IRETQ resumes.
+ */
+	.text
+	.code64
+
+.macro STUB_ADDR v
+	.quad exc_stub_\v
+.endm
+
+.macro EXC_STUB v
+	.p2align 4
+exc_stub_\v:
+	.if !(\v == 8 || \v == 10 || \v == 11 || \v == 12 || \v == 13 || \v == 14 || \v == 17 || \v == 21 || \v == 29 || \v == 30)
+	pushq $0
+	.endif
+	pushq $\v
+	jmp exception_common
+.endm
+
+.altmacro
+.set v, 0
+.rept 256
+	EXC_STUB %v
+	.set v, v + 1
+.endr
+
+	.p2align 4
+exception_common:
+	cld
+	pushq %rax
+	pushq %rbx
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %rbp
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	movq %rsp, %rdi
+	/* Align the stack for the C call; keep the frame pointer in rbx (callee-saved). */
+	movq %rsp, %rbx
+	andq $-16, %rsp
+	call trap_dispatch
+	movq %rbx, %rsp
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rbp
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rbx
+	popq %rax
+	addq $16, %rsp /* vector and error code */
+	iretq
+
+	.section .rodata
+	.p2align 3
+	.globl trap_stub_table
+trap_stub_table:
+.set v, 0
+.rept 256
+	STUB_ADDR %v
+	.set v, v + 1
+.endr
+
+	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+#include "arch/x86/pmu/access.h"
+#include "arch/x86/cpu/cpu.h"
+#include "arch/x86/cpu/percpu.h"
+#include "arch/x86/cpu/trap.h"
+#include "kernel/arch.h"
+
+struct pmu_backend {
+	bool model;
+	struct spmu state;
+};
+
+static struct pmu_backend backends[MAX_CPUS];
+
+static struct pmu_backend *here(void)
+{
+	return &backends[this_cpu()->index];
+}
+
+/* The model reaches DS memory through the identity map, as the hardware would through the
+ * kernel's page tables (the DS area and buffers are identity-mapped in every address space). */
+static void *model_linear(uint64_t a)
+{
+	return a ? arch_phys_to_virt(a) : 0;
+}
+
+void pmu_use_model(const struct spmu_personality *p)
+{
+	struct pmu_backend *b = here();
+	spmu_init(&b->state, p, model_linear);
+	b->model = true;
+}
+
+void pmu_use_hardware(void)
+{
+	here()->model = false;
+}
+
+bool pmu_using_model(void)
+{
+	return here()->model;
+}
+
+struct spmu *pmu_model(void)
+{
+	struct pmu_backend *b = here();
+	return b->model ? &b->state : 0;
+}
+
+void pmu_note_exception(unsigned vector)
+{
+	struct pmu_backend *b = here();
+	if (b->model)
+		spmu_exception(&b->state, vector);
+}
+
+struct msr_access {
+	uint32_t msr;
+	uint64_t value;
+};
+
+static void hw_read(void *arg)
+{
+	struct msr_access *a = arg;
+	a->value = rdmsr(a->msr);
+}
+
+static void hw_write(void *arg)
+{
+	struct msr_access *a = arg;
+	wrmsr(a->msr, a->value);
+}
+
+int pmu_rdmsr(uint32_t msr, uint64_t *value)
+{
+	struct pmu_backend *b = here();
+	if (b->model)
+		return spmu_rdmsr(&b->state, msr, value) == SPMU_OK ? PMU_MSR_OK : PMU_MSR_GP;
+	struct msr_access a = {msr, 0};
+	struct caught_exception e;
+	if (arch_catch_exception(VEC_GP, hw_read, &a, &e))
+		return PMU_MSR_GP;
+	*value = a.value;
+	return PMU_MSR_OK;
+}
+
+int pmu_wrmsr(uint32_t msr, uint64_t value)
+{
+	struct pmu_backend *b = here();
+	if (b->model)
+		return spmu_wrmsr(&b->state, msr, value) == SPMU_OK ? PMU_MSR_OK : PMU_MSR_GP;
+	struct msr_access a = {msr, value};
+	struct caught_exception e;
+	return arch_catch_exception(VEC_GP, hw_write, &a, &e) ? PMU_MSR_GP : PMU_MSR_OK;
+}

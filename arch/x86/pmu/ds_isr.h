@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one PMI / DS interrupt service routine (SDM Vol. 3B 17.4.9.5 "Writing the DS Interrupt
+ * Service Routine"; reference 7.3-7.4): stop BTS and PEBS on entry, find every cause (a BTS
+ * index at its threshold, which sets no status bit; OvfDSBuffer for PEBS; counter overflows;
+ * LBR_Frz / CTR_Frz), drain what is due, re-arm overflowed counters, acknowledge (OVF_CTRL on
+ * perfmon v2/v3, STATUS_RESET on v4+, which also unfreezes), restore what was disabled or
+ * frozen, and loop while causes remain, bounded against a PMI storm. Every record drained is
+ * handed to a sink; nothing is dropped silently. Pure: MSRs and DS memory come through
+ * callbacks, so host tests drive it against the software PMU.
+ */
+#ifndef ARCH_X86_DS_ISR_H
+#define ARCH_X86_DS_ISR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "arch/x86/hw/ds_layout.h"
+
+#define DS_ISR_MAX_GP	 8
+#define DS_ISR_MAX_FIXED 4
+
+struct ds_isr_ops {
+	int (*rdmsr)(void *ctx, uint32_t msr, uint64_t *value); /* 0 or an error */
+	int (*wrmsr)(void *ctx, uint32_t msr, uint64_t value);
+	void *(*at)(void *ctx, uint64_t linear); /* DS area and buffers */
+	void (*bts_record)(void *ctx, const struct bts_record *r);
+	void (*pebs_record)(void *ctx, const void *record, size_t size);
+	void (*overflow)(void *ctx, unsigned counter); /* GLOBAL_STATUS bit of the counter */
+	void (*lbr_snapshot)(void *ctx); /* read the (frozen) LBR stack; NULL: not asked */
+	/* The mid ack (arch/x86/caps/pmi_ack.h): unmask LVTPC once the causes are handled, before
+	 * the enables are restored; NULL for early or late. */
+	void (*unmask_mid)(void *ctx);
+	void *ctx;
+	void *sink_ctx; /* for bts_record and pebs_record, when not ctx (NULL: ctx) */
+};
+
+/* What the session wants while it runs: restored on exit, whatever a freeze cleared. */
+struct ds_isr_config {
+	unsigned perfmon_version;
+	uint64_t ds_area; /* linear address, 0 if no DS */
+	bool bts, pebs;	  /* which DS facilities are on */
+	size_t pebs_record_size;
+	uint64_t debugctl, global_ctrl, pebs_enable;
+	unsigned n_gp, n_fixed;
+	uint64_t gp_reload[DS_ISR_MAX_GP]; /* counter value that re-arms the period */
+	bool full_width;		   /* re-arm through IA32_A_PMCx (PERF_CAPABILITIES[13]) */
+	uint64_t fixed_reload[DS_ISR_MAX_FIXED];
+	unsigned max_loops; /* PMI-storm bound */
+	bool lbr_snapshot;  /* read the LBR stack at every counter overflow, before the ack */
+};
+
+struct ds_isr_report {
+	unsigned loops;
+	uint64_t bts_drained, pebs_drained, overflows, lbr_snapshots;
+	uint64_t status_seen; /* union of the GLOBAL_STATUS values handled */
+	bool bts_threshold, pebs_threshold, frozen;
+	bool storm;	     /* still busy after max_loops: PMU left disabled */
+	unsigned msr_errors; /* refused accesses (a driver bug if ever non-zero) */
+};
+
+void ds_isr_service(const struct ds_isr_ops *ops, const struct ds_isr_config *cfg,
+		    struct ds_isr_report *r);
+/* Hand every BTS record from base to index to ops->bts_record and reset the index (BTS must
+ * be stopped); returns how many. The service routine uses it at the threshold, a session at
+ * the end of a run. */
+uint64_t ds_bts_drain(const struct ds_isr_ops *ops, struct ds_area64 *ds);
+/* The same for PEBS records of `record_size` bytes, to ops->pebs_record. */
+uint64_t ds_pebs_drain(const struct ds_isr_ops *ops, struct ds_area64 *ds, size_t record_size);
+
+#endif

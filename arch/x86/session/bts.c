@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * BTS sessions (driver: arch/x86/drivers/bts.c). Circular mode: a buffer whose threshold lies above
+ * the absolute maximum, read once the run is over. Interrupt mode: a small buffer whose
+ * threshold leaves headroom, drained by the PMI/DS service routine at every threshold PMI
+ * (arch/x86/pmu/isr_hook.c), the rest after the run. Records crossing out of the traced ring are
+ * filtered or flagged (option bts.leak); each record is printed, or counted with the reason
+ * it was not.
+ */
+#include "arch/x86/drivers/bts.h"
+#include "arch/x86/pmu/ds_area.h"
+#include "arch/x86/pmu/access.h"
+#include "arch/x86/hw/pmu_regs.h"
+#include "arch/x86/session/output.h"
+#include "arch/x86/pmu/isr_hook.h"
+#include "arch/x86/session/session.h"
+#include "arch/x86/pmu/sinks.h"
+#include "kernel/arch.h"
+
+#define BTS_CIRCULAR_RECORDS  2730 /* 64 KiB, Linux's size (reference 5.3) */
+#define BTS_INTERRUPT_RECORDS 32   /* small, so a workload takes several threshold PMIs */
+#define BTS_HEADROOM_DIVISOR  4	   /* interrupt mode: a quarter of the buffer past the threshold */
+#define BTS_PMI_MAX_LOOPS     100  /* PMI-storm bound, as Linux's (reference 7.4) */
+
+void bts_store_record(void *ctx, const struct bts_record *r)
+{
+	struct bts_store *s = ctx;
+	struct bts_record copy = *r;
+	if (bts_record_leaks(r, s->ring)) {
+		if (s->leak == BTS_LEAK_FILTER) {
+			s->filtered++;
+			return;
+		}
+		s->flagged++;
+		copy.flags |= BTS_FLAG_LEAK;
+	}
+	if (s->n == s->cap) {
+		s->lost_full++;
+		return;
+	}
+	s->rec[s->n++] = copy;
+}
+
+bool session_bts(struct trace_ctx *t, bool interrupt_mode)
+{
+	const char *fac = interrupt_mode ? "btsint" : "bts";
+	const struct trace_options *o = t->req->opt;
+	char why[160];
+	struct bts_config cfg = {
+	    .ring = (enum bts_ring)o->bts_ring,
+	    .leak = (enum bts_leak)o->bts_leak,
+	    .mode = interrupt_mode ? BTS_INTERRUPT : BTS_CIRCULAR,
+	    .records = o->bts_records	? o->bts_records
+		       : interrupt_mode ? BTS_INTERRUPT_RECORDS
+					: BTS_CIRCULAR_RECORDS,
+	};
+	cfg.headroom = interrupt_mode ? cfg.records / BTS_HEADROOM_DIVISOR : 0;
+	struct bts_plan plan;
+	if (bts_plan(t->caps, &cfg, &plan, why, sizeof(why)) != 0) {
+		ts_skip(t, fac, why);
+		return true;
+	}
+	struct ds_percpu *d = ds_area_this_cpu();
+	if (!d || cfg.records * sizeof(struct bts_record) > d->bts_bytes) {
+		tprintf("error: %s: %s: BTS buffer of %lu records does not fit the DS area's %lu "
+			"bytes\n",
+			fac, t->label, cfg.records, d ? d->bts_bytes : 0);
+		return false;
+	}
+	if (bts_buffer_setup(d->area, d->bts_phys, &cfg, why, sizeof(why)) != 0) {
+		tprintf("error: %s: %s: %s\n", fac, t->label, why);
+		return false;
+	}
+	uint64_t scratch_bytes;
+	struct bts_store store = {
+	    .rec = ts_scratch(&scratch_bytes),
+	    .ring = cfg.ring,
+	    .leak = cfg.leak,
+	};
+	store.cap = scratch_bytes / sizeof(struct bts_record);
+	uint64_t global_ctrl = 0;
+	bool global = t->caps->perfmon.version >= 2;
+	if (global)
+		pmu_rdmsr(MSR_IA32_PERF_GLOBAL_CTRL, &global_ctrl);
+	struct ds_isr_config isr = {
+	    .perfmon_version = t->caps->perfmon.version,
+	    .ds_area = d->area_phys,
+	    .bts = true,
+	    .debugctl = plan.debugctl,
+	    .global_ctrl = global_ctrl, /* left as the session found it */
+	    .max_loops = BTS_PMI_MAX_LOOPS,
+	};
+	struct trace_pmi_sinks sinks = {.bts_record = bts_store_record, .ctx = &store};
+	trace_pmi_begin(&isr, &sinks, pmi_ack_for(t->caps));
+	bool ok = ts_check(t, ds_area_install(d), MSR_IA32_DS_AREA, fac) &&
+		  ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, plan.debugctl), MSR_IA32_DEBUGCTL, fac);
+	uint64_t steps = 0, result = ok ? ts_run(t, interrupt_mode, &steps) : 0;
+	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, fac);
+	struct trace_pmi_stats st;
+	trace_pmi_end(&st);
+	/* What is left after the run (BTS stopped above), through the routine's drain loop. */
+	struct ds_isr_ops drain = {
+	    .at = trace_pmi_at,
+	    .bts_record = bts_store_record,
+	    .ctx = &store,
+	};
+	uint64_t at_end = ds_bts_drain(&drain, d->area);
+	uint64_t masked, vpmis = ts_virtual_pmis(&masked);
+	tprintf("trace-begin %s %s steps=%lu records=%lu pmis=%lu drains=%lu virtual-pmis=%lu "
+		"masked=%lu dropped=%lu lost=%lu ring=%s%s leak=%s filtered=%lu flagged=%lu "
+		"drained-in-pmi=%lu drained-at-end=%lu storms=%lu result=%lu\n",
+		fac, t->label, steps, store.n, st.pmis, st.bts_drains, vpmis, masked,
+		t->model ? t->model->stats.bts_dropped : 0, store.lost_full,
+		bts_ring_name(cfg.ring), plan.software_ring ? "(software)" : "",
+		cfg.leak == BTS_LEAK_FLAG ? "flag" : "filter", store.filtered, store.flagged,
+		st.bts_drained, at_end, st.storms, result);
+	for (uint64_t i = 0; i < store.n; i++) {
+		const struct bts_record *r = &store.rec[i];
+		tprintf("bts %#lx %#lx %#lx%s\n", r->from, r->to, r->flags & ~BTS_FLAG_LEAK,
+			r->flags & BTS_FLAG_LEAK ? " leak" : "");
+	}
+	uint64_t ler_from = 0, ler_to = 0;
+	if (ts_check(t, pmu_rdmsr(MSR_LER_FROM, &ler_from), MSR_LER_FROM, fac) &&
+	    ts_check(t, pmu_rdmsr(MSR_LER_TO, &ler_to), MSR_LER_TO, fac))
+		tprintf("ler %#lx %#lx\n", ler_from, ler_to);
+	ts_print_exceptions(t);
+	if (store.lost_full || st.storms || st.msr_errors) {
+		tprintf("error: %s: %s: %lu records lost (store of %lu full), %lu PMI storms, %lu "
+			"refused MSR accesses in the service routine\n",
+			fac, t->label, store.lost_full, store.cap, st.storms, st.msr_errors);
+		ok = false;
+	}
+	tprintf("trace-end %s %s\n", fac, t->label);
+	return ok;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+#include "arch/x86/session/output.h"
+#include <stdarg.h>
+#include "arch/x86/cpu/percpu.h"
+#include "kernel/arch.h"
+#include "kernel/console.h"
+#include "kernel/memmap.h"
+#include "kernel/memory.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
+
+struct out_buffer {
+	char *text;
+	uint64_t used, dropped;
+};
+
+static struct out_buffer buffers[MAX_CPUS];
+
+bool trace_out_prepare(unsigned cpu)
+{
+	if (cpu >= MAX_CPUS)
+		return false;
+	if (buffers[cpu].text)
+		return true;
+	uint64_t pa = page_alloc(TRACE_OUT_PAGES);
+	if (!pa)
+		return false;
+	buffers[cpu] = (struct out_buffer){arch_phys_to_virt(pa), 0, 0};
+	return true;
+}
+
+static void sink(void *ctx, const char *s, size_t n)
+{
+	struct out_buffer *b = ctx;
+	uint64_t room = TRACE_OUT_PAGES * PAGE_SIZE - b->used;
+	uint64_t take = n < room ? n : room;
+	memcpy(b->text + b->used, s, take);
+	b->used += take;
+	b->dropped += n - take;
+}
+
+void tprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct out_buffer *b = &buffers[this_cpu()->index];
+	if (b->text)
+		fmt_vformat(sink, b, fmt, ap);
+	else
+		kvprintf(fmt, ap);
+	va_end(ap);
+}
+
+uint64_t trace_out_flush(unsigned cpu)
+{
+	struct out_buffer *b = cpu < MAX_CPUS ? &buffers[cpu] : 0;
+	if (!b || !b->text)
+		return 0;
+	arch_console_write(b->text, b->used);
+	uint64_t dropped = b->dropped;
+	if (dropped)
+		kprintf("error: CPU %u: trace output truncated: %lu bytes dropped (buffer of %lu "
+			"KiB)\n",
+			cpu, dropped, TRACE_OUT_PAGES * PAGE_SIZE / 1024);
+	b->used = b->dropped = 0;
+	return dropped;
+}

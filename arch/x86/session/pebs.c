@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PEBS sessions (record layouts and checks: arch/x86/drivers/pebs.c): one PEBS counter —
+ * PMC0 on instructions or branches retired, or fixed counter 0 (extended PEBS) — reloaded
+ * from its DS counter-reset slot after every record (the slot's offset depends on the
+ * format), a buffer of pebs.kib whose threshold leaves one record of room per PEBS counter
+ * (reference 6.5), drained by the PMI/DS service routine at every threshold PMI and after
+ * the run. PEBS counters are programmed without INT: their PMI is the buffer's (reference
+ * 6.1). Adaptive PEBS records carry the memory-info and GPR groups. Every record is decoded
+ * and printed with its IP semantics (exact, trap-like or fault-like), or counted.
+ */
+#include "arch/x86/pmu/ds_area.h"
+#include "arch/x86/drivers/pebs.h"
+#include "arch/x86/drivers/pmc.h"
+#include "arch/x86/pmu/access.h"
+#include "arch/x86/hw/pmu_regs.h"
+#include "arch/x86/session/output.h"
+#include "arch/x86/pmu/isr_hook.h"
+#include "arch/x86/session/session.h"
+#include "arch/x86/pmu/sinks.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
+
+#define PEBS_PMI_MAX_LOOPS   100
+#define PEBS_LBR_ENTRIES     4	  /* LBR group entries per record (DATA_CFG[31:24] + 1) */
+#define ARCH_EVENT_LOADS     0xcd /* MEM_TRANS_RETIRED.LOAD_LATENCY, umask 01H */
+#define LOADS_UMASK	     0x01
+#define PEBS_CORE2_MAX_BYTES 4096 /* one page: see the quirk in session_pebs */
+
+void pebs_store_record(void *ctx, const void *record, size_t size)
+{
+	struct pebs_store *s = ctx;
+	struct pebs_decoded d;
+	int err = pebs_decode(s->format, s->adaptive, s->trap_like, s->data_cfg, record, size, &d);
+	if (err != PEBS_OK) {
+		if (!s->bad++)
+			s->first_error = (uint64_t)-err;
+		return;
+	}
+	if (s->n == s->cap) {
+		s->lost_full++;
+		return;
+	}
+	s->ev[s->n] = d.has_eventing_ip ? d.eventing_ip : d.gprs.ip;
+	s->next[s->n] = d.has_next_ip ? d.next_ip : d.gprs.ip;
+	s->status[s->n] = d.status;
+	s->kind[s->n] = (uint8_t)d.ip_kind;
+	struct pebs_lbr_entry e = {0};
+	if (s->lbr_from && pebs_lbr_get(&d, 0, &e)) { /* entry 0: the newest branch */
+		s->lbr_from[s->n] = e.from;
+		s->lbr_to[s->n] = e.to;
+	} else if (s->lbr_from) {
+		s->lbr_from[s->n] = s->lbr_to[s->n] = 0;
+	}
+	s->n++;
+}
+
+struct pebs_choice {
+	bool fixed;
+	uint8_t event, umask;
+	bool load_latency;
+};
+
+/* The events of option pebs.event. */
+static const struct pebs_choice pebs_events[] = {
+    [TRACE_PEBS_INSTRUCTIONS] = {false, ARCH_EVENT_INSTRUCTIONS, 0, false},
+    [TRACE_PEBS_BRANCHES] = {false, ARCH_EVENT_BRANCHES, 0, false},
+    [TRACE_PEBS_LOADS] = {false, ARCH_EVENT_LOADS, LOADS_UMASK, true},
+    [TRACE_PEBS_FIXED0] = {true, 0, 0, false},
+};
+
+/* MSR_PEBS_DATA_CFG for option pebs.groups (TRACE_PEBS_* bits; reference 6.3). */
+static uint64_t pebs_data_cfg(uint64_t groups)
+{
+	return (groups & TRACE_PEBS_MEMINFO ? PEBS_DATACFG_MEMINFO : 0) |
+	       (groups & TRACE_PEBS_GPR ? PEBS_DATACFG_GP : 0) |
+	       (groups & TRACE_PEBS_XMM ? PEBS_DATACFG_XMMS : 0) |
+	       (groups & TRACE_PEBS_LBR
+		    ? PEBS_DATACFG_LBRS | FIELD_PREP(PEBS_DATACFG_LBR_COUNT, PEBS_LBR_ENTRIES - 1)
+		    : 0);
+}
+
+bool session_pebs(struct trace_ctx *t)
+{
+	const struct trace_caps *c = t->caps;
+	const struct trace_options *o = t->req->opt;
+	char why[200];
+	const struct pebs_choice ch = pebs_events[o->pebs_event];
+	if (c->pebs.kind != TC_PEBS_YES) {
+		ts_skip(t, "pebs", c->pebs.reason);
+		return true;
+	}
+	uint64_t enable = 0, ldlat = 0;
+	/* The counter: GP counter pebs.counter, or fixed counter 0 (extended PEBS). */
+	unsigned n = ch.fixed ? 0 : (unsigned)o->pebs_counter;
+	if (pebs_enable_bits(c, ch.fixed ? 0 : (uint32_t)BIT(n), ch.fixed ? BIT(0) : 0,
+			     ch.load_latency ? (uint32_t)BIT(n) : 0, &enable, why,
+			     sizeof(why)) != PEBS_OK ||
+	    (ch.load_latency && pebs_ld_lat_value((unsigned)o->pebs_ldlat, &ldlat) != PEBS_OK)) {
+		ts_skip(t, "pebs", why);
+		return true;
+	}
+	uint64_t groups = pebs_data_cfg(o->pebs_groups);
+	struct pebs_store s = {
+	    .format = c->pebs.format,
+	    .adaptive = c->pebs.adaptive,
+	    .trap_like = c->pebs.trap_like,
+	    .data_cfg = c->pebs.adaptive ? groups : 0, /* groups exist in adaptive PEBS only */
+	};
+	/* The LBR group copies the LBR stack into each record: the LBRs must run. */
+	bool with_lbr = (s.data_cfg & PEBS_DATACFG_LBRS) && c->lbr.kind != TC_LBR_NONE;
+	size_t size = pebs_record_bytes(s.format, s.adaptive, s.data_cfg);
+	struct ds_percpu *d = ds_area_this_cpu();
+	uint32_t reset_off = pebs_counter_reset_offset(s.format, ch.fixed, n);
+	if (!size || !d || !reset_off || d->pebs_bytes < 2 * size) {
+		tprintf(
+		    "error: pebs: %s: format %u (adaptive %d) has no record layout here, or the "
+		    "buffer (%lu bytes) holds fewer than 2 records\n",
+		    t->label, s.format, s.adaptive, d ? d->pebs_bytes : 0);
+		return false;
+	}
+	/* The store: four arrays in the scratch pages. */
+	uint64_t bytes;
+	uint8_t *mem = ts_scratch(&bytes);
+	s.cap = bytes / (5 * sizeof(uint64_t) + 1);
+	s.ev = (uint64_t *)mem;
+	s.next = s.ev + s.cap;
+	s.status = s.next + s.cap;
+	if (with_lbr) {
+		s.lbr_from = s.status + s.cap;
+		s.lbr_to = s.lbr_from + s.cap;
+	}
+	s.kind = (uint8_t *)(s.status + 3 * s.cap);
+
+	struct ds_area64 *ds = d->area;
+	/* Core 2 (format 0) quirk: a PEBS buffer larger than one page made the WRMSR to
+	 * GLOBAL_CTRL hang; Linux uses 4 KiB there (reference 6.4, 8). */
+	uint64_t buffer_bytes = o->pebs_kib * 1024;
+	bool core2_cap = s.format == 0 && buffer_bytes > PEBS_CORE2_MAX_BYTES;
+	if (core2_cap)
+		buffer_bytes = PEBS_CORE2_MAX_BYTES;
+	uint64_t nrec = buffer_bytes / size;
+	unsigned width = ch.fixed ? c->perfmon.fixed_width : c->perfmon.gp_width;
+	uint64_t reload = pmc_period_value(width, o->pebs_period);
+	ds->pebs_base = ds->pebs_index = d->pebs_phys;
+	ds->pebs_abs_max = d->pebs_phys + nrec * size;
+	ds->pebs_threshold = pebs_threshold_multi(ds->pebs_base, ds->pebs_abs_max, size, 1);
+	memcpy((uint8_t *)ds + reset_off, &reload, sizeof(reload));
+
+	uint64_t global = ch.fixed ? GLOBAL_STATUS_FIXED(0) : BIT(n);
+	struct ds_isr_config isr = {
+	    .perfmon_version = c->perfmon.version,
+	    .ds_area = d->area_phys,
+	    .pebs = true,
+	    .pebs_record_size = size,
+	    .global_ctrl = global,
+	    .pebs_enable = enable,
+	    .max_loops = PEBS_PMI_MAX_LOOPS,
+	    /* what the routine restores on exit: the LBRs stay on (legacy enable bit) */
+	    .debugctl = with_lbr && c->lbr.kind == TC_LBR_LEGACY ? DEBUGCTL_LBR : 0,
+	};
+	struct trace_pmi_sinks sinks = {.pebs_record = pebs_store_record, .ctx = &s};
+	uint32_t bad = pmc_reset_all(c);
+	if (!bad && ch.fixed) {
+		bad = pmc_program_fixed(c, 0, true, true, false, o->pebs_period);
+		uint64_t ctrl = 0;
+		if (!bad && s.adaptive &&
+		    (pmu_rdmsr(MSR_IA32_FIXED_CTR_CTRL, &ctrl) != PMU_MSR_OK ||
+		     pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, ctrl | FIXED_CTRL_ADAPTIVE(0)) !=
+			 PMU_MSR_OK))
+			bad = MSR_IA32_FIXED_CTR_CTRL;
+	} else if (!bad) {
+		struct pmc_event ev = {
+		    .event = ch.event,
+		    .umask = ch.umask,
+		    .usr = true,
+		    .os = true,
+		    .period = o->pebs_period,
+		    .extra = s.adaptive ? EVTSEL_ADAPTIVE : 0,
+		};
+		bad = pmc_check_gp(c, n, &ev, why, sizeof(why)) ? MSR_IA32_PERFEVTSEL0 + n
+								: pmc_program_gp(c, n, &ev);
+	}
+	trace_pmi_begin(&isr, &sinks, pmi_ack_for(t->caps));
+	bool ok =
+	    ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pebs") &&
+	    (!with_lbr || lbr_enable_for_sampling(t, 0)) &&
+	    ts_check(t, ds_area_install(d), MSR_IA32_DS_AREA, "pebs") &&
+	    (!s.adaptive ||
+	     ts_check(t, pmu_wrmsr(MSR_PEBS_DATA_CFG, s.data_cfg), MSR_PEBS_DATA_CFG, "pebs")) &&
+	    (!ch.load_latency ||
+	     ts_check(t, pmu_wrmsr(MSR_PEBS_LD_LAT, ldlat), MSR_PEBS_LD_LAT, "pebs")) &&
+	    ts_check(t, pmu_wrmsr(MSR_IA32_PEBS_ENABLE, enable), MSR_IA32_PEBS_ENABLE, "pebs") &&
+	    ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, global), MSR_IA32_PERF_GLOBAL_CTRL,
+		     "pebs");
+	uint64_t steps = 0, result = ok ? ts_run(t, true, &steps) : 0;
+	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL,
+		       "pebs") &&
+	      ts_check(t, pmu_wrmsr(MSR_IA32_PEBS_ENABLE, 0), MSR_IA32_PEBS_ENABLE, "pebs") &&
+	      ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, "pebs");
+	if (with_lbr)
+		lbr_disable(t);
+	struct trace_pmi_stats st;
+	trace_pmi_end(&st);
+	/* What is left after the run (PEBS stopped above), through the routine's drain loop. */
+	struct ds_isr_ops drain = {.at = trace_pmi_at, .pebs_record = pebs_store_record, .ctx = &s};
+	uint64_t at_end = ds_pebs_drain(&drain, ds, size);
+	bad = pmc_reset_all(c);
+	ok &= ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pebs");
+	static const char *const counter_names[] = {"pmc0", "pmc1", "pmc2", "pmc3",
+						    "pmc4", "pmc5", "pmc6", "pmc7"};
+	uint64_t masked, vpmis = ts_virtual_pmis(&masked);
+	tprintf(
+	    "trace-begin pebs %s steps=%lu records=%lu format=%u adaptive=%d trap=%d "
+	    "period=%lu counter=%s enable=%#lx data-cfg=%#lx size=%zu pmis=%lu virtual-pmis=%lu "
+	    "masked=%lu drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu "
+	    "bad=%lu buffer=%lu%s storms=%lu result=%lu\n",
+	    t->label, steps, s.n, s.format, s.adaptive, s.trap_like, o->pebs_period,
+	    ch.fixed ? "fixed0" : counter_names[n], enable, s.data_cfg, size, st.pmis, vpmis,
+	    masked, st.pebs_drains, st.pebs_drained, at_end,
+	    t->model ? t->model->stats.pebs_dropped : 0, s.lost_full, s.bad, buffer_bytes,
+	    core2_cap ? "(core2-cap)" : "", st.storms, result);
+	for (uint64_t i = 0; i < s.n; i++) {
+		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s", s.ev[i], s.next[i],
+			s.status[i], size, pebs_ip_kind_name((enum pebs_ip_kind)s.kind[i]));
+		if (with_lbr)
+			tprintf(" lbr %#lx %#lx", s.lbr_from[i], s.lbr_to[i]);
+		tprintf("\n");
+	}
+	ts_print_exceptions(t);
+	if (s.lost_full || s.bad || st.storms || st.msr_errors) {
+		tprintf("error: pebs: %s: %lu records lost (store full), %lu undecodable (first: "
+			"%s), %lu storms, %lu refused MSR accesses\n",
+			t->label, s.lost_full, s.bad,
+			s.bad ? pebs_error_name(-(int)s.first_error) : "-", st.storms,
+			st.msr_errors);
+		ok = false;
+	}
+	tprintf("trace-end pebs %s\n", t->label);
+	return ok;
+}

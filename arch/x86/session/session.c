@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trace sessions: pick the backend (the hardware when it has the facility, else the software
+ * PMU, said loudly), run the facility's session on the CPUs the options ask for — the boot
+ * CPU, each CPU in turn, or all CPUs at once — and print every CPU's report from the boot CPU
+ * (arch/x86/session/output.h). With the model, the workload is single-stepped and every retired
+ * instruction and taken branch feeds it; the PMIs it requests go through the real local APIC.
+ */
+#include "arch/x86/session/session.h"
+#include "arch/x86/caps/report.h"
+#include "arch/x86/cpu/cpu.h"
+#include "arch/x86/pmu/ds_area.h"
+#include "arch/x86/drivers/lbr.h"
+#include "arch/x86/drivers/pmc.h"
+#include "arch/x86/smp/lapic.h"
+#include "arch/x86/cpu/percpu.h"
+#include "arch/x86/pmu/access.h"
+#include "arch/x86/hw/pmu_regs.h"
+#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/smp/smp.h"
+#include "arch/x86/session/output.h"
+#include "arch/x86/cpu/trap.h"
+#include "arch/x86/cpu/vectors.h"
+#include "kernel/console.h"
+#include "kernel/memmap.h"
+#include "kernel/memory.h"
+#include "lib/fmt.h"
+#include "lib/list.h"
+#include "lib/string.h"
+#include "lib/x86_decode.h"
+
+#define X86_MAX_INSN_LEN      15
+#define DECODE_CACHE_SIZE     1024 /* entries, direct-mapped by address */
+#define DECODE_CACHE_PAGES    4
+#define SESSION_EXCEPTIONS    8
+#define SCRATCH_PAGES	      64 /* per CPU: records drained during a run */
+#define BTS_BUFFER_MAX_BYTES  (1000000ull * sizeof(struct bts_record))
+#define TRACE_CALL_TIMEOUT_US 60000000 /* single-stepped workloads on a busy host */
+
+/* Decoded instructions by address: a loop body is decoded once, not once per iteration. */
+struct decoded {
+	uint64_t ip;
+	uint8_t length;
+	uint8_t branch; /* enum x86_branch_kind */
+};
+_Static_assert(DECODE_CACHE_SIZE * sizeof(struct decoded) <= DECODE_CACHE_PAGES * PAGE_SIZE,
+	       "decode cache fits its pages");
+
+struct exception_seen {
+	uint32_t vector;
+	uint64_t rip, ler_from, ler_to;
+};
+
+/* Per-CPU session state the traps and PMIs of the running workload reach. */
+struct cpu_session {
+	struct decoded *cache;
+	void *scratch;
+	struct trace_ctx *ctx; /* non-NULL while a workload runs */
+	uint64_t virtual_pmis, virtual_pmis_masked;
+	struct exception_seen exc[SESSION_EXCEPTIONS];
+	unsigned nexc, exc_lost;
+	ss_step_fn extra_step; /* a session's own per-step hook (BTF), or NULL */
+	void *extra_ctx;
+};
+
+static struct cpu_session cpu_sessions[MAX_CPUS];
+
+static struct cpu_session *here(void)
+{
+	return &cpu_sessions[this_cpu()->index];
+}
+
+/*
+ * Deliver a PMI the model requested through the real path: as the LVT delivery does, set the
+ * LVTPC mask bit, then send the PMI vector (or an NMI) to this CPU through the local APIC.
+ * A request while LVTPC is masked is not delivered, as on hardware; it is counted.
+ */
+static void deliver_virtual_pmi(struct cpu_session *cs)
+{
+	uint32_t lvt = lapic_read(APIC_LVT_PMC);
+	if (lvt & APIC_LVT_MASKED) {
+		cs->virtual_pmis_masked++;
+		return;
+	}
+	lapic_write(APIC_LVT_PMC, lvt | APIC_LVT_MASKED);
+	cs->virtual_pmis++;
+	if (lapic_pmi_as_nmi())
+		lapic_send_ipi(0, APIC_DM_NMI, 0, APIC_DEST_SELF);
+	else
+		lapic_send_ipi(0, APIC_DM_FIXED, VEC_PMI, APIC_DEST_SELF);
+}
+
+static bool decode_cached(struct cpu_session *cs, uint64_t ip, struct decoded *out)
+{
+	struct decoded *slot = &cs->cache[ip % DECODE_CACHE_SIZE];
+	if (slot->ip != ip || slot->length == 0) {
+		struct x86_insn in;
+		if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LEN, &in) != 0)
+			return false;
+		*slot = (struct decoded){ip, in.length, (uint8_t)in.branch};
+	}
+	*out = *slot;
+	return true;
+}
+
+/* Feed the model from the single-step engine: every retired instruction, every taken branch. */
+static void model_step(void *ctx, uint64_t retired, uint64_t next)
+{
+	struct spmu *m = ctx;
+	struct cpu_session *cs = here();
+	struct decoded in;
+	if (!decode_cached(cs, retired, &in))
+		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
+	unsigned cpl_from, cpl_to;
+	ss_step_cpls(&cpl_from, &cpl_to);
+	const struct trap_frame *f = ss_step_frame();
+	struct spmu_regs regs = {
+	    .rflags = f->rflags & ~RFLAGS_TF, /* the engine's TF is invisible to the model */
+	    .rax = f->rax,
+	    .rbx = f->rbx,
+	    .rcx = f->rcx,
+	    .rdx = f->rdx,
+	    .rsi = f->rsi,
+	    .rdi = f->rdi,
+	    .rbp = f->rbp,
+	    .rsp = f->rsp,
+	    .r8 = f->r8,
+	    .r9 = f->r9,
+	    .r10 = f->r10,
+	    .r11 = f->r11,
+	    .r12 = f->r12,
+	    .r13 = f->r13,
+	    .r14 = f->r14,
+	    .r15 = f->r15,
+	};
+	struct spmu_step st = {
+	    .retired = retired,
+	    .next = next,
+	    .branch = in.branch != X86_BR_NONE,
+	    .cpl = cpl_from,
+	    .tsc = rdtsc(),
+	    .regs = &regs,
+	};
+	/* A taken branch is recorded as it retires, before the counters tick: the branch whose
+	 * retirement overflows a counter is in the LBR stack the PMI freezes (the record Linux's
+	 * PEBS IP fix-up expects at LBR.TO, reference 6.6). */
+	if (next != retired + in.length)
+		spmu_branch(m, retired, next, (enum x86_branch_kind)in.branch, cpl_from, cpl_to);
+	spmu_retire(m, &st);
+	if (cs->extra_step && spmu_btf_trap(m))
+		cs->extra_step(cs->extra_ctx, retired, next);
+	if (m->pmi_pending) {
+		m->pmi_pending = false;
+		deliver_virtual_pmi(cs);
+	}
+}
+
+/* The hardware's own #DB per step (BTF on silicon): the session's hook sees each one. */
+static void hardware_step(void *ctx, uint64_t retired, uint64_t next)
+{
+	(void)ctx;
+	struct cpu_session *cs = here();
+	cs->extra_step(cs->extra_ctx, retired, next);
+}
+
+void ts_set_step_hook(ss_step_fn fn, void *ctx)
+{
+	here()->extra_step = fn;
+	here()->extra_ctx = ctx;
+}
+
+uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
+{
+	struct cpu_session *cs = here();
+	const struct trace_request *q = t->req;
+	*steps = 0;
+	cs->nexc = cs->exc_lost = 0;
+	cs->virtual_pmis = cs->virtual_pmis_masked = 0;
+	if (q->reset)
+		q->reset();
+	cs->ctx = t;
+	uint64_t r;
+	if (!t->model && !cs->extra_step) {
+		if (interrupts)
+			__asm__ volatile("sti");
+		r = q->fn(q->arg); /* the hardware records by itself */
+		__asm__ volatile("cli");
+	} else {
+		struct ss_result res;
+		memset(cs->cache, 0, DECODE_CACHE_SIZE * sizeof(struct decoded));
+		ss_run(q->fn, q->arg, t->model ? model_step : hardware_step, t->model, interrupts,
+		       &res);
+		*steps = res.steps;
+		r = res.retval;
+	}
+	cs->ctx = 0;
+	if (r != q->expect) {
+		tprintf("error: %s: workload returned %lu, expected %lu\n", t->label, r, q->expect);
+		t->ok = false;
+	}
+	return r;
+}
+
+void *ts_scratch(uint64_t *bytes)
+{
+	*bytes = SCRATCH_PAGES * PAGE_SIZE;
+	return here()->scratch;
+}
+
+uint64_t ts_virtual_pmis(uint64_t *masked)
+{
+	*masked = here()->virtual_pmis_masked;
+	return here()->virtual_pmis;
+}
+
+/* Called for every exception a workload takes (arch/x86/cpu/irq.c): its last exception record. */
+void trace_note_exception(const struct trap_frame *f)
+{
+	struct cpu_session *cs = here();
+	if (!cs->ctx || f->vector >= NUM_EXCEPTION_VECTORS || f->vector == VEC_NMI)
+		return; /* interrupts, and PMIs delivered as NMI, are not the workload's */
+	if (cs->nexc == SESSION_EXCEPTIONS) {
+		cs->exc_lost++;
+		return;
+	}
+	struct exception_seen *e = &cs->exc[cs->nexc++];
+	e->vector = (uint32_t)f->vector;
+	e->rip = f->rip;
+	if (pmu_rdmsr(MSR_LER_FROM, &e->ler_from) != PMU_MSR_OK ||
+	    pmu_rdmsr(MSR_LER_TO, &e->ler_to) != PMU_MSR_OK)
+		e->ler_from = e->ler_to = 0;
+}
+
+void ts_print_exceptions(struct trace_ctx *t)
+{
+	struct cpu_session *cs = here();
+	for (unsigned i = 0; i < cs->nexc; i++)
+		tprintf("exception vector=%u rip=%#lx ler %#lx %#lx\n", cs->exc[i].vector,
+			cs->exc[i].rip, cs->exc[i].ler_from, cs->exc[i].ler_to);
+	if (cs->exc_lost) {
+		tprintf("error: %s: %u exceptions not recorded (room for %d)\n", t->label,
+			cs->exc_lost, SESSION_EXCEPTIONS);
+		t->ok = false;
+	}
+}
+
+bool ts_check(struct trace_ctx *t, int rc, uint32_t msr, const char *what)
+{
+	if (rc == PMU_MSR_OK)
+		return true;
+	tprintf("error: %s: %s: MSR %#x refused (#GP)%s%s\n", t->label, what, msr,
+		t->model ? ": " : "", t->model ? t->model->gp_reason : "");
+	t->ok = false;
+	return false;
+}
+
+void ts_skip(struct trace_ctx *t, const char *facility, const char *reason)
+{
+	tprintf("SKIP: %s: %s: %s\n", facility, t->label, reason);
+	t->skipped = true;
+}
+
+/* Whether this CPU's hardware has the facility, and why not. */
+static bool hardware_has(enum trace_facility facility, const struct trace_caps *hw,
+			 const char **why)
+{
+	if (!hw) {
+		*why = "no capability record";
+		return false;
+	}
+	switch (facility) {
+	case TRACE_BTS:
+	case TRACE_BTSINT:
+		*why = hw->bts.reason;
+		return hw->bts.kind != TC_BTS_NO;
+	case TRACE_PEBS:
+		*why = hw->pebs.reason;
+		return hw->pebs.kind == TC_PEBS_YES;
+	case TRACE_PMC:
+		*why = "no architectural performance monitoring (CPUID.0AH:EAX[7:0] = 0)";
+		return hw->perfmon.version >= 1;
+	case TRACE_LBR:
+	case TRACE_BTF:
+	case TRACE_FACILITIES:
+		break;
+	}
+	/* lbr, and btf: every processor with an LBR stack has DEBUGCTL.BTF (SDM 17.4.1). */
+	*why = hw->lbr.reason;
+	return hw->lbr.kind != TC_LBR_NONE;
+}
+
+struct cpu_job {
+	const struct trace_request *req;
+	enum trace_outcome outcome[MAX_CPUS];
+};
+
+static bool run_session(struct trace_ctx *t, enum trace_facility f)
+{
+	switch (f) {
+	case TRACE_BTS:
+		return session_bts(t, false);
+	case TRACE_BTSINT:
+		return session_bts(t, true);
+	case TRACE_PEBS:
+		return session_pebs(t);
+	case TRACE_BTF:
+		return session_btf(t);
+	case TRACE_PMC:
+		return session_pmc(t);
+	case TRACE_LBR:
+	case TRACE_FACILITIES:
+		break;
+	}
+	return session_lbr(t);
+}
+
+static void one_cpu(void *arg)
+{
+	struct cpu_job *job = arg;
+	const struct trace_request *q = job->req;
+	unsigned cpu = this_cpu()->index;
+	struct trace_ctx t = {.req = q, .ok = true};
+	const struct trace_caps *hw = caps_of_cpu(cpu);
+	const char *why;
+	if (hardware_has(q->facility, hw, &why)) {
+		pmu_use_hardware();
+		t.caps = hw;
+	} else {
+		const struct spmu_personality *p =
+		    q->personality < 0 ? NULL : spmu_personality_at((unsigned)q->personality);
+		if (!p) { /* spmu=none: the hardware or nothing */
+			tprintf("SKIP: %s: CPU %u has none: %s (spmu=none: no software PMU)\n",
+				q->facility_name, cpu, why);
+			job->outcome[cpu] = TRACE_SKIPPED;
+			return;
+		}
+		pmu_use_model(p);
+		t.model = pmu_model();
+		t.caps = &t.model->caps;
+		tprintf("trace: CPU %u has no %s (%s): using the SOFTWARE PMU as '%s' (%s); "
+			"results are model-verified, not silicon\n",
+			cpu, q->facility_name, why, p->name, p->what);
+	}
+	fmt_snprintf(t.label, sizeof(t.label), "%s@%s cpu=%u", q->workload,
+		     t.model ? t.model->p->name : "hardware", cpu);
+	bool ok = run_session(&t, q->facility);
+	pmu_use_hardware();
+	job->outcome[cpu] = !(ok && t.ok) ? TRACE_FAILED : t.skipped ? TRACE_SKIPPED : TRACE_PASSED;
+}
+
+static uint64_t bts_buffer_bytes(const struct trace_options *o)
+{
+	uint64_t records = o->bts_records ? o->bts_records : 2730;
+	return records * sizeof(struct bts_record);
+}
+
+/* Boot CPU: memory for CPU `cpu` (the page allocator is not shared between CPUs). */
+static bool prepare(unsigned cpu, const struct trace_options *o)
+{
+	struct cpu_session *cs = &cpu_sessions[cpu];
+	if (!cs->cache) {
+		uint64_t pa = page_alloc(DECODE_CACHE_PAGES);
+		if (!pa)
+			return false;
+		cs->cache = arch_phys_to_virt(pa);
+	}
+	if (!cs->scratch) {
+		uint64_t pa = page_alloc(SCRATCH_PAGES);
+		if (!pa)
+			return false;
+		cs->scratch = arch_phys_to_virt(pa);
+	}
+	return trace_out_prepare(cpu) &&
+	       ds_area_prepare(cpu, bts_buffer_bytes(o), o->pebs_kib * 1024);
+}
+
+enum trace_outcome arch_trace_workload(const struct trace_request *req)
+{
+	static struct cpu_job job; /* large: not on the stack */
+	unsigned n = arch_cpu_count();
+	enum trace_cpus mode = (enum trace_cpus)req->opt->cpus;
+	if (mode == TRACE_CPUS_ALL && !req->concurrent) {
+		kprintf("trace: workload '%s' keeps one shared slot (stack or page): it runs on "
+			"each CPU in turn, not on all at once\n",
+			req->workload);
+		mode = TRACE_CPUS_EACH;
+	}
+	unsigned first = 0, last = mode == TRACE_CPUS_BOOT ? 0 : n - 1;
+	memset(&job, 0, sizeof(job));
+	job.req = req;
+	for (unsigned c = first; c <= last; c++) {
+		if (!prepare(c, req->opt)) {
+			kprintf("error: trace: out of memory for CPU %u's buffers\n", c);
+			return TRACE_FAILED;
+		}
+	}
+	bool ok = true;
+	if (mode == TRACE_CPUS_ALL) {
+		unsigned done = smp_run_on_all_within(one_cpu, &job, TRACE_CALL_TIMEOUT_US);
+		if (done != n) {
+			kprintf("error: trace: %u of %u CPUs finished in time\n", done, n);
+			ok = false;
+		}
+	} else {
+		for (unsigned c = first; c <= last; c++) {
+			if (!smp_run_on_cpu_within(c, one_cpu, &job, TRACE_CALL_TIMEOUT_US)) {
+				kprintf("error: trace: CPU %u did not finish in time\n", c);
+				ok = false;
+			}
+		}
+	}
+	bool all_skipped = true;
+	for (unsigned c = first; c <= last; c++) {
+		trace_out_flush(c);
+		ok &= job.outcome[c] != TRACE_FAILED;
+		all_skipped &= job.outcome[c] == TRACE_SKIPPED;
+	}
+	return !ok ? TRACE_FAILED : all_skipped ? TRACE_SKIPPED : TRACE_PASSED;
+}

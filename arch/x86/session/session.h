@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the facility sessions share (arch/x86/session/session.c): one capture of one workload on
+ * one CPU, through the PMU accessor — on the hardware when it has the facility, else on the
+ * software PMU, whose model the single-step engine feeds. A session programs its facility
+ * with the drivers, runs the workload, stops, drains and writes its report with tprintf
+ * (arch/x86/session/output.h): "trace-begin FACILITY LABEL key=value...", one line per record,
+ * "trace-end FACILITY LABEL".
+ */
+#ifndef ARCH_X86_TRACE_SESSION_H
+#define ARCH_X86_TRACE_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/spmu/spmu.h"
+#include "arch/x86/caps/caps.h"
+#include "kernel/arch.h"
+
+struct trace_ctx {
+	const struct trace_request *req;
+	const struct trace_caps *caps; /* the model's when it runs, else this CPU's */
+	struct spmu *model;	       /* NULL on the hardware */
+	char label[64];		       /* "workload@personality|hardware cpu=N" */
+	bool ok;
+	bool skipped; /* the session said SKIP (ts_skip) */
+};
+
+/* A refused access fails the session, with the MSR and the model's reason. */
+bool ts_check(struct trace_ctx *t, int rc, uint32_t msr, const char *what);
+/* Run the workload (single-stepped into the model when there is one); its result must be
+ * the expected one, else the session fails. *steps = instructions stepped (0 on hardware). */
+uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps);
+/* "SKIP: <facility>: <reason>" into the report; the session counts as skipped. */
+void ts_skip(struct trace_ctx *t, const char *facility, const char *reason);
+/* A per-step hook for the next ts_run (BTF): on the model, called for each step BTF turns
+ * into a #DB; on the hardware, for each #DB. NULL to remove. */
+void ts_set_step_hook(ss_step_fn fn, void *ctx);
+/* This CPU's scratch memory for the records a session drains during a run. */
+void *ts_scratch(uint64_t *bytes);
+/* PMIs the model requested during the last run, and those LVTPC's mask held back. */
+uint64_t ts_virtual_pmis(uint64_t *masked);
+/* Every exception the running workload takes (arch/x86/cpu/irq.c): its last exception record. */
+struct trap_frame;
+void trace_note_exception(const struct trap_frame *f);
+/* Last exception records taken during the run (the sessions print them). */
+void ts_print_exceptions(struct trace_ctx *t);
+
+/* The LBRs for sessions that sample them (arch/x86/session/lbr.c): on with every branch kept,
+ * the newest entry, off. */
+bool lbr_enable_for_sampling(struct trace_ctx *t, uint64_t debugctl_extra);
+bool lbr_newest(const struct trace_ctx *t, uint64_t *from, uint64_t *to);
+void lbr_disable(struct trace_ctx *t);
+
+bool session_bts(struct trace_ctx *t, bool interrupt_mode);
+bool session_lbr(struct trace_ctx *t);
+bool session_pebs(struct trace_ctx *t);
+bool session_btf(struct trace_ctx *t);
+bool session_pmc(struct trace_ctx *t);
+
+#endif

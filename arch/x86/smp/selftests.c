@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Self-tests of the multiprocessor bring-up: every CPU is online with its own APIC ID, GS area,
+ * descriptor tables and guarded stack; cross-CPU calls run exactly once on the right CPU; each
+ * CPU's LVTPC targets the PMI vector and the PMI entry re-arms it; the timers agree.
+ */
+#include "kernel/selftest.h"
+#include "arch/x86/cpu/cpu.h"
+#include "arch/x86/cpu/desc.h"
+#include "arch/x86/smp/lapic.h"
+#include "arch/x86/cpu/pagetable.h"
+#include "arch/x86/cpu/paging.h"
+#include "arch/x86/cpu/percpu.h"
+#include "arch/x86/pmu/pmi.h"
+#include "arch/x86/smp/smp.h"
+#include "arch/x86/cpu/timer.h"
+#include "arch/x86/cpu/vectors.h"
+
+struct call_record {
+	volatile unsigned runs[MAX_CPUS];
+	volatile uint32_t apic_seen[MAX_CPUS];
+	volatile unsigned index_seen[MAX_CPUS];
+	volatile uint64_t gdt_base[MAX_CPUS];
+	volatile uint16_t tr[MAX_CPUS];
+};
+
+static struct call_record rec;
+
+static void record_call(void *arg)
+{
+	unsigned target = (unsigned)(uintptr_t)arg;
+	struct __attribute__((packed)) {
+		uint16_t limit;
+		uint64_t base;
+	} gdtr;
+	uint16_t tr;
+	__asm__ volatile("sgdt %0" : "=m"(gdtr));
+	__asm__ volatile("str %0" : "=r"(tr));
+	__atomic_fetch_add(&rec.runs[target], 1, __ATOMIC_RELAXED);
+	rec.apic_seen[target] = lapic_id();
+	rec.index_seen[target] = this_cpu()->index;
+	rec.gdt_base[target] = gdtr.base;
+	rec.tr[target] = tr;
+}
+
+static void record_self(void *arg)
+{
+	(void)arg;
+	record_call((void *)(uintptr_t)this_cpu()->index);
+}
+
+SELFTEST(smp)
+{
+	unsigned n = arch_cpu_count();
+	report_info("%u CPU(s) online, %s", n, lapic_mode_name());
+	bool ids_distinct = true;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned j = i + 1; j < n; j++)
+			ids_distinct &= arch_cpu_apic_id(i) != arch_cpu_apic_id(j);
+	report(ids_distinct, "the %u online CPUs have distinct APIC IDs", n);
+
+	__builtin_memset((void *)&rec, 0, sizeof(rec));
+	bool all_ok = true;
+	for (unsigned i = 0; i < n; i++)
+		all_ok &= arch_run_on_cpu(i, record_call, (void *)(uintptr_t)i);
+	report(all_ok, "a call to each CPU in turn completes");
+	bool right = true;
+	for (unsigned i = 0; i < n; i++)
+		right &= rec.runs[i] == 1 && rec.index_seen[i] == i &&
+			 rec.apic_seen[i] == arch_cpu_apic_id(i);
+	report(right, "each ran exactly once, on the CPU asked for (index and APIC ID match)");
+	bool own_tables = true;
+	for (unsigned i = 0; i < n; i++) {
+		own_tables &= rec.tr[i] == SEL_TSS;
+		for (unsigned j = i + 1; j < n; j++)
+			own_tables &= rec.gdt_base[i] != rec.gdt_base[j];
+	}
+	report(own_tables, "every CPU runs on its own GDT and TSS");
+
+	__builtin_memset((void *)&rec, 0, sizeof(rec));
+	unsigned done = arch_run_on_all(record_self, NULL);
+	bool once = done == n;
+	for (unsigned i = 0; i < n; i++)
+		once &= rec.runs[i] == 1 && rec.apic_seen[i] == arch_cpu_apic_id(i);
+	report(once, "a call on all CPUs runs once on each (%u of %u finished)", done, n);
+	__builtin_memset((void *)&rec, 0, sizeof(rec));
+	done = arch_run_on_aps(record_self, NULL);
+	once = done == n - 1 && rec.runs[0] == 0;
+	for (unsigned i = 1; i < n; i++)
+		once &= rec.runs[i] == 1 && rec.apic_seen[i] == arch_cpu_apic_id(i);
+	report(once, "a call on all APs runs once on each AP and not on the caller (%u of %u)",
+	       done, n - 1);
+	report(!arch_run_on_cpu(n, record_call, NULL), "a call to a CPU that does not exist fails");
+
+	bool guarded = true;
+	for (unsigned i = 1; i < n; i++) {
+		uint64_t top = percpu_by_index[i]->stack_top, pa, flags, size;
+		guarded &= paging_translate(top - 8, &pa, &flags, &size) && (flags & PTE_NX);
+		guarded &= !paging_translate(top - KSTACK_SIZE - 8, &pa, &flags, &size);
+	}
+	report(guarded, "AP stacks are mapped non-executable with an unmapped guard page below");
+}
+
+struct pmi_check {
+	volatile uint32_t lvt_before[MAX_CPUS];
+	volatile uint32_t lvt_after[MAX_CPUS];
+	volatile uint64_t pmis_seen[MAX_CPUS];
+};
+static struct pmi_check pmi_rec;
+
+/* Simulate a delivered PMI: mask LVTPC as delivery does, then raise the PMI vector on this
+ * CPU; the entry must count it and clear the mask. */
+static void check_pmi(void *arg)
+{
+	(void)arg;
+	unsigned i = this_cpu()->index;
+	pmi_rec.lvt_before[i] = lapic_read(APIC_LVT_PMC);
+	uint64_t before = pmi_count(i);
+	lapic_write(APIC_LVT_PMC, pmi_rec.lvt_before[i] | APIC_LVT_MASKED);
+	lapic_send_ipi(0, APIC_DM_FIXED, VEC_PMI, APIC_DEST_SELF);
+	uint64_t end = rdtsc() + timer_info()->tsc_hz / 10;
+	__asm__ volatile("sti");
+	while (pmi_count(i) == before && (int64_t)(rdtsc() - end) < 0)
+		cpu_pause();
+	__asm__ volatile("cli");
+	pmi_rec.pmis_seen[i] = pmi_count(i) - before;
+	pmi_rec.lvt_after[i] = lapic_read(APIC_LVT_PMC);
+}
+
+SELFTEST(pmi)
+{
+	if (lapic_pmi_as_nmi()) {
+		report_skip("pmi=nmi: the vector path is not in use");
+		return;
+	}
+	unsigned n = arch_cpu_count();
+	unsigned done = arch_run_on_all(check_pmi, NULL);
+	bool vec = done == n, ran = done == n, rearmed = done == n;
+	for (unsigned i = 0; i < n; i++) {
+		vec &= pmi_rec.lvt_before[i] == VEC_PMI; /* fixed delivery, unmasked */
+		ran &= pmi_rec.pmis_seen[i] == 1;
+		rearmed &= !(pmi_rec.lvt_after[i] & APIC_LVT_MASKED) &&
+			   (pmi_rec.lvt_after[i] & APIC_LVT_VECTOR) == VEC_PMI;
+	}
+	report(vec, "LVTPC on every CPU is vector %#x, fixed delivery, unmasked", VEC_PMI);
+	report(ran, "a PMI-vector interrupt reaches the PMI entry exactly once on every CPU");
+	report(rearmed, "the PMI entry clears the LVTPC mask bit that delivery sets");
+}
+
+SELFTEST(timers)
+{
+	const struct timer_info *t = timer_info();
+	report(t->tsc_hz >= 100000000ull, "TSC rate %lu kHz from %s", t->tsc_hz / 1000,
+	       t->tsc_source);
+	if (t->tsc_hz_pit && t->tsc_hz_loader) {
+		uint64_t a = t->tsc_hz_pit, b = t->tsc_hz_loader;
+		uint64_t diff = a > b ? a - b : b - a;
+		report(diff * 10 < b,
+		       "PIT (%lu kHz) and loader (%lu kHz) TSC rates agree within 10%%", a / 1000,
+		       b / 1000);
+	} else {
+		report_skip("no trusted PIT measurement (uncertainty %lu ppm) to compare with the "
+			    "loader's",
+			    t->pit_uncertainty_ppm);
+	}
+	report(t->apic_timer_hz > 0, "APIC timer runs (%lu kHz)", t->apic_timer_hz / 1000);
+	uint64_t start = rdtsc();
+	udelay(1000);
+	uint64_t us = tsc_to_us(rdtsc() - start);
+	report(us >= 1000 && us < 5000, "udelay(1000) waits about 1 ms by the TSC (%lu us)", us);
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The software PMU's Architectural LBR (CPUID.07H.0:EDX[19]; enumeration in CPUID.1CH):
+ * IA32_LBR_CTL's positive-sense filters, IA32_LBR_DEPTH (a write clears every entry),
+ * FROM/TO/INFO with BR_TYPE, cycle count and its valid bit. Entry 0 is the newest (there is no
+ * TOS register; the ordering follows Linux, the SDM's wording is unconfirmed in our sources).
+ * Sources: reference 1.4, 4.1-4.3 (SDM Vol. 3B chapter "Architectural Last Branch Records").
+ */
+#ifndef ARCH_X86_SPMU_ARCH_LBR_H
+#define ARCH_X86_SPMU_ARCH_LBR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86/spmu/lbr.h"
+#include "lib/bits.h"
+
+#define MSR_IA32_LBR_CTL   0x14ceu
+#define MSR_IA32_LBR_DEPTH 0x14cfu
+#define MSR_IA32_LBR_INFO0 0x1200u
+#define MSR_IA32_LBR_FROM0 0x1500u
+#define MSR_IA32_LBR_TO0   0x1600u
+#define ARCH_LBR_MAX_DEPTH 64
+
+/* IA32_LBR_CTL (reference 4.2). */
+#define LBR_CTL_LBREN	      BIT(0)
+#define LBR_CTL_OS	      BIT(1)
+#define LBR_CTL_USR	      BIT(2)
+#define LBR_CTL_CALL_STACK    BIT(3)
+#define LBR_CTL_JCC	      BIT(16)
+#define LBR_CTL_NEAR_REL_JMP  BIT(17)
+#define LBR_CTL_NEAR_IND_JMP  BIT(18)
+#define LBR_CTL_NEAR_REL_CALL BIT(19)
+#define LBR_CTL_NEAR_IND_CALL BIT(20)
+#define LBR_CTL_NEAR_RET      BIT(21)
+#define LBR_CTL_OTHER_BRANCH  BIT(22)
+#define LBR_CTL_BRANCHES      GENMASK(22, 16)
+
+/* Arch LBR_INFO (reference 4.3). */
+#define ARCH_LBR_INFO_MISPRED	BIT(63)
+#define ARCH_LBR_INFO_CYC_VALID BIT(60)
+#define ARCH_LBR_INFO_BR_TYPE	GENMASK(59, 56)
+#define ARCH_LBR_INFO_CYC_CNT	GENMASK(15, 0)
+
+/* BR_TYPE values (reference 4.3): 0-5 near branches, larger values "other". */
+enum arch_lbr_br_type {
+	ARCH_BR_JCC = 0,
+	ARCH_BR_NEAR_IND_JMP = 1,
+	ARCH_BR_NEAR_REL_JMP = 2,
+	ARCH_BR_NEAR_IND_CALL = 3,
+	ARCH_BR_NEAR_REL_CALL = 4,
+	ARCH_BR_NEAR_RET = 5,
+	ARCH_BR_OTHER = 8, /* 1xxxB: far transfers, interrupts, exceptions */
+};
+
+struct arch_lbr_caps {
+	uint32_t depth_mask; /* CPUID.1CH:EAX[7:0]: bit n => depth 8 * (n + 1) */
+	bool cpl_filter, branch_filter, call_stack, timed;
+};
+
+struct arch_lbr {
+	struct arch_lbr_caps caps;
+	uint64_t ctl, depth;
+	uint64_t from[ARCH_LBR_MAX_DEPTH], to[ARCH_LBR_MAX_DEPTH], info[ARCH_LBR_MAX_DEPTH];
+};
+
+void arch_lbr_init(struct arch_lbr *a, const struct arch_lbr_caps *caps);
+/* IA32_LBR_DEPTH / IA32_LBR_CTL writes: 0, or -1 with a reason (model #GP). */
+int arch_lbr_write_depth(struct arch_lbr *a, uint64_t depth, const char **reason);
+int arch_lbr_write_ctl(struct arch_lbr *a, uint64_t ctl, const char **reason);
+bool arch_lbr_allows(uint64_t ctl, bool cpl_filter, bool branch_filter, const struct lbr_branch *b);
+/* Record one branch (when LBREn and the filters allow it): entry 0 becomes the newest; in
+ * call-stack mode a near return pops the newest record instead. */
+bool arch_lbr_record(struct arch_lbr *a, const struct lbr_branch *b);
+enum arch_lbr_br_type arch_lbr_br_type(enum lbr_class cls);
+
+#endif

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+#include "arch/x86/spmu/counters.h"
+#include "arch/x86/hw/ds_layout.h"
+#include "lib/string.h"
+
+#define SIGN_BIT_31 BIT(31)
+#define FIXED_BASE  32 /* fixed counter m is bit 32 + m in GLOBAL_CTRL / GLOBAL_STATUS */
+
+static uint64_t width_mask(unsigned width)
+{
+	return width >= 64 ? UINT64_MAX : (BIT(width) - 1);
+}
+
+static uint64_t global_ctrl_valid(const struct spmu_counters *c)
+{
+	return (c->n_gp ? genmask(c->n_gp - 1, 0) : 0) |
+	       (c->n_fixed ? genmask(FIXED_BASE + c->n_fixed - 1, FIXED_BASE) : 0);
+}
+
+void spmu_counters_init(struct spmu_counters *c, unsigned version, unsigned n_gp, unsigned gp_width,
+			unsigned n_fixed, unsigned fixed_width, bool full_width_write)
+{
+	memset(c, 0, sizeof(*c));
+	c->version = version;
+	c->n_gp = n_gp > SPMU_MAX_GP ? SPMU_MAX_GP : n_gp;
+	c->gp_width = gp_width;
+	c->n_fixed = n_fixed > SPMU_MAX_FIXED ? SPMU_MAX_FIXED : n_fixed;
+	c->fixed_width = fixed_width;
+	c->full_width_write = full_width_write;
+	/* Power-on value: the general-purpose enables set, so that v1-style software that never
+	 * writes GLOBAL_CTRL still counts (SDM 18.2.2; the fixed-counter bits' reset value is
+	 * unconfirmed in our sources: the model clears them). */
+	c->global_ctrl = c->n_gp ? genmask(c->n_gp - 1, 0) : 0;
+}
+
+static bool version_ge(const struct spmu_counters *c, unsigned v)
+{
+	return c->version >= v;
+}
+
+int spmu_counters_rdmsr(struct spmu_counters *c, uint32_t msr, uint64_t *v, bool *handled,
+			const char **reason)
+{
+	*handled = true;
+	if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + c->n_gp) {
+		*v = c->evtsel[msr - MSR_IA32_PERFEVTSEL0];
+		return 0;
+	}
+	if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + c->n_gp) {
+		*v = c->pmc[msr - MSR_IA32_PMC0];
+		return 0;
+	}
+	if (c->full_width_write && msr >= MSR_IA32_A_PMC0 && msr < MSR_IA32_A_PMC0 + c->n_gp) {
+		*v = c->pmc[msr - MSR_IA32_A_PMC0];
+		return 0;
+	}
+	if (version_ge(c, 2) && msr >= MSR_IA32_FIXED_CTR0 &&
+	    msr < MSR_IA32_FIXED_CTR0 + c->n_fixed) {
+		*v = c->fixed[msr - MSR_IA32_FIXED_CTR0];
+		return 0;
+	}
+	if (version_ge(c, 2)) {
+		switch (msr) {
+		case MSR_IA32_FIXED_CTR_CTRL:
+			*v = c->fixed_ctrl;
+			return 0;
+		case MSR_IA32_PERF_GLOBAL_CTRL:
+			*v = c->global_ctrl;
+			return 0;
+		case MSR_IA32_PERF_GLOBAL_STATUS:
+			*v = c->global_status;
+			return 0;
+		case MSR_IA32_PERF_GLOBAL_OVF_CTRL:
+			*v = 0; /* write-only in effect: reads return 0 */
+			return 0;
+		}
+	}
+	if (msr == MSR_IA32_PEBS_ENABLE && c->pebs_valid) {
+		*v = c->pebs_enable;
+		return 0;
+	}
+	*handled = false;
+	*reason = "not a counter MSR of this processor";
+	return -1;
+}
+
+int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool *handled,
+			const char **reason)
+{
+	*handled = true;
+	if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + c->n_gp) {
+		if (v & ~(EVTSEL_VALID | (c->adaptive_pebs ? EVTSEL_ADAPTIVE : 0))) {
+			*reason = "reserved IA32_PERFEVTSELx bits";
+			return -1;
+		}
+		c->evtsel[msr - MSR_IA32_PERFEVTSEL0] = v;
+		return 0;
+	}
+	if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + c->n_gp) {
+		/* Legacy alias: bits 31:0 written, sign-extended to the counter width (SDM
+		 * 18.2.6 "Full-Width Writes to Performance Counter Registers"). */
+		uint64_t x = (v & SIGN_BIT_31) ? (v | ~GENMASK(31, 0)) : (v & GENMASK(31, 0));
+		c->pmc[msr - MSR_IA32_PMC0] = x & width_mask(c->gp_width);
+		return 0;
+	}
+	if (msr >= MSR_IA32_A_PMC0 && msr < MSR_IA32_A_PMC0 + c->n_gp) {
+		if (!c->full_width_write) {
+			*reason =
+			    "IA32_A_PMCx without IA32_PERF_CAPABILITIES[13] (full-width write)";
+			return -1;
+		}
+		if (v & ~width_mask(c->gp_width)) {
+			*reason = "IA32_A_PMCx value wider than the counter";
+			return -1;
+		}
+		c->pmc[msr - MSR_IA32_A_PMC0] = v;
+		return 0;
+	}
+	if (version_ge(c, 2) && msr >= MSR_IA32_FIXED_CTR0 &&
+	    msr < MSR_IA32_FIXED_CTR0 + c->n_fixed) {
+		if (v & ~width_mask(c->fixed_width)) {
+			*reason = "IA32_FIXED_CTRx value wider than the counter";
+			return -1;
+		}
+		c->fixed[msr - MSR_IA32_FIXED_CTR0] = v;
+		return 0;
+	}
+	if (version_ge(c, 2)) {
+		switch (msr) {
+		case MSR_IA32_FIXED_CTR_CTRL:
+			uint64_t ctrl_valid = c->n_fixed ? genmask(4 * c->n_fixed - 1, 0) : 0;
+			for (unsigned m = 0; c->adaptive_pebs && m < c->n_fixed; m++)
+				ctrl_valid |= FIXED_CTRL_ADAPTIVE(m);
+			if (c->n_fixed == 0 || (v & ~ctrl_valid)) {
+				*reason = "reserved IA32_FIXED_CTR_CTRL bits";
+				return -1;
+			}
+			c->fixed_ctrl = v;
+			return 0;
+		case MSR_IA32_PERF_GLOBAL_CTRL:
+			if (v & ~global_ctrl_valid(c)) {
+				*reason = "reserved IA32_PERF_GLOBAL_CTRL bits";
+				return -1;
+			}
+			c->global_ctrl = v;
+			return 0;
+		case MSR_IA32_PERF_GLOBAL_STATUS:
+			*reason = "IA32_PERF_GLOBAL_STATUS is read-only";
+			return -1;
+		case MSR_IA32_PERF_GLOBAL_OVF_CTRL: {
+			uint64_t valid = global_ctrl_valid(c) | GLOBAL_STATUS_DS_BUFFER |
+					 GLOBAL_STATUS_COND_CHGD;
+			if (version_ge(c, 4))
+				valid |= GLOBAL_STATUS_LBR_FRZ | GLOBAL_STATUS_CTR_FRZ;
+			if (v & ~valid) {
+				*reason = "reserved GLOBAL_OVF_CTRL / STATUS_RESET bits";
+				return -1;
+			}
+			c->global_status &= ~v; /* v4: clearing LBR_Frz / CTR_Frz unfreezes */
+			return 0;
+		}
+		case MSR_IA32_PEBS_ENABLE:
+			if (!c->pebs_valid || (v & ~c->pebs_valid)) {
+				*reason =
+				    "IA32_PEBS_ENABLE: no PEBS, or bits for counters without it";
+				return -1;
+			}
+			c->pebs_enable = v;
+			return 0;
+		case MSR_IA32_PERF_GLOBAL_STATUS_SET:
+			if (!version_ge(c, 4)) {
+				*reason = "IA32_PERF_GLOBAL_STATUS_SET needs perfmon v4";
+				return -1;
+			}
+			c->global_status |= v & (global_ctrl_valid(c) | GLOBAL_STATUS_DS_BUFFER);
+			return 0;
+		}
+	}
+	*handled = false;
+	*reason = "not a counter MSR of this processor";
+	return -1;
+}
+
+bool spmu_counters_lbr_frozen(const struct spmu_counters *c)
+{
+	return c->global_status & GLOBAL_STATUS_LBR_FRZ;
+}
+
+struct spmu_overflow spmu_counters_pmi_freeze(struct spmu_counters *c, uint64_t debugctl)
+{
+	struct spmu_overflow o = {.pmi = true};
+	if (c->version >= 4) {
+		/* Streamlined (v4+): status bits, the enables untouched (SDM 17.4.7). */
+		if (debugctl & DEBUGCTL_FREEZE_LBRS_ON_PMI)
+			c->global_status |= GLOBAL_STATUS_LBR_FRZ;
+		if (debugctl & DEBUGCTL_FREEZE_PERFMON_ON_PMI)
+			c->global_status |= GLOBAL_STATUS_CTR_FRZ;
+	} else if (c->version >= 2) {
+		/* Legacy: the processor clears the enables themselves. */
+		if (debugctl & DEBUGCTL_FREEZE_LBRS_ON_PMI)
+			o.freeze_lbr_legacy = true;
+		if (debugctl & DEBUGCTL_FREEZE_PERFMON_ON_PMI)
+			c->global_ctrl = 0;
+	}
+	return o;
+}
+
+static bool counts_event(uint64_t evtsel, const struct spmu_tick *t)
+{
+	unsigned event = (unsigned)FIELD_GET(EVTSEL_EVENT, evtsel);
+	unsigned umask = (unsigned)FIELD_GET(EVTSEL_UMASK, evtsel);
+	if (!(evtsel & EVTSEL_EN))
+		return false;
+	if (!((t->cpl == 0 && (evtsel & EVTSEL_OS)) || (t->cpl != 0 && (evtsel & EVTSEL_USR))))
+		return false;
+	switch (event) {
+	case ARCH_EVENT_INSTRUCTIONS:
+		return umask == 0;
+	case ARCH_EVENT_BRANCHES:
+		return umask == 0 && t->branch;
+	case ARCH_EVENT_CORE_CYCLES: /* the model's cycle: one per instruction */
+		return umask <= 1;
+	default:
+		return false; /* other events do not count in the model */
+	}
+}
+
+/* Add one to a counter; true on wrap-around (overflow). */
+static bool bump(uint64_t *ctr, unsigned width)
+{
+	*ctr = (*ctr + 1) & width_mask(width);
+	return *ctr == 0;
+}
+
+struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct spmu_tick *t,
+					uint64_t debugctl)
+{
+	struct spmu_overflow o = {0};
+	if (c->global_status & GLOBAL_STATUS_CTR_FRZ)
+		return o; /* frozen until software clears CTR_Frz */
+	bool global = c->version >= 2;
+	bool want_pmi = false;
+	for (unsigned n = 0; n < c->n_gp; n++) {
+		if ((global && !(c->global_ctrl & BIT(n))) || !counts_event(c->evtsel[n], t))
+			continue;
+		if (bump(&c->pmc[n], c->gp_width)) {
+			/* The status bit is set for PEBS counters too (Linux strips PEBS counters
+			 * from the status it processes, reference 7.2); their PMI normally comes
+			 * from the buffer threshold, as software leaves INT clear. */
+			c->global_status |= BIT(n);
+			want_pmi |= (c->evtsel[n] & EVTSEL_INT) != 0;
+			if (c->pebs_enable & BIT(n))
+				o.pebs |= BIT(n);
+		}
+	}
+	for (unsigned m = 0; global && m < c->n_fixed; m++) {
+		if (!(c->global_ctrl & BIT(FIXED_BASE + m)))
+			continue;
+		bool ring = (t->cpl == 0) ? (c->fixed_ctrl & FIXED_CTRL_OS(m))
+					  : (c->fixed_ctrl & FIXED_CTRL_USR(m));
+		/* Fixed counter 0 counts instructions, 1 core cycles, 2 reference cycles; the
+		 * model's cycle is one instruction. */
+		if (!ring)
+			continue;
+		if (bump(&c->fixed[m], c->fixed_width)) {
+			c->global_status |= GLOBAL_STATUS_FIXED(m);
+			want_pmi |= (c->fixed_ctrl & FIXED_CTRL_PMI(m)) != 0;
+			/* Extended PEBS: PEBS on fixed counter m is IA32_PEBS_ENABLE bit 32+m
+			 * (reference 6.1, Ice Lake and later with PERF_CAPABILITIES[14]); before
+			 * that, bits 32-35 are the load-latency enables of PMC0-3. */
+			if (c->adaptive_pebs && (c->pebs_enable & BIT(FIXED_BASE + m)))
+				o.pebs |= BIT(FIXED_BASE + m);
+		}
+	}
+	if (want_pmi) {
+		uint64_t pebs = o.pebs;
+		o = spmu_counters_pmi_freeze(c, debugctl);
+		o.pebs = pebs;
+	}
+	return o;
+}

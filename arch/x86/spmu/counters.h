@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The software PMU's performance counters: general-purpose counters (IA32_PERFEVTSELx /
+ * IA32_PMCx and the full-width aliases IA32_A_PMCx), fixed counters (IA32_FIXED_CTRx,
+ * IA32_FIXED_CTR_CTRL), the global MSRs (GLOBAL_CTRL, GLOBAL_STATUS, OVF_CTRL / STATUS_RESET,
+ * STATUS_SET), overflow, PMI requests and freeze-on-PMI in both flavours.
+ * Sources: SDM Vol. 3B 18.2 (architectural performance monitoring, versions 1-5), 17.4.7
+ * (freezing LBR and counters on PMI), reference sections 7.1-7.3. Pure: host-tested.
+ */
+#ifndef ARCH_X86_SPMU_COUNTERS_H
+#define ARCH_X86_SPMU_COUNTERS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86/hw/pmu_regs.h"
+#include "lib/bits.h"
+
+#define SPMU_MAX_GP    8
+#define SPMU_MAX_FIXED 4
+
+enum spmu_freeze_flavour { SPMU_FREEZE_NONE, SPMU_FREEZE_LEGACY, SPMU_FREEZE_STREAMLINED };
+
+struct spmu_counters {
+	/* configuration, from the personality */
+	unsigned version, n_gp, gp_width, n_fixed, fixed_width;
+	bool full_width_write;
+	uint64_t pebs_valid; /* PEBS_ENABLE bits the processor has (0: no PEBS) */
+	bool adaptive_pebs;  /* PERF_CAPABILITIES[14]: EVTSEL bit 34, FIXED_CTR_CTRL bits 32+4m */
+	/* state */
+	uint64_t evtsel[SPMU_MAX_GP], pmc[SPMU_MAX_GP];
+	uint64_t fixed[SPMU_MAX_FIXED], fixed_ctrl;
+	uint64_t global_ctrl, global_status;
+	uint64_t pebs_enable;
+};
+
+/* What happened during one retired instruction. */
+struct spmu_tick {
+	bool branch; /* a branch instruction retired (taken or not) */
+	unsigned cpl;
+};
+
+/* Outcome of an event: whether a PMI is requested and which freezes the caller must apply to
+ * state it owns (DEBUGCTL.LBR for legacy LBR freeze). */
+struct spmu_overflow {
+	bool pmi;
+	bool freeze_lbr_legacy; /* clear DEBUGCTL.LBR */
+	uint64_t pebs;		/* PEBS-enabled counters that overflowed: a record each is due */
+};
+
+void spmu_counters_init(struct spmu_counters *c, unsigned version, unsigned n_gp, unsigned gp_width,
+			unsigned n_fixed, unsigned fixed_width, bool full_width_write);
+/* MSR access; returns 0, or -1 for a model #GP (with a reason). `handled` says whether the
+ * MSR belongs to the counters at all. */
+int spmu_counters_rdmsr(struct spmu_counters *c, uint32_t msr, uint64_t *v, bool *handled,
+			const char **reason);
+int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool *handled,
+			const char **reason);
+/* Count one retired instruction; debugctl's FREEZE_* bits decide the freeze on overflow. */
+struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct spmu_tick *t,
+					uint64_t debugctl);
+/* Whether LBRs are frozen (streamlined freeze, LBR_Frz set). */
+bool spmu_counters_lbr_frozen(const struct spmu_counters *c);
+/* A PMI request from elsewhere (BTS or PEBS threshold): apply the freeze it implies. */
+struct spmu_overflow spmu_counters_pmi_freeze(struct spmu_counters *c, uint64_t debugctl);
+
+#endif

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/cpu/cpu.h"
+#include "arch/x86/cpu/percpu.h"
+#include "arch/x86/cpu/trap.h"
+#include "kernel/arch.h"
+
+/* DR6 (SDM Vol. 3B 17.2.3, Figure 17-2): BS = single-step caused the #DB. */
+#define DR6_BS	       BIT(14)
+#define DR6_INIT_VALUE 0xffff0ff0ull /* the value DR6 holds with no condition recorded */
+
+uint64_t ss_enter(uint64_t (*fn)(uint64_t), uint64_t arg, uint64_t extra_flags);
+
+struct ss_state {
+	bool active;
+	bool in_trap;  /* the engine's own #DB handler runs (an NMI there is not the workload's) */
+	uint64_t prev; /* the instruction that will retire next */
+	unsigned prev_cpl, cpl_from, cpl_to;
+	const struct trap_frame *frame; /* during on_step: the state after the retired insn */
+	uint64_t steps;
+	ss_step_fn on_step;
+	void *ctx;
+};
+
+static struct ss_state state[MAX_CPUS];
+
+static inline uint64_t read_dr6(void)
+{
+	uint64_t v;
+	__asm__ volatile("mov %%dr6, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_dr6(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%dr6" : : "r"(v));
+}
+
+void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ctx, bool interrupts,
+	    struct ss_result *r)
+{
+	struct ss_state *s = &state[this_cpu()->index];
+	s->prev = (uint64_t)ss_first_insn;
+	s->prev_cpl = 0;
+	s->steps = 0;
+	s->on_step = on_step;
+	s->ctx = ctx;
+	write_dr6(DR6_INIT_VALUE);
+	s->active = true;
+	r->retval = ss_enter(fn, arg, interrupts ? RFLAGS_IF : 0);
+	s->active = false;
+	r->steps = s->steps;
+}
+
+bool ss_debug_trap(struct trap_frame *f)
+{
+	struct percpu *cpu = percpu_current();
+	if (!cpu)
+		return false;
+	struct ss_state *s = &state[cpu->index];
+	uint64_t dr6 = read_dr6();
+	if (!s->active || !(dr6 & DR6_BS))
+		return false;
+	write_dr6(DR6_INIT_VALUE); /* DR6 bits are sticky: clear for the next trap */
+	s->steps++;
+	s->cpl_from = s->prev_cpl;
+	s->cpl_to = f->cs & 3; /* the privilege level execution continues at */
+	s->frame = f;
+	s->in_trap = true; /* a PMI sent as NMI from on_step arrives right here */
+	if (s->on_step)
+		s->on_step(s->ctx, s->prev, f->rip);
+	s->in_trap = false;
+	s->frame = NULL;
+	s->prev = f->rip;
+	s->prev_cpl = s->cpl_to;
+	if (f->rip == (uint64_t)ss_exit)
+		s->active = false; /* TF is clear from here on */
+	return true;
+}
+
+uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
+			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next), void *ctx,
+			  uint64_t *steps)
+{
+	struct ss_result r;
+	ss_run(fn, arg, on_step, ctx, false, &r);
+	*steps = r.steps;
+	return r.retval;
+}
+
+void ss_step_cpls(unsigned *from, unsigned *to)
+{
+	const struct ss_state *s = &state[this_cpu()->index];
+	*from = s->cpl_from;
+	*to = s->cpl_to;
+}
+
+const struct trap_frame *ss_step_frame(void)
+{
+	return state[this_cpu()->index].frame;
+}
+
+uint64_t ss_workload_ip(const struct trap_frame *f)
+{
+	struct percpu *cpu = percpu_current();
+	const struct ss_state *s = cpu ? &state[cpu->index] : NULL;
+	return s && s->active && s->in_trap && s->frame ? s->frame->rip : f->rip;
+}
+
+bool ss_active_here(void)
+{
+	struct percpu *cpu = percpu_current();
+	return cpu && state[cpu->index].active && !state[cpu->index].in_trap;
+}
+
+/*
+ * An exception or interrupt the workload takes (not the engine's own #DB). Interrupt-gate
+ * delivery clears TF, so the handler is not stepped. A trap-class exception (INT3, INT n,
+ * INTO) retires its instruction without a single-step trap for it: report that step now, with
+ * execution going on at the return address the frame holds. A fault (the instruction did not
+ * retire) or an interrupt between instructions leaves the frame's RIP at the instruction that
+ * will retire next, which the engine already expects.
+ */
+void ss_note_exception(const struct trap_frame *f)
+{
+	struct percpu *cpu = percpu_current();
+	if (!cpu)
+		return;
+	struct ss_state *s = &state[cpu->index];
+	if (!s->active || f->rip == s->prev)
+		return;
+	s->steps++;
+	s->cpl_from = s->prev_cpl;
+	s->cpl_to = f->cs & 3;
+	s->frame = f;
+	if (s->on_step)
+		s->on_step(s->ctx, s->prev, f->rip);
+	s->frame = NULL;
+	s->prev = f->rip;
+	s->prev_cpl = s->cpl_to;
+}

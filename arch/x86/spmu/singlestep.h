@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The single-step engine: runs a workload with RFLAGS.TF set, so that after every retired
+ * instruction a debug trap (#DB, on its own IST stack) reports it (SDM Vol. 3B 17.3.1.4,
+ * "Single-Step Exception Condition"). The software PMU is driven from here. The kernel's own
+ * handlers are never stepped: delivery through an interrupt gate clears TF, IRET restores it.
+ */
+#ifndef ARCH_X86_SINGLESTEP_H
+#define ARCH_X86_SINGLESTEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct trap_frame;
+
+/* Called for each retired instruction: its address, and where execution goes next. */
+typedef void (*ss_step_fn)(void *ctx, uint64_t retired, uint64_t next);
+
+struct ss_result {
+	uint64_t steps;	 /* instructions retired under TF */
+	uint64_t retval; /* the workload's return value */
+};
+
+/* Run fn(arg) single-stepped on this CPU, calling on_step for every instruction; with
+ * `interrupts` the workload runs with RFLAGS.IF set (interrupt handlers are not stepped:
+ * delivery clears TF, IRET restores it). */
+void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ctx, bool interrupts,
+	    struct ss_result *r);
+/* Inside on_step: the CPL of the retired instruction and the one execution continues at. */
+void ss_step_cpls(unsigned *from, unsigned *to);
+/* Inside on_step: the registers after the retired instruction (the #DB trap frame). */
+const struct trap_frame *ss_step_frame(void);
+/* An exception or interrupt the stepped workload takes: account a trap-class instruction
+ * that retired without its own single-step trap (see singlestep.c). */
+void ss_note_exception(const struct trap_frame *f);
+/* Whether a workload is being stepped on this CPU. */
+bool ss_active_here(void);
+/* The workload's instruction an interrupt stands at: the frame's RIP, except for an NMI that
+ * arrived inside the engine's own #DB handler (a PMI sent as NMI by the software PMU), which
+ * stands where the stepped workload goes on. */
+uint64_t ss_workload_ip(const struct trap_frame *f);
+/* From the #DB path: true if this was the engine's single-step trap (handled). */
+bool ss_debug_trap(struct trap_frame *f);
+
+/* The entry stub's bounds (in .text.workload, arch/x86/spmu/singlestep_entry.S). */
+extern const char ss_first_insn[], ss_exit[];
+
+#endif

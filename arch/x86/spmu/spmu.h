@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The software PMU: an SDM-faithful model of the trace MSRs and the DS area, per CPU, driven
+ * by the single-step engine. It presents as a named processor (a personality: the CPUID leaves
+ * and capability MSRs that detection reads), so detection, drivers and decoding run as they
+ * would on that processor. A write the hardware would refuse becomes a model #GP, reported
+ * with the MSR, value and reason, so driver bugs surface instead of hiding.
+ * Modelled: IA32_DEBUGCTL (BTF included), IA32_DS_AREA and BTS (Table 17-6), the legacy LBR
+ * stack with LBR_SELECT (and the Nehalem erratum), TOS and FROM/TO/INFO, Architectural LBR,
+ * the last exception record MSRs, read-only IA32_PERF_CAPABILITIES / IA32_MISC_ENABLE, the
+ * counters with overflow, PMI requests and freeze-on-PMI in both flavours
+ * (arch/x86/spmu/counters.c), and PEBS formats 0-4 with adaptive groups (spmu_pebs.c). The
+ * README lists what it does not do.
+ */
+#ifndef ARCH_X86_SPMU_H
+#define ARCH_X86_SPMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "arch/x86/hw/ds_layout.h"
+#include "arch/x86/spmu/arch_lbr.h"
+#include "arch/x86/spmu/counters.h"
+#include "arch/x86/spmu/lbr.h"
+#include "arch/x86/spmu/pebs.h"
+#include "arch/x86/caps/caps.h"
+#include "lib/x86_decode.h"
+
+struct spmu_personality {
+	const char *name;
+	const char *what;
+	const struct cpu_snapshot *snap; /* what CPUID and the capability MSRs say */
+	uint32_t lbr_from_base, lbr_to_base, lbr_info_base; /* info 0: no LBR_INFO MSRs */
+	bool lbr_select;				    /* MSR_LBR_SELECT exists */
+	bool lbr_select_erratum; /* the Nehalem/Westmere LBR_SELECT erratum (spmu_lbr.c) */
+};
+
+const struct spmu_personality *spmu_personality_find(const char *name);
+const struct spmu_personality *spmu_personality_at(unsigned i);
+
+#define SPMU_OK 0
+#define SPMU_GP (-1) /* the access would raise #GP on the modelled processor */
+
+struct spmu_stats {
+	uint64_t branches;
+	uint64_t lbr_recorded, lbr_filtered;
+	uint64_t bts_stored, bts_not_stored, bts_dropped, bts_threshold_pmis;
+	uint64_t gp_faults;
+	uint64_t pmis_requested;
+	uint64_t lbr_frozen_skips; /* branches not recorded while the LBRs were frozen */
+	uint64_t pebs_records, pebs_dropped, pebs_threshold_pmis;
+	uint64_t btf_traps;
+};
+
+struct spmu {
+	const struct spmu_personality *p;
+	struct trace_caps caps; /* decoded from p->snap, exactly as for a real CPU */
+	uint64_t debugctl;
+	uint64_t ds_area;
+	struct lbr_stack lbr;	  /* model-specific LBR (caps.lbr.kind == TC_LBR_LEGACY) */
+	struct arch_lbr arch_lbr; /* Architectural LBR (caps.lbr.kind == TC_LBR_ARCH) */
+	struct spmu_counters ctr;
+	struct pebs_config pebs;
+	uint64_t pebs_data_cfg, pebs_ld_lat;
+	uint64_t ler_from, ler_to;
+	uint64_t last_from, last_to; /* the most recent taken branch */
+	uint64_t steps_since_lbr;
+	bool pmi_pending;
+	bool btf_trap; /* a taken branch under DEBUGCTL.BTF: the next #DB is due */
+	struct spmu_stats stats;
+	/* The last refused access, for the report. */
+	uint32_t gp_msr;
+	uint64_t gp_value;
+	const char *gp_reason;
+	void *(*lin)(uint64_t linear); /* how the model reaches DS memory; NULL if unmapped */
+};
+
+void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(uint64_t));
+int spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value);
+int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value);
+/* One retired instruction, with the state after it (for PEBS records). */
+struct spmu_step {
+	uint64_t retired, next;
+	bool branch; /* a branch instruction, taken or not */
+	unsigned cpl;
+	uint64_t tsc;
+	const struct spmu_regs *regs;
+};
+/* Counters count it; a PEBS-enabled counter that overflows writes a record. */
+void spmu_retire(struct spmu *m, const struct spmu_step *st);
+/*
+ * An exception or interrupt delivered while the workload runs (not the engine's own
+ * single-step traps, which real hardware would not take): the last exception record takes
+ * the last branch before it (SDM Vol. 3B 17.4.8.1 / reference 3.1: LASTINTFROMIP/TOIP), and a
+ * debug exception clears DEBUGCTL.LBR (SDM 17.4.2; records are kept).
+ */
+void spmu_exception(struct spmu *m, unsigned vector);
+/* After a step: whether BTF turned it into the workload's #DB (then LBR and BTF are clear). */
+bool spmu_btf_trap(struct spmu *m);
+/* One taken branch, as the hardware would see it. */
+void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
+		 unsigned cpl_from, unsigned cpl_to);
+
+#endif

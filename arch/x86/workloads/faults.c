@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exceptions a workload takes on purpose, handled here so that it resumes (the single-step
+ * engine must survive them): #BP from fault_workload_int3 (a trap: return to the next
+ * instruction), and #PF on the lazily mapped page (map it, return: the access runs again).
+ */
+#include "arch/x86/workloads/faults.h"
+#include "arch/x86/cpu/cpu.h"
+#include "arch/x86/cpu/pagetable.h"
+#include "arch/x86/cpu/paging.h"
+#include "arch/x86/cpu/trap.h"
+#include "kernel/arch.h"
+#include "kernel/memory.h"
+
+extern const char fault_workload_int3[];
+
+static uint64_t lazy_page_pa;
+static uint64_t faults_handled;
+
+bool workload_fault_fixup(struct trap_frame *f)
+{
+	if (f->vector == VEC_BP && f->rip == (uint64_t)fault_workload_int3 + 1) {
+		faults_handled++;
+		return true;
+	}
+	if (f->vector == VEC_PF && ALIGN_DOWN(read_cr2(), PAGE_4K) == LAZY_PAGE_VA &&
+	    !(f->error_code & PF_ERR_PRESENT)) {
+		if (!lazy_page_pa)
+			lazy_page_pa = page_alloc(1);
+		if (!lazy_page_pa || !paging_map_kernel_4k(LAZY_PAGE_VA, lazy_page_pa, true))
+			return false;
+		faults_handled++;
+		return true;
+	}
+	return false;
+}
+
+void workload_faults_reset(void)
+{
+	uint64_t pa, flags, size;
+	if (paging_translate(LAZY_PAGE_VA, &pa, &flags, &size))
+		paging_unmap_kernel_4k(LAZY_PAGE_VA);
+}
+
+uint64_t workload_faults_handled(void)
+{
+	return faults_handled;
+}
+
+void arch_fault_workload_reset(void)
+{
+	workload_faults_reset();
+}
