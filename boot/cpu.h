@@ -5,11 +5,9 @@
 
 #include "arch/x86/cpu/cpu.h"
 
-#define CR4_LA57 BIT(12) /* 5-level paging: our 4-level tables would be misread */
-
 static inline int cpu_under_hypervisor(void)
 {
-	return (cpuid(1, 0).ecx & CPUID_1_ECX_HYPERVISOR) != 0;
+	return (cpuid(1, 0).ecx & C01_ECX_HYPERVISOR) != 0;
 }
 
 #endif

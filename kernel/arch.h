@@ -157,7 +157,7 @@ enum trace_outcome { TRACE_PASSED, TRACE_FAILED, TRACE_SKIPPED };
 enum trace_outcome arch_trace_workload(const struct trace_request *req);
 
 /* Bench: the PMI/DS service routine's path length in instructions per PMI and per record
- * (arch/x86/pmu/isr_bench.c); false if it misbehaves or exceeds its bound. */
+ * (arch/x86/session/isr_bench.c); false if it misbehaves or exceeds its bound. */
 bool arch_bench_isr(void);
 
 /* The ring 3 <-> ring 0 round-trip workload: n SYSCALL/SYSRET pairs from ring 3, entered with

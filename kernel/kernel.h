@@ -7,5 +7,7 @@ struct boot_info;
 
 /* The loader's hand-off, validated by kernel_main (never NULL after that). */
 const struct boot_info *kernel_boot_info(void);
+/* kernel_main only, once it has validated the hand-off. */
+void kernel_set_boot_info(const struct boot_info *bi);
 
 #endif

@@ -20,13 +20,7 @@
 
 _Noreturn void kernel_main(const struct boot_info *bi);
 
-static const struct boot_info *boot_info;
 static uint64_t tsc_kernel_entry;
-
-const struct boot_info *kernel_boot_info(void)
-{
-	return boot_info;
-}
 
 static void console_put(void *ctx, const char *s, size_t n)
 {
@@ -137,7 +131,7 @@ static void print_boot_time(const struct boot_info *bi)
 _Noreturn void kernel_main(const struct boot_info *bi)
 {
 	tsc_kernel_entry = arch_timestamp();
-	boot_info = bi;
+	kernel_set_boot_info(bi);
 	arch_console_init(DEFAULT_SERIAL_PORT, DEFAULT_SERIAL_BAUD);
 	arch_early_init();
 	if (bi->magic != BOOT_INFO_MAGIC || bi->version != BOOT_INFO_VERSION) {

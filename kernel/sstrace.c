@@ -8,7 +8,6 @@
 #include "lib/x86_decode.h"
 
 #define SSTRACE_MAX_BRANCHES 16384
-#define X86_MAX_INSN_LEN     15
 
 struct branch_rec {
 	uint64_t from, to;
@@ -27,7 +26,7 @@ static void on_step(void *ctx, uint64_t retired, uint64_t next)
 {
 	struct sstrace *t = ctx;
 	struct x86_insn in;
-	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LEN, &in) != 0) {
+	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) != 0) {
 		t->undecodable++;
 		return;
 	}
@@ -47,7 +46,7 @@ static void on_step_count(void *ctx, uint64_t retired, uint64_t next)
 {
 	struct sstrace *t = ctx;
 	struct x86_insn in;
-	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LEN, &in) != 0)
+	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) != 0)
 		t->undecodable++;
 	else if (next != retired + in.length)
 		t->dropped++; /* counted as branches seen; bench runs keep no records */

@@ -7,6 +7,10 @@
 #ifndef LIB_BITS_H
 #define LIB_BITS_H
 
+#ifdef __ASSEMBLER__
+/* Assembly (hw/ headers are shared with .S files): a plain shift, for 32-bit immediates. */
+#define BIT(n) (1 << (n))
+#else
 #include <stdint.h>
 
 /* BIT(n): a 64-bit value with bit n set. */
@@ -45,5 +49,7 @@ _Static_assert(GENMASK(63, 0) == ~0ull, "GENMASK(63,0)");
 _Static_assert(GENMASK(63, 62) == 0xc000000000000000ull, "GENMASK(63,62)");
 _Static_assert(FIELD_GET(GENMASK(15, 8), 0xabcd) == 0xab, "FIELD_GET");
 _Static_assert(FIELD_PREP(GENMASK(15, 8), 0x1ff) == 0xff00, "FIELD_PREP truncates");
+
+#endif /* __ASSEMBLER__ */
 
 #endif

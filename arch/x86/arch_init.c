@@ -10,33 +10,32 @@
 #include "arch/x86/smp/acpi.h"
 #include "arch/x86/caps/report.h"
 #include "arch/x86/smp/lapic.h"
+#include "arch/x86/pmu/access.h"
 #include "arch/x86/pmu/pmi.h"
+#include "arch/x86/cpu/trap.h"
+#include "arch/x86/session/session.h"
+#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/workloads/faults.h"
 #include "arch/x86/smp/smp.h"
-#include "arch/x86/cpu/timer.h"
+#include "arch/x86/smp/timer.h"
 #include "arch/x86/cpu/usermode.h"
 #include "kernel/boot_info.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-#define CPUID_VENDOR		0x00000000u
-#define CPUID_VERSION		0x00000001u
-#define CPUID_EXT_MAX		0x80000000u
-#define CPUID_BRAND_FIRST	0x80000002u
-#define CPUID_BRAND_LAST	0x80000004u
-#define CPUID_HV_VENDOR		0x40000000u
 #define XAPIC_DEFAULT_BASE_PHYS 0xfee00000ull /* SDM 10.4.1 */
 
-void *arch_phys_to_virt(uint64_t phys)
-{
-	return (void *)phys; /* identity map (arch/x86/cpu/paging.c) */
-}
-
-uint64_t arch_timestamp(void)
-{
-	return rdtsc();
-}
-
 static struct percpu bsp_percpu;
+
+/* The trap layer calls up only through these (cpu/trap.h): set once, before any workload. */
+static void wire_trap_hooks(void)
+{
+	trap_set_claim(TRAP_CLAIM_DEBUG, ss_debug_trap);
+	trap_set_claim(TRAP_CLAIM_FIXUP, workload_fault_fixup);
+	trap_set_claim(TRAP_CLAIM_NMI, pmi_nmi_claim);
+	trap_add_observer(pmu_trap_observer);	 /* first the engine and the model ... */
+	trap_add_observer(trace_note_exception); /* ... then the session's exception record */
+}
 
 void arch_early_init(void)
 {
@@ -46,6 +45,7 @@ void arch_early_init(void)
 	percpu_by_index[0] = &bsp_percpu;
 	percpu_count = 1;
 	percpu_install(&bsp_percpu);
+	wire_trap_hooks();
 }
 
 bool arch_init(const struct boot_info *bi, const struct memmap *mm)
@@ -64,21 +64,22 @@ static void copy_regs(char *dst, const uint32_t *regs, unsigned n)
 
 void arch_describe_cpu(char *out, size_t size)
 {
-	struct cpuid_regs v = cpuid(CPUID_VENDOR, 0);
+	struct cpuid_regs v = cpuid(CPUID_LEAF_VENDOR, 0);
 	char vendor[13];
 	uint32_t vregs[3] = {v.ebx, v.edx, v.ecx}; /* "GenuineIntel" order */
 	copy_regs(vendor, vregs, 3);
 	vendor[12] = 0;
 
-	struct cpuid_regs one = cpuid(CPUID_VERSION, 0);
+	struct cpuid_regs one = cpuid(CPUID_LEAF_VERSION, 0);
 	struct cpu_signature sig = cpu_signature_decode(one.eax);
 
 	char brand[49] = "";
-	if (cpuid(CPUID_EXT_MAX, 0).eax >= CPUID_BRAND_LAST) {
-		for (uint32_t leaf = CPUID_BRAND_FIRST; leaf <= CPUID_BRAND_LAST; leaf++) {
+	if (cpuid(CPUID_LEAF_EXT_MAX, 0).eax >= CPUID_LEAF_BRAND_LAST) {
+		for (uint32_t leaf = CPUID_LEAF_BRAND_FIRST; leaf <= CPUID_LEAF_BRAND_LAST;
+		     leaf++) {
 			struct cpuid_regs b = cpuid(leaf, 0);
 			uint32_t r[4] = {b.eax, b.ebx, b.ecx, b.edx};
-			copy_regs(brand + 16 * (leaf - CPUID_BRAND_FIRST), r, 4);
+			copy_regs(brand + 16 * (leaf - CPUID_LEAF_BRAND_FIRST), r, 4);
 		}
 		brand[48] = 0;
 	}
@@ -87,8 +88,8 @@ void arch_describe_cpu(char *out, size_t size)
 		b++;
 
 	char hv[13] = "none";
-	if (one.ecx & CPUID_1_ECX_HYPERVISOR) {
-		struct cpuid_regs h = cpuid(CPUID_HV_VENDOR, 0);
+	if (one.ecx & C01_ECX_HYPERVISOR) {
+		struct cpuid_regs h = cpuid(CPUID_LEAF_HV_VENDOR, 0);
 		uint32_t hregs[3] = {h.ebx, h.ecx, h.edx};
 		copy_regs(hv, hregs, 3);
 		hv[12] = 0;

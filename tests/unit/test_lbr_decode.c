@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/drivers/lbr.c arch/x86/spmu/lbr.c arch/x86/spmu/arch_lbr.c lib/list.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/drivers/lbr.c arch/x86/spmu/lbr.c arch/x86/spmu/arch_lbr.c arch/x86/caps/lbr_models.c lib/list.c lib/fmt.c
 // clang-format on
 /*
  * LBR filter -> MSR_LBR_SELECT / IA32_LBR_CTL values against hand-computed constants (bit
@@ -11,6 +11,7 @@
 #include <string.h>
 #include "arch/x86/hw/ds_layout.h"
 #include "arch/x86/drivers/lbr.h"
+#include "arch/x86/caps/lbr_models.h"
 #include "arch/x86/spmu/arch_lbr.h"
 #include "arch/x86/spmu/lbr.h"
 
@@ -24,6 +25,11 @@ static struct trace_caps legacy(uint32_t model, unsigned format, unsigned depth,
 	c.lbr.format = format;
 	c.lbr.depth = depth;
 	c.lbr.uarch = name;
+	/* The per-model facts as the capability decoder takes them: from the table's row. */
+	const struct lbr_model *m = lbr_model_find(6, model);
+	assert_non_null(m);
+	c.lbr.quirks = m->quirks;
+	c.lbr.has_select = !(m->quirks & LBR_QUIRK_NO_SELECT);
 	return c;
 }
 

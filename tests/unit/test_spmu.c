@@ -9,6 +9,7 @@
 #include "tests/unit/unit.h"
 #include <string.h>
 #include "arch/x86/spmu/spmu.h"
+#include "arch/x86/caps/lbr_models.h"
 
 #define DS_LIN	0x200000ull
 #define BTS_LIN 0x201000ull
@@ -20,6 +21,33 @@ static void *lin(uint64_t a)
 	if (a < DS_LIN || a >= DS_LIN + sizeof(mem))
 		return NULL;
 	return mem + (a - DS_LIN);
+}
+
+/*
+ * Where each personality keeps its LBR stack (spmu/personality.c, the model's side) and where
+ * the capability decoder says that processor keeps it (caps/lbr_models.c, from Linux's
+ * intel_pmu_lbr_init_* rows) are written independently: the sessions use only the latter,
+ * so they must agree on every personality with legacy LBR.
+ */
+static void personalities_lbr_registers_match_the_caps_table(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	unsigned legacy = 0;
+	for (unsigned i = 0; spmu_personality_at(i); i++) {
+		const struct spmu_personality *p = spmu_personality_at(i);
+		spmu_init(&m, p, lin);
+		if (m.caps.lbr.kind != TC_LBR_LEGACY)
+			continue;
+		legacy++;
+		assert_int_equal(m.caps.lbr.from_base, p->lbr_from_base);
+		assert_int_equal(m.caps.lbr.to_base, p->lbr_to_base);
+		assert_int_equal(m.caps.lbr.info_base, p->lbr_info_base);
+		assert_int_equal(m.caps.lbr.has_select, p->lbr_select);
+		assert_int_equal(!!(m.caps.lbr.quirks & LBR_QUIRK_NHM_SELECT),
+				 p->lbr_select_erratum);
+	}
+	assert_true(legacy >= 4); /* skylake, nehalem, core2, icelake */
 }
 
 static void personalities_decode_as_their_processors(void **state)
@@ -209,6 +237,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(pebs_overflow_reload_and_threshold),
     cmocka_unit_test(exceptions_set_ler_and_debug_clears_lbr),
     cmocka_unit_test(personalities_decode_as_their_processors),
+    cmocka_unit_test(personalities_lbr_registers_match_the_caps_table),
     cmocka_unit_test(refused_accesses_are_model_gps),
     cmocka_unit_test(branches_reach_lbr_and_bts),
 };

@@ -528,7 +528,7 @@ static void json_raw_redecodes_to_the_same_record(void **state)
 		struct cpu_snapshot s;
 		memset(&s, 0, sizeof(s));
 		const char *v = strstr(raw, "\"vendor\":\"") + strlen("\"vendor\":\"");
-		memcpy(s.vendor, v, TRACE_CAPS_VENDOR_LEN);
+		memcpy(s.vendor, v, CPUID_VENDOR_LEN);
 		s.max_basic_leaf = (uint32_t)hex_at(raw, "\"max_leaf\":");
 		leaf_at(raw, "l01", &s.leaf_01);
 		leaf_at(raw, "l07", &s.leaf_07);
@@ -551,7 +551,7 @@ static void json_escapes_odd_vendor_strings(void **state)
 {
 	(void)state;
 	struct cpu_snapshot s = rec_qemu_tcg;
-	memcpy(s.vendor, "Odd\"Vend\\r\x01", TRACE_CAPS_VENDOR_LEN);
+	memcpy(s.vendor, "Odd\"Vend\\r\x01", CPUID_VENDOR_LEN);
 	struct trace_caps c = decode(&s);
 	assert_int_equal(c.vendor, TC_VENDOR_OTHER);
 	char buf[OUT_SIZE];

@@ -9,34 +9,20 @@
 #include <stdarg.h>
 #include "arch/x86/caps/cpu_ident.h"
 #include "arch/x86/caps/lbr_models.h"
+#include "arch/x86/hw/cpuid.h"
+#include "arch/x86/hw/lbr_regs.h"
+#include "arch/x86/hw/pmu_regs.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
 static const char VENDOR_INTEL[] = "GenuineIntel";
 static const char VENDOR_AMD[] = "AuthenticAMD";
 
-/* CPUID.01H (ref 1.1; SDM Vol. 2A CPUID Tables 3-10/3-11) */
-#define C01_ECX_DTES64	   BIT(2)  /* 64-bit DS area layout */
-#define C01_ECX_DS_CPL	   BIT(4)  /* CPL-qualified debug store, SDM 17.4.6 */
-#define C01_ECX_X2APIC	   BIT(21) /* SDM Vol. 2A Table 3-10 */
-#define C01_ECX_HYPERVISOR BIT(31) /* set by hypervisors; ref 1.7 */
-
-/* CPUID.07H.0:EDX (ref 1.3, [L-cpu]) */
-#define C07_EDX_HYBRID	 BIT(15)
-#define C07_EDX_ARCH_LBR BIT(19)
-
-/* CPUID.0AH (ref 1.2, [L-ape] cpuid10_eax/ebx/edx) */
-#define C0A_EAX_VERSION		     GENMASK(7, 0)
-#define C0A_EAX_GP_COUNT	     GENMASK(15, 8)
-#define C0A_EAX_GP_WIDTH	     GENMASK(23, 16)
-#define C0A_EAX_EBX_LEN		     GENMASK(31, 24)
-#define C0A_EDX_FIXED_COUNT	     GENMASK(4, 0) /* v2-v4; v5+ adds the ECX bitmap */
-#define C0A_EDX_FIXED_WIDTH	     GENMASK(12, 5)
-#define C0A_EDX_ANYTHREAD_DEPRECATED BIT(15)	   /* meaningful for v5+ only */
-#define ARCH_EVENTS_KNOWN	     GENMASK(6, 0) /* EBX bits 0-6 named by ref 1.2 */
-#define PERFMON_V_FIXED		     2 /* fixed counters and global MSRs appear (ref 1.2) */
-#define PERFMON_V_LAST_EDX_ONLY	     4 /* the last version counting fixed counters in EDX only */
-#define PERFMON_V_FIXED_BITMAP	     5 /* ECX holds the fixed-counter bitmap */
+/* Architectural-perfmon version thresholds (SDM Vol. 3B 18.2; Linux intel_pmu_init). */
+#define ARCH_EVENTS_KNOWN	GENMASK(6, 0) /* CPUID.0AH:EBX bits 0-6 name architectural events */
+#define PERFMON_V_FIXED		2	      /* fixed counters and global MSRs appear */
+#define PERFMON_V_LAST_EDX_ONLY 4 /* the last version counting fixed counters in EDX only */
+#define PERFMON_V_FIXED_BITMAP	5 /* ECX holds the fixed-counter bitmap */
 /*
  * Linux quirk (ref 1.2, [L-core] intel_pmu_init): for versions 2-4, outside a hypervisor,
  * assume at least 3 fixed counters, because v2 parts under-report EDX[4:0]. Our Core 2 Merom
@@ -47,62 +33,6 @@ static const char VENDOR_AMD[] = "AuthenticAMD";
 /* Freeze flavours by version (SDM 17.4.7, seed sdm/000). */
 #define PERFMON_V_FREEZE_LEGACY	     2
 #define PERFMON_V_FREEZE_STREAMLINED 4
-
-/* CPUID.1AH:EAX, "native model ID enumeration" (SDM Vol. 2A CPUID leaf 1AH). Not covered by
- * our reference excerpts; the recorded Arrow Lake and Wildcat Lake dumps label 40H "Core" and
- * 20H "Atom" on the matching CPUs. */
-#define C1A_EAX_CORE_TYPE    GENMASK(31, 24)
-#define C1A_EAX_NATIVE_MODEL GENMASK(23, 0)
-#define CORE_TYPE_INTEL_ATOM 0x20
-#define CORE_TYPE_INTEL_CORE 0x40
-
-/* CPUID.1CH (ref 1.4, [L-ape] cpuid28_*) */
-#define C1C_EAX_DEPTH_MASK	  GENMASK(7, 0)
-#define C1C_EAX_DEEP_CSTATE_RESET BIT(30)
-#define C1C_EAX_LIP		  BIT(31)
-#define C1C_EBX_CPL_FILTER	  BIT(0)
-#define C1C_EBX_BRANCH_FILTER	  BIT(1)
-#define C1C_EBX_CALL_STACK	  BIT(2)
-#define C1C_ECX_MISPREDICT	  BIT(0)
-#define C1C_ECX_TIMED		  BIT(1)
-#define C1C_ECX_BRANCH_TYPE	  BIT(2)
-#define C1C_ECX_BRANCH_COUNTERS	  GENMASK(19, 16)
-#define ARCH_LBR_DEPTH_STEP	  8 /* bit n of EAX[7:0] => depth 8 * (n + 1) */
-
-/* IA32_PERF_CAPABILITIES (ref 1.5; bits 6-11 also SDM 18.4.4.2, seed sdm/004) */
-#define PCAP_LBR_FORMAT	      GENMASK(5, 0)
-#define PCAP_PEBS_TRAP	      BIT(6)
-#define PCAP_PEBS_ARCH_REG    BIT(7)
-#define PCAP_PEBS_FORMAT      GENMASK(11, 8)
-#define PCAP_SMM_FREEZE	      BIT(12) /* also SDM 16.4.1 (seed sdm/002) */
-#define PCAP_FULL_WIDTH_WRITE BIT(13)
-#define PCAP_PEBS_BASELINE    BIT(14)
-#define PCAP_PERF_METRICS     BIT(15)
-#define PCAP_PEBS_OUTPUT_PT   BIT(16)
-#define PCAP_PEBS_TIMING_INFO BIT(17)
-/* bit 18: reserved (was mis-named anythread_deprecated in Linux; ref 1.5) */
-#define PCAP_RDPMC_METRICS_CLEAR BIT(19)
-
-/*
- * Legacy LBR formats 0-7 are the ones ref 1.5 describes. 3FH appears in third-party code as
- * "no legacy LBR, use Arch LBR"; ref 1.5 marks that **unconfirmed**, so it is only reported
- * as such, never relied on: with no Arch LBR enumerated it simply yields "no LBR".
- */
-#define LBR_FORMAT_LIP		 0x01
-#define LBR_FORMAT_EIP_FLAGS	 0x03
-#define LBR_FORMAT_LAST_KNOWN	 0x07
-#define LBR_FORMAT_NO_LEGACY_3F	 0x3f
-#define BONNELL_MIN_LBR_STEPPING 10 /* ref 3.3, 8 */
-
-/* PEBS record formats 0-6 are described by ref 6.4; adaptive groups need format >= 4 (ref 1.5:
- * Linux forces the baseline bit to 0 below 4). */
-#define PEBS_FORMAT_LAST_KNOWN 6
-#define PEBS_FORMAT_ADAPTIVE   4
-
-/* IA32_MISC_ENABLE (ref 1.6, [L-msr]; SDM 17.4.9 seed sdm/003) */
-#define MISC_EMON	      BIT(7)
-#define MISC_BTS_UNAVAILABLE  BIT(11)
-#define MISC_PEBS_UNAVAILABLE BIT(12)
 
 /* Core 2 Merom/Clovertown: Linux disables PEBS (errata AJ67, AJ68, AJ69, AJ106; ref 8
  * intel_clovertown_quirk). Penryn/Dunnington are not affected. */
@@ -182,14 +112,14 @@ static bool vendor_is_intel(struct trace_caps *c, char *reason)
 static void decode_ident(struct trace_caps *c)
 {
 	const struct cpu_snapshot *s = &c->raw;
-	struct cpuid_leaf_regs l01 = leaf(s, TRACE_CAPS_LEAF_VERSION, &s->leaf_01);
-	struct cpuid_leaf_regs l07 = leaf(s, TRACE_CAPS_LEAF_EXT_FEAT, &s->leaf_07);
-	struct cpuid_leaf_regs l1a = leaf(s, TRACE_CAPS_LEAF_HYBRID, &s->leaf_1a);
+	struct cpuid_leaf_regs l01 = leaf(s, CPUID_LEAF_VERSION, &s->leaf_01);
+	struct cpuid_leaf_regs l07 = leaf(s, CPUID_LEAF_EXT_FEAT, &s->leaf_07);
+	struct cpuid_leaf_regs l1a = leaf(s, CPUID_LEAF_HYBRID, &s->leaf_1a);
 	struct cpu_signature sig = cpu_signature_decode(l01.eax);
 
-	if (memcmp(s->vendor, VENDOR_INTEL, TRACE_CAPS_VENDOR_LEN) == 0)
+	if (memcmp(s->vendor, VENDOR_INTEL, CPUID_VENDOR_LEN) == 0)
 		c->vendor = TC_VENDOR_INTEL;
-	else if (memcmp(s->vendor, VENDOR_AMD, TRACE_CAPS_VENDOR_LEN) == 0)
+	else if (memcmp(s->vendor, VENDOR_AMD, CPUID_VENDOR_LEN) == 0)
 		c->vendor = TC_VENDOR_AMD;
 	else
 		c->vendor = TC_VENDOR_OTHER;
@@ -197,10 +127,10 @@ static void decode_ident(struct trace_caps *c)
 	c->model = sig.model;
 	c->stepping = sig.stepping;
 
-	c->ds = l01.edx & TRACE_CAPS_01_EDX_DS;
+	c->ds = l01.edx & C01_EDX_DS;
 	c->dtes64 = l01.ecx & C01_ECX_DTES64;
 	c->ds_cpl = l01.ecx & C01_ECX_DS_CPL;
-	c->pdcm = l01.ecx & TRACE_CAPS_01_ECX_PDCM;
+	c->pdcm = l01.ecx & C01_ECX_PDCM;
 	c->x2apic = l01.ecx & C01_ECX_X2APIC;
 	c->hypervisor = l01.ecx & C01_ECX_HYPERVISOR;
 	c->hybrid = l07.edx & C07_EDX_HYBRID;
@@ -219,7 +149,7 @@ static void decode_ident(struct trace_caps *c)
 
 static void decode_perfmon(struct trace_caps *c)
 {
-	struct cpuid_leaf_regs a = leaf(&c->raw, TRACE_CAPS_LEAF_PERFMON, &c->raw.leaf_0a);
+	struct cpuid_leaf_regs a = leaf(&c->raw, CPUID_LEAF_PERFMON, &c->raw.leaf_0a);
 	struct tc_perfmon *p = &c->perfmon;
 	uint32_t len_mask;
 	unsigned fixed;
@@ -266,8 +196,8 @@ static void decode_perfmon(struct trace_caps *c)
 
 static void decode_arch_lbr(struct trace_caps *c)
 {
-	struct cpuid_leaf_regs l07 = leaf(&c->raw, TRACE_CAPS_LEAF_EXT_FEAT, &c->raw.leaf_07);
-	struct cpuid_leaf_regs l1c = leaf(&c->raw, TRACE_CAPS_LEAF_ARCH_LBR, &c->raw.leaf_1c);
+	struct cpuid_leaf_regs l07 = leaf(&c->raw, CPUID_LEAF_EXT_FEAT, &c->raw.leaf_07);
+	struct cpuid_leaf_regs l1c = leaf(&c->raw, CPUID_LEAF_ARCH_LBR, &c->raw.leaf_1c);
 	struct tc_arch_lbr *a = &c->arch_lbr;
 
 	if (c->vendor != TC_VENDOR_INTEL || !(l07.edx & C07_EDX_ARCH_LBR))
@@ -321,7 +251,7 @@ static void conclude_arch_lbr(struct trace_caps *c)
 {
 	if (c->arch_lbr.max_depth == 0) {
 		say(c->lbr.reason,
-		    c->raw.max_basic_leaf < TRACE_CAPS_LEAF_ARCH_LBR
+		    c->raw.max_basic_leaf < CPUID_LEAF_ARCH_LBR
 			? "Arch LBR enumerated (CPUID.07H.0:EDX[19]) but max basic leaf < 1CH"
 			: "Arch LBR enumerated (CPUID.07H.0:EDX[19]) but CPUID.1CH:EAX[7:0] lists "
 			  "no depth");
@@ -329,6 +259,9 @@ static void conclude_arch_lbr(struct trace_caps *c)
 	}
 	c->lbr.kind = TC_LBR_ARCH;
 	c->lbr.depth = c->arch_lbr.max_depth;
+	c->lbr.from_base = MSR_IA32_LBR_FROM0;
+	c->lbr.to_base = MSR_IA32_LBR_TO0;
+	c->lbr.info_base = MSR_IA32_LBR_INFO0;
 }
 
 static void conclude_legacy_lbr(struct trace_caps *c)
@@ -346,12 +279,12 @@ static void conclude_legacy_lbr(struct trace_caps *c)
 			    "missing CPUID.01H:ECX.PDCM[15] (IA32_PERF_CAPABILITIES)");
 		return;
 	}
-	if (fmt == LBR_FORMAT_NO_LEGACY_3F) {
+	if (fmt == LBR_FMT_NO_LEGACY_3F) {
 		say(c->lbr.reason, "PERF_CAPABILITIES[5:0]=3FH (\"no legacy LBR\" in third-party "
 				   "code, unconfirmed) and no Arch LBR");
 		return;
 	}
-	if (fmt > LBR_FORMAT_LAST_KNOWN) {
+	if (fmt > LBR_FMT_LAST_KNOWN) {
 		say(c->lbr.reason, "legacy LBR format %#x unknown (formats 0-7 known, ref 1.5)",
 		    fmt);
 		return;
@@ -365,19 +298,25 @@ static void conclude_legacy_lbr(struct trace_caps *c)
 		    fmt, c->family, c->model);
 		return;
 	}
-	if ((m->quirks & LBR_QUIRK_STEPPING_10) && c->stepping < BONNELL_MIN_LBR_STEPPING) {
+	if ((m->quirks & LBR_QUIRK_STEPPING_10) && c->stepping < LBR_MIN_STEPPING_10) {
 		say(c->lbr.reason,
 		    "%s stepping %u < %u: LBR with freeze-on-PMI not operational "
 		    "(Linux disables it, ref 3.3)",
-		    m->name, c->stepping, BONNELL_MIN_LBR_STEPPING);
+		    m->name, c->stepping, LBR_MIN_STEPPING_10);
 		return;
 	}
-	if ((m->quirks & LBR_QUIRK_KNL_FORMAT) && fmt == LBR_FORMAT_LIP)
-		fmt = LBR_FORMAT_EIP_FLAGS; /* has the mispredict bit despite reporting LIP */
+	if ((m->quirks & LBR_QUIRK_KNL_FORMAT) && fmt == LBR_FMT_LIP)
+		fmt = LBR_FMT_EIP_FLAGS; /* has the mispredict bit despite reporting LIP */
 	c->lbr.kind = TC_LBR_LEGACY;
 	c->lbr.format = fmt;
 	c->lbr.depth = m->depth;
 	c->lbr.uarch = m->name;
+	c->lbr.quirks = m->quirks;
+	c->lbr.has_select = !(m->quirks & LBR_QUIRK_NO_SELECT);
+	c->lbr.from_base = m->regs == LBR_REGS_CORE ? MSR_LBR_CORE_FROM : MSR_LBR_NHM_FROM;
+	c->lbr.to_base = m->regs == LBR_REGS_CORE ? MSR_LBR_CORE_TO : MSR_LBR_NHM_TO;
+	/* LBR_INFO exists with formats 5 and 7 (SDM Vol. 3B 17.12). */
+	c->lbr.info_base = fmt == LBR_FMT_INFO || fmt == LBR_FMT_INFO2 ? MSR_LBR_INFO_0 : 0;
 }
 
 static void conclude_lbr(struct trace_caps *c)
@@ -488,7 +427,7 @@ void trace_caps_decode(const struct cpu_snapshot *s, struct trace_caps *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->raw = *s;
-	c->raw.vendor[TRACE_CAPS_VENDOR_LEN] = '\0';
+	c->raw.vendor[CPUID_VENDOR_LEN] = '\0';
 	decode_ident(c);
 	decode_perfmon(c);
 	decode_arch_lbr(c);

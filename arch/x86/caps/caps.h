@@ -24,34 +24,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "arch/x86/hw/cpuid.h"
+#include "arch/x86/hw/msr.h"
 #include "lib/bits.h"
 
 /* ---- inputs -------------------------------------------------------------------------------- */
-
-/* CPUID leaves the snapshot holds (SDM Vol. 2A, CPUID). */
-#define TRACE_CAPS_LEAF_VENDOR	 0x00u /* max basic leaf, vendor string */
-#define TRACE_CAPS_LEAF_VERSION	 0x01u /* signature and feature flags */
-#define TRACE_CAPS_LEAF_EXT_FEAT 0x07u /* sub-leaf 0: structured extended features */
-#define TRACE_CAPS_LEAF_PERFMON	 0x0au /* architectural performance monitoring */
-#define TRACE_CAPS_LEAF_HYBRID	 0x1au /* native model ID / hybrid core type */
-#define TRACE_CAPS_LEAF_ARCH_LBR 0x1cu /* Architectural LBR enumeration */
-
-/* The CPUID bits that gate the two MSRs (ref 1.1, 1.5, 1.6). */
-#define TRACE_CAPS_01_ECX_PDCM BIT(15) /* IA32_PERF_CAPABILITIES exists */
-#define TRACE_CAPS_01_EDX_DS   BIT(21) /* Debug Store; IA32_MISC_ENABLE BTS/PEBS bits valid */
-
-#define TRACE_CAPS_MSR_MISC_ENABLE	 0x1a0u /* IA32_MISC_ENABLE (ref 1.6, [L-msr]) */
-#define TRACE_CAPS_MSR_PERF_CAPABILITIES 0x345u /* IA32_PERF_CAPABILITIES (ref 1.5, [L-msr]) */
-
-#define TRACE_CAPS_VENDOR_LEN 12 /* CPUID.0:EBX,EDX,ECX as characters */
 
 struct cpuid_leaf_regs {
 	uint32_t eax, ebx, ecx, edx;
 };
 
 struct cpu_snapshot {
-	char vendor[TRACE_CAPS_VENDOR_LEN + 1]; /* NUL-terminated */
-	uint32_t max_basic_leaf;		/* CPUID.0:EAX */
+	char vendor[CPUID_VENDOR_LEN + 1]; /* NUL-terminated */
+	uint32_t max_basic_leaf;	   /* CPUID.0:EAX */
 	struct cpuid_leaf_regs leaf_01;
 	struct cpuid_leaf_regs leaf_07; /* sub-leaf 0; zero if max_basic_leaf < 07H */
 	struct cpuid_leaf_regs leaf_0a; /* zero if max_basic_leaf < 0AH */
@@ -191,6 +176,11 @@ struct trace_caps {
 		    format; /* legacy format (quirks applied); also set when the depth is unknown */
 		unsigned depth;	   /* entries */
 		const char *uarch; /* legacy: the depth table's row name, else NULL */
+		/* Where the stack lives (hw/msr.h), for silicon and model alike: legacy from
+		 * the depth table's row, Arch LBR the architectural IA32_LBR_* MSRs. */
+		uint32_t from_base, to_base, info_base; /* info_base 0: no LBR_INFO MSRs */
+		bool has_select;			/* MSR_LBR_SELECT exists */
+		unsigned quirks;			/* LBR_QUIRK_* of the row (lbr_models.h) */
 		char reason[TRACE_CAPS_REASON_LEN];
 	} lbr;
 	struct {

@@ -25,7 +25,7 @@ static void put_reg(char *dst, uint32_t reg)
 
 void trace_caps_collect(struct cpu_snapshot *s)
 {
-	struct cpuid_regs v = cpuid(TRACE_CAPS_LEAF_VENDOR, 0);
+	struct cpuid_regs v = cpuid(CPUID_LEAF_VENDOR, 0);
 	uint32_t max = v.eax;
 
 	memset(s, 0, sizeof(*s));
@@ -34,27 +34,27 @@ void trace_caps_collect(struct cpu_snapshot *s)
 	put_reg(s->vendor, v.ebx);
 	put_reg(s->vendor + sizeof(uint32_t), v.edx);
 	put_reg(s->vendor + 2 * sizeof(uint32_t), v.ecx);
-	s->vendor[TRACE_CAPS_VENDOR_LEN] = '\0';
+	s->vendor[CPUID_VENDOR_LEN] = '\0';
 
 	/* Never past the maximum: Intel would answer with the highest leaf's data. */
-	if (max >= TRACE_CAPS_LEAF_VERSION)
-		s->leaf_01 = read_leaf(TRACE_CAPS_LEAF_VERSION);
-	if (max >= TRACE_CAPS_LEAF_EXT_FEAT)
-		s->leaf_07 = read_leaf(TRACE_CAPS_LEAF_EXT_FEAT); /* sub-leaf 0 */
-	if (max >= TRACE_CAPS_LEAF_PERFMON)
-		s->leaf_0a = read_leaf(TRACE_CAPS_LEAF_PERFMON);
-	if (max >= TRACE_CAPS_LEAF_HYBRID)
-		s->leaf_1a = read_leaf(TRACE_CAPS_LEAF_HYBRID);
-	if (max >= TRACE_CAPS_LEAF_ARCH_LBR)
-		s->leaf_1c = read_leaf(TRACE_CAPS_LEAF_ARCH_LBR);
+	if (max >= CPUID_LEAF_VERSION)
+		s->leaf_01 = read_leaf(CPUID_LEAF_VERSION);
+	if (max >= CPUID_LEAF_EXT_FEAT)
+		s->leaf_07 = read_leaf(CPUID_LEAF_EXT_FEAT); /* sub-leaf 0 */
+	if (max >= CPUID_LEAF_PERFMON)
+		s->leaf_0a = read_leaf(CPUID_LEAF_PERFMON);
+	if (max >= CPUID_LEAF_HYBRID)
+		s->leaf_1a = read_leaf(CPUID_LEAF_HYBRID);
+	if (max >= CPUID_LEAF_ARCH_LBR)
+		s->leaf_1c = read_leaf(CPUID_LEAF_ARCH_LBR);
 
 	/* Decide from CPUID, never from whether RDMSR faults (QEMU TCG never faults). */
-	if (s->leaf_01.ecx & TRACE_CAPS_01_ECX_PDCM) {
+	if (s->leaf_01.ecx & C01_ECX_PDCM) {
 		s->has_perf_capabilities = true;
-		s->perf_capabilities = rdmsr(TRACE_CAPS_MSR_PERF_CAPABILITIES);
+		s->perf_capabilities = rdmsr(MSR_IA32_PERF_CAPABILITIES);
 	}
-	if (s->leaf_01.edx & TRACE_CAPS_01_EDX_DS) {
+	if (s->leaf_01.edx & C01_EDX_DS) {
 		s->has_misc_enable = true;
-		s->misc_enable = rdmsr(TRACE_CAPS_MSR_MISC_ENABLE);
+		s->misc_enable = rdmsr(MSR_IA32_MISC_ENABLE);
 	}
 }

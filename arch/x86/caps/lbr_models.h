@@ -13,11 +13,27 @@
 
 /* Quirks attached to a row (ref 1.5, 3.3, 8). */
 #define LBR_QUIRK_STEPPING_10 BIT(0) /* Bonnell: LBR + freeze-on-PMI broken below stepping 10 */
+#define LBR_MIN_STEPPING_10   10u
 #define LBR_QUIRK_KNL_FORMAT  BIT(1) /* Knights Landing/Mill: reports format 1, behaves as 3 */
+/* No MSR_LBR_SELECT: Core 2 and the Bonnell/Saltwell Atoms filter in software only (Linux
+ * intel_pmu_lbr_init_core / _atom set no lbr_sel_map). */
+#define LBR_QUIRK_NO_SELECT BIT(2)
+/* Nehalem/Westmere: LBR_SELECT's jump classes also gate near calls (Linux
+ * intel_pmu_lbr_init_nhm's erratum note); Sandy Bridge fixed it (SDM Vol. 3B 17.8). */
+#define LBR_QUIRK_NHM_SELECT BIT(3)
+/* Bonnell/Saltwell: setting FREEZE_LBRS_ON_PMI clears DEBUGCTL.TR (SDM 253668-032US 16.5). */
+#define LBR_QUIRK_FREEZE_CLEARS_TR BIT(4)
+
+/* Where the stack's FROM/TO MSRs start (hw/msr.h; Linux intel_pmu_lbr_init_*). */
+enum lbr_regs {
+	LBR_REGS_CORE, /* MSR_LBR_CORE_FROM/TO: Core 2, Bonnell/Saltwell, Silvermont/Airmont */
+	LBR_REGS_NHM,  /* MSR_LBR_NHM_FROM/TO: Nehalem and later cores, Goldmont and later, KNL */
+};
 
 struct lbr_model {
 	uint8_t model;	  /* display model, family 06H */
 	uint8_t depth;	  /* entries */
+	uint8_t regs;	  /* enum lbr_regs */
 	uint8_t quirks;	  /* LBR_QUIRK_* */
 	const char *name; /* microarchitecture (row of ref 3.3) */
 };

@@ -1,10 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "arch/x86/caps/pmi_ack.h"
-
-/* Legacy LBR formats of the late-ack big cores: 4 (Haswell, Broadwell) and 5 (Skylake, Ice
- * Lake); Goldmont Plus reports 7 and Nehalem to Ivy Bridge 3 (reference 1.5 table). */
-#define LBR_FORMAT_HASWELL 4
-#define LBR_FORMAT_SKYLAKE 5
+#include "arch/x86/hw/lbr_regs.h"
 
 enum pmi_ack pmi_ack_for(const struct trace_caps *c)
 {
@@ -15,7 +11,8 @@ enum pmi_ack pmi_ack_for(const struct trace_caps *c)
 	if (c->lbr.kind == TC_LBR_ARCH)
 		return PMI_ACK_LATE; /* Sapphire Rapids, Alder Lake P-cores and later big cores */
 	if (c->lbr.kind == TC_LBR_LEGACY &&
-	    (c->lbr.format == LBR_FORMAT_HASWELL || c->lbr.format == LBR_FORMAT_SKYLAKE))
+	    (c->lbr.format == LBR_FMT_EIP_FLAGS2 /* Haswell, Broadwell */ ||
+	     c->lbr.format == LBR_FMT_INFO /* Skylake, Ice Lake */))
 		return PMI_ACK_LATE;
 	return PMI_ACK_EARLY;
 }

@@ -2,47 +2,15 @@
 /*
  * Thin inline wrappers for privileged x86-64 instructions and the control-register bits the
  * kernel uses. PMU and debug MSRs never go through rdmsr()/wrmsr() here directly: they will
- * have their own accessor (see ../shared/design.md); these are for architectural MSRs.
+ * have their own accessor (arch/x86/pmu/access.h); these are for architectural MSRs.
  */
 #ifndef ARCH_X86_CPU_H
 #define ARCH_X86_CPU_H
 
 #include <stdint.h>
+#include "arch/x86/hw/cpu_regs.h"
+#include "arch/x86/hw/cpuid.h"
 #include "lib/bits.h"
-
-/* CR0 (SDM Vol. 3A 2.5, Figure 2-7) */
-#define CR0_PE BIT(0)
-#define CR0_MP BIT(1)
-#define CR0_EM BIT(2)
-#define CR0_TS BIT(3)
-#define CR0_NE BIT(5)
-#define CR0_WP BIT(16) /* supervisor writes honour read-only pages */
-#define CR0_PG BIT(31)
-
-/* CR4 (SDM Vol. 3A 2.5) */
-#define CR4_PAE	       BIT(5)
-#define CR4_PGE	       BIT(7)
-#define CR4_OSFXSR     BIT(9)
-#define CR4_OSXMMEXCPT BIT(10)
-
-/* IA32_EFER (SDM Vol. 3A 2.2.1, Table 2-1; MSR C000_0080H) */
-#define MSR_EFER	   0xc0000080u
-#define EFER_SCE	   BIT(0)
-#define EFER_LME	   BIT(8)
-#define EFER_LMA	   BIT(10)
-#define EFER_NXE	   BIT(11)
-#define MSR_GS_BASE	   0xc0000101u /* SDM Vol. 4 Table 2-2 */
-#define MSR_KERNEL_GS_BASE 0xc0000102u
-
-/* CPUID.01H:ECX[31]: set by hypervisors (reserved on bare metal, reads 0). */
-#define CPUID_1_ECX_HYPERVISOR BIT(31)
-
-/* RFLAGS (SDM Vol. 1 3.4.3) */
-#define RFLAGS_CF BIT(0)
-#define RFLAGS_TF BIT(8)
-#define RFLAGS_IF BIT(9)
-#define RFLAGS_DF BIT(10)
-#define RFLAGS_RF BIT(16)
 
 static inline void outb(uint16_t port, uint8_t v)
 {

@@ -12,10 +12,6 @@
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/desc.h"
 #include "arch/x86/cpu/percpu.h"
-#include "arch/x86/smp/lapic.h"
-#include "arch/x86/pmu/pmi.h"
-#include "arch/x86/spmu/singlestep.h"
-#include "arch/x86/workloads/faults.h"
 #include "arch/x86/cpu/trap.h"
 
 struct x86_jmp_buf {
@@ -162,13 +158,12 @@ void exception_dispatch(struct trap_frame *f)
 		return;
 	}
 
-	if (workload_fault_fixup(f))
+	trap_claim_fn fixup = trap_claim(TRAP_CLAIM_FIXUP), nmi = trap_claim(TRAP_CLAIM_NMI);
+	if (fixup && fixup(f))
 		return; /* a workload's deliberate exception, handled: resume it */
 	/* PMIs delivered as NMI (option pmi=nmi) come here; any other NMI is reported. */
-	if (f->vector == VEC_NMI && lapic_pmi_as_nmi()) {
-		pmi_entry(f, 1);
+	if (f->vector == VEC_NMI && nmi && nmi(f))
 		return;
-	}
 	if (++exception_depth > 1) {
 		if (exception_depth == 2)
 			kprintf("\n*** NESTED EXCEPTION %s (vector %lu) at RIP %p while reporting "

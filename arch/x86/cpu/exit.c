@@ -30,7 +30,7 @@ void arch_set_exit_mode(enum exit_mode mode)
 
 static bool under_hypervisor(void)
 {
-	return cpuid(1, 0).ecx & CPUID_1_ECX_HYPERVISOR;
+	return cpuid(1, 0).ecx & C01_ECX_HYPERVISOR;
 }
 
 static _Noreturn void halt_forever(void)

@@ -5,13 +5,33 @@
  * vector (a misprogrammed device or LVT), never silently dropped and never fatal.
  */
 #include "arch/x86/cpu/trap.h"
+#include <stddef.h>
 #include "kernel/console.h"
-#include "arch/x86/pmu/access.h"
-#include "arch/x86/session/session.h"
-#include "arch/x86/spmu/singlestep.h"
 
 static irq_handler_fn irq_handlers[256];
 static volatile uint64_t unexpected_irqs[256];
+static trap_claim_fn claims[TRAP_CLAIM_COUNT];
+static trap_observer_fn observers[TRAP_MAX_OBSERVERS];
+static unsigned n_observers;
+
+void trap_set_claim(enum trap_claim which, trap_claim_fn fn)
+{
+	if (which < TRAP_CLAIM_COUNT)
+		claims[which] = fn;
+}
+
+trap_claim_fn trap_claim(enum trap_claim which)
+{
+	return which < TRAP_CLAIM_COUNT ? claims[which] : NULL;
+}
+
+bool trap_add_observer(trap_observer_fn fn)
+{
+	if (n_observers == TRAP_MAX_OBSERVERS)
+		return false;
+	observers[n_observers++] = fn;
+	return true;
+}
 
 void irq_register(unsigned vector, irq_handler_fn fn)
 {
@@ -21,13 +41,11 @@ void irq_register(unsigned vector, irq_handler_fn fn)
 
 void trap_dispatch(struct trap_frame *f)
 {
-	if (f->vector == VEC_DB && ss_debug_trap(f))
-		return;		/* the single-step engine's own trap: invisible to the model */
-	if (ss_active_here()) { /* the workload took it */
-		ss_note_exception(f);
-		pmu_note_exception((unsigned)f->vector);
-	}
-	trace_note_exception(f); /* its last exception record, when a session runs */
+	trap_claim_fn debug = claims[TRAP_CLAIM_DEBUG];
+	if (f->vector == VEC_DB && debug && debug(f))
+		return; /* the single-step engine's own trap: invisible to the model */
+	for (unsigned i = 0; i < n_observers; i++)
+		observers[i](f); /* the engine and the model, the session's exception record */
 	if (f->vector < NUM_EXCEPTION_VECTORS) {
 		exception_dispatch(f);
 		return;

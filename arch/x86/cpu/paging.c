@@ -6,9 +6,6 @@
 #include "kernel/console.h"
 #include "kernel/memory.h"
 
-#define CPUID_EXT_FEATURES    0x80000001u
-#define CPUID_80000001_EDX_NX BIT(20) /* execute-disable bit (SDM Vol. 2A CPUID) */
-
 extern const char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
 extern const char __data_start[], __kernel_end[], boot_stack_guard[];
 
@@ -77,7 +74,7 @@ static bool map_kernel_range(const struct boot_info *bi, const char *start, cons
 
 bool paging_init(const struct boot_info *bi, const struct memmap *mm)
 {
-	if (cpuid(CPUID_EXT_FEATURES, 0).edx & CPUID_80000001_EDX_NX) {
+	if (cpuid(CPUID_LEAF_EXT_FEATURES, 0).edx & C80000001_EDX_NX) {
 		wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 		nx_bit = PTE_NX;
 	}

@@ -3,6 +3,7 @@
 #ifndef ARCH_X86_TRAP_H
 #define ARCH_X86_TRAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Exception vectors (SDM Vol. 3A 6.3.1, Table 6-1). */
@@ -54,6 +55,27 @@ struct trap_frame {
 _Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame layout matches the stubs");
 _Static_assert(__builtin_offsetof(struct trap_frame, vector) == 15 * 8, "vector slot");
 _Static_assert(__builtin_offsetof(struct trap_frame, rip) == 17 * 8, "CPU frame starts at RIP");
+
+/*
+ * Hooks the layers above register (arch/x86/arch_init.c wires them), so that trap dispatch
+ * never calls up into the single-step engine, the sessions, the PMI entry or the workloads.
+ * A claim returns true when it handled the trap (dispatch stops there); observers see every
+ * trap, in the order they were added, before it is dispatched.
+ */
+enum trap_claim {
+	TRAP_CLAIM_DEBUG, /* #DB, first of all: the single-step engine's own trap */
+	TRAP_CLAIM_FIXUP, /* an exception the running workload raised on purpose */
+	TRAP_CLAIM_NMI,	  /* an NMI that is a PMI (option pmi=nmi) */
+	TRAP_CLAIM_COUNT
+};
+typedef bool (*trap_claim_fn)(struct trap_frame *f);
+typedef void (*trap_observer_fn)(const struct trap_frame *f);
+void trap_set_claim(enum trap_claim which, trap_claim_fn fn);
+/* At most TRAP_MAX_OBSERVERS; false when full. */
+#define TRAP_MAX_OBSERVERS 4
+bool trap_add_observer(trap_observer_fn fn);
+/* The registered claim, or NULL (exceptions.c asks for the fixup and NMI claims). */
+trap_claim_fn trap_claim(enum trap_claim which);
 
 /* Called by every stub of arch/x86/cpu/trap_stubs.S. */
 void trap_dispatch(struct trap_frame *f);

@@ -13,12 +13,6 @@
 #include "kernel/console.h"
 #include "kernel/memory.h"
 
-#define MSR_STAR	      0xc0000081u
-#define MSR_LSTAR	      0xc0000082u
-#define MSR_FMASK	      0xc0000084u
-#define STAR_SYSCALL_CS(sel)  ((uint64_t)(sel) << 32)
-#define STAR_SYSRET_BASE(sel) ((uint64_t)(sel) << 48)
-
 extern const char user_syscall_entry[];
 
 void usermode_init_cpu(void)

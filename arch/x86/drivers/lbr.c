@@ -4,49 +4,24 @@
  * for the sources. "ref N.M" is ../shared/reference/intel-trace-hw.md section N.M.
  */
 #include "arch/x86/drivers/lbr.h"
+#include "arch/x86/caps/lbr_models.h"
 #include "arch/x86/hw/ds_layout.h"
 #include "arch/x86/hw/pmu_regs.h"
-#include "arch/x86/spmu/arch_lbr.h" /* LBR_CTL_*, ARCH_LBR_INFO_*; includes spmu_lbr.h */
-#include "arch/x86/spmu/lbr.h"	    /* LBR_SELECT_*, enum lbr_format */
 #include "lib/bits.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-/* ---- CPU generations (family 06H display models, the rows of lbr_models.c / ref 3.3) ------ */
-
-#define FAMILY_6		 0x6u
-#define BONNELL_MODEL		 0x1cu /* the row Linux applies the stepping erratum to */
-#define BONNELL_MIN_LBR_STEPPING 10u   /* ref 3.3, 8: same limit as trace_caps.c */
-
-/* Core 2 (Merom, Merom-L, Penryn, Dunnington): no LBR_SELECT, ref 3.3 "init_core". */
-static const uint8_t core2_models[] = {0x0f, 0x16, 0x17, 0x1d};
-/* Bonnell and Saltwell Atoms: no LBR_SELECT, ref 3.3 "init_atom". Silvermont/Airmont share
- * their depth (8) and report a format as low (the recorded Silvermont reads format 1), but do
- * have LBR_SELECT ("init_slm"): depth and format cannot tell them apart, the model can. */
-static const uint8_t atom_old_models[] = {0x1c, 0x26, 0x27, 0x35, 0x36};
-/* Nehalem, Westmere (ref 3.3 "init_nhm"): the LBR_SELECT erratum of ref 8. Sandy Bridge has it
- * fixed: SDM 17.8 says its NEAR_IND_JMP / NEAR_REL_JMP filtering "has been enhanced". */
-static const uint8_t nhm_wsm_models[] = {0x1a, 0x1e, 0x1f, 0x2e, 0x25, 0x2c, 0x2f};
-
-static bool model_in(const struct trace_caps *c, const uint8_t *models, size_t count)
-{
-	if (c->family != FAMILY_6)
-		return false;
-	for (size_t i = 0; i < count; i++)
-		if (c->model == models[i])
-			return true;
-	return false;
-}
+/* Per-model facts (no LBR_SELECT, the Nehalem LBR_SELECT erratum, the Bonnell stepping and
+ * DEBUGCTL.TR quirks) come from the capability record: caps/lbr_models.c holds them. */
 
 static bool has_no_lbr_select(const struct trace_caps *c)
 {
-	return model_in(c, core2_models, ARRAY_SIZE(core2_models)) ||
-	       model_in(c, atom_old_models, ARRAY_SIZE(atom_old_models));
+	return !c->lbr.has_select;
 }
 
 /* Legacy call-stack mode (LBR_SELECT bit 9): ref 3.2 "HSW+ cores, GLM+ Atoms"; ref 3.3 the
- * Haswell/Broadwell, Skylake+ and Goldmont/GLP/Tremont rows. The format is the test, as in the
- * software PMU (spmu.c): those rows report formats 4-7 (recorded Haswell/Broadwell 4, Skylake/
+ * Haswell/Broadwell, Skylake+ and Goldmont/GLP/Tremont rows. The format is the test: those
+ * rows report formats 4-7 (recorded Haswell/Broadwell 4, Skylake/
  * Ice Lake 5, Goldmont Plus 7; Goldmont 6 per ref 3.3, unconfirmed), the others at most 3
  * (recorded Core 2 2, Bonnell 1, Silvermont 1, Nehalem 3 composed; KNL 1, raised to 3). */
 static bool has_legacy_call_stack(const struct trace_caps *c)
@@ -92,7 +67,7 @@ static int check_filter(const struct lbr_filter *f, char *why, size_t n)
 	}
 	if (f->branch_types & ~LBR_F_ALL) {
 		fmt_snprintf(why, n, "LBR filter: unknown branch-class bits %#x",
-			     f->branch_types & ~LBR_F_ALL);
+			     (unsigned)(f->branch_types & ~LBR_F_ALL));
 		return -1;
 	}
 	if (f->call_stack && (f->branch_types & ~LBR_F_CALL_STACK)) {
@@ -176,9 +151,9 @@ int lbr_select_value(const struct trace_caps *c, const struct lbr_filter *f, uin
 		return -1;
 	}
 	/* SDM 17.9: call-stack mode needs JCC, NEAR_IND_JMP, NEAR_REL_JMP, FAR_BRANCH suppressed
-	 * and the calls and returns captured (spmu_lbr.h LBR_SELECT_CALLSTACK_MUST_*). */
+	 * and the calls and returns captured (hw/lbr_regs.h LBR_SELECT_CALLSTACK_MUST_*). */
 	capture = f->call_stack ? LBR_F_CALL_STACK : f->branch_types;
-	hw = model_in(c, nhm_wsm_models, ARRAY_SIZE(nhm_wsm_models)) ? nhm_widen(capture) : capture;
+	hw = (c->lbr.quirks & LBR_QUIRK_NHM_SELECT) ? nhm_widen(capture) : capture;
 	if (!f->kernel)
 		v |= LBR_SELECT_CPL_EQ_0;
 	if (!f->user)
@@ -233,9 +208,9 @@ int arch_lbr_ctl_value(const struct trace_caps *c, const struct lbr_filter *f, u
 			     "ref 1.4): only 'any' can be recorded");
 		return -1;
 	}
-	/* Bits the CPU does not enumerate stay clear (the software PMU's write check rejects
-	 * them). What the hardware records with OS = USR = 0 when EBX[0] = 0 is unconfirmed in
-	 * our sources; ref 1.4 only says Linux then refuses the one-ring requests. */
+	/* Bits the CPU does not enumerate stay clear (a write setting them may #GP). What the
+	 * hardware records with OS = USR = 0 when EBX[0] = 0 is unconfirmed in our sources; ref 1.4
+	 * only says Linux then refuses the one-ring requests. */
 	if (a->cpl_filter) {
 		if (f->kernel)
 			v |= LBR_CTL_OS;
@@ -286,18 +261,17 @@ int lbr_check_quirks(const struct trace_caps *c, const struct lbr_filter *f, uin
 	}
 	/* Ref 3.3, 8: Bonnell below stepping 10, LBR with freeze-on-PMI is not operational and
 	 * Linux disables LBR altogether; so do we. */
-	if (c->family == FAMILY_6 && c->model == BONNELL_MODEL &&
-	    c->stepping < BONNELL_MIN_LBR_STEPPING) {
+	if ((c->lbr.quirks & LBR_QUIRK_STEPPING_10) && c->stepping < LBR_MIN_STEPPING_10) {
 		fmt_snprintf(why, n,
 			     "Atom (Bonnell) stepping %u < %u: LBR with freeze-on-PMI not "
 			     "operational, Linux disables LBR (ref 3.3, 8)",
-			     c->stepping, BONNELL_MIN_LBR_STEPPING);
+			     c->stepping, LBR_MIN_STEPPING_10);
 		return -1;
 	}
 	/* Ref 2, 8 ([SDM] 16.5 of 253668-032US): the Atom family clears DEBUGCTL.TR when
 	 * FREEZE_LBRS_ON_PMI is set, so branch trace messages / BTS would silently stop. Applied
 	 * to the Bonnell/Saltwell rows that edition covers; later Atoms are unconfirmed. */
-	if (model_in(c, atom_old_models, ARRAY_SIZE(atom_old_models)) &&
+	if ((c->lbr.quirks & LBR_QUIRK_FREEZE_CLEARS_TR) &&
 	    (debugctl & DEBUGCTL_FREEZE_LBRS_ON_PMI) && (debugctl & DEBUGCTL_TR)) {
 		fmt_snprintf(why, n,
 			     "%s clears DEBUGCTL.TR when FREEZE_LBRS_ON_PMI is set (ref 2, 8): "

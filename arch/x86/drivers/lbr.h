@@ -11,9 +11,8 @@
  * 17.9 Table 17-13 (Haswell call-stack mode), 17.12 (Skylake LBR_INFO), and the chapter
  * "Architectural Last Branch Records" (its number is not in our sources).
  *
- * Register bits are reused from spmu_lbr.h (LBR_SELECT_*, enum lbr_format), spmu_arch_lbr.h
- * (LBR_CTL_*, ARCH_LBR_INFO_*), pmu_regs.h (LBR_FROM_*, LBR_INFO_*) and ds_layout.h
- * (DEBUGCTL_*).
+ * Register bits come from the hardware contract: hw/lbr_regs.h (LBR_SELECT_*, LBR_CTL_*,
+ * record fields, enum lbr_format, the branch classes) and hw/pmu_regs.h (DEBUGCTL_*).
  */
 #ifndef ARCH_X86_LBR_DECODE_H
 #define ARCH_X86_LBR_DECODE_H
@@ -22,23 +21,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "arch/x86/caps/caps.h"
+#include "arch/x86/hw/lbr_regs.h"
 #include "kernel/arch.h"
 
 /* ---- filter spec --------------------------------------------------------------------------- */
 
-/* Branch classes, the seven of LBR_SELECT bits 2-8 (ref 3.2) and LBR_CTL bits 16-22 (ref 4.2). */
-#define LBR_F_COND	    (1u << 0) /* Jcc */
-#define LBR_F_NEAR_REL_CALL (1u << 1)
-#define LBR_F_NEAR_IND_CALL (1u << 2)
-#define LBR_F_NEAR_RET	    (1u << 3)
-#define LBR_F_NEAR_IND_JMP  (1u << 4)
-#define LBR_F_NEAR_REL_JMP  (1u << 5)
-#define LBR_F_FAR	    (1u << 6) /* far branches, interrupts, exceptions, SYSCALL (ref 3.2) */
-#define LBR_F_ALL	    0x7fu
-#define LBR_F_CALLS	    (LBR_F_NEAR_REL_CALL | LBR_F_NEAR_IND_CALL)
-#define LBR_F_JMPS	    (LBR_F_NEAR_REL_JMP | LBR_F_NEAR_IND_JMP)
-/* What call-stack mode records: near calls push, near returns pop (SDM 17.9, ref 3.2). */
-#define LBR_F_CALL_STACK (LBR_F_CALLS | LBR_F_NEAR_RET)
+/* Branch classes: LBR_F_* of hw/lbr_regs.h. */
 
 struct lbr_filter {
 	bool user, kernel;     /* branches ending in ring > 0 / ring 0 (ref 3.2) */

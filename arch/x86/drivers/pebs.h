@@ -57,8 +57,7 @@ const char *pebs_ip_kind_name(enum pebs_ip_kind k); /* "exact", "trap", "fault" 
 
 /*
  * One decoded record, whatever its format. A has_* flag says whether the format carries the
- * field; absent fields are 0. Named pebs_decoded, not pebs_sample: arch/x86/spmu/pebs.h (seen
- * through spmu.h and pmu_msr.h) already defines struct pebs_sample for the software PMU.
+ * field; absent fields are 0.
  */
 struct pebs_decoded {
 	unsigned format;

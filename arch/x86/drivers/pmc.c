@@ -7,8 +7,7 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-#define LEGACY_PERIOD_MAX   ((1ull << 31) - 1)		  /* IA32_PMCx writes sign-extend bit 31 */
-#define FIXED_CTRL_FIELD(m) genmask(4 * (m) + 3, 4 * (m)) /* 4 bits per counter (SDM 18.2.2) */
+#define LEGACY_PERIOD_MAX ((1ull << 31) - 1) /* IA32_PMCx writes sign-extend bit 31 */
 
 uint64_t pmc_period_value(unsigned width, uint64_t period)
 {

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch/x86/hw/msr.h"
 #include "lib/bits.h"
 
 /* xAPIC MMIO offsets (Table 10-1). */
@@ -36,11 +37,9 @@ enum apic_reg {
 };
 
 /* x2APIC: MSR 800H + offset / 16 (SDM 10.12.1.2); 0 when the register has no MSR. */
-#define X2APIC_MSR_BASE 0x800u
 uint32_t apic_x2apic_msr(enum apic_reg reg);
 
 /* IA32_APIC_BASE (MSR 1BH, SDM 10.4.4 Figure 10-5). */
-#define MSR_IA32_APIC_BASE     0x1bu
 #define APIC_BASE_BSP	       BIT(8)
 #define APIC_BASE_X2APIC_EXTD  BIT(10)
 #define APIC_BASE_GLOBAL_EN    BIT(11)

@@ -2,30 +2,17 @@
 /*
  * Debug Store layouts, defined once for the drivers, the software PMU and the host decoder:
  * the 64-bit DS buffer-management area (SDM Vol. 3B 17.4.9, Figure 17-8 "IA-32e Mode DS Save
- * Area") and the 64-bit BTS record (Figure 17-9). DEBUGCTL bits that govern BTS (SDM 17.4.1,
- * Figure 17-3) live here too.
+ * Area") and the 64-bit BTS record (Figure 17-9). The MSR numbers are in hw/msr.h, the DEBUGCTL
+ * bits that govern BTS (SDM 17.4.1, Figure 17-3) in hw/pmu_regs.h, included here.
  */
 #ifndef ARCH_X86_DS_LAYOUT_H
 #define ARCH_X86_DS_LAYOUT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "arch/x86/hw/msr.h"
+#include "arch/x86/hw/pmu_regs.h"
 #include "lib/bits.h"
-
-#define MSR_IA32_DEBUGCTL 0x1d9u /* SDM Vol. 4 Table 2-2 */
-#define MSR_IA32_DS_AREA  0x600u
-
-/* IA32_DEBUGCTL (SDM Vol. 3B 17.4.1, Figure 17-3). */
-#define DEBUGCTL_LBR		       BIT(0)
-#define DEBUGCTL_BTF		       BIT(1)
-#define DEBUGCTL_TR		       BIT(6)
-#define DEBUGCTL_BTS		       BIT(7)
-#define DEBUGCTL_BTINT		       BIT(8)
-#define DEBUGCTL_BTS_OFF_OS	       BIT(9)  /* needs DS-CPL (CPUID.01H:ECX[4]) */
-#define DEBUGCTL_BTS_OFF_USR	       BIT(10) /* needs DS-CPL */
-#define DEBUGCTL_FREEZE_LBRS_ON_PMI    BIT(11)
-#define DEBUGCTL_FREEZE_PERFMON_ON_PMI BIT(12)
-#define DEBUGCTL_FREEZE_WHILE_SMM      BIT(14) /* needs IA32_PERF_CAPABILITIES[12] */
 
 /* The 64-bit DS buffer-management area (DTES64 layout). */
 struct ds_area64 {

@@ -6,18 +6,8 @@
 #ifndef ARCH_X86_PMU_REGS_H
 #define ARCH_X86_PMU_REGS_H
 
+#include "arch/x86/hw/msr.h"
 #include "lib/bits.h"
-
-#define MSR_IA32_PMC0			0xc1u /* legacy alias: writes sign-extend bit 31 */
-#define MSR_IA32_PERFEVTSEL0		0x186u
-#define MSR_IA32_FIXED_CTR0		0x309u
-#define MSR_IA32_FIXED_CTR_CTRL		0x38du
-#define MSR_IA32_PERF_GLOBAL_STATUS	0x38eu
-#define MSR_IA32_PERF_GLOBAL_CTRL	0x38fu
-#define MSR_IA32_PERF_GLOBAL_OVF_CTRL	0x390u /* v4+: IA32_PERF_GLOBAL_STATUS_RESET */
-#define MSR_IA32_PERF_GLOBAL_STATUS_SET 0x391u /* v4+ */
-#define MSR_IA32_A_PMC0			0x4c1u /* full-width alias, IA32_PERF_CAPABILITIES[13] */
-#define MSR_IA32_PEBS_ENABLE		0x3f1u /* bit n: PEBS on GP counter n (reference 6.1) */
 
 /* IA32_PERFEVTSELx (SDM 18.2.1.1, Figure 18-1). */
 #define EVTSEL_EVENT	GENMASK(7, 0)
@@ -39,12 +29,15 @@
 #define FIXED_CTRL_USR(m)      BIT(4 * (m) + 1)
 #define FIXED_CTRL_ANY(m)      BIT(4 * (m) + 2)
 #define FIXED_CTRL_PMI(m)      BIT(4 * (m) + 3)
+#define FIXED_CTRL_FIELD(m)    genmask(4 * (m) + 3, 4 * (m)) /* m known at run time */
 #define FIXED_CTRL_ADAPTIVE(m) BIT(32 + 4 * (m)) /* adaptive PEBS on fixed counter m (ref 6.1) */
 
 /* IA32_PERF_GLOBAL_STATUS (reference 7.2). */
-#define GLOBAL_STATUS_FIXED(m)	BIT(32 + (m))
+#define GLOBAL_FIXED_SHIFT	32 /* fixed counter m is bit 32 + m of GLOBAL_CTRL and GLOBAL_STATUS */
+#define GLOBAL_STATUS_FIXED(m)	BIT(GLOBAL_FIXED_SHIFT + (m))
 #define GLOBAL_STATUS_LBR_FRZ	BIT(58)
 #define GLOBAL_STATUS_CTR_FRZ	BIT(59)
+#define GLOBAL_STATUS_ASCI	BIT(60) /* SGX anti-side-channel indication, not an overflow */
 #define GLOBAL_STATUS_DS_BUFFER BIT(62) /* PEBS buffer threshold; not set by BTS */
 #define GLOBAL_STATUS_COND_CHGD BIT(63)
 
@@ -53,43 +46,48 @@
 #define ARCH_EVENT_INSTRUCTIONS 0xc0 /* umask 00H */
 #define ARCH_EVENT_BRANCHES	0xc4 /* umask 00H */
 
-/* Model-specific LBR MSRs (SDM Vol. 4 Table 2-x; reference 3.1). */
-#define MSR_LBR_SELECT 0x1c8u
-#define MSR_LBR_TOS    0x1c9u
-#define MSR_LER_FROM   0x1ddu /* last exception record (LASTINTFROMIP) */
-#define MSR_LER_TO     0x1deu
-#define LBR_CORE_FROM  0x40u /* MSR_LASTBRANCH_0_FROM_IP: Core 2, Atom, Silvermont */
-#define LBR_CORE_TO    0x60u
-#define LBR_NHM_FROM   0x680u /* MSR_LASTBRANCH_0_FROM_IP: Nehalem and later */
-#define LBR_NHM_TO     0x6c0u
-#define LBR_SKL_INFO   0xdc0u /* MSR_LBR_INFO_0: formats 5 and 7 */
-
-/* PEBS configuration MSRs (reference 6.1). */
-#define MSR_PEBS_DATA_CFG 0x3f2u
-#define MSR_PEBS_LD_LAT	  0x3f6u
-
 /* IA32_PEBS_ENABLE bits (reference 6.1; SDM Vol. 3B 18.8.1.1 for Nehalem's PEBS_EN/LL_EN). */
 #define PEBS_ENABLE_GP(n)     BIT(n)	     /* PEBS on IA32_PMCn */
 #define PEBS_ENABLE_LD_LAT(n) BIT(32 + (n))  /* load latency on PMCn: n < 4, perfmon < v5 */
 #define PEBS_ENABLE_FIXED(m)  BIT(32 + (m))  /* extended PEBS on IA32_FIXED_CTRm (PERF_CAP[14]) */
 #define PEBS_LD_LAT_THRESHOLD GENMASK(15, 0) /* MSR_PEBS_LD_LAT: minimum latency in cycles */
 
-/* Legacy LBR record fields by format (IA32_PERF_CAPABILITIES[5:0]; SDM Vol. 3B 17.4.8.1,
- * 17.12 for LBR_INFO; reference 1.5 table, 3.4). Same names and values as the software PMU's
- * private copies in spmu_lbr.c, so either may include this header. */
-#define LBR_FMT0_FROM	   GENMASK(31, 0)  /* format 0: FROM in the FROM MSR's low half ... */
-#define LBR_FMT0_TO	   GENMASK(63, 32) /* ... and TO in its high half (ref 1.5) */
-#define LBR_FROM_MISPRED   BIT(63)	   /* formats 3, 4, 6 */
-#define LBR_FROM_IN_TX	   BIT(62)	   /* format 4 */
-#define LBR_FROM_ABORT	   BIT(61)	   /* format 4 */
-#define LBR_INFO_MISPRED   BIT(63)	   /* MSR_LBR_INFO_x, formats 5 and 7 */
-#define LBR_INFO_IN_TX	   BIT(62)	   /* format 5 only */
-#define LBR_INFO_ABORT	   BIT(61)	   /* format 5 only */
-#define LBR_INFO_CYCLES	   GENMASK(15, 0)
-#define LBR_FMT6_TO_CYCLES GENMASK(63, 48) /* format 6: TO[47:0] is the address */
+/* IA32_DEBUGCTL (SDM Vol. 3B 17.4.1, Figure 17-3). */
+#define DEBUGCTL_LBR		       BIT(0)
+#define DEBUGCTL_BTF		       BIT(1)
+#define DEBUGCTL_TR		       BIT(6)
+#define DEBUGCTL_BTS		       BIT(7)
+#define DEBUGCTL_BTINT		       BIT(8)
+#define DEBUGCTL_BTS_OFF_OS	       BIT(9)  /* needs DS-CPL (CPUID.01H:ECX[4]) */
+#define DEBUGCTL_BTS_OFF_USR	       BIT(10) /* needs DS-CPL */
+#define DEBUGCTL_FREEZE_LBRS_ON_PMI    BIT(11)
+#define DEBUGCTL_FREEZE_PERFMON_ON_PMI BIT(12)
+#define DEBUGCTL_FREEZE_WHILE_SMM      BIT(14) /* needs IA32_PERF_CAPABILITIES[12] */
 
-/* Architectural LBR_INFO bits spmu_arch_lbr.h does not define (reference 4.3). */
-#define ARCH_LBR_INFO_IN_TX BIT(62)
-#define ARCH_LBR_INFO_ABORT BIT(61)
+/* IA32_PERF_CAPABILITIES (SDM Vol. 3B 18.4.1 / 18.4.4.2 for bits 6-11; Linux
+ * arch/x86/include/asm/perf_event.h PERF_CAP_*). */
+#define PCAP_LBR_FORMAT	      GENMASK(5, 0)
+#define PCAP_PEBS_TRAP	      BIT(6)
+#define PCAP_PEBS_ARCH_REG    BIT(7)
+#define PCAP_PEBS_FORMAT      GENMASK(11, 8)
+#define PCAP_SMM_FREEZE	      BIT(12) /* also SDM Vol. 3B 16.4.1 */
+#define PCAP_FULL_WIDTH_WRITE BIT(13)
+#define PCAP_PEBS_BASELINE    BIT(14)
+#define PCAP_PERF_METRICS     BIT(15)
+#define PCAP_PEBS_OUTPUT_PT   BIT(16)
+#define PCAP_PEBS_TIMING_INFO BIT(17)
+/* bit 18: reserved (was mis-named anythread_deprecated in Linux) */
+#define PCAP_RDPMC_METRICS_CLEAR BIT(19)
+
+/* PEBS record formats (IA32_PERF_CAPABILITIES[11:8]; SDM Vol. 3B 18.6.2.4, 18.9.2): 0-6
+ * are described; adaptive groups need format 4 or later with PERF_CAPABILITIES[14] (Linux
+ * forces the baseline bit to 0 below 4). */
+#define PEBS_FORMAT_LAST_KNOWN 6
+#define PEBS_FORMAT_ADAPTIVE   4
+
+/* IA32_MISC_ENABLE (SDM Vol. 4 Table 2-2; SDM Vol. 3B 17.4.9 for the BTS/PEBS bits). */
+#define MISC_EMON	      BIT(7)
+#define MISC_BTS_UNAVAILABLE  BIT(11)
+#define MISC_PEBS_UNAVAILABLE BIT(12)
 
 #endif

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "arch/x86/pmu/access.h"
+#include "arch/x86/spmu/spmu.h"
+#include "arch/x86/spmu/singlestep.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
@@ -47,11 +49,32 @@ struct spmu *pmu_model(void)
 	return b->model ? &b->state : 0;
 }
 
+void pmu_backend_drops(uint64_t *bts, uint64_t *pebs)
+{
+	struct pmu_backend *b = here();
+	*bts = b->model ? b->state.stats.bts_dropped : 0;
+	*pebs = b->model ? b->state.stats.pebs_dropped : 0;
+}
+
+const char *pmu_last_refusal(void)
+{
+	struct pmu_backend *b = here();
+	return b->model && b->state.gp_reason ? b->state.gp_reason : "";
+}
+
 void pmu_note_exception(unsigned vector)
 {
 	struct pmu_backend *b = here();
 	if (b->model)
 		spmu_exception(&b->state, vector);
+}
+
+void pmu_trap_observer(const struct trap_frame *f)
+{
+	if (!ss_active_here())
+		return; /* not the stepped workload's */
+	ss_note_exception(f);
+	pmu_note_exception((unsigned)f->vector);
 }
 
 struct msr_access {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The one door to PMU and debug MSRs (../shared/design.md): per CPU it routes to the real
+ * The one door to PMU and debug MSRs (one accessor for PMU MSRs): per CPU it routes to the real
  * RDMSR/WRMSR or to the software PMU, so drivers never know which. A refused access returns
  * PMU_MSR_GP, from the hardware (#GP caught) or from the model (its reason is kept).
  */
@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "arch/x86/spmu/spmu.h"
+#include "arch/x86/spmu/model.h"
 
 #define PMU_MSR_OK 0
 #define PMU_MSR_GP (-1)
@@ -18,10 +18,18 @@
 void pmu_use_model(const struct spmu_personality *p);
 void pmu_use_hardware(void);
 bool pmu_using_model(void);
-struct spmu *pmu_model(void); /* this CPU's model state (NULL when on hardware) */
+struct spmu *pmu_model(void); /* this CPU's model (opaque; NULL when on hardware) */
+/* Records the backend could not store (the model counts them; silicon does not say: 0). */
+void pmu_backend_drops(uint64_t *bts, uint64_t *pebs);
+/* Why the last access was refused: the model's reason, "" on the hardware. */
+const char *pmu_last_refusal(void);
 
 /* An exception or interrupt the workload took: the model's LER and #DB rules (spmu.h). */
 void pmu_note_exception(unsigned vector);
+/* Trap observer (cpu/trap.h): an exception or interrupt a stepped workload takes goes to the
+ * engine (a trap-class instruction retired) and then to the model. */
+struct trap_frame;
+void pmu_trap_observer(const struct trap_frame *f);
 
 int pmu_rdmsr(uint32_t msr, uint64_t *value);
 int pmu_wrmsr(uint32_t msr, uint64_t value);

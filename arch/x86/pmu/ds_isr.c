@@ -3,11 +3,10 @@
 #include "arch/x86/hw/pmu_regs.h"
 #include "lib/string.h"
 
-#define FIXED_BASE 32
 /* Not overflows: handled as state, never dispatched (reference 7.2, Linux masks 63/60/58). */
 #define STATUS_NOT_OVERFLOWS                                                                       \
-	(GLOBAL_STATUS_LBR_FRZ | GLOBAL_STATUS_CTR_FRZ | BIT(60) | GLOBAL_STATUS_COND_CHGD |       \
-	 GLOBAL_STATUS_DS_BUFFER)
+	(GLOBAL_STATUS_LBR_FRZ | GLOBAL_STATUS_CTR_FRZ | GLOBAL_STATUS_ASCI |                      \
+	 GLOBAL_STATUS_COND_CHGD | GLOBAL_STATUS_DS_BUFFER)
 
 static uint64_t rd(const struct ds_isr_ops *o, struct ds_isr_report *r, uint32_t msr)
 {
@@ -84,9 +83,9 @@ static void handle_overflows(const struct ds_isr_ops *o, const struct ds_isr_con
 		r->overflows++;
 	}
 	for (unsigned m = 0; m < c->n_fixed; m++) {
-		if (!(counters & BIT(FIXED_BASE + m)))
+		if (!(counters & BIT(GLOBAL_FIXED_SHIFT + m)))
 			continue;
-		o->overflow(o->ctx, FIXED_BASE + m);
+		o->overflow(o->ctx, GLOBAL_FIXED_SHIFT + m);
 		wr(o, r, MSR_IA32_FIXED_CTR0 + m, c->fixed_reload[m]);
 		r->overflows++;
 	}
@@ -127,7 +126,8 @@ void ds_isr_service(const struct ds_isr_ops *o, const struct ds_isr_config *c,
 		 * OVF_CTRL takes the overflow bits and OvfDSBuffer / CondChgd. */
 		uint64_t ack = status;
 		if (c->perfmon_version < 4)
-			ack &= ~(GLOBAL_STATUS_LBR_FRZ | GLOBAL_STATUS_CTR_FRZ | BIT(60));
+			ack &=
+			    ~(GLOBAL_STATUS_LBR_FRZ | GLOBAL_STATUS_CTR_FRZ | GLOBAL_STATUS_ASCI);
 		if (ack)
 			wr(o, r, MSR_IA32_PERF_GLOBAL_OVF_CTRL, ack);
 	}

@@ -46,3 +46,11 @@ uint64_t pmi_count(unsigned cpu_index)
 {
 	return cpu_index < MAX_CPUS ? pmis[cpu_index] : 0;
 }
+
+bool pmi_nmi_claim(struct trap_frame *f)
+{
+	if (!lapic_pmi_as_nmi())
+		return false;
+	pmi_entry(f, 1);
+	return true;
+}

@@ -8,6 +8,7 @@
 #ifndef ARCH_X86_PMI_H
 #define ARCH_X86_PMI_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86/caps/pmi_ack.h"
 
@@ -22,6 +23,8 @@ void pmi_set_service_routine(pmi_service_fn fn);
 void pmi_set_ack(enum pmi_ack ack);
 /* Called from the NMI path when PMIs are delivered as NMI. */
 void pmi_entry(struct trap_frame *f, int from_nmi);
+/* The NMI claim (cpu/trap.h): a PMI delivered as NMI (option pmi=nmi) goes to pmi_entry. */
+bool pmi_nmi_claim(struct trap_frame *f);
 uint64_t pmi_count(unsigned cpu_index);
 
 #endif

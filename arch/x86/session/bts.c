@@ -14,7 +14,7 @@
 #include "arch/x86/session/output.h"
 #include "arch/x86/pmu/isr_hook.h"
 #include "arch/x86/session/session.h"
-#include "arch/x86/pmu/sinks.h"
+#include "arch/x86/session/stores.h"
 #include "kernel/arch.h"
 
 #define BTS_CIRCULAR_RECORDS  2730 /* 64 KiB, Linux's size (reference 5.3) */
@@ -105,13 +105,13 @@ bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	    .ctx = &store,
 	};
 	uint64_t at_end = ds_bts_drain(&drain, d->area);
-	uint64_t masked, vpmis = ts_virtual_pmis(&masked);
+	uint64_t masked, vpmis = ts_virtual_pmis(&masked), dropped, pebs_dropped;
+	pmu_backend_drops(&dropped, &pebs_dropped);
 	tprintf("trace-begin %s %s steps=%lu records=%lu pmis=%lu drains=%lu virtual-pmis=%lu "
 		"masked=%lu dropped=%lu lost=%lu ring=%s%s leak=%s filtered=%lu flagged=%lu "
 		"drained-in-pmi=%lu drained-at-end=%lu storms=%lu result=%lu\n",
-		fac, t->label, steps, store.n, st.pmis, st.bts_drains, vpmis, masked,
-		t->model ? t->model->stats.bts_dropped : 0, store.lost_full,
-		bts_ring_name(cfg.ring), plan.software_ring ? "(software)" : "",
+		fac, t->label, steps, store.n, st.pmis, st.bts_drains, vpmis, masked, dropped,
+		store.lost_full, bts_ring_name(cfg.ring), plan.software_ring ? "(software)" : "",
 		cfg.leak == BTS_LEAK_FLAG ? "flag" : "filter", store.filtered, store.flagged,
 		st.bts_drained, at_end, st.storms, result);
 	for (uint64_t i = 0; i < store.n; i++) {

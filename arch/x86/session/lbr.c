@@ -16,58 +16,27 @@
 #include "lib/bits.h"
 #include "lib/x86_decode.h"
 
-#define LBR_CORE_MAX_DEPTH 8
-
 struct lbr_msrs {
 	uint32_t from, to, info; /* info 0: no LBR_INFO MSRs */
 	bool select;		 /* MSR_LBR_SELECT exists */
 };
 
-/*
- * Reference 3.1 / 3.3: Core 2, Atom and Silvermont stacks of at most 8 entries sit at
- * 40H/60H, Nehalem and later at 680H/6C0H; LBR_INFO (formats 5 and 7) at DC0H. LBR_SELECT
- * exists from Nehalem on; Core 2 and Bonnell filter in software only. The model's personality
- * names its own bases (it is a recorded processor).
- */
+/* Where the stack lives comes from the capability record (caps.c, from the per-model table
+ * lbr_models.c), the same for silicon and for the software PMU's recorded processors. */
 static struct lbr_msrs lbr_msrs_of(const struct trace_ctx *t)
 {
 	const struct trace_caps *c = t->caps;
-	if (t->model)
-		return (struct lbr_msrs){t->model->p->lbr_from_base, t->model->p->lbr_to_base,
-					 t->model->p->lbr_info_base, t->model->p->lbr_select};
-	bool core = c->lbr.depth <= LBR_CORE_MAX_DEPTH;
-	bool info = c->lbr.format == 5 || c->lbr.format == 7;
-	return (struct lbr_msrs){core ? LBR_CORE_FROM : LBR_NHM_FROM,
-				 core ? LBR_CORE_TO : LBR_NHM_TO, info ? LBR_SKL_INFO : 0, !core};
+	return (struct lbr_msrs){c->lbr.from_base, c->lbr.to_base, c->lbr.info_base,
+				 c->lbr.has_select};
 }
-
-#define X86_MAX_INSN_LEN 15
 
 /* The LBR_F_* class of the branch at `from` (decoded), or 0 if it cannot be decoded. */
 static unsigned branch_class(uint64_t from)
 {
 	struct x86_insn in;
-	if (x86_decode((const uint8_t *)from, X86_MAX_INSN_LEN, &in) != 0)
+	if (x86_decode((const uint8_t *)from, X86_MAX_INSN_LENGTH, &in) != 0)
 		return 0;
-	switch (in.branch) {
-	case X86_BR_JCC:
-	case X86_BR_JCXZ_LOOP:
-		return LBR_F_COND;
-	case X86_BR_JMP_REL:
-		return LBR_F_NEAR_REL_JMP;
-	case X86_BR_JMP_IND:
-		return LBR_F_NEAR_IND_JMP;
-	case X86_BR_CALL_REL:
-		return LBR_F_NEAR_REL_CALL;
-	case X86_BR_CALL_IND:
-		return LBR_F_NEAR_IND_CALL;
-	case X86_BR_RET:
-		return LBR_F_NEAR_RET;
-	case X86_BR_NONE:
-		return 0;
-	default:
-		return LBR_F_FAR;
-	}
+	return in.branch == X86_BR_NONE ? 0 : (unsigned)BIT(lbr_class_of_branch(in.branch));
 }
 
 static void print_entry(unsigned i, const struct lbr_entry *e)

@@ -17,7 +17,7 @@
 #include "arch/x86/session/output.h"
 #include "arch/x86/pmu/isr_hook.h"
 #include "arch/x86/session/session.h"
-#include "arch/x86/pmu/sinks.h"
+#include "arch/x86/session/stores.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
@@ -210,6 +210,8 @@ bool session_pebs(struct trace_ctx *t)
 	static const char *const counter_names[] = {"pmc0", "pmc1", "pmc2", "pmc3",
 						    "pmc4", "pmc5", "pmc6", "pmc7"};
 	uint64_t masked, vpmis = ts_virtual_pmis(&masked);
+	uint64_t bts_dropped, dropped;
+	pmu_backend_drops(&bts_dropped, &dropped);
 	tprintf(
 	    "trace-begin pebs %s steps=%lu records=%lu format=%u adaptive=%d trap=%d "
 	    "period=%lu counter=%s enable=%#lx data-cfg=%#lx size=%zu pmis=%lu virtual-pmis=%lu "
@@ -217,9 +219,8 @@ bool session_pebs(struct trace_ctx *t)
 	    "bad=%lu buffer=%lu%s storms=%lu result=%lu\n",
 	    t->label, steps, s.n, s.format, s.adaptive, s.trap_like, o->pebs_period,
 	    ch.fixed ? "fixed0" : counter_names[n], enable, s.data_cfg, size, st.pmis, vpmis,
-	    masked, st.pebs_drains, st.pebs_drained, at_end,
-	    t->model ? t->model->stats.pebs_dropped : 0, s.lost_full, s.bad, buffer_bytes,
-	    core2_cap ? "(core2-cap)" : "", st.storms, result);
+	    masked, st.pebs_drains, st.pebs_drained, at_end, dropped, s.lost_full, s.bad,
+	    buffer_bytes, core2_cap ? "(core2-cap)" : "", st.storms, result);
 	for (uint64_t i = 0; i < s.n; i++) {
 		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s", s.ev[i], s.next[i],
 			s.status[i], size, pebs_ip_kind_name((enum pebs_ip_kind)s.kind[i]));

@@ -29,7 +29,6 @@
 #include "lib/string.h"
 #include "lib/x86_decode.h"
 
-#define X86_MAX_INSN_LEN      15
 #define DECODE_CACHE_SIZE     1024 /* entries, direct-mapped by address */
 #define DECODE_CACHE_PAGES    4
 #define SESSION_EXCEPTIONS    8
@@ -95,7 +94,7 @@ static bool decode_cached(struct cpu_session *cs, uint64_t ip, struct decoded *o
 	struct decoded *slot = &cs->cache[ip % DECODE_CACHE_SIZE];
 	if (slot->ip != ip || slot->length == 0) {
 		struct x86_insn in;
-		if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LEN, &in) != 0)
+		if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) != 0)
 			return false;
 		*slot = (struct decoded){ip, in.length, (uint8_t)in.branch};
 	}
@@ -111,48 +110,21 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	struct decoded in;
 	if (!decode_cached(cs, retired, &in))
 		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
-	unsigned cpl_from, cpl_to;
-	ss_step_cpls(&cpl_from, &cpl_to);
-	const struct trap_frame *f = ss_step_frame();
-	struct spmu_regs regs = {
-	    .rflags = f->rflags & ~RFLAGS_TF, /* the engine's TF is invisible to the model */
-	    .rax = f->rax,
-	    .rbx = f->rbx,
-	    .rcx = f->rcx,
-	    .rdx = f->rdx,
-	    .rsi = f->rsi,
-	    .rdi = f->rdi,
-	    .rbp = f->rbp,
-	    .rsp = f->rsp,
-	    .r8 = f->r8,
-	    .r9 = f->r9,
-	    .r10 = f->r10,
-	    .r11 = f->r11,
-	    .r12 = f->r12,
-	    .r13 = f->r13,
-	    .r14 = f->r14,
-	    .r15 = f->r15,
-	};
-	struct spmu_step st = {
+	struct spmu_feed_step st = {
 	    .retired = retired,
 	    .next = next,
-	    .branch = in.branch != X86_BR_NONE,
-	    .cpl = cpl_from,
+	    .length = in.length,
+	    .kind = (enum x86_branch_kind)in.branch,
+	    .frame = ss_step_frame(),
 	    .tsc = rdtsc(),
-	    .regs = &regs,
+	    .btf_hook = cs->extra_step != NULL,
 	};
-	/* A taken branch is recorded as it retires, before the counters tick: the branch whose
-	 * retirement overflows a counter is in the LBR stack the PMI freezes (the record Linux's
-	 * PEBS IP fix-up expects at LBR.TO, reference 6.6). */
-	if (next != retired + in.length)
-		spmu_branch(m, retired, next, (enum x86_branch_kind)in.branch, cpl_from, cpl_to);
-	spmu_retire(m, &st);
-	if (cs->extra_step && spmu_btf_trap(m))
+	ss_step_cpls(&st.cpl_from, &st.cpl_to);
+	unsigned want = spmu_feed(m, &st);
+	if (want & SPMU_FEED_BTF_TRAP)
 		cs->extra_step(cs->extra_ctx, retired, next);
-	if (m->pmi_pending) {
-		m->pmi_pending = false;
+	if (want & SPMU_FEED_PMI)
 		deliver_virtual_pmi(cs);
-	}
 }
 
 /* The hardware's own #DB per step (BTF on silicon): the session's hook sees each one. */
@@ -248,8 +220,9 @@ bool ts_check(struct trace_ctx *t, int rc, uint32_t msr, const char *what)
 {
 	if (rc == PMU_MSR_OK)
 		return true;
+	const char *reason = pmu_last_refusal();
 	tprintf("error: %s: %s: MSR %#x refused (#GP)%s%s\n", t->label, what, msr,
-		t->model ? ": " : "", t->model ? t->model->gp_reason : "");
+		*reason ? ": " : "", reason);
 	t->ok = false;
 	return false;
 }
@@ -336,13 +309,15 @@ static void one_cpu(void *arg)
 		}
 		pmu_use_model(p);
 		t.model = pmu_model();
-		t.caps = &t.model->caps;
+		t.caps = spmu_caps(t.model);
 		tprintf("trace: CPU %u has no %s (%s): using the SOFTWARE PMU as '%s' (%s); "
 			"results are model-verified, not silicon\n",
-			cpu, q->facility_name, why, p->name, p->what);
+			cpu, q->facility_name, why, spmu_personality_name(p),
+			spmu_personality_what(p));
 	}
 	fmt_snprintf(t.label, sizeof(t.label), "%s@%s cpu=%u", q->workload,
-		     t.model ? t.model->p->name : "hardware", cpu);
+		     t.model ? spmu_personality_name(spmu_personality_of(t.model)) : "hardware",
+		     cpu);
 	bool ok = run_session(&t, q->facility);
 	pmu_use_hardware();
 	job->outcome[cpu] = !(ok && t.ok) ? TRACE_FAILED : t.skipped ? TRACE_SKIPPED : TRACE_PASSED;

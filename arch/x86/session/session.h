@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86/spmu/singlestep.h"
-#include "arch/x86/spmu/spmu.h"
+#include "arch/x86/spmu/model.h"
 #include "arch/x86/caps/caps.h"
 #include "kernel/arch.h"
 

@@ -9,7 +9,6 @@
 #include "arch/x86/cpu/vectors.h"
 #include "kernel/arch.h"
 
-#define CPUID_1_ECX_X2APIC  BIT(21)
 #define XAPIC_ICR_SPINS	    1000000 /* bound on waiting for the ICR delivery status */
 #define APIC_TPR_ACCEPT_ALL 0
 
@@ -22,7 +21,7 @@ void lapic_choose_mode(uint64_t madt_lapic_base)
 	uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
 	/* Firmware may hand over in x2APIC mode already (required with APIC IDs >= 255); leaving
 	 * it needs a full disable (SDM 10.12.5), so stay in it. */
-	x2apic = (base & APIC_BASE_X2APIC_EXTD) || (cpuid(1, 0).ecx & CPUID_1_ECX_X2APIC);
+	x2apic = (base & APIC_BASE_X2APIC_EXTD) || (cpuid(1, 0).ecx & C01_ECX_X2APIC);
 	uint64_t phys = base & APIC_BASE_ADDRESS_MASK;
 	if (!phys)
 		phys = madt_lapic_base;

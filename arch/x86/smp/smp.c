@@ -13,7 +13,7 @@
 #include "arch/x86/smp/lapic.h"
 #include "arch/x86/cpu/paging.h"
 #include "arch/x86/cpu/percpu.h"
-#include "arch/x86/cpu/timer.h"
+#include "arch/x86/smp/timer.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/vectors.h"
 #include "kernel/arch.h"

@@ -8,11 +8,7 @@
  * Real mode -> protected mode (own flat GDT) -> PAE, CR3, EFER.LME(+NXE), paging -> 64-bit
  * code segment -> jump to ap_entry64 in the kernel, which takes its stack from ap_boot_stack.
  */
-#define CR0_PE	   0x00000001
-#define CR0_WP	   0x00010000
-#define CR0_PG	   0x80000000
-#define CR4_PAE	   0x00000020
-#define MSR_EFER   0xc0000080
+#include "arch/x86/hw/cpu_regs.h"
 
 #define TR_SEL_CODE32 0x08
 #define TR_SEL_DATA32 0x10

@@ -14,44 +14,6 @@
 #include "arch/x86/spmu/lbr.h"
 #include "lib/bits.h"
 
-#define MSR_IA32_LBR_CTL   0x14ceu
-#define MSR_IA32_LBR_DEPTH 0x14cfu
-#define MSR_IA32_LBR_INFO0 0x1200u
-#define MSR_IA32_LBR_FROM0 0x1500u
-#define MSR_IA32_LBR_TO0   0x1600u
-#define ARCH_LBR_MAX_DEPTH 64
-
-/* IA32_LBR_CTL (reference 4.2). */
-#define LBR_CTL_LBREN	      BIT(0)
-#define LBR_CTL_OS	      BIT(1)
-#define LBR_CTL_USR	      BIT(2)
-#define LBR_CTL_CALL_STACK    BIT(3)
-#define LBR_CTL_JCC	      BIT(16)
-#define LBR_CTL_NEAR_REL_JMP  BIT(17)
-#define LBR_CTL_NEAR_IND_JMP  BIT(18)
-#define LBR_CTL_NEAR_REL_CALL BIT(19)
-#define LBR_CTL_NEAR_IND_CALL BIT(20)
-#define LBR_CTL_NEAR_RET      BIT(21)
-#define LBR_CTL_OTHER_BRANCH  BIT(22)
-#define LBR_CTL_BRANCHES      GENMASK(22, 16)
-
-/* Arch LBR_INFO (reference 4.3). */
-#define ARCH_LBR_INFO_MISPRED	BIT(63)
-#define ARCH_LBR_INFO_CYC_VALID BIT(60)
-#define ARCH_LBR_INFO_BR_TYPE	GENMASK(59, 56)
-#define ARCH_LBR_INFO_CYC_CNT	GENMASK(15, 0)
-
-/* BR_TYPE values (reference 4.3): 0-5 near branches, larger values "other". */
-enum arch_lbr_br_type {
-	ARCH_BR_JCC = 0,
-	ARCH_BR_NEAR_IND_JMP = 1,
-	ARCH_BR_NEAR_REL_JMP = 2,
-	ARCH_BR_NEAR_IND_CALL = 3,
-	ARCH_BR_NEAR_REL_CALL = 4,
-	ARCH_BR_NEAR_RET = 5,
-	ARCH_BR_OTHER = 8, /* 1xxxB: far transfers, interrupts, exceptions */
-};
-
 struct arch_lbr_caps {
 	uint32_t depth_mask; /* CPUID.1CH:EAX[7:0]: bit n => depth 8 * (n + 1) */
 	bool cpl_filter, branch_filter, call_stack, timed;

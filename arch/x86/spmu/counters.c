@@ -4,7 +4,6 @@
 #include "lib/string.h"
 
 #define SIGN_BIT_31 BIT(31)
-#define FIXED_BASE  32 /* fixed counter m is bit 32 + m in GLOBAL_CTRL / GLOBAL_STATUS */
 
 static uint64_t width_mask(unsigned width)
 {
@@ -14,7 +13,7 @@ static uint64_t width_mask(unsigned width)
 static uint64_t global_ctrl_valid(const struct spmu_counters *c)
 {
 	return (c->n_gp ? genmask(c->n_gp - 1, 0) : 0) |
-	       (c->n_fixed ? genmask(FIXED_BASE + c->n_fixed - 1, FIXED_BASE) : 0);
+	       (c->n_fixed ? genmask(GLOBAL_FIXED_SHIFT + c->n_fixed - 1, GLOBAL_FIXED_SHIFT) : 0);
 }
 
 void spmu_counters_init(struct spmu_counters *c, unsigned version, unsigned n_gp, unsigned gp_width,
@@ -254,7 +253,7 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 		}
 	}
 	for (unsigned m = 0; global && m < c->n_fixed; m++) {
-		if (!(c->global_ctrl & BIT(FIXED_BASE + m)))
+		if (!(c->global_ctrl & BIT(GLOBAL_FIXED_SHIFT + m)))
 			continue;
 		bool ring = (t->cpl == 0) ? (c->fixed_ctrl & FIXED_CTRL_OS(m))
 					  : (c->fixed_ctrl & FIXED_CTRL_USR(m));
@@ -268,8 +267,8 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 			/* Extended PEBS: PEBS on fixed counter m is IA32_PEBS_ENABLE bit 32+m
 			 * (reference 6.1, Ice Lake and later with PERF_CAPABILITIES[14]); before
 			 * that, bits 32-35 are the load-latency enables of PMC0-3. */
-			if (c->adaptive_pebs && (c->pebs_enable & BIT(FIXED_BASE + m)))
-				o.pebs |= BIT(FIXED_BASE + m);
+			if (c->adaptive_pebs && (c->pebs_enable & BIT(GLOBAL_FIXED_SHIFT + m)))
+				o.pebs |= BIT(GLOBAL_FIXED_SHIFT + m);
 		}
 	}
 	if (want_pmi) {

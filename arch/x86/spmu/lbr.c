@@ -2,16 +2,6 @@
 #include "arch/x86/spmu/lbr.h"
 #include <stddef.h>
 
-#define LBR_FROM_MISPRED   BIT(63)
-#define LBR_FROM_IN_TX	   BIT(62)
-#define LBR_FROM_ABORT	   BIT(61)
-#define LBR_INFO_MISPRED   BIT(63)
-#define LBR_INFO_CYCLES	   GENMASK(15, 0)
-#define LBR_FMT3_ADDR	   GENMASK(62, 0) /* address sign-extended from bit 62 */
-#define LBR_FMT4_ADDR	   GENMASK(60, 0) /* ... from bit 60 */
-#define LBR_FMT6_TO_ADDR   GENMASK(47, 0) /* TO sign-extended from bit 47 */
-#define LBR_FMT6_TO_CYCLES GENMASK(63, 48)
-
 static const uint64_t class_suppress[] = {
     [LBR_CLASS_JCC] = LBR_SELECT_JCC,
     [LBR_CLASS_NEAR_REL_CALL] = LBR_SELECT_NEAR_REL_CALL,

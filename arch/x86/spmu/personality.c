@@ -17,9 +17,9 @@ static const struct spmu_personality personalities[] = {
 	.what = "Core i7-6700K (Skylake, 06_5EH): LBR format 5 depth 32, PEBS format 3, "
 		"perfmon v4",
 	.snap = &rec_skylake,
-	.lbr_from_base = LBR_NHM_FROM,
-	.lbr_to_base = LBR_NHM_TO,
-	.lbr_info_base = LBR_SKL_INFO,
+	.lbr_from_base = MSR_LBR_NHM_FROM,
+	.lbr_to_base = MSR_LBR_NHM_TO,
+	.lbr_info_base = MSR_LBR_INFO_0,
 	.lbr_select = true,
     },
     {
@@ -27,8 +27,8 @@ static const struct spmu_personality personalities[] = {
 	.what = "Core i5-750 (Nehalem, 06_1EH): LBR format 3 depth 16, PEBS format 1, "
 		"perfmon v3",
 	.snap = &rec_nehalem,
-	.lbr_from_base = LBR_NHM_FROM,
-	.lbr_to_base = LBR_NHM_TO,
+	.lbr_from_base = MSR_LBR_NHM_FROM,
+	.lbr_to_base = MSR_LBR_NHM_TO,
 	.lbr_info_base = 0,
 	.lbr_select = true,
 	.lbr_select_erratum = true,
@@ -38,8 +38,8 @@ static const struct spmu_personality personalities[] = {
 	.what = "Xeon X5482 (Penryn, 06_17H): LBR format 2 depth 4, PEBS format 0 on PMC0, "
 		"perfmon v2",
 	.snap = &rec_core2_penryn,
-	.lbr_from_base = LBR_CORE_FROM,
-	.lbr_to_base = LBR_CORE_TO,
+	.lbr_from_base = MSR_LBR_CORE_FROM,
+	.lbr_to_base = MSR_LBR_CORE_TO,
 	.lbr_info_base = 0,
 	.lbr_select = false, /* Core 2 filters in software only (reference 3.3) */
     },
@@ -48,9 +48,9 @@ static const struct spmu_personality personalities[] = {
 	.what = "Core i7-1065G7 (Ice Lake, 06_7EH; the server part has the same core PMU): "
 		"LBR format 5 depth 32, adaptive PEBS format 4, perfmon v5",
 	.snap = &rec_icelake,
-	.lbr_from_base = LBR_NHM_FROM,
-	.lbr_to_base = LBR_NHM_TO,
-	.lbr_info_base = LBR_SKL_INFO,
+	.lbr_from_base = MSR_LBR_NHM_FROM,
+	.lbr_to_base = MSR_LBR_NHM_TO,
+	.lbr_info_base = MSR_LBR_INFO_0,
 	.lbr_select = true,
     },
     {
@@ -83,4 +83,24 @@ const char *arch_spmu_name(unsigned i, bool *explicit_only)
 {
 	*explicit_only = false;
 	return spmu_personality_at(i) ? personalities[i].name : NULL;
+}
+
+const char *spmu_personality_name(const struct spmu_personality *p)
+{
+	return p->name;
+}
+
+const char *spmu_personality_what(const struct spmu_personality *p)
+{
+	return p->what;
+}
+
+const struct trace_caps *spmu_caps(const struct spmu *m)
+{
+	return &m->caps;
+}
+
+const struct spmu_personality *spmu_personality_of(const struct spmu *m)
+{
+	return m->p;
 }

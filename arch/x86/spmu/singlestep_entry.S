@@ -8,7 +8,7 @@
  * the first step reported is the CALL at ss_first_insn; the POPF before ss_exit, which clears
  * TF, is the last one.
  */
-#define RFLAGS_TF 0x100
+#include "arch/x86/hw/cpu_regs.h"
 
 	.section .text.workload, "ax"
 	.globl ss_enter, ss_first_insn, ss_exit

@@ -13,7 +13,7 @@
 #define CANONICAL_TOP_BIT 47
 
 /* DEBUGCTL bits the model accepts; the CPL and SMM bits only with their capability. */
-#define DEBUGCTL_BASE_VALID                                                                        \
+#define MODEL_DEBUGCTL_VALID                                                                       \
 	(DEBUGCTL_LBR | DEBUGCTL_BTF | DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT |               \
 	 DEBUGCTL_FREEZE_LBRS_ON_PMI | DEBUGCTL_FREEZE_PERFMON_ON_PMI)
 
@@ -85,7 +85,7 @@ static void request_pmi(struct spmu *m, struct spmu_overflow o)
 
 static uint64_t debugctl_valid(const struct spmu *m)
 {
-	uint64_t v = DEBUGCTL_BASE_VALID;
+	uint64_t v = MODEL_DEBUGCTL_VALID;
 	if (m->caps.ds_cpl)
 		v |= DEBUGCTL_BTS_OFF_OS | DEBUGCTL_BTS_OFF_USR;
 	if (m->caps.freeze.while_smm)
@@ -128,12 +128,12 @@ int spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value)
 			return gp(m, msr, 0, "IA32_DS_AREA without CPUID.01H:EDX.DS");
 		*value = m->ds_area;
 		return SPMU_OK;
-	case TRACE_CAPS_MSR_PERF_CAPABILITIES:
+	case MSR_IA32_PERF_CAPABILITIES:
 		if (!p->snap->has_perf_capabilities)
 			return gp(m, msr, 0, "IA32_PERF_CAPABILITIES without CPUID.01H:ECX.PDCM");
 		*value = p->snap->perf_capabilities;
 		return SPMU_OK;
-	case TRACE_CAPS_MSR_MISC_ENABLE:
+	case MSR_IA32_MISC_ENABLE:
 		*value = p->snap->misc_enable;
 		return SPMU_OK;
 	case MSR_LBR_SELECT:
@@ -232,7 +232,7 @@ int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 			return gp(m, msr, value, why);
 		m->lbr.select = value;
 		return SPMU_OK;
-	case TRACE_CAPS_MSR_PERF_CAPABILITIES:
+	case MSR_IA32_PERF_CAPABILITIES:
 		return gp(m, msr, value, "IA32_PERF_CAPABILITIES is read-only");
 	case MSR_PEBS_DATA_CFG:
 		if (!m->pebs.adaptive)
@@ -361,27 +361,6 @@ void spmu_retire(struct spmu *m, const struct spmu_step *st)
 			pebs_event(m, bit, st);
 }
 
-static enum lbr_class lbr_class_of(enum x86_branch_kind k)
-{
-	switch (k) {
-	case X86_BR_JCC:
-	case X86_BR_JCXZ_LOOP:
-		return LBR_CLASS_JCC;
-	case X86_BR_CALL_REL:
-		return LBR_CLASS_NEAR_REL_CALL;
-	case X86_BR_CALL_IND:
-		return LBR_CLASS_NEAR_IND_CALL;
-	case X86_BR_RET:
-		return LBR_CLASS_NEAR_RET;
-	case X86_BR_JMP_IND:
-		return LBR_CLASS_NEAR_IND_JMP;
-	case X86_BR_JMP_REL:
-		return LBR_CLASS_NEAR_REL_JMP;
-	default:
-		return LBR_CLASS_FAR; /* far transfers, INT, SYSCALL/SYSRET, IRET, ... */
-	}
-}
-
 static void bts_branch(struct spmu *m, uint64_t from, uint64_t to, unsigned cpl_from)
 {
 	enum bts_disposition d = bts_disposition(m->debugctl, cpl_from);
@@ -419,7 +398,7 @@ static struct lbr_branch lbr_branch_of(const struct spmu *m, uint64_t from, uint
 	struct lbr_branch b = {
 	    .from = from,
 	    .to = to,
-	    .cls = lbr_class_of(kind),
+	    .cls = lbr_class_of_branch(kind),
 	    .cpl_to = cpl_to,
 	    .mispredicted = false,
 	    .cycles = (uint16_t)(m->steps_since_lbr > LBR_CYCLES_MAX ? LBR_CYCLES_MAX

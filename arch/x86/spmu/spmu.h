@@ -23,6 +23,7 @@
 #include "arch/x86/spmu/lbr.h"
 #include "arch/x86/spmu/pebs.h"
 #include "arch/x86/caps/caps.h"
+#include "arch/x86/spmu/model.h"
 #include "lib/x86_decode.h"
 
 struct spmu_personality {
@@ -33,9 +34,6 @@ struct spmu_personality {
 	bool lbr_select;				    /* MSR_LBR_SELECT exists */
 	bool lbr_select_erratum; /* the Nehalem/Westmere LBR_SELECT erratum (spmu_lbr.c) */
 };
-
-const struct spmu_personality *spmu_personality_find(const char *name);
-const struct spmu_personality *spmu_personality_at(unsigned i);
 
 #define SPMU_OK 0
 #define SPMU_GP (-1) /* the access would raise #GP on the modelled processor */

@@ -4,7 +4,7 @@
  * an independent reference of 1.193182 MHz on PC-compatible machines; the UEFI loader's
  * Stall()-based figure is kept for comparison.
  */
-#include "arch/x86/cpu/timer.h"
+#include "arch/x86/smp/timer.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/smp/lapic.h"
 
@@ -21,8 +21,6 @@
 #define PIT_SAMPLES	  8
 #define PIT_TRUST_PPM	  10000 /* a measurement with brackets under 1% is trusted */
 
-#define CPUID_TSC_LEAF	     0x15
-#define CPUID_FREQ_LEAF	     0x16
 #define APIC_TIMER_DIV_1     0xb /* divide configuration 1011b: divide by 1 (SDM 10.5.4) */
 #define APIC_CALIBRATE_US    10000
 #define APIC_TIMER_MAX_COUNT 0xffffffffu
@@ -32,9 +30,9 @@ static struct timer_info info;
 uint64_t timer_tsc_hz_from_cpuid(uint32_t max_leaf, uint32_t l15_eax, uint32_t l15_ebx,
 				 uint32_t l15_ecx, uint32_t l16_eax)
 {
-	if (max_leaf >= CPUID_TSC_LEAF && l15_eax && l15_ebx && l15_ecx)
+	if (max_leaf >= CPUID_LEAF_TSC && l15_eax && l15_ebx && l15_ecx)
 		return (uint64_t)l15_ecx * l15_ebx / l15_eax;
-	if (max_leaf >= CPUID_FREQ_LEAF && (l16_eax & 0xffff))
+	if (max_leaf >= CPUID_LEAF_FREQ && (l16_eax & 0xffff))
 		return (uint64_t)(l16_eax & 0xffff) * 1000000;
 	return 0;
 }
@@ -104,10 +102,10 @@ void timer_calibrate(uint64_t loader_tsc_hz)
 {
 	uint32_t max = cpuid(0, 0).eax;
 	struct cpuid_regs l15 = {0}, l16 = {0};
-	if (max >= CPUID_TSC_LEAF)
-		l15 = cpuid(CPUID_TSC_LEAF, 0);
-	if (max >= CPUID_FREQ_LEAF)
-		l16 = cpuid(CPUID_FREQ_LEAF, 0);
+	if (max >= CPUID_LEAF_TSC)
+		l15 = cpuid(CPUID_LEAF_TSC, 0);
+	if (max >= CPUID_LEAF_FREQ)
+		l16 = cpuid(CPUID_LEAF_FREQ, 0);
 	info.tsc_hz_loader = loader_tsc_hz;
 	info.tsc_hz_pit = measure_tsc_with_pit(&info.pit_uncertainty_ppm);
 	if (info.tsc_hz_pit && info.pit_uncertainty_ppm > PIT_TRUST_PPM) {
@@ -116,7 +114,7 @@ void timer_calibrate(uint64_t loader_tsc_hz)
 	}
 	info.tsc_hz = timer_tsc_hz_from_cpuid(max, l15.eax, l15.ebx, l15.ecx, l16.eax);
 	info.tsc_source =
-	    max >= CPUID_TSC_LEAF && l15.eax && l15.ebx && l15.ecx ? "CPUID 15H" : "CPUID 16H";
+	    max >= CPUID_LEAF_TSC && l15.eax && l15.ebx && l15.ecx ? "CPUID 15H" : "CPUID 16H";
 	if (!info.tsc_hz) {
 		info.tsc_hz = info.tsc_hz_pit;
 		info.tsc_source = "PIT";

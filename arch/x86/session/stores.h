@@ -2,10 +2,10 @@
 /*
  * Where the PMI/DS service routine hands drained records (arch/x86/pmu/isr_hook.h sinks): the
  * stores of the BTS and PEBS sessions, shared with the service-routine bench
- * (arch/x86/pmu/isr_bench.c) so that it measures the very path a session runs.
+ * (arch/x86/session/isr_bench.c) so that it measures the very path a session runs.
  */
-#ifndef ARCH_X86_TRACE_SINKS_H
-#define ARCH_X86_TRACE_SINKS_H
+#ifndef ARCH_X86_SESSION_STORES_H
+#define ARCH_X86_SESSION_STORES_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -16,7 +16,7 @@
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/spmu/singlestep.h"
 #include "arch/x86/pmu/isr_hook.h"
-#include "arch/x86/pmu/sinks.h"
+#include "arch/x86/session/stores.h"
 #include "arch/x86/cpu/trap.h"
 #include "kernel/arch.h"
 #include "kernel/console.h"

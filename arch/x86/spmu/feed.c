@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* spmu_feed: one step of the single-step engine turned into the model's inputs. */
+#include "arch/x86/spmu/model.h"
+#include "arch/x86/cpu/trap.h"
+#include "arch/x86/hw/cpu_regs.h"
+#include "arch/x86/spmu/spmu.h"
+
+unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
+{
+	const struct trap_frame *f = s->frame;
+	struct spmu_regs regs = {
+	    .rflags = f->rflags & ~RFLAGS_TF, /* the engine's TF is invisible to the model */
+	    .rax = f->rax,
+	    .rbx = f->rbx,
+	    .rcx = f->rcx,
+	    .rdx = f->rdx,
+	    .rsi = f->rsi,
+	    .rdi = f->rdi,
+	    .rbp = f->rbp,
+	    .rsp = f->rsp,
+	    .r8 = f->r8,
+	    .r9 = f->r9,
+	    .r10 = f->r10,
+	    .r11 = f->r11,
+	    .r12 = f->r12,
+	    .r13 = f->r13,
+	    .r14 = f->r14,
+	    .r15 = f->r15,
+	};
+	struct spmu_step st = {
+	    .retired = s->retired,
+	    .next = s->next,
+	    .branch = s->kind != X86_BR_NONE,
+	    .cpl = s->cpl_from,
+	    .tsc = s->tsc,
+	    .regs = &regs,
+	};
+	/* A taken branch is recorded as it retires, before the counters tick: the branch whose
+	 * retirement overflows a counter is in the LBR stack the PMI freezes (the record Linux's
+	 * PEBS IP fix-up expects at LBR.TO, SDM Vol. 3B 18.6.2.4.2 / Linux intel_pmu_pebs_fixup_ip). */
+	if (s->next != s->retired + s->length)
+		spmu_branch(m, s->retired, s->next, s->kind, s->cpl_from, s->cpl_to);
+	spmu_retire(m, &st);
+	unsigned out = s->btf_hook && spmu_btf_trap(m) ? SPMU_FEED_BTF_TRAP : 0;
+	if (m->pmi_pending) {
+		m->pmi_pending = false;
+		out |= SPMU_FEED_PMI;
+	}
+	return out;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The software PMU as the rest of the kernel sees it: opaque. Outside arch/x86/spmu/ only the
+ * MSR accessor (arch/x86/pmu/access.c) sees struct spmu; the session runner picks a
+ * personality and feeds the model each step the single-step engine reports, and learns from
+ * the result whether the model wants the workload's #DB (BTF) or a PMI delivered.
+ */
+#ifndef ARCH_X86_SPMU_MODEL_H
+#define ARCH_X86_SPMU_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/x86_decode.h"
+
+struct spmu;
+struct spmu_personality;
+struct trap_frame;
+struct trace_caps;
+
+const struct spmu_personality *spmu_personality_find(const char *name);
+const struct spmu_personality *spmu_personality_at(unsigned i);
+const char *spmu_personality_name(const struct spmu_personality *p);
+const char *spmu_personality_what(const struct spmu_personality *p); /* the processor, a line */
+/* The capability record the model presents (decoded from its personality like silicon's). */
+const struct trace_caps *spmu_caps(const struct spmu *m);
+const struct spmu_personality *spmu_personality_of(const struct spmu *m);
+
+/* One instruction the engine saw retire, decoded. */
+struct spmu_feed_step {
+	uint64_t retired, next;
+	uint8_t length;		   /* of the retired instruction */
+	enum x86_branch_kind kind; /* X86_BR_NONE when it is not a branch */
+	unsigned cpl_from, cpl_to;
+	const struct trap_frame *frame; /* the registers after it (the engine's #DB frame) */
+	uint64_t tsc;
+	bool btf_hook; /* the runner delivers BTF traps (else a pending one stays pending) */
+};
+
+/* What the step asks of the runner. */
+#define SPMU_FEED_BTF_TRAP 1u /* BTF: deliver the workload's single-step #DB */
+#define SPMU_FEED_PMI	   2u /* a PMI is pending: deliver it */
+
+unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s);
+
+#endif
