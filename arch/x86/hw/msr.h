@@ -15,19 +15,19 @@
 #endif
 
 /* ---- architectural system MSRs (SDM Vol. 4 Table 2-2) ------------------------------------ */
-#define MSR_IA32_APIC_BASE	   MSR_C(0x1b)	/* bits: hw/apic_regs.h (SDM Vol. 3A 10.4.4) */
-#define MSR_IA32_MISC_ENABLE	   MSR_C(0x1a0) /* bits: hw/pmu_regs.h */
-#define MSR_IA32_DEBUGCTL	   MSR_C(0x1d9) /* bits: hw/pmu_regs.h (SDM Vol. 3B 17.4.1) */
-#define MSR_IA32_PERF_CAPABILITIES MSR_C(0x345) /* bits: hw/pmu_regs.h (needs CPUID.01H:ECX.PDCM)  \
-						 */
-#define MSR_IA32_DS_AREA   MSR_C(0x600)		/* SDM Vol. 3B 17.4.9 */
-#define X2APIC_MSR_BASE	   MSR_C(0x800) /* x2APIC: 800H + offset / 16 (SDM Vol. 3A 10.12.1.2) */
-#define MSR_EFER	   MSR_C(0xc0000080) /* IA32_EFER, bits: hw/cpu_regs.h */
-#define MSR_STAR	   MSR_C(0xc0000081) /* SYSCALL/SYSRET selectors (SDM Vol. 3A 5.8.8) */
-#define MSR_LSTAR	   MSR_C(0xc0000082) /* SYSCALL target RIP */
-#define MSR_FMASK	   MSR_C(0xc0000084) /* RFLAGS bits SYSCALL clears */
-#define MSR_GS_BASE	   MSR_C(0xc0000101)
-#define MSR_KERNEL_GS_BASE MSR_C(0xc0000102) /* SWAPGS source */
+#define MSR_IA32_APIC_BASE   MSR_C(0x1b)  /* bits: hw/apic_regs.h (SDM Vol. 3A 10.4.4) */
+#define MSR_IA32_MISC_ENABLE MSR_C(0x1a0) /* bits: hw/pmu_regs.h */
+#define MSR_IA32_DEBUGCTL    MSR_C(0x1d9) /* bits: hw/pmu_regs.h (SDM Vol. 3B 17.4.1) */
+/* IA32_PERF_CAPABILITIES exists when CPUID.01H:ECX.PDCM is set; bits: hw/pmu_regs.h */
+#define MSR_IA32_PERF_CAPABILITIES MSR_C(0x345)
+#define MSR_IA32_DS_AREA	   MSR_C(0x600) /* SDM Vol. 3B 17.4.9 */
+#define X2APIC_MSR_BASE		   MSR_C(0x800) /* x2APIC: 800H + offset / 16 (SDM Vol. 3A 10.12.1.2) */
+#define MSR_EFER		   MSR_C(0xc0000080) /* IA32_EFER, bits: hw/cpu_regs.h */
+#define MSR_STAR		   MSR_C(0xc0000081) /* SYSCALL/SYSRET selectors (SDM Vol. 3A 5.8.8) */
+#define MSR_LSTAR		   MSR_C(0xc0000082) /* SYSCALL target RIP */
+#define MSR_FMASK		   MSR_C(0xc0000084) /* RFLAGS bits SYSCALL clears */
+#define MSR_GS_BASE		   MSR_C(0xc0000101)
+#define MSR_KERNEL_GS_BASE	   MSR_C(0xc0000102) /* SWAPGS source */
 
 /* ---- architectural performance monitoring (SDM Vol. 3B 18.2; bits in hw/pmu_regs.h) -------- */
 #define MSR_IA32_PMC0			MSR_C(0xc1) /* legacy alias: writes sign-extend bit 31 */

@@ -37,7 +37,8 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	};
 	/* A taken branch is recorded as it retires, before the counters tick: the branch whose
 	 * retirement overflows a counter is in the LBR stack the PMI freezes (the record Linux's
-	 * PEBS IP fix-up expects at LBR.TO, SDM Vol. 3B 18.6.2.4.2 / Linux intel_pmu_pebs_fixup_ip). */
+	 * PEBS IP fix-up expects at LBR.TO, SDM Vol. 3B 18.6.2.4.2 / Linux
+	 * intel_pmu_pebs_fixup_ip). */
 	if (s->next != s->retired + s->length)
 		spmu_branch(m, s->retired, s->next, s->kind, s->cpl_from, s->cpl_to);
 	spmu_retire(m, &st);

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The layout rules of arch/x86 (arch/x86/README.md), checked rather than promised: which folder
+# may include or call which (scripts/include-graph), one hardware contract (every MSR number
+# and register bit defined once, in arch/x86/hw/), the software PMU seen only through its
+# opaque face, every sub-folder saying what it owns.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+n=0 failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+code() { git ls-files -- 'arch/*.[chS]' 'kernel/*.[chS]' 'boot/*.[chS]' 'lib/*.[chS]'; }
+
+# 1. Folder rules and cycles, from the includes and (with the kernel built) the calls.
+out=$(scripts/include-graph --check 2>&1)
+ok $? "no folder includes or calls one it may not, no cycle spans two folders${out:+: $out}"
+[ -d build/kernel-obj ] || echo "# build/kernel-obj missing: calls not checked, only includes"
+
+# 2. Few files at the top of arch/x86, and every sub-folder states what it owns.
+count=$(git ls-files 'arch/x86/*' | awk -F/ 'NF == 3' | wc -l)
+ok "$([ "$count" -le 15 ] && echo 0 || echo 1)" "arch/x86 has at most 15 files at its top level ($count)"
+bad=
+for d in $(git ls-files 'arch/x86/*/*' | awk -F/ 'NF >= 4 { print $1 "/" $2 "/" $3 }' | sort -u); do
+	grep -qi '^owns:' "$d/README.md" 2>/dev/null && grep -qi '^may include:' "$d/README.md" || bad="$bad $d"
+done
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "every arch/x86 sub-folder has a README.md with 'Owns:' and 'May include:'${bad:+ (missing:$bad)}"
+
+# 3. One hardware contract. Register names by prefix: defined only under arch/x86/hw/.
+regs='MSR_|X2APIC_MSR_BASE|DEBUGCTL_|GLOBAL_STATUS_|GLOBAL_FIXED_|LBR_SELECT_|LBR_CTL_|EVTSEL_|FIXED_CTRL_|PEBS_ENABLE_|EFER_|CR0_|CR4_|RFLAGS_|PCAP_|MISC_(EMON|BTS|PEBS)|CPUID_LEAF_|C0[0-9A-F]_|C1[0-9A-F]_|C8000000[0-9]_|APIC_BASE_|ARCH_LBR_INFO_|LBR_FROM_|LBR_INFO_|LBR_FMT[0-9]|LBR_F_|STAR_'
+bad=$(code | grep -v '^arch/x86/hw/' | xargs grep -nE "^\s*#\s*define\s+($regs)[A-Za-z0-9_]*\b" 2>/dev/null)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "MSR numbers and register bits are defined only in arch/x86/hw/${bad:+: $bad}"
+# (MSR_C is defined once for C and once for assembly, in the two branches of one #ifdef.)
+dups=$(git ls-files 'arch/x86/hw/*.h' | xargs grep -hoE "^\s*#\s*define\s+[A-Z][A-Z0-9_]*" | awk '{print $NF}' | sort | uniq -d | grep -vx MSR_C)
+ok "$([ -z "$dups" ] && echo 0 || echo 1)" "every name in arch/x86/hw/ is defined once${dups:+ (twice: $dups)}"
+vals=$(grep -oE '^#define [A-Z0-9_]+\s+MSR_C\(0x[0-9a-f]+\)' arch/x86/hw/msr.h | grep -oE '0x[0-9a-f]+' | sort | uniq -d)
+ok "$([ -z "$vals" ] && echo 0 || echo 1)" "every MSR number in arch/x86/hw/msr.h is defined once${vals:+ (twice: $vals)}"
+# The numbers themselves never appear as bare literals elsewhere (small ones like 40H are
+# also common constants, so only numbers of three or more digits are looked for).
+lits=$(grep -oE 'MSR_C\(0x[0-9a-f]{3,}\)' arch/x86/hw/msr.h | grep -oE '0x[0-9a-f]+' | sort -u | paste -sd'|')
+bad=$(code | grep -v '^arch/x86/hw/' | xargs grep -nwiE "($lits)u?" 2>/dev/null | grep -vE '^\S+:\s*(/\*|\*|//)')
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no MSR number is written as a literal outside arch/x86/hw/${bad:+: $bad}"
+
+# 4. The software PMU is opaque: outside arch/x86/spmu/ only the MSR accessor sees its
+# internals; no driver knows it exists.
+bad=$(code | grep -vE '^arch/x86/(spmu/|pmu/access\.c)' |
+	xargs grep -lE '#include "arch/x86/spmu/(spmu|lbr|arch_lbr|pebs|bts|counters)\.h"' 2>/dev/null)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "only arch/x86/spmu/ and the MSR accessor include the model's internals${bad:+ ($bad)}"
+bad=$(git ls-files 'arch/x86/drivers/*' | xargs grep -nliE 'spmu|software PMU' 2>/dev/null)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no driver file mentions the software PMU${bad:+ ($bad)}"
+
+# 5. The README's include graph is the generated one, not a drawing that went stale.
+want=$(scripts/include-graph --markdown)
+got=$(sed -n '/<!-- include-graph: begin -->/,/<!-- include-graph: end -->/p' README.md | sed '1d;$d')
+[ "$want" = "$got" ]
+ok $? "README.md's include graph is scripts/include-graph --markdown's output (regenerate it)"
+
+echo "1..$n"
+exit $failed
