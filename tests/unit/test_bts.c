@@ -91,7 +91,7 @@ static void table_17_6_rows(void **state)
 		assert_false(p.software_ring);
 		/* the model (DS-CPL) accepts every encoding the driver produces */
 		spmu_init(&m, spmu_personality_find("skylake"), lin);
-		assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, p.debugctl), SPMU_OK);
+		assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, p.debugctl), STATUS_OK);
 	}
 }
 
@@ -143,7 +143,7 @@ static void buffer_circular(void **state)
 	struct ds_area64 ds;
 	memset(&ds, 0xee, sizeof(ds));
 	struct bts_config b = {.mode = BTS_CIRCULAR, .records = 100, .headroom = 500};
-	assert_int_equal(bts_buffer_setup(&ds, 0x10000, &b, why, sizeof(why)), 0);
+	assert_int_equal(bts_buffer_setup(&ds, 0x10000, &b, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(ds.bts_base, 0x10000);
 	assert_int_equal(ds.bts_index, 0x10000);
 	assert_int_equal(ds.bts_abs_max, 0x10000 + 100 * REC); /* 0x10960 */
@@ -158,17 +158,17 @@ static void buffer_interrupt(void **state)
 	(void)state;
 	struct ds_area64 ds;
 	struct bts_config b = {.mode = BTS_INTERRUPT, .records = 2730, .headroom = 170};
-	assert_int_equal(bts_buffer_setup(&ds, 0x7f0000, &b, why, sizeof(why)), 0);
+	assert_int_equal(bts_buffer_setup(&ds, 0x7f0000, &b, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(ds.bts_base, 0x7f0000);
 	assert_int_equal(ds.bts_index, 0x7f0000);
 	assert_int_equal(ds.bts_abs_max, 0x7f0000 + 2730 * REC);
 	assert_int_equal(ds.bts_threshold, 0x7f0000 + (2730 - 170) * REC);
 	/* the extremes allowed: headroom 1 (one record past the threshold) and records - 1 */
 	b.headroom = 1;
-	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), 0);
+	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(ds.bts_threshold, ds.bts_abs_max - REC);
 	b = (struct bts_config){.mode = BTS_INTERRUPT, .records = 2, .headroom = 1};
-	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), 0);
+	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(ds.bts_abs_max, 0x1000 + 2 * REC);
 	assert_int_equal(ds.bts_threshold, 0x1000 + REC);
 }
@@ -179,18 +179,18 @@ static void buffer_refusals(void **state)
 	struct ds_area64 ds;
 	memset(&ds, 0x55, sizeof(ds));
 	struct bts_config b = {.mode = BTS_CIRCULAR, .records = 1};
-	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), -1);
+	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), STATUS_INVALID);
 	assert_string_equal(why, "BTS buffer of 1 records with 0 of headroom; accepted: at least "
 				 "2 records, interrupt mode with 1 to records - 1 of headroom");
 	b.records = 0;
-	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), -1);
+	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), STATUS_INVALID);
 	b = (struct bts_config){.mode = BTS_INTERRUPT, .records = 8, .headroom = 8};
-	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), -1);
+	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), STATUS_INVALID);
 	assert_non_null(strstr(why, "BTS buffer of 8 records with 8 of headroom"));
 	b.headroom = 9;
-	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), -1);
+	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), STATUS_INVALID);
 	b.headroom = 0; /* records landing after the threshold would be lost */
-	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), -1);
+	assert_int_equal(bts_buffer_setup(&ds, 0x1000, &b, why, sizeof(why)), STATUS_INVALID);
 	assert_int_equal(ds.bts_base, 0x5555555555555555ull); /* a refusal writes nothing */
 	assert_int_equal(ds.bts_threshold, 0x5555555555555555ull);
 }
@@ -252,9 +252,9 @@ static struct bts_plan model_session(const struct bts_config *b)
 	spmu_init(&m, spmu_personality_find("skylake"), lin);
 	struct bts_plan p;
 	assert_int_equal(bts_plan(&m.caps, b, &p, why, sizeof(why)), 0);
-	assert_int_equal(bts_buffer_setup(ds(), BUF_LIN, b, why, sizeof(why)), 0);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), SPMU_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, p.debugctl), SPMU_OK);
+	assert_int_equal(bts_buffer_setup(ds(), BUF_LIN, b, why, sizeof(why)), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, p.debugctl), STATUS_OK);
 	return p;
 }
 

@@ -114,7 +114,7 @@ static struct ds_isr_config setup(const char *personality)
 	    .max_loops = 8,
 	    .pebs_record_size = 200,
 	};
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), SPMU_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), STATUS_OK);
 	return c;
 }
 
@@ -141,7 +141,7 @@ static void bts_threshold_without_status_bit(void **state)
 	ds()->bts_base = ds()->bts_index = BUF_LIN;
 	ds()->bts_abs_max = BUF_LIN + 16 * 24;
 	ds()->bts_threshold = BUF_LIN + 4 * 24;
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, c.debugctl), SPMU_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, c.debugctl), STATUS_OK);
 	for (unsigned i = 0; i < 6; i++) /* records keep landing after the threshold */
 		spmu_branch(&m, 0x1000 + i, 0x2000, X86_BR_JMP_REL, 0, 0);
 	assert_true(m.pmi_pending);

@@ -29,18 +29,18 @@ static char why[256];
 /* The driver's MSR door (arch/x86/pmu/access.h), here always the model. */
 int pmu_rdmsr(uint32_t msr, uint64_t *value)
 {
-	return spmu_rdmsr(&m, msr, value) == SPMU_OK ? PMU_MSR_OK : PMU_MSR_GP;
+	return spmu_rdmsr(&m, msr, value) == STATUS_OK ? STATUS_OK : STATUS_REFUSED;
 }
 
 int pmu_wrmsr(uint32_t msr, uint64_t value)
 {
-	return spmu_wrmsr(&m, msr, value) == SPMU_OK ? PMU_MSR_OK : PMU_MSR_GP;
+	return spmu_wrmsr(&m, msr, value) == STATUS_OK ? STATUS_OK : STATUS_REFUSED;
 }
 
 static uint64_t rd(uint32_t msr)
 {
 	uint64_t v = 0xbad;
-	assert_int_equal(spmu_rdmsr(&m, msr, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, msr, &v), STATUS_OK);
 	return v;
 }
 
@@ -101,50 +101,50 @@ static void check_gp(void **state)
 	(void)state;
 	struct trace_caps c = caps(false);
 	struct pmc_event e = {.event = 0xc0, .usr = true, .os = true, .period = 1};
-	assert_int_equal(pmc_check_gp(&c, 3, &e, why, sizeof(why)), 0);
-	assert_int_equal(pmc_check_gp(&c, 4, &e, why, sizeof(why)), -1);
+	assert_int_equal(pmc_check_gp(&c, 3, &e, why, sizeof(why)), STATUS_OK);
+	assert_int_equal(pmc_check_gp(&c, 4, &e, why, sizeof(why)), STATUS_INVALID);
 	assert_string_equal(why, "general-purpose counter 4: this CPU has 4 (CPUID.0AH:EAX[15:8], "
 				 "perfmon version 4)");
 	e.period = P31;
-	assert_int_equal(pmc_check_gp(&c, 0, &e, why, sizeof(why)), 0);
+	assert_int_equal(pmc_check_gp(&c, 0, &e, why, sizeof(why)), STATUS_OK);
 	e.period = P31 + 1;
-	assert_int_equal(pmc_check_gp(&c, 0, &e, why, sizeof(why)), -1);
+	assert_int_equal(pmc_check_gp(&c, 0, &e, why, sizeof(why)), STATUS_INVALID);
 	assert_string_equal(why, "period 2147483648 too large for counter 0; accepted: "
 				 "1..2147483647 (no full-width writes)");
 	c = caps(true);
-	assert_int_equal(pmc_check_gp(&c, 0, &e, why, sizeof(why)), 0);
+	assert_int_equal(pmc_check_gp(&c, 0, &e, why, sizeof(why)), STATUS_OK);
 	e.period = P47;
-	assert_int_equal(pmc_check_gp(&c, 0, &e, why, sizeof(why)), 0);
+	assert_int_equal(pmc_check_gp(&c, 0, &e, why, sizeof(why)), STATUS_OK);
 	e.period = P47 + 1;
-	assert_int_equal(pmc_check_gp(&c, 0, &e, why, sizeof(why)), -1);
+	assert_int_equal(pmc_check_gp(&c, 0, &e, why, sizeof(why)), STATUS_INVALID);
 	assert_string_equal(why, "period 140737488355328 too large for counter 0; accepted: "
 				 "1..140737488355327");
 	e = (struct pmc_event){.event = 0xc0, .period = 10};
-	assert_int_equal(pmc_check_gp(&c, 1, &e, why, sizeof(why)), -1);
+	assert_int_equal(pmc_check_gp(&c, 1, &e, why, sizeof(why)), STATUS_INVALID);
 	assert_string_equal(why, "counter 1 counts in no ring; accepted: user, kernel");
 	e.os = true;
-	assert_int_equal(pmc_check_gp(&c, 1, &e, why, sizeof(why)), 0);
+	assert_int_equal(pmc_check_gp(&c, 1, &e, why, sizeof(why)), STATUS_OK);
 	c.perfmon.version = 0; /* no architectural perfmon at all */
-	assert_int_equal(pmc_check_gp(&c, 0, &e, why, sizeof(why)), -1);
+	assert_int_equal(pmc_check_gp(&c, 0, &e, why, sizeof(why)), STATUS_INVALID);
 }
 
 static void check_fixed(void **state)
 {
 	(void)state;
 	struct trace_caps c = caps(false);
-	assert_int_equal(pmc_check_fixed(&c, 0, 100, why, sizeof(why)), 0);
-	assert_int_equal(pmc_check_fixed(&c, 2, 100, why, sizeof(why)), 0);
-	assert_int_equal(pmc_check_fixed(&c, 1, 100, why, sizeof(why)), -1);
+	assert_int_equal(pmc_check_fixed(&c, 0, 100, why, sizeof(why)), STATUS_OK);
+	assert_int_equal(pmc_check_fixed(&c, 2, 100, why, sizeof(why)), STATUS_OK);
+	assert_int_equal(pmc_check_fixed(&c, 1, 100, why, sizeof(why)), STATUS_INVALID);
 	assert_string_equal(why, "fixed counter 1: not present (supported mask 0x5, perfmon "
 				 "version 4)");
-	assert_int_equal(pmc_check_fixed(&c, 3, 100, why, sizeof(why)), -1);
+	assert_int_equal(pmc_check_fixed(&c, 3, 100, why, sizeof(why)), STATUS_INVALID);
 	/* fixed counters are written full width: the limit is 2^(width-1) - 1 regardless */
-	assert_int_equal(pmc_check_fixed(&c, 0, P47, why, sizeof(why)), 0);
-	assert_int_equal(pmc_check_fixed(&c, 0, P47 + 1, why, sizeof(why)), -1);
+	assert_int_equal(pmc_check_fixed(&c, 0, P47, why, sizeof(why)), STATUS_OK);
+	assert_int_equal(pmc_check_fixed(&c, 0, P47 + 1, why, sizeof(why)), STATUS_INVALID);
 	assert_string_equal(why, "period 140737488355328 too large for fixed counter 0; "
 				 "accepted: 1..140737488355327");
 	c.perfmon.version = 1; /* fixed counters came with version 2 */
-	assert_int_equal(pmc_check_fixed(&c, 0, 100, why, sizeof(why)), -1);
+	assert_int_equal(pmc_check_fixed(&c, 0, 100, why, sizeof(why)), STATUS_INVALID);
 	assert_non_null(strstr(why, "perfmon version 1"));
 }
 
@@ -248,11 +248,11 @@ static void model_gp_overflow_pmi(void **state)
 	assert_true(c->perf_cap.full_width_write);
 	struct pmc_event e = {
 	    .event = ARCH_EVENT_INSTRUCTIONS, .usr = true, .os = true, .pmi = true, .period = 10};
-	assert_int_equal(pmc_check_gp(c, 0, &e, why, sizeof(why)), 0);
+	assert_int_equal(pmc_check_gp(c, 0, &e, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(pmc_program_gp(c, 0, &e), 0);
 	assert_int_equal(rd(MSR_IA32_PERFEVTSEL0), 0x5300c0); /* USR OS INT EN, event C0H */
 	assert_int_equal(rd(MSR_IA32_PMC0), 0xfffffffffff6ull);
-	assert_int_equal(pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, BIT(0)), PMU_MSR_OK);
+	assert_int_equal(pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, BIT(0)), STATUS_OK);
 	int64_t v = 0;
 	retire(3, 3);
 	assert_true(pmc_read_gp(c, 0, &v));
@@ -291,8 +291,8 @@ static void model_reset_all(void **state)
 	/* streamlined freeze: the PMI also sets LBR_Frz and CTR_Frz (reference 7.3) */
 	assert_int_equal(pmu_wrmsr(MSR_IA32_DEBUGCTL,
 				   DEBUGCTL_FREEZE_LBRS_ON_PMI | DEBUGCTL_FREEZE_PERFMON_ON_PMI),
-			 PMU_MSR_OK);
-	assert_int_equal(pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0xf | BIT(32) | BIT(34)), PMU_MSR_OK);
+			 STATUS_OK);
+	assert_int_equal(pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0xf | BIT(32) | BIT(34)), STATUS_OK);
 	retire(2, 3);
 	assert_int_equal(rd(MSR_IA32_PERF_GLOBAL_STATUS), BIT(0) | GLOBAL_STATUS_FIXED(0) |
 							      GLOBAL_STATUS_LBR_FRZ |
@@ -320,7 +320,7 @@ static void model_core2_legacy_writes(void **state)
 	assert_false(c->perf_cap.full_width_write);
 	assert_int_equal(c->perfmon.gp_width, 40);
 	struct pmc_event e = {.event = ARCH_EVENT_INSTRUCTIONS, .usr = true, .period = P31};
-	assert_int_equal(pmc_check_gp(c, 1, &e, why, sizeof(why)), 0);
+	assert_int_equal(pmc_check_gp(c, 1, &e, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(pmc_program_gp(c, 1, &e), 0);
 	/* -period sign-extended from bit 31 to 40 bits */
 	assert_int_equal(rd(MSR_IA32_PMC0 + 1), 0xff80000001ull);
@@ -331,7 +331,7 @@ static void model_core2_legacy_writes(void **state)
 	assert_true(pmc_read_gp(c, 0, &v));
 	assert_int_equal(v, -1000);
 	e.period = P31 + 1;
-	assert_int_equal(pmc_check_gp(c, 0, &e, why, sizeof(why)), -1);
+	assert_int_equal(pmc_check_gp(c, 0, &e, why, sizeof(why)), STATUS_INVALID);
 	/* overflow after exactly `period` events; GLOBAL_CTRL's GP bits are set at power-on */
 	e = (struct pmc_event){
 	    .event = ARCH_EVENT_INSTRUCTIONS, .usr = true, .pmi = true, .period = 5};
@@ -351,8 +351,8 @@ static void model_fixed_fields(void **state)
 	(void)state;
 	const struct trace_caps *c = model("skylake");
 	/* counter 1: OS USR PMI (0xb); counter 2: OS USR (0x3) */
-	assert_int_equal(pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, 0x3b0), PMU_MSR_OK);
-	assert_int_equal(pmc_check_fixed(c, 0, 100, why, sizeof(why)), 0);
+	assert_int_equal(pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, 0x3b0), STATUS_OK);
+	assert_int_equal(pmc_check_fixed(c, 0, 100, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(pmc_program_fixed(c, 0, true, false, true, 100), 0);
 	assert_int_equal(rd(MSR_IA32_FIXED_CTR_CTRL),
 			 0x3b0 | FIXED_CTRL_USR(0) | FIXED_CTRL_PMI(0));
@@ -365,7 +365,7 @@ static void model_fixed_fields(void **state)
 	assert_int_equal(rd(MSR_IA32_FIXED_CTR0 + 1), (0 - 7ull) & MASK48);
 	assert_int_equal(rd(MSR_IA32_FIXED_CTR0), (0 - 100ull) & MASK48);
 	/* counter 0 counts user instructions only and overflows on the hundredth */
-	assert_int_equal(pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, BIT(32)), PMU_MSR_OK);
+	assert_int_equal(pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, BIT(32)), STATUS_OK);
 	retire(50, 0);
 	retire(99, 3);
 	assert_false(m.pmi_pending);

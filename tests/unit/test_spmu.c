@@ -79,14 +79,14 @@ static void personalities_decode_as_their_processors(void **state)
 	assert_int_equal(m.caps.lbr.depth, 32);
 	assert_true(m.caps.pebs.adaptive);
 	uint64_t v;
-	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_LBR_DEPTH, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_LBR_DEPTH, &v), STATUS_OK);
 	assert_int_equal(v, 32);
-	assert_int_equal(spmu_rdmsr(&m, 0x680, &v), SPMU_GP); /* no legacy LBR MSRs */
+	assert_int_equal(spmu_rdmsr(&m, 0x680, &v), STATUS_REFUSED); /* no legacy LBR MSRs */
 	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_LBR_CTL, LBR_CTL_LBREN | LBR_CTL_OS | LBR_CTL_JCC),
-			 SPMU_OK);
+			 STATUS_OK);
 	spmu_branch(&m, 0xffffffff80001000ull, 0xffffffff80000f00ull, X86_BR_JCC, 0, 0);
 	spmu_branch(&m, 0xffffffff80001010ull, 0xffffffff80002000ull, X86_BR_CALL_REL, 0, 0);
-	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_LBR_FROM0, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_LBR_FROM0, &v), STATUS_OK);
 	assert_int_equal(v, 0xffffffff80001000ull); /* the call was not selected */
 	assert_null(spmu_personality_find("pentium"));
 }
@@ -97,19 +97,19 @@ static void refused_accesses_are_model_gps(void **state)
 	static struct spmu m;
 	uint64_t v;
 	spmu_init(&m, spmu_personality_find("nehalem"), lin);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, BIT(20)), SPMU_GP);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, BIT(20)), STATUS_REFUSED);
 	assert_non_null(strstr(m.gp_reason, "DEBUGCTL"));
 	assert_int_equal(m.gp_msr, MSR_IA32_DEBUGCTL);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_TR | DEBUGCTL_BTS), SPMU_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, 0x0000800000000000ull), SPMU_GP);
-	assert_int_equal(spmu_wrmsr(&m, MSR_LBR_SELECT, BIT(9)), SPMU_GP); /* call stack */
-	assert_int_equal(spmu_wrmsr(&m, 0x345, 0), SPMU_GP);		   /* read-only */
-	assert_int_equal(spmu_rdmsr(&m, 0xdc0, &v), SPMU_GP);	   /* no LBR_INFO on format 3 */
-	assert_int_equal(spmu_rdmsr(&m, 0x680 + 16, &v), SPMU_GP); /* beyond depth 16 */
-	assert_int_equal(spmu_rdmsr(&m, 0x680 + 15, &v), SPMU_OK);
-	assert_int_equal(spmu_rdmsr(&m, 0x12345, &v), SPMU_GP);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_TR | DEBUGCTL_BTS), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, 0x0000800000000000ull), STATUS_REFUSED);
+	assert_int_equal(spmu_wrmsr(&m, MSR_LBR_SELECT, BIT(9)), STATUS_REFUSED); /* call stack */
+	assert_int_equal(spmu_wrmsr(&m, 0x345, 0), STATUS_REFUSED);		  /* read-only */
+	assert_int_equal(spmu_rdmsr(&m, 0xdc0, &v), STATUS_REFUSED); /* no LBR_INFO on format 3 */
+	assert_int_equal(spmu_rdmsr(&m, 0x680 + 16, &v), STATUS_REFUSED); /* beyond depth 16 */
+	assert_int_equal(spmu_rdmsr(&m, 0x680 + 15, &v), STATUS_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0x12345, &v), STATUS_REFUSED);
 	assert_int_equal(m.stats.gp_faults, 7);
-	assert_int_equal(spmu_rdmsr(&m, 0x345, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0x345, &v), STATUS_OK);
 	assert_int_equal(v, 0x11c3);
 }
 
@@ -124,10 +124,11 @@ static void branches_reach_lbr_and_bts(void **state)
 	ds->bts_base = ds->bts_index = BTS_LIN;
 	ds->bts_abs_max = BTS_LIN + 100 * 24;
 	ds->bts_threshold = ds->bts_abs_max + 24; /* circular, no interrupt */
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), SPMU_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_LBR_SELECT, LBR_SELECT_NEAR_RET), SPMU_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_LBR_SELECT, LBR_SELECT_NEAR_RET), STATUS_OK);
 	assert_int_equal(
-	    spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_LBR | DEBUGCTL_TR | DEBUGCTL_BTS), SPMU_OK);
+	    spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_LBR | DEBUGCTL_TR | DEBUGCTL_BTS),
+	    STATUS_OK);
 	struct spmu_regs regs = {0};
 	struct spmu_step st = {0x1000, 0x1001, false, 0, 0, &regs};
 	for (int i = 0; i < 5; i++)
@@ -137,13 +138,13 @@ static void branches_reach_lbr_and_bts(void **state)
 	/* LBR: the return is suppressed by LBR_SELECT; the call is at TOS with 5 cycles. */
 	assert_int_equal(m.stats.lbr_recorded, 1);
 	assert_int_equal(m.stats.lbr_filtered, 1);
-	assert_int_equal(spmu_rdmsr(&m, MSR_LBR_TOS, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, MSR_LBR_TOS, &v), STATUS_OK);
 	assert_int_equal(v, 1);
-	assert_int_equal(spmu_rdmsr(&m, 0x680 + 1, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0x680 + 1, &v), STATUS_OK);
 	assert_int_equal(v, 0xffffffff80001000ull);
-	assert_int_equal(spmu_rdmsr(&m, 0x6c0 + 1, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0x6c0 + 1, &v), STATUS_OK);
 	assert_int_equal(v, 0xffffffff80002000ull);
-	assert_int_equal(spmu_rdmsr(&m, 0xdc0 + 1, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0xdc0 + 1, &v), STATUS_OK);
 	assert_int_equal(v & 0xffff, 5);
 	/* BTS: both branches, in order, flagged predicted. */
 	assert_int_equal(ds->bts_index, BTS_LIN + 48);
@@ -154,7 +155,7 @@ static void branches_reach_lbr_and_bts(void **state)
 	/* BTS_OFF_OS: ring-0 branches are no longer stored. */
 	assert_int_equal(
 	    spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTS_OFF_OS),
-	    SPMU_OK);
+	    STATUS_OK);
 	spmu_branch(&m, 0xffffffff80001000ull, 0xffffffff80002000ull, X86_BR_JMP_REL, 0, 0);
 	assert_int_equal(ds->bts_index, BTS_LIN + 48);
 	assert_int_equal(m.stats.bts_not_stored, 1);
@@ -168,25 +169,25 @@ static void exceptions_set_ler_and_debug_clears_lbr(void **state)
 	static struct spmu m;
 	uint64_t v;
 	spmu_init(&m, spmu_personality_find("skylake"), lin);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_LBR), SPMU_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_LBR), STATUS_OK);
 	spmu_branch(&m, 0xffffffff80001000ull, 0xffffffff80002000ull, X86_BR_JMP_REL, 0, 0);
 	spmu_branch(&m, 0xffffffff80002010ull, 0xffffffff80003000ull, X86_BR_CALL_IND, 0, 0);
 	spmu_exception(&m, 14); /* a #PF: the LER takes the last branch before it */
-	assert_int_equal(spmu_rdmsr(&m, 0x1dd, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0x1dd, &v), STATUS_OK);
 	assert_int_equal(v, 0xffffffff80002010ull);
-	assert_int_equal(spmu_rdmsr(&m, 0x1de, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0x1de, &v), STATUS_OK);
 	assert_int_equal(v, 0xffffffff80003000ull);
-	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_DEBUGCTL, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_DEBUGCTL, &v), STATUS_OK);
 	assert_int_equal(v, DEBUGCTL_LBR); /* only a #DB clears it */
 	spmu_exception(&m, 1);
-	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_DEBUGCTL, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_DEBUGCTL, &v), STATUS_OK);
 	assert_int_equal(v, 0);
 	uint64_t tos;
-	assert_int_equal(spmu_rdmsr(&m, 0x1c9, &tos), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0x1c9, &tos), STATUS_OK);
 	spmu_branch(&m, 0x1000, 0x2000, X86_BR_JMP_REL, 0, 0);
-	assert_int_equal(spmu_rdmsr(&m, 0x1c9, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0x1c9, &v), STATUS_OK);
 	assert_int_equal(v, tos); /* no longer recording; the records are kept */
-	assert_int_equal(spmu_rdmsr(&m, 0x680 + tos, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0x680 + tos, &v), STATUS_OK);
 	assert_int_equal(v, 0xffffffff80002010ull);
 }
 
@@ -204,13 +205,14 @@ static void pebs_overflow_reload_and_threshold(void **state)
 	ds->pebs_abs_max = BTS_LIN + 10 * 200;
 	ds->pebs_threshold = BTS_LIN + 2 * 200;	       /* the second record reaches it */
 	ds->pebs_counter_reset[0] = 0xfffffffffffdull; /* period 3, 48-bit counter */
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), SPMU_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-3), SPMU_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-3), STATUS_OK);
 	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS),
-			 SPMU_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, 1), SPMU_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, 1), SPMU_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, BIT(5)), SPMU_GP); /* 4 counters */
+			 STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, 1), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, 1), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, BIT(5)),
+			 STATUS_REFUSED); /* 4 counters */
 	struct spmu_regs regs = {.rax = 0x42};
 	for (uint64_t i = 0; i < 6; i++) {
 		struct spmu_step st = {0x1000 + i, 0x1001 + i, false, 0, 7, &regs};
@@ -221,9 +223,9 @@ static void pebs_overflow_reload_and_threshold(void **state)
 	assert_int_equal(m.stats.pebs_records, 2);
 	assert_int_equal(ds->pebs_index, BTS_LIN + 400);
 	assert_true(m.pmi_pending);
-	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_STATUS, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_STATUS, &v), STATUS_OK);
 	assert_true(v & GLOBAL_STATUS_DS_BUFFER);
-	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PMC0, &v), SPMU_OK);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PMC0, &v), STATUS_OK);
 	assert_int_equal(v, 0xfffffffffffdull); /* reloaded after the second record */
 	const struct pebs_record_fmt3 *r = lin(BTS_LIN);
 	assert_int_equal(r[0].f2.eventing_ip, 0x1002); /* the third instruction */

@@ -44,8 +44,8 @@ int bts_plan(const struct trace_caps *c, const struct bts_config *b, struct bts_
 	return 0;
 }
 
-int bts_buffer_setup(struct ds_area64 *ds, uint64_t base, const struct bts_config *b, char *why,
-		     size_t why_size)
+enum status bts_buffer_setup(struct ds_area64 *ds, uint64_t base, const struct bts_config *b,
+			     char *why, size_t why_size)
 {
 	/* abs-max below base + 1 record is undefined (reference 5.3); interrupt mode needs the
 	 * threshold at least one record above base and headroom below abs-max. */
@@ -57,7 +57,7 @@ int bts_buffer_setup(struct ds_area64 *ds, uint64_t base, const struct bts_confi
 			     "BTS buffer of %lu records with %lu of headroom; accepted: at least 2 "
 			     "records, interrupt mode with 1 to records - 1 of headroom",
 			     b->records, b->headroom);
-		return -1;
+		return STATUS_INVALID;
 	}
 	uint64_t rec = sizeof(struct bts_record);
 	ds->bts_base = ds->bts_index = base;
@@ -67,5 +67,5 @@ int bts_buffer_setup(struct ds_area64 *ds, uint64_t base, const struct bts_confi
 	 * until the PMI is taken, hence the headroom (reference 5.5). */
 	ds->bts_threshold =
 	    b->mode == BTS_CIRCULAR ? ds->bts_abs_max + rec : ds->bts_abs_max - b->headroom * rec;
-	return 0;
+	return STATUS_OK;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/status.h"
 #include "arch/x86/hw/ds_layout.h"
 #include "arch/x86/caps/caps.h"
 
@@ -37,8 +38,8 @@ struct bts_plan {
 int bts_plan(const struct trace_caps *c, const struct bts_config *b, struct bts_plan *out,
 	     char *why, size_t why_size);
 /* Lay out the buffer at `base` (linear) in the DS area; 0, or -1 with a message. */
-int bts_buffer_setup(struct ds_area64 *ds, uint64_t base, const struct bts_config *b, char *why,
-		     size_t why_size);
+enum status bts_buffer_setup(struct ds_area64 *ds, uint64_t base, const struct bts_config *b,
+			     char *why, size_t why_size);
 
 /* A record with an address outside the traced ring (canonical halves: the kernel's is the
  * upper one). */

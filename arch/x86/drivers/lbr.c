@@ -8,6 +8,7 @@
 #include "arch/x86/hw/ds_layout.h"
 #include "arch/x86/hw/pmu_regs.h"
 #include "lib/bits.h"
+#include "lib/status.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
@@ -59,28 +60,28 @@ void lbr_filter_from_options(uint64_t mask, struct lbr_filter *out)
 }
 
 /* The checks legacy and Arch LBR share: something to record, and call-stack mode's classes. */
-static int check_filter(const struct lbr_filter *f, char *why, size_t n)
+static enum status check_filter(const struct lbr_filter *f, char *why, size_t n)
 {
 	if (!f->user && !f->kernel) {
 		fmt_snprintf(why, n, "LBR filter selects no ring: add user and/or kernel");
-		return -1;
+		return STATUS_INVALID;
 	}
 	if (f->branch_types & ~LBR_F_ALL) {
 		fmt_snprintf(why, n, "LBR filter: unknown branch-class bits %#x",
 			     (unsigned)(f->branch_types & ~LBR_F_ALL));
-		return -1;
+		return STATUS_INVALID;
 	}
 	if (f->call_stack && (f->branch_types & ~LBR_F_CALL_STACK)) {
 		fmt_snprintf(why, n,
 			     "LBR filter: call_stack records near calls and returns only (SDM 17.9 "
 			     "Table 17-13, ref 3.2); drop cond/jmp/far");
-		return -1;
+		return STATUS_INVALID;
 	}
 	if (!f->call_stack && !f->branch_types) {
 		fmt_snprintf(why, n, "LBR filter selects no branch class");
-		return -1;
+		return STATUS_INVALID;
 	}
-	return 0;
+	return STATUS_OK;
 }
 
 /* ---- MSR_LBR_SELECT -------------------------------------------------------------------------

@@ -29,40 +29,40 @@ static uint64_t period_max(const struct trace_caps *c, unsigned width, bool fixe
 	return LEGACY_PERIOD_MAX;
 }
 
-int pmc_check_gp(const struct trace_caps *c, unsigned n, const struct pmc_event *e, char *why,
-		 size_t why_size)
+enum status pmc_check_gp(const struct trace_caps *c, unsigned n, const struct pmc_event *e,
+			 char *why, size_t why_size)
 {
 	if (c->perfmon.version == 0 || n >= c->perfmon.gp_counters) {
 		fmt_snprintf(why, why_size,
 			     "general-purpose counter %u: this CPU has %u (CPUID.0AH:EAX[15:8], "
 			     "perfmon version %u)",
 			     n, c->perfmon.gp_counters, c->perfmon.version);
-		return -1;
+		return STATUS_INVALID;
 	}
 	uint64_t max = period_max(c, c->perfmon.gp_width, false);
 	if (e->period > max) {
 		fmt_snprintf(why, why_size,
 			     "period %lu too large for counter %u; accepted: 1..%lu%s", e->period,
 			     n, max, c->perf_cap.full_width_write ? "" : " (no full-width writes)");
-		return -1;
+		return STATUS_INVALID;
 	}
 	if (!e->usr && !e->os) {
 		fmt_snprintf(why, why_size, "counter %u counts in no ring; accepted: user, kernel",
 			     n);
-		return -1;
+		return STATUS_INVALID;
 	}
-	return 0;
+	return STATUS_OK;
 }
 
-int pmc_check_fixed(const struct trace_caps *c, unsigned m, uint64_t period, char *why,
-		    size_t why_size)
+enum status pmc_check_fixed(const struct trace_caps *c, unsigned m, uint64_t period, char *why,
+			    size_t why_size)
 {
 	if (c->perfmon.version < 2 || !(c->perfmon.fixed_mask & BIT(m))) {
 		fmt_snprintf(why, why_size,
 			     "fixed counter %u: not present (supported mask %#x, perfmon version "
 			     "%u)",
 			     m, c->perfmon.fixed_mask, c->perfmon.version);
-		return -1;
+		return STATUS_INVALID;
 	}
 	uint64_t max = period_max(c, c->perfmon.fixed_width, true);
 	if (period > max) {
@@ -70,9 +70,9 @@ int pmc_check_fixed(const struct trace_caps *c, unsigned m, uint64_t period, cha
 			     "period %lu too large for fixed counter %u; accepted: "
 			     "1..%lu",
 			     period, m, max);
-		return -1;
+		return STATUS_INVALID;
 	}
-	return 0;
+	return STATUS_OK;
 }
 
 void pmc_gp_write_target(const struct trace_caps *c, unsigned n, uint64_t value, uint32_t *msr,
@@ -127,11 +127,11 @@ uint32_t pmc_program_gp(const struct trace_caps *c, unsigned n, const struct pmc
 	uint32_t msr;
 	uint64_t v;
 	pmc_gp_write_target(c, n, pmc_period_value(c->perfmon.gp_width, e->period), &msr, &v);
-	if (pmu_wrmsr(MSR_IA32_PERFEVTSEL0 + n, 0) != PMU_MSR_OK)
+	if (pmu_wrmsr(MSR_IA32_PERFEVTSEL0 + n, 0) != STATUS_OK)
 		return MSR_IA32_PERFEVTSEL0 + n;
-	if (pmu_wrmsr(msr, v) != PMU_MSR_OK)
+	if (pmu_wrmsr(msr, v) != STATUS_OK)
 		return msr;
-	if (pmu_wrmsr(MSR_IA32_PERFEVTSEL0 + n, pmc_evtsel(e)) != PMU_MSR_OK)
+	if (pmu_wrmsr(MSR_IA32_PERFEVTSEL0 + n, pmc_evtsel(e)) != STATUS_OK)
 		return MSR_IA32_PERFEVTSEL0 + n;
 	return 0;
 }
@@ -140,36 +140,35 @@ uint32_t pmc_program_fixed(const struct trace_caps *c, unsigned m, bool usr, boo
 			   uint64_t period)
 {
 	uint64_t ctrl = 0;
-	if (pmu_rdmsr(MSR_IA32_FIXED_CTR_CTRL, &ctrl) != PMU_MSR_OK)
+	if (pmu_rdmsr(MSR_IA32_FIXED_CTR_CTRL, &ctrl) != STATUS_OK)
 		return MSR_IA32_FIXED_CTR_CTRL;
 	ctrl &= ~FIXED_CTRL_FIELD(m);
 	ctrl |= (os ? FIXED_CTRL_OS(m) : 0) | (usr ? FIXED_CTRL_USR(m) : 0) |
 		(pmi ? FIXED_CTRL_PMI(m) : 0);
 	if (pmu_wrmsr(MSR_IA32_FIXED_CTR0 + m, pmc_period_value(c->perfmon.fixed_width, period)) !=
-	    PMU_MSR_OK)
+	    STATUS_OK)
 		return MSR_IA32_FIXED_CTR0 + m;
-	if (pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, ctrl) != PMU_MSR_OK)
+	if (pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, ctrl) != STATUS_OK)
 		return MSR_IA32_FIXED_CTR_CTRL;
 	return 0;
 }
 
 uint32_t pmc_reset_all(const struct trace_caps *c)
 {
-	if (c->perfmon.version >= 2 && pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0) != PMU_MSR_OK)
+	if (c->perfmon.version >= 2 && pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0) != STATUS_OK)
 		return MSR_IA32_PERF_GLOBAL_CTRL;
 	for (unsigned n = 0; n < c->perfmon.gp_counters; n++) {
-		if (pmu_wrmsr(MSR_IA32_PERFEVTSEL0 + n, 0) != PMU_MSR_OK)
+		if (pmu_wrmsr(MSR_IA32_PERFEVTSEL0 + n, 0) != STATUS_OK)
 			return MSR_IA32_PERFEVTSEL0 + n;
-		if (pmu_wrmsr(MSR_IA32_PMC0 + n, 0) != PMU_MSR_OK)
+		if (pmu_wrmsr(MSR_IA32_PMC0 + n, 0) != STATUS_OK)
 			return MSR_IA32_PMC0 + n;
 	}
 	if (c->perfmon.version >= 2) {
-		if (c->perfmon.fixed_counters &&
-		    pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, 0) != PMU_MSR_OK)
+		if (c->perfmon.fixed_counters && pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, 0) != STATUS_OK)
 			return MSR_IA32_FIXED_CTR_CTRL;
 		for (unsigned m = 0; m < c->perfmon.fixed_counters; m++)
 			if ((c->perfmon.fixed_mask & BIT(m)) &&
-			    pmu_wrmsr(MSR_IA32_FIXED_CTR0 + m, 0) != PMU_MSR_OK)
+			    pmu_wrmsr(MSR_IA32_FIXED_CTR0 + m, 0) != STATUS_OK)
 				return MSR_IA32_FIXED_CTR0 + m;
 		/* Clear what is left in GLOBAL_STATUS: overflow bits of an earlier session, the
 		 * PEBS buffer and CondChgd bits, and on v4+ the freeze bits (reference 7.2-7.3);
@@ -181,9 +180,9 @@ uint32_t pmc_reset_all(const struct trace_caps *c)
 		if (c->perfmon.version >= 4)
 			owned |= GLOBAL_STATUS_LBR_FRZ | GLOBAL_STATUS_CTR_FRZ;
 		uint64_t status = 0;
-		if (pmu_rdmsr(MSR_IA32_PERF_GLOBAL_STATUS, &status) == PMU_MSR_OK &&
+		if (pmu_rdmsr(MSR_IA32_PERF_GLOBAL_STATUS, &status) == STATUS_OK &&
 		    (status & owned) &&
-		    pmu_wrmsr(MSR_IA32_PERF_GLOBAL_OVF_CTRL, status & owned) != PMU_MSR_OK)
+		    pmu_wrmsr(MSR_IA32_PERF_GLOBAL_OVF_CTRL, status & owned) != STATUS_OK)
 			return MSR_IA32_PERF_GLOBAL_OVF_CTRL;
 	}
 	return 0;
@@ -192,7 +191,7 @@ uint32_t pmc_reset_all(const struct trace_caps *c)
 bool pmc_read_gp(const struct trace_caps *c, unsigned n, int64_t *value)
 {
 	uint64_t raw = 0;
-	if (pmu_rdmsr(MSR_IA32_PMC0 + n, &raw) != PMU_MSR_OK)
+	if (pmu_rdmsr(MSR_IA32_PMC0 + n, &raw) != STATUS_OK)
 		return false;
 	*value = pmc_sign_extend(raw, c->perfmon.gp_width);
 	return true;

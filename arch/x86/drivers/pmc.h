@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/status.h"
 #include "arch/x86/caps/caps.h"
 
 struct pmc_event {
@@ -29,10 +30,10 @@ uint64_t pmc_period_value(unsigned width, uint64_t period);
 /* Sign-extend a raw `width`-bit counter reading (reference 8: shift = 64 - width). */
 int64_t pmc_sign_extend(uint64_t raw, unsigned width);
 /* Checks a GP counter request against the capability record; 0 or -1 with a message. */
-int pmc_check_gp(const struct trace_caps *c, unsigned n, const struct pmc_event *e, char *why,
-		 size_t why_size);
-int pmc_check_fixed(const struct trace_caps *c, unsigned m, uint64_t period, char *why,
-		    size_t why_size);
+enum status pmc_check_gp(const struct trace_caps *c, unsigned n, const struct pmc_event *e,
+			 char *why, size_t why_size);
+enum status pmc_check_fixed(const struct trace_caps *c, unsigned m, uint64_t period, char *why,
+			    size_t why_size);
 /* The MSR a counter value is written through, and the value: full width via IA32_A_PMCx, else
  * the low 32 bits to IA32_PMCx (which sign-extends bit 31). */
 void pmc_gp_write_target(const struct trace_caps *c, unsigned n, uint64_t value, uint32_t *msr,

@@ -94,25 +94,25 @@ static void hw_write(void *arg)
 	wrmsr(a->msr, a->value);
 }
 
-int pmu_rdmsr(uint32_t msr, uint64_t *value)
+enum status pmu_rdmsr(uint32_t msr, uint64_t *value)
 {
 	struct pmu_backend *b = here();
 	if (b->model)
-		return spmu_rdmsr(&b->state, msr, value) == SPMU_OK ? PMU_MSR_OK : PMU_MSR_GP;
+		return spmu_rdmsr(&b->state, msr, value);
 	struct msr_access a = {msr, 0};
 	struct caught_exception e;
 	if (arch_catch_exception(VEC_GP, hw_read, &a, &e))
-		return PMU_MSR_GP;
+		return STATUS_REFUSED;
 	*value = a.value;
-	return PMU_MSR_OK;
+	return STATUS_OK;
 }
 
-int pmu_wrmsr(uint32_t msr, uint64_t value)
+enum status pmu_wrmsr(uint32_t msr, uint64_t value)
 {
 	struct pmu_backend *b = here();
 	if (b->model)
-		return spmu_wrmsr(&b->state, msr, value) == SPMU_OK ? PMU_MSR_OK : PMU_MSR_GP;
+		return spmu_wrmsr(&b->state, msr, value);
 	struct msr_access a = {msr, value};
 	struct caught_exception e;
-	return arch_catch_exception(VEC_GP, hw_write, &a, &e) ? PMU_MSR_GP : PMU_MSR_OK;
+	return arch_catch_exception(VEC_GP, hw_write, &a, &e) ? STATUS_REFUSED : STATUS_OK;
 }

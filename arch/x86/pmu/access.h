@@ -2,17 +2,15 @@
 /*
  * The one door to PMU and debug MSRs (one accessor for PMU MSRs): per CPU it routes to the real
  * RDMSR/WRMSR or to the software PMU, so drivers never know which. A refused access returns
- * PMU_MSR_GP, from the hardware (#GP caught) or from the model (its reason is kept).
+ * STATUS_REFUSED, from the hardware (#GP caught) or from the model (its reason is kept).
  */
 #ifndef ARCH_X86_PMU_MSR_H
 #define ARCH_X86_PMU_MSR_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib/status.h"
 #include "arch/x86/spmu/model.h"
-
-#define PMU_MSR_OK 0
-#define PMU_MSR_GP (-1)
 
 /* This CPU uses the software PMU with personality p (state reset), or the hardware. */
 void pmu_use_model(const struct spmu_personality *p);
@@ -31,7 +29,9 @@ void pmu_note_exception(unsigned vector);
 struct trap_frame;
 void pmu_trap_observer(const struct trap_frame *f);
 
-int pmu_rdmsr(uint32_t msr, uint64_t *value);
-int pmu_wrmsr(uint32_t msr, uint64_t value);
+/* STATUS_OK, or STATUS_REFUSED: a #GP from the hardware (caught) or the model (its reason
+ * kept for pmu_last_refusal()). */
+enum status pmu_rdmsr(uint32_t msr, uint64_t *value);
+enum status pmu_wrmsr(uint32_t msr, uint64_t value);
 
 #endif

@@ -26,7 +26,7 @@ static void btf_trap(void *ctx, uint64_t retired, uint64_t next)
 		s->to[s->n++] = next;
 	else
 		s->lost_full++;
-	if (pmu_wrmsr(MSR_IA32_DEBUGCTL, DEBUGCTL_BTF) != PMU_MSR_OK)
+	if (pmu_wrmsr(MSR_IA32_DEBUGCTL, DEBUGCTL_BTF) != STATUS_OK)
 		s->rearm_failed++;
 }
 

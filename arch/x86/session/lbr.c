@@ -189,16 +189,16 @@ bool lbr_newest(const struct trace_ctx *t, uint64_t *from, uint64_t *to)
 	const struct trace_caps *c = t->caps;
 	*from = *to = 0;
 	if (c->lbr.kind == TC_LBR_ARCH)
-		return pmu_rdmsr(MSR_IA32_LBR_FROM0, from) == PMU_MSR_OK &&
-		       pmu_rdmsr(MSR_IA32_LBR_TO0, to) == PMU_MSR_OK;
+		return pmu_rdmsr(MSR_IA32_LBR_FROM0, from) == STATUS_OK &&
+		       pmu_rdmsr(MSR_IA32_LBR_TO0, to) == STATUS_OK;
 	if (c->lbr.kind != TC_LBR_LEGACY)
 		return false;
 	struct lbr_msrs r = lbr_msrs_of(t);
 	uint64_t tos = 0, info = 0;
-	if (pmu_rdmsr(MSR_LBR_TOS, &tos) != PMU_MSR_OK)
+	if (pmu_rdmsr(MSR_LBR_TOS, &tos) != STATUS_OK)
 		return false;
 	unsigned idx = lbr_index_newest((unsigned)tos, 0, c->lbr.depth);
-	if (pmu_rdmsr(r.from + idx, from) != PMU_MSR_OK || pmu_rdmsr(r.to + idx, to) != PMU_MSR_OK)
+	if (pmu_rdmsr(r.from + idx, from) != STATUS_OK || pmu_rdmsr(r.to + idx, to) != STATUS_OK)
 		return false;
 	struct lbr_entry e;
 	lbr_decode_legacy(c->lbr.format, *from, *to, info, &e);

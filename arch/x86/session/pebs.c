@@ -165,9 +165,9 @@ bool session_pebs(struct trace_ctx *t)
 		bad = pmc_program_fixed(c, 0, true, true, false, o->pebs_period);
 		uint64_t ctrl = 0;
 		if (!bad && s.adaptive &&
-		    (pmu_rdmsr(MSR_IA32_FIXED_CTR_CTRL, &ctrl) != PMU_MSR_OK ||
+		    (pmu_rdmsr(MSR_IA32_FIXED_CTR_CTRL, &ctrl) != STATUS_OK ||
 		     pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, ctrl | FIXED_CTRL_ADAPTIVE(0)) !=
-			 PMU_MSR_OK))
+			 STATUS_OK))
 			bad = MSR_IA32_FIXED_CTR_CTRL;
 	} else if (!bad) {
 		struct pmc_event ev = {
@@ -183,7 +183,7 @@ bool session_pebs(struct trace_ctx *t)
 	}
 	trace_pmi_begin(&isr, &sinks, pmi_ack_for(t->caps));
 	bool ok =
-	    ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pebs") &&
+	    ts_check(t, bad ? STATUS_REFUSED : STATUS_OK, bad, "pebs") &&
 	    (!with_lbr || lbr_enable_for_sampling(t, 0)) &&
 	    ts_check(t, ds_area_install(d), MSR_IA32_DS_AREA, "pebs") &&
 	    (!s.adaptive ||
@@ -206,7 +206,7 @@ bool session_pebs(struct trace_ctx *t)
 	struct ds_isr_ops drain = {.at = trace_pmi_at, .pebs_record = pebs_store_record, .ctx = &s};
 	uint64_t at_end = ds_pebs_drain(&drain, ds, size);
 	bad = pmc_reset_all(c);
-	ok &= ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pebs");
+	ok &= ts_check(t, bad ? STATUS_REFUSED : STATUS_OK, bad, "pebs");
 	static const char *const counter_names[] = {"pmc0", "pmc1", "pmc2", "pmc3",
 						    "pmc4", "pmc5", "pmc6", "pmc7"};
 	uint64_t masked, vpmis = ts_virtual_pmis(&masked);

@@ -104,7 +104,7 @@ bool session_pmc(struct trace_ctx *t)
 		bad = pmc_program_gp(c, PMC_SAMPLED, &ev);
 	if (!bad && fixed)
 		bad = pmc_program_fixed(c, 0, true, true, false, 0);
-	bool ok = ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pmc") &&
+	bool ok = ts_check(t, bad ? STATUS_REFUSED : STATUS_OK, bad, "pmc") &&
 		  (with_lbr ? lbr_enable_for_sampling(t, freeze)
 			    : ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, freeze), MSR_IA32_DEBUGCTL,
 				       "pmc"));
@@ -126,7 +126,7 @@ bool session_pmc(struct trace_ctx *t)
 	if (with_lbr)
 		lbr_disable(t);
 	bad = pmc_reset_all(c);
-	ok &= ts_check(t, bad ? PMU_MSR_GP : PMU_MSR_OK, bad, "pmc");
+	ok &= ts_check(t, bad ? STATUS_REFUSED : STATUS_OK, bad, "pmc");
 	uint64_t masked, vpmis = ts_virtual_pmis(&masked);
 	/* left is -(events to the next overflow): the run's events are samples * period plus
 	 * period + left. */

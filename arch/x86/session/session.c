@@ -198,8 +198,8 @@ void trace_note_exception(const struct trap_frame *f)
 	struct exception_seen *e = &cs->exc[cs->nexc++];
 	e->vector = (uint32_t)f->vector;
 	e->rip = f->rip;
-	if (pmu_rdmsr(MSR_LER_FROM, &e->ler_from) != PMU_MSR_OK ||
-	    pmu_rdmsr(MSR_LER_TO, &e->ler_to) != PMU_MSR_OK)
+	if (pmu_rdmsr(MSR_LER_FROM, &e->ler_from) != STATUS_OK ||
+	    pmu_rdmsr(MSR_LER_TO, &e->ler_to) != STATUS_OK)
 		e->ler_from = e->ler_to = 0;
 }
 
@@ -218,7 +218,7 @@ void ts_print_exceptions(struct trace_ctx *t)
 
 bool ts_check(struct trace_ctx *t, int rc, uint32_t msr, const char *what)
 {
-	if (rc == PMU_MSR_OK)
+	if (rc == STATUS_OK)
 		return true;
 	const char *reason = pmu_last_refusal();
 	tprintf("error: %s: %s: MSR %#x refused (#GP)%s%s\n", t->label, what, msr,

@@ -15,22 +15,22 @@ void arch_lbr_init(struct arch_lbr *a, const struct arch_lbr_caps *caps)
 			a->depth = DEPTH_STEP * (n + 1);
 }
 
-int arch_lbr_write_depth(struct arch_lbr *a, uint64_t depth, const char **reason)
+enum status arch_lbr_write_depth(struct arch_lbr *a, uint64_t depth, const char **reason)
 {
 	if (depth == 0 || depth % DEPTH_STEP || depth / DEPTH_STEP > 8 ||
 	    !(a->caps.depth_mask & BIT(depth / DEPTH_STEP - 1))) {
 		*reason = "IA32_LBR_DEPTH: not a depth enumerated in CPUID.1CH:EAX[7:0]";
-		return -1;
+		return STATUS_REFUSED;
 	}
 	a->depth = depth;
 	/* Any write resets all LBR entries (reference 4.1). */
 	memset(a->from, 0, sizeof(a->from));
 	memset(a->to, 0, sizeof(a->to));
 	memset(a->info, 0, sizeof(a->info));
-	return 0;
+	return STATUS_OK;
 }
 
-int arch_lbr_write_ctl(struct arch_lbr *a, uint64_t ctl, const char **reason)
+enum status arch_lbr_write_ctl(struct arch_lbr *a, uint64_t ctl, const char **reason)
 {
 	uint64_t valid = LBR_CTL_LBREN | LBR_CTL_CALL_STACK;
 	if (a->caps.cpl_filter)
@@ -39,14 +39,14 @@ int arch_lbr_write_ctl(struct arch_lbr *a, uint64_t ctl, const char **reason)
 		valid |= LBR_CTL_BRANCHES;
 	if ((ctl & LBR_CTL_CALL_STACK) && !a->caps.call_stack) {
 		*reason = "IA32_LBR_CTL: call-stack mode without CPUID.1CH:EBX[2]";
-		return -1;
+		return STATUS_REFUSED;
 	}
 	if (ctl & ~valid) {
 		*reason = "IA32_LBR_CTL: reserved or unsupported bits";
-		return -1;
+		return STATUS_REFUSED;
 	}
 	a->ctl = ctl;
-	return 0;
+	return STATUS_OK;
 }
 
 static const uint64_t class_bit[] = {

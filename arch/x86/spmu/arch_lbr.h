@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib/status.h"
 #include "arch/x86/spmu/lbr.h"
 #include "lib/bits.h"
 
@@ -27,8 +28,8 @@ struct arch_lbr {
 
 void arch_lbr_init(struct arch_lbr *a, const struct arch_lbr_caps *caps);
 /* IA32_LBR_DEPTH / IA32_LBR_CTL writes: 0, or -1 with a reason (model #GP). */
-int arch_lbr_write_depth(struct arch_lbr *a, uint64_t depth, const char **reason);
-int arch_lbr_write_ctl(struct arch_lbr *a, uint64_t ctl, const char **reason);
+enum status arch_lbr_write_depth(struct arch_lbr *a, uint64_t depth, const char **reason);
+enum status arch_lbr_write_ctl(struct arch_lbr *a, uint64_t ctl, const char **reason);
 bool arch_lbr_allows(uint64_t ctl, bool cpl_filter, bool branch_filter, const struct lbr_branch *b);
 /* Record one branch (when LBREn and the filters allow it): entry 0 becomes the newest; in
  * call-stack mode a near return pops the newest record instead. */

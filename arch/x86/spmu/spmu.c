@@ -17,13 +17,13 @@
 	(DEBUGCTL_LBR | DEBUGCTL_BTF | DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT |               \
 	 DEBUGCTL_FREEZE_LBRS_ON_PMI | DEBUGCTL_FREEZE_PERFMON_ON_PMI)
 
-static int gp(struct spmu *m, uint32_t msr, uint64_t value, const char *reason)
+static enum status gp(struct spmu *m, uint32_t msr, uint64_t value, const char *reason)
 {
 	m->stats.gp_faults++;
 	m->gp_msr = msr;
 	m->gp_value = value;
 	m->gp_reason = reason;
-	return SPMU_GP;
+	return STATUS_REFUSED;
 }
 
 static bool canonical(uint64_t a)
@@ -109,106 +109,106 @@ static int arch_slot(const struct arch_lbr *a, uint32_t msr, uint32_t base)
 	return (int)(msr - base);
 }
 
-int spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value)
+enum status spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value)
 {
 	const struct spmu_personality *p = m->p;
 	int i;
 	bool handled;
 	const char *why;
 	if (spmu_counters_rdmsr(&m->ctr, msr, value, &handled, &why) == 0)
-		return SPMU_OK;
+		return STATUS_OK;
 	if (handled)
 		return gp(m, msr, 0, why);
 	switch (msr) {
 	case MSR_IA32_DEBUGCTL:
 		*value = m->debugctl;
-		return SPMU_OK;
+		return STATUS_OK;
 	case MSR_IA32_DS_AREA:
 		if (!m->caps.ds)
 			return gp(m, msr, 0, "IA32_DS_AREA without CPUID.01H:EDX.DS");
 		*value = m->ds_area;
-		return SPMU_OK;
+		return STATUS_OK;
 	case MSR_IA32_PERF_CAPABILITIES:
 		if (!p->snap->has_perf_capabilities)
 			return gp(m, msr, 0, "IA32_PERF_CAPABILITIES without CPUID.01H:ECX.PDCM");
 		*value = p->snap->perf_capabilities;
-		return SPMU_OK;
+		return STATUS_OK;
 	case MSR_IA32_MISC_ENABLE:
 		*value = p->snap->misc_enable;
-		return SPMU_OK;
+		return STATUS_OK;
 	case MSR_LBR_SELECT:
 		if (!p->lbr_select)
 			return gp(m, msr, 0, "no MSR_LBR_SELECT on this processor");
 		*value = m->lbr.select;
-		return SPMU_OK;
+		return STATUS_OK;
 	case MSR_LBR_TOS:
 		if (m->caps.lbr.kind != TC_LBR_LEGACY)
 			return gp(m, msr, 0, "no legacy LBR stack");
 		*value = m->lbr.tos;
-		return SPMU_OK;
+		return STATUS_OK;
 	case MSR_PEBS_DATA_CFG:
 		if (!m->pebs.adaptive)
 			return gp(m, msr, 0, "MSR_PEBS_DATA_CFG without adaptive PEBS");
 		*value = m->pebs_data_cfg;
-		return SPMU_OK;
+		return STATUS_OK;
 	case MSR_PEBS_LD_LAT:
 		if (!m->ctr.pebs_valid || m->pebs.format < 1)
 			return gp(m, msr, 0, "MSR_PEBS_LD_LAT_THRESHOLD without load-latency PEBS");
 		*value = m->pebs_ld_lat;
-		return SPMU_OK;
+		return STATUS_OK;
 	case MSR_LER_FROM:
 		*value = m->ler_from;
-		return SPMU_OK;
+		return STATUS_OK;
 	case MSR_LER_TO:
 		*value = m->ler_to;
-		return SPMU_OK;
+		return STATUS_OK;
 	}
 	if (m->caps.lbr.kind == TC_LBR_ARCH) {
 		struct arch_lbr *a = &m->arch_lbr;
 		if (msr == MSR_IA32_LBR_CTL) {
 			*value = a->ctl;
-			return SPMU_OK;
+			return STATUS_OK;
 		}
 		if (msr == MSR_IA32_LBR_DEPTH) {
 			*value = a->depth;
-			return SPMU_OK;
+			return STATUS_OK;
 		}
 		if ((i = arch_slot(a, msr, MSR_IA32_LBR_FROM0)) >= 0) {
 			*value = a->from[i];
-			return SPMU_OK;
+			return STATUS_OK;
 		}
 		if ((i = arch_slot(a, msr, MSR_IA32_LBR_TO0)) >= 0) {
 			*value = a->to[i];
-			return SPMU_OK;
+			return STATUS_OK;
 		}
 		if ((i = arch_slot(a, msr, MSR_IA32_LBR_INFO0)) >= 0) {
 			*value = a->info[i];
-			return SPMU_OK;
+			return STATUS_OK;
 		}
 	}
 	if ((i = lbr_slot(m, msr, p->lbr_from_base)) >= 0) {
 		*value = m->lbr.from[i];
-		return SPMU_OK;
+		return STATUS_OK;
 	}
 	if ((i = lbr_slot(m, msr, p->lbr_to_base)) >= 0) {
 		*value = m->lbr.to[i];
-		return SPMU_OK;
+		return STATUS_OK;
 	}
 	if ((i = lbr_slot(m, msr, p->lbr_info_base)) >= 0) {
 		*value = m->lbr.info[i];
-		return SPMU_OK;
+		return STATUS_OK;
 	}
 	return gp(m, msr, 0, "MSR not modelled (or absent on this processor)");
 }
 
-int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
+enum status spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 {
 	const struct spmu_personality *p = m->p;
 	int i;
 	bool handled;
 	const char *why;
 	if (spmu_counters_wrmsr(&m->ctr, msr, value, &handled, &why) == 0)
-		return SPMU_OK;
+		return STATUS_OK;
 	if (handled)
 		return gp(m, msr, value, why);
 	switch (msr) {
@@ -216,14 +216,14 @@ int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 		if (value & ~debugctl_valid(m))
 			return gp(m, msr, value, "reserved or unsupported IA32_DEBUGCTL bits");
 		m->debugctl = value;
-		return SPMU_OK;
+		return STATUS_OK;
 	case MSR_IA32_DS_AREA:
 		if (!m->caps.ds)
 			return gp(m, msr, value, "IA32_DS_AREA without CPUID.01H:EDX.DS");
 		if (!canonical(value))
 			return gp(m, msr, value, "non-canonical IA32_DS_AREA");
 		m->ds_area = value;
-		return SPMU_OK;
+		return STATUS_OK;
 	case MSR_LBR_SELECT:
 		if (!p->lbr_select)
 			return gp(m, msr, value, "no MSR_LBR_SELECT on this processor");
@@ -231,7 +231,7 @@ int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 		if ((why = lbr_select_check(value, m->lbr.format >= LBR_FMT_EIP_FLAGS2)))
 			return gp(m, msr, value, why);
 		m->lbr.select = value;
-		return SPMU_OK;
+		return STATUS_OK;
 	case MSR_IA32_PERF_CAPABILITIES:
 		return gp(m, msr, value, "IA32_PERF_CAPABILITIES is read-only");
 	case MSR_PEBS_DATA_CFG:
@@ -241,7 +241,7 @@ int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 			return gp(m, msr, value,
 				  "MSR_PEBS_DATA_CFG: reserved bits, or groups the model lacks");
 		m->pebs_data_cfg = value;
-		return SPMU_OK;
+		return STATUS_OK;
 	case MSR_PEBS_LD_LAT:
 		if (!m->ctr.pebs_valid || m->pebs.format < 1)
 			return gp(m, msr, value,
@@ -249,40 +249,40 @@ int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 		if (value & ~PEBS_LD_LAT_VALID)
 			return gp(m, msr, value, "MSR_PEBS_LD_LAT_THRESHOLD: bits above 15");
 		m->pebs_ld_lat = value;
-		return SPMU_OK;
+		return STATUS_OK;
 	}
 	if (m->caps.lbr.kind == TC_LBR_ARCH) {
 		struct arch_lbr *a = &m->arch_lbr;
 		if (msr == MSR_IA32_LBR_CTL)
 			return arch_lbr_write_ctl(a, value, &why) ? gp(m, msr, value, why)
-								  : SPMU_OK;
+								  : STATUS_OK;
 		if (msr == MSR_IA32_LBR_DEPTH)
 			return arch_lbr_write_depth(a, value, &why) ? gp(m, msr, value, why)
-								    : SPMU_OK;
+								    : STATUS_OK;
 		if ((i = arch_slot(a, msr, MSR_IA32_LBR_FROM0)) >= 0) {
 			a->from[i] = value;
-			return SPMU_OK;
+			return STATUS_OK;
 		}
 		if ((i = arch_slot(a, msr, MSR_IA32_LBR_TO0)) >= 0) {
 			a->to[i] = value;
-			return SPMU_OK;
+			return STATUS_OK;
 		}
 		if ((i = arch_slot(a, msr, MSR_IA32_LBR_INFO0)) >= 0) {
 			a->info[i] = value;
-			return SPMU_OK;
+			return STATUS_OK;
 		}
 	}
 	if ((i = lbr_slot(m, msr, p->lbr_from_base)) >= 0) {
 		m->lbr.from[i] = value;
-		return SPMU_OK;
+		return STATUS_OK;
 	}
 	if ((i = lbr_slot(m, msr, p->lbr_to_base)) >= 0) {
 		m->lbr.to[i] = value;
-		return SPMU_OK;
+		return STATUS_OK;
 	}
 	if ((i = lbr_slot(m, msr, p->lbr_info_base)) >= 0) {
 		m->lbr.info[i] = value;
-		return SPMU_OK;
+		return STATUS_OK;
 	}
 	return gp(m, msr, value, "MSR not modelled, read-only, or absent on this processor");
 }

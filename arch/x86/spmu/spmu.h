@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib/status.h"
 #include "arch/x86/hw/ds_layout.h"
 #include "arch/x86/spmu/arch_lbr.h"
 #include "arch/x86/spmu/counters.h"
@@ -34,9 +35,6 @@ struct spmu_personality {
 	bool lbr_select;				    /* MSR_LBR_SELECT exists */
 	bool lbr_select_erratum; /* the Nehalem/Westmere LBR_SELECT erratum (spmu_lbr.c) */
 };
-
-#define SPMU_OK 0
-#define SPMU_GP (-1) /* the access would raise #GP on the modelled processor */
 
 struct spmu_stats {
 	uint64_t branches;
@@ -73,8 +71,9 @@ struct spmu {
 };
 
 void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(uint64_t));
-int spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value);
-int spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value);
+/* STATUS_OK, or STATUS_REFUSED where the modelled processor would raise #GP. */
+enum status spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value);
+enum status spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value);
 /* One retired instruction, with the state after it (for PEBS records). */
 struct spmu_step {
 	uint64_t retired, next;
