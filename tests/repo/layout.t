@@ -47,14 +47,14 @@ ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no MSR number is written as a literal
 bad=$(code | grep -vE '^arch/x86/(spmu/|pmu/access\.c)' |
 	xargs grep -lE '#include "arch/x86/spmu/(spmu|lbr|arch_lbr|pebs|bts|counters)\.h"' 2>/dev/null)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "only arch/x86/spmu/ and the MSR accessor include the model's internals${bad:+ ($bad)}"
-bad=$(git ls-files 'arch/x86/drivers/*' | xargs grep -nliE 'spmu|software PMU' 2>/dev/null)
+bad=$(git ls-files 'arch/x86/drivers/*.[chS]' | xargs grep -nliE 'spmu|software PMU' 2>/dev/null)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no driver file mentions the software PMU${bad:+ ($bad)}"
 
 # 5. The README's include graph is the generated one, not a drawing that went stale.
 want=$(scripts/include-graph --markdown)
 got=$(sed -n '/<!-- include-graph: begin -->/,/<!-- include-graph: end -->/p' README.md | sed '1d;$d')
 [ "$want" = "$got" ]
-ok $? "README.md's include graph is scripts/include-graph --markdown's output (regenerate it)"
+ok $? "README.md's include graph is scripts/include-graph --markdown's output (run scripts/include-graph --update-readme)"
 
 echo "1..$n"
 exit $failed
