@@ -115,3 +115,13 @@ void trace_pmi_end(struct trace_pmi_stats *out)
 	pmi_set_ack(PMI_ACK_EARLY);
 	*out = sessions[this_cpu()->index].stats;
 }
+
+uint64_t trace_pmi_drain_bts(struct ds_area64 *ds)
+{
+	return ds_bts_drain(&sessions[this_cpu()->index].ops, ds);
+}
+
+uint64_t trace_pmi_drain_pebs(struct ds_area64 *ds, size_t record_size)
+{
+	return ds_pebs_drain(&sessions[this_cpu()->index].ops, ds, record_size);
+}

@@ -39,6 +39,11 @@ void trace_pmi_begin(const struct ds_isr_config *cfg, const struct trace_pmi_sin
 		     enum pmi_ack ack);
 /* Stop routing (PMIs are then only counted) and return the counts. */
 void trace_pmi_end(struct trace_pmi_stats *out);
+/* After trace_pmi_end, with the facility stopped: what is left in the DS buffers goes to the
+ * same sinks through the same service-routine ops the PMIs used (one record path); returns
+ * how many records. */
+uint64_t trace_pmi_drain_bts(struct ds_area64 *ds);
+uint64_t trace_pmi_drain_pebs(struct ds_area64 *ds, size_t record_size);
 /* The routine itself, as the PMI entry calls it (the bench calls it directly). */
 struct trap_frame;
 void trace_pmi_service(struct trap_frame *f);

@@ -10,6 +10,7 @@
 #include "arch/x86/hw/ds_layout.h"
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/session/output.h"
+#include "arch/x86/session/facility.h"
 #include "arch/x86/session/session.h"
 
 struct btf_store {
@@ -30,7 +31,7 @@ static void btf_trap(void *ctx, uint64_t retired, uint64_t next)
 		s->rearm_failed++;
 }
 
-bool session_btf(struct trace_ctx *t)
+static bool session_btf(struct trace_ctx *t)
 {
 	uint64_t bytes;
 	struct btf_store s = {.t = t, .to = ts_scratch(&bytes)};
@@ -53,3 +54,12 @@ bool session_btf(struct trace_ctx *t)
 	tprintf("trace-end btf %s\n", t->label);
 	return ok;
 }
+
+/* Every processor with an LBR stack has DEBUGCTL.BTF (SDM Vol. 3B 17.4.1). */
+static bool btf_available(const struct trace_caps *c, const char **why)
+{
+	*why = c->lbr.reason;
+	return c->lbr.kind != TC_LBR_NONE;
+}
+
+const struct facility_ops facility_btf = {.available = btf_available, .run = session_btf};

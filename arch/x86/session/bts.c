@@ -13,6 +13,7 @@
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/session/output.h"
 #include "arch/x86/pmu/isr_hook.h"
+#include "arch/x86/session/facility.h"
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/stores.h"
 #include "kernel/arch.h"
@@ -41,7 +42,7 @@ void bts_store_record(void *ctx, const struct bts_record *r)
 	s->rec[s->n++] = copy;
 }
 
-bool session_bts(struct trace_ctx *t, bool interrupt_mode)
+static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 {
 	const char *fac = interrupt_mode ? "btsint" : "bts";
 	const struct trace_options *o = t->req->opt;
@@ -98,13 +99,8 @@ bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, fac);
 	struct trace_pmi_stats st;
 	trace_pmi_end(&st);
-	/* What is left after the run (BTS stopped above), through the routine's drain loop. */
-	struct ds_isr_ops drain = {
-	    .at = trace_pmi_at,
-	    .bts_record = bts_store_record,
-	    .ctx = &store,
-	};
-	uint64_t at_end = ds_bts_drain(&drain, d->area);
+	/* What is left after the run (BTS stopped above), through the routine's own ops. */
+	uint64_t at_end = trace_pmi_drain_bts(d->area);
 	uint64_t masked, vpmis = ts_virtual_pmis(&masked), dropped, pebs_dropped;
 	pmu_backend_drops(&dropped, &pebs_dropped);
 	tprintf("trace-begin %s %s steps=%lu records=%lu pmis=%lu drains=%lu virtual-pmis=%lu "
@@ -133,3 +129,22 @@ bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	tprintf("trace-end %s %s\n", fac, t->label);
 	return ok;
 }
+
+static bool bts_available(const struct trace_caps *c, const char **why)
+{
+	*why = c->bts.reason;
+	return c->bts.kind != TC_BTS_NO;
+}
+
+static bool run_bts(struct trace_ctx *t)
+{
+	return session_bts(t, false);
+}
+
+static bool run_btsint(struct trace_ctx *t)
+{
+	return session_bts(t, true);
+}
+
+const struct facility_ops facility_bts = {.available = bts_available, .run = run_bts};
+const struct facility_ops facility_btsint = {.available = bts_available, .run = run_btsint};

@@ -12,6 +12,7 @@
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/session/output.h"
+#include "arch/x86/session/facility.h"
 #include "arch/x86/session/session.h"
 #include "lib/bits.h"
 #include "lib/x86_decode.h"
@@ -154,7 +155,7 @@ static int legacy_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t 
 	return ok;
 }
 
-bool session_lbr(struct trace_ctx *t)
+static bool session_lbr(struct trace_ctx *t)
 {
 	const struct trace_caps *c = t->caps;
 	char why[200];
@@ -231,3 +232,12 @@ void lbr_disable(struct trace_ctx *t)
 	if (t->caps->lbr.kind == TC_LBR_ARCH)
 		ts_check(t, pmu_wrmsr(MSR_IA32_LBR_CTL, 0), MSR_IA32_LBR_CTL, "lbr");
 }
+
+/* Every processor with an LBR stack has it (legacy or Architectural). */
+static bool lbr_available(const struct trace_caps *c, const char **why)
+{
+	*why = c->lbr.reason;
+	return c->lbr.kind != TC_LBR_NONE;
+}
+
+const struct facility_ops facility_lbr = {.available = lbr_available, .run = session_lbr};

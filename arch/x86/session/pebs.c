@@ -16,6 +16,7 @@
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/session/output.h"
 #include "arch/x86/pmu/isr_hook.h"
+#include "arch/x86/session/facility.h"
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/stores.h"
 #include "lib/fmt.h"
@@ -80,7 +81,7 @@ static uint64_t pebs_data_cfg(uint64_t groups)
 		    : 0);
 }
 
-bool session_pebs(struct trace_ctx *t)
+static bool session_pebs(struct trace_ctx *t)
 {
 	const struct trace_caps *c = t->caps;
 	const struct trace_options *o = t->req->opt;
@@ -202,9 +203,8 @@ bool session_pebs(struct trace_ctx *t)
 		lbr_disable(t);
 	struct trace_pmi_stats st;
 	trace_pmi_end(&st);
-	/* What is left after the run (PEBS stopped above), through the routine's drain loop. */
-	struct ds_isr_ops drain = {.at = trace_pmi_at, .pebs_record = pebs_store_record, .ctx = &s};
-	uint64_t at_end = ds_pebs_drain(&drain, ds, size);
+	/* What is left after the run (PEBS stopped above), through the routine's own ops. */
+	uint64_t at_end = trace_pmi_drain_pebs(ds, size);
 	bad = pmc_reset_all(c);
 	ok &= ts_check(t, bad ? STATUS_REFUSED : STATUS_OK, bad, "pebs");
 	static const char *const counter_names[] = {"pmc0", "pmc1", "pmc2", "pmc3",
@@ -240,3 +240,11 @@ bool session_pebs(struct trace_ctx *t)
 	tprintf("trace-end pebs %s\n", t->label);
 	return ok;
 }
+
+static bool pebs_available(const struct trace_caps *c, const char **why)
+{
+	*why = c->pebs.reason;
+	return c->pebs.kind == TC_PEBS_YES;
+}
+
+const struct facility_ops facility_pebs = {.available = pebs_available, .run = session_pebs};

@@ -14,6 +14,7 @@
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/session/output.h"
 #include "arch/x86/pmu/isr_hook.h"
+#include "arch/x86/session/facility.h"
 #include "arch/x86/session/session.h"
 
 #define PMC_SAMPLED	  0
@@ -48,7 +49,7 @@ static void sample(void *ctx, unsigned counter, uint64_t ip)
 		s->lost_full++;
 }
 
-bool session_pmc(struct trace_ctx *t)
+static bool session_pmc(struct trace_ctx *t)
 {
 	const struct trace_caps *c = t->caps;
 	const struct trace_options *o = t->req->opt;
@@ -154,3 +155,11 @@ bool session_pmc(struct trace_ctx *t)
 	tprintf("trace-end pmc %s\n", t->label);
 	return ok;
 }
+
+static bool pmc_available(const struct trace_caps *c, const char **why)
+{
+	*why = "no architectural performance monitoring (CPUID.0AH:EAX[7:0] = 0)";
+	return c->perfmon.version >= 1;
+}
+
+const struct facility_ops facility_pmc = {.available = pmc_available, .run = session_pmc};

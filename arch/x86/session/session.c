@@ -29,12 +29,11 @@
 #include "lib/string.h"
 #include "lib/x86_decode.h"
 
-#define DECODE_CACHE_SIZE     1024 /* entries, direct-mapped by address */
-#define DECODE_CACHE_PAGES    4
-#define SESSION_EXCEPTIONS    8
-#define SCRATCH_PAGES	      64 /* per CPU: records drained during a run */
-#define BTS_BUFFER_MAX_BYTES  (1000000ull * sizeof(struct bts_record))
-#define TRACE_CALL_TIMEOUT_US 60000000 /* single-stepped workloads on a busy host */
+#define DECODE_CACHE_SIZE    1024 /* entries, direct-mapped by address */
+#define DECODE_CACHE_PAGES   4
+#define SESSION_EXCEPTIONS   8
+#define SCRATCH_PAGES	     64 /* per CPU: records drained during a run */
+#define BTS_BUFFER_MAX_BYTES (1000000ull * sizeof(struct bts_record))
 
 /* Decoded instructions by address: a loop body is decoded once, not once per iteration. */
 struct decoded {
@@ -233,96 +232,6 @@ void ts_skip(struct trace_ctx *t, const char *facility, const char *reason)
 	t->skipped = true;
 }
 
-/* Whether this CPU's hardware has the facility, and why not. */
-static bool hardware_has(enum trace_facility facility, const struct trace_caps *hw,
-			 const char **why)
-{
-	if (!hw) {
-		*why = "no capability record";
-		return false;
-	}
-	switch (facility) {
-	case TRACE_BTS:
-	case TRACE_BTSINT:
-		*why = hw->bts.reason;
-		return hw->bts.kind != TC_BTS_NO;
-	case TRACE_PEBS:
-		*why = hw->pebs.reason;
-		return hw->pebs.kind == TC_PEBS_YES;
-	case TRACE_PMC:
-		*why = "no architectural performance monitoring (CPUID.0AH:EAX[7:0] = 0)";
-		return hw->perfmon.version >= 1;
-	case TRACE_LBR:
-	case TRACE_BTF:
-	case TRACE_FACILITIES:
-		break;
-	}
-	/* lbr, and btf: every processor with an LBR stack has DEBUGCTL.BTF (SDM 17.4.1). */
-	*why = hw->lbr.reason;
-	return hw->lbr.kind != TC_LBR_NONE;
-}
-
-struct cpu_job {
-	const struct trace_request *req;
-	enum trace_outcome outcome[MAX_CPUS];
-};
-
-static bool run_session(struct trace_ctx *t, enum trace_facility f)
-{
-	switch (f) {
-	case TRACE_BTS:
-		return session_bts(t, false);
-	case TRACE_BTSINT:
-		return session_bts(t, true);
-	case TRACE_PEBS:
-		return session_pebs(t);
-	case TRACE_BTF:
-		return session_btf(t);
-	case TRACE_PMC:
-		return session_pmc(t);
-	case TRACE_LBR:
-	case TRACE_FACILITIES:
-		break;
-	}
-	return session_lbr(t);
-}
-
-static void one_cpu(void *arg)
-{
-	struct cpu_job *job = arg;
-	const struct trace_request *q = job->req;
-	unsigned cpu = this_cpu()->index;
-	struct trace_ctx t = {.req = q, .ok = true};
-	const struct trace_caps *hw = caps_of_cpu(cpu);
-	const char *why;
-	if (hardware_has(q->facility, hw, &why)) {
-		pmu_use_hardware();
-		t.caps = hw;
-	} else {
-		const struct spmu_personality *p =
-		    q->personality < 0 ? NULL : spmu_personality_at((unsigned)q->personality);
-		if (!p) { /* spmu=none: the hardware or nothing */
-			tprintf("SKIP: %s: CPU %u has none: %s (spmu=none: no software PMU)\n",
-				q->facility_name, cpu, why);
-			job->outcome[cpu] = TRACE_SKIPPED;
-			return;
-		}
-		pmu_use_model(p);
-		t.model = pmu_model();
-		t.caps = spmu_caps(t.model);
-		tprintf("trace: CPU %u has no %s (%s): using the SOFTWARE PMU as '%s' (%s); "
-			"results are model-verified, not silicon\n",
-			cpu, q->facility_name, why, spmu_personality_name(p),
-			spmu_personality_what(p));
-	}
-	fmt_snprintf(t.label, sizeof(t.label), "%s@%s cpu=%u", q->workload,
-		     t.model ? spmu_personality_name(spmu_personality_of(t.model)) : "hardware",
-		     cpu);
-	bool ok = run_session(&t, q->facility);
-	pmu_use_hardware();
-	job->outcome[cpu] = !(ok && t.ok) ? TRACE_FAILED : t.skipped ? TRACE_SKIPPED : TRACE_PASSED;
-}
-
 static uint64_t bts_buffer_bytes(const struct trace_options *o)
 {
 	uint64_t records = o->bts_records ? o->bts_records : 2730;
@@ -330,7 +239,7 @@ static uint64_t bts_buffer_bytes(const struct trace_options *o)
 }
 
 /* Boot CPU: memory for CPU `cpu` (the page allocator is not shared between CPUs). */
-static bool prepare(unsigned cpu, const struct trace_options *o)
+bool ts_prepare_cpu(unsigned cpu, const struct trace_options *o)
 {
 	struct cpu_session *cs = &cpu_sessions[cpu];
 	if (!cs->cache) {
@@ -347,48 +256,4 @@ static bool prepare(unsigned cpu, const struct trace_options *o)
 	}
 	return trace_out_prepare(cpu) &&
 	       ds_area_prepare(cpu, bts_buffer_bytes(o), o->pebs_kib * 1024);
-}
-
-enum trace_outcome arch_trace_workload(const struct trace_request *req)
-{
-	static struct cpu_job job; /* large: not on the stack */
-	unsigned n = arch_cpu_count();
-	enum trace_cpus mode = (enum trace_cpus)req->opt->cpus;
-	if (mode == TRACE_CPUS_ALL && !req->concurrent) {
-		kprintf("trace: workload '%s' keeps one shared slot (stack or page): it runs on "
-			"each CPU in turn, not on all at once\n",
-			req->workload);
-		mode = TRACE_CPUS_EACH;
-	}
-	unsigned first = 0, last = mode == TRACE_CPUS_BOOT ? 0 : n - 1;
-	memset(&job, 0, sizeof(job));
-	job.req = req;
-	for (unsigned c = first; c <= last; c++) {
-		if (!prepare(c, req->opt)) {
-			kprintf("error: trace: out of memory for CPU %u's buffers\n", c);
-			return TRACE_FAILED;
-		}
-	}
-	bool ok = true;
-	if (mode == TRACE_CPUS_ALL) {
-		unsigned done = smp_run_on_all_within(one_cpu, &job, TRACE_CALL_TIMEOUT_US);
-		if (done != n) {
-			kprintf("error: trace: %u of %u CPUs finished in time\n", done, n);
-			ok = false;
-		}
-	} else {
-		for (unsigned c = first; c <= last; c++) {
-			if (!smp_run_on_cpu_within(c, one_cpu, &job, TRACE_CALL_TIMEOUT_US)) {
-				kprintf("error: trace: CPU %u did not finish in time\n", c);
-				ok = false;
-			}
-		}
-	}
-	bool all_skipped = true;
-	for (unsigned c = first; c <= last; c++) {
-		trace_out_flush(c);
-		ok &= job.outcome[c] != TRACE_FAILED;
-		all_skipped &= job.outcome[c] == TRACE_SKIPPED;
-	}
-	return !ok ? TRACE_FAILED : all_skipped ? TRACE_SKIPPED : TRACE_PASSED;
 }

@@ -52,10 +52,7 @@ bool lbr_enable_for_sampling(struct trace_ctx *t, uint64_t debugctl_extra);
 bool lbr_newest(const struct trace_ctx *t, uint64_t *from, uint64_t *to);
 void lbr_disable(struct trace_ctx *t);
 
-bool session_bts(struct trace_ctx *t, bool interrupt_mode);
-bool session_lbr(struct trace_ctx *t);
-bool session_pebs(struct trace_ctx *t);
-bool session_btf(struct trace_ctx *t);
-bool session_pmc(struct trace_ctx *t);
+/* Boot CPU, before a run: CPU cpu's decode cache, scratch, output and DS buffers. */
+bool ts_prepare_cpu(unsigned cpu, const struct trace_options *o);
 
 #endif

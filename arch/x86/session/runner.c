@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The session runner: pick the backend (the hardware when it has the facility, else the
+ * software PMU, said loudly), run the facility's session through its ops (facility.h) on the
+ * CPUs the options ask for — the boot CPU, each CPU in turn, or all CPUs at once — and print
+ * every CPU's report from the boot CPU (arch/x86/session/output.h).
+ */
+#include "arch/x86/session/facility.h"
+#include "arch/x86/caps/report.h"
+#include "arch/x86/cpu/percpu.h"
+#include "arch/x86/pmu/access.h"
+#include "arch/x86/session/output.h"
+#include "arch/x86/session/session.h"
+#include "arch/x86/smp/smp.h"
+#include "kernel/console.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
+
+#define TRACE_CALL_TIMEOUT_US 60000000 /* single-stepped workloads on a busy host */
+
+static const struct facility_ops *const facilities[TRACE_FACILITIES] = {
+    [TRACE_LBR] = &facility_lbr,
+    [TRACE_BTS] = &facility_bts,
+    [TRACE_BTSINT] = &facility_btsint,
+    [TRACE_PEBS] = &facility_pebs,
+    [TRACE_BTF] = &facility_btf,
+    [TRACE_PMC] = &facility_pmc,
+};
+
+const struct facility_ops *facility_ops_of(enum trace_facility f)
+{
+	return f < TRACE_FACILITIES && facilities[f] ? facilities[f] : &facility_lbr;
+}
+
+struct cpu_job {
+	const struct trace_request *req;
+	enum trace_outcome outcome[MAX_CPUS];
+};
+
+static void one_cpu(void *arg)
+{
+	struct cpu_job *job = arg;
+	const struct trace_request *q = job->req;
+	unsigned cpu = this_cpu()->index;
+	struct trace_ctx t = {.req = q, .ok = true};
+	const struct trace_caps *hw = caps_of_cpu(cpu);
+	const char *why;
+	const struct facility_ops *ops = facility_ops_of(q->facility);
+	if (hw ? ops->available(hw, &why) : (why = "no capability record", false)) {
+		pmu_use_hardware();
+		t.caps = hw;
+	} else {
+		const struct spmu_personality *p =
+		    q->personality < 0 ? NULL : spmu_personality_at((unsigned)q->personality);
+		if (!p) { /* spmu=none: the hardware or nothing */
+			tprintf("SKIP: %s: CPU %u has none: %s (spmu=none: no software PMU)\n",
+				q->facility_name, cpu, why);
+			job->outcome[cpu] = TRACE_SKIPPED;
+			return;
+		}
+		pmu_use_model(p);
+		t.model = pmu_model();
+		t.caps = spmu_caps(t.model);
+		tprintf("trace: CPU %u has no %s (%s): using the SOFTWARE PMU as '%s' (%s); "
+			"results are model-verified, not silicon\n",
+			cpu, q->facility_name, why, spmu_personality_name(p),
+			spmu_personality_what(p));
+	}
+	fmt_snprintf(t.label, sizeof(t.label), "%s@%s cpu=%u", q->workload,
+		     t.model ? spmu_personality_name(spmu_personality_of(t.model)) : "hardware",
+		     cpu);
+	bool ok = ops->run(&t);
+	pmu_use_hardware();
+	job->outcome[cpu] = !(ok && t.ok) ? TRACE_FAILED : t.skipped ? TRACE_SKIPPED : TRACE_PASSED;
+}
+
+enum trace_outcome arch_trace_workload(const struct trace_request *req)
+{
+	static struct cpu_job job; /* large: not on the stack */
+	unsigned n = arch_cpu_count();
+	enum trace_cpus mode = (enum trace_cpus)req->opt->cpus;
+	if (mode == TRACE_CPUS_ALL && !req->concurrent) {
+		kprintf("trace: workload '%s' keeps one shared slot (stack or page): it runs on "
+			"each CPU in turn, not on all at once\n",
+			req->workload);
+		mode = TRACE_CPUS_EACH;
+	}
+	unsigned first = 0, last = mode == TRACE_CPUS_BOOT ? 0 : n - 1;
+	memset(&job, 0, sizeof(job));
+	job.req = req;
+	for (unsigned c = first; c <= last; c++) {
+		if (!ts_prepare_cpu(c, req->opt)) {
+			kprintf("error: trace: out of memory for CPU %u's buffers\n", c);
+			return TRACE_FAILED;
+		}
+	}
+	bool ok = true;
+	if (mode == TRACE_CPUS_ALL) {
+		unsigned done = smp_run_on_all_within(one_cpu, &job, TRACE_CALL_TIMEOUT_US);
+		if (done != n) {
+			kprintf("error: trace: %u of %u CPUs finished in time\n", done, n);
+			ok = false;
+		}
+	} else {
+		for (unsigned c = first; c <= last; c++) {
+			if (!smp_run_on_cpu_within(c, one_cpu, &job, TRACE_CALL_TIMEOUT_US)) {
+				kprintf("error: trace: CPU %u did not finish in time\n", c);
+				ok = false;
+			}
+		}
+	}
+	bool all_skipped = true;
+	for (unsigned c = first; c <= last; c++) {
+		trace_out_flush(c);
+		ok &= job.outcome[c] != TRACE_FAILED;
+		all_skipped &= job.outcome[c] == TRACE_SKIPPED;
+	}
+	return !ok ? TRACE_FAILED : all_skipped ? TRACE_SKIPPED : TRACE_PASSED;
+}
