@@ -19,12 +19,8 @@
 #define TRACE_CALL_TIMEOUT_US 60000000 /* single-stepped workloads on a busy host */
 
 static const struct facility_ops *const facilities[TRACE_FACILITIES] = {
-    [TRACE_LBR] = &facility_lbr,
-    [TRACE_BTS] = &facility_bts,
-    [TRACE_BTSINT] = &facility_btsint,
-    [TRACE_PEBS] = &facility_pebs,
-    [TRACE_BTF] = &facility_btf,
-    [TRACE_PMC] = &facility_pmc,
+    [TRACE_LBR] = &facility_lbr,   [TRACE_BTS] = &facility_bts, [TRACE_BTSINT] = &facility_btsint,
+    [TRACE_PEBS] = &facility_pebs, [TRACE_BTF] = &facility_btf, [TRACE_PMC] = &facility_pmc,
 };
 
 const struct facility_ops *facility_ops_of(enum trace_facility f)
