@@ -54,10 +54,14 @@ unsigned arch_run_on_all(void (*fn)(void *), void *arg);
 unsigned arch_run_on_aps(void (*fn)(void *), void *arg);
 
 /* Run fn(arg) single-stepped on this CPU: on_step(ctx, retired, next) for every retired
- * instruction. Returns fn's result; *steps = instructions retired under the trap flag. */
+ * instruction. Returns fn's result; *steps = instructions retired under the trap flag,
+ * *rep_iterations = the traps inside REP string instructions (neither steps nor branches). */
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next), void *ctx,
-			  uint64_t *steps);
+			  uint64_t *steps, uint64_t *rep_iterations);
+/* Inside on_step: RFLAGS (the engine's TF hidden) and RCX after the retired instruction, what
+ * lib/x86_step.h needs to tell a taken conditional branch. */
+void arch_step_regs(uint64_t *rflags, uint64_t *rcx);
 
 /*
  * Trace sessions (option `trace` and its companions, kernel/options.c): typed values, parsed
@@ -165,6 +169,9 @@ bool arch_bench_isr(void);
 uint64_t arch_user_roundtrip(uint64_t n);
 /* A workload that takes a #BP and a #PF the kernel handles and resumes from; returns n. */
 uint64_t arch_fault_workload(uint64_t n);
+/* Branches to the next instruction, conditions, LOOP to itself, REP strings: n + 5
+ * (arch/x86/workloads/edges.S). */
+uint64_t arch_edge_workload(uint64_t n);
 /* Before each run of it: make its page fault again. */
 void arch_fault_workload_reset(void);
 

@@ -6,6 +6,7 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 #include "lib/x86_decode.h"
+#include "lib/x86_step.h"
 
 #define SSTRACE_MAX_BRANCHES 16384
 
@@ -18,19 +19,30 @@ struct sstrace {
 	unsigned count;
 	uint64_t dropped;     /* branches beyond the buffer: counted, never silently lost */
 	uint64_t undecodable; /* retired instructions the decoder refused */
+	uint64_t redirected;  /* resumed elsewhere by a handler: not a branch */
 };
+
+/* What the trap after `retired` says, from the instruction's semantics (lib/x86_step.h). */
+static enum x86_step_outcome classify(struct sstrace *t, uint64_t retired, uint64_t next)
+{
+	struct x86_insn in;
+	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) != 0) {
+		t->undecodable++;
+		return X86_STEP_SEQUENTIAL;
+	}
+	struct x86_step_regs r;
+	arch_step_regs(&r.rflags, &r.rcx);
+	enum x86_step_outcome o = x86_step_classify(&in, retired, next, &r);
+	t->redirected += o == X86_STEP_REDIRECTED;
+	return o;
+}
 
 static struct sstrace trace;
 
 static void on_step(void *ctx, uint64_t retired, uint64_t next)
 {
 	struct sstrace *t = ctx;
-	struct x86_insn in;
-	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) != 0) {
-		t->undecodable++;
-		return;
-	}
-	if (next == retired + in.length)
+	if (classify(t, retired, next) != X86_STEP_TAKEN)
 		return;
 	if (t->count == SSTRACE_MAX_BRANCHES) {
 		t->dropped++;
@@ -45,10 +57,7 @@ static void on_step(void *ctx, uint64_t retired, uint64_t next)
 static void on_step_count(void *ctx, uint64_t retired, uint64_t next)
 {
 	struct sstrace *t = ctx;
-	struct x86_insn in;
-	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) != 0)
-		t->undecodable++;
-	else if (next != retired + in.length)
+	if (classify(t, retired, next) == X86_STEP_TAKEN)
 		t->dropped++; /* counted as branches seen; bench runs keep no records */
 }
 
@@ -61,15 +70,15 @@ static bool trace_one(const struct workload *w, void *ctx)
 	if (w->reset)
 		w->reset();
 	memset(&trace, 0, sizeof(trace));
-	uint64_t steps = 0, t0 = arch_timestamp();
-	uint64_t stepped =
-	    arch_single_step(w->fn, w->arg, w->bench ? on_step_count : on_step, &trace, &steps);
+	uint64_t steps = 0, reps = 0, t0 = arch_timestamp();
+	uint64_t stepped = arch_single_step(w->fn, w->arg, w->bench ? on_step_count : on_step,
+					    &trace, &steps, &reps);
 	uint64_t cycles = arch_timestamp() - t0;
 	bool ok = plain == w->expect && stepped == w->expect && trace.undecodable == 0;
 	kprintf("ss-begin %s steps=%lu branches=%u dropped=%lu undecodable=%lu result=%lu "
-		"expected=%lu tsc-cycles=%lu\n",
+		"expected=%lu tsc-cycles=%lu rep-iterations=%lu redirected=%lu\n",
 		w->name, steps, trace.count, trace.dropped, trace.undecodable, stepped, w->expect,
-		cycles);
+		cycles, reps, trace.redirected);
 	for (unsigned i = 0; i < trace.count; i++)
 		kprintf("ss-branch %#lx %#lx\n", trace.recs[i].from, trace.recs[i].to);
 	kprintf("ss-end %s %s\n", w->name, ok ? "ok" : "MISMATCH");

@@ -61,15 +61,20 @@ WORKLOAD_SECTION static uint64_t wl_indirect(uint64_t n)
 #define BENCH_LOOP_ITERATIONS 200000
 
 static const struct workload workloads[] = {
-    {"loop", "counted loop (backward conditional branch)", wl_loop, 100, 4950, false, NULL, true},
-    {"calls", "nested direct calls and returns", wl_calls, 20, 1240, false, NULL, true},
-    {"indirect", "indirect calls through a table", wl_indirect, 30, 17292, false, NULL, true},
+    {"loop", "counted loop (backward conditional branch)", wl_loop, 100, 4950, false, NULL, true,
+     false},
+    {"calls", "nested direct calls and returns", wl_calls, 20, 1240, false, NULL, true, false},
+    {"indirect", "indirect calls through a table", wl_indirect, 30, 17292, false, NULL, true,
+     false},
     {"user", "ring 3 <-> ring 0 round trips (IRETQ, SYSCALL, SYSRET)", arch_user_roundtrip, 5, 5,
-     false, NULL, false},
+     false, NULL, false, false},
     {"faults", "a #BP and a #PF the kernel handles and resumes from", arch_fault_workload, 77, 77,
-     false, arch_fault_workload_reset, false},
+     false, arch_fault_workload_reset, false, false},
+    {"edges",
+     "branches to the next instruction, conditions, LOOP to itself, REP strings (named only)",
+     arch_edge_workload, 40, 45, false, NULL, true, true},
     {"bench", "the counted loop, long, for single-step speed", wl_loop, BENCH_LOOP_ITERATIONS,
-     (uint64_t)BENCH_LOOP_ITERATIONS *(BENCH_LOOP_ITERATIONS - 1) / 2, true, NULL, true},
+     (uint64_t)BENCH_LOOP_ITERATIONS *(BENCH_LOOP_ITERATIONS - 1) / 2, true, NULL, true, false},
 };
 
 const struct workload *workload_at(unsigned i)
@@ -82,7 +87,7 @@ const char *workload_name(unsigned i, bool *explicit_only)
 	const struct workload *w = workload_at(i);
 	if (!w)
 		return NULL;
-	*explicit_only = w->bench;
+	*explicit_only = w->bench || w->explicit_only;
 	return w->name;
 }
 

@@ -22,6 +22,7 @@ struct workload {
 	bool bench;	     /* long-running: left out of "all"; traced without keeping records */
 	void (*reset)(void); /* run (not traced) before each run, or NULL */
 	bool concurrent;     /* may run on several CPUs at once (no shared single slot) */
+	bool explicit_only;  /* left out of "all": runs only when named */
 };
 
 struct cfg_list;

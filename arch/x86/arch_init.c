@@ -35,6 +35,8 @@ static void wire_trap_hooks(void)
 	trap_set_claim(TRAP_CLAIM_NMI, pmi_nmi_claim);
 	trap_add_observer(pmu_trap_observer);	 /* first the engine and the model ... */
 	trap_add_observer(trace_note_exception); /* ... then the session's exception record */
+	trap_add_resume_observer(
+	    ss_note_resume); /* a handler that resumes the workload elsewhere */
 }
 
 void arch_early_init(void)

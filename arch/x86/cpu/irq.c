@@ -13,11 +13,27 @@ static volatile uint64_t unexpected_irqs[256];
 static trap_claim_fn claims[TRAP_CLAIM_COUNT];
 static trap_observer_fn observers[TRAP_MAX_OBSERVERS];
 static unsigned n_observers;
+static trap_observer_fn resume_observers[TRAP_MAX_OBSERVERS];
+static unsigned n_resume_observers;
 
 void trap_set_claim(enum trap_claim which, trap_claim_fn fn)
 {
 	if (which < TRAP_CLAIM_COUNT)
 		claims[which] = fn;
+}
+
+bool trap_add_resume_observer(trap_observer_fn fn)
+{
+	if (n_resume_observers == TRAP_MAX_OBSERVERS)
+		return false;
+	resume_observers[n_resume_observers++] = fn;
+	return true;
+}
+
+static void resumed(const struct trap_frame *f)
+{
+	for (unsigned i = 0; i < n_resume_observers; i++)
+		resume_observers[i](f);
 }
 
 trap_claim_fn trap_claim(enum trap_claim which)
@@ -48,11 +64,13 @@ void trap_dispatch(struct trap_frame *f)
 		observers[i](f); /* the engine and the model, the session's exception record */
 	if (f->vector < NUM_EXCEPTION_VECTORS) {
 		exception_dispatch(f);
+		resumed(f);
 		return;
 	}
 	irq_handler_fn fn = irq_handlers[f->vector & 0xff];
 	if (fn) {
 		fn(f);
+		resumed(f);
 		return;
 	}
 	if (unexpected_irqs[f->vector & 0xff]++ == 0)

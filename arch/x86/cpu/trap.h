@@ -74,6 +74,9 @@ void trap_set_claim(enum trap_claim which, trap_claim_fn fn);
 /* At most TRAP_MAX_OBSERVERS; false when full. */
 #define TRAP_MAX_OBSERVERS 4
 bool trap_add_observer(trap_observer_fn fn);
+/* Called after the trap was handled, just before returning: the frame's RIP is where the
+ * interrupted code resumes (a handler may have moved it). At most TRAP_MAX_OBSERVERS. */
+bool trap_add_resume_observer(trap_observer_fn fn);
 /* The registered claim, or NULL (exceptions.c asks for the fixup and NMI claims). */
 trap_claim_fn trap_claim(enum trap_claim which);
 

@@ -40,6 +40,9 @@ struct decoded {
 	uint64_t ip;
 	uint8_t length;
 	uint8_t branch; /* enum x86_branch_kind */
+	uint8_t opcode;
+	uint16_t prefixes;
+	bool address32;
 };
 _Static_assert(DECODE_CACHE_SIZE * sizeof(struct decoded) <= DECODE_CACHE_PAGES * PAGE_SIZE,
 	       "decode cache fits its pages");
@@ -95,7 +98,8 @@ static bool decode_cached(struct cpu_session *cs, uint64_t ip, struct decoded *o
 		struct x86_insn in;
 		if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) != 0)
 			return false;
-		*slot = (struct decoded){ip, in.length, (uint8_t)in.branch};
+		*slot = (struct decoded){ip,	    in.length,	 (uint8_t)in.branch,
+					 in.opcode, in.prefixes, in.address32};
 	}
 	*out = *slot;
 	return true;
@@ -114,6 +118,9 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	    .next = next,
 	    .length = in.length,
 	    .kind = (enum x86_branch_kind)in.branch,
+	    .opcode = in.opcode,
+	    .prefixes = in.prefixes,
+	    .address32 = in.address32,
 	    .frame = ss_step_frame(),
 	    .tsc = rdtsc(),
 	    .btf_hook = cs->extra_step != NULL,

@@ -4,6 +4,8 @@
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "kernel/arch.h"
+#include "lib/x86_decode.h"
+#include "lib/x86_step.h"
 
 /* DR6 (SDM Vol. 3B 17.2.3, Figure 17-2): BS = single-step caused the #DB. */
 #define DR6_BS	       BIT(14)
@@ -18,6 +20,7 @@ struct ss_state {
 	unsigned prev_cpl, cpl_from, cpl_to;
 	const struct trap_frame *frame; /* during on_step: the state after the retired insn */
 	uint64_t steps;
+	uint64_t rep_iterations; /* traps inside a REP string instruction (not steps) */
 	ss_step_fn on_step;
 	void *ctx;
 };
@@ -36,6 +39,13 @@ static inline void write_dr6(uint64_t v)
 	__asm__ volatile("mov %0, %%dr6" : : "r"(v));
 }
 
+static bool is_rep_string_at(uint64_t ip)
+{
+	struct x86_insn in;
+	return x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) == 0 &&
+	       x86_is_rep_string(&in);
+}
+
 void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ctx, bool interrupts,
 	    struct ss_result *r)
 {
@@ -43,6 +53,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ct
 	s->prev = (uint64_t)ss_first_insn;
 	s->prev_cpl = 0;
 	s->steps = 0;
+	s->rep_iterations = 0;
 	s->on_step = on_step;
 	s->ctx = ctx;
 	write_dr6(DR6_INIT_VALUE);
@@ -50,6 +61,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ct
 	r->retval = ss_enter(fn, arg, interrupts ? RFLAGS_IF : 0);
 	s->active = false;
 	r->steps = s->steps;
+	r->rep_iterations = s->rep_iterations;
 }
 
 bool ss_debug_trap(struct trap_frame *f)
@@ -62,6 +74,13 @@ bool ss_debug_trap(struct trap_frame *f)
 	if (!s->active || !(dr6 & DR6_BS))
 		return false;
 	write_dr6(DR6_INIT_VALUE); /* DR6 bits are sticky: clear for the next trap */
+	/* SDM Vol. 3B 17.3.1.4: a repeated string instruction traps after every iteration, at
+	 * its own address. Those traps are not instructions and not branches: nobody sees them.
+	 * (The same address again can also be a taken branch to itself, `loop .`: decode.) */
+	if (f->rip == s->prev && is_rep_string_at(s->prev)) {
+		s->rep_iterations++;
+		return true;
+	}
 	s->steps++;
 	s->cpl_from = s->prev_cpl;
 	s->cpl_to = f->cs & 3; /* the privilege level execution continues at */
@@ -80,12 +99,20 @@ bool ss_debug_trap(struct trap_frame *f)
 
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next), void *ctx,
-			  uint64_t *steps)
+			  uint64_t *steps, uint64_t *rep_iterations)
 {
 	struct ss_result r;
 	ss_run(fn, arg, on_step, ctx, false, &r);
 	*steps = r.steps;
+	*rep_iterations = r.rep_iterations;
 	return r.retval;
+}
+
+void arch_step_regs(uint64_t *rflags, uint64_t *rcx)
+{
+	const struct trap_frame *f = state[this_cpu()->index].frame;
+	*rflags = f ? f->rflags & ~RFLAGS_TF : 0; /* the engine's TF is not the workload's */
+	*rcx = f ? f->rcx : 0;
 }
 
 void ss_step_cpls(unsigned *from, unsigned *to)
@@ -138,4 +165,16 @@ void ss_note_exception(const struct trap_frame *f)
 	s->frame = NULL;
 	s->prev = f->rip;
 	s->prev_cpl = s->cpl_to;
+}
+
+void ss_note_resume(const struct trap_frame *f)
+{
+	struct percpu *cpu = percpu_current();
+	if (!cpu)
+		return;
+	struct ss_state *s = &state[cpu->index];
+	if (!s->active || s->in_trap || f->rip == s->prev)
+		return;
+	s->prev = f->rip; /* nothing retired: the handler chose where the workload goes on */
+	s->prev_cpl = f->cs & 3;
 }

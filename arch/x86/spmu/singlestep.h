@@ -17,8 +17,9 @@ struct trap_frame;
 typedef void (*ss_step_fn)(void *ctx, uint64_t retired, uint64_t next);
 
 struct ss_result {
-	uint64_t steps;	 /* instructions retired under TF */
-	uint64_t retval; /* the workload's return value */
+	uint64_t steps;		 /* instructions retired under TF */
+	uint64_t rep_iterations; /* REP string iterations trapped (not steps, not branches) */
+	uint64_t retval;	 /* the workload's return value */
 };
 
 /* Run fn(arg) single-stepped on this CPU, calling on_step for every instruction; with
@@ -33,6 +34,10 @@ const struct trap_frame *ss_step_frame(void);
 /* An exception or interrupt the stepped workload takes: account a trap-class instruction
  * that retired without its own single-step trap (see singlestep.c). */
 void ss_note_exception(const struct trap_frame *f);
+/* Resume observer (cpu/trap.h): a handler that moved the workload's resume address (a fault
+ * fixed up by skipping the instruction) moves the engine's "next to retire" with it, so the
+ * instruction there is not mistaken for a branch of the faulting one. */
+void ss_note_resume(const struct trap_frame *f);
 /* Whether a workload is being stepped on this CPU. */
 bool ss_active_here(void);
 /* The workload's instruction an interrupt stands at: the frame's RIP, except for an NMI that

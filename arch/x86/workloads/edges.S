@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arch_edge_workload(n): the instructions a discontinuity rule gets wrong, each at a global
+ * label so tests can name it (tests/qemu/edges.t). What the SDM records, from this source:
+ *   edge_call_next      call to the next instruction (the PIC idiom): a taken near call
+ *   edge_jmp_next       jmp .+2: a taken near jump
+ *   edge_jmp_ind_next   jmp *%rcx to the next instruction: taken
+ *   edge_call_ind_next  call *%rcx to the next instruction: taken
+ *   edge_jz_taken       jz to the next instruction with ZF=1 (after xor): taken
+ *   edge_jnz_not_taken  jnz with ZF=1: not taken, no record
+ *   edge_jrcxz_taken    jrcxz to the next instruction with RCX=0: taken
+ *   edge_loop_self      loop to itself with RCX=3: taken twice, then falls through
+ *   edge_rep_movsb      rep movsb of 100 bytes: one instruction, no branch (SDM Vol. 3B
+ *                       17.3.1.4: a single-step trap after each iteration)
+ *   edge_rep_stosq      rep stosq of 10 quadwords: the same
+ * Returns n + 5.
+ */
+	.section .text.workload, "ax"
+	.globl arch_edge_workload
+	.globl edge_call_next, edge_jmp_next, edge_jmp_ind_next, edge_call_ind_next
+	.globl edge_jz_taken, edge_jnz_not_taken, edge_jrcxz_taken, edge_loop_self
+	.globl edge_rep_movsb, edge_rep_stosq
+arch_edge_workload:
+	push %rbx
+	mov %rdi, %rax
+edge_call_next:
+	call 1f
+1:	pop %rbx			/* the return address: 1b */
+	inc %rax
+edge_jmp_next:
+	jmp 2f
+2:	lea 3f(%rip), %rcx
+edge_jmp_ind_next:
+	jmp *%rcx
+3:	lea 4f(%rip), %rcx
+edge_call_ind_next:
+	call *%rcx
+4:	pop %rbx
+	inc %rax
+	xor %ecx, %ecx			/* ZF = 1, RCX = 0 */
+edge_jz_taken:
+	jz 5f
+5:
+edge_jnz_not_taken:
+	jnz 6f
+6:
+edge_jrcxz_taken:
+	jrcxz 7f
+7:	inc %rax
+	mov $3, %ecx
+edge_loop_self:
+	loop edge_loop_self
+	mov %rax, %r8
+	sub $256, %rsp
+	cld
+	mov %rsp, %rdi
+	lea arch_edge_workload(%rip), %rsi
+	mov $100, %ecx
+edge_rep_movsb:
+	rep movsb
+	mov %rsp, %rdi
+	xor %eax, %eax
+	mov $10, %ecx
+edge_rep_stosq:
+	rep stosq
+	mov 72(%rsp), %rax		/* the last quadword stored: 0 */
+	add $256, %rsp
+	lea 2(%r8, %rax), %rax
+	pop %rbx
+	ret
+
+	.section .note.GNU-stack,"",@progbits

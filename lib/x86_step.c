@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+#include "lib/x86_step.h"
+
+/* RFLAGS bits the conditions read (SDM Vol. 1 3.4.3). */
+#define FLAG_CF (1u << 0)
+#define FLAG_PF (1u << 2)
+#define FLAG_ZF (1u << 6)
+#define FLAG_SF (1u << 7)
+#define FLAG_OF (1u << 11)
+
+#define OPC_LOOPNE 0xe0
+#define OPC_LOOPE  0xe1
+#define OPC_LOOP   0xe2
+#define OPC_JRCXZ  0xe3
+
+bool x86_condition_holds(unsigned cc, uint64_t rflags)
+{
+	bool cf = rflags & FLAG_CF, pf = rflags & FLAG_PF, zf = rflags & FLAG_ZF;
+	bool sf = rflags & FLAG_SF, of = rflags & FLAG_OF;
+	bool holds;
+	/* SDM Vol. 2 Table B-10: the even code is the condition, the odd one its negation. */
+	switch ((cc & 0xf) >> 1) {
+	case 0: /* O */
+		holds = of;
+		break;
+	case 1: /* B, C, NAE */
+		holds = cf;
+		break;
+	case 2: /* E, Z */
+		holds = zf;
+		break;
+	case 3: /* BE, NA */
+		holds = cf || zf;
+		break;
+	case 4: /* S */
+		holds = sf;
+		break;
+	case 5: /* P, PE */
+		holds = pf;
+		break;
+	case 6: /* L, NGE */
+		holds = sf != of;
+		break;
+	default: /* 7: LE, NG */
+		holds = zf || sf != of;
+		break;
+	}
+	return (cc & 1) ? !holds : holds;
+}
+
+bool x86_is_rep_string(const struct x86_insn *in)
+{
+	if (!(in->prefixes & (X86_PFX_REP | X86_PFX_REPNE)) || in->opcode_map != X86_MAP_ONE_BYTE ||
+	    (in->prefixes & (X86_PFX_VEX | X86_PFX_EVEX | X86_PFX_XOP)))
+		return false;
+	uint8_t op = in->opcode;
+	/* INS/OUTS 6C-6F, MOVS/CMPS A4-A7, STOS/LODS/SCAS AA-AF (SDM Vol. 2 Table A-2). */
+	return (op >= 0x6c && op <= 0x6f) || (op >= 0xa4 && op <= 0xa7) ||
+	       (op >= 0xaa && op <= 0xaf);
+}
+
+/* Whether a conditional branch's condition held, from the registers after it. */
+static bool conditional_taken(const struct x86_insn *in, const struct x86_step_regs *r)
+{
+	if (in->branch == X86_BR_JCC)
+		return x86_condition_holds(in->opcode, r->rflags);
+	uint64_t count = in->address32 ? (r->rcx & 0xffffffffu) : r->rcx;
+	bool zf = r->rflags & FLAG_ZF;
+	switch (in->opcode) {
+	case OPC_JRCXZ:
+		return count == 0;
+	case OPC_LOOP:
+		return count != 0; /* RCX already decremented */
+	case OPC_LOOPE:
+		return count != 0 && zf;
+	default: /* OPC_LOOPNE */
+		return count != 0 && !zf;
+	}
+}
+
+enum x86_step_outcome x86_step_classify(const struct x86_insn *in, uint64_t retired, uint64_t next,
+					const struct x86_step_regs *after)
+{
+	uint64_t sequential = retired + in->length;
+	switch (in->branch) {
+	case X86_BR_NONE:
+	case X86_BR_XBEGIN: /* falls through when it executes (SDM Vol. 1 16.3.8) */
+		if (next == sequential)
+			return X86_STEP_SEQUENTIAL;
+		if (next == retired && x86_is_rep_string(in))
+			return X86_STEP_REP_ITERATION;
+		return X86_STEP_REDIRECTED;
+	case X86_BR_JCC:
+	case X86_BR_JCXZ_LOOP:
+		if (conditional_taken(in, after))
+			return X86_STEP_TAKEN;
+		return next == sequential ? X86_STEP_NOT_TAKEN : X86_STEP_REDIRECTED;
+	case X86_BR_INT:
+	case X86_BR_SYSCALL:
+	case X86_BR_SYSENTER:
+		/* Entries into the kernel whose handler runs unstepped (delivery and SYSCALL's
+		 * FMASK clear TF): the engine sees the instruction and then where the handler
+		 * resumed the workload. Back at the next instruction, the round trip left no
+		 * branch of the workload's to report (delivery is not modelled yet). */
+		return next == sequential ? X86_STEP_SEQUENTIAL : X86_STEP_TAKEN;
+	default:
+		return X86_STEP_TAKEN; /* JMP, CALL, RET, far transfers, IRET, SYSRET, SYSEXIT */
+	}
+}
