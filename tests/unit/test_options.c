@@ -34,6 +34,10 @@ uint64_t arch_fault_workload(uint64_t n)
 void arch_fault_workload_reset(void)
 {
 }
+uint64_t arch_edge_workload(uint64_t n)
+{
+	return n;
+}
 
 static struct boot_info bi;
 static struct kernel_options o;
