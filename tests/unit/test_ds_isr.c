@@ -374,6 +374,56 @@ static void pmi_storm_leaves_pmu_disabled(void **state)
 	assert_int_equal(v, 0); /* not re-armed */
 }
 
+/* Circular BTS (SDM Vol. 3B 17.4.9.3): a 4-record buffer after 6 branches holds branches 3-6
+ * with the index at the slot of branch 3, the oldest; after 3 branches it has not wrapped. */
+static uint64_t circ_from[8];
+static unsigned circ_n;
+static void circ_sink(void *ctx, const struct bts_record *r)
+{
+	(void)ctx;
+	circ_from[circ_n++] = r->from;
+}
+static void *circ_at(void *ctx, uint64_t a)
+{
+	(void)ctx;
+	return lin(a);
+}
+
+static void circular_drain_oldest_first_and_wrap_seen(void **state)
+{
+	(void)state;
+	struct ds_isr_ops o = {.at = circ_at, .bts_record = circ_sink};
+	for (unsigned branches = 3; branches <= 6; branches += 3) {
+		struct ds_area64 ds = {.bts_base = DS_LIN + 0x1000,
+				       .bts_index = DS_LIN + 0x1000,
+				       .bts_abs_max =
+					   DS_LIN + 0x1000 + 4 * sizeof(struct bts_record)};
+		ds_bts_clear(&o, &ds);
+		for (unsigned b = 1; b <= branches; b++) { /* the processor's writes, wrapping */
+			if (ds.bts_index + sizeof(struct bts_record) > ds.bts_abs_max)
+				ds.bts_index = ds.bts_base;
+			struct bts_record *r = lin(ds.bts_index);
+			*r = (struct bts_record){.from = b, .to = 100 + b};
+			ds.bts_index += sizeof(*r);
+		}
+		bool wrapped;
+		circ_n = 0;
+		uint64_t n = ds_bts_drain_circular(&o, &ds, &wrapped);
+		if (branches == 3) {
+			assert_false(wrapped);
+			assert_int_equal(n, 3);
+			assert_int_equal(circ_from[0], 1);
+			assert_int_equal(circ_from[2], 3);
+		} else {
+			assert_true(wrapped);
+			assert_int_equal(n, 4);
+			for (unsigned i = 0; i < 4; i++)
+				assert_int_equal(circ_from[i], 3 + i);
+		}
+		assert_int_equal(ds.bts_index, ds.bts_base);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(bts_threshold_without_status_bit),
     cmocka_unit_test(circular_bts_is_left_alone),
@@ -385,5 +435,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(full_width_rearm),
     cmocka_unit_test(lbr_snapshot_before_the_unfreezing_ack),
     cmocka_unit_test(pmi_storm_leaves_pmu_disabled),
+    cmocka_unit_test(circular_drain_oldest_first_and_wrap_seen),
 };
 UNIT_MAIN(tests)

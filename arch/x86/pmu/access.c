@@ -56,6 +56,13 @@ void pmu_backend_drops(uint64_t *bts, uint64_t *pebs)
 	*pebs = b->model ? b->state.stats.pebs_dropped : 0;
 }
 
+bool pmu_backend_bts_stored(uint64_t *stored)
+{
+	struct pmu_backend *b = here();
+	*stored = b->model ? b->state.stats.bts_stored : 0;
+	return b->model;
+}
+
 const char *pmu_last_refusal(void)
 {
 	struct pmu_backend *b = here();

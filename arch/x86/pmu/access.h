@@ -19,6 +19,9 @@ bool pmu_using_model(void);
 struct spmu *pmu_model(void); /* this CPU's model (opaque; NULL when on hardware) */
 /* Records the backend could not store (the model counts them; silicon does not say: 0). */
 void pmu_backend_drops(uint64_t *bts, uint64_t *pebs);
+/* Records the backend stored into BTS buffers so far on this CPU; false on the hardware, which
+ * keeps no such count. */
+bool pmu_backend_bts_stored(uint64_t *stored);
 /* Why the last access was refused: the model's reason, "" on the hardware. */
 const char *pmu_last_refusal(void);
 

@@ -38,6 +38,27 @@ uint64_t ds_bts_drain(const struct ds_isr_ops *o, struct ds_area64 *ds)
 	return n;
 }
 
+void ds_bts_clear(const struct ds_isr_ops *o, struct ds_area64 *ds)
+{
+	if (ds->bts_abs_max > ds->bts_base)
+		memset(o->at(o->ctx, ds->bts_base), 0, ds->bts_abs_max - ds->bts_base);
+}
+
+uint64_t ds_bts_drain_circular(const struct ds_isr_ops *o, struct ds_area64 *ds, bool *wrapped)
+{
+	uint64_t rec = sizeof(struct bts_record), n = 0;
+	*wrapped = false;
+	if (ds->bts_index >= ds->bts_base && ds->bts_index + rec <= ds->bts_abs_max) {
+		const struct bts_record *old = o->at(o->ctx, ds->bts_index);
+		uint64_t count = (ds->bts_abs_max - ds->bts_index) / rec;
+		*wrapped = old[0].from || old[0].to;
+		void *ctx = o->sink_ctx ? o->sink_ctx : o->ctx;
+		for (uint64_t i = 0; *wrapped && i < count; i++, n++)
+			o->bts_record(ctx, &old[i]);
+	}
+	return n + ds_bts_drain(o, ds);
+}
+
 /* A BTS PMI sets no GLOBAL_STATUS bit: its only sign is the index at the threshold. */
 static bool drain_bts(const struct ds_isr_ops *o, struct ds_area64 *ds, struct ds_isr_report *r)
 {

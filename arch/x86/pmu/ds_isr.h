@@ -65,6 +65,16 @@ void ds_isr_service(const struct ds_isr_ops *ops, const struct ds_isr_config *cf
  * be stopped); returns how many. The service routine uses it at the threshold, a session at
  * the end of a run. */
 uint64_t ds_bts_drain(const struct ds_isr_ops *ops, struct ds_area64 *ds);
+/*
+ * Circular BTS (SDM Vol. 3B 17.4.9.3: at the absolute maximum the index goes back to the
+ * base and older records are overwritten, with no interrupt and no count). ds_bts_clear
+ * zeroes the buffer before the run; after it, ds_bts_drain_circular tells whether the buffer
+ * went round (the slot at the index, the oldest record if it did, is no longer zero: no
+ * branch goes from 0 to 0) and hands every record to ops->bts_record oldest first: the index
+ * to the absolute maximum, then the base to the index. Returns how many; resets the index.
+ */
+void ds_bts_clear(const struct ds_isr_ops *ops, struct ds_area64 *ds);
+uint64_t ds_bts_drain_circular(const struct ds_isr_ops *ops, struct ds_area64 *ds, bool *wrapped);
 /* The same for PEBS records of `record_size` bytes, to ops->pebs_record. */
 uint64_t ds_pebs_drain(const struct ds_isr_ops *ops, struct ds_area64 *ds, size_t record_size);
 

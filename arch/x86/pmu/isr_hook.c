@@ -125,3 +125,13 @@ uint64_t trace_pmi_drain_pebs(struct ds_area64 *ds, size_t record_size)
 {
 	return ds_pebs_drain(&sessions[this_cpu()->index].ops, ds, record_size);
 }
+
+void trace_pmi_clear_bts(struct ds_area64 *ds)
+{
+	ds_bts_clear(&sessions[this_cpu()->index].ops, ds);
+}
+
+uint64_t trace_pmi_drain_bts_circular(struct ds_area64 *ds, bool *wrapped)
+{
+	return ds_bts_drain_circular(&sessions[this_cpu()->index].ops, ds, wrapped);
+}

@@ -43,6 +43,10 @@ void trace_pmi_end(struct trace_pmi_stats *out);
  * same sinks through the same service-routine ops the PMIs used (one record path); returns
  * how many records. */
 uint64_t trace_pmi_drain_bts(struct ds_area64 *ds);
+/* Circular mode: zero the buffer before the run; after it, every record oldest first and
+ * whether the buffer went round (pmu/ds_isr.h). */
+void trace_pmi_clear_bts(struct ds_area64 *ds);
+uint64_t trace_pmi_drain_bts_circular(struct ds_area64 *ds, bool *wrapped);
 uint64_t trace_pmi_drain_pebs(struct ds_area64 *ds, size_t record_size);
 /* The routine itself, as the PMI entry calls it (the bench calls it directly). */
 struct trap_frame;

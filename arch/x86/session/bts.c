@@ -17,6 +17,7 @@
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/stores.h"
 #include "kernel/arch.h"
+#include "lib/fmt.h"
 
 #define BTS_CIRCULAR_RECORDS  2730 /* 64 KiB, Linux's size (reference 5.3) */
 #define BTS_INTERRUPT_RECORDS 32   /* small, so a workload takes several threshold PMIs */
@@ -93,23 +94,45 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	};
 	struct trace_pmi_sinks sinks = {.bts_record = bts_store_record, .ctx = &store};
 	trace_pmi_begin(&isr, &sinks, pmi_ack_for(t->caps));
+	if (!interrupt_mode)
+		trace_pmi_clear_bts(d->area); /* so that a wrap shows (pmu/ds_isr.h) */
+	uint64_t stored_before = 0;
+	bool counted = pmu_backend_bts_stored(&stored_before);
 	bool ok = ts_check(t, ds_area_install(d), MSR_IA32_DS_AREA, fac) &&
 		  ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, plan.debugctl), MSR_IA32_DEBUGCTL, fac);
 	uint64_t steps = 0, result = ok ? ts_run(t, interrupt_mode, &steps) : 0;
 	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, fac);
 	struct trace_pmi_stats st;
 	trace_pmi_end(&st);
-	/* What is left after the run (BTS stopped above), through the routine's own ops. */
-	uint64_t at_end = trace_pmi_drain_bts(d->area);
+	/* What is left after the run (BTS stopped above), through the routine's own ops; in
+	 * circular mode oldest first, and whether older records were overwritten. */
+	bool wrapped = false;
+	uint64_t at_end = interrupt_mode ? trace_pmi_drain_bts(d->area)
+					 : trace_pmi_drain_bts_circular(d->area, &wrapped);
+	uint64_t stored_after = 0;
+	pmu_backend_bts_stored(&stored_after);
+	uint64_t stored = stored_after - stored_before, delivered = st.bts_drained + at_end;
+	char overwritten[24] = "0";
+	if (wrapped && counted)
+		fmt_snprintf(overwritten, sizeof(overwritten), "%lu",
+			     stored > delivered ? stored - delivered : 0);
+	else if (wrapped)
+		fmt_snprintf(overwritten, sizeof(overwritten), "unknown");
 	uint64_t masked, vpmis = ts_virtual_pmis(&masked), dropped, pebs_dropped;
 	pmu_backend_drops(&dropped, &pebs_dropped);
 	tprintf("trace-begin %s %s steps=%lu records=%lu pmis=%lu drains=%lu virtual-pmis=%lu "
 		"masked=%lu dropped=%lu lost=%lu ring=%s%s leak=%s filtered=%lu flagged=%lu "
-		"drained-in-pmi=%lu drained-at-end=%lu storms=%lu result=%lu\n",
+		"drained-in-pmi=%lu drained-at-end=%lu storms=%lu wrapped=%s overwritten=%s "
+		"result=%lu\n",
 		fac, t->label, steps, store.n, st.pmis, st.bts_drains, vpmis, masked, dropped,
 		store.lost_full, bts_ring_name(cfg.ring), plan.software_ring ? "(software)" : "",
 		cfg.leak == BTS_LEAK_FLAG ? "flag" : "filter", store.filtered, store.flagged,
-		st.bts_drained, at_end, st.storms, result);
+		st.bts_drained, at_end, st.storms, wrapped ? "yes" : "no", overwritten, result);
+	if (wrapped)
+		tprintf("note: %s: %s: the circular buffer of %lu records went round: %s older "
+			"records were overwritten (SDM 17.4.9.3; a larger bts.records, or btsint, "
+			"keeps them)\n",
+			fac, t->label, cfg.records, overwritten);
 	for (uint64_t i = 0; i < store.n; i++) {
 		const struct bts_record *r = &store.rec[i];
 		tprintf("bts %#lx %#lx %#lx%s\n", r->from, r->to, r->flags & ~BTS_FLAG_LEAK,
