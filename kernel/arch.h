@@ -172,6 +172,8 @@ uint64_t arch_fault_workload(uint64_t n);
 /* Branches to the next instruction, conditions, LOOP to itself, REP strings: n + 5
  * (arch/x86/workloads/edges.S). */
 uint64_t arch_edge_workload(uint64_t n);
+/* PUSHF, POPF clearing TF, MOV SS: n when TF stays the engine's (edges.S). */
+uint64_t arch_flags_workload(uint64_t n);
 /* Before each run of it: make its page fault again. */
 void arch_fault_workload_reset(void);
 

@@ -73,6 +73,8 @@ static const struct workload workloads[] = {
     {"edges",
      "branches to the next instruction, conditions, LOOP to itself, REP strings (named only)",
      arch_edge_workload, 40, 45, false, NULL, true, true},
+    {"flags", "PUSHF, POPF clearing TF, MOV SS: TF stays invisible (named only)",
+     arch_flags_workload, 60, 60, false, NULL, true, true},
     {"bench", "the counted loop, long, for single-step speed", wl_loop, BENCH_LOOP_ITERATIONS,
      (uint64_t)BENCH_LOOP_ITERATIONS *(BENCH_LOOP_ITERATIONS - 1) / 2, true, NULL, true, false},
 };

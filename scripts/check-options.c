@@ -40,6 +40,10 @@ uint64_t arch_edge_workload(uint64_t n)
 {
 	return n;
 }
+uint64_t arch_flags_workload(uint64_t n)
+{
+	return n;
+}
 
 static void put(void *ctx, const char *s, size_t n)
 {

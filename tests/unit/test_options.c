@@ -38,6 +38,10 @@ uint64_t arch_edge_workload(uint64_t n)
 {
 	return n;
 }
+uint64_t arch_flags_workload(uint64_t n)
+{
+	return n;
+}
 
 static struct boot_info bi;
 static struct kernel_options o;

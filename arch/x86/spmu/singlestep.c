@@ -64,6 +64,95 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ct
 	r->rep_iterations = s->rep_iterations;
 }
 
+/* Opcodes the engine treats itself (SDM Vol. 2 Table A-2). */
+#define OPC_PUSHF    0x9c
+#define OPC_POPF     0x9d
+#define OPC_IRET     0xcf
+#define OPC_MOV_SR   0x8e /* MOV Sreg, r/m: ModRM.reg 2 is SS */
+#define OPC_ESC_0F   0x0f /* 0F 05: SYSCALL */
+#define MODRM_REG(m) (((m) >> 3) & 7)
+#define SREG_SS	     2
+
+/* The first opcode byte at ip after legacy prefixes and REX: a cheap filter, so that only the
+ * few instructions below are decoded in full. */
+static uint8_t first_opcode(uint64_t ip)
+{
+	const uint8_t *p = (const uint8_t *)ip;
+	for (unsigned i = 0; i < X86_MAX_INSN_LENGTH - 1; i++, p++) {
+		uint8_t b = *p;
+		bool legacy = b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 ||
+			      b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 ||
+			      b == 0x65;
+		if (!legacy && (b & 0xf0) != 0x40)
+			return b;
+	}
+	return 0;
+}
+
+/*
+ * Keep the trap flag the engine's own business (SDM Vol. 3B 17.3.1.4; the workload never sets
+ * TF itself in our workloads, so its view of TF is 0):
+ * - PUSHF pushed RFLAGS with TF set: clear it in the pushed image;
+ * - POPF and IRET loaded an image with TF clear: the trap after them still comes (it depends
+ *   on TF before the instruction), but the next one would not: set TF in the frame again;
+ * - SYSCALL saved RFLAGS, TF included, in R11 (SDM Vol. 2 SYSCALL), and the kernel's SYSRET
+ *   brought it back: clear TF in the workload's R11.
+ * The POPF in the engine's own exit stub (the trap lands on ss_exit) is left alone.
+ */
+static void hide_tf(uint64_t retired, struct trap_frame *f)
+{
+	switch (first_opcode(retired)) {
+	case OPC_PUSHF: {
+		struct x86_insn in;
+		if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) != 0)
+			return;
+		if (in.operand16)
+			*(uint16_t *)f->rsp &= (uint16_t)~RFLAGS_TF;
+		else
+			*(uint64_t *)f->rsp &= ~RFLAGS_TF;
+		return;
+	}
+	case OPC_POPF:
+	case OPC_IRET:
+		if (f->rip != (uint64_t)ss_exit)
+			f->rflags |= RFLAGS_TF;
+		return;
+	case OPC_ESC_0F: {
+		struct x86_insn in;
+		if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) == 0 &&
+		    in.branch == X86_BR_SYSCALL)
+			f->r11 &= ~RFLAGS_TF;
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* MOV SS holds the single-step trap until after the next instruction (SDM Vol. 3B 6.8.3,
+ * 17.3.1.4): one trap stands for two instructions. The address of the second, or 0. */
+static uint64_t mov_ss_shadowed(uint64_t retired)
+{
+	if (first_opcode(retired) != OPC_MOV_SR)
+		return 0;
+	struct x86_insn in;
+	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) != 0 || !in.has_modrm ||
+	    MODRM_REG(in.modrm) != SREG_SS)
+		return 0;
+	return retired + in.length;
+}
+
+static void report_step(struct ss_state *s, struct trap_frame *f, uint64_t retired, uint64_t next)
+{
+	s->steps++;
+	s->frame = f;
+	s->in_trap = true; /* a PMI sent as NMI from on_step arrives right here */
+	if (s->on_step)
+		s->on_step(s->ctx, retired, next);
+	s->in_trap = false;
+	s->frame = NULL;
+}
+
 bool ss_debug_trap(struct trap_frame *f)
 {
 	struct percpu *cpu = percpu_current();
@@ -81,15 +170,20 @@ bool ss_debug_trap(struct trap_frame *f)
 		s->rep_iterations++;
 		return true;
 	}
-	s->steps++;
 	s->cpl_from = s->prev_cpl;
 	s->cpl_to = f->cs & 3; /* the privilege level execution continues at */
-	s->frame = f;
-	s->in_trap = true; /* a PMI sent as NMI from on_step arrives right here */
-	if (s->on_step)
-		s->on_step(s->ctx, s->prev, f->rip);
-	s->in_trap = false;
-	s->frame = NULL;
+	hide_tf(s->prev, f);
+	uint64_t second = mov_ss_shadowed(s->prev);
+	if (second && second != f->rip) {
+		/* The MOV SS and the instruction after it: report both, the second with the
+		 * trap's own frame (the first one's registers are not visible any more). */
+		report_step(s, f, s->prev, second);
+		s->cpl_from = s->cpl_to;
+		hide_tf(second, f);
+		report_step(s, f, second, f->rip);
+	} else {
+		report_step(s, f, s->prev, f->rip);
+	}
 	s->prev = f->rip;
 	s->prev_cpl = s->cpl_to;
 	if (f->rip == (uint64_t)ss_exit)

@@ -70,3 +70,41 @@ edge_rep_stosq:
 	ret
 
 	.section .note.GNU-stack,"",@progbits
+
+/*
+ * arch_flags_workload(n): the trap flag is the engine's, never the workload's. Returns n plus
+ * RFLAGS.TF as the workload sees it twice (PUSHF), so n natively and n stepped if TF is hidden:
+ *   flags_popf       POPF of an image with TF clear: stepping must go on after it
+ *   flags_jmp_popf   a jmp after it: recorded
+ *   flags_mov_ss     MOV SS holds the single-step trap until after the next instruction
+ *                    (SDM Vol. 3B 6.8.3): one trap for two instructions
+ *   flags_jmp_mov_ss the jmp in its shadow: recorded FROM the jmp, not from the MOV
+ */
+	.section .text.workload, "ax"
+	.globl arch_flags_workload, flags_popf, flags_jmp_popf, flags_mov_ss, flags_jmp_mov_ss
+arch_flags_workload:
+	push %rbx
+	mov %rdi, %rax
+	pushfq
+	pop %rbx
+	and $0x100, %ebx
+	add %rbx, %rax
+	pushfq
+	andq $~0x100, (%rsp)
+flags_popf:
+	popfq
+flags_jmp_popf:
+	jmp 1f
+1:	mov %ss, %ecx
+flags_mov_ss:
+	mov %ecx, %ss
+flags_jmp_mov_ss:
+	jmp 2f
+2:	pushfq
+	pop %rbx
+	and $0x100, %ebx
+	add %rbx, %rax
+	pop %rbx
+	ret
+
+	.section .note.GNU-stack,"",@progbits
