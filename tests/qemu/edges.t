@@ -4,7 +4,7 @@
 # - edges (arch/x86/workloads/edges.S): branches to the next instruction, conditional
 #   branches by their condition, LOOP to itself, REP strings (one instruction, no branch);
 # - flags: PUSHF must not show TF, a POPF that clears TF must not end the capture, MOV SS
-#   holds the trap for one instruction.
+#   holds the trap for one instruction, a #UD resumed two bytes on is no branch of the UD2.
 # Expectations: QEMU's execution log (objdump's mnemonics tell an unconditional branch to the
 # next instruction), and where PCs cannot tell (a Jcc to the next instruction), the source.
 . "$(dirname "$0")/lib.sh"
@@ -93,9 +93,12 @@ done
 reps=$(printf '%s\n' "$out" | sed -n 's/^ss-begin edges .* rep-iterations=\([0-9]*\).*/\1/p')
 [ "$reps" = $((99 + 9)) ]
 ok $? "engine: 100 + 10 REP iterations make 108 extra traps, none a step ($reps)"
-for name in flags_jmp_popf flags_jmp_mov_ss; do
+for name in flags_jmp_popf flags_jmp_mov_ss flags_jmp_ud2; do
 	from=$(printf '%#x' "$(sym "$name")")
 	ss flags | grep -q "^$from "
 	ok $? "engine: the jmp at $name is recorded from its own address"
 done
+from=$(printf '%#x' "$(sym flags_ud2)")
+! ss flags | grep -q "^$from "
+ok $? "engine: no branch from flags_ud2 (it faults, never retires)"
 done_testing

@@ -95,8 +95,8 @@ static uint8_t first_opcode(uint64_t ip)
  * - PUSHF pushed RFLAGS with TF set: clear it in the pushed image;
  * - POPF and IRET loaded an image with TF clear: the trap after them still comes (it depends
  *   on TF before the instruction), but the next one would not: set TF in the frame again;
- * - SYSCALL saved RFLAGS, TF included, in R11 (SDM Vol. 2 SYSCALL), and the kernel's SYSRET
- *   brought it back: clear TF in the workload's R11.
+ * SYSCALL's R11 still carries TF: the workloads' own SYSCALL entry is stepped too and its
+ * SYSRET needs it to keep the capture going (issue 13 lists what is left).
  * The POPF in the engine's own exit stub (the trap lands on ss_exit) is left alone.
  */
 static void hide_tf(uint64_t retired, struct trap_frame *f)
@@ -117,13 +117,6 @@ static void hide_tf(uint64_t retired, struct trap_frame *f)
 		if (f->rip != (uint64_t)ss_exit)
 			f->rflags |= RFLAGS_TF;
 		return;
-	case OPC_ESC_0F: {
-		struct x86_insn in;
-		if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) == 0 &&
-		    in.branch == X86_BR_SYSCALL)
-			f->r11 &= ~RFLAGS_TF;
-		return;
-	}
 	default:
 		return;
 	}

@@ -79,9 +79,13 @@ edge_rep_stosq:
  *   flags_mov_ss     MOV SS holds the single-step trap until after the next instruction
  *                    (SDM Vol. 3B 6.8.3): one trap for two instructions
  *   flags_jmp_mov_ss the jmp in its shadow: recorded FROM the jmp, not from the MOV
+ *   flags_ud2        #UD, resumed by the kernel two bytes on (workloads/faults.c): it never
+ *                    retires and is no branch
+ *   flags_jmp_ud2    the jmp there: recorded from its own address
  */
 	.section .text.workload, "ax"
 	.globl arch_flags_workload, flags_popf, flags_jmp_popf, flags_mov_ss, flags_jmp_mov_ss
+	.globl flags_ud2, flags_jmp_ud2
 arch_flags_workload:
 	push %rbx
 	mov %rdi, %rax
@@ -100,7 +104,12 @@ flags_mov_ss:
 	mov %ecx, %ss
 flags_jmp_mov_ss:
 	jmp 2f
-2:	pushfq
+2:
+flags_ud2:
+	ud2
+flags_jmp_ud2:
+	jmp 3f
+3:	pushfq
 	pop %rbx
 	and $0x100, %ebx
 	add %rbx, %rax

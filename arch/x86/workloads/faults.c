@@ -2,7 +2,9 @@
 /*
  * Exceptions a workload takes on purpose, handled here so that it resumes (the single-step
  * engine must survive them): #BP from fault_workload_int3 (a trap: return to the next
- * instruction), and #PF on the lazily mapped page (map it, return: the access runs again).
+ * instruction), #PF on the lazily mapped page (map it, return: the access runs again), and
+ * the #UD of flags_ud2 (arch_flags_workload), resumed two bytes on: a handler that moves the
+ * resume address.
  */
 #include "arch/x86/workloads/faults.h"
 #include "arch/x86/cpu/cpu.h"
@@ -12,7 +14,9 @@
 #include "kernel/arch.h"
 #include "kernel/memory.h"
 
-extern const char fault_workload_int3[];
+extern const char fault_workload_int3[], flags_ud2[];
+
+#define UD2_LENGTH 2 /* 0F 0B */
 
 static uint64_t lazy_page_pa;
 static uint64_t faults_handled;
@@ -20,6 +24,11 @@ static uint64_t faults_handled;
 bool workload_fault_fixup(struct trap_frame *f)
 {
 	if (f->vector == VEC_BP && f->rip == (uint64_t)fault_workload_int3 + 1) {
+		faults_handled++;
+		return true;
+	}
+	if (f->vector == VEC_UD && f->rip == (uint64_t)flags_ud2) {
+		f->rip += UD2_LENGTH;
 		faults_handled++;
 		return true;
 	}
