@@ -50,7 +50,11 @@ ok "$([ -z "$bad" ] && echo 0 || echo 1)" "only arch/x86/spmu/ and the MSR acces
 bad=$(git ls-files 'arch/x86/drivers/*.[chS]' | xargs grep -nliE 'spmu|software PMU' 2>/dev/null)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no driver file mentions the software PMU${bad:+ ($bad)}"
 
-# 5. The README's include graph is the generated one, not a drawing that went stale.
+# 5. Kernel code in every arch/x86 sub-folder is freestanding too (style.t's rule, recursive).
+bad=$(git ls-files 'arch/*.c' 'arch/*.h' | xargs grep -lE '#include <(stdio|stdlib|string|assert)\.h>' 2>/dev/null)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no file under arch/ includes a hosted libc header${bad:+ ($bad)}"
+
+# 6. The README's include graph is the generated one, not a drawing that went stale.
 want=$(scripts/include-graph --markdown)
 got=$(sed -n '/<!-- include-graph: begin -->/,/<!-- include-graph: end -->/p' README.md | sed '1d;$d')
 [ "$want" = "$got" ]
