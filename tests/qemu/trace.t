@@ -39,7 +39,7 @@ for mode in all each; do
 		vector_samples=$(block pmc calls@skylake 1)
 		pebs_pmc0=$(block pebs calls@skylake 0 | awk '/^pebs / { print $2, $3 }')
 		has "trace: workload 'user' keeps one shared slot" "trace.cpus=all: the ring 3 workload (one user stack) runs on each CPU in turn, said so"
-		# Core 2 quirk: one page of PEBS buffer at most (reference 8); others get pebs.kib.
+		# Core 2 quirk: one page of PEBS buffer at most (references.md 8); others get pebs.kib.
 		[ "$(field "$(header pebs calls@core2 0)" buffer)" = "4096(core2-cap)" ] &&
 			[ "$(field "$(header pebs calls@skylake 0)" buffer)" = 65536 ]
 		ok $? "pebs: Core 2's buffer capped at 4 KiB, Skylake's is pebs.kib (64 KiB)"
@@ -126,7 +126,7 @@ for p in core2 skylake icelake; do
 	ok $? "bts, $p, ring=user: $leaks records crossing into the kernel flagged, none unflagged"
 done
 has "SKIP: lbr: user@core2 cpu=0: " "lbr.filter=user on Core 2 (no LBR_SELECT): SKIP with the reason"
-# LBR_SELECT's CPL bits filter by the ring a branch ends in (reference 3.2): SYSRET's record
+# LBR_SELECT's CPL bits filter by the ring a branch ends in (references.md 3.2): SYSRET's record
 # (kernel FROM, user TO) is kept, SYSCALL's (user FROM, kernel TO) is not.
 l=$(block lbr "user@skylake" 0 | grep '^lbr ')
 kernel_to=$(printf '%s\n' "$l" | awk '$4 ~ /^0xf/' | grep -c .)
@@ -146,7 +146,7 @@ user_addr=$(printf '%s\n' "$b" | grep -c ' 0x7f')
 [ -n "$b" ] && [ "$user_addr" = 0 ] && [ "$(field "$h" filtered)" -gt 0 ]
 ok $? "bts, ring=kernel, filter: no user address in $(printf '%s\n' "$b" | grep -c .) records, $(field "$h" filtered) filtered"
 
-# The Nehalem LBR_SELECT erratum (modelled as Linux describes it, reference 8): calls alone
+# The Nehalem LBR_SELECT erratum (modelled as Linux describes it, references.md 8): calls alone
 # are asked for, the driver widens the hardware filter and drops the surplus in software; the
 # stack must then hold what Skylake's exact filter keeps.
 boot --timeout 60 -- trace=lbr spmu=nehalem,skylake workload=user lbr.filter=call
@@ -175,7 +175,7 @@ done
 boot --timeout 60 -- trace=lbr spmu=skylake workload=calls lbr.filter=call_stack freeze=lbrs
 status_is 77 "lbr.filter=call_stack freeze=lbrs on Skylake: its only session skipped, the run ends with the skip status"
 printf '%s\n' "$out" | grep -q "^SKIP: lbr: calls@skylake cpu=0: .*FREEZE_LBRS_ON_PMI"
-ok $? "call-stack mode with FREEZE_LBRS_ON_PMI (corrupts TOS, reference 8): SKIP with the reason"
+ok $? "call-stack mode with FREEZE_LBRS_ON_PMI (corrupts TOS, references.md 8): SKIP with the reason"
 
 # Load latency (pebs.event=loads, MSR_PEBS_LD_LAT_THRESHOLD): PEBS_ENABLE bit 32 next to bit 0
 # from Nehalem until perfmon v5; Core 2 (format 0) and Ice Lake (v5) SKIP with the reason. The

@@ -54,7 +54,24 @@ ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no driver file mentions the software 
 bad=$(git ls-files 'arch/*.c' 'arch/*.h' | xargs grep -lE '#include <(stdio|stdlib|string|assert)\.h>' 2>/dev/null)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no file under arch/ includes a hosted libc header${bad:+ ($bad)}"
 
-# 6. The README's include graph is the generated one, not a drawing that went stale.
+# 6. Citations a reader can follow: no pointer to files outside the repository (the private
+# "ref N.M" digest, "seed sdm/N" excerpts, "[L-msr]"-style keys, ../shared/), and every
+# "references.md N.M" topic cited exists in docs/references.md.
+private='(\b[Rr]ef(erence)?s? [0-9]+(\.[0-9]+)?\b|seed sdm/|\[(L|LKML|KVM)-[a-z0-9]+\]|\[(SDM|Fuchsia|Xen)\]|\.\./shared/)'
+bad=$(git ls-files | grep -vE '^docs/|^tests/repo/layout\.t$' | grep -E '\.(c|h|S|t|sh|md|ld)$|^Makefile$|^scripts/' |
+	xargs grep -nE "$private" 2>/dev/null | head -n 5)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "comments cite public sources or docs/references.md, nothing outside the repository${bad:+: $bad}"
+topics=$(sed -n 's/^| \([0-9][0-9.]*\) | .*/\1/p' docs/references.md)
+missing=
+for t in $(git ls-files | grep -vE '^docs/' | xargs grep -ohE 'references\.md [0-9]+(\.[0-9]+)?((, | and |-|/| / )[0-9]+(\.[0-9]+)?)*' 2>/dev/null |
+	sed 's/references\.md //' | tr ',/' '  ' | sed 's/ and / /g; s/\([0-9.]*\)-\([0-9.]*\)/\1 \2/g' | tr ' ' '\n' | sort -u); do
+	t=${t%.}
+	[ -z "$t" ] && continue
+	printf '%s\n' "$topics" | grep -qx "$t" || printf '%s\n' "$topics" | grep -q "^$t\." || missing="$missing $t"
+done
+ok "$([ -z "$missing" ] && echo 0 || echo 1)" "every references.md topic cited is in docs/references.md${missing:+ (missing:$missing)}"
+
+# 7. The README's include graph is the generated one, not a drawing that went stale.
 want=$(scripts/include-graph --markdown)
 got=$(sed -n '/<!-- include-graph: begin -->/,/<!-- include-graph: end -->/p' README.md | sed '1d;$d')
 [ "$want" = "$got" ]

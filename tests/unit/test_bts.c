@@ -13,7 +13,7 @@
 #include "arch/x86/drivers/bts.h"
 #include "arch/x86/spmu/spmu.h"
 
-/* The IA32_DEBUGCTL bits of Figure 17-3 (reference 2), pinned to their positions. */
+/* The IA32_DEBUGCTL bits of Figure 17-3 (references.md 2), pinned to their positions. */
 _Static_assert(DEBUGCTL_TR == 0x40 && DEBUGCTL_BTS == 0x80 && DEBUGCTL_BTINT == 0x100,
 	       "DEBUGCTL TR bit 6, BTS bit 7, BTINT bit 8");
 _Static_assert(DEBUGCTL_BTS_OFF_OS == 0x200 && DEBUGCTL_BTS_OFF_USR == 0x400,

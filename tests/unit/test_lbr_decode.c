@@ -110,7 +110,7 @@ static void test_select_values(void **state)
 	struct lbr_filter stack_calls = user_stack;
 	stack_calls.branch_types = LBR_F_CALLS | LBR_F_NEAR_RET;
 	assert_int_equal(select_ok(SKYLAKE, &stack_calls, NULL), 0x3c5);
-	/* Silvermont shares Bonnell's depth and format but has LBR_SELECT (ref 3.3). */
+	/* Silvermont shares Bonnell's depth and format but has LBR_SELECT (references.md 3.3). */
 	assert_int_equal(select_ok(SILVERMONT, &user_all, NULL), 0x001);
 }
 
@@ -235,7 +235,7 @@ static void test_quirks(void **state)
 	assert_int_equal(quirk(arch(true, true, true), &user_stack, lbr_frz), -1);
 	assert_int_equal(quirk(SKYLAKE, &user_stack, DEBUGCTL_LBR), 0);
 	assert_int_equal(quirk(SKYLAKE, &user_all, lbr_frz), 0);
-	/* Bonnell: stepping 10 is fine, 9 is not (ref 3.3, 8). */
+	/* Bonnell: stepping 10 is fine, 9 is not (references.md 3.3, 8). */
 	assert_int_equal(quirk(old, &user_all, DEBUGCTL_LBR), 0);
 	old.stepping = 9;
 	assert_int_equal(quirk(old, &user_all, DEBUGCTL_LBR), -1);

@@ -2,11 +2,11 @@
 // UNIT-SOURCES: arch/x86/drivers/pebs.c arch/x86/spmu/pebs.c lib/fmt.c
 // clang-format on
 /*
- * PEBS record sizes and the decoder against reference 6.2-6.3, built byte by byte: every qword
+ * PEBS record sizes and the decoder against references.md 6.2-6.3, built byte by byte: every qword
  * of a record holds MARK + its own offset, so a decoded field proves where it was read from.
  * Records are decoded from heap copies of exactly their size (ASan catches over-reads). Also:
  * IP kinds per format and trap bit, the adaptive groups in all 16 combinations, size/group/short
- * errors, DS reset slots (reference 5.2), thresholds (6.5), IA32_PEBS_ENABLE against four kinds
+ * errors, DS reset slots (references.md 5.2), thresholds (6.5), IA32_PEBS_ENABLE against four kinds
  * of CPU (6.1), MSR_PEBS_LD_LAT, and a round trip through the software PMU's record writer.
  */
 #include "tests/unit/unit.h"

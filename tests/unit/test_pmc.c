@@ -3,7 +3,7 @@
 // clang-format on
 /*
  * The counter driver (arch/x86/drivers/pmc.c) against SDM Vol. 3B 18.2 / 17.4.7 and
- * reference 7.1-7.3, 7.6 and 8 "Counters / PMI": periods as -period in the counter width,
+ * references.md 7.1-7.3, 7.6 and 8 "Counters / PMI": periods as -period in the counter width,
  * sign-extended reads, the period limits with and without full-width writes
  * (IA32_PERF_CAPABILITIES[13]), the IA32_A_PMCx / IA32_PMCx choice, the EVTSEL layout, the freeze
  * bits and their option parser; then programming, overflow and reset through the software PMU
@@ -288,7 +288,7 @@ static void model_reset_all(void **state)
 		assert_int_equal(pmc_program_gp(c, n, &e), 0);
 	assert_int_equal(pmc_program_fixed(c, 0, true, true, true, 2), 0);
 	assert_int_equal(pmc_program_fixed(c, 2, true, false, false, 9), 0);
-	/* streamlined freeze: the PMI also sets LBR_Frz and CTR_Frz (reference 7.3) */
+	/* streamlined freeze: the PMI also sets LBR_Frz and CTR_Frz (references.md 7.3) */
 	assert_int_equal(pmu_wrmsr(MSR_IA32_DEBUGCTL,
 				   DEBUGCTL_FREEZE_LBRS_ON_PMI | DEBUGCTL_FREEZE_PERFMON_ON_PMI),
 			 STATUS_OK);

@@ -1,6 +1,6 @@
 // UNIT-SOURCES: arch/x86/spmu/arch_lbr.c
 /*
- * The model's Architectural LBR against reference 1.4 and 4.1-4.3: depths from the CPUID.1CH
+ * The model's Architectural LBR against references.md 1.4 and 4.1-4.3: depths from the CPUID.1CH
  * bitmap (and a depth write clearing every entry), LBR_CTL's positive-sense filters and
  * reserved bits, entry 0 as the newest, LBR_INFO's BR_TYPE and cycle count with its valid bit.
  */

@@ -1,6 +1,6 @@
 // UNIT-SOURCES: arch/x86/spmu/counters.c
 /*
- * The model's counters against SDM Vol. 3B 18.2 and 17.4.7 (reference 7.1-7.3): counting
+ * The model's counters against SDM Vol. 3B 18.2 and 17.4.7 (references.md 7.1-7.3): counting
  * conditions, widths and the legacy/full-width aliases, overflow and PMI requests, and the
  * two freeze flavours: legacy (v2/v3) clears enables, streamlined (v4+) sets LBR_Frz/CTR_Frz.
  */
@@ -181,7 +181,7 @@ static void streamlined_freeze_sets_status_bits(void **state)
 	uint64_t pmc1 = rd(&c, MSR_IA32_PMC0 + 1);
 	spmu_counters_tick(&c, &kernel_insn, ctl);
 	assert_int_equal(rd(&c, MSR_IA32_PMC0 + 1), pmc1); /* CTR_Frz: nothing counts */
-	/* Writing the status back to STATUS_RESET acks and unfreezes (reference 7.3). */
+	/* Writing the status back to STATUS_RESET acks and unfreezes (references.md 7.3). */
 	wr(&c, MSR_IA32_PERF_GLOBAL_OVF_CTRL, st);
 	assert_int_equal(rd(&c, MSR_IA32_PERF_GLOBAL_STATUS), 0);
 	assert_false(spmu_counters_lbr_frozen(&c));

@@ -1,7 +1,7 @@
 // UNIT-SOURCES: arch/x86/spmu/lbr.c
 /*
  * The model's legacy LBR stack. Records are decoded here with the reading rules of
- * ../shared/reference/intel-trace-hw.md 3.4 (Linux intel_pmu_lbr_read_64), written
+ * docs/references.md 3.4 (Linux intel_pmu_lbr_read_64), written
  * independently of the encoder, for every format the model offers.
  */
 #include "tests/unit/unit.h"
@@ -188,7 +188,7 @@ static void call_stack_pushes_and_pops(void **state)
 	assert_int_equal(s.tos, tos);
 }
 
-/* The Nehalem/Westmere erratum (reference 8): calls alone drop the calls too; with the jump
+/* The Nehalem/Westmere erratum (references.md 8): calls alone drop the calls too; with the jump
  * classes (and far branches, for relative calls) let through, they are recorded. */
 static void nehalem_select_erratum(void **state)
 {

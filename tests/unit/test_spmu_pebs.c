@@ -1,7 +1,7 @@
 // UNIT-SOURCES: arch/x86/spmu/pebs.c
 /*
- * The model's PEBS records against reference 6.2-6.5: the size and field offsets of formats 0-3,
- * trap-like versus fault-like RIP, the adaptive basic group (group mask, size field, eventing
+ * The model's PEBS records against references.md 6.2-6.5: the size and field offsets of formats
+ * 0-3, trap-like versus fault-like RIP, the adaptive basic group (group mask, size field, eventing
  * IP) and GPR group order, the LBR group, and the buffer: not circular, threshold crossing once.
  */
 #include "tests/unit/unit.h"

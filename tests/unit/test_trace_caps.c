@@ -72,12 +72,12 @@ static void core2_merom(void **state)
 	assert_true(c.perfmon.fixed_count_assumed);
 	assert_int_equal(c.perfmon.fixed_width, 40);
 	/* PERF_CAPABILITIES 0x82: LBR format 2 (EIP), fault-like PEBS (bit 6 clear), format 0;
-	 * depth 4 for Core 2 (ref 3.3 init_core). */
+	 * depth 4 for Core 2 (references.md 3.3 init_core). */
 	expect_lbr(&c, TC_LBR_LEGACY, 2, 4);
 	assert_false(c.perf_cap.pebs_trap);
 	/* DS, DTES64, DS-CPL set, MISC_ENABLE[11] clear: CPL-qualified BTS (SDM 17.4.6). */
 	assert_int_equal(c.bts.kind, TC_BTS_CPL_QUALIFIED);
-	/* Merom/Clovertown: PEBS errata AJ67/68/69/106, Linux disables PEBS (ref 8). */
+	/* Merom/Clovertown: PEBS errata AJ67/68/69/106, Linux disables PEBS (references.md 8). */
 	assert_int_equal(c.pebs.kind, TC_PEBS_NO);
 	expect_reason(c.pebs.reason, "AJ67");
 	/* Version 2: legacy freeze (SDM 17.4.7); PERF_CAPABILITIES[12] clear. */
@@ -89,12 +89,13 @@ static void core2_penryn(void **state)
 {
 	(void)state;
 	struct trace_caps c = decode(&rec_core2_penryn);
-	/* 0AH:EDX = 0x503: 3 fixed counters of 40 bits, no quirk needed (ref 1.2). */
+	/* 0AH:EDX = 0x503: 3 fixed counters of 40 bits, no quirk needed (references.md 1.2). */
 	assert_int_equal(c.perfmon.fixed_counters, 3);
 	assert_false(c.perfmon.fixed_count_assumed);
 	assert_int_equal(c.perfmon.fixed_width, 40);
-	/* 0x10c2: LBR format 2 depth 4 (ref 3.3); PEBS format 0, trap-like; Penryn is not in
-	 * Linux's Clovertown quirk (ref 8), so PEBS is usable. Bit 12: freeze-while-SMM. */
+	/* 0x10c2: LBR format 2 depth 4 (references.md 3.3); PEBS format 0, trap-like; Penryn is not
+	 * in Linux's Clovertown quirk (references.md 8), so PEBS is usable. Bit 12:
+	 * freeze-while-SMM. */
 	expect_lbr(&c, TC_LBR_LEGACY, 2, 4);
 	expect_pebs(&c, 0, false);
 	assert_true(c.pebs.trap_like);
@@ -110,7 +111,8 @@ static void atom_bonnell_stepping_2(void **state)
 	/* v3 with EDX[4:0] = 1: the Linux quirk raises it to 3 (IA32_FIXED_CTR0-2 are there). */
 	assert_int_equal(c.perfmon.fixed_counters, 3);
 	assert_true(c.perfmon.fixed_count_assumed);
-	/* Model 1CH below stepping 10: LBR with freeze-on-PMI not operational (ref 3.3, 8). */
+	/* Model 1CH below stepping 10: LBR with freeze-on-PMI not operational (references.md 3.3,
+	 * 8). */
 	assert_int_equal(c.lbr.kind, TC_LBR_NONE);
 	expect_reason(c.lbr.reason, "stepping 2 < 10");
 	assert_int_equal(c.perf_cap.lbr_format, 1); /* still decoded and reported */
@@ -126,11 +128,11 @@ static void nehalem(void **state)
 	struct trace_caps c = decode(&rec_nehalem);
 	assert_int_equal(c.model, 0x1e);
 	/* 0AH:EBX = 0x44 with length 7: reference cycles (2) and branch mispredicts (6) are
-	 * unavailable (Nehalem AAJ80 concerns the latter, ref 8). */
+	 * unavailable (Nehalem AAJ80 concerns the latter, references.md 8). */
 	assert_int_equal(c.perfmon.events_unavailable, 0x44);
 	assert_int_equal(c.perfmon.version, 3);
-	/* Composed PERF_CAPABILITIES 0x11c3: LBR format 3, 16 deep (ref 3.3 init_nhm); PEBS
-	 * format 1 (ref 6.4). */
+	/* Composed PERF_CAPABILITIES 0x11c3: LBR format 3, 16 deep (references.md 3.3 init_nhm);
+	 * PEBS format 1 (references.md 6.4). */
 	expect_lbr(&c, TC_LBR_LEGACY, 3, 16);
 	assert_string_equal(c.lbr.uarch, "Nehalem");
 	expect_pebs(&c, 1, false);
@@ -144,8 +146,8 @@ static void haswell_and_broadwell(void **state)
 	const struct cpu_snapshot *recs[] = {&rec_haswell, &rec_broadwell};
 	for (size_t i = 0; i < ARRAY_SIZE(recs); i++) {
 		struct trace_caps c = decode(recs[i]);
-		/* 0x32c4: LBR format 4 (EIP_FLAGS2), 16 deep (ref 3.3 init_hsw); PEBS format 2
-		 * (ref 6.4); full-width writes; v3 => legacy freeze. */
+		/* 0x32c4: LBR format 4 (EIP_FLAGS2), 16 deep (references.md 3.3 init_hsw); PEBS
+		 * format 2 (references.md 6.4); full-width writes; v3 => legacy freeze. */
 		expect_lbr(&c, TC_LBR_LEGACY, 4, 16);
 		expect_pebs(&c, 2, false);
 		assert_true(c.perf_cap.full_width_write);
@@ -162,8 +164,9 @@ static void skylake(void **state)
 {
 	(void)state;
 	struct trace_caps c = decode(&rec_skylake);
-	/* 0x33c5: LBR format 5 (INFO), 32 deep (ref 3.3 init_skl); PEBS format 3, no baseline
-	 * (ref 6.4); v4 => streamlined freeze (SDM 17.4.7); bit 12 => freeze-while-SMM. */
+	/* 0x33c5: LBR format 5 (INFO), 32 deep (references.md 3.3 init_skl); PEBS format 3, no
+	 * baseline (references.md 6.4); v4 => streamlined freeze (SDM 17.4.7); bit 12 =>
+	 * freeze-while-SMM. */
 	expect_lbr(&c, TC_LBR_LEGACY, 5, 32);
 	expect_pebs(&c, 3, false);
 	assert_int_equal(c.bts.kind, TC_BTS_CPL_QUALIFIED);
@@ -173,7 +176,7 @@ static void skylake(void **state)
 	assert_int_equal(c.perfmon.fixed_mask, 0x7);
 	assert_false(c.arch_lbr.present);
 	assert_true(c.x2apic);
-	/* A baseline bit below PEBS format 4 does not make PEBS adaptive (ref 1.5). */
+	/* A baseline bit below PEBS format 4 does not make PEBS adaptive (references.md 1.5). */
 	struct cpu_snapshot s = rec_skylake;
 	s.perf_capabilities |= BIT(14);
 	c = decode(&s);
@@ -185,15 +188,16 @@ static void icelake(void **state)
 	(void)state;
 	struct trace_caps c = decode(&rec_icelake);
 	/* v5: ECX = 0xf is the fixed-counter bitmap (4 counters incl. slots), EDX[15] AnyThread
-	 * deprecated (ref 1.2). */
+	 * deprecated (references.md 1.2). */
 	assert_int_equal(c.perfmon.version, 5);
 	assert_int_equal(c.perfmon.gp_counters, 8);
 	assert_int_equal(c.perfmon.fixed_mask, 0xf);
 	assert_int_equal(c.perfmon.fixed_counters, 4);
 	assert_true(c.perfmon.anythread_deprecated);
 	assert_int_equal(c.perfmon.events_unavailable, 0);
-	/* Ice Lake has no Arch LBR (07H:EDX[19] clear): legacy LBR, format 5, 32 deep (ref 3.3).
-	 * Composed 0xf4c5: PEBS format 4 with the baseline bit => adaptive (ref 1.5, 6.3). */
+	/* Ice Lake has no Arch LBR (07H:EDX[19] clear): legacy LBR, format 5, 32 deep
+	 * (references.md 3.3). Composed 0xf4c5: PEBS format 4 with the baseline bit => adaptive
+	 * (references.md 1.5, 6.3). */
 	expect_lbr(&c, TC_LBR_LEGACY, 5, 32);
 	expect_pebs(&c, 4, true);
 	assert_int_equal(c.freeze.kind, TC_FREEZE_STREAMLINED);
@@ -210,8 +214,8 @@ static void arrowlake_p_and_e_core(void **state)
 	assert_int_equal(p.native_model_id, 3);
 	assert_int_equal(p.model, 0xc6);
 	/* Arch LBR (07H:EDX[19]); 1CH:EAX[7:0] = 0x0b => depths 8/16/32, the largest is used
-	 * (ref 1.4). CPL/branch filtering, call stack, mispredict, timed, branch type all set;
-	 * branch counters 0xf; deep C-state reset (EAX[30]) on both. */
+	 * (references.md 1.4). CPL/branch filtering, call stack, mispredict, timed, branch type all
+	 * set; branch counters 0xf; deep C-state reset (EAX[30]) on both. */
 	for (int i = 0; i < 2; i++) {
 		const struct trace_caps *c = i ? &e : &p;
 		expect_lbr(c, TC_LBR_ARCH, 0, 32);
@@ -234,7 +238,8 @@ static void arrowlake_p_and_e_core(void **state)
 	assert_true(e.arch_lbr.lip);
 	assert_true(p.perf_cap.perf_metrics);
 	assert_false(e.perf_cap.perf_metrics);
-	/* PERF_CAPABILITIES[5:0] = 3FH is not consulted once Arch LBR is enumerated (ref 1.5). */
+	/* PERF_CAPABILITIES[5:0] = 3FH is not consulted once Arch LBR is enumerated
+	 * (references.md 1.5). */
 	assert_int_equal(p.perf_cap.lbr_format, 0x3f);
 }
 
@@ -242,8 +247,8 @@ static void wildcatlake_pebs_unavailable(void **state)
 {
 	(void)state;
 	struct trace_caps c = decode(&rec_wildcatlake_p);
-	/* Recorded MISC_ENABLE 0x851089: bit 12 set => no PEBS whatever CPUID says (ref 1.6,
-	 * SDM 17.4.9); bit 11 clear => BTS stays. */
+	/* Recorded MISC_ENABLE 0x851089: bit 12 set => no PEBS whatever CPUID says
+	 * (references.md 1.6, SDM 17.4.9); bit 11 clear => BTS stays. */
 	assert_int_equal(c.pebs.kind, TC_PEBS_NO);
 	expect_reason(c.pebs.reason, "IA32_MISC_ENABLE[12] PEBS_UNAVAILABLE=1");
 	assert_int_equal(c.bts.kind, TC_BTS_CPL_QUALIFIED);
@@ -255,15 +260,16 @@ static void atoms_silvermont_and_goldmont_plus(void **state)
 {
 	(void)state;
 	struct trace_caps c = decode(&rec_silvermont);
-	/* 0x32c1: LBR format 1 (LIP), 8 deep (ref 3.3 init_slm); PEBS format 2; v3, 2 GP x 40. */
+	/* 0x32c1: LBR format 1 (LIP), 8 deep (references.md 3.3 init_slm); PEBS format 2; v3, 2 GP
+	 * x 40. */
 	expect_lbr(&c, TC_LBR_LEGACY, 1, 8);
 	expect_pebs(&c, 2, false);
 	assert_int_equal(c.perfmon.gp_counters, 2);
 	assert_int_equal(c.perfmon.fixed_width, 40);
 	assert_int_equal(c.freeze.kind, TC_FREEZE_LEGACY);
 
-	/* Composed 0x33c7: LBR format 7 (INFO2, no TSX bits; GLP is the platform ref 1.5 names),
-	 * 32 deep (ref 3.3 init_skl for Goldmont Plus); PEBS format 3; v4. */
+	/* Composed 0x33c7: LBR format 7 (INFO2, no TSX bits; GLP is the platform references.md 1.5
+	 * names), 32 deep (references.md 3.3 init_skl for Goldmont Plus); PEBS format 3; v4. */
 	c = decode(&rec_goldmont_plus);
 	expect_lbr(&c, TC_LBR_LEGACY, 7, 32);
 	assert_string_equal(c.lbr.uarch, "Atom (Goldmont Plus)");
@@ -302,7 +308,8 @@ static void qemu_tcg(void **state)
 	expect_reason(c.pebs.reason, "CPUID.01H:ECX.PDCM[15]");
 	expect_reason(c.pebs.reason, "CPUID.0AH general-purpose counters");
 	expect_reason(c.freeze.reason, "ArchPerfMonVerID 0 < 2");
-	/* With the hypervisor bit the v2-v4 fixed-counter quirk never applies (ref 1.2). */
+	/* With the hypervisor bit the v2-v4 fixed-counter quirk never applies (references.md 1.2).
+	 */
 	assert_false(c.perfmon.fixed_count_assumed);
 }
 
@@ -361,7 +368,8 @@ static void unknown_model_with_lbr_format(void **state)
 {
 	(void)state;
 	/* Hypothetical 06_FFH reporting LBR format 5 without Arch LBR: the format is known, the
-	 * depth is not (it lives only in the per-model table, ref 3.3), so no LBR and say why. */
+	 * depth is not (it lives only in the per-model table, references.md 3.3), so no LBR and say
+	 * why. */
 	struct cpu_snapshot s = rec_skylake;
 	s.leaf_01.eax = 0x000f06f0;
 	struct trace_caps c = decode(&s);
@@ -592,7 +600,7 @@ static void table_states_the_conclusions(void **state)
 	assert_non_null(strstr(buf, "note:   hypervisor present"));
 }
 
-/* The LVTPC unmask moment by generation (Linux late_ack / mid_ack, reference 7.4). */
+/* The LVTPC unmask moment by generation (Linux late_ack / mid_ack, references.md 7.4). */
 static void pmi_ack_by_generation(void **state)
 {
 	(void)state;

@@ -24,17 +24,17 @@ static const char VENDOR_AMD[] = "AuthenticAMD";
 #define PERFMON_V_LAST_EDX_ONLY 4 /* the last version counting fixed counters in EDX only */
 #define PERFMON_V_FIXED_BITMAP	5 /* ECX holds the fixed-counter bitmap */
 /*
- * Linux quirk (ref 1.2, [L-core] intel_pmu_init): for versions 2-4, outside a hypervisor,
- * assume at least 3 fixed counters, because v2 parts under-report EDX[4:0]. Our Core 2 Merom
- * record shows it: 0AH:EDX = 0, yet IA32_FIXED_CTR0-2 exist with 40 implemented bits.
+ * Linux quirk (references.md 1.2, Linux intel/core.c intel_pmu_init): for versions 2-4, outside a
+ * hypervisor, assume at least 3 fixed counters, because v2 parts under-report EDX[4:0]. Our Core 2
+ * Merom record shows it: 0AH:EDX = 0, yet IA32_FIXED_CTR0-2 exist with 40 implemented bits.
  */
 #define LINUX_MIN_FIXED_V2_V4 3
 
-/* Freeze flavours by version (SDM 17.4.7, seed sdm/000). */
+/* Freeze flavours by version (SDM Vol. 3B 17.4.7. */
 #define PERFMON_V_FREEZE_LEGACY	     2
 #define PERFMON_V_FREEZE_STREAMLINED 4
 
-/* Core 2 Merom/Clovertown: Linux disables PEBS (errata AJ67, AJ68, AJ69, AJ106; ref 8
+/* Core 2 Merom/Clovertown: Linux disables PEBS (errata AJ67, AJ68, AJ69, AJ106; references.md 8
  * intel_clovertown_quirk). Penryn/Dunnington are not affected. */
 #define FAMILY_6	  0x6u
 #define MODEL_CORE2_MEROM 0x0fu
@@ -168,7 +168,7 @@ static void decode_perfmon(struct trace_caps *c)
 	p->events_unavailable = (uint32_t)(((a.ebx & len_mask) | ~len_mask) & ARCH_EVENTS_KNOWN);
 
 	if (p->version < PERFMON_V_FIXED)
-		return; /* version 1: no fixed counters (ref 1.2) */
+		return; /* version 1: no fixed counters (references.md 1.2) */
 	fixed = (unsigned)FIELD_GET(C0A_EDX_FIXED_COUNT, a.edx);
 	p->fixed_width = (unsigned)FIELD_GET(C0A_EDX_FIXED_WIDTH, a.edx);
 	if (p->version <= PERFMON_V_LAST_EDX_ONLY && !c->hypervisor &&
@@ -183,9 +183,10 @@ static void decode_perfmon(struct trace_caps *c)
 	}
 	p->fixed_mask = (uint32_t)(BIT(fixed) - 1);
 	/*
-	 * v5+: ECX is a bitmap of supported fixed counters. Linux takes fls(ECX) (ref 1.2); the
-	 * SDM's rule "counter i supported if ECX[i] or EDX[4:0] > i" is not in our reference
-	 * excerpts (unconfirmed here). Taking the union satisfies both whenever they agree.
+	 * v5+: ECX is a bitmap of supported fixed counters. Linux takes fls(ECX)
+	 * (references.md 1.2); the SDM's rule "counter i supported if ECX[i] or EDX[4:0] > i" is
+	 * not in our reference excerpts (unconfirmed here). Taking the union satisfies both
+	 * whenever they agree.
 	 */
 	if (p->version >= PERFMON_V_FIXED_BITMAP) {
 		p->fixed_mask |= a.ecx;
@@ -204,7 +205,7 @@ static void decode_arch_lbr(struct trace_caps *c)
 		return;
 	a->present = true;
 	a->depth_mask = (uint32_t)FIELD_GET(C1C_EAX_DEPTH_MASK, l1c.eax);
-	/* Linux programs the largest enumerated depth: fls(mask) * 8 ([L-lbr]). */
+	/* Linux programs the largest enumerated depth: fls(mask) * 8 (Linux intel/lbr.c). */
 	a->max_depth = ARCH_LBR_DEPTH_STEP * fls32(a->depth_mask);
 	a->deep_cstate_reset = l1c.eax & C1C_EAX_DEEP_CSTATE_RESET;
 	a->lip = l1c.eax & C1C_EAX_LIP;
@@ -285,8 +286,8 @@ static void conclude_legacy_lbr(struct trace_caps *c)
 		return;
 	}
 	if (fmt > LBR_FMT_LAST_KNOWN) {
-		say(c->lbr.reason, "legacy LBR format %#x unknown (formats 0-7 known, ref 1.5)",
-		    fmt);
+		say(c->lbr.reason,
+		    "legacy LBR format %#x unknown (formats 0-7 known, references.md 1.5)", fmt);
 		return;
 	}
 	c->lbr.format = fmt; /* reported even when no depth can be given */
@@ -294,14 +295,14 @@ static void conclude_legacy_lbr(struct trace_caps *c)
 	if (!m) {
 		say(c->lbr.reason,
 		    "legacy LBR format %u enumerated, but CPU %02X_%02XH is not in the LBR depth "
-		    "table (lbr_models.c, ref 3.3): depth unknown",
+		    "table (lbr_models.c, references.md 3.3): depth unknown",
 		    fmt, c->family, c->model);
 		return;
 	}
 	if ((m->quirks & LBR_QUIRK_STEPPING_10) && c->stepping < LBR_MIN_STEPPING_10) {
 		say(c->lbr.reason,
 		    "%s stepping %u < %u: LBR with freeze-on-PMI not operational "
-		    "(Linux disables it, ref 3.3)",
+		    "(Linux disables it, references.md 3.3)",
 		    m->name, c->stepping, LBR_MIN_STEPPING_10);
 		return;
 	}
@@ -323,7 +324,8 @@ static void conclude_lbr(struct trace_caps *c)
 {
 	if (!vendor_is_intel(c, c->lbr.reason))
 		return;
-	/* Arch LBR wins when enumerated: SPR/ADL and later have no legacy init (ref 3.3). */
+	/* Arch LBR wins when enumerated: SPR/ADL and later have no legacy init (references.md 3.3).
+	 */
 	if (c->arch_lbr.present)
 		conclude_arch_lbr(c);
 	else
@@ -331,9 +333,10 @@ static void conclude_lbr(struct trace_caps *c)
 }
 
 /*
- * BTS (ref 1.1, 1.6, 5; SDM 17.4.9 seed sdm/003): Debug Store, the 64-bit DS layout (Linux
- * refuses BTS/PEBS without DTES64 and a long-mode kernel cannot use the 32-bit layout, ref 1.1
- * and 5.2), and IA32_MISC_ENABLE.BTS_UNAVAILABLE clear. DS-CPL adds the CPL filters (SDM 17.4.6).
+ * BTS (references.md 1.1, 1.6, 5; SDM Vol. 3B 17.4.9: Debug Store, the 64-bit DS layout (Linux
+ * refuses BTS/PEBS without DTES64 and a long-mode kernel cannot use the 32-bit layout,
+ * references.md 1.1 and 5.2), and IA32_MISC_ENABLE.BTS_UNAVAILABLE clear. DS-CPL adds the CPL
+ * filters (SDM 17.4.6).
  */
 static void conclude_bts(struct trace_caps *c)
 {
@@ -358,7 +361,7 @@ static void conclude_bts(struct trace_caps *c)
 }
 
 /*
- * PEBS (ref 1.1, 1.5, 1.6, 6; SDM 18.4.4.2 seed sdm/004): Debug Store with the 64-bit layout,
+ * PEBS (references.md 1.1, 1.5, 1.6, 6; SDM Vol. 3B 18.4.4.2: Debug Store with the 64-bit layout,
  * PDCM so the record format can be read, a counter to arm (architectural perfmon), and
  * IA32_MISC_ENABLE.PEBS_UNAVAILABLE clear.
  */
@@ -390,24 +393,24 @@ static void conclude_pebs(struct trace_caps *c)
 		return;
 	}
 	if (fmt > PEBS_FORMAT_LAST_KNOWN) {
-		say(r, "PEBS record format %u unknown (formats 0-%u known, ref 6.4)", fmt,
+		say(r, "PEBS record format %u unknown (formats 0-%u known, references.md 6.4)", fmt,
 		    PEBS_FORMAT_LAST_KNOWN);
 		return;
 	}
 	if (c->family == FAMILY_6 && c->model == MODEL_CORE2_MEROM) {
 		say(r, "Core 2 Merom/Clovertown (06_0FH): PEBS errata AJ67/AJ68/AJ69/AJ106, Linux "
-		       "disables PEBS (ref 8)");
+		       "disables PEBS (references.md 8)");
 		return;
 	}
-	/* Microcode-dependent PEBS quirks (Sandy Bridge, ref 8) need the microcode revision,
-	 * which the snapshot does not carry: a driver concern, not decided here. */
+	/* Microcode-dependent PEBS quirks (Sandy Bridge, references.md 8) need the microcode
+	 * revision, which the snapshot does not carry: a driver concern, not decided here. */
 	c->pebs.kind = TC_PEBS_YES;
 	c->pebs.format = fmt;
 	c->pebs.adaptive = c->perf_cap.pebs_baseline && fmt >= PEBS_FORMAT_ADAPTIVE;
 	c->pebs.trap_like = c->perf_cap.pebs_trap;
 }
 
-/* Freeze on PMI (SDM 17.4.7 seed sdm/000) and freeze while in SMM (SDM 16.4.1 seed sdm/002). */
+/* Freeze on PMI (SDM Vol. 3B 17.4.7 and freeze while in SMM (SDM 253668-032US 16.4.1. */
 static void conclude_freeze(struct trace_caps *c)
 {
 	unsigned v = c->perfmon.version;

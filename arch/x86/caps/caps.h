@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Per-CPU trace capabilities as data ("Capabilities are data", ../shared/design.md).
+ * Per-CPU trace capabilities as data ("Capabilities are data", README.md).
  *
  * A struct cpu_snapshot holds the raw inputs: CPUID leaves and the two capability MSRs.
  * trace_caps_collect() fills it on the running CPU (the only impure part); a software PMU
@@ -15,8 +15,8 @@
  * re-applies the same gates, so a snapshot holding MSR values its CPUID does not vouch for is
  * decoded as if they were absent.
  *
- * Sources are cited beside each field: [SDM] sections and the source keys of
- * ../shared/reference/intel-trace-hw.md (written "ref 1.4" for its section 1.4).
+ * Sources are cited beside each field: SDM sections and the source keys of
+ * docs/references.md (written "references.md 1.4" for its section 1.4).
  */
 #ifndef ARCH_X86_TRACE_CAPS_H
 #define ARCH_X86_TRACE_CAPS_H
@@ -60,7 +60,7 @@ void trace_caps_collect(struct cpu_snapshot *s);
 
 enum tc_vendor { TC_VENDOR_OTHER, TC_VENDOR_INTEL, TC_VENDOR_AMD };
 
-/* CPUID.1AH:EAX[31:24] (SDM Vol. 2A CPUID leaf 1AH; ref 8 "hybrid parts"). */
+/* CPUID.1AH:EAX[31:24] (SDM Vol. 2A CPUID leaf 1AH; references.md 8 "hybrid parts"). */
 enum tc_core_type {
 	TC_CORE_NONE,  /* leaf absent or 0: not a hybrid-enumerating part */
 	TC_CORE_ATOM,  /* 20H: E-core */
@@ -82,14 +82,14 @@ enum tc_bts {
 
 enum tc_pebs { TC_PEBS_NO, TC_PEBS_YES };
 
-/* SDM 17.4.7 (seed sdm/000): by CPUID.0AH:EAX.ArchPerfMonVerID. */
+/* SDM Vol. 3B 17.4.7: by CPUID.0AH:EAX.ArchPerfMonVerID. */
 enum tc_freeze {
 	TC_FREEZE_NONE,	       /* version < 2 */
 	TC_FREEZE_LEGACY,      /* versions 2-3: DEBUGCTL.LBR / GLOBAL_CTRL cleared on PMI */
 	TC_FREEZE_STREAMLINED, /* version >= 4: GLOBAL_STATUS.LBR_Frz / CTR_Frz */
 };
 
-/* CPUID.0AH, Intel only (ref 1.2, [L-ape] cpuid10_*); zero elsewhere. */
+/* CPUID.0AH, Intel only (references.md 1.2, Linux perf_event.h cpuid10_*); zero elsewhere. */
 struct tc_perfmon {
 	unsigned version;	     /* EAX[7:0] ArchPerfMonVerID */
 	unsigned gp_counters;	     /* EAX[15:8] */
@@ -104,7 +104,7 @@ struct tc_perfmon {
 	bool anythread_deprecated;   /* EDX[15], v5+ */
 };
 
-/* CPUID.07H.0:EDX[19] and CPUID.1CH (ref 1.3, 1.4, [L-ape] cpuid28_*). */
+/* CPUID.07H.0:EDX[19] and CPUID.1CH (references.md 1.3, 1.4, Linux perf_event.h cpuid28_*). */
 struct tc_arch_lbr {
 	bool present;
 	uint32_t depth_mask;	  /* EAX[7:0]: bit n => depth 8 * (n + 1) */
@@ -120,7 +120,7 @@ struct tc_arch_lbr {
 	uint32_t branch_counters; /* ECX[19:16] bitmap (event logging) */
 };
 
-/* IA32_PERF_CAPABILITIES (ref 1.5; SDM 18.4.4.2 seed sdm/004 for bits 6-11). */
+/* IA32_PERF_CAPABILITIES (references.md 1.5; SDM Vol. 3B 18.4.4.2 for bits 6-11). */
 struct tc_perf_cap {
 	bool present;
 	unsigned lbr_format;	  /* [5:0] */
@@ -136,7 +136,7 @@ struct tc_perf_cap {
 	bool rdpmc_metrics_clear; /* [19] */
 };
 
-/* IA32_MISC_ENABLE (ref 1.6; SDM 17.4.9 seed sdm/003). */
+/* IA32_MISC_ENABLE (references.md 1.6; SDM Vol. 3B 17.4.9. */
 struct tc_misc_enable {
 	bool present;
 	bool emon;	       /* [7] performance monitoring available */
@@ -152,12 +152,12 @@ struct trace_caps {
 	enum tc_vendor vendor;
 	uint32_t family, model, stepping; /* display values (cpu_signature_decode) */
 	bool hypervisor;		  /* CPUID.01H:ECX[31] */
-	bool hybrid;			  /* CPUID.07H.0:EDX[15], hybrid part (ref 1.3) */
+	bool hybrid;			  /* CPUID.07H.0:EDX[15], hybrid part (references.md 1.3) */
 	enum tc_core_type core_type;
 	uint32_t core_type_raw;	  /* CPUID.1AH:EAX[31:24] */
 	uint32_t native_model_id; /* CPUID.1AH:EAX[23:0] */
 
-	/* CPUID.01H (ref 1.1, [L-cpu]; SDM 17.4.6 for DS-CPL, 17.4.9 for DS) */
+	/* CPUID.01H (references.md 1.1, Linux cpu/intel.c; SDM 17.4.6 for DS-CPL, 17.4.9 for DS) */
 	bool ds;     /* EDX[21] Debug Store */
 	bool dtes64; /* ECX[2] 64-bit DS layout */
 	bool ds_cpl; /* ECX[4] CPL-qualified BTS */
@@ -213,7 +213,7 @@ const char *trace_caps_lbr_name(enum tc_lbr k);
 const char *trace_caps_bts_name(enum tc_bts k);
 const char *trace_caps_pebs_name(enum tc_pebs k);
 const char *trace_caps_freeze_name(enum tc_freeze k);
-/* Legacy LBR record format name ("INFO" for 5, ...; ref 1.5 table), "?" if unknown. */
+/* Legacy LBR record format name ("INFO" for 5, ...; references.md 1.5 table), "?" if unknown. */
 const char *trace_caps_lbr_format_name(unsigned format);
 
 /*

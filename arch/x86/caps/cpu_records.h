@@ -9,9 +9,9 @@
  *  [AIDA]  AIDA64/EVEREST dumps of real processors shipped with Bochs,
  *          bochs/cpu/cpudb/intel/<name>.txt: CPUID leaves and IA32_MISC_ENABLE, but never
  *          IA32_PERF_CAPABILITIES.
- *  composed  values written for the test from the fields ref 1.5 / 3.3 / 6.4 document for that
- *          generation, because no dump of the MSR was available. Conclusions that rest on a
- *          composed value are marked so in the test.
+ *  composed  values written for the test from the fields references.md 1.5 / 3.3 / 6.4 document for
+ * that generation, because no dump of the MSR was available. Conclusions that rest on a composed
+ * value are marked so in the test.
  *
  * Leaves above a record's maximum basic leaf are zero, as trace_caps_collect() leaves them;
  * leaf 07H is sub-leaf 0. Feature bits the decoder never reads are kept as dumped.
@@ -82,7 +82,7 @@ static const struct cpu_snapshot rec_nehalem = {
 /*
  * Core i7-4770 (Haswell, 06_3CH stepping 3). CPUID and MISC_ENABLE: [AIDA] corei7_haswell_4770.
  * PERF_CAPABILITIES: the value of the recorded Broadwell below (0x32c4: LBR format 4, PEBS
- * format 2), which ref 3.3 and 6.4 give for Haswell and Broadwell alike.
+ * format 2), which references.md 3.3 and 6.4 give for Haswell and Broadwell alike.
  */
 static const struct cpu_snapshot rec_haswell = {
     .vendor = "GenuineIntel",
@@ -125,8 +125,8 @@ static const struct cpu_snapshot rec_skylake = {
 /*
  * Core i7-1065G7 (Ice Lake client, Sunny Cove, 06_7EH stepping 5). CPUID and MISC_ENABLE:
  * [AIDA] corei7_icelake-u. No Ice Lake server dump was at hand; the server part has the same
- * core PMU (ref 6.4: PEBS format 4 on Ice Lake). PERF_CAPABILITIES composed: LBR format 5,
- * trap-like PEBS, arch registers, PEBS format 4, SMM freeze, full-width writes, baseline
+ * core PMU (references.md 6.4: PEBS format 4 on Ice Lake). PERF_CAPABILITIES composed: LBR format
+ * 5, trap-like PEBS, arch registers, PEBS format 4, SMM freeze, full-width writes, baseline
  * (adaptive) PEBS, perf metrics = 0xf4c5.
  */
 static const struct cpu_snapshot rec_icelake = {
@@ -145,9 +145,10 @@ static const struct cpu_snapshot rec_icelake = {
  * Core Ultra 5 245K (Arrow Lake-S, hybrid, 06_C6H stepping 2): logical CPU #0 (Lion Cove
  * P-core) and #2 (Skymont E-core). CPUID and MISC_ENABLE: [AIDA] arrow_lake. The two differ in
  * CPUID.1AH (core type) and CPUID.1CH:EAX[31] (LIP on the E-core). PERF_CAPABILITIES composed:
- * [5:0] = 3FH (the unconfirmed "no legacy LBR" value of ref 1.5), trap-like PEBS, arch
- * registers, PEBS format 4 + baseline (what ref 6.4 confirms for Alder Lake / Sapphire Rapids;
- * later formats are unconfirmed there), SMM freeze, full-width; perf metrics on the P-core only.
+ * [5:0] = 3FH (the unconfirmed "no legacy LBR" value of references.md 1.5), trap-like PEBS, arch
+ * registers, PEBS format 4 + baseline (what references.md 6.4 confirms for Alder Lake / Sapphire
+ * Rapids; later formats are unconfirmed there), SMM freeze, full-width; perf metrics on the P-core
+ * only.
  */
 static const struct cpu_snapshot rec_arrowlake_p = {
     .vendor = "GenuineIntel",
@@ -181,7 +182,7 @@ static const struct cpu_snapshot rec_arrowlake_e = {
  * Wildcat Lake (hybrid, 06_D5H stepping 1), logical CPU #0 (Cougar Cove P-core). CPUID and
  * MISC_ENABLE: [AIDA] wildcat_lake. Every CPU of that dump reads MISC_ENABLE = 0x851089, i.e.
  * bit 12 PEBS_UNAVAILABLE set: a real part where the MSR, not CPUID, says "no PEBS" (probably
- * in favour of architectural PEBS, which ref 6.4 lists as unconfirmed and out of scope).
+ * in favour of architectural PEBS, which references.md 6.4 lists as unconfirmed and out of scope).
  * PERF_CAPABILITIES composed as for the Arrow Lake P-core.
  */
 static const struct cpu_snapshot rec_wildcatlake_p = {
@@ -215,8 +216,9 @@ static const struct cpu_snapshot rec_silvermont = {
  * Goldmont Plus (Gemini Lake, 06_7AH stepping 8, the signature of test_cpu_ident.c): composed,
  * no dump was at hand. Leaf 01H as public Gemini Lake dumps show it; leaf 07H left 0 (no hybrid
  * or Arch LBR bit); 0AH: v4, 4 GP x 48, 3 fixed x 48. PERF_CAPABILITIES: LBR format 7 (INFO2,
- * the one per-family format ref 1.5 confirms), PEBS format 3 trap-like with arch registers, SMM
- * freeze, full-width = 0x33c7. MISC_ENABLE: the usual firmware value of the records above.
+ * the one per-family format references.md 1.5 confirms), PEBS format 3 trap-like with arch
+ * registers, SMM freeze, full-width = 0x33c7. MISC_ENABLE: the usual firmware value of the records
+ * above.
  */
 static const struct cpu_snapshot rec_goldmont_plus = {
     .vendor = "GenuineIntel",

@@ -82,7 +82,7 @@ const char *trace_caps_freeze_name(enum tc_freeze k)
 
 const char *trace_caps_lbr_format_name(unsigned format)
 {
-	/* ref 1.5, Linux's LBR_FORMAT_* names */
+	/* references.md 1.5, Linux's LBR_FORMAT_* names */
 	static const char *const names[] = {"32",	  "LIP",  "EIP",  "EIP_FLAGS",
 					    "EIP_FLAGS2", "INFO", "TIME", "INFO2"};
 	return format < ARRAY_SIZE(names) ? names[format] : "?";
@@ -154,7 +154,7 @@ static void table_conclusions(struct out *o, const struct trace_caps *c)
 	    c->freeze.reason[0] ? " -- " : "", c->freeze.reason);
 	if (c->hypervisor)
 		put(o, "  note:   hypervisor present: capability MSRs may not be backed; drivers "
-		       "probe before use (ref 1.7)\n");
+		       "probe before use (references.md 1.7)\n");
 }
 
 size_t trace_caps_format_table(const struct trace_caps *c, unsigned cpu, uint32_t apic_id,

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Depths from ref 3.3 (Linux intel_pmu_lbr_init_{core,atom,slm,nhm,snb,hsw,skl,knl}; [Fuchsia]
- * gives the same numbers citing SDM Table 17-4). The model numbers themselves are the family
- * 06H display models of Linux's arch/x86/include/asm/intel-family.h, which is not among the
+ * Depths from references.md 3.3 (Linux intel_pmu_lbr_init_{core,atom,slm,nhm,snb,hsw,skl,knl};
+ * Fuchsia lbr gives the same numbers citing SDM Table 17-4). The model numbers themselves are the
+ * family 06H display models of Linux's arch/x86/include/asm/intel-family.h, which is not among the
  * reference's read sources: they are well established, and the ones our recorded processors
  * carry (arch/x86/caps/cpu_records.h) agree with them. A model missing here is reported as unknown
  * rather than guessed. Parts with Architectural LBR (Sapphire Rapids, Alder Lake and later,
- * ref 3.3 last row) need no row: their depth comes from CPUID.1CH.
+ * references.md 3.3 last row) need no row: their depth comes from CPUID.1CH.
  */
 #include "arch/x86/caps/lbr_models.h"
 #include <stddef.h>
@@ -82,7 +82,8 @@ static const struct lbr_model lbr_models[] = {
     {0x86, DEPTH_SKL, LBR_REGS_NHM, 0, "Atom (Tremont-D)"},
     {0x96, DEPTH_SKL, LBR_REGS_NHM, 0, "Atom (Tremont)"},
     {0x9c, DEPTH_SKL, LBR_REGS_NHM, 0, "Atom (Tremont-L)"},
-    /* ref 1.5 / 8: KNL reports LBR_FORMAT_LIP but has the mispredict bit (Linux: format 3). */
+    /* references.md 1.5 / 8: KNL reports LBR_FORMAT_LIP but has the mispredict bit (Linux: format
+       3). */
     {0x57, DEPTH_ATOM, LBR_REGS_NHM, LBR_QUIRK_KNL_FORMAT, "Knights Landing"},
     {0x85, DEPTH_ATOM, LBR_REGS_NHM, LBR_QUIRK_KNL_FORMAT, "Knights Mill"},
 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * When the PMI handler unmasks LVTPC (reference 7.4-7.5; Linux intel_pmu_handle_irq): the
+ * When the PMI handler unmasks LVTPC (references.md 7.4-7.5; Linux intel_pmu_handle_irq): the
  * delivery masked it, and the moment it is unmasked again differs by processor generation.
  *  - early: at handler entry, the SDM's plain rule, on the parts Linux flags neither way
  *    (Core 2, Nehalem to Ivy Bridge, Atoms up to Goldmont Plus);

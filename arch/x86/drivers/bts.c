@@ -15,7 +15,7 @@ const char *bts_ring_name(enum bts_ring r)
 }
 
 /*
- * Table 17-6 (SDM Vol. 3B 17.4.9.3; reference 5.5), TR = BTS = 1:
+ * Table 17-6 (SDM Vol. 3B 17.4.9.3; references.md 5.5), TR = BTS = 1:
  *   BTS_OFF_OS BTS_OFF_USR BTINT
  *        0         0         0    every CPL, circular buffer
  *        1         0         0    CPL > 0 only
@@ -47,10 +47,10 @@ int bts_plan(const struct trace_caps *c, const struct bts_config *b, struct bts_
 enum status bts_buffer_setup(struct ds_area64 *ds, uint64_t base, const struct bts_config *b,
 			     char *why, size_t why_size)
 {
-	/* abs-max below base + 1 record is undefined (reference 5.3); interrupt mode needs the
+	/* abs-max below base + 1 record is undefined (references.md 5.3); interrupt mode needs the
 	 * threshold at least one record above base and headroom below abs-max. */
 	/* Interrupt mode without headroom would lose the records that land between the
-	 * threshold and the PMI (reference 5.5, 8). */
+	 * threshold and the PMI (references.md 5.5, 8). */
 	if (b->records < 2 ||
 	    (b->mode == BTS_INTERRUPT && (b->headroom == 0 || b->headroom >= b->records))) {
 		fmt_snprintf(why, why_size,
@@ -64,7 +64,7 @@ enum status bts_buffer_setup(struct ds_area64 *ds, uint64_t base, const struct b
 	ds->bts_abs_max = base + b->records * rec;
 	/* Circular: clearing BTINT is not enough, the threshold must lie above the absolute
 	 * maximum (SDM 17.4.9.3 note). Interrupt: records keep landing after the threshold
-	 * until the PMI is taken, hence the headroom (reference 5.5). */
+	 * until the PMI is taken, hence the headroom (references.md 5.5). */
 	ds->bts_threshold =
 	    b->mode == BTS_CIRCULAR ? ds->bts_abs_max + rec : ds->bts_abs_max - b->headroom * rec;
 	return STATUS_OK;

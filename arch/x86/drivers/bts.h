@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Branch Trace Store driver (SDM Vol. 3B 17.4.5-17.4.9; reference 5): which IA32_DEBUGCTL
+ * The Branch Trace Store driver (SDM Vol. 3B 17.4.5-17.4.9; references.md 5): which IA32_DEBUGCTL
  * encoding of Table 17-6 a configuration needs (CPL-qualified only with DS-CPL), how the BTS
  * buffer of a DS area is laid out for circular or interrupt mode, and what to do with the
  * records that cross a CPL boundary (a user-only trace still records the kernel TO of a
- * SYSCALL: reference 5.5 / 8, Linux filters them). Pure: host-tested.
+ * SYSCALL: references.md 5.5 / 8, Linux filters them). Pure: host-tested.
  */
 #ifndef ARCH_X86_BTS_H
 #define ARCH_X86_BTS_H

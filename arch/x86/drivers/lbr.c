@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * LBR filter -> register values, record decoding, configuration quirks. Pure; see the header
- * for the sources. "ref N.M" is ../shared/reference/intel-trace-hw.md section N.M.
+ * for the sources; "references.md N.M" is a topic of docs/references.md.
  */
 #include "arch/x86/drivers/lbr.h"
 #include "arch/x86/caps/lbr_models.h"
@@ -20,11 +20,11 @@ static bool has_no_lbr_select(const struct trace_caps *c)
 	return !c->lbr.has_select;
 }
 
-/* Legacy call-stack mode (LBR_SELECT bit 9): ref 3.2 "HSW+ cores, GLM+ Atoms"; ref 3.3 the
- * Haswell/Broadwell, Skylake+ and Goldmont/GLP/Tremont rows. The format is the test: those
- * rows report formats 4-7 (recorded Haswell/Broadwell 4, Skylake/
- * Ice Lake 5, Goldmont Plus 7; Goldmont 6 per ref 3.3, unconfirmed), the others at most 3
- * (recorded Core 2 2, Bonnell 1, Silvermont 1, Nehalem 3 composed; KNL 1, raised to 3). */
+/* Legacy call-stack mode (LBR_SELECT bit 9): references.md 3.2 "HSW+ cores, GLM+ Atoms";
+ * references.md 3.3 the Haswell/Broadwell, Skylake+ and Goldmont/GLP/Tremont rows. The format is
+ * the test: those rows report formats 4-7 (recorded Haswell/Broadwell 4, Skylake/ Ice Lake 5,
+ * Goldmont Plus 7; Goldmont 6 per references.md 3.3, unconfirmed), the others at most 3 (recorded
+ * Core 2 2, Bonnell 1, Silvermont 1, Nehalem 3 composed; KNL 1, raised to 3). */
 static bool has_legacy_call_stack(const struct trace_caps *c)
 {
 	return c->lbr.format >= LBR_FMT_EIP_FLAGS2 && !has_no_lbr_select(c);
@@ -74,7 +74,7 @@ static enum status check_filter(const struct lbr_filter *f, char *why, size_t n)
 	if (f->call_stack && (f->branch_types & ~LBR_F_CALL_STACK)) {
 		fmt_snprintf(why, n,
 			     "LBR filter: call_stack records near calls and returns only (SDM 17.9 "
-			     "Table 17-13, ref 3.2); drop cond/jmp/far");
+			     "Table 17-13, references.md 3.2); drop cond/jmp/far");
 		return STATUS_INVALID;
 	}
 	if (!f->call_stack && !f->branch_types) {
@@ -85,8 +85,8 @@ static enum status check_filter(const struct lbr_filter *f, char *why, size_t n)
 }
 
 /* ---- MSR_LBR_SELECT -------------------------------------------------------------------------
- * LBR_F_* class -> LBR_SELECT suppress bit (ref 3.2; SDM 17.7.2 Table 17-11, 17.8 Table 17-12)
- * and -> LBR_CTL capture bit (ref 4.2). */
+ * LBR_F_* class -> LBR_SELECT suppress bit (references.md 3.2; SDM 17.7.2 Table 17-11, 17.8 Table
+ * 17-12) and -> LBR_CTL capture bit (references.md 4.2). */
 static const struct {
 	unsigned f;
 	uint64_t select, ctl;
@@ -101,11 +101,11 @@ static const struct {
 };
 
 /*
- * Nehalem/Westmere erratum (ref 8, Linux nhm_lbr_sel_map): near calls are captured only if
- * near relative and indirect jumps are captured too (Linux adds FAR as well, which we follow:
+ * Nehalem/Westmere erratum (references.md 8, Linux nhm_lbr_sel_map): near calls are captured only
+ * if near relative and indirect jumps are captured too (Linux adds FAR as well, which we follow:
  * whether the erratum itself needs FAR is unconfirmed); near indirect calls need near indirect
- * jumps. Linux's map also widens "any return" by REL_JMP | IND_JMP | FAR, which ref 8 does not
- * list as an erratum: not applied here.
+ * jumps. Linux's map also widens "any return" by REL_JMP | IND_JMP | FAR, which references.md 8
+ * does not list as an erratum: not applied here.
  */
 static unsigned nhm_widen(unsigned capture)
 {
@@ -134,11 +134,11 @@ int lbr_select_value(const struct trace_caps *c, const struct lbr_filter *f, uin
 		return -1;
 	}
 	if (has_no_lbr_select(c)) {
-		fmt_snprintf(
-		    why, n,
-		    "%s has no MSR_LBR_SELECT (ref 3.3: software filtering only): leave it "
-		    "unwritten, record every branch and filter the records",
-		    uarch_of(c));
+		fmt_snprintf(why, n,
+			     "%s has no MSR_LBR_SELECT (references.md 3.3: software filtering "
+			     "only): leave it "
+			     "unwritten, record every branch and filter the records",
+			     uarch_of(c));
 		return -1;
 	}
 	if (check_filter(f, why, n))
@@ -147,7 +147,7 @@ int lbr_select_value(const struct trace_caps *c, const struct lbr_filter *f, uin
 		fmt_snprintf(
 		    why, n,
 		    "call_stack (LBR_SELECT.EN_CALLSTACK, SDM 17.9) needs Haswell or later "
-		    "(LBR format >= 4, ref 3.2/3.3); %s reports format %u",
+		    "(LBR format >= 4, references.md 3.2/3.3); %s reports format %u",
 		    uarch_of(c), c->lbr.format);
 		return -1;
 	}
@@ -190,15 +190,15 @@ int arch_lbr_ctl_value(const struct trace_caps *c, const struct lbr_filter *f, u
 	if (!(f->user && f->kernel) && !a->cpl_filter) {
 		fmt_snprintf(why, n,
 			     "user-only or kernel-only LBR needs CPL filtering, which "
-			     "CPUID.1CH:EBX[0] does not enumerate (ref 1.4)");
+			     "CPUID.1CH:EBX[0] does not enumerate (references.md 1.4)");
 		return -1;
 	}
-	/* Linux offers call-stack mode only with all three of EBX[2:0] (ref 1.4). */
+	/* Linux offers call-stack mode only with all three of EBX[2:0] (references.md 1.4). */
 	if (f->call_stack && !(a->call_stack && a->cpl_filter && a->branch_filter)) {
 		fmt_snprintf(
 		    why, n,
 		    "call_stack needs CPUID.1CH:EBX[2] call-stack mode with EBX[0] CPL and "
-		    "EBX[1] branch filtering (ref 1.4); enumerated: %u/%u/%u",
+		    "EBX[1] branch filtering (references.md 1.4); enumerated: %u/%u/%u",
 		    a->call_stack, a->cpl_filter, a->branch_filter);
 		return -1;
 	}
@@ -206,12 +206,12 @@ int arch_lbr_ctl_value(const struct trace_caps *c, const struct lbr_filter *f, u
 	if (capture != LBR_F_ALL && !a->branch_filter) {
 		fmt_snprintf(why, n,
 			     "branch-class filtering not enumerated (CPUID.1CH:EBX[1]=0, "
-			     "ref 1.4): only 'any' can be recorded");
+			     "references.md 1.4): only 'any' can be recorded");
 		return -1;
 	}
 	/* Bits the CPU does not enumerate stay clear (a write setting them may #GP). What the
-	 * hardware records with OS = USR = 0 when EBX[0] = 0 is unconfirmed in our sources; ref 1.4
-	 * only says Linux then refuses the one-ring requests. */
+	 * hardware records with OS = USR = 0 when EBX[0] = 0 is unconfirmed in our sources;
+	 * references.md 1.4 only says Linux then refuses the one-ring requests. */
 	if (a->cpl_filter) {
 		if (f->kernel)
 			v |= LBR_CTL_OS;
@@ -246,38 +246,41 @@ unsigned arch_lbr_pick_depth(uint32_t depth_mask, unsigned wanted)
 	return best ? best : smallest;
 }
 
-/* ---- quirks (ref 8) ------------------------------------------------------------------------ */
+/* ---- quirks (references.md 8)
+ * ------------------------------------------------------------------------ */
 
 int lbr_check_quirks(const struct trace_caps *c, const struct lbr_filter *f, uint64_t debugctl,
 		     char *why, size_t n)
 {
-	/* Ref 3.2, 8 ([L-lbr] __intel_pmu_lbr_enable): in call-stack mode the near calls and
-	 * returns of the PMI path move TOS while frozen: Linux never combines the two, for legacy
-	 * and Arch LBR alike (ref 4.2 enable sequence). */
+	/* references.md 3.2, 8 (Linux intel/lbr.c __intel_pmu_lbr_enable): in call-stack mode the
+	 * near calls and returns of the PMI path move TOS while frozen: Linux never combines the
+	 * two, for legacy and Arch LBR alike (references.md 4.2 enable sequence). */
 	if (f->call_stack && (debugctl & DEBUGCTL_FREEZE_LBRS_ON_PMI)) {
-		fmt_snprintf(why, n,
-			     "call_stack with DEBUGCTL.FREEZE_LBRS_ON_PMI corrupts the LBR TOS "
-			     "(ref 3.2, 8; Linux clears the freeze bit in call-stack mode)");
+		fmt_snprintf(
+		    why, n,
+		    "call_stack with DEBUGCTL.FREEZE_LBRS_ON_PMI corrupts the LBR TOS "
+		    "(references.md 3.2, 8; Linux clears the freeze bit in call-stack mode)");
 		return -1;
 	}
-	/* Ref 3.3, 8: Bonnell below stepping 10, LBR with freeze-on-PMI is not operational and
-	 * Linux disables LBR altogether; so do we. */
+	/* references.md 3.3, 8: Bonnell below stepping 10, LBR with freeze-on-PMI is not
+	 * operational and Linux disables LBR altogether; so do we. */
 	if ((c->lbr.quirks & LBR_QUIRK_STEPPING_10) && c->stepping < LBR_MIN_STEPPING_10) {
 		fmt_snprintf(why, n,
 			     "Atom (Bonnell) stepping %u < %u: LBR with freeze-on-PMI not "
-			     "operational, Linux disables LBR (ref 3.3, 8)",
+			     "operational, Linux disables LBR (references.md 3.3, 8)",
 			     c->stepping, LBR_MIN_STEPPING_10);
 		return -1;
 	}
-	/* Ref 2, 8 ([SDM] 16.5 of 253668-032US): the Atom family clears DEBUGCTL.TR when
+	/* references.md 2, 8 (SDM 16.5 of 253668-032US): the Atom family clears DEBUGCTL.TR when
 	 * FREEZE_LBRS_ON_PMI is set, so branch trace messages / BTS would silently stop. Applied
 	 * to the Bonnell/Saltwell rows that edition covers; later Atoms are unconfirmed. */
 	if ((c->lbr.quirks & LBR_QUIRK_FREEZE_CLEARS_TR) &&
 	    (debugctl & DEBUGCTL_FREEZE_LBRS_ON_PMI) && (debugctl & DEBUGCTL_TR)) {
-		fmt_snprintf(why, n,
-			     "%s clears DEBUGCTL.TR when FREEZE_LBRS_ON_PMI is set (ref 2, 8): "
-			     "BTS and LBR freeze cannot be combined",
-			     uarch_of(c));
+		fmt_snprintf(
+		    why, n,
+		    "%s clears DEBUGCTL.TR when FREEZE_LBRS_ON_PMI is set (references.md 2, 8): "
+		    "BTS and LBR freeze cannot be combined",
+		    uarch_of(c));
 		return -1;
 	}
 	return 0;
@@ -301,43 +304,44 @@ void lbr_decode_legacy(unsigned format, uint64_t from_msr, uint64_t to_msr, uint
 	e->to = to_msr;
 	switch (format) {
 	case LBR_FMT_32:
-		/* Ref 1.5: one MSR per entry, FROM in bits 31:0, TO in 63:32 (Linux reads only
-		 * the FROM MSRs). 32-bit offsets, zero-extended; the TO MSR is not used. */
+		/* references.md 1.5: one MSR per entry, FROM in bits 31:0, TO in 63:32 (Linux reads
+		 * only the FROM MSRs). 32-bit offsets, zero-extended; the TO MSR is not used. */
 		e->from = FIELD_GET(LBR_FMT0_FROM, from_msr);
 		e->to = FIELD_GET(LBR_FMT0_TO, from_msr);
 		break;
-	case LBR_FMT_LIP: /* 64-bit linear IP, no flags (ref 1.5) */
+	case LBR_FMT_LIP: /* 64-bit linear IP, no flags (references.md 1.5) */
 	case LBR_FMT_EIP: /* 64-bit effective IP, = LIP in flat long mode, no flags */
 		break;
-	case LBR_FMT_EIP_FLAGS: /* ref 3.4: mispredict FROM[63], address 62:0 */
+	case LBR_FMT_EIP_FLAGS: /* references.md 3.4: mispredict FROM[63], address 62:0 */
 		e->mispred = from_msr & LBR_FROM_MISPRED;
 		e->mispred_valid = true;
 		e->from = sign_extend(from_msr, 62);
 		break;
 	case LBR_FMT_EIP_FLAGS2:
-		/* Ref 3.4: mispredict 63, IN_TX 62, ABORT 61, address 60:0. On a CPU without
-		 * TSX bits 62:61 read 0 (ref 3.4 quirk); a value software restored with the
-		 * write quirk (60:59 copied to 62:61) would need them cleared first. */
+		/* references.md 3.4: mispredict 63, IN_TX 62, ABORT 61, address 60:0. On a CPU
+		 * without TSX bits 62:61 read 0 (references.md 3.4 quirk); a value software
+		 * restored with the write quirk (60:59 copied to 62:61) would need them cleared
+		 * first. */
 		e->mispred = from_msr & LBR_FROM_MISPRED;
 		e->in_tx = from_msr & LBR_FROM_IN_TX;
 		e->abort = from_msr & LBR_FROM_ABORT;
 		e->mispred_valid = e->tsx_valid = true;
 		e->from = sign_extend(from_msr, 60);
 		break;
-	case LBR_FMT_INFO: /* ref 3.4: full FROM/TO; flags and cycles in MSR_LBR_INFO_x */
+	case LBR_FMT_INFO: /* references.md 3.4: full FROM/TO; flags and cycles in MSR_LBR_INFO_x */
 		e->in_tx = info_msr & LBR_INFO_IN_TX;
 		e->abort = info_msr & LBR_INFO_ABORT;
 		e->tsx_valid = true;
 		/* fall through */
-	case LBR_FMT_INFO2: /* ref 1.5, 3.4: like 5 without the TSX bits */
+	case LBR_FMT_INFO2: /* references.md 1.5, 3.4: like 5 without the TSX bits */
 		e->mispred = info_msr & LBR_INFO_MISPRED;
 		e->mispred_valid = true;
 		e->cycles = (unsigned)FIELD_GET(LBR_INFO_CYCLES, info_msr);
 		e->cycles_valid = true;
 		break;
 	case LBR_FMT_TIME:
-		/* Ref 3.4: mispredict FROM[63], FROM address 62:0; cycles TO[63:48], TO address
-		 * 47:0 sign-extended from bit 47; no TSX. */
+		/* references.md 3.4: mispredict FROM[63], FROM address 62:0; cycles TO[63:48], TO
+		 * address 47:0 sign-extended from bit 47; no TSX. */
 		e->mispred = from_msr & LBR_FROM_MISPRED;
 		e->mispred_valid = true;
 		e->from = sign_extend(from_msr, 62);
@@ -353,14 +357,16 @@ void lbr_decode_legacy(unsigned format, uint64_t from_msr, uint64_t to_msr, uint
 void arch_lbr_decode(uint64_t from, uint64_t to, uint64_t info, struct lbr_entry *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->from = from; /* full addresses: no flags are packed into FROM/TO (ref 4.1, 4.3) */
+	e->from =
+	    from; /* full addresses: no flags are packed into FROM/TO (references.md 4.1, 4.3) */
 	e->to = to;
 	e->mispred = info & ARCH_LBR_INFO_MISPRED;
 	e->mispred_valid = true;
 	e->in_tx = info & ARCH_LBR_INFO_IN_TX;
 	e->abort = info & ARCH_LBR_INFO_ABORT;
 	e->tsx_valid = true;
-	/* Ref 4.3: the count is meaningful only with CYC_CNT_VALID (Linux zeroes it otherwise). */
+	/* references.md 4.3: the count is meaningful only with CYC_CNT_VALID (Linux zeroes it
+	 * otherwise). */
 	e->cycles_valid = info & ARCH_LBR_INFO_CYC_VALID;
 	e->cycles = e->cycles_valid ? (unsigned)FIELD_GET(ARCH_LBR_INFO_CYC_CNT, info) : 0;
 	e->br_type = (int)FIELD_GET(ARCH_LBR_INFO_BR_TYPE, info);
@@ -368,7 +374,7 @@ void arch_lbr_decode(uint64_t from, uint64_t to, uint64_t info, struct lbr_entry
 
 const char *arch_lbr_br_type_name(int br_type)
 {
-	/* Ref 4.3: 0-5 the near branches, larger values "other". */
+	/* references.md 4.3: 0-5 the near branches, larger values "other". */
 	static const char *const names[] = {
 	    [ARCH_BR_JCC] = "jcc",
 	    [ARCH_BR_NEAR_IND_JMP] = "near_ind_jmp",
@@ -386,6 +392,6 @@ unsigned lbr_index_newest(unsigned tos, unsigned i, unsigned depth)
 {
 	if (depth == 0)
 		return 0;
-	/* In unsigned arithmetic: no negative intermediate, any depth (ref 3.4). */
+	/* In unsigned arithmetic: no negative intermediate, any depth (references.md 3.4). */
 	return (unsigned)(((uint64_t)(tos % depth) + depth - i % depth) % depth);
 }

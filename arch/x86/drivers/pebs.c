@@ -5,19 +5,19 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-/* Group bits of DATA_CFG that the basic group's qword 0 mirrors (reference 6.3). */
+/* Group bits of DATA_CFG that the basic group's qword 0 mirrors (references.md 6.3). */
 #define DATACFG_GROUP_BITS                                                                         \
 	(PEBS_DATACFG_MEMINFO | PEBS_DATACFG_GP | PEBS_DATACFG_XMMS | PEBS_DATACFG_LBRS |          \
 	 PEBS_DATACFG_CNTR | PEBS_DATACFG_METRICS)
 
-/* DS counter-reset slots (reference 5.2, [L-ids], [LKML-fmt5]). */
+/* DS counter-reset slots (references.md 5.2, Linux intel_ds.h, LKML PEBS format 5). */
 #define RESET_GP_SLOTS(fmt)    ((fmt) >= 5 ? 32u : 8u)
 #define RESET_FIXED_SLOTS(fmt) ((fmt) >= 5 ? 16u : 4u)
 _Static_assert(DS_PEBS_RESET_FIXED(4, 0) == DS_PEBS_RESET_GP(8), "fmt <= 4: fixed after 8 GP");
 _Static_assert(DS_PEBS_RESET_FIXED(5, 0) == DS_PEBS_RESET_GP(32), "fmt 5: fixed after 32 GP");
 _Static_assert(DS_PEBS_RESET_FIXED(5, 15) + 8 == sizeof(struct ds_area64), "fmt 5 fills the area");
 
-#define LD_LAT_COUNTERS 4 /* LL_EN_PMC0-3, IA32_PEBS_ENABLE bits 35:32 (reference 6.1) */
+#define LD_LAT_COUNTERS 4 /* LL_EN_PMC0-3, IA32_PEBS_ENABLE bits 35:32 (references.md 6.1) */
 
 static const char *const error_names[] = {
     [-PEBS_OK] = "ok",
@@ -53,9 +53,10 @@ const char *pebs_ip_kind_name(enum pebs_ip_kind k)
 static int config_error(unsigned format, bool adaptive, uint64_t data_cfg)
 {
 	if (format > PEBS_FORMAT_MAX_SUPPORTED)
-		return PEBS_ERR_FORMAT; /* format 6+: reference 6.4 marks it unconfirmed */
+		return PEBS_ERR_FORMAT; /* format 6+: references.md 6.4 marks it unconfirmed */
 	if (adaptive && format < PEBS_FORMAT_FIRST_BASIC)
-		return PEBS_ERR_FORMAT; /* Linux clears the baseline bit below format 4 (ref 1.5) */
+		return PEBS_ERR_FORMAT; /* Linux clears the baseline bit below format 4
+					   (references.md 1.5) */
 	if (adaptive && (data_cfg & (PEBS_DATACFG_CNTR | PEBS_DATACFG_METRICS)))
 		return PEBS_ERR_DATA_CFG; /* reserved before format 6 */
 	return PEBS_OK;
@@ -72,7 +73,7 @@ size_t pebs_record_bytes(unsigned format, bool adaptive, uint64_t data_cfg)
 {
 	if (config_error(format, adaptive, data_cfg) != PEBS_OK)
 		return 0;
-	switch (format) { /* reference 6.2 */
+	switch (format) { /* references.md 6.2 */
 	case 0:
 		return sizeof(struct pebs_record_fmt0); /* 144 */
 	case 1:
@@ -84,7 +85,7 @@ size_t pebs_record_bytes(unsigned format, bool adaptive, uint64_t data_cfg)
 	}
 	/* Formats 4 and 5: the same record (format 5 changes only the DS reset layout, reference
 	 * 6.4). Without PERF_CAPABILITIES[14], the basic group alone. Groups in DATA_CFG order
-	 * (reference 6.3): memory info, GPRs, XMM, LBR entries. */
+	 * (references.md 6.3): memory info, GPRs, XMM, LBR entries. */
 	size_t n = sizeof(struct pebs_basic);
 	if (!adaptive)
 		return n;
@@ -97,7 +98,7 @@ size_t pebs_record_bytes(unsigned format, bool adaptive, uint64_t data_cfg)
 	return n + sizeof(struct pebs_lbr_entry) * lbr_entries(data_cfg);
 }
 
-/* Formats 0-3: a prefix of the format-3 record (reference 6.2). */
+/* Formats 0-3: a prefix of the format-3 record (references.md 6.2). */
 static void decode_legacy(unsigned format, bool trap_like, const void *rec, size_t size,
 			  struct pebs_decoded *o)
 {
@@ -161,14 +162,14 @@ static void decode_legacy(unsigned format, bool trap_like, const void *rec, size
 	}
 }
 
-/* Formats 4/5: the basic group, then the DATA_CFG groups in order (reference 6.3). */
+/* Formats 4/5: the basic group, then the DATA_CFG groups in order (references.md 6.3). */
 static int decode_basic(uint64_t cfg, const void *rec, size_t size, struct pebs_decoded *o)
 {
 	const uint8_t *p = rec;
 	struct pebs_basic b;
 	memcpy(&b, p, sizeof(b));
 
-	/* Linux sanity-checks the self-described size against DATA_CFG's (reference 6.3). */
+	/* Linux sanity-checks the self-described size against DATA_CFG's (references.md 6.3). */
 	uint64_t compared =
 	    DATACFG_GROUP_BITS | (cfg & PEBS_DATACFG_LBRS ? PEBS_DATACFG_LBR_COUNT : 0);
 	if ((b.format_size ^ cfg) & compared)
@@ -329,7 +330,7 @@ int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixe
 			      PEBS_FORMAT_MAX_SUPPORTED);
 
 	/* GP counters: Core 2/Bonnell PMC0 only (SDM 18.4.4.1); Nehalem..Skylake PMC0-3 (SDM
-	 * Nehalem/Sandy Bridge PEBS sections, reference 6.1 constraints); format 4+ any counter
+	 * Nehalem/Sandy Bridge PEBS sections, references.md 6.1 constraints); format 4+ any counter
 	 * with a DS reset slot. */
 	unsigned pebs_gp = c->perfmon.gp_counters;
 	const char *rule = "";
@@ -350,7 +351,7 @@ int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixe
 			      "PEBS on PMC%d refused: %u GP counters%s; accepted gp mask 0x%x", bad,
 			      c->perfmon.gp_counters, rule, low_mask(pebs_gp));
 
-	/* Load latency (reference 6.1): LL_EN_PMCn, perfmon < v5, Nehalem onwards. */
+	/* Load latency (references.md 6.1): LL_EN_PMCn, perfmon < v5, Nehalem onwards. */
 	if (load_latency_mask) {
 		if (v >= 5 || fmt < 1)
 			return refuse(
@@ -369,7 +370,7 @@ int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixe
 			    bad, ll_ok);
 	}
 
-	/* Extended PEBS on fixed counters (reference 6.1, 1.5 row 14). */
+	/* Extended PEBS on fixed counters (references.md 6.1, 1.5 row 14). */
 	if (fixed_mask) {
 		if (!c->perf_cap.pebs_baseline || fmt < PEBS_FORMAT_FIRST_BASIC)
 			return refuse(why, why_size, PEBS_ERR_EXTENDED,

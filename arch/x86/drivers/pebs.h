@@ -8,10 +8,10 @@
  * Sources: SDM Vol. 3B 18.4.4 (PEBS on Intel Core: buffer, PERF_CAPABILITIES[6] trap/fault,
  * record formats 0000B-0011B), 18.8.1.1 (format 1, Nehalem), 18.11.2 (format 2, Haswell),
  * 18.13.1.1 (format 3, Skylake), 18.15.7 (format 0 on Atom), the Adaptive PEBS section of later
- * editions (formats 4+), and ../shared/reference/intel-trace-hw.md ("reference 6.x").
+ * editions (formats 4+), and docs/references.md ("references.md 6.x").
  *
  * Supported: formats 0-3 and formats 4/5, adaptive or not. Format 6 (counters-snapshot group)
- * and later are refused: reference 6.4 marks which parts report them, and the group layout,
+ * and later are refused: references.md 6.4 marks which parts report them, and the group layout,
  * unconfirmed.
  */
 #ifndef ARCH_X86_PEBS_RECORD_H
@@ -23,7 +23,7 @@
 #include "arch/x86/hw/ds_layout.h"
 #include "arch/x86/caps/caps.h"
 
-#define PEBS_FORMAT_MAX_SUPPORTED 5 /* highest format this module decodes (reference 6.4) */
+#define PEBS_FORMAT_MAX_SUPPORTED 5 /* highest format this module decodes (references.md 6.4) */
 #define PEBS_FORMAT_FIRST_BASIC	  4 /* basic group record, adaptive with PERF_CAP[14] */
 
 /* Negative results; 0 is success. pebs_error_name() gives each a stable phrase. */
@@ -45,10 +45,10 @@ enum pebs_err {
 const char *pebs_error_name(int err);
 
 /*
- * What the record's IP means (SDM 18.4.4.2 PEBSTrap; reference 6.2, 6.6):
+ * What the record's IP means (SDM 18.4.4.2 PEBSTrap; references.md 6.2, 6.6):
  *  EXACT: format >= 2 eventing IP (offset 0xb0), or the basic group's IP (formats 4/5).
  *  TRAP:  format 0/1 with PERF_CAPABILITIES[6]: the record's RIP is the instruction after
- *         the sampled one (an LBR-based fixup, reference 6.6, can recover it).
+ *         the sampled one (an LBR-based fixup, references.md 6.6, can recover it).
  *  FAULT: format 0/1 without it: the record is written before the sampled instruction
  *         executes, so RIP is the sampled instruction itself.
  */
@@ -70,15 +70,15 @@ struct pebs_decoded {
 	bool has_next_ip;     /* legacy RIP when trap-like; adaptive GPR group's RIP */
 	uint64_t next_ip;     /* the architectural IP after it retired */
 
-	/* Format 1/2: GLOBAL_STATUS snapshot, may be 0 or multi-bit (reference 6.2). Format >= 3
-	 * and the basic group: applicable counters, GP n -> bit n, fixed m -> bit 32+m. */
+	/* Format 1/2: GLOBAL_STATUS snapshot, may be 0 or multi-bit (references.md 6.2). Format >=
+	 * 3 and the basic group: applicable counters, GP n -> bit n, fixed m -> bit 32+m. */
 	bool has_status;
 	bool status_exact;
 	uint64_t status;
 
 	bool has_meminfo;   /* format >= 1, adaptive memory-info group */
 	uint64_t data_addr; /* data linear address */
-	uint64_t data_src;  /* data source encoding (reference 6.2), adaptive "aux" */
+	uint64_t data_src;  /* data source encoding (references.md 6.2), adaptive "aux" */
 	uint64_t latency;   /* load latency (ADL+ adaptive: 15:0 insn, 47:32 cache) */
 	bool has_tsx;	    /* format >= 2, adaptive memory-info group */
 	uint64_t tsx_tuning;
@@ -114,11 +114,11 @@ int pebs_decode(unsigned format, bool adaptive, bool trap_like, uint64_t data_cf
 bool pebs_lbr_get(const struct pebs_decoded *s, unsigned i, struct pebs_lbr_entry *e);
 
 /* Byte offset in struct ds_area64 of the counter-reset slot of GP counter `index` or fixed
- * counter `index` (reference 5.2): formats 0-4 have 8 GP and 4 fixed slots, format 5 has 32
+ * counter `index` (references.md 5.2): formats 0-4 have 8 GP and 4 fixed slots, format 5 has 32
  * and 16. 0 (never a slot) when the counter has no slot or the format is unsupported. */
 uint32_t pebs_counter_reset_offset(unsigned format, bool fixed, unsigned index);
 
-/* Thresholds (reference 6.5). Single-record: a PMI per record, base + record_size. */
+/* Thresholds (references.md 6.5). Single-record: a PMI per record, base + record_size. */
 uint64_t pebs_threshold_single(uint64_t base, size_t record_size);
 /* Multi-record: leave room for one more record per PEBS counter, abs_max - counters *
  * record_size, with abs_max first rounded down to whole records from base. Never below
@@ -138,7 +138,7 @@ uint64_t pebs_threshold_multi(uint64_t base, uint64_t abs_max, size_t record_siz
 int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixed_mask,
 		     uint32_t load_latency_mask, uint64_t *out, char *why, size_t why_size);
 
-/* MSR_PEBS_LD_LAT value for a minimum load latency of `cycles` (bits 15:0, reference 6.1);
+/* MSR_PEBS_LD_LAT value for a minimum load latency of `cycles` (bits 15:0, references.md 6.1);
  * PEBS_ERR_RANGE above 0xffff. */
 int pebs_ld_lat_value(unsigned cycles, uint64_t *out);
 

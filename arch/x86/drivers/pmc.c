@@ -23,7 +23,7 @@ int64_t pmc_sign_extend(uint64_t raw, unsigned width)
 static uint64_t period_max(const struct trace_caps *c, unsigned width, bool fixed)
 {
 	/* Full-width writes (fixed counters always are) reach half the counter range: the
-	 * overflow is the sign change (reference 8). */
+	 * overflow is the sign change (references.md 8). */
 	if (fixed || c->perf_cap.full_width_write)
 		return genmask(width - 2, 0);
 	return LEGACY_PERIOD_MAX;
@@ -103,7 +103,8 @@ int pmc_freeze_bits(const struct trace_caps *c, const struct pmc_freeze *f, uint
 		return -1;
 	}
 	if (f->smm && !c->freeze.while_smm) {
-		/* DEBUGCTL[14] is valid only with IA32_PERF_CAPABILITIES[12] (reference 2, 7.6). */
+		/* DEBUGCTL[14] is valid only with IA32_PERF_CAPABILITIES[12] (references.md
+		 * 2, 7.6). */
 		fmt_snprintf(
 		    why, why_size,
 		    "freeze while in SMM: IA32_PERF_CAPABILITIES[12] is clear on this CPU");
@@ -171,8 +172,9 @@ uint32_t pmc_reset_all(const struct trace_caps *c)
 			    pmu_wrmsr(MSR_IA32_FIXED_CTR0 + m, 0) != STATUS_OK)
 				return MSR_IA32_FIXED_CTR0 + m;
 		/* Clear what is left in GLOBAL_STATUS: overflow bits of an earlier session, the
-		 * PEBS buffer and CondChgd bits, and on v4+ the freeze bits (reference 7.2-7.3);
-		 * never bits this driver does not own (metrics, PT, ASCI, uncore). */
+		 * PEBS buffer and CondChgd bits, and on v4+ the freeze bits
+		 * (references.md 7.2-7.3); never bits this driver does not own (metrics, PT, ASCI,
+		 * uncore). */
 		uint64_t owned =
 		    genmask(c->perfmon.gp_counters ? c->perfmon.gp_counters - 1 : 0, 0) |
 		    ((uint64_t)c->perfmon.fixed_mask << 32) | GLOBAL_STATUS_DS_BUFFER |

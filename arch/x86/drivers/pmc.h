@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The performance-counter driver (SDM Vol. 3B 18.2 architectural performance monitoring;
- * reference 7.1 and 8 "Counters / PMI"): general-purpose counters from a raw event select and
+ * references.md 7.1 and 8 "Counters / PMI"): general-purpose counters from a raw event select and
  * unit mask with USR/OS/INT, fixed counters, periods as negative counts of the counter's
  * width, full-width writes through IA32_A_PMCx when IA32_PERF_CAPABILITIES[13] says so (the
  * legacy IA32_PMCx alias takes 32 bits sign-extended, so its periods stop at 2^31 - 1),
@@ -27,7 +27,7 @@ struct pmc_event {
 
 /* Counter value that overflows after `period` events: -period in `width` bits. */
 uint64_t pmc_period_value(unsigned width, uint64_t period);
-/* Sign-extend a raw `width`-bit counter reading (reference 8: shift = 64 - width). */
+/* Sign-extend a raw `width`-bit counter reading (references.md 8: shift = 64 - width). */
 int64_t pmc_sign_extend(uint64_t raw, unsigned width);
 /* Checks a GP counter request against the capability record; 0 or -1 with a message. */
 enum status pmc_check_gp(const struct trace_caps *c, unsigned n, const struct pmc_event *e,
@@ -40,7 +40,7 @@ void pmc_gp_write_target(const struct trace_caps *c, unsigned n, uint64_t value,
 			 uint64_t *out);
 uint64_t pmc_evtsel(const struct pmc_event *e);
 
-/* Freeze requests (SDM 17.4.7, reference 7.3 and 7.6). */
+/* Freeze requests (SDM 17.4.7, references.md 7.3 and 7.6). */
 struct pmc_freeze {
 	bool lbrs, perfmon, smm;
 };

@@ -44,7 +44,7 @@ _Static_assert(sizeof(struct bts_record) == 24, "BTS record is 24 bytes");
 _Static_assert(offsetof(struct bts_record, flags) == 16, "flags at offset 16");
 
 /*
- * PEBS records, one struct per format generation (reference 6.2; Linux pebs_record_core/nhm/
+ * PEBS records, one struct per format generation (references.md 6.2; Linux pebs_record_core/nhm/
  * hsw/skl). Format 0 is the 144-byte record; each later format appends fields.
  */
 struct pebs_gprs_legacy {
@@ -83,7 +83,7 @@ struct pebs_record_fmt3 { /* Skylake family */
 _Static_assert(sizeof(struct pebs_record_fmt3) == 200, "PEBS format 3 record is 200 bytes");
 _Static_assert(offsetof(struct pebs_record_fmt3, tsc) == 0xc0, "TSC at 0xc0");
 
-/* Adaptive PEBS (format 4 with IA32_PERF_CAPABILITIES[14], reference 6.3): a basic group,
+/* Adaptive PEBS (format 4 with IA32_PERF_CAPABILITIES[14], references.md 6.3): a basic group,
  * then the groups MSR_PEBS_DATA_CFG selects, in this order. */
 #define PEBS_DATACFG_MEMINFO   BIT(0)
 #define PEBS_DATACFG_GP	       BIT(1)
@@ -121,15 +121,15 @@ struct pebs_lbr_entry {
 };
 _Static_assert(sizeof(struct pebs_lbr_entry) == 24, "LBR group entries are 24 bytes");
 
-/* PEBS counter-reset slots in the DS area (reference 5.2): GP counter n at 0x40 + 8n; fixed
+/* PEBS counter-reset slots in the DS area (references.md 5.2): GP counter n at 0x40 + 8n; fixed
  * counter m at 0x80 + 8m up to format 4, at 0x140 + 8m from format 5. */
 #define DS_PEBS_RESET_GP(n)	    (0x40 + 8 * (n))
 #define DS_PEBS_RESET_FIXED(fmt, m) ((fmt) >= 5 ? 0x140 + 8 * (m) : 0x80 + 8 * (m))
 
-/* More of the adaptive basic group's qword 0 and MSR_PEBS_DATA_CFG (reference 6.3). */
+/* More of the adaptive basic group's qword 0 and MSR_PEBS_DATA_CFG (references.md 6.3). */
 #define PEBS_BASIC_GROUP_FIELD GENMASK(31, 0)  /* mirrors DATA_CFG[31:0], LBR count included */
 #define PEBS_BASIC_RETIRE_LAT  GENMASK(47, 32) /* with IA32_PERF_CAPABILITIES[17] timing info */
-#define PEBS_DATACFG_CNTR      BIT(4)	       /* format 6: counters group ([LKML-cntr]) */
+#define PEBS_DATACFG_CNTR      BIT(4)	       /* format 6: counters group (LKML PEBS counters) */
 #define PEBS_DATACFG_METRICS   BIT(5)	       /* format 6: PERF_METRICS in the counters group */
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Architectural performance-monitoring MSRs and their bits, defined once for the drivers and
- * the software PMU (SDM Vol. 3B 18.2 architectural performance monitoring; reference 7.1-7.2).
+ * the software PMU (SDM Vol. 3B 18.2 architectural performance monitoring; references.md 7.1-7.2).
  */
 #ifndef ARCH_X86_PMU_REGS_H
 #define ARCH_X86_PMU_REGS_H
@@ -10,29 +10,32 @@
 #include "lib/bits.h"
 
 /* IA32_PERFEVTSELx (SDM 18.2.1.1, Figure 18-1). */
-#define EVTSEL_EVENT	GENMASK(7, 0)
-#define EVTSEL_UMASK	GENMASK(15, 8)
-#define EVTSEL_USR	BIT(16)
-#define EVTSEL_OS	BIT(17)
-#define EVTSEL_EDGE	BIT(18)
-#define EVTSEL_PC	BIT(19)
-#define EVTSEL_INT	BIT(20)
-#define EVTSEL_ANY	BIT(21)
-#define EVTSEL_EN	BIT(22)
-#define EVTSEL_INV	BIT(23)
-#define EVTSEL_CMASK	GENMASK(31, 24)
-#define EVTSEL_VALID	GENMASK(31, 0)
-#define EVTSEL_ADAPTIVE BIT(34) /* adaptive PEBS record on this counter (reference 6.1, 7.1) */
+#define EVTSEL_EVENT GENMASK(7, 0)
+#define EVTSEL_UMASK GENMASK(15, 8)
+#define EVTSEL_USR   BIT(16)
+#define EVTSEL_OS    BIT(17)
+#define EVTSEL_EDGE  BIT(18)
+#define EVTSEL_PC    BIT(19)
+#define EVTSEL_INT   BIT(20)
+#define EVTSEL_ANY   BIT(21)
+#define EVTSEL_EN    BIT(22)
+#define EVTSEL_INV   BIT(23)
+#define EVTSEL_CMASK GENMASK(31, 24)
+#define EVTSEL_VALID GENMASK(31, 0)
+#define EVTSEL_ADAPTIVE                                                                            \
+	BIT(34) /* adaptive PEBS record on this counter (references.md 6.1, 7.1)                   \
+		 */
 
 /* IA32_FIXED_CTR_CTRL: 4 bits per counter (SDM 18.2.2, Figure 18-2). */
-#define FIXED_CTRL_OS(m)       BIT(4 * (m))
-#define FIXED_CTRL_USR(m)      BIT(4 * (m) + 1)
-#define FIXED_CTRL_ANY(m)      BIT(4 * (m) + 2)
-#define FIXED_CTRL_PMI(m)      BIT(4 * (m) + 3)
-#define FIXED_CTRL_FIELD(m)    genmask(4 * (m) + 3, 4 * (m)) /* m known at run time */
-#define FIXED_CTRL_ADAPTIVE(m) BIT(32 + 4 * (m)) /* adaptive PEBS on fixed counter m (ref 6.1) */
+#define FIXED_CTRL_OS(m)    BIT(4 * (m))
+#define FIXED_CTRL_USR(m)   BIT(4 * (m) + 1)
+#define FIXED_CTRL_ANY(m)   BIT(4 * (m) + 2)
+#define FIXED_CTRL_PMI(m)   BIT(4 * (m) + 3)
+#define FIXED_CTRL_FIELD(m) genmask(4 * (m) + 3, 4 * (m)) /* m known at run time */
+#define FIXED_CTRL_ADAPTIVE(m)                                                                     \
+	BIT(32 + 4 * (m)) /* adaptive PEBS on fixed counter m (references.md 6.1) */
 
-/* IA32_PERF_GLOBAL_STATUS (reference 7.2). */
+/* IA32_PERF_GLOBAL_STATUS (references.md 7.2). */
 #define GLOBAL_FIXED_SHIFT	32 /* fixed counter m is bit 32 + m of GLOBAL_CTRL and GLOBAL_STATUS */
 #define GLOBAL_STATUS_FIXED(m)	BIT(GLOBAL_FIXED_SHIFT + (m))
 #define GLOBAL_STATUS_LBR_FRZ	BIT(58)
@@ -46,7 +49,7 @@
 #define ARCH_EVENT_INSTRUCTIONS 0xc0 /* umask 00H */
 #define ARCH_EVENT_BRANCHES	0xc4 /* umask 00H */
 
-/* IA32_PEBS_ENABLE bits (reference 6.1; SDM Vol. 3B 18.8.1.1 for Nehalem's PEBS_EN/LL_EN). */
+/* IA32_PEBS_ENABLE bits (references.md 6.1; SDM Vol. 3B 18.8.1.1 for Nehalem's PEBS_EN/LL_EN). */
 #define PEBS_ENABLE_GP(n)     BIT(n)	     /* PEBS on IA32_PMCn */
 #define PEBS_ENABLE_LD_LAT(n) BIT(32 + (n))  /* load latency on PMCn: n < 4, perfmon < v5 */
 #define PEBS_ENABLE_FIXED(m)  BIT(32 + (m))  /* extended PEBS on IA32_FIXED_CTRm (PERF_CAP[14]) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The per-CPU Debug Store save area (SDM Vol. 3B 17.4.9, Figure 17-8; reference 5.1-5.3): one
+ * The per-CPU Debug Store save area (SDM Vol. 3B 17.4.9, Figure 17-8; references.md 5.1-5.3): one
  * DS management area and its BTS and PEBS buffers per CPU, allocated by the boot CPU (the page
  * allocator is not shared) and kept between sessions. They live in the identity map, which is
  * part of the one set of page tables every address space of this kernel uses (ring 0 and the

@@ -3,7 +3,7 @@
 #include "arch/x86/hw/pmu_regs.h"
 #include "lib/string.h"
 
-/* Not overflows: handled as state, never dispatched (reference 7.2, Linux masks 63/60/58). */
+/* Not overflows: handled as state, never dispatched (references.md 7.2, Linux masks 63/60/58). */
 #define STATUS_NOT_OVERFLOWS                                                                       \
 	(GLOBAL_STATUS_LBR_FRZ | GLOBAL_STATUS_CTR_FRZ | GLOBAL_STATUS_ASCI |                      \
 	 GLOBAL_STATUS_COND_CHGD | GLOBAL_STATUS_DS_BUFFER)
@@ -24,7 +24,7 @@ static void wr(const struct ds_isr_ops *o, struct ds_isr_report *r, uint32_t msr
 
 uint64_t ds_bts_drain(const struct ds_isr_ops *o, struct ds_area64 *ds)
 {
-	/* The buffer is one linear range (reference 5.3): mapped once, walked by pointer — the
+	/* The buffer is one linear range (references.md 5.3): mapped once, walked by pointer — the
 	 * per-record cost is the sink call (make bench counts it). */
 	uint64_t n = ds->bts_index > ds->bts_base
 			 ? (ds->bts_index - ds->bts_base) / sizeof(struct bts_record)
@@ -135,7 +135,7 @@ void ds_isr_service(const struct ds_isr_ops *o, const struct ds_isr_config *c,
 		if (status & (GLOBAL_STATUS_LBR_FRZ | GLOBAL_STATUS_CTR_FRZ))
 			r->frozen = true;
 		/* The LBR stack while it is still frozen, before the acknowledgement below
-		 * unfreezes it (reference 7.4 step 5): for samples that want their branches. */
+		 * unfreezes it (references.md 7.4 step 5): for samples that want their branches. */
 		if (c->lbr_snapshot && o->lbr_snapshot && (status & ~STATUS_NOT_OVERFLOWS)) {
 			o->lbr_snapshot(o->ctx);
 			r->lbr_snapshots++;
@@ -154,7 +154,7 @@ void ds_isr_service(const struct ds_isr_ops *o, const struct ds_isr_config *c,
 	}
 	if (r->loops == c->max_loops) {
 		/* A PMI storm: leave the PMU disabled rather than re-arm it (Linux resets the
-		 * PMU after 100 loops, reference 7.4); the report says so. */
+		 * PMU after 100 loops, references.md 7.4); the report says so. */
 		r->storm = true;
 		return;
 	}

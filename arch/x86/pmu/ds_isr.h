@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The one PMI / DS interrupt service routine (SDM Vol. 3B 17.4.9.5 "Writing the DS Interrupt
- * Service Routine"; reference 7.3-7.4): stop BTS and PEBS on entry, find every cause (a BTS
+ * Service Routine"; references.md 7.3-7.4): stop BTS and PEBS on entry, find every cause (a BTS
  * index at its threshold, which sets no status bit; OvfDSBuffer for PEBS; counter overflows;
  * LBR_Frz / CTR_Frz), drain what is due, re-arm overflowed counters, acknowledge (OVF_CTRL on
  * perfmon v2/v3, STATUS_RESET on v4+, which also unfreezes), restore what was disabled or

@@ -4,7 +4,7 @@
  * entry (arch/x86/pmu/pmi.c) calls the PMI/DS service routine (arch/x86/pmu/ds_isr.c) with the
  * session's configuration and record sinks, and keeps the counts a session reports. LVTPC is
  * unmasked by the PMI entry after the routine has re-armed the counters (the "late" ack Linux
- * uses on Haswell and later big cores, reference 7.4), then EOI.
+ * uses on Haswell and later big cores, references.md 7.4), then EOI.
  */
 #ifndef ARCH_X86_TRACE_PMI_H
 #define ARCH_X86_TRACE_PMI_H

@@ -19,10 +19,10 @@
 #include "kernel/arch.h"
 #include "lib/fmt.h"
 
-#define BTS_CIRCULAR_RECORDS  2730 /* 64 KiB, Linux's size (reference 5.3) */
+#define BTS_CIRCULAR_RECORDS  2730 /* 64 KiB, Linux's size (references.md 5.3) */
 #define BTS_INTERRUPT_RECORDS 32   /* small, so a workload takes several threshold PMIs */
 #define BTS_HEADROOM_DIVISOR  4	   /* interrupt mode: a quarter of the buffer past the threshold */
-#define BTS_PMI_MAX_LOOPS     100  /* PMI-storm bound, as Linux's (reference 7.4) */
+#define BTS_PMI_MAX_LOOPS     100  /* PMI-storm bound, as Linux's (references.md 7.4) */
 
 void bts_store_record(void *ctx, const struct bts_record *r)
 {

@@ -64,7 +64,7 @@ static int arch_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t fr
 			"%#x): using %u, %s\n",
 			t->label, wanted, c->arch_lbr.depth_mask, depth,
 			depth < wanted ? "the deepest below it" : "the shallowest it has");
-	/* Writing the depth also clears every entry (reference 4.1). */
+	/* Writing the depth also clears every entry (references.md 4.1). */
 	bool ok = ts_check(t, pmu_wrmsr(MSR_IA32_LBR_DEPTH, depth), MSR_IA32_LBR_DEPTH, "lbr") &&
 		  ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, freeze), MSR_IA32_DEBUGCTL, "lbr") &&
 		  ts_check(t, pmu_wrmsr(MSR_IA32_LBR_CTL, ctl), MSR_IA32_LBR_CTL, "lbr");
@@ -84,7 +84,7 @@ static int arch_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t fr
 		     ts_check(t, pmu_rdmsr(MSR_IA32_LBR_INFO0 + i, &info), MSR_IA32_LBR_INFO0 + i,
 			      "lbr");
 		if (!ok || from == 0)
-			break; /* FROM = 0: no more entries (reference 4.1) */
+			break; /* FROM = 0: no more entries (references.md 4.1) */
 		struct lbr_entry e;
 		arch_lbr_decode(from, to, info, &e);
 		print_entry(i, &e);
@@ -114,7 +114,7 @@ static int legacy_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t 
 			"(the option sets Architectural LBR's)\n",
 			t->label, t->req->opt->lbr_depth, depth);
 	bool ok = true;
-	for (unsigned i = 0; i < depth && ok; i++) /* reset (reference 3.5) */
+	for (unsigned i = 0; i < depth && ok; i++) /* reset (references.md 3.5) */
 		ok = ts_check(t, pmu_wrmsr(r.from + i, 0), r.from + i, "lbr") &&
 		     ts_check(t, pmu_wrmsr(r.to + i, 0), r.to + i, "lbr") &&
 		     (!r.info || ts_check(t, pmu_wrmsr(r.info + i, 0), r.info + i, "lbr"));
@@ -142,7 +142,7 @@ static int legacy_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t 
 			break; /* FROM = 0: an empty slot, and all older ones too */
 		struct lbr_entry e;
 		lbr_decode_legacy(format, from, to, info, &e);
-		/* Nehalem/Westmere LBR_SELECT erratum (reference 8): the hardware filter had to
+		/* Nehalem/Westmere LBR_SELECT erratum (references.md 8): the hardware filter had to
 		 * be widened; drop the surplus classes here, as Linux does, and count them. */
 		if (sw_filter && !(branch_class(e.from) & f->branch_types)) {
 			dropped++;

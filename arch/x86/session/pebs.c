@@ -4,7 +4,7 @@
  * PMC0 on instructions or branches retired, or fixed counter 0 (extended PEBS) — reloaded
  * from its DS counter-reset slot after every record (the slot's offset depends on the
  * format), a buffer of pebs.kib whose threshold leaves one record of room per PEBS counter
- * (reference 6.5), drained by the PMI/DS service routine at every threshold PMI and after
+ * (references.md 6.5), drained by the PMI/DS service routine at every threshold PMI and after
  * the run. PEBS counters are programmed without INT: their PMI is the buffer's (reference
  * 6.1). Adaptive PEBS records carry the memory-info and GPR groups. Every record is decoded
  * and printed with its IP semantics (exact, trap-like or fault-like), or counted.
@@ -70,7 +70,7 @@ static const struct pebs_choice pebs_events[] = {
     [TRACE_PEBS_FIXED0] = {true, 0, 0, false},
 };
 
-/* MSR_PEBS_DATA_CFG for option pebs.groups (TRACE_PEBS_* bits; reference 6.3). */
+/* MSR_PEBS_DATA_CFG for option pebs.groups (TRACE_PEBS_* bits; references.md 6.3). */
 static uint64_t pebs_data_cfg(uint64_t groups)
 {
 	return (groups & TRACE_PEBS_MEMINFO ? PEBS_DATACFG_MEMINFO : 0) |
@@ -135,7 +135,7 @@ static bool session_pebs(struct trace_ctx *t)
 
 	struct ds_area64 *ds = d->area;
 	/* Core 2 (format 0) quirk: a PEBS buffer larger than one page made the WRMSR to
-	 * GLOBAL_CTRL hang; Linux uses 4 KiB there (reference 6.4, 8). */
+	 * GLOBAL_CTRL hang; Linux uses 4 KiB there (references.md 6.4, 8). */
 	uint64_t buffer_bytes = o->pebs_kib * 1024;
 	bool core2_cap = s.format == 0 && buffer_bytes > PEBS_CORE2_MAX_BYTES;
 	if (core2_cap)

@@ -23,7 +23,7 @@ enum status arch_lbr_write_depth(struct arch_lbr *a, uint64_t depth, const char 
 		return STATUS_REFUSED;
 	}
 	a->depth = depth;
-	/* Any write resets all LBR entries (reference 4.1). */
+	/* Any write resets all LBR entries (references.md 4.1). */
 	memset(a->from, 0, sizeof(a->from));
 	memset(a->to, 0, sizeof(a->to));
 	memset(a->info, 0, sizeof(a->info));

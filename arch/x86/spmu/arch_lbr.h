@@ -4,7 +4,7 @@
  * IA32_LBR_CTL's positive-sense filters, IA32_LBR_DEPTH (a write clears every entry),
  * FROM/TO/INFO with BR_TYPE, cycle count and its valid bit. Entry 0 is the newest (there is no
  * TOS register; the ordering follows Linux, the SDM's wording is unconfirmed in our sources).
- * Sources: reference 1.4, 4.1-4.3 (SDM Vol. 3B chapter "Architectural Last Branch Records").
+ * Sources: references.md 1.4, 4.1-4.3 (SDM Vol. 3B chapter "Architectural Last Branch Records").
  */
 #ifndef ARCH_X86_SPMU_ARCH_LBR_H
 #define ARCH_X86_SPMU_ARCH_LBR_H

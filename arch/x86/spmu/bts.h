@@ -20,7 +20,7 @@ enum bts_disposition {
 /*
  * Table 17-6 for a branch taken at `cpl`. The CPL that qualifies a branch is the one it was
  * taken at (its source): so a user -> kernel transition is stored under BTS_OFF_OS, with a
- * kernel TO address (the "leak" Linux filters; ../shared/reference/intel-trace-hw.md 5.5).
+ * kernel TO address (the "leak" Linux filters; docs/references.md 5.5).
  */
 enum bts_disposition bts_disposition(uint64_t debugctl, unsigned cpl);
 

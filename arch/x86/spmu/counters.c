@@ -244,8 +244,8 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 			continue;
 		if (bump(&c->pmc[n], c->gp_width)) {
 			/* The status bit is set for PEBS counters too (Linux strips PEBS counters
-			 * from the status it processes, reference 7.2); their PMI normally comes
-			 * from the buffer threshold, as software leaves INT clear. */
+			 * from the status it processes, references.md 7.2); their PMI normally
+			 * comes from the buffer threshold, as software leaves INT clear. */
 			c->global_status |= BIT(n);
 			want_pmi |= (c->evtsel[n] & EVTSEL_INT) != 0;
 			if (c->pebs_enable & BIT(n))
@@ -265,8 +265,8 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 			c->global_status |= GLOBAL_STATUS_FIXED(m);
 			want_pmi |= (c->fixed_ctrl & FIXED_CTRL_PMI(m)) != 0;
 			/* Extended PEBS: PEBS on fixed counter m is IA32_PEBS_ENABLE bit 32+m
-			 * (reference 6.1, Ice Lake and later with PERF_CAPABILITIES[14]); before
-			 * that, bits 32-35 are the load-latency enables of PMC0-3. */
+			 * (references.md 6.1, Ice Lake and later with PERF_CAPABILITIES[14]);
+			 * before that, bits 32-35 are the load-latency enables of PMC0-3. */
 			if (c->adaptive_pebs && (c->pebs_enable & BIT(GLOBAL_FIXED_SHIFT + m)))
 				o.pebs |= BIT(GLOBAL_FIXED_SHIFT + m);
 		}

@@ -75,7 +75,7 @@ const char *lbr_select_check(uint64_t select, bool call_stack_supported)
 }
 
 /*
- * Nehalem/Westmere LBR_SELECT erratum as Linux describes it (nhm_lbr_sel_map; reference 8):
+ * Nehalem/Westmere LBR_SELECT erratum as Linux describes it (nhm_lbr_sel_map; references.md 8):
  * a near relative call is recorded only if near relative and indirect jumps and far branches
  * are captured too, a near indirect call only if near indirect jumps are. A driver that wants
  * calls alone must widen the filter and drop the jumps in software.

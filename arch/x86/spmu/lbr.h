@@ -3,7 +3,7 @@
  * The software PMU's model-specific (legacy) LBR stack: recording, LBR_SELECT filtering and
  * the FROM/TO/INFO encodings of the LBR formats of IA32_PERF_CAPABILITIES[5:0]. Pure.
  * Sources: SDM Vol. 3B 17.4.8 (LBR stack), 17.7 / 17.9 / 17.12 (per-generation LBR
- * filtering and formats), ../shared/reference/intel-trace-hw.md sections 3.1-3.4.
+ * filtering and formats), docs/references.md sections 3.1-3.4.
  */
 #ifndef ARCH_X86_SPMU_LBR_H
 #define ARCH_X86_SPMU_LBR_H

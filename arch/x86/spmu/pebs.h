@@ -2,7 +2,7 @@
 /*
  * The software PMU's PEBS record writer: formats 0-3 (one struct each, arch/x86/hw/ds_layout.h)
  * and adaptive PEBS (format 4 with IA32_PERF_CAPABILITIES[14] and MSR_PEBS_DATA_CFG groups),
- * into the DS PEBS buffer with its threshold (reference 5.2, 6.2-6.5). Pure.
+ * into the DS PEBS buffer with its threshold (references.md 5.2, 6.2-6.5). Pure.
  * What the model cannot know is zero and documented: data linear address, data source and
  * latency (no memory-access model yet), TSX tuning (no transactions), XMM registers (the
  * kernel runs without SSE state).

@@ -41,7 +41,7 @@ static const struct spmu_personality personalities[] = {
 	.lbr_from_base = MSR_LBR_CORE_FROM,
 	.lbr_to_base = MSR_LBR_CORE_TO,
 	.lbr_info_base = 0,
-	.lbr_select = false, /* Core 2 filters in software only (reference 3.3) */
+	.lbr_select = false, /* Core 2 filters in software only (references.md 3.3) */
     },
     {
 	.name = "icelake",

@@ -56,14 +56,14 @@ void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(ui
 		m->pebs.format = m->caps.pebs.format;
 		m->pebs.adaptive = m->caps.pebs.adaptive;
 		m->pebs.trap = m->caps.perf_cap.pebs_trap;
-		/* Which counters can do PEBS (reference 6.1): PMC0 alone on format 0 parts; the
+		/* Which counters can do PEBS (references.md 6.1): PMC0 alone on format 0 parts; the
 		 * GP counters later; fixed counters too with extended (adaptive) PEBS. */
 		uint64_t gp = m->pebs.format == 0 ? BIT(0) : genmask(pm->gp_counters - 1, 0);
 		uint64_t fixed = m->pebs.adaptive && pm->fixed_counters
 				     ? genmask(32 + pm->fixed_counters - 1, 32)
 				     : 0;
 		/* Load-latency enables, bits 32+n for PMC0-3, from Nehalem (format 1) until perfmon
-		 * v5 (reference 6.1); the model has no memory accesses, so they never fire. */
+		 * v5 (references.md 6.1); the model has no memory accesses, so they never fire. */
 		unsigned ll = pm->gp_counters < 4 ? pm->gp_counters : 4;
 		uint64_t load_latency =
 		    m->pebs.format >= 1 && pm->version < 5 && ll ? genmask(32 + ll - 1, 32) : 0;
@@ -227,7 +227,7 @@ enum status spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 	case MSR_LBR_SELECT:
 		if (!p->lbr_select)
 			return gp(m, msr, value, "no MSR_LBR_SELECT on this processor");
-		/* Call-stack mode from Haswell on: LBR format 4 and later (reference 3.2). */
+		/* Call-stack mode from Haswell on: LBR format 4 and later (references.md 3.2). */
 		if ((why = lbr_select_check(value, m->lbr.format >= LBR_FMT_EIP_FLAGS2)))
 			return gp(m, msr, value, why);
 		m->lbr.select = value;
@@ -333,7 +333,7 @@ static void pebs_event(struct spmu *m, unsigned bit, const struct spmu_step *st)
 	struct pebs_write_result r = pebs_write(ds, m->lin, &m->pebs, &s);
 	m->stats.pebs_records += r.stored;
 	m->stats.pebs_dropped += r.dropped_full;
-	/* Reload: the DS area's counter-reset slot (reference 5.2, 6.1). */
+	/* Reload: the DS area's counter-reset slot (references.md 5.2, 6.1). */
 	const uint8_t *area = (const uint8_t *)ds;
 	uint64_t reset;
 	if (bit < 32) {
@@ -383,7 +383,7 @@ static void bts_branch(struct spmu *m, uint64_t from, uint64_t to, unsigned cpl_
 	if (r.dropped_full)
 		m->stats.bts_dropped++;
 	if (r.threshold_hit) {
-		/* A BTS threshold PMI sets no GLOBAL_STATUS bit (reference 5.5); the freeze
+		/* A BTS threshold PMI sets no GLOBAL_STATUS bit (references.md 5.5); the freeze
 		 * bits apply to it as to any PMI request. */
 		m->stats.bts_threshold_pmis++;
 		request_pmi(m, spmu_counters_pmi_freeze(&m->ctr, m->debugctl));

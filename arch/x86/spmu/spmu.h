@@ -87,7 +87,7 @@ void spmu_retire(struct spmu *m, const struct spmu_step *st);
 /*
  * An exception or interrupt delivered while the workload runs (not the engine's own
  * single-step traps, which real hardware would not take): the last exception record takes
- * the last branch before it (SDM Vol. 3B 17.4.8.1 / reference 3.1: LASTINTFROMIP/TOIP), and a
+ * the last branch before it (SDM Vol. 3B 17.4.8.1 / references.md 3.1: LASTINTFROMIP/TOIP), and a
  * debug exception clears DEBUGCTL.LBR (SDM 17.4.2; records are kept).
  */
 void spmu_exception(struct spmu *m, unsigned vector);
