@@ -37,6 +37,8 @@ for mode in all each; do
 	ok $? "trace.cpus=$mode: one session per facility, personality, workload and CPU ($n)"
 	if [ "$mode" = all ]; then
 		vector_samples=$(block pmc calls@skylake 1)
+		vector_btsint=$(block btsint calls@skylake 1 | grep '^bts ')
+		vector_btsint_steps=$(field "$(header btsint calls@skylake 1)" steps)
 		pebs_pmc0=$(block pebs calls@skylake 0 | awk '/^pebs / { print $2, $3 }')
 		has "trace: workload 'user' keeps one shared slot" "trace.cpus=all: the ring 3 workload (one user stack) runs on each CPU in turn, said so"
 		# Core 2 quirk: one page of PEBS buffer at most (references.md 8); others get pebs.kib.
@@ -68,10 +70,21 @@ done
 # handler; the samples and records must still be the workload's, as with the PMI vector.
 boot --smp 2 --timeout 60 -- trace=pmc,btsint spmu=skylake workload=calls trace.cpus=all pmi=nmi
 status_is 0 "pmi=nmi, all CPUs"
+# Expectations: the PMI-vector boot above (whose boot-CPU records tests/qemu/sstrace.t checks
+# against QEMU's log) and the threshold rule. The btsint buffer holds 32 records with a
+# quarter of headroom (arch/x86/session/bts.c), so its threshold sits 24 records in; "the
+# processor generates an interrupt when the BTS index reaches the BTS interrupt threshold"
+# (SDM Vol. 3B 17.4.9.3), drained at once: one PMI per 24 records, the rest after the run.
 h=$(header btsint calls@skylake 1)
-[ -n "$vector_samples" ] && [ "$(block pmc calls@skylake 1)" = "$vector_samples" ] &&
-	[ "$(field "$h" steps)" = 394 ] && [ "$(field "$h" pmis)" = 5 ] && [ "$(field "$h" records)" = 141 ]
-ok $? "pmi=nmi: CPU 1's counter samples equal those taken with the PMI vector; BTS threshold PMIs drain 141 records in 394 steps"
+recs=$(block btsint calls@skylake 1 | grep '^bts ')
+nrec=$(printf '%s\n' "$recs" | grep -c '^bts ')
+[ -n "$vector_samples" ] && [ "$(block pmc calls@skylake 1)" = "$vector_samples" ]
+ok $? "pmi=nmi: CPU 1's counter samples equal those taken with the PMI vector"
+[ -n "$vector_btsint" ] && [ "$recs" = "$vector_btsint" ] && [ "$(field "$h" steps)" = "$vector_btsint_steps" ]
+ok $? "pmi=nmi: CPU 1's BTS records (all $nrec, in order) and steps equal those with the PMI vector"
+[ "$(field "$h" records)" = "$nrec" ] && [ "$(field "$h" pmis)" = $((nrec / 24)) ] &&
+	[ "$(field "$h" drained-in-pmi)" = $((nrec / 24 * 24)) ]
+ok $? "pmi=nmi: one threshold PMI per 24 of the $nrec records, each draining 24 ($h)"
 
 # Freeze on PMI: legacy (Nehalem, perfmon v3: the PMI clears GLOBAL_CTRL and DEBUGCTL.LBR, the
 # routine restores them) and streamlined (Ice Lake, v5: LBR_Frz/CTR_Frz, acknowledged through
@@ -109,8 +122,19 @@ for p in nehalem icelake; do
 		[ $((in + end)) = "$n" ] && [ "$(field "$h" lost)$(field "$h" bad)$(field "$h" dropped)" = 000 ]
 	ok $? "pebs, $p: ${n} records of $sz bytes for $s instructions, $d threshold PMIs drained $in, $end after the run, none lost"
 done
-printf '%s\n' "$out" | grep -q '^trace-begin lbr calls@nehalem '
-ok $? "lbr, nehalem, freeze=lbrs: the stack is read after the run"
+# The stack read after the run: Nehalem's 16 entries (SDM Vol. 3B Table 17-4), every FROM and TO
+# in the workload range (nm), the newest one the workload's own final RET (objdump).
+lo=$(nm "$build/kernel.elf" | awk '$3 == "__workload_start" { print $1 }')
+hi=$(nm "$build/kernel.elf" | awk '$3 == "__workload_end" { print $1 }')
+entries=$(block lbr calls@nehalem 0 | awk '$1 == "lbr" { print $2, $3, $4 }')
+# (16-digit hex compares as text; mawk has no strtonum)
+inside=$(printf '%s\n' "$entries" | awk -v lo="$lo" -v hi="$hi" '
+	{ f = substr($2, 3); t = substr($3, 3); if (length(f) == 16 && length(t) == 16 && f >= lo && f < hi && t >= lo && t < hi) n++ } END { print n + 0 }')
+newest=$(printf '%s\n' "$entries" | awk '$1 == 0 { print substr($2, 3) }')
+mnem=$(objdump -d --start-address=0x$newest --stop-address=$((0x$newest + 1)) "$build/kernel.elf" |
+	awk -F'\t' '/^ *[0-9a-f]+:/ { split($3, m, " "); print m[1]; exit }')
+[ "$(printf '%s\n' "$entries" | grep -c .)" = 16 ] && [ "$inside" = 16 ] && [ "$mnem" = ret ]
+ok $? "lbr, nehalem, freeze=lbrs: the 16 entries are read after the run, all in the workload range, the newest its RET ($inside inside, newest 0x$newest: $mnem)"
 
 # CPL-qualified BTS and its kernel address leak; LBR CPL filter; extended PEBS.
 boot --timeout 120 -- trace=bts,lbr,pebs spmu=core2,skylake,icelake workload=user \

@@ -25,5 +25,10 @@ bad=$(grep -lE '#include "(kernel|boot)/' lib/*.c lib/*.h 2>/dev/null)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "lib/ includes only lib/ headers${bad:+ ($bad)}"
 bad=$(grep -lE '#include <(stdio|stdlib|string|assert)\.h>' kernel/*.c arch/x86/*.c lib/*.c 2>/dev/null)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "kernel code includes no hosted libc headers${bad:+ ($bad)}"
+# tools/ (the host decoder) shares the record layouts and the freestanding library, nothing
+# else of the kernel: its includes name lib/ or arch/x86/hw/ headers, or system headers.
+bad=$(git ls-files 'tools/*.c' 'tools/*.h' 2>/dev/null | xargs -r grep -nE '#include "' |
+	grep -vE '#include "(lib/|arch/x86/hw/|tools/)' | head -n 5)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "tools/ includes only lib/ and arch/x86/hw/ headers (and its own)${bad:+: $bad}"
 echo "1..$n"
 exit $failed

@@ -618,7 +618,10 @@ static void pmi_ack_by_generation(void **state)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct trace_caps c = decode(cases[i].rec);
-		assert_string_equal(pmi_ack_name(pmi_ack_for(&c)), pmi_ack_name(cases[i].want));
+		enum pmi_ack got = pmi_ack_for(&c);
+		if (got != cases[i].want) /* the enums themselves: names could coincide */
+			fail_msg("case %zu: PMI ack %d (%s), want %d (%s)", i, got,
+				 pmi_ack_name(got), cases[i].want, pmi_ack_name(cases[i].want));
 	}
 }
 
