@@ -17,9 +17,10 @@ struct branch_rec {
 struct sstrace {
 	struct branch_rec recs[SSTRACE_MAX_BRANCHES];
 	unsigned count;
-	uint64_t dropped;     /* branches beyond the buffer: counted, never silently lost */
-	uint64_t undecodable; /* retired instructions the decoder refused */
-	uint64_t redirected;  /* resumed elsewhere by a handler: not a branch */
+	uint64_t dropped;	   /* branches beyond the buffer: counted, never silently lost */
+	uint64_t undecodable;	   /* retired instructions the decoder refused */
+	uint64_t redirected;	   /* went somewhere its instruction cannot lead: not followed */
+	uint64_t first_redirected; /* the first such instruction's address */
 };
 
 /* What the trap after `retired` says, from the instruction's semantics (lib/x86_step.h). */
@@ -33,7 +34,8 @@ static enum x86_step_outcome classify(struct sstrace *t, uint64_t retired, uint6
 	struct x86_step_regs r;
 	arch_step_regs(&r.rflags, &r.rcx);
 	enum x86_step_outcome o = x86_step_classify(&in, retired, next, &r);
-	t->redirected += o == X86_STEP_REDIRECTED;
+	if (o == X86_STEP_REDIRECTED && t->redirected++ == 0)
+		t->first_redirected = retired;
 	return o;
 }
 
@@ -74,11 +76,16 @@ static bool trace_one(const struct workload *w, void *ctx)
 	uint64_t stepped = arch_single_step(w->fn, w->arg, w->bench ? on_step_count : on_step,
 					    &trace, &steps, &reps);
 	uint64_t cycles = arch_timestamp() - t0;
-	bool ok = plain == w->expect && stepped == w->expect && trace.undecodable == 0;
+	bool ok = plain == w->expect && stepped == w->expect && trace.undecodable == 0 &&
+		  trace.redirected == 0;
 	kprintf("ss-begin %s steps=%lu branches=%u dropped=%lu undecodable=%lu result=%lu "
 		"expected=%lu tsc-cycles=%lu rep-iterations=%lu redirected=%lu\n",
 		w->name, steps, trace.count, trace.dropped, trace.undecodable, stepped, w->expect,
 		cycles, reps, trace.redirected);
+	if (trace.redirected)
+		kprintf("error: ss: %s: the path between two traps could not be followed %lu "
+			"time(s), first after the instruction at %#lx: branches may be missing\n",
+			w->name, trace.redirected, trace.first_redirected);
 	for (unsigned i = 0; i < trace.count; i++)
 		kprintf("ss-branch %#lx %#lx\n", trace.recs[i].from, trace.recs[i].to);
 	kprintf("ss-end %s %s\n", w->name, ok ? "ok" : "MISMATCH");

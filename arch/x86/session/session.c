@@ -58,6 +58,7 @@ struct cpu_session {
 	void *scratch;
 	struct trace_ctx *ctx; /* non-NULL while a workload runs */
 	uint64_t virtual_pmis, virtual_pmis_masked;
+	uint64_t lost, first_lost; /* steps the model could not follow, the first one's address */
 	struct exception_seen exc[SESSION_EXCEPTIONS];
 	unsigned nexc, exc_lost;
 	ss_step_fn extra_step; /* a session's own per-step hook (BTF), or NULL */
@@ -127,6 +128,8 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	};
 	ss_step_cpls(&st.cpl_from, &st.cpl_to);
 	unsigned want = spmu_feed(m, &st);
+	if ((want & SPMU_FEED_LOST) && cs->lost++ == 0)
+		cs->first_lost = retired;
 	if (want & SPMU_FEED_BTF_TRAP)
 		cs->extra_step(cs->extra_ctx, retired, next);
 	if (want & SPMU_FEED_PMI)
@@ -154,6 +157,7 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 	*steps = 0;
 	cs->nexc = cs->exc_lost = 0;
 	cs->virtual_pmis = cs->virtual_pmis_masked = 0;
+	cs->lost = cs->first_lost = 0;
 	if (q->reset)
 		q->reset();
 	cs->ctx = t;
@@ -172,6 +176,12 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 		r = res.retval;
 	}
 	cs->ctx = 0;
+	if (cs->lost) {
+		tprintf("error: %s: the path between two traps could not be followed %lu time(s), "
+			"first after the instruction at %#lx: records may be missing\n",
+			t->label, cs->lost, cs->first_lost);
+		t->ok = false;
+	}
 	if (r != q->expect) {
 		tprintf("error: %s: workload returned %lu, expected %lu\n", t->label, r, q->expect);
 		t->ok = false;

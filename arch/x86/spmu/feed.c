@@ -56,6 +56,8 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 		spmu_branch(m, s->retired, s->next, s->kind, s->cpl_from, s->cpl_to);
 	spmu_retire(m, &st);
 	unsigned out = s->btf_hook && spmu_btf_trap(m) ? SPMU_FEED_BTF_TRAP : 0;
+	if (o == X86_STEP_REDIRECTED)
+		out |= SPMU_FEED_LOST;
 	if (m->pmi_pending) {
 		m->pmi_pending = false;
 		out |= SPMU_FEED_PMI;

@@ -42,6 +42,7 @@ struct spmu_feed_step {
 /* What the step asks of the runner. */
 #define SPMU_FEED_BTF_TRAP 1u /* BTF: deliver the workload's single-step #DB */
 #define SPMU_FEED_PMI	   2u /* a PMI is pending: deliver it */
+#define SPMU_FEED_LOST	   4u /* execution went where the instruction cannot lead: not followed */
 
 unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s);
 
