@@ -79,9 +79,9 @@ static bool trace_one(const struct workload *w, void *ctx)
 	bool ok = plain == w->expect && stepped == w->expect && trace.undecodable == 0 &&
 		  trace.redirected == 0;
 	kprintf("ss-begin %s steps=%lu branches=%u dropped=%lu undecodable=%lu result=%lu "
-		"expected=%lu tsc-cycles=%lu rep-iterations=%lu redirected=%lu\n",
+		"expected=%lu rep-iterations=%lu redirected=%lu tsc-cycles=%lu\n",
 		w->name, steps, trace.count, trace.dropped, trace.undecodable, stepped, w->expect,
-		cycles, reps, trace.redirected);
+		reps, trace.redirected, cycles);
 	if (trace.redirected)
 		kprintf("error: ss: %s: the path between two traps could not be followed %lu "
 			"time(s), first after the instruction at %#lx: branches may be missing\n",
