@@ -235,6 +235,36 @@ static void pebs_overflow_reload_and_threshold(void **state)
 	assert_int_equal(r[0].tsc, 7);
 }
 
+/*
+ * SDM 253668-032US 16.4.9.2: BTS records have the 64-bit format "with the exception that the
+ * branch predicted bit is not supported by Intel Core microarchitecture or Intel Atom
+ * microarchitecture": Core 2 (Penryn) records carry no flag, Skylake's do (bit 4).
+ */
+static void bts_predicted_flag_only_where_the_sdm_has_it(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	static const struct {
+		const char *personality;
+		uint64_t flags;
+	} cases[] = {{"core2", 0}, {"skylake", BIT(4)}};
+	for (unsigned i = 0; i < 2; i++) {
+		memset(mem, 0, sizeof(mem));
+		spmu_init(&m, spmu_personality_find(cases[i].personality), lin);
+		struct ds_area64 *ds = lin(DS_LIN);
+		ds->bts_base = ds->bts_index = BTS_LIN;
+		ds->bts_abs_max = BTS_LIN + 10 * 24;
+		ds->bts_threshold = ds->bts_abs_max + 24;
+		assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), STATUS_OK);
+		assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_TR | DEBUGCTL_BTS),
+				 STATUS_OK);
+		spmu_branch(&m, 0xffffffff80001000ull, 0xffffffff80001040ull, X86_BR_JMP_REL, 0, 0);
+		const struct bts_record *r = lin(BTS_LIN);
+		assert_int_equal(r[0].from, 0xffffffff80001000ull);
+		assert_int_equal(r[0].flags, cases[i].flags);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(pebs_overflow_reload_and_threshold),
     cmocka_unit_test(exceptions_set_ler_and_debug_clears_lbr),
@@ -242,5 +272,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(personalities_lbr_registers_match_the_caps_table),
     cmocka_unit_test(refused_accesses_are_model_gps),
     cmocka_unit_test(branches_reach_lbr_and_bts),
+    cmocka_unit_test(bts_predicted_flag_only_where_the_sdm_has_it),
 };
 UNIT_MAIN(tests)

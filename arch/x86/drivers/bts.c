@@ -15,7 +15,7 @@ const char *bts_ring_name(enum bts_ring r)
 }
 
 /*
- * Table 17-6 (SDM Vol. 3B 17.4.9.3; references.md 5.5), TR = BTS = 1:
+ * Table 17-6 (SDM Vol. 3B 17.4.9.4; references.md 5.5), TR = BTS = 1:
  *   BTS_OFF_OS BTS_OFF_USR BTINT
  *        0         0         0    every CPL, circular buffer
  *        1         0         0    CPL > 0 only
@@ -35,7 +35,7 @@ int bts_plan(const struct trace_caps *c, const struct bts_config *b, struct bts_
 	if (b->mode == BTS_INTERRUPT)
 		out->debugctl |= DEBUGCTL_BTINT;
 	if (b->ring != BTS_RING_ALL) {
-		if (!c->ds_cpl) /* BTS_OFF_OS/USR are reserved without DS-CPL (17.4.9.3) */
+		if (!c->ds_cpl) /* BTS_OFF_OS/USR are reserved without DS-CPL (17.4.9.4) */
 			out->software_ring = true;
 		else
 			out->debugctl |=

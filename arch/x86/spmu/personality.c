@@ -21,6 +21,7 @@ static const struct spmu_personality personalities[] = {
 	.lbr_to_base = MSR_LBR_NHM_TO,
 	.lbr_info_base = MSR_LBR_INFO_0,
 	.lbr_select = true,
+	.bts_predicted = true,
     },
     {
 	.name = "nehalem",
@@ -32,6 +33,7 @@ static const struct spmu_personality personalities[] = {
 	.lbr_info_base = 0,
 	.lbr_select = true,
 	.lbr_select_erratum = true,
+	.bts_predicted = true,
     },
     {
 	.name = "core2",
@@ -41,7 +43,8 @@ static const struct spmu_personality personalities[] = {
 	.lbr_from_base = MSR_LBR_CORE_FROM,
 	.lbr_to_base = MSR_LBR_CORE_TO,
 	.lbr_info_base = 0,
-	.lbr_select = false, /* Core 2 filters in software only (references.md 3.3) */
+	.lbr_select = false,	/* Core 2 filters in software only (references.md 3.3) */
+	.bts_predicted = false, /* Intel Core microarchitecture: no such bit */
     },
     {
 	.name = "icelake",
@@ -52,6 +55,7 @@ static const struct spmu_personality personalities[] = {
 	.lbr_to_base = MSR_LBR_NHM_TO,
 	.lbr_info_base = MSR_LBR_INFO_0,
 	.lbr_select = true,
+	.bts_predicted = true,
     },
     {
 	.name = "arrowlake",
@@ -63,6 +67,7 @@ static const struct spmu_personality personalities[] = {
 	.lbr_to_base = 0,
 	.lbr_info_base = 0,
 	.lbr_select = false,
+	.bts_predicted = true,
     },
 };
 

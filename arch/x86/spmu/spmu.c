@@ -375,8 +375,8 @@ static void bts_branch(struct spmu *m, uint64_t from, uint64_t to, unsigned cpl_
 		m->stats.bts_dropped++; /* DS area unmapped: hardware behaviour undefined */
 		return;
 	}
-	/* The model predicts every branch correctly. */
-	struct bts_record rec = {from, to, BTS_FLAG_PREDICTED};
+	/* The model predicts every branch correctly, where the flag exists at all. */
+	struct bts_record rec = {from, to, m->p->bts_predicted ? BTS_FLAG_PREDICTED : 0};
 	struct bts_store_result r = bts_store(ds, m->debugctl, &rec, m->lin);
 	if (r.stored)
 		m->stats.bts_stored++;

@@ -34,6 +34,10 @@ struct spmu_personality {
 	uint32_t lbr_from_base, lbr_to_base, lbr_info_base; /* info 0: no LBR_INFO MSRs */
 	bool lbr_select;				    /* MSR_LBR_SELECT exists */
 	bool lbr_select_erratum; /* the Nehalem/Westmere LBR_SELECT erratum (spmu_lbr.c) */
+	/* BTS records carry the "branch predicted" flag (bit 4 of the flags field). SDM
+	 * 253668-032US 16.4.9.2: "the branch predicted bit is not supported by Intel Core
+	 * microarchitecture or Intel Atom microarchitecture". */
+	bool bts_predicted;
 };
 
 struct spmu_stats {
