@@ -39,7 +39,11 @@ struct bts_store_result bts_store(struct ds_area64 *ds, uint64_t debugctl,
 	}
 	memcpy(dst, rec, sizeof(*rec));
 	uint64_t next = index + sizeof(*rec);
-	r.threshold_hit = index < ds->bts_threshold && next >= ds->bts_threshold;
+	/* Every record that leaves the index at or past the threshold asks for the interrupt,
+	 * not only the crossing one: "BTS and PEBS buffer overflow would be the sources of the
+	 * interrupt if the buffer index matches/exceeds the interrupt threshold" (SDM Vol. 3B
+	 * 17.4.9.5). A pending request is one PMI; the service routine drains below it. */
+	r.threshold_hit = next >= ds->bts_threshold;
 	ds->bts_index = next;
 	r.stored = true;
 	return r;

@@ -142,6 +142,8 @@ struct pebs_write_result pebs_write(struct ds_area64 *ds, void *(*at)(uint64_t l
 		write_legacy(dst, c, s);
 	ds->pebs_index = index + size;
 	r.stored = true;
-	r.threshold_hit = index < ds->pebs_threshold && ds->pebs_index >= ds->pebs_threshold;
+	/* At or past the threshold after the write (SDM Vol. 3B 17.4.9.5 "matches/exceeds";
+	 * 18.4.4.1), not only at the crossing. */
+	r.threshold_hit = ds->pebs_index >= ds->pebs_threshold;
 	return r;
 }
