@@ -641,6 +641,45 @@ static void formatters_truncate_like_snprintf(void **state)
 	assert_int_equal(strlen(small), sizeof(small) - 1);
 }
 
+/*
+ * Where each recorded CPU's legacy LBR stack lives, written out from Linux's
+ * arch/x86/events/intel/lbr.c (not from caps/lbr_models.c): intel_pmu_lbr_init_core and _atom
+ * use MSR_LBR_CORE_FROM/TO (40H/60H) with no lbr_sel_map (no LBR_SELECT); _slm the same bases
+ * with LBR_SELECT; _nhm, _snb, _hsw, _skl and _knl MSR_LBR_NHM_FROM/TO (680H/6C0H) with
+ * LBR_SELECT; LBR_INFO (DC0H) with formats 5 and 7. Knights Landing (06_57H, depth 8) is the
+ * case a depth rule gets wrong.
+ */
+static void lbr_registers_per_microarchitecture(void **state)
+{
+	(void)state;
+	struct cpu_snapshot knl = rec_silvermont;
+	knl.leaf_01.eax = 0x00050671; /* family 6, model 57H (Knights Landing), stepping 1 */
+	struct cpu_snapshot bonnell = rec_atom_bonnell;
+	bonnell.leaf_01.eax = (bonnell.leaf_01.eax & ~0xfu) | 0xa; /* stepping 10: LBR usable */
+	const struct {
+		const char *what;
+		const struct cpu_snapshot *rec;
+		uint32_t from, to, info;
+		bool select;
+	} cases[] = {
+	    {"Penryn", &rec_core2_penryn, 0x40, 0x60, 0, false},
+	    {"Bonnell", &bonnell, 0x40, 0x60, 0, false},
+	    {"Silvermont", &rec_silvermont, 0x40, 0x60, 0, true},
+	    {"Nehalem", &rec_nehalem, 0x680, 0x6c0, 0, true},
+	    {"Skylake", &rec_skylake, 0x680, 0x6c0, 0xdc0, true},
+	    {"Knights Landing", &knl, 0x680, 0x6c0, 0, true},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct trace_caps c = decode(cases[i].rec);
+		if (c.lbr.kind != TC_LBR_LEGACY || c.lbr.from_base != cases[i].from ||
+		    c.lbr.to_base != cases[i].to || c.lbr.info_base != cases[i].info ||
+		    c.lbr.has_select != cases[i].select)
+			fail_msg("%s: kind %d from %#x to %#x info %#x select %d (%s)",
+				 cases[i].what, c.lbr.kind, c.lbr.from_base, c.lbr.to_base,
+				 c.lbr.info_base, c.lbr.has_select, c.lbr.reason);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(core2_merom),
     cmocka_unit_test(core2_penryn),
@@ -664,5 +703,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(table_states_the_conclusions),
     cmocka_unit_test(formatters_truncate_like_snprintf),
     cmocka_unit_test(pmi_ack_by_generation),
+    cmocka_unit_test(lbr_registers_per_microarchitecture),
 };
 UNIT_MAIN(tests)
