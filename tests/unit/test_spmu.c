@@ -225,6 +225,9 @@ static void pebs_overflow_reload_and_threshold(void **state)
 	assert_true(m.pmi_pending);
 	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_STATUS, &v), STATUS_OK);
 	assert_true(v & GLOBAL_STATUS_DS_BUFFER);
+	/* "store the data record ..., clear the counter overflow status, and reload the counter"
+	 * (SDM Vol. 3B 18.4.4.1): PMC0's overflow bit is clear after each record. */
+	assert_false(v & BIT(0));
 	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PMC0, &v), STATUS_OK);
 	assert_int_equal(v, 0xfffffffffffdull); /* reloaded after the second record */
 	const struct pebs_record_fmt3 *r = lin(BTS_LIN);
@@ -265,6 +268,42 @@ static void bts_predicted_flag_only_where_the_sdm_has_it(void **state)
 	}
 }
 
+/*
+ * "If the bounds checks fail, the PEBS will be skipped entirely" (SDM Vol. 3B 18.4.4.1): with
+ * room for one record, the second overflow writes nothing, leaves its overflow status set and
+ * does not reload the counter (it wraps and counts on from 0).
+ */
+static void pebs_skipped_entirely_when_full(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	uint64_t v;
+	memset(mem, 0, sizeof(mem));
+	spmu_init(&m, spmu_personality_find("skylake"), lin);
+	struct ds_area64 *ds = lin(DS_LIN);
+	ds->pebs_base = ds->pebs_index = BTS_LIN;
+	ds->pebs_abs_max = BTS_LIN + 1 * 200;
+	ds->pebs_threshold = BTS_LIN + 10 * 200; /* never */
+	ds->pebs_counter_reset[0] = 0xfffffffffffdull;
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-3), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS),
+			 STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, 1), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, 1), STATUS_OK);
+	struct spmu_regs regs = {0};
+	for (uint64_t i = 0; i < 6; i++) {
+		struct spmu_step st = {0x1000 + i, 0x1001 + i, false, 0, 7, &regs};
+		spmu_retire(&m, &st);
+	}
+	assert_int_equal(m.stats.pebs_records, 1);
+	assert_int_equal(m.stats.pebs_dropped, 1);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_STATUS, &v), STATUS_OK);
+	assert_true(v & BIT(0)); /* the skipped overflow stays */
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PMC0, &v), STATUS_OK);
+	assert_int_equal(v, 0); /* wrapped at the sixth instruction, not reloaded */
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(pebs_overflow_reload_and_threshold),
     cmocka_unit_test(exceptions_set_ler_and_debug_clears_lbr),
@@ -273,5 +312,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(refused_accesses_are_model_gps),
     cmocka_unit_test(branches_reach_lbr_and_bts),
     cmocka_unit_test(bts_predicted_flag_only_where_the_sdm_has_it),
+    cmocka_unit_test(pebs_skipped_entirely_when_full),
 };
 UNIT_MAIN(tests)

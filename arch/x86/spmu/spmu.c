@@ -333,6 +333,12 @@ static void pebs_event(struct spmu *m, unsigned bit, const struct spmu_step *st)
 	struct pebs_write_result r = pebs_write(ds, m->lin, &m->pebs, &s);
 	m->stats.pebs_records += r.stored;
 	m->stats.pebs_dropped += r.dropped_full;
+	/* SDM Vol. 3B 18.4.4.1 (PEBS assist): "store the data record ..., clear the counter
+	 * overflow status, and reload the counter. If the bounds checks fail, the PEBS will be
+	 * skipped entirely": a dropped record leaves the overflow as a plain one. */
+	if (!r.stored)
+		return;
+	m->ctr.global_status &= ~BIT(bit);
 	/* Reload: the DS area's counter-reset slot (references.md 5.2, 6.1). */
 	const uint8_t *area = (const uint8_t *)ds;
 	uint64_t reset;
