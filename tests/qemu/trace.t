@@ -118,7 +118,9 @@ for p in nehalem icelake; do
 	s=$(field "$h" steps) n=$(field "$h" records) d=$(field "$h" drains) in=$(field "$h" drained-in-pmi)
 	end=$(field "$h" drained-at-end) sz=$(field "$h" size)
 	per_buf=$((4096 / sz))
-	[ -n "$s" ] && [ "$n" = $((s / 5)) ] && [ "$d" -ge $((n / per_buf)) ] && [ "$d" -gt 0 ] &&
+	# Period 5: the overflow arms PEBS and the next event records (SDM Vol. 3B 18.4.4), so a
+	# record every 6th instruction.
+	[ -n "$s" ] && [ "$n" = $((s / 6)) ] && [ "$d" -ge $((n / per_buf)) ] && [ "$d" -gt 0 ] &&
 		[ $((in + end)) = "$n" ] && [ "$(field "$h" lost)$(field "$h" bad)$(field "$h" dropped)" = 000 ]
 	ok $? "pebs, $p: ${n} records of $sz bytes for $s instructions, $d threshold PMIs drained $in, $end after the run, none lost"
 done
@@ -159,8 +161,9 @@ sysret=$(printf '%s\n' "$l" | awk '$3 ~ /^0xf/' | grep -c .)
 ok $? "lbr, skylake, filter=user: $(printf '%s\n' "$l" | grep -c .) entries, none ending in the kernel, $sysret SYSRETs"
 has "SKIP: pebs: user@skylake cpu=0: " "pebs.event=fixed0 on Skylake (no extended PEBS): SKIP with the reason"
 h=$(header pebs "user@icelake" 0)
-[ -n "$h" ] && [ "$(field "$h" counter)" = fixed0 ] && [ "$(field "$h" records)" = $(($(field "$h" steps) / 37)) ]
-ok $? "pebs, icelake, fixed0 (extended PEBS): one record per 37 instructions ($h)"
+# The default period 37: overflow, then the record with the next event (SDM Vol. 3B 18.4.4).
+[ -n "$h" ] && [ "$(field "$h" counter)" = fixed0 ] && [ "$(field "$h" records)" = $(($(field "$h" steps) / 38)) ]
+ok $? "pebs, icelake, fixed0 (extended PEBS): one record per 38 instructions, period 37 ($h)"
 
 boot --timeout 60 -- trace=bts spmu=icelake workload=user bts.ring=kernel bts.leak=filter
 status_is 0 "bts.ring=kernel bts.leak=filter on Ice Lake"

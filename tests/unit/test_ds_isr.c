@@ -201,13 +201,15 @@ static void pebs_threshold_and_several_counters(void **state)
 	spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-2);
 	spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS);
 	spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, BIT(0));
-	/* Counters 1 and 2 overflow on the same instruction as PEBS's second record. */
-	spmu_wrmsr(&m, MSR_IA32_PMC0 + 1, (uint64_t)-4);
-	spmu_wrmsr(&m, MSR_IA32_PMC0 + 2, (uint64_t)-4);
+	/* PMC0 from -2 overflows at instruction 2 and 5; PEBS records the event after each
+	 * overflow (SDM Vol. 3B 18.4.4: "On the subsequent event following overflow"), 3 and 6.
+	 * Counters 1 and 2 overflow on the same instruction as PEBS's second record. */
+	spmu_wrmsr(&m, MSR_IA32_PMC0 + 1, (uint64_t)-6);
+	spmu_wrmsr(&m, MSR_IA32_PMC0 + 2, (uint64_t)-6);
 	spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0 + 1, 0xc0 | EVTSEL_EN | EVTSEL_OS | EVTSEL_INT);
 	spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0 + 2, 0xc0 | EVTSEL_EN | EVTSEL_OS | EVTSEL_INT);
 	spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, c.global_ctrl);
-	step(4);
+	step(6);
 	struct ds_isr_report r;
 	ds_isr_service(&ops, &c, &r);
 	assert_int_equal(pebs_seen, 2);

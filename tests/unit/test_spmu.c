@@ -213,11 +213,16 @@ static void pebs_overflow_reload_and_threshold(void **state)
 	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, 1), STATUS_OK);
 	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, BIT(5)),
 			 STATUS_REFUSED); /* 4 counters */
+	/* Period 3: the counter overflows at instructions 3 and 7, and "an overflow condition
+	 * in the counter will arm PEBS. On the subsequent event following overflow, the
+	 * processor will generate a PEBS event" (SDM Vol. 3B 18.4.4): records at 4 and 8. */
 	struct spmu_regs regs = {.rax = 0x42};
-	for (uint64_t i = 0; i < 6; i++) {
+	for (uint64_t i = 0; i < 8; i++) {
 		struct spmu_step st = {0x1000 + i, 0x1001 + i, false, 0, 7, &regs};
 		spmu_retire(&m, &st);
-		if (i == 2) /* third instruction: first record, no threshold yet */
+		if (i == 2) /* third instruction: the overflow arms PEBS, no record yet */
+			assert_int_equal(m.stats.pebs_records, 0);
+		if (i == 3) /* fourth instruction: first record, no threshold yet */
 			assert_false(m.pmi_pending);
 	}
 	assert_int_equal(m.stats.pebs_records, 2);
@@ -231,9 +236,9 @@ static void pebs_overflow_reload_and_threshold(void **state)
 	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PMC0, &v), STATUS_OK);
 	assert_int_equal(v, 0xfffffffffffdull); /* reloaded after the second record */
 	const struct pebs_record_fmt3 *r = lin(BTS_LIN);
-	assert_int_equal(r[0].f2.eventing_ip, 0x1002); /* the third instruction */
-	assert_int_equal(r[0].f2.f1.g.rip, 0x1003);    /* trap-like: the next one */
-	assert_int_equal(r[1].f2.eventing_ip, 0x1005);
+	assert_int_equal(r[0].f2.eventing_ip, 0x1003); /* the fourth instruction */
+	assert_int_equal(r[0].f2.f1.g.rip, 0x1004);    /* trap-like: the next one */
+	assert_int_equal(r[1].f2.eventing_ip, 0x1007);
 	assert_int_equal(r[0].f2.f1.g.rax, 0x42);
 	assert_int_equal(r[0].tsc, 7);
 }
@@ -270,8 +275,8 @@ static void bts_predicted_flag_only_where_the_sdm_has_it(void **state)
 
 /*
  * "If the bounds checks fail, the PEBS will be skipped entirely" (SDM Vol. 3B 18.4.4.1): with
- * room for one record, the second overflow writes nothing, leaves its overflow status set and
- * does not reload the counter (it wraps and counts on from 0).
+ * room for one record, the second armed PEBS writes nothing, leaves the overflow status set
+ * and does not reload the counter (it wrapped and counts on from 0).
  */
 static void pebs_skipped_entirely_when_full(void **state)
 {
@@ -291,8 +296,9 @@ static void pebs_skipped_entirely_when_full(void **state)
 			 STATUS_OK);
 	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, 1), STATUS_OK);
 	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, 1), STATUS_OK);
+	/* Overflows at 3 and 7 arm PEBS; the record of 4 is stored, the one of 8 fails. */
 	struct spmu_regs regs = {0};
-	for (uint64_t i = 0; i < 6; i++) {
+	for (uint64_t i = 0; i < 8; i++) {
 		struct spmu_step st = {0x1000 + i, 0x1001 + i, false, 0, 7, &regs};
 		spmu_retire(&m, &st);
 	}
@@ -301,7 +307,7 @@ static void pebs_skipped_entirely_when_full(void **state)
 	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_STATUS, &v), STATUS_OK);
 	assert_true(v & BIT(0)); /* the skipped overflow stays */
 	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PMC0, &v), STATUS_OK);
-	assert_int_equal(v, 0); /* wrapped at the sixth instruction, not reloaded */
+	assert_int_equal(v, 1); /* wrapped at the seventh, counted the eighth, not reloaded */
 }
 
 static const struct CMUnitTest tests[] = {

@@ -100,6 +100,7 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 		 * 18.2.6 "Full-Width Writes to Performance Counter Registers"). */
 		uint64_t x = (v & SIGN_BIT_31) ? (v | ~GENMASK(31, 0)) : (v & GENMASK(31, 0));
 		c->pmc[msr - MSR_IA32_PMC0] = x & width_mask(c->gp_width);
+		c->pebs_armed &= ~BIT(msr - MSR_IA32_PMC0); /* a new count: no overflow pending */
 		return 0;
 	}
 	if (msr >= MSR_IA32_A_PMC0 && msr < MSR_IA32_A_PMC0 + c->n_gp) {
@@ -113,6 +114,7 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 			return -1;
 		}
 		c->pmc[msr - MSR_IA32_A_PMC0] = v;
+		c->pebs_armed &= ~BIT(msr - MSR_IA32_A_PMC0);
 		return 0;
 	}
 	if (version_ge(c, 2) && msr >= MSR_IA32_FIXED_CTR0 &&
@@ -122,6 +124,7 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 			return -1;
 		}
 		c->fixed[msr - MSR_IA32_FIXED_CTR0] = v;
+		c->pebs_armed &= ~BIT(GLOBAL_FIXED_SHIFT + msr - MSR_IA32_FIXED_CTR0);
 		return 0;
 	}
 	if (version_ge(c, 2)) {
@@ -165,6 +168,7 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 				return -1;
 			}
 			c->pebs_enable = v;
+			c->pebs_armed &= v;
 			return 0;
 		case MSR_IA32_PERF_GLOBAL_STATUS_SET:
 			if (!version_ge(c, 4)) {
@@ -242,12 +246,17 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 	for (unsigned n = 0; n < c->n_gp; n++) {
 		if ((global && !(c->global_ctrl & BIT(n))) || !counts_event(c->evtsel[n], t))
 			continue;
+		bool armed = c->pebs_armed & BIT(n);
 		if (bump(&c->pmc[n], c->gp_width)) {
 			/* The status bit is set for PEBS counters too (Linux strips PEBS counters
 			 * from the status it processes, references.md 7.2); their PMI normally
 			 * comes from the buffer threshold, as software leaves INT clear. */
 			c->global_status |= BIT(n);
 			want_pmi |= (c->evtsel[n] & EVTSEL_INT) != 0;
+			if (c->pebs_enable & BIT(n))
+				c->pebs_armed |= BIT(n); /* the record comes with the next event */
+		} else if (armed) {
+			c->pebs_armed &= ~BIT(n);
 			if (c->pebs_enable & BIT(n))
 				o.pebs |= BIT(n);
 		}
@@ -261,14 +270,21 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 		 * model's cycle is one instruction. */
 		if (!ring)
 			continue;
+		uint64_t bit = BIT(GLOBAL_FIXED_SHIFT + m);
+		/* Extended PEBS: PEBS on fixed counter m is IA32_PEBS_ENABLE bit 32+m
+		 * (references.md 6.1, Ice Lake and later with PERF_CAPABILITIES[14]); before
+		 * that, bits 32-35 are the load-latency enables of PMC0-3. */
+		bool pebs_on = c->adaptive_pebs && (c->pebs_enable & bit);
+		bool armed = c->pebs_armed & bit;
 		if (bump(&c->fixed[m], c->fixed_width)) {
 			c->global_status |= GLOBAL_STATUS_FIXED(m);
 			want_pmi |= (c->fixed_ctrl & FIXED_CTRL_PMI(m)) != 0;
-			/* Extended PEBS: PEBS on fixed counter m is IA32_PEBS_ENABLE bit 32+m
-			 * (references.md 6.1, Ice Lake and later with PERF_CAPABILITIES[14]);
-			 * before that, bits 32-35 are the load-latency enables of PMC0-3. */
-			if (c->adaptive_pebs && (c->pebs_enable & BIT(GLOBAL_FIXED_SHIFT + m)))
-				o.pebs |= BIT(GLOBAL_FIXED_SHIFT + m);
+			if (pebs_on)
+				c->pebs_armed |= bit; /* the record comes with the next event */
+		} else if (armed) {
+			c->pebs_armed &= ~bit;
+			if (pebs_on)
+				o.pebs |= bit;
 		}
 	}
 	if (want_pmi) {

@@ -31,6 +31,10 @@ struct spmu_counters {
 	uint64_t fixed[SPMU_MAX_FIXED], fixed_ctrl;
 	uint64_t global_ctrl, global_status;
 	uint64_t pebs_enable;
+	/* PEBS armed by an overflow (GLOBAL_STATUS bit layout): "an overflow condition in the
+	 * counter will arm PEBS. On the subsequent event following overflow, the processor will
+	 * generate a PEBS event" (SDM Vol. 3B 18.4.4, PEBS). */
+	uint64_t pebs_armed;
 };
 
 /* What happened during one retired instruction. */
@@ -44,7 +48,7 @@ struct spmu_tick {
 struct spmu_overflow {
 	bool pmi;
 	bool freeze_lbr_legacy; /* clear DEBUGCTL.LBR */
-	uint64_t pebs;		/* PEBS-enabled counters that overflowed: a record each is due */
+	uint64_t pebs; /* PEBS-enabled counters whose armed PEBS fires now: a record each is due */
 };
 
 void spmu_counters_init(struct spmu_counters *c, unsigned version, unsigned n_gp, unsigned gp_width,
