@@ -680,6 +680,19 @@ static void lbr_registers_per_microarchitecture(void **state)
 	}
 }
 
+/* IA32_MISC_ENABLE[7], "Performance Monitoring Available" (SDM Vol. 4 Table 2-2): clear, there
+ * are no counters for PEBS to ride on, whatever PERF_CAPABILITIES says. */
+static void pebs_needs_emon(void **state)
+{
+	(void)state;
+	struct cpu_snapshot s = rec_skylake;
+	assert_int_equal(decode(&s).pebs.kind, TC_PEBS_YES);
+	s.misc_enable &= ~(uint64_t)BIT(7);
+	struct trace_caps c = decode(&s);
+	assert_int_equal(c.pebs.kind, TC_PEBS_NO);
+	expect_reason(c.pebs.reason, "IA32_MISC_ENABLE[7]");
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(core2_merom),
     cmocka_unit_test(core2_penryn),
@@ -704,5 +717,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(formatters_truncate_like_snprintf),
     cmocka_unit_test(pmi_ack_by_generation),
     cmocka_unit_test(lbr_registers_per_microarchitecture),
+    cmocka_unit_test(pebs_needs_emon),
 };
 UNIT_MAIN(tests)

@@ -388,6 +388,12 @@ static void conclude_pebs(struct trace_caps *c)
 		say(r, "IA32_MISC_ENABLE[12] PEBS_UNAVAILABLE=1");
 		return;
 	}
+	/* IA32_MISC_ENABLE[7] "Performance Monitoring Available" (SDM Vol. 4 Table 2-2): with it
+	 * clear the counters PEBS rides on are not there. */
+	if (!c->misc.emon) {
+		say(r, "IA32_MISC_ENABLE[7] performance monitoring available = 0");
+		return;
+	}
 	if (!c->perf_cap.present) {
 		say(r, "IA32_PERF_CAPABILITIES not in the snapshot: PEBS record format unknown");
 		return;
