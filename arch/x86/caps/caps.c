@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * trace_caps_decode(): CPUID leaves and capability MSRs in, trace-capability record out. Pure.
- * Register layouts are private to this file, each with its source (see trace_caps.h for the
- * citation keys). Where the reference marks a fact unconfirmed, the comment says so and the
- * code does not lean on it beyond what is stated there.
+ * Register layouts come from the hardware contract (arch/x86/hw/cpuid.h, pmu_regs.h,
+ * lbr_regs.h), each with its source; the per-model facts from lbr_models.c. Where a source
+ * marks a fact unconfirmed, the comment says so and the code does not lean on it beyond what
+ * is stated there.
  */
 #include "arch/x86/caps/caps.h"
 #include <stdarg.h>

@@ -67,8 +67,9 @@ bool arch_catch_exception(int vector, void (*fn)(void *), void *arg, struct caug
 {
 	struct exception_catch c = {.vector = vector, .info = info};
 	struct percpu *cpu = this_cpu();
-	/* Catches nest: the PMI/DS service routine reads MSRs through one (pmu_msr.c) while the
-	 * code it interrupted may be inside another; the outer one is restored, not cleared. */
+	/* Catches nest: the PMI/DS service routine reads MSRs through one (arch/x86/pmu/access.c)
+	 * while the code it interrupted may be inside another; the outer one is restored, not
+	 * cleared. */
 	struct exception_catch *outer = cpu->active_catch;
 	if (x86_setjmp(&c.jb) == 0) {
 		cpu->active_catch = &c;

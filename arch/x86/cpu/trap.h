@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The register frame every exception stub builds (arch/x86/exception_stubs.S) and its users. */
+/* The register frame every exception stub builds (arch/x86/cpu/trap_stubs.S) and its users. */
 #ifndef ARCH_X86_TRAP_H
 #define ARCH_X86_TRAP_H
 

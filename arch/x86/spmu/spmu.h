@@ -9,7 +9,7 @@
  * stack with LBR_SELECT (and the Nehalem erratum), TOS and FROM/TO/INFO, Architectural LBR,
  * the last exception record MSRs, read-only IA32_PERF_CAPABILITIES / IA32_MISC_ENABLE, the
  * counters with overflow, PMI requests and freeze-on-PMI in both flavours
- * (arch/x86/spmu/counters.c), and PEBS formats 0-4 with adaptive groups (spmu_pebs.c). The
+ * (arch/x86/spmu/counters.c), and PEBS formats 0-4 with adaptive groups (arch/x86/spmu/pebs.c). The
  * README lists what it does not do.
  */
 #ifndef ARCH_X86_SPMU_H
@@ -33,7 +33,7 @@ struct spmu_personality {
 	const struct cpu_snapshot *snap; /* what CPUID and the capability MSRs say */
 	uint32_t lbr_from_base, lbr_to_base, lbr_info_base; /* info 0: no LBR_INFO MSRs */
 	bool lbr_select;				    /* MSR_LBR_SELECT exists */
-	bool lbr_select_erratum; /* the Nehalem/Westmere LBR_SELECT erratum (spmu_lbr.c) */
+	bool lbr_select_erratum; /* the Nehalem/Westmere LBR_SELECT erratum (arch/x86/spmu/lbr.c) */
 	/* BTS records carry the "branch predicted" flag (bit 4 of the flags field). SDM
 	 * 253668-032US 16.4.9.2: "the branch predicted bit is not supported by Intel Core
 	 * microarchitecture or Intel Atom microarchitecture". */

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define LAZY_PAGE_VA 0x00007f0000100000ull /* mapped on first touch (fault_workload.S) */
+#define LAZY_PAGE_VA 0x00007f0000100000ull /* mapped on first touch (faults_entry.S) */
 
 struct trap_frame;
 
