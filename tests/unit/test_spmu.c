@@ -310,6 +310,41 @@ static void pebs_skipped_entirely_when_full(void **state)
 	assert_int_equal(v, 1); /* wrapped at the seventh, counted the eighth, not reloaded */
 }
 
+/*
+ * PEBS formats 1 and 2 store IA32_PERF_GLOBAL_STATUS in the record (SDM Vol. 3B 18.8.1.1, the
+ * Nehalem PEBS record's field at 90H): on Nehalem, PMC1 overflowing before PMC0's PEBS
+ * event shows in the record's status next to PMC0's own bit.
+ */
+static void pebs_format1_status_is_the_global_status(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	memset(mem, 0, sizeof(mem));
+	spmu_init(&m, spmu_personality_find("nehalem"), lin);
+	struct ds_area64 *ds = lin(DS_LIN);
+	ds->pebs_base = ds->pebs_index = BTS_LIN;
+	ds->pebs_abs_max = BTS_LIN + 10 * 176;
+	ds->pebs_threshold = BTS_LIN + 9 * 176;
+	ds->pebs_counter_reset[0] = 0xfffffffffffdull;
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-3), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PMC0 + 1, (uint64_t)-2), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS),
+			 STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0 + 1, 0xc0 | EVTSEL_EN | EVTSEL_OS),
+			 STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, 1), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, 3), STATUS_OK);
+	struct spmu_regs regs = {0};
+	for (uint64_t i = 0; i < 4; i++) {
+		struct spmu_step st = {0x1000 + i, 0x1001 + i, false, 0, 7, &regs};
+		spmu_retire(&m, &st);
+	}
+	assert_int_equal(m.stats.pebs_records, 1);
+	const struct pebs_record_fmt1 *r = lin(BTS_LIN);
+	assert_int_equal(r->status & (BIT(0) | BIT(1)), BIT(0) | BIT(1));
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(pebs_overflow_reload_and_threshold),
     cmocka_unit_test(exceptions_set_ler_and_debug_clears_lbr),
@@ -319,5 +354,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(branches_reach_lbr_and_bts),
     cmocka_unit_test(bts_predicted_flag_only_where_the_sdm_has_it),
     cmocka_unit_test(pebs_skipped_entirely_when_full),
+    cmocka_unit_test(pebs_format1_status_is_the_global_status),
 };
 UNIT_MAIN(tests)

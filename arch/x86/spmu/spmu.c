@@ -319,7 +319,10 @@ static void pebs_event(struct spmu *m, unsigned bit, const struct spmu_step *st)
 	struct pebs_sample s = {
 	    .eventing_ip = st->retired,
 	    .next_ip = st->next,
-	    .applicable = BIT(bit),
+	    /* Formats 1 and 2 store IA32_PERF_GLOBAL_STATUS as it stands (SDM Vol. 3B 18.8.1.1,
+	     * the Nehalem record's "IA32_PERF_GLOBAL_STATUS" field; Linux pebs_record_nhm
+	     * status), format 3 and later the counters the record applies to. */
+	    .applicable = m->pebs.format >= 3 ? BIT(bit) : m->ctr.global_status,
 	    .tsc = st->tsc,
 	    .regs = st->regs,
 	    .lbr = lbr,
