@@ -24,27 +24,6 @@
 #define STATUS_OK  0
 #define STATUS_BAD 2 /* the runner's and the kernel's "bad options" status */
 
-/* The workloads the kernel's table takes from arch/x86: only their names matter here. */
-uint64_t arch_user_roundtrip(uint64_t n)
-{
-	return n;
-}
-uint64_t arch_fault_workload(uint64_t n)
-{
-	return n;
-}
-void arch_fault_workload_reset(void)
-{
-}
-uint64_t arch_edge_workload(uint64_t n)
-{
-	return n;
-}
-uint64_t arch_flags_workload(uint64_t n)
-{
-	return n;
-}
-
 static void put(void *ctx, const char *s, size_t n)
 {
 	fwrite(s, 1, n, ctx);

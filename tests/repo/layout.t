@@ -3,14 +3,7 @@
 # may include or call which (scripts/include-graph), one hardware contract (every MSR number
 # and register bit defined once, in arch/x86/hw/), the software PMU seen only through its
 # opaque face, every sub-folder saying what it owns.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
-}
+. "$(dirname "$0")/lib.sh"
 code() { git ls-files -- 'arch/*.[chS]' 'kernel/*.[chS]' 'boot/*.[chS]' 'lib/*.[chS]'; }
 
 # 1. Folder rules and cycles, from the includes and (with the kernel built) the calls.

@@ -2,14 +2,7 @@
 # Repository rules that a reviewer would otherwise check by eye: clang-format, generic code
 # never including arch internals, lib/ never including kernel or arch headers, tools/ only the
 # shared layouts.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-n=0 failed=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
-}
+. "$(dirname "$0")/lib.sh"
 
 files=$(git ls-files '*.c' '*.h' 2>/dev/null)
 if [ -n "$files" ] && command -v clang-format >/dev/null; then

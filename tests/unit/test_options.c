@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: kernel/options.c kernel/workloads.c lib/config.c lib/fmt.c lib/string.c arch/x86/spmu/personality.c
+// UNIT-SOURCES: scripts/workload-stubs.c kernel/options.c kernel/workloads.c lib/config.c lib/fmt.c lib/string.c arch/x86/spmu/personality.c
 // clang-format on
 /*
  * kernel/options: every option goes through the one parser into its typed value, and the
@@ -20,27 +20,6 @@ const char *selftest_name(unsigned i, bool *explicit_only)
 	static const char *const names[] = {"exceptions", "paging", "smp", "pmi"};
 	*explicit_only = false;
 	return i < sizeof(names) / sizeof(names[0]) ? names[i] : NULL;
-}
-
-/* Workloads the kernel's table takes from arch/x86 (not run here). */
-uint64_t arch_user_roundtrip(uint64_t n)
-{
-	return n;
-}
-uint64_t arch_fault_workload(uint64_t n)
-{
-	return n;
-}
-void arch_fault_workload_reset(void)
-{
-}
-uint64_t arch_edge_workload(uint64_t n)
-{
-	return n;
-}
-uint64_t arch_flags_workload(uint64_t n)
-{
-	return n;
 }
 
 static struct boot_info bi;

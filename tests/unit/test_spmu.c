@@ -193,24 +193,43 @@ static void exceptions_set_ler_and_debug_clears_lbr(void **state)
 
 /* A PEBS counter that overflows writes a record, reloads from its DS reset slot, and the
  * buffer threshold raises OvfDSBuffer (GLOBAL_STATUS[62]) with a PMI request. */
+/* PEBS on PMC0 counting instructions from -3 (reset -3), a buffer of `records` records of
+ * `size` bytes with the threshold at record `threshold`; PMC0 is also globally enabled. */
+static struct ds_area64 *pebs_setup(struct spmu *m, const char *personality, size_t size,
+				    unsigned records, unsigned threshold, uint64_t global_ctrl)
+{
+	memset(mem, 0, sizeof(mem));
+	spmu_init(m, spmu_personality_find(personality), lin);
+	struct ds_area64 *ds = lin(DS_LIN);
+	ds->pebs_base = ds->pebs_index = BTS_LIN;
+	ds->pebs_abs_max = BTS_LIN + records * size;
+	ds->pebs_threshold = BTS_LIN + threshold * size;
+	ds->pebs_counter_reset[0] = 0xfffffffffffdull; /* period 3, 48-bit counter */
+	assert_int_equal(spmu_wrmsr(m, MSR_IA32_DS_AREA, DS_LIN), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(m, MSR_IA32_PMC0, (uint64_t)-3), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS),
+			 STATUS_OK);
+	assert_int_equal(spmu_wrmsr(m, MSR_IA32_PEBS_ENABLE, 1), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(m, MSR_IA32_PERF_GLOBAL_CTRL, global_ctrl), STATUS_OK);
+	return ds;
+}
+
+/* n retired instructions from 0x1000, one byte each. */
+static void retire(struct spmu *m, unsigned n, const struct spmu_regs *regs)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		struct spmu_step st = {0x1000 + i, 0x1001 + i, false, 0, 7, regs};
+		spmu_retire(m, &st);
+	}
+}
+
 static void pebs_overflow_reload_and_threshold(void **state)
 {
 	(void)state;
 	static struct spmu m;
 	uint64_t v;
-	memset(mem, 0, sizeof(mem));
-	spmu_init(&m, spmu_personality_find("skylake"), lin);
-	struct ds_area64 *ds = lin(DS_LIN);
-	ds->pebs_base = ds->pebs_index = BTS_LIN;
-	ds->pebs_abs_max = BTS_LIN + 10 * 200;
-	ds->pebs_threshold = BTS_LIN + 2 * 200;	       /* the second record reaches it */
-	ds->pebs_counter_reset[0] = 0xfffffffffffdull; /* period 3, 48-bit counter */
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), STATUS_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-3), STATUS_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS),
-			 STATUS_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, 1), STATUS_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, 1), STATUS_OK);
+	/* 200-byte format 3 records, the second reaches the threshold */
+	struct ds_area64 *ds = pebs_setup(&m, "skylake", 200, 10, 2, 1);
 	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, BIT(5)),
 			 STATUS_REFUSED); /* 4 counters */
 	/* Period 3: the counter overflows at instructions 3 and 7, and "an overflow condition
@@ -283,25 +302,10 @@ static void pebs_skipped_entirely_when_full(void **state)
 	(void)state;
 	static struct spmu m;
 	uint64_t v;
-	memset(mem, 0, sizeof(mem));
-	spmu_init(&m, spmu_personality_find("skylake"), lin);
-	struct ds_area64 *ds = lin(DS_LIN);
-	ds->pebs_base = ds->pebs_index = BTS_LIN;
-	ds->pebs_abs_max = BTS_LIN + 1 * 200;
-	ds->pebs_threshold = BTS_LIN + 10 * 200; /* never */
-	ds->pebs_counter_reset[0] = 0xfffffffffffdull;
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), STATUS_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-3), STATUS_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS),
-			 STATUS_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, 1), STATUS_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, 1), STATUS_OK);
+	pebs_setup(&m, "skylake", 200, 1, 10, 1); /* room for one record, threshold never */
 	/* Overflows at 3 and 7 arm PEBS; the record of 4 is stored, the one of 8 fails. */
 	struct spmu_regs regs = {0};
-	for (uint64_t i = 0; i < 8; i++) {
-		struct spmu_step st = {0x1000 + i, 0x1001 + i, false, 0, 7, &regs};
-		spmu_retire(&m, &st);
-	}
+	retire(&m, 8, &regs);
 	assert_int_equal(m.stats.pebs_records, 1);
 	assert_int_equal(m.stats.pebs_dropped, 1);
 	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PERF_GLOBAL_STATUS, &v), STATUS_OK);
@@ -319,27 +323,12 @@ static void pebs_format1_status_is_the_global_status(void **state)
 {
 	(void)state;
 	static struct spmu m;
-	memset(mem, 0, sizeof(mem));
-	spmu_init(&m, spmu_personality_find("nehalem"), lin);
-	struct ds_area64 *ds = lin(DS_LIN);
-	ds->pebs_base = ds->pebs_index = BTS_LIN;
-	ds->pebs_abs_max = BTS_LIN + 10 * 176;
-	ds->pebs_threshold = BTS_LIN + 9 * 176;
-	ds->pebs_counter_reset[0] = 0xfffffffffffdull;
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), STATUS_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-3), STATUS_OK);
+	pebs_setup(&m, "nehalem", 176, 10, 9, 3); /* 176-byte format 1 records; PMC0 and PMC1 */
 	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PMC0 + 1, (uint64_t)-2), STATUS_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS),
-			 STATUS_OK);
 	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0 + 1, 0xc0 | EVTSEL_EN | EVTSEL_OS),
 			 STATUS_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, 1), STATUS_OK);
-	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, 3), STATUS_OK);
 	struct spmu_regs regs = {0};
-	for (uint64_t i = 0; i < 4; i++) {
-		struct spmu_step st = {0x1000 + i, 0x1001 + i, false, 0, 7, &regs};
-		spmu_retire(&m, &st);
-	}
+	retire(&m, 4, &regs);
 	assert_int_equal(m.stats.pebs_records, 1);
 	const struct pebs_record_fmt1 *r = lin(BTS_LIN);
 	assert_int_equal(r->status & (BIT(0) | BIT(1)), BIT(0) | BIT(1));

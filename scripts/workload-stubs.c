@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host builds that link kernel/workloads.c (build/check-options, tests/unit/test_options.c)
+ * need the workloads its table takes from arch/x86: only their names matter there, they never
+ * run. One definition each, here.
+ */
+#include <stdint.h>
+#include "kernel/arch.h"
+
+uint64_t arch_user_roundtrip(uint64_t n)
+{
+	return n;
+}
+
+uint64_t arch_fault_workload(uint64_t n)
+{
+	return n;
+}
+
+void arch_fault_workload_reset(void)
+{
+}
+
+uint64_t arch_edge_workload(uint64_t n)
+{
+	return n;
+}
+
+uint64_t arch_flags_workload(uint64_t n)
+{
+	return n;
+}
