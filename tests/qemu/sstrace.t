@@ -11,7 +11,8 @@
 # run the taken branches must be the same sequence with the same from/to and the step counts
 # must agree; the LBR stack must hold the newest branches of the run, newest first; PEBS and
 # counter samples must land on QEMU's every N-th instruction; BTF must trap on every branch
-# target QEMU took; every exception the workload takes reports the branch before it (LER).
+# target QEMU took; with LBR on, every exception the workload takes reports the branch before it
+# (LER).
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap '[ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work"' EXIT
@@ -110,15 +111,6 @@ for fac in bts btsint; do
 			run=$((run + 1))
 			label="${names[w - 1]}@$p"
 			same_run "$run" "$fac, $label"
-			if [ "${names[w - 1]}" = faults ]; then
-				# Each exception the workload takes (#BP 3, #PF 14) reports the last
-				# branch before it: the call into the workload (no delivery or IRET is
-				# a recorded branch in the model, README).
-				first=$(nth "$work/kernel.txt" "$run" | grep -v '^run ' | sed -n 1p)
-				exc=$(records "$fac" "$label" exception 2 5 6 | sed 's/^vector=//')
-				[ "$exc" = "$(printf '3 %s\n14 %s' "$first" "$first")" ]
-				ok $? "$fac, $label: the #BP and the #PF each report the branch before them ($(echo $exc))"
-			fi
 			[ "$fac" = btsint ] || continue
 			line=$(printf '%s\n' "$out" | grep "^trace-begin btsint $label ")
 			pmis=$(printf '%s\n' "$line" | sed -n 's/.* pmis=\([0-9]*\) drains=\([0-9]*\) virtual-pmis=\([0-9]*\) masked=0 dropped=0 lost=0 .*/\1 \2 \3/p')
@@ -127,16 +119,8 @@ for fac in bts btsint; do
 			# next instruction boundary: every 24th record brings one PMI and one drain.
 			[ -n "${pm:-}" ] && [ "$pm" = $((last_nb / 24)) ] && [ "$pm" = "$d" ] && [ "$pm" = "$vp" ]
 			ok $? "btsint, $label: one PMI per 24 records, each drained, none lost ($line)"
-			# The last exception record holds the last branch before the last exception
-			# or interrupt: the record that reached the threshold for the last PMI
-			# (SDM 17.4.8.1), the call into the fault workload for its #BP and #PF, else 0.
-			ler=$(records btsint "$label" ler 2 3)
-			want="0 0" # printf's %#lx prints 0 as "0"
-			# The fault workload's #BP and #PF come right after the call into it.
-			[ "${names[w - 1]}" = faults ] && want=$(nth "$work/kernel.txt" "$run" | grep -v '^run ' | sed -n 1p)
-			[ "${pm:-0}" -gt 0 ] && want=$(nth "$work/kernel.txt" "$run" | grep -v '^run ' | sed -n "$((pm * 24))p")
-			[ "$ler" = "$want" ]
-			ok $? "btsint, $label: the last exception record is the branch before the last exception ($ler)"
+			# (The last exception record is checked in the LBR sessions only: whether silicon
+			# keeps it with DEBUGCTL.LBR clear, as in these, is not settled; README.)
 		done
 	done
 done
@@ -151,6 +135,20 @@ check_lbr() {
 	n=$(printf '%s\n' "$l" | grep -c .)
 	[ -n "$l" ] && [ "$l" = "$q" ] && [ "$n" = "$want" ]
 	ok $? "lbr, $label: the $n entries (depth ${depth:-?}) are QEMU's newest branches, newest first"
+	# With DEBUGCTL.LBR set the last exception record holds "the last branch that the
+	# processor took prior to an exception or interrupt" (SDM Vol. 3B 17.11.3): for the fault
+	# workload's #BP (3) and #PF (14), the call into it (QEMU's first branch); without
+	# exceptions or interrupts it stays 0.
+	first=$(printf '%s\n' "$all" | sed -n 1p)
+	ler=$(records lbr "$label" ler 2 3)
+	if [ "${names[w - 1]}" = faults ]; then
+		exc=$(records lbr "$label" exception 2 5 6 | sed 's/^vector=//')
+		[ "$exc" = "$(printf '3 %s\n14 %s' "$first" "$first")" ] && [ "$ler" = "$first" ]
+		ok $? "lbr, $label: the #BP and the #PF each report the branch before them ($(echo $exc)), the LER holds it ($ler)"
+	else
+		[ "$ler" = "0 0" ] # printf's %#lx prints 0 as "0"
+		ok $? "lbr, $label: no exception, no last exception record ($ler)"
+	fi
 }
 for_runs check_lbr
 # PEBS: counter 0 counts retired instructions from -37 and overflows at the 37th; "an overflow
