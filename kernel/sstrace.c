@@ -33,7 +33,8 @@ static enum x86_step_outcome classify(struct sstrace *t, uint64_t retired, uint6
 	}
 	struct x86_step_regs r;
 	arch_step_regs(&r.rflags, &r.rcx);
-	enum x86_step_outcome o = x86_step_classify(&in, retired, next, &r);
+	struct x86_step_insn si = x86_step_insn_of(&in);
+	enum x86_step_outcome o = x86_step_classify(&si, retired, next, &r);
 	if (o == X86_STEP_REDIRECTED && t->redirected++ == 0)
 		t->first_redirected = retired;
 	return o;

@@ -48,7 +48,7 @@ bool x86_condition_holds(unsigned cc, uint64_t rflags)
 	return (cc & 1) ? !holds : holds;
 }
 
-bool x86_is_rep_string(const struct x86_insn *in)
+bool x86_is_rep_string(const struct x86_step_insn *in)
 {
 	if (!(in->prefixes & (X86_PFX_REP | X86_PFX_REPNE)) || in->opcode_map != X86_MAP_ONE_BYTE ||
 	    (in->prefixes & (X86_PFX_VEX | X86_PFX_EVEX | X86_PFX_XOP)))
@@ -60,7 +60,7 @@ bool x86_is_rep_string(const struct x86_insn *in)
 }
 
 /* Whether a conditional branch's condition held, from the registers after it. */
-static bool conditional_taken(const struct x86_insn *in, const struct x86_step_regs *r)
+static bool conditional_taken(const struct x86_step_insn *in, const struct x86_step_regs *r)
 {
 	if (in->branch == X86_BR_JCC)
 		return x86_condition_holds(in->opcode, r->rflags);
@@ -78,8 +78,8 @@ static bool conditional_taken(const struct x86_insn *in, const struct x86_step_r
 	}
 }
 
-enum x86_step_outcome x86_step_classify(const struct x86_insn *in, uint64_t retired, uint64_t next,
-					const struct x86_step_regs *after)
+enum x86_step_outcome x86_step_classify(const struct x86_step_insn *in, uint64_t retired,
+					uint64_t next, const struct x86_step_regs *after)
 {
 	uint64_t sequential = retired + in->length;
 	switch (in->branch) {

@@ -28,6 +28,23 @@ enum x86_step_outcome {
 				 * instruction; not a branch of this instruction */
 };
 
+/* What the classifier needs of a decoded instruction: small enough for a per-address cache
+ * (arch/x86/session/session.c) and for the software PMU's step record. */
+struct x86_step_insn {
+	uint8_t length;
+	uint8_t branch;	    /* enum x86_branch_kind */
+	uint8_t opcode;	    /* the condition of Jcc/LOOPcc/JrCXZ, the string operation */
+	uint8_t opcode_map; /* X86_MAP_*: a string opcode only counts in the one-byte map */
+	uint16_t prefixes;  /* X86_PFX_*: REP/REPNE, VEX/EVEX/XOP */
+	bool address32;	    /* 67H: JrCXZ and LOOP count in ECX */
+};
+
+static inline struct x86_step_insn x86_step_insn_of(const struct x86_insn *in)
+{
+	return (struct x86_step_insn){in->length,     (uint8_t)in->branch, in->opcode,
+				      in->opcode_map, in->prefixes,	   in->address32};
+}
+
 /* The registers after the instruction (the single-step trap's frame). Jcc, JrCXZ and LOOPcc
  * leave the flags alone, JrCXZ leaves RCX alone and LOOP has already decremented it. */
 struct x86_step_regs {
@@ -37,9 +54,9 @@ struct x86_step_regs {
 /* Whether condition code cc (the low nibble of Jcc, SETcc, CMOVcc) holds for these flags. */
 bool x86_condition_holds(unsigned cc, uint64_t rflags);
 /* A string instruction (MOVS, CMPS, STOS, LODS, SCAS, INS, OUTS) with a REP/REPE/REPNE prefix. */
-bool x86_is_rep_string(const struct x86_insn *in);
+bool x86_is_rep_string(const struct x86_step_insn *in);
 /* The outcome of the instruction at `retired` when the next trap stands at `next`. */
-enum x86_step_outcome x86_step_classify(const struct x86_insn *in, uint64_t retired, uint64_t next,
-					const struct x86_step_regs *after);
+enum x86_step_outcome x86_step_classify(const struct x86_step_insn *in, uint64_t retired,
+					uint64_t next, const struct x86_step_regs *after);
 
 #endif

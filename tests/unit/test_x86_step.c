@@ -77,7 +77,8 @@ static enum x86_step_outcome step(const uint8_t *bytes, size_t n, uint64_t next,
 	struct x86_insn in;
 	assert_int_equal(x86_decode(bytes, n, &in), 0);
 	struct x86_step_regs r = {.rflags = rflags, .rcx = rcx};
-	return x86_step_classify(&in, AT, next, &r);
+	struct x86_step_insn si = x86_step_insn_of(&in);
+	return x86_step_classify(&si, AT, next, &r);
 }
 #define STEP(next, fl, cx, ...)                                                                    \
 	step((const uint8_t[]){__VA_ARGS__}, sizeof((const uint8_t[]){__VA_ARGS__}), (next), (fl), \

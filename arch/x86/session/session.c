@@ -38,11 +38,7 @@
 /* Decoded instructions by address: a loop body is decoded once, not once per iteration. */
 struct decoded {
 	uint64_t ip;
-	uint8_t length;
-	uint8_t branch; /* enum x86_branch_kind */
-	uint8_t opcode;
-	uint16_t prefixes;
-	bool address32;
+	struct x86_step_insn insn; /* length 0: empty slot */
 };
 _Static_assert(DECODE_CACHE_SIZE * sizeof(struct decoded) <= DECODE_CACHE_PAGES * PAGE_SIZE,
 	       "decode cache fits its pages");
@@ -95,12 +91,11 @@ static void deliver_virtual_pmi(struct cpu_session *cs)
 static bool decode_cached(struct cpu_session *cs, uint64_t ip, struct decoded *out)
 {
 	struct decoded *slot = &cs->cache[ip % DECODE_CACHE_SIZE];
-	if (slot->ip != ip || slot->length == 0) {
+	if (slot->ip != ip || slot->insn.length == 0) {
 		struct x86_insn in;
 		if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) != 0)
 			return false;
-		*slot = (struct decoded){ip,	    in.length,	 (uint8_t)in.branch,
-					 in.opcode, in.prefixes, in.address32};
+		*slot = (struct decoded){ip, x86_step_insn_of(&in)};
 	}
 	*out = *slot;
 	return true;
@@ -117,11 +112,7 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	struct spmu_feed_step st = {
 	    .retired = retired,
 	    .next = next,
-	    .length = in.length,
-	    .kind = (enum x86_branch_kind)in.branch,
-	    .opcode = in.opcode,
-	    .prefixes = in.prefixes,
-	    .address32 = in.address32,
+	    .insn = in.insn,
 	    .frame = ss_step_frame(),
 	    .tsc = rdtsc(),
 	    .btf_hook = cs->extra_step != NULL,

@@ -4,7 +4,6 @@
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/hw/cpu_regs.h"
 #include "arch/x86/spmu/spmu.h"
-#include "lib/x86_step.h"
 
 unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 {
@@ -31,29 +30,23 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	struct spmu_step st = {
 	    .retired = s->retired,
 	    .next = s->next,
-	    .branch = s->kind != X86_BR_NONE,
+	    .branch = s->insn.branch != X86_BR_NONE,
 	    .cpl = s->cpl_from,
 	    .tsc = s->tsc,
 	    .regs = &regs,
 	};
 	/* Taken or not from the instruction's semantics (lib/x86_step.h): a branch to the next
-	 * instruction is a branch; a REP string iteration is neither a branch nor a retired
-	 * instruction; a handler resuming elsewhere is not the instruction's branch. */
-	struct x86_insn in = {.length = s->length,
-			      .branch = s->kind,
-			      .opcode = s->opcode,
-			      .prefixes = s->prefixes,
-			      .address32 = s->address32};
+	 * instruction is a branch; a handler resuming elsewhere is not the instruction's branch.
+	 * (REP string iterations never get here: the engine swallows them, singlestep.c.) */
 	struct x86_step_regs after = {.rflags = regs.rflags, .rcx = f->rcx};
-	enum x86_step_outcome o = x86_step_classify(&in, s->retired, s->next, &after);
-	if (o == X86_STEP_REP_ITERATION)
-		return 0;
+	enum x86_step_outcome o = x86_step_classify(&s->insn, s->retired, s->next, &after);
 	/* A taken branch is recorded as it retires, before the counters tick: the branch whose
 	 * retirement overflows a counter is in the LBR stack the PMI freezes (the record Linux's
 	 * PEBS IP fix-up expects at LBR.TO, SDM Vol. 3B 18.6.2.4.2 / Linux
 	 * intel_pmu_pebs_fixup_ip). */
 	if (o == X86_STEP_TAKEN)
-		spmu_branch(m, s->retired, s->next, s->kind, s->cpl_from, s->cpl_to);
+		spmu_branch(m, s->retired, s->next, (enum x86_branch_kind)s->insn.branch,
+			    s->cpl_from, s->cpl_to);
 	spmu_retire(m, &st);
 	unsigned out = s->btf_hook && spmu_btf_trap(m) ? SPMU_FEED_BTF_TRAP : 0;
 	if (o == X86_STEP_REDIRECTED)

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "lib/x86_decode.h"
+#include "lib/x86_step.h"
 
 struct spmu;
 struct spmu_personality;
@@ -28,11 +28,7 @@ const struct spmu_personality *spmu_personality_of(const struct spmu *m);
 /* One instruction the engine saw retire, decoded. */
 struct spmu_feed_step {
 	uint64_t retired, next;
-	uint8_t length;		   /* of the retired instruction */
-	enum x86_branch_kind kind; /* X86_BR_NONE when it is not a branch */
-	uint8_t opcode;		   /* x86_insn.opcode: the condition of Jcc/LOOPcc/JrCXZ */
-	uint16_t prefixes;	   /* x86_insn.prefixes: REP string iterations */
-	bool address32;		   /* 67H: JrCXZ and LOOP count in ECX */
+	struct x86_step_insn insn; /* the retired instruction, decoded */
 	unsigned cpl_from, cpl_to;
 	const struct trap_frame *frame; /* the registers after it (the engine's #DB frame) */
 	uint64_t tsc;

@@ -42,8 +42,10 @@ static inline void write_dr6(uint64_t v)
 static bool is_rep_string_at(uint64_t ip)
 {
 	struct x86_insn in;
-	return x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) == 0 &&
-	       x86_is_rep_string(&in);
+	if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) != 0)
+		return false;
+	struct x86_step_insn si = x86_step_insn_of(&in);
+	return x86_is_rep_string(&si);
 }
 
 void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ctx, bool interrupts,
