@@ -472,6 +472,40 @@ static int decode_vex(struct cursor *c, struct x86_insn *o, uint8_t esc)
 	return take_imm(c, o, imm, 0);
 }
 
+/* The X86_PFX_* flag of a legacy prefix byte (SDM 2.1.1), 0 if b is none. */
+static uint16_t legacy_prefix_flag(uint8_t b)
+{
+	switch (b) {
+	case PFX_OPSIZE:
+		return X86_PFX_OPSIZE;
+	case PFX_ADDRSZ:
+		return X86_PFX_ADDRSZ;
+	case PFX_LOCK:
+		return X86_PFX_LOCK;
+	case PFX_REPNE:
+		return X86_PFX_REPNE;
+	case PFX_REP:
+		return X86_PFX_REP;
+	case PFX_SEG_ES:
+	case PFX_SEG_CS:
+	case PFX_SEG_SS:
+	case PFX_SEG_DS:
+	case PFX_SEG_FS:
+	case PFX_SEG_GS:
+		return X86_PFX_SEG;
+	default:
+		return 0;
+	}
+}
+
+uint8_t x86_opcode_byte(const uint8_t *code, size_t avail)
+{
+	for (size_t i = 0; i < avail && i < X86_MAX_INSN_LENGTH; i++)
+		if (!legacy_prefix_flag(code[i]) && (code[i] < REX_FIRST || code[i] > REX_LAST))
+			return code[i];
+	return 0;
+}
+
 int x86_decode(const uint8_t *code, size_t avail, struct x86_insn *out)
 {
 	struct cursor c = {code, avail, 0};
@@ -483,38 +517,15 @@ int x86_decode(const uint8_t *code, size_t avail, struct x86_insn *out)
 		if ((e = need(&c, 1)))
 			return e;
 		uint8_t b = code[c.pos];
-		uint16_t flag = 0;
-		switch (b) {
-		case PFX_OPSIZE:
-			flag = X86_PFX_OPSIZE;
-			break;
-		case PFX_ADDRSZ:
-			flag = X86_PFX_ADDRSZ;
-			break;
-		case PFX_LOCK:
-			flag = X86_PFX_LOCK;
-			break;
-		case PFX_REPNE:
-		case PFX_REP:
-			/* Of F2 and F3, the last one counts (SDM 2.1.1: "undefined" if both;
-			 * processors and objdump take the last as the mandatory prefix). */
+		uint16_t flag = legacy_prefix_flag(b);
+		/* Of F2 and F3, the last one counts (SDM 2.1.1: "undefined" if both; processors
+		 * and objdump take the last as the mandatory prefix). */
+		if (flag & (X86_PFX_REP | X86_PFX_REPNE))
 			o->prefixes &= (uint16_t) ~(X86_PFX_REP | X86_PFX_REPNE);
-			flag = b == PFX_REP ? X86_PFX_REP : X86_PFX_REPNE;
-			break;
-		case PFX_SEG_ES:
-		case PFX_SEG_CS:
-		case PFX_SEG_SS:
-		case PFX_SEG_DS:
-		case PFX_SEG_FS:
-		case PFX_SEG_GS:
-			/* ES/CS/SS/DS overrides are ignored in 64-bit mode (2E/3E still serve as
-			 * branch hints and 3E as CET's NOTRACK); FS/GS add their base. */
-			flag = X86_PFX_SEG;
+		/* ES/CS/SS/DS overrides are ignored in 64-bit mode (2E/3E still serve as branch
+		 * hints and 3E as CET's NOTRACK); FS/GS add their base. */
+		if (flag == X86_PFX_SEG)
 			o->segment = b;
-			break;
-		default:
-			break;
-		}
 		if (flag) {
 			o->prefixes |= flag;
 			o->rex = 0; /* a REX followed by a legacy prefix is ignored */

@@ -54,6 +54,11 @@ enum x86_branch_kind {
 	X86_BR_KIND_COUNT, /* number of kinds, not a kind */
 };
 
+/* The first byte after the legacy prefixes and REX (an escape such as 0F, C4, C5, 62 is returned
+ * as it is), or 0 if there is none within avail (at most 15) bytes: a cheap filter before a full
+ * x86_decode. */
+uint8_t x86_opcode_byte(const uint8_t *code, size_t avail);
+
 /* Errors of x86_decode(), all negative. */
 enum x86_decode_error {
 	X86_E_TRUNCATED = -1, /* the instruction continues past `avail` bytes */

@@ -507,10 +507,41 @@ static void random_encodings_match_objdump(void **state)
 	assert_true(st.insns > FUZZ_MIN_INSNS);
 }
 
+/* x86_opcode_byte: the byte after the legacy prefixes (66 67 F0 F2 F3 2E 36 3E 26 64 65, SDM
+ * 2.1.1) and REX (40-4F, 2.2.1), escapes returned as they are; 0 when only prefixes fit. */
+static void opcode_byte_skips_prefixes_and_rex(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *hex;
+		uint8_t want;
+	} cases[] = {
+	    {"90", 0x90},
+	    {"9c", 0x9c},
+	    {"66 9c", 0x9c},
+	    {"66 f3 48 a5", 0xa5},
+	    {"2e 3e 26 36 64 65 90", 0x90},
+	    {"48 66 90", 0x90},
+	    {"40 0f 05", 0x0f},
+	    {"f0 41 8e d0", 0x8e},
+	    {"c4 e2 79 18 00", 0xc4},
+	    {"66 66 66 66 66 66 66 66 66 66 66 66 66 66 66", 0},
+	    {"f3", 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t b[16];
+		size_t n = parse_hex(cases[i].hex, b, sizeof(b));
+		if (x86_opcode_byte(b, n) != cases[i].want)
+			fail_msg("%s: %#x, want %#x", cases[i].hex, x86_opcode_byte(b, n),
+				 cases[i].want);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(vectors_decode_as_the_sdm_says),
     cmocka_unit_test(fields_are_filled),
     cmocka_unit_test(names_and_conditions),
+    cmocka_unit_test(opcode_byte_skips_prefixes_and_rex),
     cmocka_unit_test(corpus_matches_objdump),
     cmocka_unit_test(kernel_matches_objdump),
     cmocka_unit_test(random_encodings_match_objdump),

@@ -71,24 +71,14 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ct
 #define OPC_POPF     0x9d
 #define OPC_IRET     0xcf
 #define OPC_MOV_SR   0x8e /* MOV Sreg, r/m: ModRM.reg 2 is SS */
-#define OPC_ESC_0F   0x0f /* 0F 05: SYSCALL */
 #define MODRM_REG(m) (((m) >> 3) & 7)
 #define SREG_SS	     2
 
-/* The first opcode byte at ip after legacy prefixes and REX: a cheap filter, so that only the
- * few instructions below are decoded in full. */
-static uint8_t first_opcode(uint64_t ip)
+/* The opcode byte at ip (lib/x86_decode.h): a cheap filter, so that only the few instructions
+ * below are decoded in full. */
+static uint8_t opcode_at(uint64_t ip)
 {
-	const uint8_t *p = (const uint8_t *)ip;
-	for (unsigned i = 0; i < X86_MAX_INSN_LENGTH - 1; i++, p++) {
-		uint8_t b = *p;
-		bool legacy = b == 0x66 || b == 0x67 || b == 0xf0 || b == 0xf2 || b == 0xf3 ||
-			      b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 ||
-			      b == 0x65;
-		if (!legacy && (b & 0xf0) != 0x40)
-			return b;
-	}
-	return 0;
+	return x86_opcode_byte((const uint8_t *)ip, X86_MAX_INSN_LENGTH);
 }
 
 /*
@@ -101,9 +91,9 @@ static uint8_t first_opcode(uint64_t ip)
  * SYSRET needs it to keep the capture going (issue 13 lists what is left).
  * The POPF in the engine's own exit stub (the trap lands on ss_exit) is left alone.
  */
-static void hide_tf(uint64_t retired, struct trap_frame *f)
+static void hide_tf(uint8_t opcode, uint64_t retired, struct trap_frame *f)
 {
-	switch (first_opcode(retired)) {
+	switch (opcode) {
 	case OPC_PUSHF: {
 		struct x86_insn in;
 		if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) != 0)
@@ -126,9 +116,9 @@ static void hide_tf(uint64_t retired, struct trap_frame *f)
 
 /* MOV SS holds the single-step trap until after the next instruction (SDM Vol. 3B 6.8.3,
  * 17.3.1.4): one trap stands for two instructions. The address of the second, or 0. */
-static uint64_t mov_ss_shadowed(uint64_t retired)
+static uint64_t mov_ss_shadowed(uint8_t opcode, uint64_t retired)
 {
-	if (first_opcode(retired) != OPC_MOV_SR)
+	if (opcode != OPC_MOV_SR)
 		return 0;
 	struct x86_insn in;
 	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) != 0 || !in.has_modrm ||
@@ -166,15 +156,16 @@ bool ss_debug_trap(struct trap_frame *f)
 		return true;
 	}
 	s->cpl_from = s->prev_cpl;
-	s->cpl_to = f->cs & 3; /* the privilege level execution continues at */
-	hide_tf(s->prev, f);
-	uint64_t second = mov_ss_shadowed(s->prev);
+	s->cpl_to = f->cs & 3;		     /* the privilege level execution continues at */
+	uint8_t opcode = opcode_at(s->prev); /* once per step: the two checks below share it */
+	hide_tf(opcode, s->prev, f);
+	uint64_t second = mov_ss_shadowed(opcode, s->prev);
 	if (second && second != f->rip) {
 		/* The MOV SS and the instruction after it: report both, the second with the
 		 * trap's own frame (the first one's registers are not visible any more). */
 		report_step(s, f, s->prev, second);
 		s->cpl_from = s->cpl_to;
-		hide_tf(second, f);
+		hide_tf(opcode_at(second), second, f);
 		report_step(s, f, second, f->rip);
 	} else {
 		report_step(s, f, s->prev, f->rip);
