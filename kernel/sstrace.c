@@ -42,18 +42,28 @@ static enum x86_step_outcome classify(struct sstrace *t, uint64_t retired, uint6
 
 static struct sstrace trace;
 
-static void on_step(void *ctx, uint64_t retired, uint64_t next)
+static void record(struct sstrace *t, uint64_t from, uint64_t to)
 {
-	struct sstrace *t = ctx;
-	if (classify(t, retired, next) != X86_STEP_TAKEN)
-		return;
 	if (t->count == SSTRACE_MAX_BRANCHES) {
 		t->dropped++;
 		return;
 	}
-	t->recs[t->count].from = retired;
-	t->recs[t->count].to = next;
+	t->recs[t->count].from = from;
+	t->recs[t->count].to = to;
 	t->count++;
+}
+
+static void on_step(void *ctx, uint64_t retired, uint64_t next)
+{
+	struct sstrace *t = ctx;
+	if (classify(t, retired, next) == X86_STEP_TAKEN)
+		record(t, retired, next);
+}
+
+/* An exception's delivery or its handler's return: recorded as BTS would. */
+static void on_transfer(void *ctx, uint64_t from, uint64_t to)
+{
+	record(ctx, from, to);
 }
 
 /* Decode and count only: what a step costs with the decoder but no record keeping. */
@@ -73,12 +83,13 @@ static bool trace_one(const struct workload *w, void *ctx)
 	if (w->reset)
 		w->reset();
 	memset(&trace, 0, sizeof(trace));
-	uint64_t steps = 0, reps = 0, t0 = arch_timestamp();
-	uint64_t stepped = arch_single_step(w->fn, w->arg, w->bench ? on_step_count : on_step,
-					    &trace, &steps, &reps);
+	uint64_t steps = 0, reps = 0, escaped = 0, t0 = arch_timestamp();
+	uint64_t stepped =
+	    arch_single_step(w->fn, w->arg, w->bench ? on_step_count : on_step,
+			     w->bench ? NULL : on_transfer, &trace, &steps, &reps, &escaped);
 	uint64_t cycles = arch_timestamp() - t0;
 	bool ok = plain == w->expect && stepped == w->expect && trace.undecodable == 0 &&
-		  trace.redirected == 0;
+		  trace.redirected == 0 && escaped == 0;
 	kprintf("ss-begin %s steps=%lu branches=%u dropped=%lu undecodable=%lu result=%lu "
 		"expected=%lu rep-iterations=%lu redirected=%lu tsc-cycles=%lu\n",
 		w->name, steps, trace.count, trace.dropped, trace.undecodable, stepped, w->expect,
@@ -87,6 +98,11 @@ static bool trace_one(const struct workload *w, void *ctx)
 		kprintf("error: ss: %s: the path between two traps could not be followed %lu "
 			"time(s), first after the instruction at %#lx: branches may be missing\n",
 			w->name, trace.redirected, trace.first_redirected);
+	if (escaped)
+		kprintf(
+		    "error: ss: %s: no single-step trap came after the instruction at %#lx: the "
+		    "workload ran on unseen, the trace ended early\n",
+		    w->name, escaped);
 	for (unsigned i = 0; i < trace.count; i++)
 		kprintf("ss-branch %#lx %#lx\n", trace.recs[i].from, trace.recs[i].to);
 	kprintf("ss-end %s %s\n", w->name, ok ? "ok" : "MISMATCH");

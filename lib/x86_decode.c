@@ -498,11 +498,16 @@ static uint16_t legacy_prefix_flag(uint8_t b)
 	}
 }
 
-uint8_t x86_opcode_byte(const uint8_t *code, size_t avail)
+unsigned x86_opcode_of(const uint8_t *code, size_t avail)
 {
-	for (size_t i = 0; i < avail && i < X86_MAX_INSN_LENGTH; i++)
-		if (!legacy_prefix_flag(code[i]) && (code[i] < REX_FIRST || code[i] > REX_LAST))
+	size_t n = avail < X86_MAX_INSN_LENGTH ? avail : X86_MAX_INSN_LENGTH;
+	for (size_t i = 0; i < n; i++) {
+		if (legacy_prefix_flag(code[i]) || (code[i] >= REX_FIRST && code[i] <= REX_LAST))
+			continue;
+		if (code[i] != ESC_0F)
 			return code[i];
+		return i + 1 < n ? X86_OPCODE_0F(code[i + 1]) : 0;
+	}
 	return 0;
 }
 

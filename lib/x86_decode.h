@@ -54,10 +54,12 @@ enum x86_branch_kind {
 	X86_BR_KIND_COUNT, /* number of kinds, not a kind */
 };
 
-/* The first byte after the legacy prefixes and REX (an escape such as 0F, C4, C5, 62 is returned
- * as it is), or 0 if there is none within avail (at most 15) bytes: a cheap filter before a full
- * x86_decode. */
-uint8_t x86_opcode_byte(const uint8_t *code, size_t avail);
+/* The opcode after the legacy prefixes and REX: the byte itself in the one-byte map (other
+ * escapes such as C4, C5, 62 are returned as they are), X86_OPCODE_0F(b) for the two-byte map
+ * (0F b: 0F 05 is SYSCALL), or 0 if it does not fit in avail (at most 15) bytes. A cheap filter
+ * before a full x86_decode. */
+#define X86_OPCODE_0F(b) (0x0f00u | (b))
+unsigned x86_opcode_of(const uint8_t *code, size_t avail);
 
 /* Errors of x86_decode(), all negative. */
 enum x86_decode_error {

@@ -191,6 +191,32 @@ static void exceptions_set_ler_and_debug_clears_lbr(void **state)
 	assert_int_equal(v, 0xffffffff80002010ull);
 }
 
+/* An exception's delivery and its handler's IRET are recorded like branches of the far class
+ * ("taken branches, interrupts, and exceptions", SDM Vol. 3B 17.4.8.1; Table 17-13 FAR_BRANCH
+ * covers them), so LBR_SELECT's FAR_BRANCH bit suppresses both; neither arms BTF. */
+static void transfers_are_far_branches_without_btf(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	uint64_t v;
+	spmu_init(&m, spmu_personality_find("skylake"), lin);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_LBR | DEBUGCTL_BTF), STATUS_OK);
+	spmu_transfer(&m, 0x1000, 0xffffffff80009000ull, X86_BR_INT, 3, 0);
+	spmu_transfer(&m, 0xffffffff8000a000ull, 0x1000, X86_BR_IRET, 0, 3);
+	assert_int_equal(m.stats.lbr_recorded, 2);
+	assert_false(spmu_btf_trap(&m));
+	assert_int_equal(spmu_rdmsr(&m, MSR_LBR_TOS, &v), STATUS_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0x680 + v, &v), STATUS_OK);
+	assert_int_equal(v, 0xffffffff8000a000ull); /* the IRET, newest */
+	assert_int_equal(spmu_wrmsr(&m, MSR_LBR_SELECT, LBR_SELECT_FAR_BRANCH), STATUS_OK);
+	spmu_transfer(&m, 0x1000, 0xffffffff80009000ull, X86_BR_INT, 3, 0);
+	spmu_transfer(&m, 0xffffffff8000a000ull, 0x1000, X86_BR_IRET, 0, 3);
+	assert_int_equal(m.stats.lbr_recorded, 2);
+	assert_int_equal(m.stats.lbr_filtered, 2);
+	spmu_branch(&m, 0x1000, 0x1010, X86_BR_JMP_REL, 3, 3); /* a branch does arm it */
+	assert_true(spmu_btf_trap(&m));
+}
+
 /* A PEBS counter that overflows writes a record, reloads from its DS reset slot, and the
  * buffer threshold raises OvfDSBuffer (GLOBAL_STATUS[62]) with a PMI request. */
 /* PEBS on PMC0 counting instructions from -3 (reset -3), a buffer of `records` records of
@@ -337,6 +363,7 @@ static void pebs_format1_status_is_the_global_status(void **state)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(pebs_overflow_reload_and_threshold),
     cmocka_unit_test(exceptions_set_ler_and_debug_clears_lbr),
+    cmocka_unit_test(transfers_are_far_branches_without_btf),
     cmocka_unit_test(personalities_decode_as_their_processors),
     cmocka_unit_test(personalities_lbr_registers_match_the_caps_table),
     cmocka_unit_test(refused_accesses_are_model_gps),

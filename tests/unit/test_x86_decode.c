@@ -507,14 +507,15 @@ static void random_encodings_match_objdump(void **state)
 	assert_true(st.insns > FUZZ_MIN_INSNS);
 }
 
-/* x86_opcode_byte: the byte after the legacy prefixes (66 67 F0 F2 F3 2E 36 3E 26 64 65, SDM
- * 2.1.1) and REX (40-4F, 2.2.1), escapes returned as they are; 0 when only prefixes fit. */
-static void opcode_byte_skips_prefixes_and_rex(void **state)
+/* x86_opcode_of: the byte after the legacy prefixes (66 67 F0 F2 F3 2E 36 3E 26 64 65, SDM
+ * 2.1.1) and REX (40-4F, 2.2.1); with the 0F escape, 0F and the next byte (SDM Vol. 2 A.3,
+ * Table A-3: 0F 05 SYSCALL, 0F 07 SYSRET); other escapes as they are; 0 when it does not fit. */
+static void opcode_of_skips_prefixes_and_reads_0f(void **state)
 {
 	(void)state;
 	static const struct {
 		const char *hex;
-		uint8_t want;
+		unsigned want;
 	} cases[] = {
 	    {"90", 0x90},
 	    {"9c", 0x9c},
@@ -522,7 +523,10 @@ static void opcode_byte_skips_prefixes_and_rex(void **state)
 	    {"66 f3 48 a5", 0xa5},
 	    {"2e 3e 26 36 64 65 90", 0x90},
 	    {"48 66 90", 0x90},
-	    {"40 0f 05", 0x0f},
+	    {"40 0f 05", 0x0f05},
+	    {"48 0f 07", 0x0f07},
+	    {"0f", 0},
+	    {"66 0f b6 c0", 0x0fb6},
 	    {"f0 41 8e d0", 0x8e},
 	    {"c4 e2 79 18 00", 0xc4},
 	    {"66 66 66 66 66 66 66 66 66 66 66 66 66 66 66", 0},
@@ -531,8 +535,8 @@ static void opcode_byte_skips_prefixes_and_rex(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint8_t b[16];
 		size_t n = parse_hex(cases[i].hex, b, sizeof(b));
-		if (x86_opcode_byte(b, n) != cases[i].want)
-			fail_msg("%s: %#x, want %#x", cases[i].hex, x86_opcode_byte(b, n),
+		if (x86_opcode_of(b, n) != cases[i].want)
+			fail_msg("%s: %#x, want %#x", cases[i].hex, x86_opcode_of(b, n),
 				 cases[i].want);
 	}
 }
@@ -541,7 +545,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(vectors_decode_as_the_sdm_says),
     cmocka_unit_test(fields_are_filled),
     cmocka_unit_test(names_and_conditions),
-    cmocka_unit_test(opcode_byte_skips_prefixes_and_rex),
+    cmocka_unit_test(opcode_of_skips_prefixes_and_reads_0f),
     cmocka_unit_test(corpus_matches_objdump),
     cmocka_unit_test(kernel_matches_objdump),
     cmocka_unit_test(random_encodings_match_objdump),

@@ -44,6 +44,12 @@ void idt_set_gate(unsigned vector, uint64_t handler, unsigned ist, unsigned dpl)
 	g->reserved = 0;
 }
 
+uint64_t idt_gate_target(unsigned vector)
+{
+	const struct idt_gate *g = &idt[vector % IDT_VECTORS];
+	return (uint64_t)g->offset_high << 32 | (uint64_t)g->offset_mid << 16 | g->offset_low;
+}
+
 static unsigned exception_ist(unsigned vector)
 {
 	switch (vector) {

@@ -30,7 +30,7 @@ bool trap_add_resume_observer(trap_observer_fn fn)
 	return true;
 }
 
-static void resumed(const struct trap_frame *f)
+static void resumed(struct trap_frame *f)
 {
 	for (unsigned i = 0; i < n_resume_observers; i++)
 		resume_observers[i](f);

@@ -69,7 +69,9 @@ enum trap_claim {
 	TRAP_CLAIM_COUNT
 };
 typedef bool (*trap_claim_fn)(struct trap_frame *f);
-typedef void (*trap_observer_fn)(const struct trap_frame *f);
+/* An observer may rewrite the interrupted context's RFLAGS (the single-step engine hides its
+ * own TF from the handler and sets it again on the way back); nothing else. */
+typedef void (*trap_observer_fn)(struct trap_frame *f);
 void trap_set_claim(enum trap_claim which, trap_claim_fn fn);
 /* At most TRAP_MAX_OBSERVERS; false when full. */
 #define TRAP_MAX_OBSERVERS 4
@@ -83,6 +85,8 @@ trap_claim_fn trap_claim(enum trap_claim which);
 /* Called by every stub of arch/x86/cpu/trap_stubs.S. */
 void trap_dispatch(struct trap_frame *f);
 extern const uint64_t trap_stub_table[256];
+/* The IRETQ every stub returns through (arch/x86/cpu/trap_stubs.S). */
+extern const char trap_iret[];
 
 /* Exceptions (vectors 0-31): caught by a self-test, or dumped and the run ended. */
 void exception_dispatch(struct trap_frame *f);

@@ -69,6 +69,8 @@ exception_common:
 	popq %rbx
 	popq %rax
 	addq $16, %rsp /* vector and error code */
+	.globl trap_iret
+trap_iret:			/* every handler returns here (the software PMU's IRET record) */
 	iretq
 
 	.section .rodata

@@ -76,12 +76,15 @@ void pmu_note_exception(unsigned vector)
 		spmu_exception(&b->state, vector);
 }
 
-void pmu_trap_observer(const struct trap_frame *f)
+/* In the order the hardware does it: a trap's instruction retires, the LER takes the last
+ * branch before the exception, then the delivery is recorded. */
+void pmu_trap_observer(struct trap_frame *f)
 {
 	if (!ss_active_here())
 		return; /* not the stepped workload's */
 	ss_note_exception(f);
 	pmu_note_exception((unsigned)f->vector);
+	ss_note_delivery(f);
 }
 
 struct msr_access {

@@ -30,7 +30,7 @@ void pmu_note_exception(unsigned vector);
 /* Trap observer (cpu/trap.h): an exception or interrupt a stepped workload takes goes to the
  * engine (a trap-class instruction retired) and then to the model. */
 struct trap_frame;
-void pmu_trap_observer(const struct trap_frame *f);
+void pmu_trap_observer(struct trap_frame *f);
 
 /* STATUS_OK, or STATUS_REFUSED: a #GP from the hardware (caught) or the model (its reason
  * kept for pmu_last_refusal()). */

@@ -69,7 +69,8 @@ static uint64_t measure(const struct ds_isr_config *cfg, const struct trace_pmi_
 	trace_pmi_begin(cfg, sinks, PMI_ACK_LATE); /* Skylake's */
 	struct path_count c = {0};
 	struct ss_result r;
-	ss_run(call_routine, 0, count_step, &c, false, &r);
+	struct ss_hooks h = {count_step, NULL, &c};
+	ss_run(call_routine, 0, &h, false, &r);
 	struct trace_pmi_stats st;
 	trace_pmi_end(&st);
 	*model_accesses = c.model_entries;

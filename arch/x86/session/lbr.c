@@ -31,13 +31,16 @@ static struct lbr_msrs lbr_msrs_of(const struct trace_ctx *t)
 				 c->lbr.has_select};
 }
 
-/* The LBR_F_* class of the branch at `from` (decoded), or 0 if it cannot be decoded. */
+/* The LBR_F_* class of the record from `from` (decoded), or 0 if it cannot be decoded. A
+ * record from an instruction that is no branch is an exception's delivery (or an interrupt's):
+ * the far class (SDM Vol. 3B Table 17-13, FAR_BRANCH; Linux arch/x86/events/utils.c calls it
+ * X86_BR_IRQ). */
 static unsigned branch_class(uint64_t from)
 {
 	struct x86_insn in;
 	if (x86_decode((const uint8_t *)from, X86_MAX_INSN_LENGTH, &in) != 0)
 		return 0;
-	return in.branch == X86_BR_NONE ? 0 : (unsigned)BIT(lbr_class_of_branch(in.branch));
+	return in.branch == X86_BR_NONE ? LBR_F_FAR : (unsigned)BIT(lbr_class_of_branch(in.branch));
 }
 
 static void print_entry(unsigned i, const struct lbr_entry *e)

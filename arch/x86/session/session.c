@@ -127,6 +127,15 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 		deliver_virtual_pmi(cs);
 }
 
+/* An exception's delivery or its handler's return, as the engine saw it: recorded by the model. */
+static void model_transfer(void *ctx, uint64_t from, uint64_t to, enum ss_transfer kind)
+{
+	struct spmu_feed_transfer t = {.from = from, .to = to, .delivery = kind == SS_DELIVERY};
+	ss_step_cpls(&t.cpl_from, &t.cpl_to);
+	if (spmu_feed_transfer(ctx, &t) & SPMU_FEED_PMI)
+		deliver_virtual_pmi(here());
+}
+
 /* The hardware's own #DB per step (BTF on silicon): the session's hook sees each one. */
 static void hardware_step(void *ctx, uint64_t retired, uint64_t next)
 {
@@ -161,10 +170,18 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 	} else {
 		struct ss_result res;
 		memset(cs->cache, 0, DECODE_CACHE_SIZE * sizeof(struct decoded));
-		ss_run(q->fn, q->arg, t->model ? model_step : hardware_step, t->model, interrupts,
-		       &res);
+		struct ss_hooks h = {t->model ? model_step : hardware_step,
+				     t->model ? model_transfer : NULL, t->model};
+		ss_run(q->fn, q->arg, &h, interrupts, &res);
 		*steps = res.steps;
 		r = res.retval;
+		if (res.escaped_at) {
+			tprintf(
+			    "error: %s: no single-step trap came after the instruction at %#lx: "
+			    "the workload ran on unseen, the capture ended early\n",
+			    t->label, res.escaped_at);
+			t->ok = false;
+		}
 	}
 	cs->ctx = 0;
 	if (cs->lost) {
@@ -193,7 +210,7 @@ uint64_t ts_virtual_pmis(uint64_t *masked)
 }
 
 /* Called for every exception a workload takes (arch/x86/cpu/irq.c): its last exception record. */
-void trace_note_exception(const struct trap_frame *f)
+void trace_note_exception(struct trap_frame *f)
 {
 	struct cpu_session *cs = here();
 	if (!cs->ctx || f->vector >= NUM_EXCEPTION_VECTORS || f->vector == VEC_NMI)

@@ -42,7 +42,7 @@ void *ts_scratch(uint64_t *bytes);
 uint64_t ts_virtual_pmis(uint64_t *masked);
 /* Every exception the running workload takes (arch/x86/cpu/irq.c): its last exception record. */
 struct trap_frame;
-void trace_note_exception(const struct trap_frame *f);
+void trace_note_exception(struct trap_frame *f);
 /* Last exception records taken during the run (the sessions print them). */
 void ts_print_exceptions(struct trace_ctx *t);
 

@@ -5,6 +5,15 @@
 #include "arch/x86/hw/cpu_regs.h"
 #include "arch/x86/spmu/spmu.h"
 
+/* A PMI the model requested, handed to the runner once. */
+static unsigned take_pmi(struct spmu *m)
+{
+	if (!m->pmi_pending)
+		return 0;
+	m->pmi_pending = false;
+	return SPMU_FEED_PMI;
+}
+
 unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 {
 	const struct trap_frame *f = s->frame;
@@ -51,9 +60,12 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	unsigned out = s->btf_hook && spmu_btf_trap(m) ? SPMU_FEED_BTF_TRAP : 0;
 	if (o == X86_STEP_REDIRECTED)
 		out |= SPMU_FEED_LOST;
-	if (m->pmi_pending) {
-		m->pmi_pending = false;
-		out |= SPMU_FEED_PMI;
-	}
-	return out;
+	return out | take_pmi(m);
+}
+
+unsigned spmu_feed_transfer(struct spmu *m, const struct spmu_feed_transfer *t)
+{
+	spmu_transfer(m, t->from, t->to, t->delivery ? X86_BR_INT : X86_BR_IRET, t->cpl_from,
+		      t->cpl_to);
+	return take_pmi(m);
 }

@@ -42,4 +42,13 @@ struct spmu_feed_step {
 
 unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s);
 
+/* A transfer the engine reported (singlestep.h): an exception's delivery (recorded as INT-class)
+ * or its handler's IRET. No instruction retires. Returns SPMU_FEED_PMI or 0. */
+struct spmu_feed_transfer {
+	uint64_t from, to;
+	bool delivery; /* else the return */
+	unsigned cpl_from, cpl_to;
+};
+unsigned spmu_feed_transfer(struct spmu *m, const struct spmu_feed_transfer *t);
+
 #endif

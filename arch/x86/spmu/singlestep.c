@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "arch/x86/spmu/singlestep.h"
 #include "arch/x86/cpu/cpu.h"
+#include "arch/x86/cpu/idt.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "kernel/arch.h"
@@ -10,6 +11,7 @@
 /* DR6 (SDM Vol. 3B 17.2.3, Figure 17-2): BS = single-step caused the #DB. */
 #define DR6_BS	       BIT(14)
 #define DR6_INIT_VALUE 0xffff0ff0ull /* the value DR6 holds with no condition recorded */
+#define HANDLER_CPL    0	     /* every IDT gate's selector is the kernel's (cpu/idt.c) */
 
 uint64_t ss_enter(uint64_t (*fn)(uint64_t), uint64_t arg, uint64_t extra_flags);
 
@@ -21,8 +23,16 @@ struct ss_state {
 	const struct trap_frame *frame; /* during on_step: the state after the retired insn */
 	uint64_t steps;
 	uint64_t rep_iterations; /* traps inside a REP string instruction (not steps) */
-	ss_step_fn on_step;
-	void *ctx;
+	/* The frame of the workload's exception whose handler runs (unstepped), or NULL: until
+	 * its IRET, traps are the handler's, not the workload's. */
+	struct trap_frame *exc_frame;
+	bool vtf;	/* the workload's own TF: what it set, what PUSHF and handlers see */
+	bool sysret_tf; /* R11.TF before the engine set it for the SYSRET about to retire */
+	uint64_t next_opcode_ip; /* where next_opcode was read (s->prev, unless a handler moved) */
+	unsigned next_opcode;
+	uint64_t exc_from; /* the instruction that raised the exception being delivered */
+	unsigned exc_cpl;
+	struct ss_hooks hooks;
 };
 
 static struct ss_state state[MAX_CPUS];
@@ -48,7 +58,7 @@ static bool is_rep_string_at(uint64_t ip)
 	return x86_is_rep_string(&si);
 }
 
-void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ctx, bool interrupts,
+void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bool interrupts,
 	    struct ss_result *r)
 {
 	struct ss_state *s = &state[this_cpu()->index];
@@ -56,42 +66,59 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ct
 	s->prev_cpl = 0;
 	s->steps = 0;
 	s->rep_iterations = 0;
-	s->on_step = on_step;
-	s->ctx = ctx;
+	s->exc_frame = NULL;
+	s->next_opcode_ip = 0;
+	s->vtf = false; /* the caller's RFLAGS.TF, clear */
+	s->hooks = *h;
 	write_dr6(DR6_INIT_VALUE);
 	s->active = true;
 	r->retval = ss_enter(fn, arg, interrupts ? RFLAGS_IF : 0);
+	/* The trap that lands on ss_exit ends the run (ss_debug_trap): still active means the
+	 * workload went on without traps from s->prev on. */
+	r->escaped_at = s->active ? s->prev : 0;
 	s->active = false;
 	r->steps = s->steps;
 	r->rep_iterations = s->rep_iterations;
 }
 
-/* Opcodes the engine treats itself (SDM Vol. 2 Table A-2). */
+/* Opcodes the engine treats itself (SDM Vol. 2 Tables A-2, A-3). */
 #define OPC_PUSHF    0x9c
 #define OPC_POPF     0x9d
 #define OPC_IRET     0xcf
 #define OPC_MOV_SR   0x8e /* MOV Sreg, r/m: ModRM.reg 2 is SS */
+#define OPC_SYSCALL  X86_OPCODE_0F(0x05)
+#define OPC_SYSRET   X86_OPCODE_0F(0x07)
 #define MODRM_REG(m) (((m) >> 3) & 7)
 #define SREG_SS	     2
 
-/* The opcode byte at ip (lib/x86_decode.h): a cheap filter, so that only the few instructions
+/* The opcode at ip (lib/x86_decode.h): a cheap filter, so that only the few instructions
  * below are decoded in full. */
-static uint8_t opcode_at(uint64_t ip)
+static unsigned opcode_at(uint64_t ip)
 {
-	return x86_opcode_byte((const uint8_t *)ip, X86_MAX_INSN_LENGTH);
+	return x86_opcode_of((const uint8_t *)ip, X86_MAX_INSN_LENGTH);
+}
+
+static uint64_t with_tf(uint64_t rflags, bool tf)
+{
+	return tf ? rflags | RFLAGS_TF : rflags & ~RFLAGS_TF;
 }
 
 /*
- * Keep the trap flag the engine's own business (SDM Vol. 3B 17.3.1.4; the workload never sets
- * TF itself in our workloads, so its view of TF is 0):
- * - PUSHF pushed RFLAGS with TF set: clear it in the pushed image;
- * - POPF and IRET loaded an image with TF clear: the trap after them still comes (it depends
- *   on TF before the instruction), but the next one would not: set TF in the frame again;
- * SYSCALL's R11 still carries TF: the workloads' own SYSCALL entry is stepped too and its
- * SYSRET needs it to keep the capture going (issue 13 lists what is left).
+ * Keep the trap flag the engine's own business (SDM Vol. 3B 17.3.1.4): the workload sees its
+ * own TF (s->vtf: clear, unless it set TF itself), never the engine's:
+ * - PUSHF pushed RFLAGS with the engine's TF: the workload's in the pushed image;
+ * - SYSCALL saved RFLAGS in R11 (SDM Vol. 2 SYSCALL: "R11 := RFLAGS"): the workload's TF there
+ *   (IA32_FMASK leaves TF alone here, cpu/usermode.c, so the kernel side is stepped);
+ * - POPF and IRET loaded an image: its TF is the workload's from now on; the trap after them
+ *   still comes (it depends on TF before the instruction), but the next one would not if the
+ *   image's TF is clear: set TF in the frame again;
+ * - SYSRET is different: whether a trap follows it depends on the TF it loads from R11 (QEMU
+ *   target/i386/tcg/translate.c: "The TF bit is checked after the sysret insn completes"),
+ *   so before one retires, R11's TF is set (keep_tf_for_sysret) and given back after it;
+ * - an exception's frame: ss_note_delivery and ss_note_resume.
  * The POPF in the engine's own exit stub (the trap lands on ss_exit) is left alone.
  */
-static void hide_tf(uint8_t opcode, uint64_t retired, struct trap_frame *f)
+static void hide_tf(struct ss_state *s, unsigned opcode, uint64_t retired, struct trap_frame *f)
 {
 	switch (opcode) {
 	case OPC_PUSHF: {
@@ -99,24 +126,44 @@ static void hide_tf(uint8_t opcode, uint64_t retired, struct trap_frame *f)
 		if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) != 0)
 			return;
 		if (in.operand16)
-			*(uint16_t *)f->rsp &= (uint16_t)~RFLAGS_TF;
+			*(uint16_t *)f->rsp = (uint16_t)with_tf(*(uint16_t *)f->rsp, s->vtf);
 		else
-			*(uint64_t *)f->rsp &= ~RFLAGS_TF;
+			*(uint64_t *)f->rsp = with_tf(*(uint64_t *)f->rsp, s->vtf);
 		return;
 	}
+	case OPC_SYSCALL:
+		f->r11 = with_tf(f->r11, s->vtf);
+		return;
+	case OPC_SYSRET:
+		f->r11 = with_tf(f->r11, s->sysret_tf); /* SYSRET leaves R11 as it was */
+		s->vtf = s->sysret_tf;
+		return;
 	case OPC_POPF:
 	case OPC_IRET:
-		if (f->rip != (uint64_t)ss_exit)
+		if (f->rip != (uint64_t)ss_exit) {
+			s->vtf = f->rflags & RFLAGS_TF;
 			f->rflags |= RFLAGS_TF;
+		}
 		return;
 	default:
 		return;
 	}
 }
 
+/* The next instruction is a SYSRET: make the RFLAGS it loads keep TF (see hide_tf). */
+static void keep_tf_for_sysret(struct ss_state *s, struct trap_frame *f)
+{
+	s->next_opcode = opcode_at(f->rip); /* the next step's opcode, read once */
+	s->next_opcode_ip = f->rip;
+	if (s->next_opcode != OPC_SYSRET)
+		return;
+	s->sysret_tf = f->r11 & RFLAGS_TF;
+	f->r11 |= RFLAGS_TF;
+}
+
 /* MOV SS holds the single-step trap until after the next instruction (SDM Vol. 3B 6.8.3,
  * 17.3.1.4): one trap stands for two instructions. The address of the second, or 0. */
-static uint64_t mov_ss_shadowed(uint8_t opcode, uint64_t retired)
+static uint64_t mov_ss_shadowed(unsigned opcode, uint64_t retired)
 {
 	if (opcode != OPC_MOV_SR)
 		return 0;
@@ -132,8 +179,8 @@ static void report_step(struct ss_state *s, struct trap_frame *f, uint64_t retir
 	s->steps++;
 	s->frame = f;
 	s->in_trap = true; /* a PMI sent as NMI from on_step arrives right here */
-	if (s->on_step)
-		s->on_step(s->ctx, retired, next);
+	if (s->hooks.step)
+		s->hooks.step(s->hooks.ctx, retired, next);
 	s->in_trap = false;
 	s->frame = NULL;
 }
@@ -156,35 +203,59 @@ bool ss_debug_trap(struct trap_frame *f)
 		return true;
 	}
 	s->cpl_from = s->prev_cpl;
-	s->cpl_to = f->cs & 3;		     /* the privilege level execution continues at */
-	uint8_t opcode = opcode_at(s->prev); /* once per step: the two checks below share it */
-	hide_tf(opcode, s->prev, f);
+	s->cpl_to = f->cs & 3; /* the privilege level execution continues at */
+	bool own = s->vtf;     /* the workload's TF was set: this trap is its own too */
+	unsigned opcode = s->next_opcode_ip == s->prev ? s->next_opcode : opcode_at(s->prev);
+	hide_tf(s, opcode, s->prev, f);
 	uint64_t second = mov_ss_shadowed(opcode, s->prev);
 	if (second && second != f->rip) {
 		/* The MOV SS and the instruction after it: report both, the second with the
 		 * trap's own frame (the first one's registers are not visible any more). */
 		report_step(s, f, s->prev, second);
 		s->cpl_from = s->cpl_to;
-		hide_tf(opcode_at(second), second, f);
+		hide_tf(s, opcode_at(second), second, f);
 		report_step(s, f, second, f->rip);
 	} else {
 		report_step(s, f, s->prev, f->rip);
 	}
 	s->prev = f->rip;
 	s->prev_cpl = s->cpl_to;
-	if (f->rip == (uint64_t)ss_exit)
+	keep_tf_for_sysret(s, f);
+	if (f->rip == (uint64_t)ss_exit) {
 		s->active = false; /* TF is clear from here on */
+		return true;
+	}
+	if (own) {
+		/* The workload single-steps itself: its #DB goes where it would go without the
+		 * engine (trap dispatch: a workload's handler, or an unexpected exception), with
+		 * DR6.BS as the processor sets it. */
+		write_dr6(DR6_INIT_VALUE | DR6_BS);
+		return false;
+	}
 	return true;
 }
 
+/* kernel/arch.h's transfer callback has no kind: the generic side records FROM and TO. */
+static void (*generic_transfer_fn[MAX_CPUS])(void *ctx, uint64_t from, uint64_t to);
+
+static void generic_transfer(void *ctx, uint64_t from, uint64_t to, enum ss_transfer kind)
+{
+	(void)kind;
+	generic_transfer_fn[this_cpu()->index](ctx, from, to);
+}
+
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
-			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next), void *ctx,
-			  uint64_t *steps, uint64_t *rep_iterations)
+			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next),
+			  void (*on_transfer)(void *ctx, uint64_t from, uint64_t to), void *ctx,
+			  uint64_t *steps, uint64_t *rep_iterations, uint64_t *escaped_at)
 {
 	struct ss_result r;
-	ss_run(fn, arg, on_step, ctx, false, &r);
+	generic_transfer_fn[this_cpu()->index] = on_transfer;
+	struct ss_hooks h = {on_step, on_transfer ? generic_transfer : NULL, ctx};
+	ss_run(fn, arg, &h, false, &r);
 	*steps = r.steps;
 	*rep_iterations = r.rep_iterations;
+	*escaped_at = r.escaped_at;
 	return r.retval;
 }
 
@@ -217,7 +288,8 @@ uint64_t ss_workload_ip(const struct trap_frame *f)
 bool ss_active_here(void)
 {
 	struct percpu *cpu = percpu_current();
-	return cpu && state[cpu->index].active && !state[cpu->index].in_trap;
+	const struct ss_state *s = cpu ? &state[cpu->index] : NULL;
+	return s && s->active && !s->in_trap && !s->exc_frame;
 }
 
 /*
@@ -228,33 +300,84 @@ bool ss_active_here(void)
  * retire) or an interrupt between instructions leaves the frame's RIP at the instruction that
  * will retire next, which the engine already expects.
  */
-void ss_note_exception(const struct trap_frame *f)
+void ss_note_exception(struct trap_frame *f)
 {
 	struct percpu *cpu = percpu_current();
 	if (!cpu)
 		return;
 	struct ss_state *s = &state[cpu->index];
-	if (!s->active || f->rip == s->prev)
+	if (!s->active)
+		return;
+	s->exc_from = s->prev; /* the instruction that raised it, for ss_note_delivery */
+	s->exc_cpl = s->prev_cpl;
+	if (f->rip == s->prev)
 		return;
 	s->steps++;
 	s->cpl_from = s->prev_cpl;
 	s->cpl_to = f->cs & 3;
 	s->frame = f;
-	if (s->on_step)
-		s->on_step(s->ctx, s->prev, f->rip);
+	if (s->hooks.step)
+		s->hooks.step(s->hooks.ctx, s->prev, f->rip);
 	s->frame = NULL;
 	s->prev = f->rip;
 	s->prev_cpl = s->cpl_to;
 }
 
-void ss_note_resume(const struct trap_frame *f)
+static void report_transfer(struct ss_state *s, struct trap_frame *f, uint64_t from, uint64_t to,
+			    unsigned cpl_from, enum ss_transfer kind)
+{
+	s->cpl_from = cpl_from;
+	s->cpl_to = kind == SS_DELIVERY ? HANDLER_CPL : f->cs & 3;
+	s->frame = f;
+	if (s->hooks.transfer)
+		s->hooks.transfer(s->hooks.ctx, from, to, kind);
+	s->frame = NULL;
+}
+
+/*
+ * Exceptions are recorded as they are delivered (SDM Vol. 3B 17.4.8.1, 17.4.9: "taken
+ * branches, interrupts, and exceptions"), except debug exceptions, which the LBR stack never
+ * records (17.4.8.1 "except for debug exceptions"; the model takes that for BTS, and for the
+ * handler's return, too). The NMI is not the workload's. Interrupts (vectors 32-255: here
+ * only the virtual PMIs) are not recorded yet (README). The handler the gate names runs at
+ * CPL 0 (cpu/idt.c).
+ */
+void ss_note_delivery(struct trap_frame *f)
 {
 	struct percpu *cpu = percpu_current();
 	if (!cpu)
 		return;
 	struct ss_state *s = &state[cpu->index];
-	if (!s->active || s->in_trap || f->rip == s->prev)
+	if (!s->active || s->exc_frame || f->vector >= NUM_EXCEPTION_VECTORS ||
+	    f->vector == VEC_NMI)
 		return;
+	if (f->vector != VEC_DB)
+		report_transfer(s, f, s->exc_from, idt_gate_target((unsigned)f->vector), s->exc_cpl,
+				SS_DELIVERY);
+	s->exc_frame = f;
+	f->rflags = with_tf(f->rflags, s->vtf); /* the handler reads the workload's RFLAGS */
+}
+
+void ss_note_resume(struct trap_frame *f)
+{
+	struct percpu *cpu = percpu_current();
+	if (!cpu)
+		return;
+	struct ss_state *s = &state[cpu->index];
+	if (!s->active || s->in_trap)
+		return;
+	if (s->exc_frame == f) {
+		/* The handler's IRETQ (cpu/trap_stubs.S) back into the workload: the TF the
+		 * handler left is the workload's, the engine's goes with it. A debug exception's
+		 * return is not recorded, as its delivery is not (ss_note_delivery). */
+		s->exc_frame = NULL;
+		s->vtf = f->rflags & RFLAGS_TF;
+		f->rflags |= RFLAGS_TF;
+		if (f->vector != VEC_DB)
+			report_transfer(s, f, (uint64_t)trap_iret, f->rip, HANDLER_CPL, SS_RETURN);
+	} else if (s->exc_frame || f->rip == s->prev) {
+		return; /* a trap inside the workload's exception handler, or nothing moved */
+	}
 	s->prev = f->rip; /* nothing retired: the handler chose where the workload goes on */
 	s->prev_cpl = f->cs & 3;
 }

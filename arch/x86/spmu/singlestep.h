@@ -16,28 +16,54 @@ struct trap_frame;
 /* Called for each retired instruction: its address, and where execution goes next. */
 typedef void (*ss_step_fn)(void *ctx, uint64_t retired, uint64_t next);
 
+/* A control transfer that is no retired instruction's own branch (SDM Vol. 3B 17.4.8.1: the
+ * LBR stack and BTS record "taken branches, interrupts, and exceptions"): the delivery of an
+ * exception the workload raised, FROM the instruction that raised it (a trap such as INT3
+ * after it retired, a fault without retiring) TO the handler its IDT gate names; and the
+ * handler's IRET back, FROM the IRETQ TO where the workload resumes. */
+enum ss_transfer {
+	SS_DELIVERY,
+	SS_RETURN,
+};
+typedef void (*ss_transfer_fn)(void *ctx, uint64_t from, uint64_t to, enum ss_transfer kind);
+
+/* Who hears about a stepped run; transfer may be NULL. */
+struct ss_hooks {
+	ss_step_fn step;
+	ss_transfer_fn transfer;
+	void *ctx;
+};
+
 struct ss_result {
 	uint64_t steps;		 /* instructions retired under TF */
 	uint64_t rep_iterations; /* REP string iterations trapped (not steps, not branches) */
 	uint64_t retval;	 /* the workload's return value */
+	uint64_t escaped_at;	 /* 0, or the instruction after which no trap came any more: the
+				  * workload cleared TF where the engine could not keep it, and
+				  * ran on unseen (a capture that ended early) */
 };
 
-/* Run fn(arg) single-stepped on this CPU, calling on_step for every instruction; with
- * `interrupts` the workload runs with RFLAGS.IF set (interrupt handlers are not stepped:
+/* Run fn(arg) single-stepped on this CPU, telling h about every instruction and transfer;
+ * with `interrupts` the workload runs with RFLAGS.IF set (interrupt handlers are not stepped:
  * delivery clears TF, IRET restores it). */
-void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, ss_step_fn on_step, void *ctx, bool interrupts,
+void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bool interrupts,
 	    struct ss_result *r);
-/* Inside on_step: the CPL of the retired instruction and the one execution continues at. */
+/* Inside a hook: the CPL the step or transfer starts at and the one execution continues at. */
 void ss_step_cpls(unsigned *from, unsigned *to);
-/* Inside on_step: the registers after the retired instruction (the #DB trap frame). */
+/* Inside a hook: the registers after the retired instruction (the #DB trap frame), or at the
+ * exception or its return (the exception's frame). */
 const struct trap_frame *ss_step_frame(void);
-/* An exception or interrupt the stepped workload takes: account a trap-class instruction
- * that retired without its own single-step trap (see singlestep.c). */
-void ss_note_exception(const struct trap_frame *f);
-/* Resume observer (cpu/trap.h): a handler that moved the workload's resume address (a fault
- * fixed up by skipping the instruction) moves the engine's "next to retire" with it, so the
- * instruction there is not mistaken for a branch of the faulting one. */
-void ss_note_resume(const struct trap_frame *f);
+/* An exception or interrupt the stepped workload takes, before its handler runs: account a
+ * trap-class instruction that retired without its own single-step trap (see singlestep.c). */
+void ss_note_exception(struct trap_frame *f);
+/* Then, for an exception (not an interrupt): report its delivery, and hide the engine's TF in
+ * the frame the handler sees (SDM Vol. 3A 6.12.1: the frame holds the workload's RFLAGS). */
+void ss_note_delivery(struct trap_frame *f);
+/* Resume observer (cpu/trap.h): the IRET back from the workload's exception (reported, TF set
+ * again); a handler that moved the workload's resume address (a fault fixed up by skipping
+ * the instruction) moves the engine's "next to retire" with it, so the instruction there is
+ * not mistaken for a branch of the faulting one. */
+void ss_note_resume(struct trap_frame *f);
 /* Whether a workload is being stepped on this CPU. */
 bool ss_active_here(void);
 /* The workload's instruction an interrupt stands at: the frame's RIP, except for an NMI that

@@ -446,11 +446,17 @@ bool spmu_btf_trap(struct spmu *m)
 void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		 unsigned cpl_from, unsigned cpl_to)
 {
+	if (m->debugctl & DEBUGCTL_BTF)
+		m->btf_trap = true;
+	spmu_transfer(m, from, to, kind, cpl_from, cpl_to);
+}
+
+void spmu_transfer(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
+		   unsigned cpl_from, unsigned cpl_to)
+{
 	m->stats.branches++;
 	m->last_from = from;
 	m->last_to = to;
-	if (m->debugctl & DEBUGCTL_BTF)
-		m->btf_trap = true;
 	if (m->caps.lbr.kind == TC_LBR_ARCH && (m->arch_lbr.ctl & LBR_CTL_LBREN)) {
 		struct lbr_branch b = lbr_branch_of(m, from, to, kind, cpl_to);
 		if (spmu_counters_lbr_frozen(&m->ctr)) {

@@ -97,8 +97,13 @@ void spmu_retire(struct spmu *m, const struct spmu_step *st);
 void spmu_exception(struct spmu *m, unsigned vector);
 /* After a step: whether BTF turned it into the workload's #DB (then LBR and BTF are clear). */
 bool spmu_btf_trap(struct spmu *m);
-/* One taken branch, as the hardware would see it. */
+/* One taken branch, as the hardware would see it (and BTF's trap armed). */
 void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		 unsigned cpl_from, unsigned cpl_to);
+/* A far transfer that is no instruction's branch (an exception's delivery, its handler's
+ * IRET): recorded like a branch of that kind, without arming BTF (the SDM's rule for when
+ * BTF's trap comes on those is not in our sources; README). */
+void spmu_transfer(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
+		   unsigned cpl_from, unsigned cpl_to);
 
 #endif

@@ -73,19 +73,25 @@ edge_rep_stosq:
 
 /*
  * arch_flags_workload(n): the trap flag is the engine's, never the workload's. Returns n plus
- * RFLAGS.TF as the workload sees it twice (PUSHF), so n natively and n stepped if TF is hidden:
+ * RFLAGS.TF as the workload sees it twice (PUSHF) and as its exception handler sees it, so n
+ * natively and n stepped if TF is hidden:
  *   flags_popf       POPF of an image with TF clear: stepping must go on after it
  *   flags_jmp_popf   a jmp after it: recorded
  *   flags_mov_ss     MOV SS holds the single-step trap until after the next instruction
  *                    (SDM Vol. 3B 6.8.3): one trap for two instructions
  *   flags_jmp_mov_ss the jmp in its shadow: recorded FROM the jmp, not from the MOV
  *   flags_ud2        #UD, resumed by the kernel two bytes on (workloads/faults.c): it never
- *                    retires and is no branch
+ *                    retires; its one record is the exception's delivery. The handler puts
+ *                    the RFLAGS.TF it finds in the exception frame in RDX: counted too
  *   flags_jmp_ud2    the jmp there: recorded from its own address
+ *   flags_popf_tf    POPF of an image with TF set: the workload single-steps itself; the
+ *                    trap comes after the instruction that follows (SDM Vol. 3B 17.3.1.4),
+ *                    at flags_tf_trap, where its handler (workloads/faults.c) finds TF set
+ *                    in the frame, clears it and sets RDX to 1: counted (minus one) too
  */
 	.section .text.workload, "ax"
 	.globl arch_flags_workload, flags_popf, flags_jmp_popf, flags_mov_ss, flags_jmp_mov_ss
-	.globl flags_ud2, flags_jmp_ud2
+	.globl flags_ud2, flags_jmp_ud2, flags_popf_tf, flags_tf_trap
 arch_flags_workload:
 	push %rbx
 	mov %rdi, %rax
@@ -104,12 +110,22 @@ flags_mov_ss:
 	mov %ecx, %ss
 flags_jmp_mov_ss:
 	jmp 2f
-2:
+2:	xorl %edx, %edx
 flags_ud2:
 	ud2
 flags_jmp_ud2:
 	jmp 3f
-3:	pushfq
+3:	add %rdx, %rax
+	xorl %edx, %edx
+	pushfq
+	orq $0x100, (%rsp)
+flags_popf_tf:
+	popfq
+	nop
+flags_tf_trap:
+	dec %rdx
+	add %rdx, %rax
+	pushfq
 	pop %rbx
 	and $0x100, %ebx
 	add %rbx, %rax

@@ -4,7 +4,8 @@
  * engine must survive them): #BP from fault_workload_int3 (a trap: return to the next
  * instruction), #PF on the lazily mapped page (map it, return: the access runs again), and
  * the #UD of flags_ud2 (arch_flags_workload), resumed two bytes on: a handler that moves the
- * resume address.
+ * resume address, and reports in RDX the trap flag it finds in the frame; and the single-step
+ * #DB the same workload asks for itself (flags_popf_tf), once, with TF set in the frame.
  */
 #include "arch/x86/workloads/faults.h"
 #include "arch/x86/cpu/cpu.h"
@@ -14,7 +15,7 @@
 #include "kernel/arch.h"
 #include "kernel/memory.h"
 
-extern const char fault_workload_int3[], flags_ud2[];
+extern const char fault_workload_int3[], flags_ud2[], flags_tf_trap[];
 
 #define UD2_LENGTH 2 /* 0F 0B */
 
@@ -29,6 +30,13 @@ bool workload_fault_fixup(struct trap_frame *f)
 	}
 	if (f->vector == VEC_UD && f->rip == (uint64_t)flags_ud2) {
 		f->rip += UD2_LENGTH;
+		f->rdx = f->rflags & RFLAGS_TF; /* what a handler reads of the workload's RFLAGS */
+		faults_handled++;
+		return true;
+	}
+	if (f->vector == VEC_DB && f->rip == (uint64_t)flags_tf_trap && (f->rflags & RFLAGS_TF)) {
+		f->rflags &= ~RFLAGS_TF; /* the workload's own single-stepping ends here */
+		f->rdx = 1;
 		faults_handled++;
 		return true;
 	}

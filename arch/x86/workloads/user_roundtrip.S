@@ -4,7 +4,9 @@
  * engine and QEMU's execution log see the same instructions):
  *   arch_user_roundtrip(n): ring 0, saves its context, IRETQ to ring 3 at the user alias of
  *     user_code_page (arch/x86/cpu/usermode.c maps it at USER_CODE_VA);
- *   user code: n times SYSCALL(SYS_NOP), then SYSCALL(SYS_EXIT) with the count;
+ *   user code: n times SYSCALL(SYS_NOP), then SYSCALL(SYS_EXIT) with the count (each SYSCALL
+ *     counts one, two if the RFLAGS image it left in R11 shows TF: the single-step engine must
+ *     hide its own);
  *   user_syscall_entry (IA32_LSTAR): SYS_NOP returns with SYSRETQ; SYS_EXIT restores the saved
  *     context and returns from arch_user_roundtrip with the count.
  * IA32_FMASK leaves TF alone, so the kernel side is stepped too: the round trip is the
@@ -59,7 +61,8 @@ user_code_page:
 	xorl %ebx, %ebx
 1:	movl $SYS_NOP, %eax
 	syscall
-	incq %rbx
+	btl $8, %r11d		/* CF = RFLAGS.TF as SYSCALL saved it in R11: 0 natively ... */
+	adcq $1, %rbx		/* ... and when stepped, or the count runs off (issue 13) */
 	cmpq %rdi, %rbx
 	jb 1b
 	movq %rbx, %rdi
