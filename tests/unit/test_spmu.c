@@ -191,6 +191,32 @@ static void exceptions_set_ler_and_debug_clears_lbr(void **state)
 	assert_int_equal(v, 0xffffffff80002010ull);
 }
 
+/* SDM Vol. 3B 16.4.2 (253668-032US): "If the LBR flag is cleared and TR flag in the
+ * IA32_DEBUGCTL MSR remains set, the processor will continue to update LBR stack MSRs." A BTS
+ * session (TR|BTS, LBR clear) therefore moves the legacy LBR stack; Architectural LBR is
+ * controlled by IA32_LBR_CTL alone (SDM 18.1.2, LBREn). */
+static void tr_alone_updates_the_legacy_lbr_stack(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	uint64_t tos, v;
+	spmu_init(&m, spmu_personality_find("skylake"), lin);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_TR), STATUS_OK);
+	spmu_branch(&m, 0xffffffff80001000ull, 0xffffffff80002000ull, X86_BR_JMP_REL, 0, 0);
+	assert_int_equal(m.stats.lbr_recorded, 1);
+	assert_int_equal(spmu_rdmsr(&m, MSR_LBR_TOS, &tos), STATUS_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0x680 + tos, &v), STATUS_OK);
+	assert_int_equal(v, 0xffffffff80001000ull);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, 0), STATUS_OK);
+	spmu_branch(&m, 0x1000, 0x2000, X86_BR_JMP_REL, 0, 0);
+	assert_int_equal(m.stats.lbr_recorded, 1); /* neither flag: no update */
+	static struct spmu a;
+	spmu_init(&a, spmu_personality_find("arrowlake"), lin);
+	assert_int_equal(spmu_wrmsr(&a, MSR_IA32_DEBUGCTL, DEBUGCTL_TR), STATUS_OK);
+	spmu_branch(&a, 0x1000, 0x2000, X86_BR_JMP_REL, 0, 0);
+	assert_int_equal(a.stats.lbr_recorded, 0);
+}
+
 /* An exception's delivery and its handler's IRET are recorded like branches of the far class
  * ("taken branches, interrupts, and exceptions", SDM Vol. 3B 17.4.8.1; Table 17-13 FAR_BRANCH
  * covers them), so LBR_SELECT's FAR_BRANCH bit suppresses both; neither arms BTF. */
@@ -364,6 +390,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(pebs_overflow_reload_and_threshold),
     cmocka_unit_test(exceptions_set_ler_and_debug_clears_lbr),
     cmocka_unit_test(transfers_are_far_branches_without_btf),
+    cmocka_unit_test(tr_alone_updates_the_legacy_lbr_stack),
     cmocka_unit_test(personalities_decode_as_their_processors),
     cmocka_unit_test(personalities_lbr_registers_match_the_caps_table),
     cmocka_unit_test(refused_accesses_are_model_gps),

@@ -468,10 +468,16 @@ void spmu_transfer(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_k
 			m->stats.lbr_filtered++;
 		}
 	}
-	if ((m->debugctl & DEBUGCTL_LBR) && m->caps.lbr.kind == TC_LBR_LEGACY &&
-	    spmu_counters_lbr_frozen(&m->ctr)) {
+	/* SDM Vol. 3B 16.4.2 (253668-032US): "If the LBR flag is cleared and TR flag in the
+	 * IA32_DEBUGCTL MSR remains set, the processor will continue to update LBR stack MSRs.
+	 * This is because BTM information must be generated from entries in the LBR stack." So
+	 * the legacy stack records while either flag is set. (Whether TR and LBR may be set
+	 * together on the Core microarchitecture is not said in our sources; not modelled.) */
+	bool legacy_lbr =
+	    (m->debugctl & (DEBUGCTL_LBR | DEBUGCTL_TR)) && m->caps.lbr.kind == TC_LBR_LEGACY;
+	if (legacy_lbr && spmu_counters_lbr_frozen(&m->ctr)) {
 		m->stats.lbr_frozen_skips++;
-	} else if ((m->debugctl & DEBUGCTL_LBR) && m->caps.lbr.kind == TC_LBR_LEGACY) {
+	} else if (legacy_lbr) {
 		struct lbr_branch b = lbr_branch_of(m, from, to, kind, cpl_to);
 		if (lbr_record(&m->lbr, &b)) {
 			m->stats.lbr_recorded++;
