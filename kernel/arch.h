@@ -110,6 +110,8 @@ enum trace_pebs_event {
 	TRACE_PEBS_BRANCHES,	 /* on pebs.counter */
 	TRACE_PEBS_LOADS,	 /* on pebs.counter, load latency with pebs.ldlat */
 	TRACE_PEBS_FIXED0,	 /* extended PEBS on fixed counter 0 */
+	TRACE_PEBS_ALL_LOADS,	 /* every retired load instruction, with its data address */
+	TRACE_PEBS_STORES,	 /* every retired store instruction, with its data address */
 };
 
 /* pebs.groups: adaptive PEBS record groups after the basic one. */

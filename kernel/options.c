@@ -112,6 +112,8 @@ static const struct cfg_enum_value pebs_event_values[] = {
     {"branches", TRACE_PEBS_BRANCHES, 0},
     {"loads", TRACE_PEBS_LOADS, 0},
     {"fixed0", TRACE_PEBS_FIXED0, 0},
+    {"all-loads", TRACE_PEBS_ALL_LOADS, 0},
+    {"stores", TRACE_PEBS_STORES, 0},
     {NULL, 0, 0},
 };
 
@@ -181,7 +183,8 @@ static const struct cfg_option option_table[] = {
     {"freeze", CFG_SET, "freeze on PMI: DEBUGCTL bits 11, 12, 14", OPT(tr.freeze), 0, 0,
      freeze_values, PLAIN},
     {"pebs.event", CFG_ENUM,
-     "PEBS event: instructions, branches, loads (on pebs.counter), fixed0 (extended PEBS)",
+     "PEBS event: instructions, branches, loads (load latency), all-loads, stores (on "
+     "pebs.counter), fixed0 (extended PEBS)",
      OPT(tr.pebs_event), 0, 0, pebs_event_values, PLAIN},
     {"pebs.groups", CFG_SET, "adaptive PEBS record groups after the basic one", OPT(tr.pebs_groups),
      0, 0, pebs_group_values, PLAIN},

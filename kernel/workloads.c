@@ -58,6 +58,38 @@ WORKLOAD_SECTION static uint64_t wl_indirect(uint64_t n)
 	return v;
 }
 
+/* Pointer chasing: CHASE_NODES nodes of one 64-byte line each, linked in steps of
+ * CHASE_STRIDE (odd, so one cycle through all of them), each value copied to chase_out: loads
+ * whose address the previous load decided, and stores. Linked afresh on every run. */
+#define CHASE_NODES  128
+#define CHASE_STRIDE 7
+#define CHASE_LINE   64
+
+struct chase_node {
+	struct chase_node *next;
+	uint64_t value;
+} __attribute__((aligned(CHASE_LINE)));
+
+static struct chase_node chase[CHASE_NODES];
+static volatile uint64_t chase_out[CHASE_NODES];
+
+WORKLOAD_SECTION static uint64_t wl_memory(uint64_t n)
+{
+	for (uint64_t i = 0; i < CHASE_NODES; i++) {
+		chase[i].next = &chase[(i + CHASE_STRIDE) % CHASE_NODES];
+		chase[i].value = i;
+	}
+	uint64_t sum = 0;
+	struct chase_node *p = &chase[0];
+	for (uint64_t k = 0; k < n; k++) {
+		__asm__ volatile("" : "+r"(p)); /* one hop per iteration, as written */
+		sum += p->value;
+		chase_out[k % CHASE_NODES] = p->value;
+		p = p->next;
+	}
+	return sum;
+}
+
 #define BENCH_LOOP_ITERATIONS 200000
 
 static const struct workload workloads[] = {
@@ -75,6 +107,9 @@ static const struct workload workloads[] = {
      arch_edge_workload, 40, 45, false, NULL, true, true},
     {"flags", "PUSHF, POPF clearing TF, MOV SS: TF stays invisible (named only)",
      arch_flags_workload, 60, 60, false, NULL, true, true},
+    /* n = CHASE_NODES hops visit every node once: 0 + 1 + ... + 127 */
+    {"memory", "pointer chasing and stores: loads and stores with data addresses (named only)",
+     wl_memory, CHASE_NODES, CHASE_NODES *(CHASE_NODES - 1) / 2, false, NULL, false, true},
     {"bench", "the counted loop, long, for single-step speed", wl_loop, BENCH_LOOP_ITERATIONS,
      (uint64_t)BENCH_LOOP_ITERATIONS *(BENCH_LOOP_ITERATIONS - 1) / 2, true, NULL, true, false},
 };

@@ -127,7 +127,8 @@ static void step(unsigned n)
 {
 	struct spmu_regs regs = {0};
 	for (unsigned i = 0; i < n; i++) {
-		struct spmu_step st = {0x5000 + i, 0x5001 + i, false, 0, 0, &regs};
+		struct spmu_step st = {0x5000 + i, 0x5001 + i, false, 0, 0,
+				       &regs,	   false,      false, 0, 0};
 		spmu_retire(&m, &st);
 	}
 }

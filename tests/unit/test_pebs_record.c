@@ -415,8 +415,16 @@ static void spmu_round_trip(void **state)
 	(void)state;
 	static const struct spmu_regs regs = {.rflags = 0x246, .rbx = 2, .rcx = 3, .r15 = 4};
 	static const struct pebs_lbr_entry lbr[2] = {{0x10, 0x20, 0x30}, {0x40, 0x50, 0x60}};
-	const struct pebs_sample s = {
-	    0xffff800000001000ull, 0xffff800000001004ull, 0x2, 0x77, &regs, lbr, 2};
+	const struct pebs_sample s = {0xffff800000001000ull,
+				      0xffff800000001004ull,
+				      0x2,
+				      0x77,
+				      &regs,
+				      0x7000,
+				      0x3,
+				      14,
+				      lbr,
+				      2};
 	for (unsigned f = 0; f <= 4; f++) {
 		for (int trap = 0; trap < 2; trap++) {
 			uint64_t cfg = f == 4 ? 0xf | (1ull << 24) : 0;
@@ -441,6 +449,12 @@ static void spmu_round_trip(void **state)
 			assert_int_equal(d.gprs.r15, 4);
 			assert_int_equal(d.status, f >= 1 ? 0x2 : 0);
 			assert_int_equal(d.tsc, f >= 3 ? 0x77 : 0);
+			/* Formats 1 and later carry the data address, source and latency (offsets
+			 * 98H-A8H, or the adaptive memory-info group). */
+			assert_int_equal(d.has_meminfo, f >= 1);
+			assert_int_equal(d.data_addr, f >= 1 ? 0x7000 : 0);
+			assert_int_equal(d.data_src, f >= 1 ? 0x3 : 0);
+			assert_int_equal(d.latency, f >= 1 ? 14 : 0);
 			assert_int_equal(d.lbr_count, f == 4 ? 2 : 0);
 			struct pebs_lbr_entry e;
 			for (unsigned i = 0; i < d.lbr_count; i++) {

@@ -49,7 +49,8 @@ static void retire(unsigned n, unsigned cpl)
 	struct spmu_regs regs;
 	memset(&regs, 0, sizeof(regs));
 	for (unsigned i = 0; i < n; i++) {
-		struct spmu_step st = {0x401000 + i, 0x401001 + i, false, cpl, 0, &regs};
+		struct spmu_step st = {0x401000 + i, 0x401001 + i, false, cpl, 0,
+				       &regs,	     false,	   false, 0,   0};
 		spmu_retire(&m, &st);
 	}
 }

@@ -130,7 +130,7 @@ static void branches_reach_lbr_and_bts(void **state)
 	    spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_LBR | DEBUGCTL_TR | DEBUGCTL_BTS),
 	    STATUS_OK);
 	struct spmu_regs regs = {0};
-	struct spmu_step st = {0x1000, 0x1001, false, 0, 0, &regs};
+	struct spmu_step st = {0x1000, 0x1001, false, 0, 0, &regs, false, false, 0, 0};
 	for (int i = 0; i < 5; i++)
 		spmu_retire(&m, &st);
 	spmu_branch(&m, 0xffffffff80001000ull, 0xffffffff80002000ull, X86_BR_CALL_REL, 0, 0);
@@ -270,7 +270,8 @@ static struct ds_area64 *pebs_setup(struct spmu *m, const char *personality, siz
 static void retire(struct spmu *m, unsigned n, const struct spmu_regs *regs)
 {
 	for (uint64_t i = 0; i < n; i++) {
-		struct spmu_step st = {0x1000 + i, 0x1001 + i, false, 0, 7, regs};
+		struct spmu_step st = {0x1000 + i, 0x1001 + i, false, 0, 7,
+				       regs,	   false,      false, 0, 0};
 		spmu_retire(m, &st);
 	}
 }
@@ -289,7 +290,8 @@ static void pebs_overflow_reload_and_threshold(void **state)
 	 * processor will generate a PEBS event" (SDM Vol. 3B 18.4.4): records at 4 and 8. */
 	struct spmu_regs regs = {.rax = 0x42};
 	for (uint64_t i = 0; i < 8; i++) {
-		struct spmu_step st = {0x1000 + i, 0x1001 + i, false, 0, 7, &regs};
+		struct spmu_step st = {0x1000 + i, 0x1001 + i, false, 0, 7,
+				       &regs,	   false,      false, 0, 0};
 		spmu_retire(&m, &st);
 		if (i == 2) /* third instruction: the overflow arms PEBS, no record yet */
 			assert_int_equal(m.stats.pebs_records, 0);
@@ -386,11 +388,96 @@ static void pebs_format1_status_is_the_global_status(void **state)
 	assert_int_equal(r->status & (BIT(0) | BIT(1)), BIT(0) | BIT(1));
 }
 
+/* One instruction at 0x1000 + i with the given data accesses (0: none). */
+static void retire_mem(struct spmu *m, uint64_t i, uint64_t load, uint64_t store)
+{
+	static const struct spmu_regs regs = {0};
+	struct spmu_step st = {0x1000 + i, 0x1001 + i, false,	   0,	 7,
+			       &regs,	   load != 0,  store != 0, load, store};
+	spmu_retire(m, &st);
+}
+
+/* Skylake's MEM_INST_RETIRED.ALL_LOADS (D0H/81H) counts instructions that load; PEBS writes
+ * on the load after the overflow (SDM Vol. 3B 18.4.4), and its "Load/Store Data Linear Address
+ * (Offset 98H): This field will contain the linear address of the source of the load, or
+ * linear address of the destination of the store" (18.9.4.1). Instructions without a load
+ * do not count; ALL_STORES (D0H/82H) records the store's destination. */
+static void pebs_memory_events_carry_the_data_address(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	struct ds_area64 *ds = pebs_setup(&m, "skylake", 200, 8, 8, 1);
+	assert_int_equal(
+	    spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xd0 | 0x81 << 8 | EVTSEL_EN | EVTSEL_OS),
+	    STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-2), STATUS_OK);
+	for (uint64_t i = 0; i < 6; i++) /* loads at 0, 2, 4: the overflow at 2, the record at 4 */
+		retire_mem(&m, i, i % 2 ? 0 : 0x9000 + 0x40 * i, i % 2 ? 0x8000 : 0);
+	assert_int_equal(m.stats.pebs_records, 1);
+	const struct pebs_record_fmt3 *r = lin(BTS_LIN);
+	assert_int_equal(r->f2.eventing_ip, 0x1004);
+	assert_int_equal(r->f2.f1.dla, 0x9000 + 0x40 * 4);
+	assert_int_equal(r->f2.f1.latency, 0); /* not the load-latency event */
+	/* ALL_STORES: stores at 1, 3, 5 (period 2): the record at 5 holds its destination. */
+	ds = pebs_setup(&m, "skylake", 200, 8, 8, 1);
+	assert_int_equal(
+	    spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xd0 | 0x82 << 8 | EVTSEL_EN | EVTSEL_OS),
+	    STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-2), STATUS_OK);
+	for (uint64_t i = 0; i < 6; i++)
+		retire_mem(&m, i, i % 2 ? 0 : 0x9000, i % 2 ? 0x8000 + 8 * i : 0);
+	assert_int_equal(m.stats.pebs_records, 1);
+	assert_int_equal(r->f2.eventing_ip, 0x1005);
+	assert_int_equal(r->f2.f1.dla, 0x8000 + 8 * 5);
+	(void)ds;
+}
+
+/* Load latency (SDM Vol. 3B 18.8.1.2, 18.9.4.2): MEM_TRANS_RETIRED "IA32_PerfEvtSelX[15:0] =
+ * 1CDH"; "Loads with latencies greater than this value are eligible for counting and latency
+ * data reporting"; "both the PEBS_EN_CTRX and LL_EN_CTRX bits must be set". With the model's
+ * cache (spmu.h: a hit takes SPMU_LAT_L1 = 4 cycles, source 01H; a miss SPMU_LAT_L2, source 03H)
+ * and a threshold of 4, only misses count. */
+static void load_latency_counts_loads_above_the_threshold(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	pebs_setup(&m, "skylake", 200, 8, 8, 1);
+	assert_int_equal(
+	    spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xcd | 0x01 << 8 | EVTSEL_EN | EVTSEL_OS),
+	    STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PMC0, (uint64_t)-2), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_PEBS_LD_LAT, 4), STATUS_OK);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, BIT(0) | BIT(32)), STATUS_OK);
+	/* X miss (1), X hit, Y miss (2: overflow), Y hit, Z miss: the record. */
+	static const uint64_t loads[] = {0x10000, 0x10008, 0x20000, 0x20010, 0x30000};
+	for (uint64_t i = 0; i < 5; i++)
+		retire_mem(&m, i, loads[i], 0);
+	assert_int_equal(m.stats.pebs_records, 1);
+	const struct pebs_record_fmt3 *r = lin(BTS_LIN);
+	assert_int_equal(r->f2.eventing_ip, 0x1004);
+	assert_int_equal(r->f2.f1.dla, 0x30000);
+	assert_int_equal(r->f2.f1.dse, SPMU_DSE_L2_HIT);
+	assert_int_equal(r->f2.f1.latency, SPMU_LAT_L2);
+	/* Without LL_EN_CTR0 the event counts nothing. */
+	pebs_setup(&m, "skylake", 200, 8, 8, 1);
+	assert_int_equal(
+	    spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xcd | 0x01 << 8 | EVTSEL_EN | EVTSEL_OS),
+	    STATUS_OK);
+	uint64_t before, after;
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PMC0, &before), STATUS_OK);
+	for (uint64_t i = 0; i < 5; i++)
+		retire_mem(&m, i, 0x40000 + 0x40 * i, 0);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_PMC0, &after), STATUS_OK);
+	assert_int_equal(before, after);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(pebs_overflow_reload_and_threshold),
     cmocka_unit_test(exceptions_set_ler_and_debug_clears_lbr),
     cmocka_unit_test(transfers_are_far_branches_without_btf),
     cmocka_unit_test(tr_alone_updates_the_legacy_lbr_stack),
+    cmocka_unit_test(pebs_memory_events_carry_the_data_address),
+    cmocka_unit_test(load_latency_counts_loads_above_the_threshold),
     cmocka_unit_test(personalities_decode_as_their_processors),
     cmocka_unit_test(personalities_lbr_registers_match_the_caps_table),
     cmocka_unit_test(refused_accesses_are_model_gps),

@@ -8,8 +8,9 @@
 #include "arch/x86/spmu/counters.h"
 #include "arch/x86/hw/ds_layout.h"
 
-static const struct spmu_tick kernel_insn = {false, 0}, user_insn = {false, 3},
-			      kernel_branch = {true, 0};
+static const struct spmu_tick kernel_insn = {.branch = false, .cpl = 0},
+			      user_insn = {.branch = false, .cpl = 3},
+			      kernel_branch = {.branch = true, .cpl = 0};
 
 static void wr(struct spmu_counters *c, uint32_t msr, uint64_t v)
 {

@@ -59,7 +59,7 @@ static void legacy_formats(void **state)
 	(void)state;
 	static const size_t sizes[] = {144, 176, 192, 200};
 	struct pebs_sample s = {
-	    0xffffffff80001000ull, 0xffffffff80001003ull, 0x1, 0x1234, &regs, NULL, 0};
+	    0xffffffff80001000ull, 0xffffffff80001003ull, 0x1, 0x1234, &regs, 0, 0, 0, NULL, 0};
 	for (unsigned fmt = 0; fmt <= 3; fmt++) {
 		for (int trap = 0; trap < 2; trap++) {
 			struct pebs_config c = {fmt, false, trap, 0};
@@ -93,7 +93,7 @@ static void adaptive_groups(void **state)
 	(void)state;
 	const struct pebs_lbr_entry lbr[2] = {{0xa1, 0xa2, 0xa3}, {0xb1, 0xb2, 0xb3}};
 	struct pebs_sample s = {
-	    0xffffffff80002000ull, 0xffffffff80002005ull, 0x2, 99, &regs, lbr, 2};
+	    0xffffffff80002000ull, 0xffffffff80002005ull, 0x2, 99, &regs, 0, 0, 0, lbr, 2};
 	uint64_t cfg = PEBS_DATACFG_MEMINFO | PEBS_DATACFG_GP | PEBS_DATACFG_LBRS |
 		       FIELD_PREP(PEBS_DATACFG_LBR_COUNT, 1); /* two LBR entries */
 	struct pebs_config c = {4, true, true, cfg};
@@ -126,7 +126,7 @@ static void adaptive_groups(void **state)
 static void buffer_is_not_circular(void **state)
 {
 	(void)state;
-	struct pebs_sample s = {0x1000, 0x1001, 1, 0, &regs, NULL, 0};
+	struct pebs_sample s = {0x1000, 0x1001, 1, 0, &regs, 0, 0, 0, NULL, 0};
 	struct pebs_config c = {3, false, true, 0};
 	struct ds_area64 ds = area(200, 3, 2);
 	struct pebs_write_result r1 = pebs_write(&ds, at, &c, &s);

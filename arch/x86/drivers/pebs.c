@@ -33,6 +33,7 @@ static const char *const error_names[] = {
     [-PEBS_ERR_EXTENDED] = "extended PEBS on fixed counters not available",
     [-PEBS_ERR_CONFLICT] = "load latency and extended PEBS both requested",
     [-PEBS_ERR_RANGE] = "load-latency threshold above 0xffff cycles",
+    [-PEBS_ERR_EVENT] = "memory event not tabled for this processor",
 };
 
 const char *pebs_error_name(int err)
@@ -410,5 +411,72 @@ int pebs_ld_lat_value(unsigned cycles, uint64_t *out)
 	if (cycles > PEBS_LD_LAT_THRESHOLD)
 		return PEBS_ERR_RANGE;
 	*out = FIELD_PREP(PEBS_LD_LAT_THRESHOLD, cycles);
+	return PEBS_OK;
+}
+
+/*
+ * Memory events per microarchitecture (family 6 models). Nehalem/Westmere: MEM_INST_RETIRED
+ * .LOADS 0BH/01H, .STORES 0BH/02H, .LATENCY_ABOVE_THRESHOLD 0BH/10H (SDM Vol. 3B 18.8.1,
+ * Linux mem_ld_nhm "event=0x0b,umask=0x10"). Sandy Bridge and later big cores:
+ * MEM_TRANS_RETIRED.LATENCY_ABOVE_THRESHOLD 1CDH (18.9.4.2, Linux mem_ld_snb/mem_ld_hsw);
+ * Haswell onwards the all-loads/all-stores events D0H/81H and D0H/82H (MEM_UOPS_RETIRED on
+ * Haswell/Broadwell, MEM_INST_RETIRED from Skylake; Linux mem_st_hsw "event=0xd0,umask=0x82").
+ * Sandy/Ivy Bridge stores need the precise-store facility (PEBS_ENABLE[63] on PMC3): not
+ * offered. Atom cores: not tabled.
+ */
+#define EVENT_NHM_MEM_INST	0x0b
+#define UMASK_NHM_LOADS		0x01
+#define UMASK_NHM_STORES	0x02
+#define UMASK_NHM_LATENCY	0x10
+#define EVENT_MEM_TRANS_RETIRED 0xcd
+#define UMASK_LOAD_LATENCY	0x01
+#define EVENT_MEM_INST_RETIRED	0xd0
+#define UMASK_ALL_LOADS		0x81
+#define UMASK_ALL_STORES	0x82
+
+static const uint8_t nehalem_models[] = {0x1a, 0x1e, 0x1f, 0x2e, 0x25, 0x2c, 0x2f};
+static const uint8_t snb_ivb_models[] = {0x2a, 0x2d, 0x3a, 0x3e};
+/* Atom family 6 models (Bonnell .. Crestmont) whose memory events differ: not tabled. */
+static const uint8_t atom_models[] = {0x1c, 0x26, 0x27, 0x35, 0x36, 0x37, 0x4a,
+				      0x4c, 0x4d, 0x5a, 0x5d, 0x5c, 0x5f, 0x7a,
+				      0x86, 0x96, 0x9c, 0xaf, 0xb6, 0xbe, 0xdd};
+
+static bool model_in(uint32_t model, const uint8_t *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == model)
+			return true;
+	return false;
+}
+
+#define IN(list) model_in(c->model, list, sizeof(list))
+
+int pebs_memory_event(const struct trace_caps *c, enum pebs_mem_event which, uint8_t *event,
+		      uint8_t *umask, char *why, size_t why_size)
+{
+	static const char *const names[] = {"load latency", "all loads", "stores"};
+	if (c->pebs.format == 0 || c->family != 6 || IN(atom_models))
+		return refuse(why, why_size, PEBS_ERR_EVENT,
+			      "%s: no PEBS memory event with a data address tabled for family %u "
+			      "model %#x (PEBS format %u); tabled: Nehalem and later big cores",
+			      names[which], c->family, c->model, c->pebs.format);
+	if (IN(nehalem_models)) {
+		static const uint8_t u[] = {UMASK_NHM_LATENCY, UMASK_NHM_LOADS, UMASK_NHM_STORES};
+		*event = EVENT_NHM_MEM_INST;
+		*umask = u[which];
+		return PEBS_OK;
+	}
+	if (which == PEBS_MEM_LOAD_LATENCY) {
+		*event = EVENT_MEM_TRANS_RETIRED;
+		*umask = UMASK_LOAD_LATENCY;
+		return PEBS_OK;
+	}
+	if (IN(snb_ivb_models))
+		return refuse(why, why_size, PEBS_ERR_EVENT,
+			      "%s: Sandy/Ivy Bridge have no all-loads/all-stores PEBS event with a "
+			      "data address (stores need precise store on PMC3); accepted: loads",
+			      names[which]);
+	*event = EVENT_MEM_INST_RETIRED;
+	*umask = which == PEBS_MEM_ALL_LOADS ? UMASK_ALL_LOADS : UMASK_ALL_STORES;
 	return PEBS_OK;
 }

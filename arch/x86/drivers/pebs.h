@@ -41,6 +41,7 @@ enum pebs_err {
 	PEBS_ERR_EXTENDED = -10,     /* extended PEBS on a fixed counter not available here */
 	PEBS_ERR_CONFLICT = -11,     /* load latency and extended PEBS both use bits 32+ */
 	PEBS_ERR_RANGE = -12,	     /* MSR_PEBS_LD_LAT threshold above 0xffff cycles */
+	PEBS_ERR_EVENT = -13,	     /* no such memory event tabled for this processor */
 };
 const char *pebs_error_name(int err);
 
@@ -141,5 +142,13 @@ int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixe
 /* MSR_PEBS_LD_LAT value for a minimum load latency of `cycles` (bits 15:0, references.md 6.1);
  * PEBS_ERR_RANGE above 0xffff. */
 int pebs_ld_lat_value(unsigned cycles, uint64_t *out);
+
+/* The memory events of PEBS with a data address (SDM Vol. 3B 18.8.1 Nehalem, 18.9.4 Sandy
+ * Bridge, 18.3.8 Skylake onwards; Linux arch/x86/events/intel/core.c mem-loads/mem-stores). */
+enum pebs_mem_event { PEBS_MEM_LOAD_LATENCY, PEBS_MEM_ALL_LOADS, PEBS_MEM_STORES };
+/* The event select and umask of `which` on the processor of *c; PEBS_OK, or an error with
+ * the reason in why (not tabled for this microarchitecture, or no such event). */
+int pebs_memory_event(const struct trace_caps *c, enum pebs_mem_event which, uint8_t *event,
+		      uint8_t *umask, char *why, size_t why_size);
 
 #endif

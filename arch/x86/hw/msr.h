@@ -26,6 +26,7 @@
 #define MSR_STAR		   MSR_C(0xc0000081) /* SYSCALL/SYSRET selectors (SDM Vol. 3A 5.8.8) */
 #define MSR_LSTAR		   MSR_C(0xc0000082) /* SYSCALL target RIP */
 #define MSR_FMASK		   MSR_C(0xc0000084) /* RFLAGS bits SYSCALL clears */
+#define MSR_FS_BASE		   MSR_C(0xc0000100)
 #define MSR_GS_BASE		   MSR_C(0xc0000101)
 #define MSR_KERNEL_GS_BASE	   MSR_C(0xc0000102) /* SWAPGS source */
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * PEBS sessions (record layouts and checks: arch/x86/drivers/pebs.c): one PEBS counter —
- * PMC0 on instructions or branches retired, or fixed counter 0 (extended PEBS) — reloaded
+ * PMC0 on instructions, branches, loads (load latency), all loads or stores retired, or fixed
+ * counter 0 (extended PEBS) — reloaded
  * from its DS counter-reset slot after every record (the slot's offset depends on the
  * format), a buffer of pebs.kib whose threshold leaves one record of room per PEBS counter
  * (references.md 6.5), drained by the PMI/DS service routine at every threshold PMI and after
@@ -23,9 +24,8 @@
 #include "lib/string.h"
 
 #define PEBS_PMI_MAX_LOOPS   100
-#define PEBS_LBR_ENTRIES     4	  /* LBR group entries per record (DATA_CFG[31:24] + 1) */
-#define ARCH_EVENT_LOADS     0xcd /* MEM_TRANS_RETIRED.LOAD_LATENCY, umask 01H */
-#define LOADS_UMASK	     0x01
+#define PEBS_LBR_ENTRIES     4 /* LBR group entries per record (DATA_CFG[31:24] + 1) */
+#define PERFMON_V5	     5
 #define PEBS_CORE2_MAX_BYTES 4096 /* one page: see the quirk in session_pebs */
 
 void pebs_store_record(void *ctx, const void *record, size_t size)
@@ -53,6 +53,11 @@ void pebs_store_record(void *ctx, const void *record, size_t size)
 	} else if (s->lbr_from) {
 		s->lbr_from[s->n] = s->lbr_to[s->n] = 0;
 	}
+	if (s->dla) {
+		s->dla[s->n] = d.has_meminfo ? d.data_addr : 0;
+		s->dse[s->n] = d.has_meminfo ? d.data_src : 0;
+		s->lat[s->n] = d.has_meminfo ? d.latency : 0;
+	}
 	s->n++;
 }
 
@@ -60,14 +65,17 @@ struct pebs_choice {
 	bool fixed;
 	uint8_t event, umask;
 	bool load_latency;
+	int mem; /* enum pebs_mem_event (the event and umask come from the processor), or -1 */
 };
 
 /* The events of option pebs.event. */
 static const struct pebs_choice pebs_events[] = {
-    [TRACE_PEBS_INSTRUCTIONS] = {false, ARCH_EVENT_INSTRUCTIONS, 0, false},
-    [TRACE_PEBS_BRANCHES] = {false, ARCH_EVENT_BRANCHES, 0, false},
-    [TRACE_PEBS_LOADS] = {false, ARCH_EVENT_LOADS, LOADS_UMASK, true},
-    [TRACE_PEBS_FIXED0] = {true, 0, 0, false},
+    [TRACE_PEBS_INSTRUCTIONS] = {false, ARCH_EVENT_INSTRUCTIONS, 0, false, -1},
+    [TRACE_PEBS_BRANCHES] = {false, ARCH_EVENT_BRANCHES, 0, false, -1},
+    [TRACE_PEBS_LOADS] = {false, 0, 0, true, PEBS_MEM_LOAD_LATENCY},
+    [TRACE_PEBS_FIXED0] = {true, 0, 0, false, -1},
+    [TRACE_PEBS_ALL_LOADS] = {false, 0, 0, false, PEBS_MEM_ALL_LOADS},
+    [TRACE_PEBS_STORES] = {false, 0, 0, false, PEBS_MEM_STORES},
 };
 
 /* MSR_PEBS_DATA_CFG for option pebs.groups (TRACE_PEBS_* bits; references.md 6.3). */
@@ -86,16 +94,24 @@ static bool session_pebs(struct trace_ctx *t)
 	const struct trace_caps *c = t->caps;
 	const struct trace_options *o = t->req->opt;
 	char why[200];
-	const struct pebs_choice ch = pebs_events[o->pebs_event];
+	struct pebs_choice ch = pebs_events[o->pebs_event];
 	if (c->pebs.kind != TC_PEBS_YES) {
 		ts_skip(t, "pebs", c->pebs.reason);
 		return true;
 	}
+	if (ch.mem >= 0 && pebs_memory_event(c, (enum pebs_mem_event)ch.mem, &ch.event, &ch.umask,
+					     why, sizeof(why)) != PEBS_OK) {
+		ts_skip(t, "pebs", why);
+		return true;
+	}
 	uint64_t enable = 0, ldlat = 0;
+	/* The load-latency enables (PEBS_ENABLE bits 32+n) exist before perfmon v5 only; from v5
+	 * the event alone selects load latency (references.md 6.1). */
+	bool ll_enable = ch.load_latency && c->perfmon.version < PERFMON_V5;
 	/* The counter: GP counter pebs.counter, or fixed counter 0 (extended PEBS). */
 	unsigned n = ch.fixed ? 0 : (unsigned)o->pebs_counter;
 	if (pebs_enable_bits(c, ch.fixed ? 0 : (uint32_t)BIT(n), ch.fixed ? BIT(0) : 0,
-			     ch.load_latency ? (uint32_t)BIT(n) : 0, &enable, why,
+			     ll_enable ? (uint32_t)BIT(n) : 0, &enable, why,
 			     sizeof(why)) != PEBS_OK ||
 	    (ch.load_latency && pebs_ld_lat_value((unsigned)o->pebs_ldlat, &ldlat) != PEBS_OK)) {
 		ts_skip(t, "pebs", why);
@@ -123,7 +139,7 @@ static bool session_pebs(struct trace_ctx *t)
 	/* The store: four arrays in the scratch pages. */
 	uint64_t bytes;
 	uint8_t *mem = ts_scratch(&bytes);
-	s.cap = bytes / (5 * sizeof(uint64_t) + 1);
+	s.cap = bytes / (8 * sizeof(uint64_t) + 1);
 	s.ev = (uint64_t *)mem;
 	s.next = s.ev + s.cap;
 	s.status = s.next + s.cap;
@@ -131,7 +147,12 @@ static bool session_pebs(struct trace_ctx *t)
 		s.lbr_from = s.status + s.cap;
 		s.lbr_to = s.lbr_from + s.cap;
 	}
-	s.kind = (uint8_t *)(s.status + 3 * s.cap);
+	if (ch.mem >= 0) {
+		s.dla = s.status + 3 * s.cap;
+		s.dse = s.dla + s.cap;
+		s.lat = s.dse + s.cap;
+	}
+	s.kind = (uint8_t *)(s.status + 6 * s.cap);
 
 	struct ds_area64 *ds = d->area;
 	/* Core 2 (format 0) quirk: a PEBS buffer larger than one page made the WRMSR to
@@ -212,20 +233,23 @@ static bool session_pebs(struct trace_ctx *t)
 	uint64_t masked, vpmis = ts_virtual_pmis(&masked);
 	uint64_t bts_dropped, dropped;
 	pmu_backend_drops(&bts_dropped, &dropped);
-	tprintf(
-	    "trace-begin pebs %s steps=%lu records=%lu format=%u adaptive=%d trap=%d "
-	    "period=%lu counter=%s enable=%#lx data-cfg=%#lx size=%zu pmis=%lu virtual-pmis=%lu "
-	    "masked=%lu drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu "
-	    "bad=%lu buffer=%lu%s storms=%lu result=%lu\n",
-	    t->label, steps, s.n, s.format, s.adaptive, s.trap_like, o->pebs_period,
-	    ch.fixed ? "fixed0" : counter_names[n], enable, s.data_cfg, size, st.pmis, vpmis,
-	    masked, st.pebs_drains, st.pebs_drained, at_end, dropped, s.lost_full, s.bad,
-	    buffer_bytes, core2_cap ? "(core2-cap)" : "", st.storms, result);
+	tprintf("trace-begin pebs %s steps=%lu records=%lu format=%u adaptive=%d trap=%d "
+		"event=%#x umask=%#x mem-unknown=%lu period=%lu counter=%s enable=%#lx "
+		"data-cfg=%#lx size=%zu pmis=%lu virtual-pmis=%lu "
+		"masked=%lu drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu "
+		"bad=%lu buffer=%lu%s storms=%lu result=%lu\n",
+		t->label, steps, s.n, s.format, s.adaptive, s.trap_like, ch.event, ch.umask,
+		ts_mem_unknown(), o->pebs_period, ch.fixed ? "fixed0" : counter_names[n], enable,
+		s.data_cfg, size, st.pmis, vpmis, masked, st.pebs_drains, st.pebs_drained, at_end,
+		dropped, s.lost_full, s.bad, buffer_bytes, core2_cap ? "(core2-cap)" : "",
+		st.storms, result);
 	for (uint64_t i = 0; i < s.n; i++) {
 		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s", s.ev[i], s.next[i],
 			s.status[i], size, pebs_ip_kind_name((enum pebs_ip_kind)s.kind[i]));
 		if (with_lbr)
 			tprintf(" lbr %#lx %#lx", s.lbr_from[i], s.lbr_to[i]);
+		if (s.dla)
+			tprintf(" dla=%#lx src=%#lx lat=%lu", s.dla[i], s.dse[i], s.lat[i]);
 		tprintf("\n");
 	}
 	ts_print_exceptions(t);

@@ -28,6 +28,7 @@
 #include "lib/list.h"
 #include "lib/string.h"
 #include "lib/x86_decode.h"
+#include "lib/x86_mem.h"
 
 #define DECODE_CACHE_SIZE    1024 /* entries, direct-mapped by address */
 #define DECODE_CACHE_PAGES   4
@@ -57,6 +58,13 @@ struct cpu_session {
 	uint64_t lost, first_lost; /* steps the model could not follow, the first one's address */
 	struct exception_seen exc[SESSION_EXCEPTIONS];
 	unsigned nexc, exc_lost;
+	/* The data accesses of the instruction about to run, computed from the registers
+	 * before it while the model counts memory events (ip 0: none pending). */
+	struct {
+		uint64_t ip, load_addr, store_addr;
+		bool load, store;
+	} mem;
+	uint64_t mem_unknown;  /* stepped instructions whose memory operand x86_mem lacks */
 	ss_step_fn extra_step; /* a session's own per-step hook (BTF), or NULL */
 	void *extra_ctx;
 };
@@ -101,6 +109,37 @@ static bool decode_cached(struct cpu_session *cs, uint64_t ip, struct decoded *o
 	return true;
 }
 
+static struct x86_gprs gprs_of(const struct trap_frame *f)
+{
+	return (struct x86_gprs){{f->rax, f->rcx, f->rdx, f->rbx, f->rsp, f->rbp, f->rsi, f->rdi,
+				  f->r8, f->r9, f->r10, f->r11, f->r12, f->r13, f->r14, f->r15}};
+}
+
+/* The accesses of the instruction at `ip`, from the registers before it (the trap frame of
+ * the step that ended at it): decoded from its bytes now, before it runs. */
+static void predict_memory(struct cpu_session *cs, uint64_t ip, const struct trap_frame *f)
+{
+	struct x86_insn in;
+	cs->mem.ip = 0;
+	if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) != 0)
+		return;
+	struct x86_mem_use u = x86_mem_use_of(&in);
+	cs->mem_unknown += u.unknown;
+	if (!u.load && !u.store)
+		return;
+	uint64_t fs = 0, gs = 0;
+	if (in.prefixes & X86_PFX_SEG) {
+		fs = rdmsr(MSR_FS_BASE);
+		gs = rdmsr(MSR_GS_BASE);
+	}
+	struct x86_gprs g = gprs_of(f);
+	cs->mem.ip = ip;
+	cs->mem.load = u.load != X86_MEM_NONE;
+	cs->mem.store = u.store != X86_MEM_NONE;
+	cs->mem.load_addr = u.load ? x86_mem_address(&in, &u, u.load, ip, &g, fs, gs) : 0;
+	cs->mem.store_addr = u.store ? x86_mem_address(&in, &u, u.store, ip, &g, fs, gs) : 0;
+}
+
 /* Feed the model from the single-step engine: every retired instruction, every taken branch. */
 static void model_step(void *ctx, uint64_t retired, uint64_t next)
 {
@@ -117,8 +156,18 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	    .tsc = rdtsc(),
 	    .btf_hook = cs->extra_step != NULL,
 	};
+	if (cs->mem.ip == retired) {
+		st.load = cs->mem.load;
+		st.store = cs->mem.store;
+		st.load_addr = cs->mem.load_addr;
+		st.store_addr = cs->mem.store_addr;
+	}
 	ss_step_cpls(&st.cpl_from, &st.cpl_to);
 	unsigned want = spmu_feed(m, &st);
+	if (spmu_counts_memory(m))
+		predict_memory(cs, next, st.frame);
+	else
+		cs->mem.ip = 0;
 	if ((want & SPMU_FEED_LOST) && cs->lost++ == 0)
 		cs->first_lost = retired;
 	if (want & SPMU_FEED_BTF_TRAP)
@@ -158,6 +207,8 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 	cs->nexc = cs->exc_lost = 0;
 	cs->virtual_pmis = cs->virtual_pmis_masked = 0;
 	cs->lost = cs->first_lost = 0;
+	cs->mem.ip = 0;
+	cs->mem_unknown = 0;
 	if (q->reset)
 		q->reset();
 	cs->ctx = t;
@@ -201,6 +252,11 @@ void *ts_scratch(uint64_t *bytes)
 {
 	*bytes = SCRATCH_PAGES * PAGE_SIZE;
 	return here()->scratch;
+}
+
+uint64_t ts_mem_unknown(void)
+{
+	return here()->mem_unknown;
 }
 
 uint64_t ts_virtual_pmis(uint64_t *masked)

@@ -40,6 +40,9 @@ void ts_set_step_hook(ss_step_fn fn, void *ctx);
 void *ts_scratch(uint64_t *bytes);
 /* PMIs the model requested during the last run, and those LVTPC's mask held back. */
 uint64_t ts_virtual_pmis(uint64_t *masked);
+/* Stepped instructions of the last run whose memory operand lib/x86_mem.c does not classify
+ * (counted while the model counted memory events; their accesses are not reported). */
+uint64_t ts_mem_unknown(void);
 /* Every exception the running workload takes (arch/x86/cpu/irq.c): its last exception record. */
 struct trap_frame;
 void trace_note_exception(struct trap_frame *f);

@@ -33,6 +33,7 @@ struct pebs_store {
 	uint64_t first_error; /* -(enum pebs_err) of the first undecodable record */
 	uint64_t *ev, *next, *status;
 	uint64_t *lbr_from, *lbr_to; /* the LBR group's newest entry, or NULL arrays */
+	uint64_t *dla, *dse, *lat;   /* data address, source, latency, or NULL arrays */
 	uint8_t *kind;		     /* enum pebs_ip_kind */
 	uint64_t cap, lost_full;
 };

@@ -208,14 +208,60 @@ struct spmu_overflow spmu_counters_pmi_freeze(struct spmu_counters *c, uint64_t 
 	return o;
 }
 
-static bool counts_event(uint64_t evtsel, const struct spmu_tick *t)
+enum spmu_mem_kind spmu_counters_mem_kind(const struct spmu_counters *c, unsigned n)
 {
+	if (n >= c->n_gp)
+		return SPMU_MEM_NONE;
+	uint16_t ev = (uint16_t)(c->evtsel[n] & (EVTSEL_EVENT | EVTSEL_UMASK));
+	const struct spmu_mem_events *m = &c->mem_events;
+	if (!ev)
+		return SPMU_MEM_NONE;
+	if (ev == m->load_latency)
+		return SPMU_MEM_LOAD_LATENCY;
+	if (ev == m->loads)
+		return SPMU_MEM_LOADS;
+	if (ev == m->stores)
+		return SPMU_MEM_STORES;
+	return SPMU_MEM_NONE;
+}
+
+bool spmu_counters_count_memory(const struct spmu_counters *c)
+{
+	for (unsigned n = 0; n < c->n_gp; n++)
+		if ((c->evtsel[n] & EVTSEL_EN) && spmu_counters_mem_kind(c, n) != SPMU_MEM_NONE)
+			return true;
+	return false;
+}
+
+/* The load-latency enable of PMC n (IA32_PEBS_ENABLE bit 32+n) before perfmon v5. */
+#define PEBS_LL_ENABLE(n) BIT(32 + (n))
+#define PERFMON_NO_LL_EN  5
+
+static bool counts_event(const struct spmu_counters *c, unsigned n, const struct spmu_tick *t)
+{
+	uint64_t evtsel = c->evtsel[n];
 	unsigned event = (unsigned)FIELD_GET(EVTSEL_EVENT, evtsel);
 	unsigned umask = (unsigned)FIELD_GET(EVTSEL_UMASK, evtsel);
 	if (!(evtsel & EVTSEL_EN))
 		return false;
 	if (!((t->cpl == 0 && (evtsel & EVTSEL_OS)) || (t->cpl != 0 && (evtsel & EVTSEL_USR))))
 		return false;
+	switch (spmu_counters_mem_kind(c, n)) {
+	case SPMU_MEM_LOADS:
+		return t->load;
+	case SPMU_MEM_STORES:
+		return t->store;
+	case SPMU_MEM_LOAD_LATENCY:
+		/* SDM Vol. 3B 18.8.1.2: "Loads with latencies greater than this value are eligible
+		 * for counting"; "both the PEBS_EN_CTRX and LL_EN_CTRX bits must be set"
+		 * (perfmon v5 has no LL_EN bits); "Stores are ignored when this event is
+		 * programmed". */
+		if (c->version < PERFMON_NO_LL_EN && !(c->pebs_enable & PEBS_LL_ENABLE(n)))
+			return false;
+		return t->load_above_threshold;
+	default:
+		break;
+	}
 	switch (event) {
 	case ARCH_EVENT_INSTRUCTIONS:
 		return umask == 0;
@@ -244,7 +290,7 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 	bool global = c->version >= 2;
 	bool want_pmi = false;
 	for (unsigned n = 0; n < c->n_gp; n++) {
-		if ((global && !(c->global_ctrl & BIT(n))) || !counts_event(c->evtsel[n], t))
+		if ((global && !(c->global_ctrl & BIT(n))) || !counts_event(c, n, t))
 			continue;
 		bool armed = c->pebs_armed & BIT(n);
 		if (bump(&c->pmc[n], c->gp_width)) {

@@ -20,12 +20,27 @@
 
 enum spmu_freeze_flavour { SPMU_FREEZE_NONE, SPMU_FREEZE_LEGACY, SPMU_FREEZE_STREAMLINED };
 
+/* The memory events a personality counts, each as event select | umask << 8 (0: not
+ * counted). Written per processor in spmu/personality.c from the SDM's PEBS event tables
+ * (Vol. 3B 18.8.1 Nehalem: MEM_INST_RETIRED.LOADS 0BH/01H, .STORES 0BH/02H,
+ * .LATENCY_ABOVE_THRESHOLD 0BH/10H; 18.9.4.2 Sandy Bridge onwards: MEM_TRANS_RETIRED
+ * .LATENCY_ABOVE_THRESHOLD "IA32_PerfEvtSelX[15:0] = 1CDH"; Skylake onwards
+ * MEM_INST_RETIRED.ALL_LOADS D0H/81H, .ALL_STORES D0H/82H, Linux's mem-stores alias). */
+struct spmu_mem_events {
+	uint16_t loads, stores, load_latency;
+};
+#define SPMU_EVENT(event, umask) ((uint16_t)((event) | (umask) << 8))
+
+/* What a counter's event makes of the memory access of the instruction it samples. */
+enum spmu_mem_kind { SPMU_MEM_NONE, SPMU_MEM_LOADS, SPMU_MEM_STORES, SPMU_MEM_LOAD_LATENCY };
+
 struct spmu_counters {
 	/* configuration, from the personality */
 	unsigned version, n_gp, gp_width, n_fixed, fixed_width;
 	bool full_width_write;
 	uint64_t pebs_valid; /* PEBS_ENABLE bits the processor has (0: no PEBS) */
 	bool adaptive_pebs;  /* PERF_CAPABILITIES[14]: EVTSEL bit 34, FIXED_CTR_CTRL bits 32+4m */
+	struct spmu_mem_events mem_events;
 	/* state */
 	uint64_t evtsel[SPMU_MAX_GP], pmc[SPMU_MAX_GP];
 	uint64_t fixed[SPMU_MAX_FIXED], fixed_ctrl;
@@ -39,7 +54,9 @@ struct spmu_counters {
 
 /* What happened during one retired instruction. */
 struct spmu_tick {
-	bool branch; /* a branch instruction retired (taken or not) */
+	bool branch;		   /* a branch instruction retired (taken or not) */
+	bool load, store;	   /* it read / wrote data memory (lib/x86_mem.h) */
+	bool load_above_threshold; /* a load slower than MSR_PEBS_LD_LAT_THRESHOLD */
 	unsigned cpl;
 };
 
@@ -62,6 +79,10 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 /* Count one retired instruction; debugctl's FREEZE_* bits decide the freeze on overflow. */
 struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct spmu_tick *t,
 					uint64_t debugctl);
+/* The memory kind of GP counter n's event (SPMU_MEM_NONE for fixed counters, n >= 32). */
+enum spmu_mem_kind spmu_counters_mem_kind(const struct spmu_counters *c, unsigned n);
+/* Whether any enabled GP counter counts a memory event (the engine then computes addresses). */
+bool spmu_counters_count_memory(const struct spmu_counters *c);
 /* Whether LBRs are frozen (streamlined freeze, LBR_Frz set). */
 bool spmu_counters_lbr_frozen(const struct spmu_counters *c);
 /* A PMI request from elsewhere (BTS or PEBS threshold): apply the freeze it implies. */

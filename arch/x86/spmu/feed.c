@@ -43,6 +43,10 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	    .cpl = s->cpl_from,
 	    .tsc = s->tsc,
 	    .regs = &regs,
+	    .load = s->load,
+	    .store = s->store,
+	    .load_addr = s->load_addr,
+	    .store_addr = s->store_addr,
 	};
 	/* Taken or not from the instruction's semantics (lib/x86_step.h): a branch to the next
 	 * instruction is a branch; a handler resuming elsewhere is not the instruction's branch.
@@ -61,6 +65,11 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	if (o == X86_STEP_REDIRECTED)
 		out |= SPMU_FEED_LOST;
 	return out | take_pmi(m);
+}
+
+bool spmu_counts_memory(const struct spmu *m)
+{
+	return spmu_counters_count_memory(&m->ctr);
 }
 
 unsigned spmu_feed_transfer(struct spmu *m, const struct spmu_feed_transfer *t)

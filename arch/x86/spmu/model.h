@@ -33,7 +33,14 @@ struct spmu_feed_step {
 	const struct trap_frame *frame; /* the registers after it (the engine's #DB frame) */
 	uint64_t tsc;
 	bool btf_hook; /* the runner delivers BTF traps (else a pending one stays pending) */
+	/* Its data accesses, addresses from the registers before it (lib/x86_mem.h); asked
+	 * for only while spmu_counts_memory() says a counter needs them. */
+	bool load, store;
+	uint64_t load_addr, store_addr;
 };
+
+/* Whether an enabled counter counts loads or stores: the runner then reports accesses. */
+bool spmu_counts_memory(const struct spmu *m);
 
 /* What the step asks of the runner. */
 #define SPMU_FEED_BTF_TRAP 1u /* BTF: deliver the workload's single-step #DB */

@@ -69,6 +69,11 @@ static void write_legacy(uint8_t *dst, const struct pebs_config *c, const struct
 	memset(&rec, 0, sizeof(rec));
 	legacy_gprs(&rec.f2.f1.g, c, s);
 	rec.f2.f1.status = s->applicable;
+	/* Offsets 98H-A8H (SDM Vol. 3B 18.9.4.1): "the linear address of the source of the load,
+	 * or linear address of the destination of the store", data source, latency. */
+	rec.f2.f1.dla = s->dla;
+	rec.f2.f1.dse = s->dse;
+	rec.f2.f1.latency = s->latency;
 	rec.f2.eventing_ip = s->eventing_ip;
 	rec.tsc = s->tsc;
 	/* Formats 0-2 are prefixes of format 3: copy the record's own size. */
@@ -88,8 +93,13 @@ static void write_adaptive(uint8_t *dst, size_t size, const struct pebs_config *
 	memset(dst, 0, size);
 	memcpy(dst, &basic, sizeof(basic));
 	size_t off = sizeof(basic);
-	if (c->data_cfg & PEBS_DATACFG_MEMINFO)
-		off += sizeof(struct pebs_meminfo); /* zero: no memory-access model */
+	if (c->data_cfg & PEBS_DATACFG_MEMINFO) {
+		/* address, aux (data source), latency in bits 15:0 (the pre-Alder Lake reading;
+		 * Alder Lake's cache latency in 47:32 is left 0), TSX tuning 0 */
+		struct pebs_meminfo mi = {s->dla, s->dse, s->latency, 0};
+		memcpy(dst + off, &mi, sizeof(mi));
+		off += sizeof(mi);
+	}
 	if (c->data_cfg & PEBS_DATACFG_GP) {
 		const struct spmu_regs *r = s->regs;
 		struct pebs_gprs g = {

@@ -3,9 +3,9 @@
  * The software PMU's PEBS record writer: formats 0-3 (one struct each, arch/x86/hw/ds_layout.h)
  * and adaptive PEBS (format 4 with IA32_PERF_CAPABILITIES[14] and MSR_PEBS_DATA_CFG groups),
  * into the DS PEBS buffer with its threshold (references.md 5.2, 6.2-6.5). Pure.
- * What the model cannot know is zero and documented: data linear address, data source and
- * latency (no memory-access model yet), TSX tuning (no transactions), XMM registers (the
- * kernel runs without SSE state).
+ * Data linear address, data source and latency come from the sampled instruction's access
+ * (spmu.h: the cache stand-in); what the model cannot know is zero and documented: TSX tuning
+ * (no transactions), XMM registers (the kernel runs without SSE state).
  */
 #ifndef ARCH_X86_SPMU_PEBS_H
 #define ARCH_X86_SPMU_PEBS_H
@@ -28,6 +28,9 @@ struct pebs_sample {
 	uint64_t applicable;  /* counters the record is for (GLOBAL_STATUS bit layout) */
 	uint64_t tsc;
 	const struct spmu_regs *regs;
+	uint64_t dla;			  /* data linear address of a memory event, else 0 */
+	uint64_t dse;			  /* data source (load latency), else 0 */
+	uint64_t latency;		  /* load latency in cycles (load latency), else 0 */
 	const struct pebs_lbr_entry *lbr; /* newest first, for the adaptive LBR group */
 	unsigned lbr_count;
 };

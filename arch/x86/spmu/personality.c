@@ -4,6 +4,9 @@
  * so that capability detection (arch/x86/caps/caps.c) decides about the model exactly as it
  * would about the silicon. The values are arch/x86/caps/cpu_records.h's recorded processors, where
  * the sources are given (public CPUID/MSR dumps; composed fields are marked there).
+ * Memory events (loads, stores, load latency; counters.h says where each code is from):
+ * Nehalem's MEM_INST_RETIRED umasks, Skylake and later MEM_INST_RETIRED.ALL_LOADS/ALL_STORES
+ * and MEM_TRANS_RETIRED.LOAD_LATENCY; Core 2 (PEBS format 0, no data address) none.
  */
 #include "arch/x86/spmu/spmu.h"
 #include "arch/x86/hw/pmu_regs.h"
@@ -22,6 +25,7 @@ static const struct spmu_personality personalities[] = {
 	.lbr_info_base = MSR_LBR_INFO_0,
 	.lbr_select = true,
 	.bts_predicted = true,
+	.mem_events = {SPMU_EVENT(0xd0, 0x81), SPMU_EVENT(0xd0, 0x82), SPMU_EVENT(0xcd, 0x01)},
     },
     {
 	.name = "nehalem",
@@ -34,6 +38,7 @@ static const struct spmu_personality personalities[] = {
 	.lbr_select = true,
 	.lbr_select_erratum = true,
 	.bts_predicted = true,
+	.mem_events = {SPMU_EVENT(0x0b, 0x01), SPMU_EVENT(0x0b, 0x02), SPMU_EVENT(0x0b, 0x10)},
     },
     {
 	.name = "core2",
@@ -56,6 +61,7 @@ static const struct spmu_personality personalities[] = {
 	.lbr_info_base = MSR_LBR_INFO_0,
 	.lbr_select = true,
 	.bts_predicted = true,
+	.mem_events = {SPMU_EVENT(0xd0, 0x81), SPMU_EVENT(0xd0, 0x82), SPMU_EVENT(0xcd, 0x01)},
     },
     {
 	.name = "arrowlake",
@@ -68,6 +74,7 @@ static const struct spmu_personality personalities[] = {
 	.lbr_info_base = 0,
 	.lbr_select = false,
 	.bts_predicted = true,
+	.mem_events = {SPMU_EVENT(0xd0, 0x81), SPMU_EVENT(0xd0, 0x82), SPMU_EVENT(0xcd, 0x01)},
     },
 };
 

@@ -52,6 +52,7 @@ void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(ui
 	const struct tc_perfmon *pm = &m->caps.perfmon;
 	spmu_counters_init(&m->ctr, pm->version, pm->gp_counters, pm->gp_width, pm->fixed_counters,
 			   pm->fixed_width, m->caps.perf_cap.full_width_write);
+	m->ctr.mem_events = p->mem_events;
 	if (m->caps.pebs.kind == TC_PEBS_YES) {
 		m->pebs.format = m->caps.pebs.format;
 		m->pebs.adaptive = m->caps.pebs.adaptive;
@@ -307,9 +308,25 @@ static unsigned lbr_snapshot(const struct spmu *m, struct pebs_lbr_entry *out, u
 	return n;
 }
 
-/* A PEBS event on counter `bit`: write the record, reload the counter from its DS reset slot. */
-static void pebs_event(struct spmu *m, unsigned bit, const struct spmu_step *st)
+/* The access of a load through the model's cache (spmu.h); the line is filled. */
+struct spmu_load {
+	uint64_t latency, dse;
+};
+
+static bool l1_touch(struct spmu *m, uint64_t addr)
 {
+	uint64_t line = addr >> SPMU_L1_LINE_SHIFT;
+	uint64_t *tag = &m->l1_tag[line % SPMU_L1_LINES];
+	bool hit = *tag == line + 1;
+	*tag = line + 1;
+	return hit;
+}
+
+/* A PEBS event on counter `bit`: write the record, reload the counter from its DS reset slot. */
+static void pebs_event(struct spmu *m, unsigned bit, const struct spmu_step *st,
+		       const struct spmu_load *ld)
+{
+	enum spmu_mem_kind kind = spmu_counters_mem_kind(&m->ctr, bit);
 	struct ds_area64 *ds = m->lin ? m->lin(m->ds_area) : NULL;
 	if (!ds) {
 		m->stats.pebs_dropped++;
@@ -325,6 +342,11 @@ static void pebs_event(struct spmu *m, unsigned bit, const struct spmu_step *st)
 	    .applicable = m->pebs.format >= 3 ? BIT(bit) : m->ctr.global_status,
 	    .tsc = st->tsc,
 	    .regs = st->regs,
+	    .dla = kind == SPMU_MEM_STORES	       ? st->store_addr
+		   : kind != SPMU_MEM_NONE && st->load ? st->load_addr
+						       : 0,
+	    .dse = kind == SPMU_MEM_LOAD_LATENCY ? ld->dse : 0,
+	    .latency = kind == SPMU_MEM_LOAD_LATENCY ? ld->latency : 0,
 	    .lbr = lbr,
 	    .lbr_count = lbr_snapshot(m, lbr, ARCH_LBR_MAX_DEPTH),
 	};
@@ -362,12 +384,30 @@ static void pebs_event(struct spmu *m, unsigned bit, const struct spmu_step *st)
 void spmu_retire(struct spmu *m, const struct spmu_step *st)
 {
 	m->steps_since_lbr++;
-	struct spmu_tick t = {.branch = st->branch, .cpl = st->cpl};
+	struct spmu_load ld = {0};
+	if (st->load) {
+		bool hit = l1_touch(m, st->load_addr);
+		ld.latency = hit ? SPMU_LAT_L1 : SPMU_LAT_L2;
+		ld.dse = hit ? SPMU_DSE_L1_HIT : SPMU_DSE_L2_HIT;
+		m->stats.loads++;
+		m->stats.l1_misses += !hit;
+	}
+	if (st->store) {
+		l1_touch(m, st->store_addr);
+		m->stats.stores++;
+	}
+	struct spmu_tick t = {
+	    .branch = st->branch,
+	    .load = st->load,
+	    .store = st->store,
+	    .load_above_threshold = st->load && ld.latency > m->pebs_ld_lat,
+	    .cpl = st->cpl,
+	};
 	struct spmu_overflow o = spmu_counters_tick(&m->ctr, &t, m->debugctl);
 	request_pmi(m, o);
 	for (unsigned bit = 0; o.pebs; bit++, o.pebs >>= 1)
 		if (o.pebs & 1)
-			pebs_event(m, bit, st);
+			pebs_event(m, bit, st, &ld);
 }
 
 static void bts_branch(struct spmu *m, uint64_t from, uint64_t to, unsigned cpl_from)

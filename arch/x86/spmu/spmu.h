@@ -38,6 +38,7 @@ struct spmu_personality {
 	 * 253668-032US 16.4.9.2: "the branch predicted bit is not supported by Intel Core
 	 * microarchitecture or Intel Atom microarchitecture". */
 	bool bts_predicted;
+	struct spmu_mem_events mem_events; /* the memory events it counts (counters.h) */
 };
 
 struct spmu_stats {
@@ -49,7 +50,24 @@ struct spmu_stats {
 	uint64_t lbr_frozen_skips; /* branches not recorded while the LBRs were frozen */
 	uint64_t pebs_records, pebs_dropped, pebs_threshold_pmis;
 	uint64_t btf_traps;
+	uint64_t loads, stores, l1_misses; /* data accesses of stepped instructions */
 };
+
+/*
+ * The model's data cache, for load latency and its data source (SDM Vol. 3B 18.8.1.2, Table
+ * 18-24): a documented, deterministic stand-in for silicon, which tags loads at random and
+ * times them in a real hierarchy. One direct-mapped level of SPMU_L1_LINES 64-byte lines,
+ * filled by every load and store of a stepped instruction and empty when the session starts:
+ * a load that hits takes SPMU_LAT_L1 cycles ("the minimum detectable load latency is 4 core
+ * clock cycles", 18.8.1.2) with data source 01H ("Minimal latency core cache hit"), a miss
+ * SPMU_LAT_L2 cycles with data source 03H ("satisfied by the L2"). Every load is tagged.
+ */
+#define SPMU_L1_LINES	   64
+#define SPMU_L1_LINE_SHIFT 6
+#define SPMU_LAT_L1	   4
+#define SPMU_LAT_L2	   14
+#define SPMU_DSE_L1_HIT	   0x01
+#define SPMU_DSE_L2_HIT	   0x03
 
 struct spmu {
 	const struct spmu_personality *p;
@@ -67,6 +85,7 @@ struct spmu {
 	bool pmi_pending;
 	bool btf_trap; /* a taken branch under DEBUGCTL.BTF: the next #DB is due */
 	struct spmu_stats stats;
+	uint64_t l1_tag[SPMU_L1_LINES]; /* line number + 1 per set; 0 empty */
 	/* The last refused access, for the report. */
 	uint32_t gp_msr;
 	uint64_t gp_value;
@@ -85,6 +104,9 @@ struct spmu_step {
 	unsigned cpl;
 	uint64_t tsc;
 	const struct spmu_regs *regs;
+	/* Its data accesses (lib/x86_mem.h: the first datum read, the first written). */
+	bool load, store;
+	uint64_t load_addr, store_addr;
 };
 /* Counters count it; a PEBS-enabled counter that overflows writes a record. */
 void spmu_retire(struct spmu *m, const struct spmu_step *st);
