@@ -403,6 +403,48 @@ static void ld_lat(void **state)
 	assert_non_null(strstr(pebs_error_name(PEBS_ERR_RANGE), "0xffff"));
 }
 
+/* The memory events per processor, expected from Linux's perf aliases (arch/x86/events/intel/
+ * core.c: mem_ld_nhm "event=0x0b,umask=0x10,ldlat=3", mem_ld_snb and mem_ld_hsw
+ * "event=0xcd,umask=0x1,ldlat=3", mem_st_hsw "event=0xd0,umask=0x82") and the SDM's Skylake
+ * MEM_INST_RETIRED.ALL_LOADS D0H/81H. */
+static void memory_events(void **state)
+{
+	(void)state;
+	struct {
+		uint32_t model;
+		unsigned format;
+		enum pebs_mem_event which;
+		int want;
+		uint8_t event, umask;
+	} rows[] = {
+	    {0x1e, 1, PEBS_MEM_LOAD_LATENCY, PEBS_OK, 0x0b, 0x10}, /* Nehalem */
+	    {0x2c, 1, PEBS_MEM_LOAD_LATENCY, PEBS_OK, 0x0b, 0x10}, /* Westmere-EP */
+	    {0x2a, 1, PEBS_MEM_LOAD_LATENCY, PEBS_OK, 0xcd, 0x01}, /* Sandy Bridge */
+	    {0x2a, 1, PEBS_MEM_STORES, PEBS_ERR_EVENT, 0, 0},	   /* needs precise store */
+	    {0x3c, 2, PEBS_MEM_STORES, PEBS_OK, 0xd0, 0x82},	   /* Haswell */
+	    {0x5e, 3, PEBS_MEM_LOAD_LATENCY, PEBS_OK, 0xcd, 0x01}, /* Skylake */
+	    {0x5e, 3, PEBS_MEM_ALL_LOADS, PEBS_OK, 0xd0, 0x81},
+	    {0x5e, 3, PEBS_MEM_STORES, PEBS_OK, 0xd0, 0x82},
+	    {0x17, 0, PEBS_MEM_LOAD_LATENCY, PEBS_ERR_EVENT, 0, 0}, /* Penryn: format 0 */
+	    {0x5c, 3, PEBS_MEM_ALL_LOADS, PEBS_ERR_EVENT, 0, 0},    /* Goldmont: not tabled */
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct trace_caps c = caps(rows[i].format, 4, 4, 0x7, false);
+		c.family = 6;
+		c.model = rows[i].model;
+		uint8_t event = 0, umask = 0;
+		assert_int_equal(
+		    pebs_memory_event(&c, rows[i].which, &event, &umask, why, sizeof(why)),
+		    rows[i].want);
+		if (rows[i].want == PEBS_OK) {
+			assert_int_equal(event, rows[i].event);
+			assert_int_equal(umask, rows[i].umask);
+		} else {
+			assert_true(why[0] != '\0');
+		}
+	}
+}
+
 /* The software PMU's writer (arch/x86/spmu/pebs.c) and this decoder agree. */
 #define BUF_LIN 0x40000ull
 static void *at(uint64_t lin)
@@ -472,7 +514,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(thresholds),      cmocka_unit_test(enable_core2),
     cmocka_unit_test(enable_skylake),  cmocka_unit_test(enable_icelake),
     cmocka_unit_test(enable_refusals), cmocka_unit_test(ld_lat),
-    cmocka_unit_test(spmu_round_trip),
+    cmocka_unit_test(spmu_round_trip), cmocka_unit_test(memory_events),
 };
 
 UNIT_MAIN(tests)
