@@ -93,6 +93,7 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 			return -1;
 		}
 		c->evtsel[msr - MSR_IA32_PERFEVTSEL0] = v;
+		c->counts_memory = spmu_counters_scan_memory(c);
 		return 0;
 	}
 	if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + c->n_gp) {
@@ -225,7 +226,7 @@ enum spmu_mem_kind spmu_counters_mem_kind(const struct spmu_counters *c, unsigne
 	return SPMU_MEM_NONE;
 }
 
-bool spmu_counters_count_memory(const struct spmu_counters *c)
+bool spmu_counters_scan_memory(const struct spmu_counters *c)
 {
 	for (unsigned n = 0; n < c->n_gp; n++)
 		if ((c->evtsel[n] & EVTSEL_EN) && spmu_counters_mem_kind(c, n) != SPMU_MEM_NONE)
@@ -246,7 +247,7 @@ static bool counts_event(const struct spmu_counters *c, unsigned n, const struct
 		return false;
 	if (!((t->cpl == 0 && (evtsel & EVTSEL_OS)) || (t->cpl != 0 && (evtsel & EVTSEL_USR))))
 		return false;
-	switch (spmu_counters_mem_kind(c, n)) {
+	switch (c->counts_memory ? spmu_counters_mem_kind(c, n) : SPMU_MEM_NONE) {
 	case SPMU_MEM_LOADS:
 		return t->load;
 	case SPMU_MEM_STORES:

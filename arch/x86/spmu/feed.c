@@ -69,7 +69,7 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 
 bool spmu_counts_memory(const struct spmu *m)
 {
-	return spmu_counters_count_memory(&m->ctr);
+	return m->ctr.counts_memory;
 }
 
 unsigned spmu_feed_transfer(struct spmu *m, const struct spmu_feed_transfer *t)
