@@ -80,6 +80,10 @@ void pmu_note_exception(unsigned vector)
  * branch before the exception, then the delivery is recorded. */
 void pmu_trap_observer(struct trap_frame *f)
 {
+	if (ss_note_step_nmi(f)) {
+		pmu_note_exception((unsigned)f->vector); /* an interrupt: the LER too */
+		return;
+	}
 	if (!ss_active_here())
 		return; /* not the stepped workload's */
 	ss_note_exception(f);

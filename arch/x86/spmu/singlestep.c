@@ -26,6 +26,7 @@ struct ss_state {
 	/* The frame of the workload's exception whose handler runs (unstepped), or NULL: until
 	 * its IRET, traps are the handler's, not the workload's. */
 	struct trap_frame *exc_frame;
+	struct trap_frame *nmi_frame; /* an NMI inside the engine's #DB handler (a PMI) */
 	bool vtf;	/* the workload's own TF: what it set, what PUSHF and handlers see */
 	bool sysret_tf; /* R11.TF before the engine set it for the SYSRET about to retire */
 	uint64_t next_opcode_ip; /* where next_opcode was read (s->prev, unless a handler moved) */
@@ -67,6 +68,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->steps = 0;
 	s->rep_iterations = 0;
 	s->exc_frame = NULL;
+	s->nmi_frame = NULL;
 	s->next_opcode_ip = 0;
 	s->vtf = false; /* the caller's RFLAGS.TF, clear */
 	s->hooks = *h;
@@ -324,23 +326,26 @@ void ss_note_exception(struct trap_frame *f)
 }
 
 static void report_transfer(struct ss_state *s, struct trap_frame *f, uint64_t from, uint64_t to,
-			    unsigned cpl_from, enum ss_transfer kind)
+			    unsigned cpl_from, unsigned cpl_to, enum ss_transfer kind)
 {
+	const struct trap_frame *outer = s->frame; /* an NMI inside a step: the step's own frame */
 	s->cpl_from = cpl_from;
-	s->cpl_to = kind == SS_DELIVERY ? HANDLER_CPL : f->cs & 3;
+	s->cpl_to = cpl_to;
 	s->frame = f;
 	if (s->hooks.transfer)
 		s->hooks.transfer(s->hooks.ctx, from, to, kind);
-	s->frame = NULL;
+	s->frame = outer;
 }
 
 /*
- * Exceptions are recorded as they are delivered (SDM Vol. 3B 17.4.8.1, 17.4.9: "taken
- * branches, interrupts, and exceptions"), except debug exceptions, which the LBR stack never
- * records (17.4.8.1 "except for debug exceptions"; the model takes that for BTS, and for the
- * handler's return, too). The NMI is not the workload's. Interrupts (vectors 32-255: here
- * only the virtual PMIs) are not recorded yet (README). The handler the gate names runs at
- * CPL 0 (cpu/idt.c).
+ * Exceptions and interrupts are recorded as they are delivered (SDM Vol. 3B 17.4.8.1, 17.4.9:
+ * "taken branches, interrupts, and exceptions"), except debug exceptions, which the LBR stack
+ * never records (17.4.8.1 "except for debug exceptions"; the model takes that for BTS, and for
+ * the handler's return, too). An exception's record starts at the instruction that raised it;
+ * an interrupt's (vectors 32-255: here the virtual PMIs) at the instruction it interrupted,
+ * which has not executed and is where the handler returns (our SDM excerpts do not say which
+ * address an interrupt's FROM holds; this is the reading Intel PT states for asynchronous
+ * events, README). The handler the gate names runs at CPL 0 (cpu/idt.c).
  */
 void ss_note_delivery(struct trap_frame *f)
 {
@@ -348,14 +353,30 @@ void ss_note_delivery(struct trap_frame *f)
 	if (!cpu)
 		return;
 	struct ss_state *s = &state[cpu->index];
-	if (!s->active || s->exc_frame || f->vector >= NUM_EXCEPTION_VECTORS ||
-	    f->vector == VEC_NMI)
+	if (!s->active || s->exc_frame || f->vector == VEC_NMI)
 		return;
 	if (f->vector != VEC_DB)
 		report_transfer(s, f, s->exc_from, idt_gate_target((unsigned)f->vector), s->exc_cpl,
-				SS_DELIVERY);
+				HANDLER_CPL, SS_DELIVERY);
 	s->exc_frame = f;
 	f->rflags = with_tf(f->rflags, s->vtf); /* the handler reads the workload's RFLAGS */
+}
+
+/*
+ * A PMI the software PMU sends as an NMI from a step hook arrives inside the engine's #DB
+ * handler, where silicon's would interrupt the workload at the next instruction: its delivery
+ * and return are recorded there (FROM and back to the stepped workload's next instruction).
+ */
+bool ss_note_step_nmi(struct trap_frame *f)
+{
+	struct percpu *cpu = percpu_current();
+	struct ss_state *s = cpu ? &state[cpu->index] : NULL;
+	if (!s || !s->active || !s->in_trap || !s->frame || f->vector != VEC_NMI || s->nmi_frame)
+		return false;
+	s->nmi_frame = f;
+	report_transfer(s, f, s->frame->rip, idt_gate_target(VEC_NMI), s->frame->cs & 3,
+			HANDLER_CPL, SS_DELIVERY);
+	return true;
 }
 
 void ss_note_resume(struct trap_frame *f)
@@ -364,6 +385,12 @@ void ss_note_resume(struct trap_frame *f)
 	if (!cpu)
 		return;
 	struct ss_state *s = &state[cpu->index];
+	if (s->active && s->in_trap && s->nmi_frame == f) {
+		s->nmi_frame = NULL; /* the NMI's return: back to the workload, on silicon */
+		report_transfer(s, f, (uint64_t)trap_iret, s->frame->rip, HANDLER_CPL,
+				s->frame->cs & 3, SS_RETURN);
+		return;
+	}
 	if (!s->active || s->in_trap)
 		return;
 	if (s->exc_frame == f) {
@@ -374,7 +401,8 @@ void ss_note_resume(struct trap_frame *f)
 		s->vtf = f->rflags & RFLAGS_TF;
 		f->rflags |= RFLAGS_TF;
 		if (f->vector != VEC_DB)
-			report_transfer(s, f, (uint64_t)trap_iret, f->rip, HANDLER_CPL, SS_RETURN);
+			report_transfer(s, f, (uint64_t)trap_iret, f->rip, HANDLER_CPL, f->cs & 3,
+					SS_RETURN);
 	} else if (s->exc_frame || f->rip == s->prev) {
 		return; /* a trap inside the workload's exception handler, or nothing moved */
 	}

@@ -56,9 +56,13 @@ const struct trap_frame *ss_step_frame(void);
 /* An exception or interrupt the stepped workload takes, before its handler runs: account a
  * trap-class instruction that retired without its own single-step trap (see singlestep.c). */
 void ss_note_exception(struct trap_frame *f);
-/* Then, for an exception (not an interrupt): report its delivery, and hide the engine's TF in
- * the frame the handler sees (SDM Vol. 3A 6.12.1: the frame holds the workload's RFLAGS). */
+/* Then report its delivery (not a #DB's or an NMI's), and hide the engine's TF in the frame
+ * the handler sees (SDM Vol. 3A 6.12.1: the frame holds the workload's RFLAGS). */
 void ss_note_delivery(struct trap_frame *f);
+/* An NMI inside the engine's #DB handler (a PMI sent as NMI from a step hook): report it as
+ * silicon would see it, delivered at the workload's next instruction (its return is reported
+ * by ss_note_resume). True if it was one. */
+bool ss_note_step_nmi(struct trap_frame *f);
 /* Resume observer (cpu/trap.h): the IRET back from the workload's exception (reported, TF set
  * again); a handler that moved the workload's resume address (a fault fixed up by skipping
  * the instruction) moves the engine's "next to retire" with it, so the instruction there is
