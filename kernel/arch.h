@@ -182,6 +182,10 @@ uint64_t arch_edge_workload(uint64_t n);
 uint64_t arch_flags_workload(uint64_t n);
 /* Before each run of it: make its page fault again. */
 void arch_fault_workload_reset(void);
+/* A Jcc the workload rewrites between its two executions (JE, then JNE): n + 1
+ * (arch/x86/workloads/smc.S); the reset puts the JE back. */
+uint64_t arch_smc_workload(uint64_t n);
+void arch_smc_workload_reset(void);
 
 /* CPU identification for the banner: fills `out` with a one-line description. */
 void arch_describe_cpu(char *out, size_t size);

@@ -21,19 +21,33 @@ struct sstrace {
 	uint64_t undecodable;	   /* retired instructions the decoder refused */
 	uint64_t redirected;	   /* went somewhere its instruction cannot lead: not followed */
 	uint64_t first_redirected; /* the first such instruction's address */
+	uint64_t pre_ip;	   /* the instruction about to run, decoded before it ran */
+	bool pre_ok;
+	struct x86_step_insn pre;
 };
 
-/* What the trap after `retired` says, from the instruction's semantics (lib/x86_step.h). */
+/* What the trap after `retired` says, from the instruction's semantics (lib/x86_step.h), as
+ * it was decoded before it ran (code may rewrite itself); then `next`, about to run, is
+ * decoded for the following step. */
 static enum x86_step_outcome classify(struct sstrace *t, uint64_t retired, uint64_t next)
 {
 	struct x86_insn in;
-	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) != 0) {
+	bool ok = t->pre_ip == retired && t->pre_ok;
+	struct x86_step_insn si = t->pre;
+	if (!ok && x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) == 0) {
+		ok = true;
+		si = x86_step_insn_of(&in);
+	}
+	t->pre_ip = next;
+	t->pre_ok = x86_decode((const uint8_t *)next, X86_MAX_INSN_LENGTH, &in) == 0;
+	if (t->pre_ok)
+		t->pre = x86_step_insn_of(&in);
+	if (!ok) {
 		t->undecodable++;
 		return X86_STEP_SEQUENTIAL;
 	}
 	struct x86_step_regs r;
 	arch_step_regs(&r.rflags, &r.rcx);
-	struct x86_step_insn si = x86_step_insn_of(&in);
 	enum x86_step_outcome o = x86_step_classify(&si, retired, next, &r);
 	if (o == X86_STEP_REDIRECTED && t->redirected++ == 0)
 		t->first_redirected = retired;

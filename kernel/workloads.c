@@ -107,6 +107,8 @@ static const struct workload workloads[] = {
      arch_edge_workload, 40, 45, false, NULL, true, true},
     {"flags", "PUSHF, POPF clearing TF, MOV SS: TF stays invisible (named only)",
      arch_flags_workload, 60, 60, false, NULL, true, true},
+    {"smc", "code that rewrites a Jcc between two executions (named only)", arch_smc_workload, 10,
+     11, false, arch_smc_workload_reset, false, true},
     /* n = CHASE_NODES hops visit every node once: 0 + 1 + ... + 127 */
     {"memory", "pointer chasing and stores: loads and stores with data addresses (named only)",
      wl_memory, CHASE_NODES, CHASE_NODES *(CHASE_NODES - 1) / 2, false, NULL, false, true},

@@ -30,3 +30,12 @@ uint64_t arch_flags_workload(uint64_t n)
 {
 	return n;
 }
+
+uint64_t arch_smc_workload(uint64_t n)
+{
+	return n;
+}
+
+void arch_smc_workload_reset(void)
+{
+}

@@ -14,8 +14,8 @@ trap 'rm -rf "$work"' EXIT
 sym() { nm "$build/kernel.elf" | awk -v s="$1" '$3 == s { print "0x" $1 }'; }
 boot --timeout 300 --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf")" --qemu-arg -D --qemu-arg "$work/exec.log" \
-	-- ss=edges,flags trace=bts,lbr spmu=skylake workload=edges,flags bts.records=8
-status_is 0 "edges and flags give their results natively and stepped, under BTS and LBR"
+	-- ss=edges,flags,smc trace=bts,lbr spmu=skylake workload=edges,flags,smc bts.records=8
+status_is 0 "edges, flags and smc give their results natively and stepped, under BTS and LBR"
 has "ss-end flags ok" "flags: the workload sees TF clear when stepped, as natively (PUSHF)"
 
 # The source makes these conditional branches taken (see edges.S); QEMU's PCs cannot tell.
@@ -23,8 +23,10 @@ QEB_TAKEN="$(sym edge_jz_taken) $(sym edge_jrcxz_taken)" \
 	"$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/exec.log" >"$work/qemu.txt" 2>"$work/err"
 ok $? "the oracle read QEMU's log $(head -c 200 "$work/err")"
 runs=$(grep -c '^run ' "$work/qemu.txt")
-[ "$runs" = 6 ]
-ok $? "QEMU's log holds the 6 single-stepped runs: ss, bts, lbr for each workload ($runs)"
+names=(edges flags smc)
+nw=${#names[@]}
+[ "$runs" = $((3 * nw)) ]
+ok $? "QEMU's log holds the $((3 * nw)) single-stepped runs: ss, bts, lbr for each workload ($runs)"
 nth() { awk -v w="$2" '/^run / { n++ } n == w' "$1"; }
 branches() { printf '%s\n' "$1" | grep -v '^run '; }
 
@@ -51,13 +53,13 @@ before_own_db() {
 }
 
 w=0
-for name in edges flags; do
+for name in "${names[@]}"; do
 	w=$((w + 1))
 	q=$(nth "$work/qemu.txt" "$w")
 	k=$(ss "$name")
 	same "$k" "$q" "engine, $name: the same taken branches and step count as QEMU"
 	line=$(printf '%s\n' "$out" | grep "^trace-begin bts $name@")
-	same "run $(sed -n 's/.* steps=\([0-9]*\) .*/\1/p' <<<"$line")" "$(nth "$work/qemu.txt" $((w + 2)) | sed -n 1p)" \
+	same "run $(sed -n 's/.* steps=\([0-9]*\) .*/\1/p' <<<"$line")" "$(nth "$work/qemu.txt" $((w + nw)) | sed -n 1p)" \
 		"bts, $name: the session's step count is QEMU's for that run"
 	# BTS, circular, 8 records: QEMU's last 8 branches oldest first, the rest overwritten
 	# (SDM Vol. 3B 17.4.9.3).
@@ -72,12 +74,23 @@ for name in edges flags; do
 	# debug exception (#DB), it automatically clears the LBR flag", SDM 253668-032US 16.4.2):
 	# the stack ends with the branches before it (straight-line code: those from below
 	# flags_tf_trap, and the IRETs back from handlers).
-	lq=$(branches "$(nth "$work/qemu.txt" $((w + 4)))")
+	lq=$(branches "$(nth "$work/qemu.txt" $((w + 2 * nw)))")
 	[ "$name" = flags ] && lq=$(printf '%s\n' "$lq" | before_own_db)
 	lbr=$(records lbr "$name@skylake" lbr 3 4)
 	same "$lbr" "$(printf '%s\n' "$lq" | tac | head -n 32)" \
 		"lbr, $name: the stack holds QEMU's branches of that run, newest first (flags: up to its own #DB)"
 	[ "$w" = 1 ] && edges=$k
+	[ "$name" = smc ] && smc_bts=$(records bts "$name@skylake" bts 2 3) smc_lbr=$lbr smc_ss=$k
+done
+
+# Code that rewrites itself (workloads/smc.S), from the source: smc_jcc is a JE, taken, then
+# a JNE, not taken: one record from it; smc_self rewrote its own first byte into a JMP as it
+# ran, as the MOV it was: no record. Each instruction is decoded from its bytes before it runs.
+jcc=$(printf '%#x' "$(sym smc_jcc)")
+selfmod=$(printf '%#x' "$(sym smc_self)")
+for v in smc_ss smc_bts smc_lbr; do
+	[ "$(printf '%s\n' "${!v}" | grep -c "^$jcc ")" = 1 ] && ! printf '%s\n' "${!v}" | grep -q "^$selfmod "
+	ok $? "${v#smc_}, smc: one record from the rewritten Jcc, none from the instruction that rewrote itself"
 done
 
 # From the source: each expected (from, to) pair, and the ones that must not be there.

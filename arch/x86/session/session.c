@@ -31,15 +31,17 @@
 #include "lib/x86_mem.h"
 
 #define DECODE_CACHE_SIZE    1024 /* entries, direct-mapped by address */
-#define DECODE_CACHE_PAGES   4
+#define DECODE_CACHE_PAGES   8
 #define SESSION_EXCEPTIONS   8
 #define SCRATCH_PAGES	     64 /* per CPU: records drained during a run */
 #define BTS_BUFFER_MAX_BYTES (1000000ull * sizeof(struct bts_record))
 
-/* Decoded instructions by address: a loop body is decoded once, not once per iteration. */
+/* Decoded instructions by address: a loop body is decoded once, not once per iteration. Each
+ * entry keeps the bytes it was decoded from: code that rewrites itself is decoded again. */
 struct decoded {
 	uint64_t ip;
 	struct x86_step_insn insn; /* length 0: empty slot */
+	uint8_t bytes[X86_MAX_INSN_LENGTH];
 };
 _Static_assert(DECODE_CACHE_SIZE * sizeof(struct decoded) <= DECODE_CACHE_PAGES * PAGE_SIZE,
 	       "decode cache fits its pages");
@@ -96,16 +98,38 @@ static void deliver_virtual_pmi(struct cpu_session *cs)
 		lapic_send_ipi(0, APIC_DM_FIXED, VEC_PMI, APIC_DEST_SELF);
 }
 
-static bool decode_cached(struct cpu_session *cs, uint64_t ip, struct decoded *out)
+static bool same_bytes(const struct decoded *slot)
+{
+	const uint8_t *code = (const uint8_t *)slot->ip;
+	for (unsigned i = 0; i < slot->insn.length; i++)
+		if (code[i] != slot->bytes[i])
+			return false;
+	return true;
+}
+
+/*
+ * The decoding of the instruction at ip. `before_run`: ip is about to run (the step that ends
+ * at it was just reported), so the cached entry is checked against the bytes there and decoded
+ * again if they changed; otherwise (ip has just retired) the entry is taken as it is: it was
+ * made before ip ran (a previous call with before_run), even if ip then rewrote itself. An
+ * instruction the engine reports without having stood at it first (the second one under a
+ * MOV SS, a resume address) is decoded now.
+ */
+static bool decode_cached(struct cpu_session *cs, uint64_t ip, bool before_run, struct decoded *out)
 {
 	struct decoded *slot = &cs->cache[ip % DECODE_CACHE_SIZE];
-	if (slot->ip != ip || slot->insn.length == 0) {
+	if (slot->ip != ip || slot->insn.length == 0 || (before_run && !same_bytes(slot))) {
 		struct x86_insn in;
-		if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) != 0)
+		if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) != 0) {
+			slot->insn.length = 0;
 			return false;
-		*slot = (struct decoded){ip, x86_step_insn_of(&in)};
+		}
+		slot->ip = ip;
+		slot->insn = x86_step_insn_of(&in);
+		memcpy(slot->bytes, (const void *)ip, in.length);
 	}
-	*out = *slot;
+	if (out)
+		*out = *slot;
 	return true;
 }
 
@@ -146,7 +170,7 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	struct spmu *m = ctx;
 	struct cpu_session *cs = here();
 	struct decoded in;
-	if (!decode_cached(cs, retired, &in))
+	if (!decode_cached(cs, retired, false, &in))
 		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
 	struct spmu_feed_step st = {
 	    .retired = retired,
@@ -164,6 +188,7 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	}
 	ss_step_cpls(&st.cpl_from, &st.cpl_to);
 	unsigned want = spmu_feed(m, &st);
+	decode_cached(cs, next, true, NULL); /* decoded from its bytes before it runs */
 	if (spmu_counts_memory(m))
 		predict_memory(cs, next, st.frame);
 	else
