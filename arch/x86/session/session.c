@@ -115,22 +115,20 @@ static bool same_bytes(const struct decoded *slot)
  * instruction the engine reports without having stood at it first (the second one under a
  * MOV SS, a resume address) is decoded now.
  */
-static bool decode_cached(struct cpu_session *cs, uint64_t ip, bool before_run, struct decoded *out)
+static const struct decoded *decode_cached(struct cpu_session *cs, uint64_t ip, bool before_run)
 {
 	struct decoded *slot = &cs->cache[ip % DECODE_CACHE_SIZE];
 	if (slot->ip != ip || slot->insn.length == 0 || (before_run && !same_bytes(slot))) {
 		struct x86_insn in;
 		if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) != 0) {
 			slot->insn.length = 0;
-			return false;
+			return NULL;
 		}
 		slot->ip = ip;
 		slot->insn = x86_step_insn_of(&in);
 		memcpy(slot->bytes, (const void *)ip, in.length);
 	}
-	if (out)
-		*out = *slot;
-	return true;
+	return slot;
 }
 
 static struct x86_gprs gprs_of(const struct trap_frame *f)
@@ -169,15 +167,15 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 {
 	struct spmu *m = ctx;
 	struct cpu_session *cs = here();
-	struct decoded in;
-	if (!decode_cached(cs, retired, false, &in))
+	const struct decoded *in = decode_cached(cs, retired, false);
+	if (!in)
 		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
 	struct spmu_feed_step st = {
 	    .retired = retired,
 	    .next = next,
-	    .insn = in.insn,
+	    .insn = in->insn,
 	    .frame = ss_step_frame(),
-	    .tsc = rdtsc(),
+	    .tsc = spmu_samples_state(m) ? rdtsc() : 0, /* PEBS records only */
 	    .btf_hook = cs->extra_step != NULL,
 	};
 	if (cs->mem.ip == retired) {
@@ -188,7 +186,7 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	}
 	ss_step_cpls(&st.cpl_from, &st.cpl_to);
 	unsigned want = spmu_feed(m, &st);
-	decode_cached(cs, next, true, NULL); /* decoded from its bytes before it runs */
+	decode_cached(cs, next, true); /* decoded from its bytes before it runs */
 	if (spmu_counts_memory(m))
 		predict_memory(cs, next, st.frame);
 	else

@@ -16,6 +16,8 @@ static uint64_t global_ctrl_valid(const struct spmu_counters *c)
 	       (c->n_fixed ? genmask(GLOBAL_FIXED_SHIFT + c->n_fixed - 1, GLOBAL_FIXED_SHIFT) : 0);
 }
 
+static void update_live(struct spmu_counters *c);
+
 void spmu_counters_init(struct spmu_counters *c, unsigned version, unsigned n_gp, unsigned gp_width,
 			unsigned n_fixed, unsigned fixed_width, bool full_width_write)
 {
@@ -30,11 +32,29 @@ void spmu_counters_init(struct spmu_counters *c, unsigned version, unsigned n_gp
 	 * writes GLOBAL_CTRL still counts (SDM 18.2.2; the fixed-counter bits' reset value is
 	 * unconfirmed in our sources: the model clears them). */
 	c->global_ctrl = c->n_gp ? genmask(c->n_gp - 1, 0) : 0;
+	update_live(c);
 }
 
 static bool version_ge(const struct spmu_counters *c, unsigned v)
 {
 	return c->version >= v;
+}
+
+/* The counters that can count at all (GLOBAL_STATUS bit layout), kept on every write that
+ * changes it: a GP counter with EVTSEL.EN (and, from v2, its GLOBAL_CTRL bit), a fixed counter
+ * with a ring enabled in FIXED_CTR_CTRL and its GLOBAL_CTRL bit. The per-step tick looks only
+ * at these. */
+static void update_live(struct spmu_counters *c)
+{
+	uint64_t live = 0;
+	for (unsigned n = 0; n < c->n_gp; n++)
+		if ((c->evtsel[n] & EVTSEL_EN) && (!version_ge(c, 2) || (c->global_ctrl & BIT(n))))
+			live |= BIT(n);
+	for (unsigned m = 0; version_ge(c, 2) && m < c->n_fixed; m++)
+		if ((c->global_ctrl & BIT(GLOBAL_FIXED_SHIFT + m)) &&
+		    (c->fixed_ctrl & (FIXED_CTRL_OS(m) | FIXED_CTRL_USR(m))))
+			live |= BIT(GLOBAL_FIXED_SHIFT + m);
+	c->live = live;
 }
 
 int spmu_counters_rdmsr(struct spmu_counters *c, uint32_t msr, uint64_t *v, bool *handled,
@@ -94,6 +114,7 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 		}
 		c->evtsel[msr - MSR_IA32_PERFEVTSEL0] = v;
 		c->counts_memory = spmu_counters_scan_memory(c);
+		update_live(c);
 		return 0;
 	}
 	if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + c->n_gp) {
@@ -139,6 +160,7 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 				return -1;
 			}
 			c->fixed_ctrl = v;
+			update_live(c);
 			return 0;
 		case MSR_IA32_PERF_GLOBAL_CTRL:
 			if (v & ~global_ctrl_valid(c)) {
@@ -146,6 +168,7 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 				return -1;
 			}
 			c->global_ctrl = v;
+			update_live(c);
 			return 0;
 		case MSR_IA32_PERF_GLOBAL_STATUS:
 			*reason = "IA32_PERF_GLOBAL_STATUS is read-only";
@@ -203,8 +226,10 @@ struct spmu_overflow spmu_counters_pmi_freeze(struct spmu_counters *c, uint64_t 
 		/* Legacy: the processor clears the enables themselves. */
 		if (debugctl & DEBUGCTL_FREEZE_LBRS_ON_PMI)
 			o.freeze_lbr_legacy = true;
-		if (debugctl & DEBUGCTL_FREEZE_PERFMON_ON_PMI)
+		if (debugctl & DEBUGCTL_FREEZE_PERFMON_ON_PMI) {
 			c->global_ctrl = 0;
+			update_live(c);
+		}
 	}
 	return o;
 }
@@ -286,12 +311,12 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 					uint64_t debugctl)
 {
 	struct spmu_overflow o = {0};
-	if (c->global_status & GLOBAL_STATUS_CTR_FRZ)
-		return o; /* frozen until software clears CTR_Frz */
-	bool global = c->version >= 2;
+	if (!c->live || (c->global_status & GLOBAL_STATUS_CTR_FRZ))
+		return o; /* nothing counts, or frozen until software clears CTR_Frz */
 	bool want_pmi = false;
-	for (unsigned n = 0; n < c->n_gp; n++) {
-		if ((global && !(c->global_ctrl & BIT(n))) || !counts_event(c, n, t))
+	for (uint64_t gp = c->live & GENMASK(GLOBAL_FIXED_SHIFT - 1, 0); gp; gp &= gp - 1) {
+		unsigned n = (unsigned)__builtin_ctzll(gp);
+		if (!counts_event(c, n, t))
 			continue;
 		bool armed = c->pebs_armed & BIT(n);
 		if (bump(&c->pmc[n], c->gp_width)) {
@@ -308,9 +333,8 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 				o.pebs |= BIT(n);
 		}
 	}
-	for (unsigned m = 0; global && m < c->n_fixed; m++) {
-		if (!(c->global_ctrl & BIT(GLOBAL_FIXED_SHIFT + m)))
-			continue;
+	for (uint64_t fx = c->live >> GLOBAL_FIXED_SHIFT; fx; fx &= fx - 1) {
+		unsigned m = (unsigned)__builtin_ctzll(fx);
 		bool ring = (t->cpl == 0) ? (c->fixed_ctrl & FIXED_CTRL_OS(m))
 					  : (c->fixed_ctrl & FIXED_CTRL_USR(m));
 		/* Fixed counter 0 counts instructions, 1 core cycles, 2 reference cycles; the

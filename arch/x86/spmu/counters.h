@@ -42,6 +42,7 @@ struct spmu_counters {
 	bool adaptive_pebs;  /* PERF_CAPABILITIES[14]: EVTSEL bit 34, FIXED_CTR_CTRL bits 32+4m */
 	struct spmu_mem_events mem_events;
 	bool counts_memory; /* an enabled GP counter has a memory event (kept on EVTSEL writes) */
+	uint64_t live;	    /* counters that can count (GLOBAL_STATUS layout; counters.c) */
 	/* state */
 	uint64_t evtsel[SPMU_MAX_GP], pmc[SPMU_MAX_GP];
 	uint64_t fixed[SPMU_MAX_FIXED], fixed_ctrl;

@@ -17,32 +17,37 @@ static unsigned take_pmi(struct spmu *m)
 unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 {
 	const struct trap_frame *f = s->frame;
-	struct spmu_regs regs = {
-	    .rflags = f->rflags & ~RFLAGS_TF, /* the engine's TF is invisible to the model */
-	    .rax = f->rax,
-	    .rbx = f->rbx,
-	    .rcx = f->rcx,
-	    .rdx = f->rdx,
-	    .rsi = f->rsi,
-	    .rdi = f->rdi,
-	    .rbp = f->rbp,
-	    .rsp = f->rsp,
-	    .r8 = f->r8,
-	    .r9 = f->r9,
-	    .r10 = f->r10,
-	    .r11 = f->r11,
-	    .r12 = f->r12,
-	    .r13 = f->r13,
-	    .r14 = f->r14,
-	    .r15 = f->r15,
-	};
+	/* The registers go into PEBS records only: copied while PEBS is enabled. */
+	struct spmu_regs regs;
+	bool sampling = spmu_samples_state(m);
+	if (sampling)
+		regs = (struct spmu_regs){
+		    .rflags =
+			f->rflags & ~RFLAGS_TF, /* the engine's TF is invisible to the model */
+		    .rax = f->rax,
+		    .rbx = f->rbx,
+		    .rcx = f->rcx,
+		    .rdx = f->rdx,
+		    .rsi = f->rsi,
+		    .rdi = f->rdi,
+		    .rbp = f->rbp,
+		    .rsp = f->rsp,
+		    .r8 = f->r8,
+		    .r9 = f->r9,
+		    .r10 = f->r10,
+		    .r11 = f->r11,
+		    .r12 = f->r12,
+		    .r13 = f->r13,
+		    .r14 = f->r14,
+		    .r15 = f->r15,
+		};
 	struct spmu_step st = {
 	    .retired = s->retired,
 	    .next = s->next,
 	    .branch = s->insn.branch != X86_BR_NONE,
 	    .cpl = s->cpl_from,
 	    .tsc = s->tsc,
-	    .regs = &regs,
+	    .regs = sampling ? &regs : NULL,
 	    .load = s->load,
 	    .store = s->store,
 	    .load_addr = s->load_addr,
@@ -51,7 +56,7 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	/* Taken or not from the instruction's semantics (lib/x86_step.h): a branch to the next
 	 * instruction is a branch; a handler resuming elsewhere is not the instruction's branch.
 	 * (REP string iterations never get here: the engine swallows them, singlestep.c.) */
-	struct x86_step_regs after = {.rflags = regs.rflags, .rcx = f->rcx};
+	struct x86_step_regs after = {.rflags = f->rflags & ~RFLAGS_TF, .rcx = f->rcx};
 	enum x86_step_outcome o = x86_step_classify(&s->insn, s->retired, s->next, &after);
 	/* A taken branch is recorded as it retires, before the counters tick: the branch whose
 	 * retirement overflows a counter is in the LBR stack the PMI freezes (the record Linux's
@@ -65,6 +70,11 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	if (o == X86_STEP_REDIRECTED)
 		out |= SPMU_FEED_LOST;
 	return out | take_pmi(m);
+}
+
+bool spmu_samples_state(const struct spmu *m)
+{
+	return m->ctr.pebs_enable != 0;
 }
 
 bool spmu_counts_memory(const struct spmu *m)

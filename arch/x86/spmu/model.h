@@ -39,6 +39,9 @@ struct spmu_feed_step {
 	uint64_t load_addr, store_addr;
 };
 
+/* Whether PEBS may write a record (IA32_PEBS_ENABLE has bits): only then does a step need its
+ * time stamp and registers (spmu_feed_step.tsc and the frame's copy). */
+bool spmu_samples_state(const struct spmu *m);
 /* Whether an enabled counter counts loads or stores: the runner then reports accesses. */
 bool spmu_counts_memory(const struct spmu *m);
 

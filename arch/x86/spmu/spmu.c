@@ -322,6 +322,8 @@ static bool l1_touch(struct spmu *m, uint64_t addr)
 	return hit;
 }
 
+static const struct spmu_regs no_regs; /* a step fed without registers (PEBS was off) */
+
 /* A PEBS event on counter `bit`: write the record, reload the counter from its DS reset slot. */
 static void pebs_event(struct spmu *m, unsigned bit, const struct spmu_step *st,
 		       const struct spmu_load *ld)
@@ -341,7 +343,7 @@ static void pebs_event(struct spmu *m, unsigned bit, const struct spmu_step *st,
 	     * status), format 3 and later the counters the record applies to. */
 	    .applicable = m->pebs.format >= 3 ? BIT(bit) : m->ctr.global_status,
 	    .tsc = st->tsc,
-	    .regs = st->regs,
+	    .regs = st->regs ? st->regs : &no_regs,
 	    .dla = kind == SPMU_MEM_STORES	       ? st->store_addr
 		   : kind != SPMU_MEM_NONE && st->load ? st->load_addr
 						       : 0,
