@@ -210,6 +210,18 @@ static void tr_alone_updates_the_legacy_lbr_stack(void **state)
 	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, 0), STATUS_OK);
 	spmu_branch(&m, 0x1000, 0x2000, X86_BR_JMP_REL, 0, 0);
 	assert_int_equal(m.stats.lbr_recorded, 1); /* neither flag: no update */
+	/* SDM Vol. 3B 17.4.4: "For P6 processor family, Pentium M processor family, processors
+	 * based on Intel Core microarchitecture, TR and LBR bits" cannot be set together; the LBR
+	 * stack is undefined while TR is set: core2 (Penryn) records nothing then. */
+	static struct spmu c;
+	spmu_init(&c, spmu_personality_find("core2"), lin);
+	assert_int_equal(spmu_wrmsr(&c, MSR_IA32_DEBUGCTL, DEBUGCTL_TR | DEBUGCTL_LBR), STATUS_OK);
+	spmu_branch(&c, 0x1000, 0x2000, X86_BR_JMP_REL, 0, 0);
+	assert_int_equal(c.stats.lbr_recorded, 0);
+	assert_int_equal(c.stats.lbr_undefined_tr, 1);
+	assert_int_equal(spmu_wrmsr(&c, MSR_IA32_DEBUGCTL, DEBUGCTL_LBR), STATUS_OK);
+	spmu_branch(&c, 0x1000, 0x2000, X86_BR_JMP_REL, 0, 0);
+	assert_int_equal(c.stats.lbr_recorded, 1);
 	static struct spmu a;
 	spmu_init(&a, spmu_personality_find("arrowlake"), lin);
 	assert_int_equal(spmu_wrmsr(&a, MSR_IA32_DEBUGCTL, DEBUGCTL_TR), STATUS_OK);

@@ -48,8 +48,9 @@ static const struct spmu_personality personalities[] = {
 	.lbr_from_base = MSR_LBR_CORE_FROM,
 	.lbr_to_base = MSR_LBR_CORE_TO,
 	.lbr_info_base = 0,
-	.lbr_select = false,	/* Core 2 filters in software only (references.md 3.3) */
-	.bts_predicted = false, /* Intel Core microarchitecture: no such bit */
+	.lbr_select = false,	  /* Core 2 filters in software only (references.md 3.3) */
+	.bts_predicted = false,	  /* Intel Core microarchitecture: no such bit */
+	.tr_undefines_lbr = true, /* Intel Core microarchitecture (Penryn) */
     },
     {
 	.name = "icelake",

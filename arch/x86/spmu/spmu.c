@@ -470,9 +470,9 @@ void spmu_exception(struct spmu *m, unsigned vector)
 
 /*
  * BTF (SDM Vol. 3B 17.4.3): with DEBUGCTL.BTF and the workload's TF set, the single-step #DB
- * comes after the next taken branch instead of after every instruction. The #DB itself then
- * clears DEBUGCTL.LBR (17.4.2) and BTF (Linux exc_debug: "The processor cleared BTF"; our SDM
- * excerpt does not say it, so a driver re-arms BTF after every trap either way).
+ * comes "only after instructions that cause a branch" instead of after every instruction. The
+ * #DB itself then clears DEBUGCTL.LBR (17.4.2) and BTF ("The processor clears the BTF flag when
+ * it generates a debug exception", 17.4.3), so a driver re-arms BTF after every trap.
  */
 bool spmu_btf_trap(struct spmu *m)
 {
@@ -513,11 +513,13 @@ void spmu_transfer(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_k
 	/* SDM Vol. 3B 16.4.2 (253668-032US): "If the LBR flag is cleared and TR flag in the
 	 * IA32_DEBUGCTL MSR remains set, the processor will continue to update LBR stack MSRs.
 	 * This is because BTM information must be generated from entries in the LBR stack." So
-	 * the legacy stack records while either flag is set. (Whether TR and LBR may be set
-	 * together on the Core microarchitecture is not said in our sources; not modelled.) */
+	 * the legacy stack records while either flag is set, except where TR leaves it undefined
+	 * (P6, Pentium M, Core: SDM 17.4.4): there the model records nothing while TR is set. */
 	bool legacy_lbr =
 	    (m->debugctl & (DEBUGCTL_LBR | DEBUGCTL_TR)) && m->caps.lbr.kind == TC_LBR_LEGACY;
-	if (legacy_lbr && spmu_counters_lbr_frozen(&m->ctr)) {
+	if (legacy_lbr && m->p->tr_undefines_lbr && (m->debugctl & DEBUGCTL_TR)) {
+		m->stats.lbr_undefined_tr++;
+	} else if (legacy_lbr && spmu_counters_lbr_frozen(&m->ctr)) {
 		m->stats.lbr_frozen_skips++;
 	} else if (legacy_lbr) {
 		struct lbr_branch b = lbr_branch_of(m, from, to, kind, cpl_to);

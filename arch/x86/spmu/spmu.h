@@ -34,6 +34,10 @@ struct spmu_personality {
 	uint32_t lbr_from_base, lbr_to_base, lbr_info_base; /* info 0: no LBR_INFO MSRs */
 	bool lbr_select;				    /* MSR_LBR_SELECT exists */
 	bool lbr_select_erratum; /* the Nehalem/Westmere LBR_SELECT erratum (arch/x86/spmu/lbr.c) */
+	/* SDM Vol. 3B 17.4.4: "For P6 processor family, Pentium M processor family, processors
+	 * based on Intel Core microarchitecture, TR and LBR bits" cannot be set at the same
+	 * time, and the LBR stack's content is undefined while TR is set. */
+	bool tr_undefines_lbr;
 	/* BTS records carry the "branch predicted" flag (bit 4 of the flags field). SDM
 	 * 253668-032US 16.4.9.2: "the branch predicted bit is not supported by Intel Core
 	 * microarchitecture or Intel Atom microarchitecture". */
@@ -51,6 +55,7 @@ struct spmu_stats {
 	uint64_t pebs_records, pebs_dropped, pebs_threshold_pmis;
 	uint64_t btf_traps;
 	uint64_t loads, stores, l1_misses; /* data accesses of stepped instructions */
+	uint64_t lbr_undefined_tr; /* branches the LBRs did not record: TR set (tr_undefines_lbr) */
 };
 
 /*
@@ -123,8 +128,8 @@ bool spmu_btf_trap(struct spmu *m);
 void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		 unsigned cpl_from, unsigned cpl_to);
 /* A far transfer that is no instruction's branch (an exception's delivery, its handler's
- * IRET): recorded like a branch of that kind, without arming BTF (the SDM's rule for when
- * BTF's trap comes on those is not in our sources; README). */
+ * IRET): recorded like a branch of that kind, without arming BTF (SDM Vol. 3B 17.4.3: BTF's
+ * trap comes "only after instructions that cause a branch"). */
 void spmu_transfer(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		   unsigned cpl_from, unsigned cpl_to);
 
