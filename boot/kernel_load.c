@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Loading the kernel ELF embedded by boot/payload.S: validate it (boot/elf_load.c), allocate
+ * Loading the kernel ELF embedded by boot/payload.S: validate it (lib/elf.c), allocate
  * EfiLoaderData pages for its span at a 2 MiB-aligned physical base (so 2 MiB pages can map
  * it), zero the span, copy the segments, and record base, size, entry and build id.
  *
@@ -8,7 +8,7 @@
  * page of the kernel mapping lie inside it; the unused head and tail stay allocated (at most
  * 2 MiB of loader memory), which is simpler than relying on partial FreePages.
  */
-#include "boot/elf_load.h"
+#include "lib/elf.h"
 #include "boot/loader.h"
 #include "lib/bits.h"
 

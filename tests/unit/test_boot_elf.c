@@ -1,6 +1,6 @@
-// UNIT-SOURCES: boot/elf_load.c
+// UNIT-SOURCES: lib/elf.c
 /*
- * The loader's ELF validation and loading (boot/elf_load.c): small images built here with the
+ * The loader's ELF validation and loading (lib/elf.c): small images built here with the
  * host's <elf.h> (an independent definition of the layouts), every error path, and the real
  * build/kernel.elf when it exists, checked against its section headers and `readelf -n`.
  */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "boot/elf_load.h"
+#include "lib/elf.h"
 #include "kernel/boot_info.h"
 
 #define BASE	   KERNEL_VIRT_BASE

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Pure ELF64 logic of the loader: validate the embedded kernel image, compute the span of its
+ * Pure ELF64 logic, shared by the loader and the kernel: validate an image (the embedded kernel,
+ * a user program), compute the span of its
  * PT_LOAD segments, copy them to a destination buffer and find the GNU build id. No firmware
  * and no system <elf.h>: it builds freestanding for the loader and on the host for unit tests.
  */
-#ifndef BOOT_ELF_LOAD_H
-#define BOOT_ELF_LOAD_H
+#ifndef LIB_ELF_H
+#define LIB_ELF_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -67,6 +68,22 @@ void elf_load_segments(const struct elf_image *img, void *dest);
  */
 enum elf_status elf_find_build_id(const struct elf_image *img, size_t max_len, const uint8_t **id,
 				  uint32_t *len);
+
+/* One program header of a validated image, as the ELF-64 format defines it. */
+struct elf_segment {
+	uint32_t type, flags; /* p_type (ELF_PT_*), p_flags (ELF_PF_*) */
+	uint64_t offset, vaddr, filesz, memsz;
+};
+#define ELF_PT_LOAD    1
+#define ELF_PT_DYNAMIC 2
+#define ELF_PT_INTERP  3
+#define ELF_PF_X       0x1
+#define ELF_PF_W       0x2
+#define ELF_PF_R       0x4
+
+/* The number of program headers of a validated image, and header i of them. */
+unsigned elf_segment_count(const struct elf_image *img);
+void elf_segment_at(const struct elf_image *img, unsigned i, struct elf_segment *out);
 
 /* A sentence naming the problem, for the loader's error message. */
 const char *elf_strerror(enum elf_status status);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ELF64 validation and loading for the embedded kernel (see elf_load.h). The structures and
+ * ELF64 validation and loading for the embedded kernel (see elf.h). The structures and
  * constants below are the ELF-64 Object File Format / System V ABI definitions, spelled out
  * here so this file needs no system header. Headers are copied out with memcpy before use, so
  * an image with misaligned header offsets is rejected or handled, never read misaligned.
  */
-#include "boot/elf_load.h"
+#include "lib/elf.h"
 
 #define EI_NIDENT	16
 #define EI_CLASS	4
@@ -208,6 +208,22 @@ static uint16_t phnum(const struct elf_image *img, uint64_t *phoff)
 	__builtin_memcpy(&eh, img->data, sizeof(eh));
 	*phoff = eh.e_phoff;
 	return eh.e_phnum;
+}
+
+unsigned elf_segment_count(const struct elf_image *img)
+{
+	uint64_t phoff;
+	return phnum(img, &phoff);
+}
+
+void elf_segment_at(const struct elf_image *img, unsigned i, struct elf_segment *out)
+{
+	uint64_t phoff;
+	phnum(img, &phoff);
+	struct elf64_phdr ph;
+	read_phdr(img, phoff, i, &ph);
+	*out = (struct elf_segment){ph.p_type,	ph.p_flags,  ph.p_offset,
+				    ph.p_vaddr, ph.p_filesz, ph.p_memsz};
 }
 
 void elf_load_segments(const struct elf_image *img, void *dest)

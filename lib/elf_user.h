@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A user program's ELF file, checked before anything of it is mapped: a statically linked
+ * x86-64 ET_EXEC whose PT_LOAD segments lie in the user window the kernel offers, do not
+ * overlap (page-granular: each page gets one set of permissions), fit the memory budget, and
+ * whose entry point is in an executable segment. Every refusal names the problem and what is
+ * accepted. Pure and freestanding (loader, kernel and host tests).
+ */
+#ifndef LIB_ELF_USER_H
+#define LIB_ELF_USER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "lib/elf.h"
+
+#define ELF_USER_MAX_SEGMENTS 16
+#define ELF_USER_PAGE	      4096ull
+
+struct elf_user_segment {
+	uint64_t vaddr, memsz;	 /* as the file says */
+	uint64_t offset, filesz; /* file bytes to copy; the rest of memsz is zero */
+	bool write, exec;
+};
+
+struct elf_user_image {
+	struct elf_image elf;
+	uint64_t entry;
+	unsigned n;
+	struct elf_user_segment seg[ELF_USER_MAX_SEGMENTS];
+	uint64_t lo, hi; /* the pages the segments cover: [lo, hi), page-aligned */
+	uint64_t pages;	 /* pages to allocate */
+};
+
+/*
+ * Check data[0..size) as a user program for the window [window_lo, window_hi) and a budget of
+ * max_pages pages. true and *out on success; false with the reason in why[0..why_size).
+ */
+bool elf_user_check(const void *data, uint64_t size, uint64_t window_lo, uint64_t window_hi,
+		    uint64_t max_pages, struct elf_user_image *out, char *why, size_t why_size);
+
+#endif

@@ -1,0 +1,198 @@
+// UNIT-SOURCES: lib/elf_user.c lib/elf.c lib/fmt.c
+/*
+ * lib/elf_user.c: user programs are checked before anything is mapped. Images are built here
+ * with the host's <elf.h> (an independent definition of the layouts); every refusal must name
+ * its problem (a word of the message is checked) and a valid program gives its segments.
+ */
+#include "tests/unit/unit.h"
+#include <elf.h>
+#include <string.h>
+#include "lib/elf_user.h"
+
+#define LO	 0x7e0000000000ull /* the user window */
+#define HI	 0x7e0040000000ull
+#define BUDGET	 64
+#define IMG	 0x3000
+#define TEXT_OFF 0x1000
+#define DATA_OFF 0x2000
+#define DATA_VA	 (LO + 0x2000)
+#define DATA_MEM 0x3000
+
+static uint8_t bytes[IMG];
+static Elf64_Ehdr *eh;
+static Elf64_Phdr *ph;
+static char why[256];
+
+/* A valid program: text R-X at LO, data RW- with bss at LO + 0x2000, entry in the text. */
+static void make(void)
+{
+	memset(bytes, 0, sizeof(bytes));
+	eh = (Elf64_Ehdr *)bytes;
+	ph = (Elf64_Phdr *)(bytes + sizeof(*eh));
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_EXEC;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_entry = LO + 0x1000 + 0x20;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(Elf64_Phdr);
+	eh->e_phnum = 2;
+	ph[0] = (Elf64_Phdr){PT_LOAD, PF_R | PF_X, TEXT_OFF, LO + 0x1000, 0, 0x100, 0x100, 0x1000};
+	ph[1] = (Elf64_Phdr){PT_LOAD, PF_R | PF_W, DATA_OFF, DATA_VA, 0, 0x10, DATA_MEM, 0x1000};
+}
+
+static bool check(struct elf_user_image *u)
+{
+	return elf_user_check(bytes, sizeof(bytes), LO, HI, BUDGET, u, why, sizeof(why));
+}
+
+static void valid_program(void **state)
+{
+	(void)state;
+	struct elf_user_image u;
+	make();
+	assert_true(check(&u));
+	assert_int_equal(u.n, 2);
+	assert_int_equal(u.entry, LO + 0x1020);
+	assert_true(u.seg[0].exec && !u.seg[0].write);
+	assert_true(u.seg[1].write && !u.seg[1].exec);
+	assert_int_equal(u.seg[1].filesz, 0x10);
+	assert_int_equal(u.seg[1].memsz, DATA_MEM);
+	assert_int_equal(u.lo, LO + 0x1000);
+	assert_int_equal(u.hi, DATA_VA + DATA_MEM);
+	assert_int_equal(u.pages, 1 + 3);
+}
+
+/* One change to the valid program, and a word its refusal must contain. */
+struct bad_case {
+	const char *what, *word;
+	void (*change)(void);
+	size_t size; /* 0: the whole image */
+};
+
+static void not_elf(void)
+{
+	bytes[1] = 'X';
+}
+static void class32(void)
+{
+	eh->e_ident[EI_CLASS] = ELFCLASS32;
+}
+static void big_endian(void)
+{
+	eh->e_ident[EI_DATA] = ELFDATA2MSB;
+}
+static void i386(void)
+{
+	eh->e_machine = EM_386;
+}
+static void pie(void)
+{
+	eh->e_type = ET_DYN;
+}
+static void interp(void)
+{
+	eh->e_phnum = 3;
+	ph[2] = (Elf64_Phdr){PT_INTERP, PF_R, 0x40, LO, 0, 0x10, 0x10, 1};
+}
+static void dynamic(void)
+{
+	eh->e_phnum = 3;
+	ph[2] = (Elf64_Phdr){PT_DYNAMIC, PF_R | PF_W, DATA_OFF, DATA_VA, 0, 0x10, 0x10, 8};
+}
+static void below_window(void)
+{
+	ph[0].p_vaddr = LO - 0x1000;
+}
+static void past_window(void)
+{
+	ph[1].p_memsz = HI - DATA_VA + 1;
+}
+static void overlap(void)
+{
+	ph[1].p_vaddr = LO + 0x1800, ph[1].p_offset = 0x800;
+}
+static void misaligned(void)
+{
+	ph[1].p_offset = DATA_OFF + 8;
+}
+static void entry_outside(void)
+{
+	eh->e_entry = LO + 0x100000;
+}
+static void entry_in_data(void)
+{
+	eh->e_entry = DATA_VA + 4;
+}
+static void too_big(void)
+{
+	ph[1].p_memsz = (BUDGET + 1) * 4096ull;
+}
+static void filesz_over_memsz(void)
+{
+	ph[1].p_filesz = DATA_MEM + 1;
+}
+static void file_bytes_outside(void)
+{
+	ph[0].p_filesz = ph[0].p_memsz = IMG;
+}
+static void phdrs_outside(void)
+{
+	eh->e_phoff = IMG - 8;
+}
+static void no_load(void)
+{
+	ph[0].p_type = ph[1].p_type = PT_NOTE;
+}
+static void nothing(void)
+{
+}
+
+static const struct bad_case bad[] = {
+    {"truncated", "truncated", nothing, 32},
+    {"not ELF", "magic", not_elf, 0},
+    {"32-bit", "64-bit", class32, 0},
+    {"big-endian", "little-endian", big_endian, 0},
+    {"i386", "x86-64", i386, 0},
+    {"position-independent", "-no-pie", pie, 0},
+    {"interpreter", "dynamically linked", interp, 0},
+    {"PT_DYNAMIC", "dynamically linked", dynamic, 0},
+    {"below the window", "below the user window", below_window, 0},
+    {"past the window", "past the user window", past_window, 0},
+    {"overlapping segments", "shares a page", overlap, 0},
+    {"offset/address modulo the page", "modulo the 4 KiB page", misaligned, 0},
+    {"entry outside the segments", "entry point", entry_outside, 0},
+    {"entry in a data segment", "executable", entry_in_data, 0},
+    {"over the budget", "budget", too_big, 0},
+    {"filesz > memsz", "p_filesz > p_memsz", filesz_over_memsz, 0},
+    {"file bytes outside the file", "outside the file", file_bytes_outside, 0},
+    {"program headers outside the file", "program header table", phdrs_outside, 0},
+    {"no PT_LOAD", "no PT_LOAD", no_load, 0},
+};
+
+static void bad_programs_are_refused_by_name(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct elf_user_image u;
+		make();
+		bad[i].change();
+		why[0] = '\0';
+		print_message("# %s\n", bad[i].what);
+		assert_false(elf_user_check(bytes, bad[i].size ? bad[i].size : sizeof(bytes), LO,
+					    HI, BUDGET, &u, why, sizeof(why)));
+		if (!strstr(why, bad[i].word))
+			fail_msg("%s: '%s' does not say '%s'", bad[i].what, why, bad[i].word);
+	}
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(valid_program),
+    cmocka_unit_test(bad_programs_are_refused_by_name),
+};
+
+UNIT_MAIN(tests)
