@@ -150,7 +150,8 @@ struct ctx {
 	struct sbuf sb; /* the error message being built */
 	/* Where each option was last set in this input (line, or token number), 0 = not yet. */
 	size_t seen[CFG_MAX_OPTIONS];
-	size_t ntok; /* cfg_parse_args: tokens so far */
+	size_t ntok;	     /* cfg_parse_args: tokens so far */
+	bool ignore_unknown; /* cfg_pick_*: keys not in the table are skipped, not errors */
 };
 
 /* Starts the message with its location: "source:line: " or "source: in 'token': ". */
@@ -652,7 +653,7 @@ static int apply(struct ctx *c, const char *key, size_t klen, const char *val, s
 		if (eq_nocase(c->opts[k].name, key, klen))
 			o = &c->opts[k];
 	if (!o)
-		return err_unknown_option(c, key, klen);
+		return c->ignore_unknown ? 0 : err_unknown_option(c, key, klen);
 	k--;
 	if (!has_value && o->type == CFG_BOOL) {
 		store(c, o, 1);
@@ -750,12 +751,10 @@ static int parse_line(struct ctx *c, const char *p, size_t n)
 	return apply(c, p + ks, ke - ks, p + v, trim_end(p, v, e) - v, true, false);
 }
 
-int cfg_parse_file(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
-		   size_t len, const char *source, struct cfg_error *err)
+static int run_file(struct ctx *c, const char *text, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)text;
-	struct ctx c = {
-	    .opts = opts, .nopts = nopts, .settings = settings, .source = source, .err = err};
+	struct cfg_error *err = c->err;
 	size_t pos = 0;
 
 	if (err)
@@ -773,18 +772,58 @@ int cfg_parse_file(const struct cfg_option *opts, size_t nopts, void *settings, 
 			pos++; /* the '\n' */
 		if (end > start && text[end - 1] == '\r')
 			end--;
-		c.line++;
-		if (parse_line(&c, text + start, end - start))
+		c->line++;
+		if (parse_line(c, text + start, end - start))
 			return -1;
 	}
 	return 0;
 }
+
+int cfg_parse_file(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
+		   size_t len, const char *source, struct cfg_error *err)
+{
+	struct ctx c = {
+	    .opts = opts, .nopts = nopts, .settings = settings, .source = source, .err = err};
+	return run_file(&c, text, len);
+}
+
+int cfg_pick_file(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
+		  size_t len, const char *source, struct cfg_error *err)
+{
+	struct ctx c = {.opts = opts,
+			.nopts = nopts,
+			.settings = settings,
+			.source = source,
+			.err = err,
+			.ignore_unknown = true};
+	return run_file(&c, text, len);
+}
+
+static int run_args(struct ctx *c, const char *text, size_t len);
 
 int cfg_parse_args(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
 		   size_t len, const char *source, struct cfg_error *err)
 {
 	struct ctx c = {
 	    .opts = opts, .nopts = nopts, .settings = settings, .source = source, .err = err};
+	return run_args(&c, text, len);
+}
+
+int cfg_pick_args(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
+		  size_t len, const char *source, struct cfg_error *err)
+{
+	struct ctx c = {.opts = opts,
+			.nopts = nopts,
+			.settings = settings,
+			.source = source,
+			.err = err,
+			.ignore_unknown = true};
+	return run_args(&c, text, len);
+}
+
+static int run_args(struct ctx *c, const char *text, size_t len)
+{
+	struct cfg_error *err = c->err;
 	size_t i = 0;
 
 	if (err)
@@ -821,29 +860,28 @@ int cfg_parse_args(const struct cfg_option *opts, size_t nopts, void *settings, 
 			if (!quoted)
 				vlen = i - v;
 		}
-		c.tok = text + start;
-		c.toklen = i - start;
-		if (find_byte(c.tok, c.toklen, '\0') < c.toklen) {
-			sb_str(err_begin(&c), "NUL byte; accepted: plain text only");
-			return err_end(&c);
+		c->tok = text + start;
+		c->toklen = i - start;
+		if (find_byte(c->tok, c->toklen, '\0') < c->toklen) {
+			sb_str(err_begin(c), "NUL byte; accepted: plain text only");
+			return err_end(c);
 		}
 		if (unterminated) {
-			sb_str(err_begin(&c), "missing closing '\"'; accepted: key=\"text\"");
-			return err_end(&c);
+			sb_str(err_begin(c), "missing closing '\"'; accepted: key=\"text\"");
+			return err_end(c);
 		}
 		if (quoted && after < i) {
 			sb_quote(
-			    err_begin(&c), "unexpected ", text + after, i - after,
+			    err_begin(c), "unexpected ", text + after, i - after,
 			    " after the closing '\"'; accepted: a space, then the next option");
-			return err_end(&c);
+			return err_end(c);
 		}
 		if (klen == 0) {
-			sb_str(err_begin(&c),
-			       "missing option name before '='; accepted: key=value");
-			return err_end(&c);
+			sb_str(err_begin(c), "missing option name before '='; accepted: key=value");
+			return err_end(c);
 		}
-		c.ntok++;
-		if (apply(&c, text + start, klen, text + v + quoted, vlen, has_value, quoted))
+		c->ntok++;
+		if (apply(c, text + start, klen, text + v + quoted, vlen, has_value, quoted))
 			return -1;
 	}
 }

@@ -126,6 +126,16 @@ int cfg_parse_args(const struct cfg_option *opts, size_t nopts, void *settings, 
 		   size_t len, const char *source, struct cfg_error *err);
 
 /*
+ * The same two parsers for a caller that wants only some options (the UEFI loader reads
+ * `program` before the kernel parses everything): keys not in the table are skipped, not
+ * errors; everything else is as above. Call the file first, then the command line.
+ */
+int cfg_pick_file(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
+		  size_t len, const char *source, struct cfg_error *err);
+int cfg_pick_args(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
+		  size_t len, const char *source, struct cfg_error *err);
+
+/*
  * Help text: one line per option, "  name=<accepted values>  help\n", the help texts aligned.
  * Accepted values read "50..115200", "0|8..64 (x8)", "yes|no", "halt|reset|qemu",
  * "none|<list: a,b,c>" or "<text, at most 31 bytes>". Writes at most size bytes, always

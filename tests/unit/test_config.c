@@ -983,7 +983,32 @@ static void describe_sets_lists_and_steps(void **state)
 				 "  workload=none|all|<list: loop,calls,bench,user>\n");
 }
 
+/* cfg_pick_*: only the table's keys are taken; other keys, known elsewhere or not, are skipped
+ * without error; the command line still overrides the file; bad syntax is still an error. */
+static void pick_takes_only_its_keys(void **state)
+{
+	(void)state;
+	static const struct cfg_option only_name[] = {
+	    {"name", CFG_STRING, "session name", offsetof(struct settings, name), 0,
+	     sizeof(((struct settings *)0)->name), NULL, 0, 0, NULL},
+	};
+	struct settings s = defaults();
+	static const char file[] = "trace = bts\nname = from-file # comment\nbogus.key = 7\n";
+	assert_int_equal(
+	    cfg_pick_file(only_name, 1, &s, file, sizeof(file) - 1, "baretrace.cfg", &err), 0);
+	assert_string_equal(s.name, "from-file");
+	static const char args[] = "unknown=1 name=\"from args\" other";
+	assert_int_equal(
+	    cfg_pick_args(only_name, 1, &s, args, sizeof(args) - 1, "load options", &err), 0);
+	assert_string_equal(s.name, "from args");
+	static const char bad[] = "name\n"; /* no '=' */
+	assert_int_equal(
+	    cfg_pick_file(only_name, 1, &s, bad, sizeof(bad) - 1, "baretrace.cfg", &err), -1);
+	assert_true(err.msg[0] != '\0');
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(pick_takes_only_its_keys),
     cmocka_unit_test(file_with_comments_crlf_tabs_quotes),
     cmocka_unit_test(file_unquoted_values_keep_inner_spaces_and_quotes_allow_empty),
     cmocka_unit_test(file_skips_utf8_bom),
