@@ -48,7 +48,7 @@ EFI_CFLAGS := $(CSTD) $(WARN) -O2 -ffreestanding -fpic -fshort-wchar -fno-stack-
 	-Wno-missing-prototypes -Wno-strict-prototypes
 EFI_LDFLAGS := -nostdlib -znocombreloc -shared -Bsymbolic -T $(EFI_LIB)/elf_x86_64_efi.lds \
 	-L$(EFI_LIB)
-BOOT_SRCS := $(sort $(wildcard boot/*.c boot/*.S)) lib/elf.c
+BOOT_SRCS := $(sort $(wildcard boot/*.c boot/*.S)) lib/elf.c lib/config.c
 BOOT_OBJS := $(patsubst %,$(BUILD)/boot-obj/%.o,$(BOOT_SRCS))
 
 # ---- host: unit tests of lib/ and pure functions, cmocka, ASan + UBSan -------------------------

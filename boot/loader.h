@@ -63,6 +63,8 @@ void loader_reserve_trampoline(struct boot_info *bi);
 
 /* boot/config_file.c */
 void loader_read_config(struct loader *ld);
+/* boot/program_file.c: option `program`, read from the boot volume (after the config). */
+void loader_read_program(struct loader *ld);
 
 /* boot/kernel_load.c */
 EFI_STATUS loader_load_kernel(struct loader *ld);

@@ -18,15 +18,17 @@
 #include <stdint.h>
 
 #define BOOT_INFO_MAGIC	  0x4f464e4954425442ull /* "BTBTINFO" little-endian */
-#define BOOT_INFO_VERSION 1
+#define BOOT_INFO_VERSION 2			/* 2: the user program (program_*) */
 
 /* Where linker.ld places the kernel (the top 2 GiB, for -mcmodel=kernel). */
 #define KERNEL_VIRT_BASE 0xffffffff80000000ull
 
-#define BOOT_OPTIONS_MAX  1024		    /* bytes of UEFI load options, as ASCII, NUL included */
-#define BOOT_CONFIG_MAX	  8192		    /* bytes of the config file, NUL included */
-#define BOOT_CONFIG_PATH  "\\baretrace.cfg" /* on the volume the loader was read from */
-#define BOOT_BUILD_ID_MAX 32
+#define BOOT_OPTIONS_MAX      1024 /* bytes of UEFI load options, as ASCII, NUL included */
+#define BOOT_CONFIG_MAX	      8192 /* bytes of the config file, NUL included */
+#define BOOT_CONFIG_PATH      "\\baretrace.cfg" /* on the volume the loader was read from */
+#define BOOT_BUILD_ID_MAX     32
+#define BOOT_PROGRAM_PATH_MAX 256	    /* option `program`: a path on the boot volume */
+#define BOOT_PROGRAM_MAX      (64ull << 20) /* bytes of a user program file */
 /* The last line of every run, loader and kernel alike: this, then PASS, FAIL, SKIP or
  * BAD-INPUT. scripts/run believes QEMU's exit code only when the serial log ends with it. */
 #define RUN_MARKER	   "run finished: "
@@ -102,6 +104,13 @@ struct boot_info {
 	int32_t config_status; /* enum boot_config_status */
 	uint32_t config_len;
 	char config[BOOT_CONFIG_MAX];
+
+	/* The user program named by option `program` (version 2), read from the boot volume
+	 * into EfiLoaderData pages; program_phys 0 unless program_status is OK. */
+	int32_t program_status; /* enum boot_program_status */
+	uint32_t reserved2;
+	uint64_t program_phys, program_size;
+	char program_path[BOOT_PROGRAM_PATH_MAX]; /* as the option gave it */
 };
 
 enum boot_config_status {
@@ -111,6 +120,16 @@ enum boot_config_status {
 	    2, /* the file exceeds BOOT_CONFIG_MAX - 1 bytes: kernel rejects it */
 	BOOT_CONFIG_READ_ERROR = 3,
 	BOOT_CONFIG_NOT_TEXT = 4, /* contains NUL bytes */
+};
+
+enum boot_program_status {
+	BOOT_PROGRAM_NONE = 0,	     /* no `program` option */
+	BOOT_PROGRAM_OK = 1,	     /* read: program_phys, program_size */
+	BOOT_PROGRAM_ABSENT = 2,     /* no such file on the boot volume */
+	BOOT_PROGRAM_TOO_LARGE = 3,  /* more than BOOT_PROGRAM_MAX bytes */
+	BOOT_PROGRAM_READ_ERROR = 4, /* a directory, or the firmware failed to read it */
+	BOOT_PROGRAM_BAD_OPTION =
+	    5, /* the loader could not read the option (the kernel says why) */
 };
 
 #endif

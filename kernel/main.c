@@ -12,6 +12,7 @@
 #include "kernel/memmap.h"
 #include "kernel/memory.h"
 #include "kernel/options.h"
+#include "kernel/program.h"
 #include "kernel/selftest.h"
 #include "kernel/sstrace.h"
 #include "kernel/tracing.h"
@@ -167,6 +168,16 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 		arch_exit(RUN_FAIL);
 	}
 	struct tally t = {0};
+	struct elf_user_image prog;
+	bool have_program = false;
+	enum run_status ps = program_check(bi, &prog, &have_program);
+	if (ps != RUN_PASS)
+		arch_exit(ps);
+	if (have_program) {
+		kprintf("SKIP: program: checked, but running user programs is not implemented yet "
+			"(issue 15)\n");
+		tally_add(&t, RUN_SKIP);
+	}
 	if (opts.ss.n)
 		tally_add(&t, sstrace_run(&opts.ss) ? RUN_PASS : RUN_FAIL);
 	if (opts.trace.n) {

@@ -144,6 +144,10 @@ static const struct cfg_option option_table[] = {
      OPT(serial_baud), SERIAL_BAUD_MIN, SERIAL_CLOCK_MAX, NULL, PLAIN},
     {"exit", CFG_ENUM, "how a run ends: auto = QEMU exit device when virtualised, else halt",
      OPT(exit_mode), 0, 0, exit_values, PLAIN},
+    {"program", CFG_STRING,
+     "user program: a static x86-64 ELF on the boot volume (read by the loader), e.g. "
+     "\\progs\\mine.elf",
+     OPT(program), 0, BOOT_PROGRAM_PATH_MAX, NULL, PLAIN},
     {"selftest", CFG_LIST, "in-kernel self-tests", OPT(selftest), 0, 0, all_none_words, 0, 0,
      selftest_name},
     {"fault", CFG_ENUM, "raise a deliberate exception after boot (tests the dump)", OPT(fault), 0,

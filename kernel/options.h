@@ -34,6 +34,7 @@ struct kernel_options {
 	struct cfg_list spmu;	  /* arch_spmu_name()'s indexes; empty: the hardware only */
 	struct cfg_list workload; /* workloads the trace sessions run */
 	struct trace_options tr;  /* how the trace sessions run */
+	char program[BOOT_PROGRAM_PATH_MAX]; /* the user program (read by the loader) */
 };
 
 #define DEFAULT_SERIAL_PORT 0x3f8 /* COM1 */

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The user program (option `program`): the file the loader read from the boot volume
+ * (boot_info.program_*), checked before anything of it is mapped (lib/elf_user.c). Programs are
+ * linked into the user window [PROGRAM_WINDOW_LO, PROGRAM_WINDOW_HI): below the ring 3 pages
+ * of the built-in workloads (0x7f0000000000) and far above the kernel's identity map.
+ */
+#ifndef KERNEL_PROGRAM_H
+#define KERNEL_PROGRAM_H
+
+#include <stdbool.h>
+#include "kernel/arch.h"
+#include "kernel/boot_info.h"
+#include "lib/elf_user.h"
+
+#define PROGRAM_WINDOW_LO    0x00007e0000000000ull
+#define PROGRAM_WINDOW_HI    0x00007f0000000000ull
+#define PROGRAM_BUDGET_PAGES (64ull << 20 >> 12) /* 64 MiB of segments */
+
+/* RUN_PASS when there is no program or it is acceptable (then *img describes it and *present
+ * is true); otherwise the refusal has been printed ("error: program ...: why; accepted: ...")
+ * and the result is RUN_BAD_CONFIG. */
+enum run_status program_check(const struct boot_info *bi, struct elf_user_image *img,
+			      bool *present);
+
+#endif
