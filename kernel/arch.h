@@ -6,6 +6,7 @@
 #ifndef KERNEL_ARCH_H
 #define KERNEL_ARCH_H
 
+#include "lib/elf_user.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -186,6 +187,18 @@ void arch_fault_workload_reset(void);
  * (arch/x86/workloads/smc.S); the reset puts the JE back. */
 uint64_t arch_smc_workload(uint64_t n);
 void arch_smc_workload_reset(void);
+
+/* User programs (arch/x86/cpu/usermode.c): map a checked program's segments (copies of the
+ * file's bytes, bss zeroed, each page with its segment's W and X) and a stack of stack_pages
+ * below stack_top (a guard page under it); false, said, when memory or a mapping fails. */
+bool arch_user_program_map(const struct elf_user_image *img, uint64_t stack_top,
+			   uint64_t stack_pages);
+/* Put the writable segments and the stack back as the file has them (before every run). */
+void arch_user_program_reset(const struct elf_user_image *img, uint64_t stack_top,
+			     uint64_t stack_pages);
+/* Ring 3 at `entry` with RSP = stack_top and RDI = arg; returns the status the program gives
+ * SYS_EXIT (arch/x86/workloads/user_roundtrip.S). */
+uint64_t arch_user_enter(uint64_t entry, uint64_t stack_top, uint64_t arg);
 
 /* CPU identification for the banner: fills `out` with a one-line description. */
 void arch_describe_cpu(char *out, size_t size);

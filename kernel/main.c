@@ -173,11 +173,8 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	enum run_status ps = program_check(bi, &prog, &have_program);
 	if (ps != RUN_PASS)
 		arch_exit(ps);
-	if (have_program) {
-		kprintf("SKIP: program: checked, but running user programs is not implemented yet "
-			"(issue 15)\n");
-		tally_add(&t, RUN_SKIP);
-	}
+	if (have_program && !program_load(&prog))
+		arch_exit(RUN_FAIL);
 	if (opts.ss.n)
 		tally_add(&t, sstrace_run(&opts.ss) ? RUN_PASS : RUN_FAIL);
 	if (opts.trace.n) {

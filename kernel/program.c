@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/program.h"
 #include "kernel/console.h"
+#include "kernel/workloads.h"
 #include "lib/fmt.h"
 
 static enum run_status refuse(const struct boot_info *bi, const char *why)
@@ -42,4 +43,28 @@ enum run_status program_check(const struct boot_info *bi, struct elf_user_image 
 		bi->program_path, (unsigned long)bi->program_size, img->n, (unsigned long)img->lo,
 		(unsigned long)img->hi, (unsigned long)img->entry, (unsigned long)img->pages);
 	return RUN_PASS;
+}
+
+static struct elf_user_image loaded;
+static bool is_loaded;
+
+bool program_load(const struct elf_user_image *img)
+{
+	if (!arch_user_program_map(img, PROGRAM_STACK_TOP, PROGRAM_STACK_PAGES))
+		return false;
+	loaded = *img;
+	is_loaded = true;
+	return true;
+}
+
+void program_reset(void)
+{
+	if (is_loaded)
+		arch_user_program_reset(&loaded, PROGRAM_STACK_TOP, PROGRAM_STACK_PAGES);
+}
+
+/* In .text.workload, as every workload's own code is (the QEMU oracle logs that range). */
+WORKLOAD_SECTION uint64_t program_workload(uint64_t arg)
+{
+	return is_loaded ? arch_user_enter(loaded.entry, PROGRAM_STACK_TOP, arg) : 0;
 }

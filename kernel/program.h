@@ -13,8 +13,10 @@
 #include "kernel/boot_info.h"
 #include "lib/elf_user.h"
 
-#define PROGRAM_WINDOW_LO    0x00007e0000000000ull
-#define PROGRAM_WINDOW_HI    0x00007f0000000000ull
+#define PROGRAM_WINDOW_LO    0x00007e0000000000ull /* segments: [LO, HI) */
+#define PROGRAM_WINDOW_HI    0x00007e8000000000ull
+#define PROGRAM_STACK_TOP    0x00007eff00000000ull /* the stack: pages below it */
+#define PROGRAM_STACK_PAGES  16
 #define PROGRAM_BUDGET_PAGES (64ull << 20 >> 12) /* 64 MiB of segments */
 
 /* RUN_PASS when there is no program or it is acceptable (then *img describes it and *present
@@ -22,5 +24,11 @@
  * and the result is RUN_BAD_CONFIG. */
 enum run_status program_check(const struct boot_info *bi, struct elf_user_image *img,
 			      bool *present);
+/* Map the checked program into the user window: it becomes workload "program". */
+bool program_load(const struct elf_user_image *img);
+/* Workload "program": put its data and stack back, then run it in ring 3 with RDI = arg; the
+ * result is its exit status (SYS_EXIT). */
+void program_reset(void);
+uint64_t program_workload(uint64_t arg);
 
 #endif

@@ -102,11 +102,12 @@ static bool trace_one(const struct workload *w, void *ctx)
 	    arch_single_step(w->fn, w->arg, w->bench ? on_step_count : on_step,
 			     w->bench ? NULL : on_transfer, &trace, &steps, &reps, &escaped);
 	uint64_t cycles = arch_timestamp() - t0;
-	bool ok = plain == w->expect && stepped == w->expect && trace.undecodable == 0 &&
+	uint64_t expect = w->expect_native ? plain : w->expect;
+	bool ok = plain == expect && stepped == expect && trace.undecodable == 0 &&
 		  trace.redirected == 0 && escaped == 0;
 	kprintf("ss-begin %s steps=%lu branches=%u dropped=%lu undecodable=%lu result=%lu "
 		"expected=%lu rep-iterations=%lu redirected=%lu tsc-cycles=%lu\n",
-		w->name, steps, trace.count, trace.dropped, trace.undecodable, stepped, w->expect,
+		w->name, steps, trace.count, trace.dropped, trace.undecodable, stepped, expect,
 		reps, trace.redirected, cycles);
 	if (trace.redirected)
 		kprintf("error: ss: %s: the path between two traps could not be followed %lu "

@@ -20,7 +20,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 	    .workload = w->name,
 	    .fn = w->fn,
 	    .arg = w->arg,
-	    .expect = w->expect,
+	    .expect = workload_expected(w),
 	    .reset = w->reset,
 	    .concurrent = w->concurrent,
 	    .opt = t->opt,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/workloads.h"
 #include "kernel/arch.h"
+#include "kernel/program.h"
 #include "lib/config.h"
 
 /* A counted loop: one taken backward Jcc per iteration but the last. */
@@ -94,27 +95,40 @@ WORKLOAD_SECTION static uint64_t wl_memory(uint64_t n)
 
 static const struct workload workloads[] = {
     {"loop", "counted loop (backward conditional branch)", wl_loop, 100, 4950, false, NULL, true,
+     false, false},
+    {"calls", "nested direct calls and returns", wl_calls, 20, 1240, false, NULL, true, false,
      false},
-    {"calls", "nested direct calls and returns", wl_calls, 20, 1240, false, NULL, true, false},
-    {"indirect", "indirect calls through a table", wl_indirect, 30, 17292, false, NULL, true,
+    {"indirect", "indirect calls through a table", wl_indirect, 30, 17292, false, NULL, true, false,
      false},
     {"user", "ring 3 <-> ring 0 round trips (IRETQ, SYSCALL, SYSRET)", arch_user_roundtrip, 5, 5,
-     false, NULL, false, false},
+     false, NULL, false, false, false},
     {"faults", "a #BP and a #PF the kernel handles and resumes from", arch_fault_workload, 77, 77,
-     false, arch_fault_workload_reset, false, false},
+     false, arch_fault_workload_reset, false, false, false},
     {"edges",
      "branches to the next instruction, conditions, LOOP to itself, REP strings (named only)",
-     arch_edge_workload, 40, 45, false, NULL, true, true},
+     arch_edge_workload, 40, 45, false, NULL, true, true, false},
     {"flags", "PUSHF, POPF clearing TF, MOV SS: TF stays invisible (named only)",
-     arch_flags_workload, 60, 60, false, NULL, true, true},
+     arch_flags_workload, 60, 60, false, NULL, true, true, false},
     {"smc", "code that rewrites a Jcc between two executions (named only)", arch_smc_workload, 10,
-     11, false, arch_smc_workload_reset, false, true},
+     11, false, arch_smc_workload_reset, false, true, false},
     /* n = CHASE_NODES hops visit every node once: 0 + 1 + ... + 127 */
     {"memory", "pointer chasing and stores: loads and stores with data addresses (named only)",
-     wl_memory, CHASE_NODES, CHASE_NODES *(CHASE_NODES - 1) / 2, false, NULL, false, true},
+     wl_memory, CHASE_NODES, CHASE_NODES *(CHASE_NODES - 1) / 2, false, NULL, false, true, false},
+    {"program", "the user program of option program (named only)", program_workload, 0, 0, false,
+     program_reset, false, true, true},
     {"bench", "the counted loop, long, for single-step speed", wl_loop, BENCH_LOOP_ITERATIONS,
-     (uint64_t)BENCH_LOOP_ITERATIONS *(BENCH_LOOP_ITERATIONS - 1) / 2, true, NULL, true, false},
+     (uint64_t)BENCH_LOOP_ITERATIONS *(BENCH_LOOP_ITERATIONS - 1) / 2, true, NULL, true, false,
+     false},
 };
+
+uint64_t workload_expected(const struct workload *w)
+{
+	if (!w->expect_native)
+		return w->expect;
+	if (w->reset)
+		w->reset();
+	return w->fn(w->arg);
+}
 
 const struct workload *workload_at(unsigned i)
 {

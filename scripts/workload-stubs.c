@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 #include "kernel/arch.h"
+#include "kernel/program.h"
 
 uint64_t arch_user_roundtrip(uint64_t n)
 {
@@ -37,5 +38,14 @@ uint64_t arch_smc_workload(uint64_t n)
 }
 
 void arch_smc_workload_reset(void)
+{
+}
+
+uint64_t program_workload(uint64_t n)
+{
+	return n;
+}
+
+void program_reset(void)
 {
 }

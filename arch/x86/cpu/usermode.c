@@ -12,6 +12,9 @@
 #include "kernel/boot_info.h"
 #include "kernel/console.h"
 #include "kernel/memory.h"
+#include "lib/elf_user.h"
+#include "lib/string.h"
+#include "kernel/arch.h"
 
 extern const char user_syscall_entry[];
 
@@ -35,4 +38,75 @@ bool usermode_init(uint64_t kernel_phys_base)
 		return false;
 	}
 	return true;
+}
+
+/* The bytes page `va` of segment s holds: the file's where the segment has them, else 0. */
+static void fill_page(const struct elf_user_image *img, const struct elf_user_segment *s,
+		      uint64_t va, uint8_t *page)
+{
+	memset(page, 0, ELF_USER_PAGE);
+	uint64_t file_lo = s->vaddr, file_hi = s->vaddr + s->filesz;
+	uint64_t lo = va > file_lo ? va : file_lo;
+	uint64_t hi = va + ELF_USER_PAGE < file_hi ? va + ELF_USER_PAGE : file_hi;
+	if (lo < hi)
+		memcpy(page + (lo - va), img->elf.data + s->offset + (lo - s->vaddr), hi - lo);
+}
+
+static uint64_t page_down(uint64_t x)
+{
+	return x & ~(ELF_USER_PAGE - 1);
+}
+
+bool arch_user_program_map(const struct elf_user_image *img, uint64_t stack_top,
+			   uint64_t stack_pages)
+{
+	for (unsigned i = 0; i < img->n; i++) {
+		const struct elf_user_segment *s = &img->seg[i];
+		for (uint64_t va = page_down(s->vaddr); va < s->vaddr + s->memsz;
+		     va += ELF_USER_PAGE) {
+			uint64_t pa = page_alloc(1);
+			if (!pa || !paging_map_user_4k(va, pa, s->write, s->exec)) {
+				kprintf("error: program: no memory or no mapping for page %#lx\n",
+					va);
+				return false;
+			}
+			fill_page(img, s, va, arch_phys_to_virt(pa));
+		}
+	}
+	/* The stack, with an unmapped guard page below it (a run-away push faults). */
+	for (uint64_t k = 1; k <= stack_pages; k++) {
+		uint64_t pa = page_alloc(1);
+		if (!pa || !paging_map_user_4k(stack_top - k * ELF_USER_PAGE, pa, true, false)) {
+			kprintf("error: program: no memory for its stack\n");
+			return false;
+		}
+		memset(arch_phys_to_virt(pa), 0, ELF_USER_PAGE);
+	}
+	return true;
+}
+
+/* Through the kernel's identity map of the page behind va (the user mapping may be read-only). */
+static uint8_t *page_of(uint64_t va)
+{
+	uint64_t pa, flags, size;
+	return paging_translate(va, &pa, &flags, &size) ? arch_phys_to_virt(page_down(pa)) : NULL;
+}
+
+void arch_user_program_reset(const struct elf_user_image *img, uint64_t stack_top,
+			     uint64_t stack_pages)
+{
+	for (unsigned i = 0; i < img->n; i++) {
+		const struct elf_user_segment *s = &img->seg[i];
+		for (uint64_t va = page_down(s->vaddr); s->write && va < s->vaddr + s->memsz;
+		     va += ELF_USER_PAGE) {
+			uint8_t *page = page_of(va);
+			if (page)
+				fill_page(img, s, va, page);
+		}
+	}
+	for (uint64_t k = 1; k <= stack_pages; k++) {
+		uint8_t *page = page_of(stack_top - k * ELF_USER_PAGE);
+		if (page)
+			memset(page, 0, ELF_USER_PAGE);
+	}
 }

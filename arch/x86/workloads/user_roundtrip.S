@@ -21,7 +21,29 @@
 #define SYS_EXIT	1
 
 	.section .text.workload, "ax"
-	.globl arch_user_roundtrip, user_syscall_entry
+	.globl arch_user_roundtrip, user_syscall_entry, arch_user_enter
+
+/* arch_user_enter(entry, stack_top, arg): the same round trip into a user program (kernel/
+ * program.c): ring 3 at entry with RSP = stack_top and RDI = arg; its SYS_EXIT returns here
+ * with the status it passed in RDI. */
+arch_user_enter:
+	pushq %rbx
+	pushq %rbp
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	movq %rsp, saved_kernel_rsp(%rip)
+	pushq $USER_DS
+	pushq %rsi
+	pushfq
+	pushq $USER_CS
+	pushq %rdi
+	movq %rdx, %rdi
+	xorl %esi, %esi
+	xorl %edx, %edx
+	iretq
+
 arch_user_roundtrip:
 	pushq %rbx
 	pushq %rbp
