@@ -44,22 +44,11 @@ arch_user_enter:
 	xorl %edx, %edx
 	iretq
 
-arch_user_roundtrip:
-	pushq %rbx
-	pushq %rbp
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
-	movq %rsp, saved_kernel_rsp(%rip)
-	pushq $USER_DS
-	movabsq $USER_STACK_TOP, %rax
-	pushq %rax
-	pushfq
-	pushq $USER_CS
-	movabsq $USER_CODE_VA, %rax
-	pushq %rax
-	iretq			/* rdi = n goes along to ring 3 */
+arch_user_roundtrip:		/* rdi = n goes along to ring 3 */
+	movq %rdi, %rdx
+	movabsq $USER_CODE_VA, %rdi
+	movabsq $USER_STACK_TOP, %rsi
+	jmp arch_user_enter
 
 user_syscall_entry:		/* ring 0, RCX = user RIP, R11 = user RFLAGS */
 	cmpl $SYS_EXIT, %eax
