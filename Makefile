@@ -39,6 +39,20 @@ ARCH_DIRS := arch/x86 $(sort $(dir $(wildcard arch/x86/*/)))
 KERNEL_SRCS := $(sort $(wildcard kernel/*.c kernel/*.S lib/*.c $(foreach d,$(ARCH_DIRS),$(d)/*.c $(d)/*.S)))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
+# ---- example user programs (include/baretrace/user.h; README "User programs") -------------------
+# Static, at the user window (-fpie: RIP-relative data, since the window lies above 2 GiB), general
+# registers only (the kernel keeps no SSE state for them).
+USER_WINDOW := 0x7e0000000000
+USER_CFLAGS := $(CSTD) $(WARN) -O2 -ffreestanding -fpie -fno-stack-protector \
+	-fcf-protection=none -mgeneral-regs-only -I. -Wno-missing-prototypes
+USER_LDFLAGS := -nostdlib -static -no-pie -Wl,-Ttext-segment=$(USER_WINDOW) -Wl,--build-id
+EXAMPLES := $(BUILD)/examples/branches.elf
+
+$(BUILD)/examples/%.elf: examples/%.c examples/crt0.S include/baretrace/user.h | deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@  (user program)")
+	$(Q)$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) examples/crt0.S $< -o $@
+
 # ---- loader: gnu-efi application ---------------------------------------------------------------
 EFI_INC   := /usr/include/efi
 EFI_LIB   := /usr/lib
@@ -69,7 +83,7 @@ CHECK_OPTIONS_SRCS := scripts/check-options.c scripts/workload-stubs.c kernel/op
 HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 
 .PHONY: all deps run test unit-test qemu-test bench format format-check fresh-check help clean
-all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options
+all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(EXAMPLES)
 
 help:
 	@echo "make            build build/BOOTX64.EFI (kernel inside) and build/kernel.elf (symbols)"

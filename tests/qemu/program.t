@@ -44,49 +44,51 @@ bad "$work/kernel.elf" "past the user window" "the kernel itself (linked at 0xff
 ${CC:-cc} -nostdlib -static -no-pie -o "$work/low.elf" "$work/p.S"
 bad "$work/low.elf" "below the user window" "a program linked at the default 0x400000"
 
-# Running it: ring 3 at its entry, SYS_EXIT's status is the workload's result; the engine,
-# BTS and LBR (software PMU as Skylake) against QEMU's own execution log of the same boot over
-# the workload range and the program's pages (instruction lengths from objdump of the
-# program), as tests/qemu/sstrace.t does for the built-in workloads.
-cat >"$work/run.S" <<'ASM'
-	.globl _start
-_start:				/* rdi = the workload's argument (0) */
-	xorl %ebx, %ebx
-	movl $10, %ecx
-1:	call add_rcx		/* a call and a return per iteration */
-	loop 1b
-	movq %rbx, %rdi		/* 55: the exit status */
-	movl $1, %eax		/* SYS_EXIT */
-	syscall
-	ud2
-add_rcx:
-	addq %rcx, %rbx
-	ret
-ASM
-${CC:-cc} -nostdlib -static -no-pie -Wl,-Ttext-segment=$window -o "$work/run.elf" "$work/run.S"
-boot --timeout 300 --program "$work/run.elf" --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain \
+# Running it: the example program (examples/branches.c: loops, a jump table, recursion, calls
+# through pointers; built by make) in ring 3 from its entry, SYS_EXIT's status the workload's
+# result; the engine, BTS and LBR (software PMU as Skylake, legacy LBR, and Arrow Lake,
+# Architectural LBR) against QEMU's own execution log of the same boot over the workload range
+# and the program's pages (instruction lengths from objdump of the program), as
+# tests/qemu/sstrace.t does for the built-in workloads.
+prog=$build/examples/branches.elf
+[ -f "$prog" ]
+ok $? "make built the example program ($prog)"
+boot --timeout 300 --program "$prog" --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$window+0x10000")" \
-	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=program workload=program trace=bts,lbr spmu=skylake
-status_is 0 "the program runs natively, stepped, and under BTS and LBR, with the same exit status"
-has "ss-begin program steps=" "the engine stepped it"
-has "result=55 expected=55" "its exit status is 55 (1 + ... + 10, from its source)"
-QEB_ELFS="$work/run.elf" "$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/exec.log" >"$work/qemu.txt" 2>"$work/err"
+	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=program workload=program trace=bts,lbr spmu=skylake,arrowlake
+status_is 0 "the example runs natively, stepped, and under BTS and LBR, with the same exit status"
+# examples/branches.c works its status out in its header comment: 722.
+has "result=722 expected=722" "its exit status is 722, as its source works out"
+QEB_ELFS="$prog" "$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/exec.log" >"$work/qemu.txt" 2>"$work/err"
 ok $? "the oracle read QEMU's log $(head -c 200 "$work/err")"
 nth() { awk -v w="$2" '/^run / { n++ } n == w' "$1"; }
 kernel_ss=$(printf '%s\n' "$out" | awk '$1 == "ss-begin" && $2 == "program" { for (i = 1; i <= NF; i++) if ($i ~ /^steps=/) { split($i, a, "="); print "run", a[2] } }
 	$1 == "ss-branch" { print $2, $3 }')
 [ -n "$kernel_ss" ] && [ "$kernel_ss" = "$(nth "$work/qemu.txt" 1)" ]
 ok $? "engine: the program's taken branches (ring 3 and the kernel's side) and step count are QEMU's"
-bts=$(printf '%s\n' "$out" | awk '$1 == "trace-begin" { on = ($2 == "bts") } $1 == "trace-end" { on = 0 } on && $1 == "bts" { print $2, $3 }')
-[ -n "$bts" ] && [ "$bts" = "$(nth "$work/qemu.txt" 2 | grep -v '^run ')" ]
-ok $? "bts: the records are QEMU's taken branches of the run, in order"
-inside=$(printf '%s\n' "$bts" | awk -v lo=$window '$1 "" >= lo "" && $1 "" < "0x7f" { n++ } END { print n + 0 }')
-[ "$inside" -ge 20 ]
-ok $? "bts: $inside records come from the program's own text (10 calls, 10 returns, 9 loops, the SYSCALL)"
-lbr=$(printf '%s\n' "$out" | awk '$1 == "trace-begin" { on = ($2 == "lbr") } $1 == "trace-end" { on = 0 } on && $1 == "lbr" { print $3, $4 }')
-want=$(nth "$work/qemu.txt" 3 | grep -v '^run ' | tail -n 32 | tac)
-[ -n "$lbr" ] && [ "$lbr" = "$want" ]
-ok $? "lbr: the stack holds QEMU's newest branches of the run, newest first"
+# records FACILITY LABEL FIELDS: one session's records
+records() {
+	printf '%s\n' "$out" | awk -v f="$1" -v l="$2" -v a="$3" -v b="$4" '
+		$1 == "trace-begin" { on = ($2 == f && $3 == l) } $1 == "trace-end" { on = 0 }
+		on && $1 == f { print $a, $b }'
+}
+run=1
+for p in skylake arrowlake; do
+	run=$((run + 1))
+	bts=$(records bts "program@$p" 2 3)
+	[ -n "$bts" ] && [ "$bts" = "$(nth "$work/qemu.txt" "$run" | grep -v '^run ')" ]
+	ok $? "bts, $p: the records are QEMU's taken branches of the run, in order"
+	inside=$(printf '%s\n' "$bts" | awk -v lo=$window '$1 "" >= lo "" && $1 "" < "0x7f" { n++ } END { print n + 0 }')
+	[ "$inside" -gt 50 ]
+	ok $? "bts, $p: $inside records come from the program's own text"
+done
+for p in skylake arrowlake; do
+	run=$((run + 1))
+	lbr=$(records lbr "program@$p" 3 4)
+	want=$(nth "$work/qemu.txt" "$run" | grep -v '^run ' | tail -n 32 | tac)
+	[ -n "$lbr" ] && [ "$lbr" = "$want" ]
+	ok $? "lbr, $p: the stack holds QEMU's newest branches of the run, newest first"
+done
 
 boot --timeout 60 -- workload=program trace=bts
 status_is 2 "workload=program without a program: status 2"
