@@ -55,15 +55,16 @@ unsigned arch_run_on_all(void (*fn)(void *), void *arg);
 unsigned arch_run_on_aps(void (*fn)(void *), void *arg);
 
 /* Run fn(arg) single-stepped on this CPU: on_step(ctx, retired, next) for every retired
- * instruction, on_transfer(ctx, from, to) (if not NULL) for every transfer that is no
- * instruction's branch but is recorded as one (an exception's delivery to its handler, and the
- * handler's return). Returns fn's result; *steps = instructions retired under the trap flag,
- * *rep_iterations = the traps inside REP string instructions (neither steps nor branches),
- * *escaped_at = 0, or the instruction after which the workload ran on without traps. */
+ * instruction, on_transfer(ctx, from, to, delivery) (if not NULL) for every transfer that is
+ * no instruction's branch but is recorded as one (an exception's or interrupt's delivery to its
+ * handler, and the handler's return). Returns fn's result; *steps = instructions retired under the
+ * trap flag, *rep_iterations = the traps inside REP string instructions (neither steps nor
+ * branches), *escaped_at = 0, or the instruction after which the workload ran on without traps. */
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next),
-			  void (*on_transfer)(void *ctx, uint64_t from, uint64_t to), void *ctx,
-			  uint64_t *steps, uint64_t *rep_iterations, uint64_t *escaped_at);
+			  void (*on_transfer)(void *ctx, uint64_t from, uint64_t to, bool delivery),
+			  void *ctx, uint64_t *steps, uint64_t *rep_iterations,
+			  uint64_t *escaped_at);
 /* Inside on_step: RFLAGS (the engine's TF hidden) and RCX after the retired instruction, what
  * lib/x86_step.h needs to tell a taken conditional branch. */
 void arch_step_regs(uint64_t *rflags, uint64_t *rcx);

@@ -75,8 +75,9 @@ static void on_step(void *ctx, uint64_t retired, uint64_t next)
 }
 
 /* An exception's delivery or its handler's return: recorded as BTS would. */
-static void on_transfer(void *ctx, uint64_t from, uint64_t to)
+static void on_transfer(void *ctx, uint64_t from, uint64_t to, bool delivery)
 {
+	(void)delivery; /* both are records alike */
 	record(ctx, from, to);
 }
 

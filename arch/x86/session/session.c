@@ -200,9 +200,9 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 }
 
 /* An exception's delivery or its handler's return, as the engine saw it: recorded by the model. */
-static void model_transfer(void *ctx, uint64_t from, uint64_t to, enum ss_transfer kind)
+static void model_transfer(void *ctx, uint64_t from, uint64_t to, bool delivery)
 {
-	struct spmu_feed_transfer t = {.from = from, .to = to, .delivery = kind == SS_DELIVERY};
+	struct spmu_feed_transfer t = {.from = from, .to = to, .delivery = delivery};
 	ss_step_cpls(&t.cpl_from, &t.cpl_to);
 	if (spmu_feed_transfer(ctx, &t) & SPMU_FEED_PMI)
 		deliver_virtual_pmi(here());

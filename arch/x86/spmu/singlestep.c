@@ -38,6 +38,14 @@ struct ss_state {
 
 static struct ss_state state[MAX_CPUS];
 
+/* This CPU's engine state, or NULL this early in boot (exception paths ask before per-CPU
+ * areas exist). */
+static struct ss_state *state_here(void)
+{
+	struct percpu *cpu = percpu_current();
+	return cpu ? &state[cpu->index] : NULL;
+}
+
 static inline uint64_t read_dr6(void)
 {
 	uint64_t v;
@@ -189,10 +197,9 @@ static void report_step(struct ss_state *s, struct trap_frame *f, uint64_t retir
 
 bool ss_debug_trap(struct trap_frame *f)
 {
-	struct percpu *cpu = percpu_current();
-	if (!cpu)
+	struct ss_state *s = state_here();
+	if (!s)
 		return false;
-	struct ss_state *s = &state[cpu->index];
 	uint64_t dr6 = read_dr6();
 	if (!s->active || !(dr6 & DR6_BS))
 		return false;
@@ -237,23 +244,13 @@ bool ss_debug_trap(struct trap_frame *f)
 	return true;
 }
 
-/* kernel/arch.h's transfer callback has no kind: the generic side records FROM and TO. */
-static void (*generic_transfer_fn[MAX_CPUS])(void *ctx, uint64_t from, uint64_t to);
-
-static void generic_transfer(void *ctx, uint64_t from, uint64_t to, enum ss_transfer kind)
-{
-	(void)kind;
-	generic_transfer_fn[this_cpu()->index](ctx, from, to);
-}
-
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next),
-			  void (*on_transfer)(void *ctx, uint64_t from, uint64_t to), void *ctx,
-			  uint64_t *steps, uint64_t *rep_iterations, uint64_t *escaped_at)
+			  ss_transfer_fn on_transfer, void *ctx, uint64_t *steps,
+			  uint64_t *rep_iterations, uint64_t *escaped_at)
 {
 	struct ss_result r;
-	generic_transfer_fn[this_cpu()->index] = on_transfer;
-	struct ss_hooks h = {on_step, on_transfer ? generic_transfer : NULL, ctx};
+	struct ss_hooks h = {on_step, on_transfer, ctx};
 	ss_run(fn, arg, &h, false, &r);
 	*steps = r.steps;
 	*rep_iterations = r.rep_iterations;
@@ -282,15 +279,13 @@ const struct trap_frame *ss_step_frame(void)
 
 uint64_t ss_workload_ip(const struct trap_frame *f)
 {
-	struct percpu *cpu = percpu_current();
-	const struct ss_state *s = cpu ? &state[cpu->index] : NULL;
+	const struct ss_state *s = state_here();
 	return s && s->active && s->in_trap && s->frame ? s->frame->rip : f->rip;
 }
 
 bool ss_active_here(void)
 {
-	struct percpu *cpu = percpu_current();
-	const struct ss_state *s = cpu ? &state[cpu->index] : NULL;
+	const struct ss_state *s = state_here();
 	return s && s->active && !s->in_trap && !s->exc_frame;
 }
 
@@ -304,10 +299,9 @@ bool ss_active_here(void)
  */
 void ss_note_exception(struct trap_frame *f)
 {
-	struct percpu *cpu = percpu_current();
-	if (!cpu)
+	struct ss_state *s = state_here();
+	if (!s)
 		return;
-	struct ss_state *s = &state[cpu->index];
 	if (!s->active)
 		return;
 	s->exc_from = s->prev; /* the instruction that raised it, for ss_note_delivery */
@@ -326,14 +320,14 @@ void ss_note_exception(struct trap_frame *f)
 }
 
 static void report_transfer(struct ss_state *s, struct trap_frame *f, uint64_t from, uint64_t to,
-			    unsigned cpl_from, unsigned cpl_to, enum ss_transfer kind)
+			    unsigned cpl_from, unsigned cpl_to, bool delivery)
 {
 	const struct trap_frame *outer = s->frame; /* an NMI inside a step: the step's own frame */
 	s->cpl_from = cpl_from;
 	s->cpl_to = cpl_to;
 	s->frame = f;
 	if (s->hooks.transfer)
-		s->hooks.transfer(s->hooks.ctx, from, to, kind);
+		s->hooks.transfer(s->hooks.ctx, from, to, delivery);
 	s->frame = outer;
 }
 
@@ -349,15 +343,14 @@ static void report_transfer(struct ss_state *s, struct trap_frame *f, uint64_t f
  */
 void ss_note_delivery(struct trap_frame *f)
 {
-	struct percpu *cpu = percpu_current();
-	if (!cpu)
+	struct ss_state *s = state_here();
+	if (!s)
 		return;
-	struct ss_state *s = &state[cpu->index];
 	if (!s->active || s->exc_frame || f->vector == VEC_NMI)
 		return;
 	if (f->vector != VEC_DB)
 		report_transfer(s, f, s->exc_from, idt_gate_target((unsigned)f->vector), s->exc_cpl,
-				HANDLER_CPL, SS_DELIVERY);
+				HANDLER_CPL, true);
 	s->exc_frame = f;
 	f->rflags = with_tf(f->rflags, s->vtf); /* the handler reads the workload's RFLAGS */
 }
@@ -369,26 +362,24 @@ void ss_note_delivery(struct trap_frame *f)
  */
 bool ss_note_step_nmi(struct trap_frame *f)
 {
-	struct percpu *cpu = percpu_current();
-	struct ss_state *s = cpu ? &state[cpu->index] : NULL;
+	struct ss_state *s = state_here();
 	if (!s || !s->active || !s->in_trap || !s->frame || f->vector != VEC_NMI || s->nmi_frame)
 		return false;
 	s->nmi_frame = f;
 	report_transfer(s, f, s->frame->rip, idt_gate_target(VEC_NMI), s->frame->cs & 3,
-			HANDLER_CPL, SS_DELIVERY);
+			HANDLER_CPL, true);
 	return true;
 }
 
 void ss_note_resume(struct trap_frame *f)
 {
-	struct percpu *cpu = percpu_current();
-	if (!cpu)
+	struct ss_state *s = state_here();
+	if (!s)
 		return;
-	struct ss_state *s = &state[cpu->index];
 	if (s->active && s->in_trap && s->nmi_frame == f) {
 		s->nmi_frame = NULL; /* the NMI's return: back to the workload, on silicon */
 		report_transfer(s, f, (uint64_t)trap_iret, s->frame->rip, HANDLER_CPL,
-				s->frame->cs & 3, SS_RETURN);
+				s->frame->cs & 3, false);
 		return;
 	}
 	if (!s->active || s->in_trap)
@@ -402,7 +393,7 @@ void ss_note_resume(struct trap_frame *f)
 		f->rflags |= RFLAGS_TF;
 		if (f->vector != VEC_DB)
 			report_transfer(s, f, (uint64_t)trap_iret, f->rip, HANDLER_CPL, f->cs & 3,
-					SS_RETURN);
+					false);
 	} else if (s->exc_frame || f->rip == s->prev) {
 		return; /* a trap inside the workload's exception handler, or nothing moved */
 	}

@@ -20,12 +20,9 @@ typedef void (*ss_step_fn)(void *ctx, uint64_t retired, uint64_t next);
  * LBR stack and BTS record "taken branches, interrupts, and exceptions"): the delivery of an
  * exception the workload raised, FROM the instruction that raised it (a trap such as INT3
  * after it retired, a fault without retiring) TO the handler its IDT gate names; and the
- * handler's IRET back, FROM the IRETQ TO where the workload resumes. */
-enum ss_transfer {
-	SS_DELIVERY,
-	SS_RETURN,
-};
-typedef void (*ss_transfer_fn)(void *ctx, uint64_t from, uint64_t to, enum ss_transfer kind);
+ * handler's IRET back, FROM the IRETQ TO where the workload resumes. `delivery` tells the
+ * two apart (kernel/arch.h's on_transfer has the same type). */
+typedef void (*ss_transfer_fn)(void *ctx, uint64_t from, uint64_t to, bool delivery);
 
 /* Who hears about a stepped run; transfer may be NULL. */
 struct ss_hooks {
