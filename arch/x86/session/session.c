@@ -31,7 +31,6 @@
 #include "lib/x86_mem.h"
 
 #define DECODE_CACHE_SIZE    1024 /* entries, direct-mapped by address */
-#define DECODE_CACHE_PAGES   8
 #define SESSION_EXCEPTIONS   8
 #define SCRATCH_PAGES	     64 /* per CPU: records drained during a run */
 #define BTS_BUFFER_MAX_BYTES (1000000ull * sizeof(struct bts_record))
@@ -40,11 +39,11 @@
  * entry keeps the bytes it was decoded from: code that rewrites itself is decoded again. */
 struct decoded {
 	uint64_t ip;
-	struct x86_step_insn insn; /* length 0: empty slot */
+	struct x86_insn insn; /* length 0: empty slot */
 	uint8_t bytes[X86_MAX_INSN_LENGTH];
 };
-_Static_assert(DECODE_CACHE_SIZE * sizeof(struct decoded) <= DECODE_CACHE_PAGES * PAGE_SIZE,
-	       "decode cache fits its pages");
+#define DECODE_CACHE_PAGES                                                                         \
+	((DECODE_CACHE_SIZE * sizeof(struct decoded) + PAGE_SIZE - 1) / PAGE_SIZE)
 
 struct exception_seen {
 	uint32_t vector;
@@ -119,14 +118,12 @@ static const struct decoded *decode_cached(struct cpu_session *cs, uint64_t ip, 
 {
 	struct decoded *slot = &cs->cache[ip % DECODE_CACHE_SIZE];
 	if (slot->ip != ip || slot->insn.length == 0 || (before_run && !same_bytes(slot))) {
-		struct x86_insn in;
-		if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) != 0) {
+		if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &slot->insn) != 0) {
 			slot->insn.length = 0;
 			return NULL;
 		}
 		slot->ip = ip;
-		slot->insn = x86_step_insn_of(&in);
-		memcpy(slot->bytes, (const void *)ip, in.length);
+		memcpy(slot->bytes, (const void *)ip, slot->insn.length);
 	}
 	return slot;
 }
@@ -137,20 +134,20 @@ static struct x86_gprs gprs_of(const struct trap_frame *f)
 				  f->r8, f->r9, f->r10, f->r11, f->r12, f->r13, f->r14, f->r15}};
 }
 
-/* The accesses of the instruction at `ip`, from the registers before it (the trap frame of
- * the step that ended at it): decoded from its bytes now, before it runs. */
-static void predict_memory(struct cpu_session *cs, uint64_t ip, const struct trap_frame *f)
+/* The accesses of the instruction d (decoded from its bytes before it runs), from the
+ * registers before it: the trap frame of the step that ended at it. */
+static void predict_memory(struct cpu_session *cs, const struct decoded *d,
+			   const struct trap_frame *f)
 {
-	struct x86_insn in;
+	const struct x86_insn *in = &d->insn;
+	uint64_t ip = d->ip;
 	cs->mem.ip = 0;
-	if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) != 0)
-		return;
-	struct x86_mem_use u = x86_mem_use_of(&in);
+	struct x86_mem_use u = x86_mem_use_of(in);
 	cs->mem_unknown += u.unknown;
 	if (!u.load && !u.store)
 		return;
 	uint64_t fs = 0, gs = 0;
-	if (in.prefixes & X86_PFX_SEG) {
+	if (in->prefixes & X86_PFX_SEG) {
 		fs = rdmsr(MSR_FS_BASE);
 		gs = rdmsr(MSR_GS_BASE);
 	}
@@ -158,8 +155,8 @@ static void predict_memory(struct cpu_session *cs, uint64_t ip, const struct tra
 	cs->mem.ip = ip;
 	cs->mem.load = u.load != X86_MEM_NONE;
 	cs->mem.store = u.store != X86_MEM_NONE;
-	cs->mem.load_addr = u.load ? x86_mem_address(&in, &u, u.load, ip, &g, fs, gs) : 0;
-	cs->mem.store_addr = u.store ? x86_mem_address(&in, &u, u.store, ip, &g, fs, gs) : 0;
+	cs->mem.load_addr = u.load ? x86_mem_address(in, &u, u.load, ip, &g, fs, gs) : 0;
+	cs->mem.store_addr = u.store ? x86_mem_address(in, &u, u.store, ip, &g, fs, gs) : 0;
 }
 
 /* Feed the model from the single-step engine: every retired instruction, every taken branch. */
@@ -173,7 +170,7 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	struct spmu_feed_step st = {
 	    .retired = retired,
 	    .next = next,
-	    .insn = in->insn,
+	    .insn = x86_step_insn_of(&in->insn),
 	    .frame = ss_step_frame(),
 	    .tsc = spmu_samples_state(m) ? rdtsc() : 0, /* PEBS records only */
 	    .btf_hook = cs->extra_step != NULL,
@@ -186,9 +183,9 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	}
 	ss_step_cpls(&st.cpl_from, &st.cpl_to);
 	unsigned want = spmu_feed(m, &st);
-	decode_cached(cs, next, true); /* decoded from its bytes before it runs */
-	if (spmu_counts_memory(m))
-		predict_memory(cs, next, st.frame);
+	const struct decoded *upcoming = decode_cached(cs, next, true); /* before it runs */
+	if (upcoming && spmu_counts_memory(m))
+		predict_memory(cs, upcoming, st.frame);
 	else
 		cs->mem.ip = 0;
 	if ((want & SPMU_FEED_LOST) && cs->lost++ == 0)
