@@ -43,13 +43,20 @@ static bool version_ge(const struct spmu_counters *c, unsigned v)
 /* The counters that can count at all (GLOBAL_STATUS bit layout), kept on every write that
  * changes it: a GP counter with EVTSEL.EN (and, from v2, its GLOBAL_CTRL bit), a fixed counter
  * with a ring enabled in FIXED_CTR_CTRL and its GLOBAL_CTRL bit. The per-step tick looks only
- * at these. */
+ * at these. And whether an enabled GP counter has a memory event (GLOBAL_CTRL aside, so that
+ * accesses are still computed across a legacy freeze). */
 static void update_live(struct spmu_counters *c)
 {
 	uint64_t live = 0;
-	for (unsigned n = 0; n < c->n_gp; n++)
-		if ((c->evtsel[n] & EVTSEL_EN) && (!version_ge(c, 2) || (c->global_ctrl & BIT(n))))
+	c->counts_memory = false;
+	for (unsigned n = 0; n < c->n_gp; n++) {
+		if (!(c->evtsel[n] & EVTSEL_EN))
+			continue;
+		if (!version_ge(c, 2) || (c->global_ctrl & BIT(n)))
 			live |= BIT(n);
+		if (spmu_counters_mem_kind(c, n) != SPMU_MEM_NONE)
+			c->counts_memory = true;
+	}
 	for (unsigned m = 0; version_ge(c, 2) && m < c->n_fixed; m++)
 		if ((c->global_ctrl & BIT(GLOBAL_FIXED_SHIFT + m)) &&
 		    (c->fixed_ctrl & (FIXED_CTRL_OS(m) | FIXED_CTRL_USR(m))))
@@ -113,7 +120,6 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 			return -1;
 		}
 		c->evtsel[msr - MSR_IA32_PERFEVTSEL0] = v;
-		c->counts_memory = spmu_counters_scan_memory(c);
 		update_live(c);
 		return 0;
 	}
@@ -249,14 +255,6 @@ enum spmu_mem_kind spmu_counters_mem_kind(const struct spmu_counters *c, unsigne
 	if (ev == m->stores)
 		return SPMU_MEM_STORES;
 	return SPMU_MEM_NONE;
-}
-
-bool spmu_counters_scan_memory(const struct spmu_counters *c)
-{
-	for (unsigned n = 0; n < c->n_gp; n++)
-		if ((c->evtsel[n] & EVTSEL_EN) && spmu_counters_mem_kind(c, n) != SPMU_MEM_NONE)
-			return true;
-	return false;
 }
 
 /* The load-latency enable of PMC n (IA32_PEBS_ENABLE bit 32+n) before perfmon v5. */

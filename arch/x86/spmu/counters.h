@@ -41,7 +41,7 @@ struct spmu_counters {
 	uint64_t pebs_valid; /* PEBS_ENABLE bits the processor has (0: no PEBS) */
 	bool adaptive_pebs;  /* PERF_CAPABILITIES[14]: EVTSEL bit 34, FIXED_CTR_CTRL bits 32+4m */
 	struct spmu_mem_events mem_events;
-	bool counts_memory; /* an enabled GP counter has a memory event (kept on EVTSEL writes) */
+	bool counts_memory; /* an enabled GP counter has a memory event (kept by counters.c) */
 	uint64_t live;	    /* counters that can count (GLOBAL_STATUS layout; counters.c) */
 	/* state */
 	uint64_t evtsel[SPMU_MAX_GP], pmc[SPMU_MAX_GP];
@@ -83,9 +83,6 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 					uint64_t debugctl);
 /* The memory kind of GP counter n's event (SPMU_MEM_NONE for fixed counters, n >= 32). */
 enum spmu_mem_kind spmu_counters_mem_kind(const struct spmu_counters *c, unsigned n);
-/* Whether any enabled GP counter counts a memory event (the engine then computes addresses);
- * the per-step check reads c->counts_memory, which EVTSEL writes keep equal to this. */
-bool spmu_counters_scan_memory(const struct spmu_counters *c);
 /* Whether LBRs are frozen (streamlined freeze, LBR_Frz set). */
 bool spmu_counters_lbr_frozen(const struct spmu_counters *c);
 /* A PMI request from elsewhere (BTS or PEBS threshold): apply the freeze it implies. */
