@@ -779,46 +779,44 @@ static int run_file(struct ctx *c, const char *text, size_t len)
 	return 0;
 }
 
+static int run_args(struct ctx *c, const char *text, size_t len);
+
+/* One parse of either form; `pick`: keys not in the table are skipped (cfg_pick_*). */
+static int run(int (*form)(struct ctx *, const char *, size_t), bool pick,
+	       const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
+	       size_t len, const char *source, struct cfg_error *err)
+{
+	struct ctx c = {.opts = opts,
+			.nopts = nopts,
+			.settings = settings,
+			.source = source,
+			.err = err,
+			.ignore_unknown = pick};
+	return form(&c, text, len);
+}
+
 int cfg_parse_file(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
 		   size_t len, const char *source, struct cfg_error *err)
 {
-	struct ctx c = {
-	    .opts = opts, .nopts = nopts, .settings = settings, .source = source, .err = err};
-	return run_file(&c, text, len);
+	return run(run_file, false, opts, nopts, settings, text, len, source, err);
 }
 
 int cfg_pick_file(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
 		  size_t len, const char *source, struct cfg_error *err)
 {
-	struct ctx c = {.opts = opts,
-			.nopts = nopts,
-			.settings = settings,
-			.source = source,
-			.err = err,
-			.ignore_unknown = true};
-	return run_file(&c, text, len);
+	return run(run_file, true, opts, nopts, settings, text, len, source, err);
 }
-
-static int run_args(struct ctx *c, const char *text, size_t len);
 
 int cfg_parse_args(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
 		   size_t len, const char *source, struct cfg_error *err)
 {
-	struct ctx c = {
-	    .opts = opts, .nopts = nopts, .settings = settings, .source = source, .err = err};
-	return run_args(&c, text, len);
+	return run(run_args, false, opts, nopts, settings, text, len, source, err);
 }
 
 int cfg_pick_args(const struct cfg_option *opts, size_t nopts, void *settings, const char *text,
 		  size_t len, const char *source, struct cfg_error *err)
 {
-	struct ctx c = {.opts = opts,
-			.nopts = nopts,
-			.settings = settings,
-			.source = source,
-			.err = err,
-			.ignore_unknown = true};
-	return run_args(&c, text, len);
+	return run(run_args, true, opts, nopts, settings, text, len, source, err);
 }
 
 static int run_args(struct ctx *c, const char *text, size_t len)
