@@ -30,32 +30,21 @@ static int32_t read_error(struct boot_info *bi, const char *what, EFI_STATUS st)
 /* Reads an open file into bi->config; returns the status. */
 static int32_t read_open_file(struct boot_info *bi, EFI_FILE_HANDLE file, uint64_t *file_bytes)
 {
-	EFI_FILE_INFO *info = LibFileInfo(file); /* pool memory, freed below */
-	if (!info)
-		return read_error(bi, "GetInfo failed", EFI_DEVICE_ERROR);
-	UINT64 size = info->FileSize, attr = info->Attribute;
-	FreePool(info);
+	UINT64 size = 0;
+	EFI_STATUS st = loader_file_size(file, &size);
 	*file_bytes = size;
-	if (attr & EFI_FILE_DIRECTORY)
-		return read_error(bi, "is a directory", EFI_INVALID_PARAMETER);
+	if (EFI_ERROR(st))
+		return read_error(bi, loader_file_problem(st, true), st);
 	if (size > sizeof(bi->config) - 1) {
 		config_none(bi, BOOT_CONFIG_TOO_LARGE);
 		return BOOT_CONFIG_TOO_LARGE;
 	}
-
-	UINTN done = 0;
-	while (done < size) {
-		UINTN chunk = size - done;
-		EFI_STATUS st = file->Read(file, &chunk, bi->config + done);
-		if (EFI_ERROR(st))
-			return read_error(bi, "Read failed", st);
-		if (chunk == 0)
-			return read_error(bi, "shorter than its directory entry", EFI_END_OF_FILE);
-		done += chunk;
-	}
-	bi->config[done] = '\0';
-	bi->config_len = (uint32_t)done;
-	bi->config_status = config_text_status(bi->config, done);
+	st = loader_read_exact(file, bi->config, size);
+	if (EFI_ERROR(st))
+		return read_error(bi, loader_file_problem(st, false), st);
+	bi->config[size] = '\0';
+	bi->config_len = (uint32_t)size;
+	bi->config_status = config_text_status(bi->config, size);
 	if (bi->config_status != BOOT_CONFIG_OK)
 		config_none(bi, bi->config_status);
 	return bi->config_status;
@@ -64,18 +53,15 @@ static int32_t read_open_file(struct boot_info *bi, EFI_FILE_HANDLE file, uint64
 void loader_read_config(struct loader *ld)
 {
 	struct boot_info *bi = ld->bi;
-	EFI_SIMPLE_FILE_SYSTEM_PROTOCOL *fs = NULL;
 	EFI_FILE_HANDLE root = NULL, file = NULL;
 
 	config_none(bi, BOOT_CONFIG_ABSENT);
-	EFI_STATUS st =
-	    BS->HandleProtocol(ld->loaded_image->DeviceHandle, &FileSystemProtocol, (void **)&fs);
-	if (EFI_ERROR(st) || !fs) {
+	EFI_STATUS st = loader_open_root(ld, &root);
+	if (st == EFI_UNSUPPORTED) {
 		Print(L"" LOADER_TAG "note: the boot device has no file system: no %a\n",
 		      BOOT_CONFIG_PATH + 1);
 		return;
 	}
-	st = fs->OpenVolume(fs, &root);
 	if (EFI_ERROR(st)) {
 		read_error(bi, "cannot open the boot volume", st);
 		return;

@@ -8,6 +8,7 @@
 #ifndef BOOT_LOADER_H
 #define BOOT_LOADER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <efi.h>
@@ -60,6 +61,15 @@ void loader_find_framebuffer(struct boot_info *bi);
 void loader_firmware_vendor(struct boot_info *bi);
 void loader_measure_tsc(struct boot_info *bi);
 void loader_reserve_trampoline(struct boot_info *bi);
+
+/* boot/volume.c: files on the boot volume. The root directory (EFI_UNSUPPORTED when the boot
+ * device has no file system); an open file's size (EFI_INVALID_PARAMETER for a directory,
+ * EFI_DEVICE_ERROR when its information cannot be read); exactly `size` bytes of it
+ * (EFI_END_OF_FILE when it is shorter); and the words for such a failure of sizing or reading. */
+EFI_STATUS loader_open_root(const struct loader *ld, EFI_FILE_HANDLE *root);
+EFI_STATUS loader_file_size(EFI_FILE_HANDLE file, UINT64 *size);
+EFI_STATUS loader_read_exact(EFI_FILE_HANDLE file, void *dst, UINT64 size);
+const char *loader_file_problem(EFI_STATUS st, bool sizing);
 
 /* boot/config_file.c */
 void loader_read_config(struct loader *ld);

@@ -14,8 +14,8 @@ struct program_option {
 };
 
 static const struct cfg_option program_option[] = {
-    {"program", CFG_STRING, "user program on the boot volume", 0, 0, BOOT_PROGRAM_PATH_MAX, NULL, 0,
-     0, NULL},
+    {BOOT_PROGRAM_OPTION, CFG_STRING, "user program on the boot volume", 0, 0,
+     BOOT_PROGRAM_PATH_MAX, NULL, 0, 0, NULL},
 };
 
 static void program_status(struct boot_info *bi, int32_t status, const char *what, EFI_STATUS st)
@@ -39,16 +39,10 @@ static void wide_path(const char *p, CHAR16 *out, size_t n)
 
 static void read_file(struct boot_info *bi, EFI_FILE_HANDLE file)
 {
-	EFI_FILE_INFO *info = LibFileInfo(file);
-	if (!info) {
-		program_status(bi, BOOT_PROGRAM_READ_ERROR, "GetInfo failed", EFI_DEVICE_ERROR);
-		return;
-	}
-	UINT64 size = info->FileSize, attr = info->Attribute;
-	FreePool(info);
-	if (attr & EFI_FILE_DIRECTORY) {
-		program_status(bi, BOOT_PROGRAM_READ_ERROR, "is a directory",
-			       EFI_INVALID_PARAMETER);
+	UINT64 size = 0;
+	EFI_STATUS st = loader_file_size(file, &size);
+	if (EFI_ERROR(st)) {
+		program_status(bi, BOOT_PROGRAM_READ_ERROR, loader_file_problem(st, true), st);
 		return;
 	}
 	if (size > BOOT_PROGRAM_MAX) {
@@ -57,21 +51,15 @@ static void read_file(struct boot_info *bi, EFI_FILE_HANDLE file)
 		return;
 	}
 	EFI_PHYSICAL_ADDRESS at = 0;
-	EFI_STATUS st = loader_alloc_pages(PAGES(size ? size : 1), &at);
+	st = loader_alloc_pages(PAGES(size ? size : 1), &at);
 	if (EFI_ERROR(st)) {
 		program_status(bi, BOOT_PROGRAM_READ_ERROR, "no memory for it", st);
 		return;
 	}
-	UINTN done = 0;
-	while (done < size) {
-		UINTN chunk = size - done;
-		st = file->Read(file, &chunk, (uint8_t *)(UINTN)at + done);
-		if (EFI_ERROR(st) || chunk == 0) {
-			program_status(bi, BOOT_PROGRAM_READ_ERROR, "Read failed",
-				       EFI_ERROR(st) ? st : EFI_END_OF_FILE);
-			return;
-		}
-		done += chunk;
+	st = loader_read_exact(file, (void *)(UINTN)at, size);
+	if (EFI_ERROR(st)) {
+		program_status(bi, BOOT_PROGRAM_READ_ERROR, loader_file_problem(st, false), st);
+		return;
 	}
 	bi->program_phys = at;
 	bi->program_size = size;
@@ -102,12 +90,8 @@ void loader_read_program(struct loader *ld)
 	CopyMem(bi->program_path, opt.path, sizeof(bi->program_path));
 	if (!opt.path[0])
 		return;
-	EFI_SIMPLE_FILE_SYSTEM_PROTOCOL *fs = NULL;
 	EFI_FILE_HANDLE root = NULL, file = NULL;
-	EFI_STATUS st =
-	    BS->HandleProtocol(ld->loaded_image->DeviceHandle, &FileSystemProtocol, (void **)&fs);
-	if (!EFI_ERROR(st) && fs)
-		st = fs->OpenVolume(fs, &root);
+	EFI_STATUS st = loader_open_root(ld, &root);
 	if (EFI_ERROR(st) || !root) {
 		program_status(bi, BOOT_PROGRAM_READ_ERROR, "cannot open the boot volume", st);
 		return;

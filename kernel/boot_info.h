@@ -27,7 +27,8 @@
 #define BOOT_CONFIG_MAX	      8192 /* bytes of the config file, NUL included */
 #define BOOT_CONFIG_PATH      "\\baretrace.cfg" /* on the volume the loader was read from */
 #define BOOT_BUILD_ID_MAX     32
-#define BOOT_PROGRAM_PATH_MAX 256	    /* option `program`: a path on the boot volume */
+#define BOOT_PROGRAM_OPTION   "program"	    /* the option naming it, read by loader and kernel */
+#define BOOT_PROGRAM_PATH_MAX 256	    /* its value: a path on the boot volume */
 #define BOOT_PROGRAM_MAX      (64ull << 20) /* bytes of a user program file */
 /* The last line of every run, loader and kernel alike: this, then PASS, FAIL, SKIP or
  * BAD-INPUT. scripts/run believes QEMU's exit code only when the serial log ends with it. */

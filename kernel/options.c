@@ -144,7 +144,7 @@ static const struct cfg_option option_table[] = {
      OPT(serial_baud), SERIAL_BAUD_MIN, SERIAL_CLOCK_MAX, NULL, PLAIN},
     {"exit", CFG_ENUM, "how a run ends: auto = QEMU exit device when virtualised, else halt",
      OPT(exit_mode), 0, 0, exit_values, PLAIN},
-    {"program", CFG_STRING,
+    {BOOT_PROGRAM_OPTION, CFG_STRING,
      "user program: a static x86-64 ELF on the boot volume (read by the loader), e.g. "
      "\\progs\\mine.elf",
      OPT(program), 0, BOOT_PROGRAM_PATH_MAX, NULL, PLAIN},
