@@ -301,24 +301,18 @@ static bool options_check(const struct kernel_options *o, char *err, size_t size
 		return false;
 	}
 	/* Workload "program" is the file option `program` names. */
-	for (unsigned i = 0; !o->program[0]; i++) {
-		bool explicit_only;
-		const char *name = workload_name(i, &explicit_only);
-		if (!name)
-			break;
-		if (strcmp(name, "program") != 0)
-			continue;
-		const char *which = cfg_list_has(&o->workload, i) ? "workload"
-				    : cfg_list_has(&o->ss, i)	  ? "ss"
-								  : NULL;
-		if (which) {
-			fmt_snprintf(err, size,
-				     "option '%s': 'program' needs option program (a static ELF on "
-				     "the boot volume, e.g. program=\\progs\\mine.elf; "
-				     "scripts/run --program FILE)",
-				     which);
-			return false;
-		}
+	int prog = workload_index("program");
+	const char *which = o->program[0] || prog < 0			 ? NULL
+			    : cfg_list_has(&o->workload, (unsigned)prog) ? "workload"
+			    : cfg_list_has(&o->ss, (unsigned)prog)	 ? "ss"
+									 : NULL;
+	if (which) {
+		fmt_snprintf(
+		    err, size,
+		    "option '%s': 'program' needs option program (a static ELF on the boot "
+		    "volume, e.g. program=\\progs\\mine.elf; scripts/run --program FILE)",
+		    which);
+		return false;
 	}
 	/* SDM Vol. 3B 17.9 (Table 17-13): call-stack mode records near calls and returns. */
 	if ((t->lbr_filter & TRACE_LBR_CALL_STACK) &&

@@ -3,6 +3,7 @@
 #include "kernel/arch.h"
 #include "kernel/program.h"
 #include "lib/config.h"
+#include "lib/string.h"
 
 /* A counted loop: one taken backward Jcc per iteration but the last. */
 WORKLOAD_SECTION static uint64_t wl_loop(uint64_t n)
@@ -133,6 +134,14 @@ uint64_t workload_expected(const struct workload *w)
 const struct workload *workload_at(unsigned i)
 {
 	return i < sizeof(workloads) / sizeof(workloads[0]) ? &workloads[i] : NULL;
+}
+
+int workload_index(const char *name)
+{
+	for (unsigned i = 0; workload_at(i); i++)
+		if (strcmp(workload_at(i)->name, name) == 0)
+			return (int)i;
+	return -1;
 }
 
 const char *workload_name(unsigned i, bool *explicit_only)

@@ -35,6 +35,7 @@ struct cfg_list;
  * The names of options `workload` and `ss` (kernel/options.c). */
 const char *workload_name(unsigned i, bool *explicit_only);
 const struct workload *workload_at(unsigned i); /* NULL past the last */
+int workload_index(const char *name);		/* the index of that name, or -1 */
 /* Call fn for each workload of a selection (workload_name()'s indexes, in its order); returns
  * the AND of fn's results. */
 bool workload_for_each(const struct cfg_list *selection,
