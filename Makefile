@@ -86,7 +86,10 @@ HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(EXAMPLES)
 
 help:
-	@echo "make            build build/BOOTX64.EFI (kernel inside) and build/kernel.elf (symbols)"
+	@echo "make            build build/BOOTX64.EFI (kernel inside) and build/kernel.elf (symbols),"
+	@echo "                and the example user program build/examples/branches.elf; trace it with"
+	@echo "                make run ARGS='--program build/examples/branches.elf -- workload=program"
+	@echo "                trace=bts' (README 'User programs')"
 	@echo "make run        boot the default session under QEMU (an LBR capture of a workload);"
 	@echo "                ARGS='--smp 2 -- trace=bts,pebs trace.cpus=all' runs another;"
 	@echo "                the kernel's options: ARGS='-- help=1', README 'Options'"

@@ -136,7 +136,8 @@ static bool session_pebs(struct trace_ctx *t)
 		    t->label, s.format, s.adaptive, d ? d->pebs_bytes : 0);
 		return false;
 	}
-	/* The store: four arrays in the scratch pages. */
+	/* The store: eight arrays of cap entries (ev, next, status, LBR from/to, data address,
+	 * source, latency) and the IP kinds, in the scratch pages. */
 	uint64_t bytes;
 	uint8_t *mem = ts_scratch(&bytes);
 	s.cap = bytes / (8 * sizeof(uint64_t) + 1);
