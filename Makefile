@@ -47,11 +47,18 @@ USER_CFLAGS := $(CSTD) $(WARN) -O2 -ffreestanding -fpie -fno-stack-protector \
 	-fcf-protection=none -mgeneral-regs-only -I. -Wno-missing-prototypes
 USER_LDFLAGS := -nostdlib -static -no-pie -Wl,-Ttext-segment=$(USER_WINDOW) -Wl,--build-id
 EXAMPLES := $(BUILD)/examples/branches.elf
+# Programs the tests run (tests/qemu/program.t): built the same way.
+TEST_PROGRAMS := $(patsubst %.c,$(BUILD)/%.elf,$(wildcard tests/programs/*.c))
 
-$(BUILD)/examples/%.elf: examples/%.c examples/crt0.S include/baretrace/user.h | deps
+define user_program
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@  (user program)")
 	$(Q)$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) examples/crt0.S $< -o $@
+endef
+$(BUILD)/examples/%.elf: examples/%.c examples/crt0.S include/baretrace/user.h | deps
+	$(user_program)
+$(BUILD)/tests/programs/%.elf: tests/programs/%.c examples/crt0.S include/baretrace/user.h | deps
+	$(user_program)
 
 # ---- loader: gnu-efi application ---------------------------------------------------------------
 EFI_INC   := /usr/include/efi
@@ -83,7 +90,8 @@ CHECK_OPTIONS_SRCS := scripts/check-options.c scripts/workload-stubs.c kernel/op
 HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 
 .PHONY: all deps run test unit-test qemu-test bench format format-check fresh-check help clean
-all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(EXAMPLES)
+all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(EXAMPLES) \
+	$(TEST_PROGRAMS)
 
 help:
 	@echo "make            build build/BOOTX64.EFI (kernel inside) and build/kernel.elf (symbols),"

@@ -145,6 +145,8 @@ struct trace_options {
 const char *arch_spmu_name(unsigned i, bool *explicit_only);
 #define TRACE_NO_PERSONALITY (-1) /* spmu=none: the hardware or SKIP */
 
+typedef void (*workload_print_fn)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* One facility over one workload, with the options (kernel/tracing.c builds it). */
 struct trace_request {
 	enum trace_facility facility;
@@ -154,8 +156,11 @@ struct trace_request {
 	uint64_t (*fn)(uint64_t);
 	uint64_t arg;
 	uint64_t expect;     /* fn(arg)'s result: a run that returns another is a failure */
+	bool expect_native;  /* expect is instead what a native run on the same CPU returns */
 	void (*reset)(void); /* before each run, on the CPU that runs it; or NULL */
-	bool concurrent;     /* may run on several CPUs at once */
+	/* after each run, on that CPU: says how it ended with print (NULL: a native run, quiet) */
+	void (*done)(workload_print_fn print);
+	bool concurrent; /* may run on several CPUs at once */
 	const struct trace_options *opt;
 };
 
@@ -173,7 +178,7 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req);
 bool arch_bench_isr(void);
 
 /* The ring 3 <-> ring 0 round-trip workload: n SYSCALL/SYSRET pairs from ring 3, entered with
- * IRETQ and left through a final SYSCALL; returns n (arch/x86/workloads/user_roundtrip.S). */
+ * IRETQ and left through a final SYSCALL; returns n (arch/x86/user/entry.S). */
 uint64_t arch_user_roundtrip(uint64_t n);
 /* A workload that takes a #BP and a #PF the kernel handles and resumes from; returns n. */
 uint64_t arch_fault_workload(uint64_t n);
@@ -198,8 +203,41 @@ bool arch_user_program_map(const struct elf_user_image *img, uint64_t stack_top,
 void arch_user_program_reset(const struct elf_user_image *img, uint64_t stack_top,
 			     uint64_t stack_pages);
 /* Ring 3 at `entry` with RSP = stack_top and RDI = arg; returns the status the program gives
- * SYS_EXIT (arch/x86/workloads/user_roundtrip.S). */
+ * SYS_EXIT, or USER_STATUS_ENDED | ... when the kernel ended it (arch/x86/user/entry.S). */
 uint64_t arch_user_enter(uint64_t entry, uint64_t stack_top, uint64_t arg);
+
+/* A user program's run on one CPU (arch/x86/user/run.c). Statuses with bit 63 set are the
+ * kernel's (include/baretrace/user.h: an exit status is below 2^63): a fault in ring 3 gives
+ * USER_STATUS_ENDED | vector << 48 | the faulting RIP's low 48 bits (the same fault gives the
+ * same status in the native and the traced run), the watchdog USER_STATUS_WATCHDOG. */
+#define USER_STATUS_ENDED    (1ull << 63)
+#define USER_STATUS_WATCHDOG (USER_STATUS_ENDED | (1ull << 62))
+enum user_end_kind { USER_END_EXIT, USER_END_FAULT, USER_END_WATCHDOG };
+struct user_run_params {
+	uint64_t watchdog_ms; /* 0: no watchdog */
+	bool roi_marks;	      /* capture only between BT_SYS_ROI_BEGIN and _END */
+	/* the memory a system call's pointer may name: the program's segments and its stack */
+	const struct elf_user_image *img;
+	uint64_t stack_lo, stack_hi;
+};
+struct user_run_end {
+	enum user_end_kind kind;
+	unsigned cpu;
+	uint32_t vector; /* USER_END_FAULT: the exception */
+	uint64_t error_code, rip, cr2;
+	bool has_cr2;	     /* a #PF: cr2 is its linear address */
+	uint64_t elapsed_us; /* from arch_user_run_begin */
+	const char *output;  /* what the program wrote (BT_SYS_WRITE), output_len bytes */
+	uint64_t output_len, output_dropped; /* bytes kept; bytes past the buffer, dropped */
+	uint64_t output_room;		     /* the buffer's size */
+};
+/* Before each run on this CPU (not stepped, not traced): output cleared, watchdog armed. */
+void arch_user_run_begin(const struct user_run_params *p);
+/* After it: watchdog disarmed, how the run ended and what it wrote (valid until the next
+ * arch_user_run_begin on this CPU). */
+void arch_user_run_end(struct user_run_end *e);
+/* "#PF page fault", ... for an exception vector. */
+const char *arch_exception_name(uint64_t vector);
 
 /* CPU identification for the banner: fills `out` with a one-line description. */
 void arch_describe_cpu(char *out, size_t size);

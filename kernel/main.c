@@ -173,7 +173,7 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	enum run_status ps = program_check(bi, &prog, &have_program);
 	if (ps != RUN_PASS)
 		arch_exit(ps);
-	if (have_program && !program_load(&prog))
+	if (have_program && !program_load(&prog, &opts))
 		arch_exit(RUN_FAIL);
 	if (opts.ss.n)
 		tally_add(&t, sstrace_run(&opts.ss) ? RUN_PASS : RUN_FAIL);
@@ -187,5 +187,12 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 		tally_add(&t, arch_bench_isr() ? RUN_PASS : RUN_FAIL);
 	if (opts.selftest.n)
 		tally_add(&t, selftest_run(&opts.selftest));
+	if (program_ended_badly() && tally_status(&t) != RUN_FAIL) {
+		kprintf(
+		    "error: program '%s' faulted or never ended (its report above): the boot ends "
+		    "with status 2, bad input\n",
+		    bi->program_path);
+		arch_exit(RUN_BAD_CONFIG);
+	}
 	arch_exit(tally_status(&t));
 }

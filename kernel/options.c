@@ -20,6 +20,12 @@ static const struct cfg_enum_value exit_values[] = {
     {NULL, 0, 0},
 };
 
+static const struct cfg_enum_value roi_values[] = {
+    {"whole", PROGRAM_ROI_WHOLE, 0},
+    {"marks", PROGRAM_ROI_MARKS, 0},
+    {NULL, 0, 0},
+};
+
 static const struct cfg_enum_value fault_values[] = {
     {"none", FAULT_NONE, 0}, {"pf", FAULT_PF, 0}, {"ud", FAULT_UD, 0},	     {"gp", FAULT_GP, 0},
     {"de", FAULT_DE, 0},     {"bp", FAULT_BP, 0}, {"stack", FAULT_STACK, 0}, {NULL, 0, 0},
@@ -130,9 +136,10 @@ static const struct cfg_enum_value pebs_group_values[] = {
 #define LDLAT_MAX	0xffff /* MSR_PEBS_LD_LAT_THRESHOLD[15:0] */
 /* Architectural LBR depths are 8 * (n + 1) for each bit n of CPUID.(EAX=1CH,ECX=0):EAX[7:0]
  * (SDM Vol. 3B, "Architectural Last Branch Records", enumeration): 8 to 64 in steps of 8. */
-#define LBR_DEPTH_STEP	 8
-#define LBR_DEPTH_MAX	 64
-#define PEBS_COUNTER_MAX 7 /* IA32_PEBS_ENABLE bits 7:0 at most before extended PEBS */
+#define LBR_DEPTH_STEP		8
+#define LBR_DEPTH_MAX		64
+#define PEBS_COUNTER_MAX	7	/* IA32_PEBS_ENABLE bits 7:0 at most before extended PEBS */
+#define PROGRAM_WATCHDOG_MAX_MS 3600000 /* an hour */
 
 /* The positional fields after `values` (flags, multiple, item), for the short table rows. */
 #define PLAIN 0, 0, NULL
@@ -148,6 +155,15 @@ static const struct cfg_option option_table[] = {
      "user program: a static x86-64 ELF on the boot volume (read by the loader), e.g. "
      "\\progs\\mine.elf",
      OPT(program), 0, BOOT_PROGRAM_PATH_MAX, NULL, PLAIN},
+    {"program.arg", CFG_UINT, "the user program's argument (RDI at its entry)", OPT(program_arg), 0,
+     UINT64_MAX, NULL, PLAIN},
+    {"program.roi", CFG_ENUM,
+     "what a session captures of the program: the whole run, or only between its "
+     "bt_roi_begin()/bt_roi_end() marks",
+     OPT(program_roi), 0, 0, roi_values, PLAIN},
+    {"program.watchdog", CFG_UINT,
+     "milliseconds a run of the program may take before it is stopped (per CPU); 0 = no limit",
+     OPT(program_watchdog_ms), 0, PROGRAM_WATCHDOG_MAX_MS, NULL, PLAIN},
     {"selftest", CFG_LIST, "in-kernel self-tests", OPT(selftest), 0, 0, all_none_words, 0, 0,
      selftest_name},
     {"fault", CFG_ENUM, "raise a deliberate exception after boot (tests the dump)", OPT(fault), 0,
@@ -257,6 +273,7 @@ void options_defaults(struct kernel_options *o)
 	o->tr.pebs_period = 37;
 	o->tr.pebs_kib = 64;
 	o->tr.pmc_period = 50;
+	o->program_watchdog_ms = DEFAULT_PROGRAM_WATCHDOG_MS;
 }
 
 void options_describe(void (*put)(void *ctx, const char *s, size_t n), void *ctx)

@@ -35,7 +35,14 @@ struct kernel_options {
 	struct cfg_list workload; /* workloads the trace sessions run */
 	struct trace_options tr;  /* how the trace sessions run */
 	char program[BOOT_PROGRAM_PATH_MAX]; /* the user program (read by the loader) */
+	uint64_t program_arg;		     /* its RDI at entry */
+	uint64_t program_roi;		     /* enum program_roi */
+	uint64_t program_watchdog_ms;	     /* a run's time budget; 0: none */
 };
+
+/* Option program.roi: capture the whole run, or only between the program's marks. */
+enum program_roi { PROGRAM_ROI_WHOLE, PROGRAM_ROI_MARKS };
+#define DEFAULT_PROGRAM_WATCHDOG_MS 20000
 
 #define DEFAULT_SERIAL_PORT 0x3f8 /* COM1 */
 #define DEFAULT_SERIAL_BAUD 115200

@@ -2,6 +2,8 @@
 #include "kernel/program.h"
 #include "kernel/console.h"
 #include "kernel/workloads.h"
+#include "kernel/options.h"
+#include "lib/elf_sym.h"
 #include "lib/fmt.h"
 
 static enum run_status refuse(const struct boot_info *bi, const char *why)
@@ -46,25 +48,113 @@ enum run_status program_check(const struct boot_info *bi, struct elf_user_image 
 }
 
 static struct elf_user_image loaded;
-static bool is_loaded;
+static bool is_loaded, ended_badly;
+static struct user_run_params params;
+static uint64_t program_arg;
 
-bool program_load(const struct elf_user_image *img)
+bool program_load(const struct elf_user_image *img, const struct kernel_options *o)
 {
 	if (!arch_user_program_map(img, PROGRAM_STACK_TOP, PROGRAM_STACK_PAGES))
 		return false;
 	loaded = *img;
 	is_loaded = true;
+	program_arg = o->program_arg;
+	params = (struct user_run_params){
+	    .watchdog_ms = o->program_watchdog_ms,
+	    .roi_marks = o->program_roi == PROGRAM_ROI_MARKS,
+	    .img = &loaded,
+	    .stack_lo = PROGRAM_STACK_TOP - PROGRAM_STACK_PAGES * ELF_USER_PAGE,
+	    .stack_hi = PROGRAM_STACK_TOP,
+	};
 	return true;
 }
 
 void program_reset(void)
 {
-	if (is_loaded)
-		arch_user_program_reset(&loaded, PROGRAM_STACK_TOP, PROGRAM_STACK_PAGES);
+	if (!is_loaded)
+		return;
+	arch_user_program_reset(&loaded, PROGRAM_STACK_TOP, PROGRAM_STACK_PAGES);
+	arch_user_run_begin(&params);
 }
 
-/* In .text.workload, as every workload's own code is (the QEMU oracle logs that range). */
+/* "name+0x12" from the program's symbol table, or "?" (a stripped program). */
+static void symbolize(uint64_t addr, char *out, size_t size)
+{
+	struct elf_sym_hit hit;
+	if (elf_symbolize(loaded.elf.data, loaded.elf.size, addr, &hit))
+		fmt_snprintf(out, size, "%.*s+%#lx", (int)hit.name_len, hit.name,
+			     (unsigned long)hit.offset);
+	else
+		fmt_snprintf(out, size, "?");
+}
+
+#define OUTPUT_LINE_MAX 160 /* printed bytes per output line; a longer line goes on in the next */
+
+/* What the program wrote, one log line per line it wrote; bytes outside printable ASCII as
+ * \xNN, so the log stays text. */
+static void print_output(workload_print_fn print, const struct user_run_end *e)
+{
+	char line[4 * OUTPUT_LINE_MAX + 1];
+	size_t n = 0, shown = 0;
+	for (uint64_t i = 0; i < e->output_len; i++) {
+		unsigned char c = (unsigned char)e->output[i];
+		bool end = c == '\n' || i + 1 == e->output_len;
+		if (c != '\n') {
+			if (c >= 0x20 && c < 0x7f && c != '\\')
+				line[n++] = (char)c;
+			else
+				n += fmt_snprintf(line + n, sizeof(line) - n, "\\x%02x", c);
+			shown++;
+		}
+		if (end || shown == OUTPUT_LINE_MAX) {
+			line[n] = 0;
+			print("program-output cpu=%u: %s\n", e->cpu, line);
+			n = shown = 0;
+		}
+	}
+	if (e->output_dropped)
+		print("warning: program: cpu=%u: %lu bytes of output dropped (room for %u a run)\n",
+		      e->cpu, (unsigned long)e->output_dropped, (unsigned)e->output_room);
+}
+
+void program_done(workload_print_fn print)
+{
+	struct user_run_end e;
+	arch_user_run_end(&e);
+	if (!print)
+		return; /* the native reference run: its traced twin reports */
+	print_output(print, &e);
+	char sym[128];
+	symbolize(e.rip, sym, sizeof(sym));
+	if (e.kind == USER_END_FAULT) {
+		char cr2[48] = "";
+		if (e.has_cr2)
+			fmt_snprintf(cr2, sizeof(cr2), " cr2=%#lx", (unsigned long)e.cr2);
+		print("error: program: cpu=%u: ended by %s (vector %u) at %#lx <%s> "
+		      "error-code=%#lx%s "
+		      "after %lu us\n",
+		      e.cpu, arch_exception_name(e.vector), e.vector, (unsigned long)e.rip, sym,
+		      (unsigned long)e.error_code, cr2, (unsigned long)e.elapsed_us);
+		ended_badly = true;
+	} else if (e.kind == USER_END_WATCHDOG) {
+		print("error: program: cpu=%u: stopped by the watchdog after %lu ms "
+		      "(program.watchdog="
+		      "%lu) at %#lx <%s>\n",
+		      e.cpu, (unsigned long)(e.elapsed_us / 1000),
+		      (unsigned long)params.watchdog_ms, (unsigned long)e.rip, sym);
+		ended_badly = true;
+	}
+}
+
+bool program_ended_badly(void)
+{
+	return ended_badly;
+}
+
+/* In .text.workload, as every workload's own code is (the QEMU oracle logs that range). The
+ * table's argument is unused: the program's is option program.arg. */
 WORKLOAD_SECTION uint64_t program_workload(uint64_t arg)
 {
-	return is_loaded ? arch_user_enter(loaded.entry, PROGRAM_STACK_TOP, arg) : 0;
+	(void)arg;
+	return is_loaded ? arch_user_enter(loaded.entry, PROGRAM_STACK_TOP, program_arg) : 0;
 }

@@ -24,11 +24,19 @@
  * and the result is RUN_BAD_CONFIG. */
 enum run_status program_check(const struct boot_info *bi, struct elf_user_image *img,
 			      bool *present);
-/* Map the checked program into the user window: it becomes workload "program". */
-bool program_load(const struct elf_user_image *img);
-/* Workload "program": put its data and stack back, then run it in ring 3 with RDI = arg; the
- * result is its exit status (SYS_EXIT). */
+/* Map the checked program into the user window: it becomes workload "program", run with the
+ * options' program.arg, program.roi and program.watchdog. */
+struct kernel_options;
+bool program_load(const struct elf_user_image *img, const struct kernel_options *o);
+/* Workload "program": before each run, put its data and stack back and arm its watchdog; the
+ * run is ring 3 at its entry; the result is its exit status (SYS_EXIT) or the kernel's
+ * USER_STATUS_* when a fault or the watchdog ended it; after it, program_done prints what it
+ * wrote and how it ended. */
 void program_reset(void);
 uint64_t program_workload(uint64_t arg);
+void program_done(workload_print_fn print);
+/* Whether a traced run of the program faulted or was stopped by the watchdog (the boot then
+ * ends with status 2, bad input). */
+bool program_ended_badly(void);
 
 #endif

@@ -95,6 +95,8 @@ static bool trace_one(const struct workload *w, void *ctx)
 	if (w->reset)
 		w->reset();
 	uint64_t plain = w->fn(w->arg);
+	if (w->done)
+		w->done(NULL);
 	if (w->reset)
 		w->reset();
 	memset(&trace, 0, sizeof(trace));
@@ -103,6 +105,8 @@ static bool trace_one(const struct workload *w, void *ctx)
 	    arch_single_step(w->fn, w->arg, w->bench ? on_step_count : on_step,
 			     w->bench ? NULL : on_transfer, &trace, &steps, &reps, &escaped);
 	uint64_t cycles = arch_timestamp() - t0;
+	if (w->done)
+		w->done(kprintf);
 	uint64_t expect = w->expect_native ? plain : w->expect;
 	bool ok = plain == expect && stepped == expect && trace.undecodable == 0 &&
 		  trace.redirected == 0 && escaped == 0;

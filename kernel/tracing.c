@@ -20,8 +20,10 @@ static bool trace_one(const struct workload *w, void *ctx)
 	    .workload = w->name,
 	    .fn = w->fn,
 	    .arg = w->arg,
-	    .expect = workload_expected(w),
+	    .expect = w->expect,
+	    .expect_native = w->expect_native,
 	    .reset = w->reset,
+	    .done = w->done,
 	    .concurrent = w->concurrent,
 	    .opt = t->opt,
 	};

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "kernel/arch.h"
 
 #define WORKLOAD_SECTION __attribute__((section(".text.workload"), noinline, used))
 
@@ -23,12 +24,11 @@ struct workload {
 	void (*reset)(void); /* run (not traced) before each run, or NULL */
 	bool concurrent;     /* may run on several CPUs at once (no shared single slot) */
 	bool explicit_only;  /* left out of "all": runs only when named */
-	bool expect_native;  /* the expected result is that of a native run just before (the
-			      * user program's exit status); `expect` is unused */
+	bool expect_native;  /* the expected result is that of a native run just before, on the
+			      * same CPU (the user program's exit status); `expect` is unused */
+	/* run (not traced) after each run, or NULL: says how it ended with print (NULL: quiet) */
+	void (*done)(workload_print_fn print);
 };
-
-/* The expected result of w: w->expect, or a native run's result (after w->reset). */
-uint64_t workload_expected(const struct workload *w);
 
 struct cfg_list;
 /* The i-th workload's name, NULL past the last; *explicit_only: left out of "all" (bench).

@@ -19,6 +19,7 @@
 #include "arch/x86/smp/smp.h"
 #include "arch/x86/smp/timer.h"
 #include "arch/x86/cpu/usermode.h"
+#include "arch/x86/user/run.h"
 #include "kernel/boot_info.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -37,6 +38,7 @@ static void wire_trap_hooks(void)
 	trap_add_observer(trace_note_exception); /* ... then the session's exception record */
 	trap_add_resume_observer(
 	    ss_note_resume); /* a handler that resumes the workload elsewhere */
+	user_run_init();     /* ring 3 exceptions end the run; the watchdog's timer */
 }
 
 void arch_early_init(void)

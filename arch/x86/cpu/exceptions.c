@@ -56,7 +56,7 @@ static const char *const exception_names[NUM_EXCEPTION_VECTORS] = {
     [VEC_SX] = "#SX security",
 };
 
-static const char *exception_name(uint64_t v)
+const char *arch_exception_name(uint64_t v)
 {
 	if (v < NUM_EXCEPTION_VECTORS && exception_names[v])
 		return exception_names[v];
@@ -119,7 +119,7 @@ static void print_backtrace(uint64_t rbp)
 
 static void dump_registers(const struct trap_frame *f)
 {
-	kprintf("\n*** EXCEPTION %s (vector %lu) ***\n", exception_name(f->vector), f->vector);
+	kprintf("\n*** EXCEPTION %s (vector %lu) ***\n", arch_exception_name(f->vector), f->vector);
 	kprintf("  error code %#lx\n", f->error_code);
 	if (f->vector == VEC_PF)
 		print_page_fault_reason(f->error_code);
@@ -165,15 +165,19 @@ void exception_dispatch(struct trap_frame *f)
 	/* PMIs delivered as NMI (option pmi=nmi) come here; any other NMI is reported. */
 	if (f->vector == VEC_NMI && nmi && nmi(f))
 		return;
+	/* An exception in ring 3 is the user program's: it ends that run, not the boot. */
+	trap_claim_fn user = trap_claim(TRAP_CLAIM_USER);
+	if ((f->cs & 3) == 3 && f->vector != VEC_NMI && f->vector != VEC_MC && user && user(f))
+		return;
 	if (++exception_depth > 1) {
 		if (exception_depth == 2)
 			kprintf("\n*** NESTED EXCEPTION %s (vector %lu) at RIP %p while reporting "
 				"another: giving up ***\n",
-				exception_name(f->vector), f->vector, (void *)f->rip);
+				arch_exception_name(f->vector), f->vector, (void *)f->rip);
 		arch_exit(RUN_FAIL);
 	}
 	dump_registers(f);
 	kprintf("FAIL: unexpected exception %s; ending the run with failure status\n",
-		exception_name(f->vector));
+		arch_exception_name(f->vector));
 	arch_exit(RUN_FAIL);
 }

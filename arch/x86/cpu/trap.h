@@ -66,6 +66,7 @@ enum trap_claim {
 	TRAP_CLAIM_DEBUG, /* #DB, first of all: the single-step engine's own trap */
 	TRAP_CLAIM_FIXUP, /* an exception the running workload raised on purpose */
 	TRAP_CLAIM_NMI,	  /* an NMI that is a PMI (option pmi=nmi) */
+	TRAP_CLAIM_USER,  /* an exception in ring 3: it ends the user program's run */
 	TRAP_CLAIM_COUNT
 };
 typedef bool (*trap_claim_fn)(struct trap_frame *f);

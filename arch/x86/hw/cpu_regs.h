@@ -38,10 +38,12 @@
 #define STAR_SYSRET_BASE(sel) ((uint64_t)(sel) << 48)
 
 /* RFLAGS (SDM Vol. 1 3.4.3) */
-#define RFLAGS_CF BIT(0)
-#define RFLAGS_TF BIT(8)
-#define RFLAGS_IF BIT(9)
-#define RFLAGS_DF BIT(10)
-#define RFLAGS_RF BIT(16)
+#define RFLAGS_CF     BIT(0)
+#define RFLAGS_FIXED1 BIT(1) /* reserved, always 1 */
+#define RFLAGS_TF     BIT(8)
+#define RFLAGS_IF     BIT(9)
+#define RFLAGS_DF     BIT(10)
+#define RFLAGS_RF     BIT(16)
+#define RFLAGS_AC     BIT(18)
 
 #endif

@@ -16,11 +16,13 @@
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/hw/pmu_regs.h"
+#include "arch/x86/hw/lbr_regs.h"
 #include "arch/x86/spmu/singlestep.h"
 #include "arch/x86/smp/smp.h"
 #include "arch/x86/session/output.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/vectors.h"
+#include "arch/x86/user/run.h"
 #include "kernel/console.h"
 #include "kernel/memmap.h"
 #include "kernel/memory.h"
@@ -68,6 +70,12 @@ struct cpu_session {
 	uint64_t mem_unknown;  /* stepped instructions whose memory operand x86_mem lacks */
 	ss_step_fn extra_step; /* a session's own per-step hook (BTF), or NULL */
 	void *extra_ctx;
+	struct user_run *user; /* this CPU's user program run (its region-of-interest marks) */
+	/* A region of interest paused: the enable bits it cleared, to restore on resume. */
+	struct {
+		bool paused, global, lbr_ctl; /* which MSRs it saved */
+		uint64_t debugctl, global_ctrl, arch_lbr_ctl;
+	} roi;
 };
 
 static struct cpu_session cpu_sessions[MAX_CPUS];
@@ -159,6 +167,68 @@ static void predict_memory(struct cpu_session *cs, const struct decoded *d,
 	cs->mem.store_addr = u.store ? x86_mem_address(in, &u, u.store, ip, &g, fs, gs) : 0;
 }
 
+/*
+ * Region of interest (include/baretrace/user.h, option program.roi=marks). Pausing clears
+ * every enable bit a facility session sets — DEBUGCTL's LBR, BTF, TR and BTS (SDM Vol. 3B
+ * 17.4.1), IA32_PERF_GLOBAL_CTRL (counters, hence PEBS; perfmon version 2 and later, 18.2.2),
+ * IA32_LBR_CTL.LBREn (Architectural LBR) — and resuming writes back what was there, through
+ * the one PMU accessor (the hardware or the model alike).
+ */
+#define ROI_DEBUGCTL_BITS (DEBUGCTL_LBR | DEBUGCTL_BTF | DEBUGCTL_TR | DEBUGCTL_BTS)
+
+static void roi_pause(struct cpu_session *cs)
+{
+	struct trace_ctx *t = cs->ctx;
+	if (cs->roi.paused || !t)
+		return;
+	cs->roi.global = t->caps->perfmon.version >= 2;
+	cs->roi.lbr_ctl = t->caps->arch_lbr.present;
+	ts_check(t, pmu_rdmsr(MSR_IA32_DEBUGCTL, &cs->roi.debugctl), MSR_IA32_DEBUGCTL, "roi");
+	ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, cs->roi.debugctl & ~ROI_DEBUGCTL_BITS),
+		 MSR_IA32_DEBUGCTL, "roi");
+	if (cs->roi.global &&
+	    ts_check(t, pmu_rdmsr(MSR_IA32_PERF_GLOBAL_CTRL, &cs->roi.global_ctrl),
+		     MSR_IA32_PERF_GLOBAL_CTRL, "roi"))
+		ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL,
+			 "roi");
+	if (cs->roi.lbr_ctl && ts_check(t, pmu_rdmsr(MSR_IA32_LBR_CTL, &cs->roi.arch_lbr_ctl),
+					MSR_IA32_LBR_CTL, "roi"))
+		ts_check(t, pmu_wrmsr(MSR_IA32_LBR_CTL, cs->roi.arch_lbr_ctl & ~LBR_CTL_LBREN),
+			 MSR_IA32_LBR_CTL, "roi");
+	cs->roi.paused = true;
+}
+
+static void roi_resume(struct cpu_session *cs)
+{
+	struct trace_ctx *t = cs->ctx;
+	if (!cs->roi.paused || !t)
+		return;
+	if (cs->roi.lbr_ctl)
+		ts_check(t, pmu_wrmsr(MSR_IA32_LBR_CTL, cs->roi.arch_lbr_ctl), MSR_IA32_LBR_CTL,
+			 "roi");
+	if (cs->roi.global)
+		ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, cs->roi.global_ctrl),
+			 MSR_IA32_PERF_GLOBAL_CTRL, "roi");
+	ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, cs->roi.debugctl), MSR_IA32_DEBUGCTL, "roi");
+	cs->roi.paused = false;
+}
+
+/* The program's pending mark, if any: right after the instruction that made it. */
+static void roi_apply(struct cpu_session *cs)
+{
+	uint8_t mark = cs->user->roi_pending;
+	cs->user->roi_pending = USER_ROI_NONE;
+	if (mark == USER_ROI_BEGIN)
+		roi_resume(cs);
+	else if (mark == USER_ROI_END)
+		roi_pause(cs);
+}
+
+static void roi_now(void)
+{
+	roi_apply(here());
+}
+
 /* Feed the model from the single-step engine: every retired instruction, every taken branch. */
 static void model_step(void *ctx, uint64_t retired, uint64_t next)
 {
@@ -194,6 +264,8 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 		cs->extra_step(cs->extra_ctx, retired, next);
 	if (want & SPMU_FEED_PMI)
 		deliver_virtual_pmi(cs);
+	if (cs->user->roi_pending)
+		roi_apply(cs);
 }
 
 /* An exception's delivery or its handler's return, as the engine saw it: recorded by the model. */
@@ -211,6 +283,8 @@ static void hardware_step(void *ctx, uint64_t retired, uint64_t next)
 	(void)ctx;
 	struct cpu_session *cs = here();
 	cs->extra_step(cs->extra_ctx, retired, next);
+	if (cs->user->roi_pending)
+		roi_apply(cs);
 }
 
 void ts_set_step_hook(ss_step_fn fn, void *ctx)
@@ -232,12 +306,17 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 	if (q->reset)
 		q->reset();
 	cs->ctx = t;
+	cs->roi.paused = false;
+	if (cs->user->active && cs->user->roi_marks)
+		roi_pause(cs); /* until the program's first BT_SYS_ROI_BEGIN */
 	uint64_t r;
 	if (!t->model && !cs->extra_step) {
+		cs->user->roi_now = roi_now; /* no step hook to apply the marks */
 		if (interrupts)
 			__asm__ volatile("sti");
 		r = q->fn(q->arg); /* the hardware records by itself */
 		__asm__ volatile("cli");
+		cs->user->roi_now = NULL;
 	} else {
 		struct ss_result res;
 		memset(cs->cache, 0, DECODE_CACHE_SIZE * sizeof(struct decoded));
@@ -254,7 +333,10 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 			t->ok = false;
 		}
 	}
+	roi_resume(cs); /* the session's own stop sequence finds its bits as it set them */
 	cs->ctx = 0;
+	if (q->done)
+		q->done(tprintf);
 	if (cs->lost) {
 		tprintf("error: %s: the path between two traps could not be followed %lu time(s), "
 			"first after the instruction at %#lx: records may be missing\n",
@@ -343,6 +425,7 @@ static uint64_t bts_buffer_bytes(const struct trace_options *o)
 bool ts_prepare_cpu(unsigned cpu, const struct trace_options *o)
 {
 	struct cpu_session *cs = &cpu_sessions[cpu];
+	cs->user = &user_runs[cpu];
 	if (!cs->cache) {
 		uint64_t pa = page_alloc(DECODE_CACHE_PAGES);
 		if (!pa)

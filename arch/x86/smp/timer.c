@@ -7,6 +7,7 @@
 #include "arch/x86/smp/timer.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/smp/lapic.h"
+#include "arch/x86/cpu/vectors.h"
 
 #define PIT_HZ		  1193182
 #define PIT_CH2_DATA	  0x42
@@ -22,6 +23,8 @@
 #define PIT_TRUST_PPM	  10000 /* a measurement with brackets under 1% is trusted */
 
 #define APIC_TIMER_DIV_1     0xb /* divide configuration 1011b: divide by 1 (SDM 10.5.4) */
+#define APIC_TIMER_DIV_128   0xa /* 1010b: divide by 128, for one-shot deadlines of seconds */
+#define APIC_TIMER_DIVISOR   128
 #define APIC_CALIBRATE_US    10000
 #define APIC_TIMER_MAX_COUNT 0xffffffffu
 
@@ -151,4 +154,23 @@ void udelay(uint64_t us)
 uint64_t tsc_to_us(uint64_t cycles)
 {
 	return info.tsc_hz ? cycles * 1000000 / info.tsc_hz : 0;
+}
+
+/* One-shot mode is LVT timer bits 18:17 = 00 (SDM Vol. 3A 10.5.4, Figure 10-8): the count runs
+ * down once and interrupts at zero. A count too long for 32 bits is cut: the caller checks its
+ * own deadline when the interrupt comes and arms again. */
+void timer_oneshot_us(uint64_t us)
+{
+	uint64_t hz = info.apic_timer_hz / APIC_TIMER_DIVISOR;
+	uint64_t count = hz ? us * hz / 1000000 + 1 : APIC_TIMER_MAX_COUNT;
+	lapic_write(APIC_TIMER_DIVIDE, APIC_TIMER_DIV_128);
+	lapic_write(APIC_LVT_TIMER, VEC_APIC_TIMER);
+	lapic_write(APIC_TIMER_INITIAL,
+		    count > APIC_TIMER_MAX_COUNT ? APIC_TIMER_MAX_COUNT : (uint32_t)count);
+}
+
+void timer_oneshot_stop(void)
+{
+	lapic_write(APIC_TIMER_INITIAL, 0); /* a zero initial count stops the timer (10.5.4) */
+	lapic_write(APIC_LVT_TIMER, APIC_LVT_MASKED);
 }

@@ -21,6 +21,10 @@ void timer_calibrate(uint64_t loader_tsc_hz);
 void timer_calibrate_apic(void);
 const struct timer_info *timer_info(void);
 void udelay(uint64_t us);
+/* This CPU's local APIC timer, one-shot on VEC_APIC_TIMER in about `us` microseconds (at most
+ * what 32 bits of count allow: arm again from the interrupt), and stopped. */
+void timer_oneshot_us(uint64_t us);
+void timer_oneshot_stop(void);
 uint64_t tsc_to_us(uint64_t cycles);
 
 /* Pure: TSC Hz from CPUID 15H (EAX denominator, EBX numerator, ECX crystal Hz) or 16H EAX

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ring 3 and back (all of it in .text.workload, so the single-step engine and QEMU's execution
+ * log see the same instructions):
+ *   arch_user_enter(entry, stack_top, arg): ring 0, saves its context on its own stack (the
+ *     slot user_saved_kernel_rsp), IRETQ to ring 3 at entry with RSP = stack_top, RDI = arg,
+ *     interrupts on (the watchdog's timer, PMIs);
+ *   user_syscall_entry (IA32_LSTAR): SYS_NOP returns at once with SYSRETQ; SYS_EXIT, and
+ *     user_abort (where a fault or the watchdog sends a run, arch/x86/user/run.c), go back to
+ *     the saved context with the status in RDI; every other number runs user_syscall
+ *     (syscalls.c) on the kernel stack below the saved context, keeping every register but
+ *     RAX (the result), RCX and R11 (SYSCALL's);
+ *   arch_user_roundtrip(n), the "user" workload: n times SYSCALL(SYS_NOP) from its ring 3
+ *     page, then SYSCALL(SYS_EXIT) with the count (each SYSCALL counts one, two if the RFLAGS
+ *     image it left in R11 shows TF: the single-step engine must hide its own).
+ * IA32_FMASK clears IF and DF but leaves TF (arch/x86/cpu/usermode.c), so the kernel side is
+ * stepped too: it is part of the workload. No SWAPGS: GS keeps the kernel's per-CPU base in
+ * ring 3 (the pages it points at are supervisor-only). One run at a time on the whole machine:
+ * the saved context is a single slot (programs run on each CPU in turn).
+ */
+#include "arch/x86/hw/cpu_regs.h"
+
+#define USER_CS		(0x20 | 3)
+#define USER_DS		(0x18 | 3)
+#define USER_CODE_VA	0x00007f0000000000
+#define USER_STACK_TOP	0x00007f0000003000
+#define SYS_NOP		0
+#define SYS_EXIT	1
+
+	.section .text.workload, "ax"
+	.globl arch_user_roundtrip, user_syscall_entry, arch_user_enter, user_abort
+
+arch_user_enter:
+	pushq %rbx
+	pushq %rbp
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	movq %rsp, user_saved_kernel_rsp(%rip)
+	pushq $USER_DS
+	pushq %rsi
+	pushfq
+	orq $RFLAGS_IF, (%rsp)
+	pushq $USER_CS
+	pushq %rdi
+	movq %rdx, %rdi
+	xorl %esi, %esi
+	xorl %edx, %edx
+	iretq
+
+arch_user_roundtrip:		/* rdi = n goes along to ring 3 */
+	movq %rdi, %rdx
+	movabsq $USER_CODE_VA, %rdi
+	movabsq $USER_STACK_TOP, %rsi
+	jmp arch_user_enter
+
+user_syscall_entry:		/* ring 0, RCX = user RIP, R11 = user RFLAGS, IF clear */
+	cmpl $SYS_EXIT, %eax
+	je user_abort
+	testl %eax, %eax
+	jnz 2f
+	sysretq			/* SYS_NOP */
+2:	movq %rsp, saved_user_rsp(%rip)
+	movq user_saved_kernel_rsp(%rip), %rsp
+	andq $-16, %rsp		/* below the saved context, aligned for the C call */
+	pushq %rcx
+	pushq %r11
+	pushq %rdi
+	pushq %rsi
+	pushq %rdx
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	movl %eax, %ecx		/* user_syscall(a0, a1, a2, nr) */
+	call user_syscall
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rdx
+	popq %rsi
+	popq %rdi
+	popq %r11
+	popq %rcx
+	movq saved_user_rsp(%rip), %rsp
+	sysretq
+
+user_abort:			/* RDI = the status */
+	movq user_saved_kernel_rsp(%rip), %rsp
+	movq %rdi, %rax
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %rbp
+	popq %rbx
+	ret
+
+	/* Ring 3 code: its own page, mapped user-executable at USER_CODE_VA. */
+	.section .text.workload.user, "ax"
+	.p2align 12
+	.globl user_code_page
+user_code_page:
+	xorl %ebx, %ebx
+1:	movl $SYS_NOP, %eax
+	syscall
+	btl $8, %r11d		/* CF = RFLAGS.TF as SYSCALL saved it in R11: 0 natively ... */
+	adcq $1, %rbx		/* ... and when stepped, or the count runs off (issue 13) */
+	cmpq %rdi, %rbx
+	jb 1b
+	movq %rbx, %rdi
+	movl $SYS_EXIT, %eax
+	syscall
+	ud2			/* never reached */
+	.p2align 12
+
+	.bss
+	.p2align 3
+	.globl user_saved_kernel_rsp
+user_saved_kernel_rsp:
+	.quad 0
+saved_user_rsp:
+	.quad 0
+
+	.section .note.GNU-stack,"",@progbits

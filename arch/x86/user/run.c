@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A user program's run: set up before it (output, region of interest, the memory its system
+ * calls may name, the watchdog), ended by SYS_EXIT, by an exception in ring 3 (the fault claim)
+ * or by the watchdog, and read after it. Ending a run early rewrites the interrupted ring 3
+ * frame so that the IRETQ of the trap lands on entry.S's user_abort in ring 0, on the kernel
+ * stack arch_user_enter left: the kernel never returns to the faulting instruction, and the
+ * single-step engine follows the move like any handler's (its resume observer).
+ */
+#include "arch/x86/user/run.h"
+#include "arch/x86/cpu/cpu.h"
+#include "arch/x86/cpu/desc.h"
+#include "arch/x86/cpu/trap.h"
+#include "arch/x86/cpu/vectors.h"
+#include "arch/x86/smp/lapic.h"
+#include "arch/x86/smp/timer.h"
+#include "lib/string.h"
+
+#define WATCHDOG_RETRY_US 1000		 /* fired in ring 0 (a system call): look again */
+#define USER_RIP_MASK	  GENMASK(47, 0) /* the RIP bits a fault status carries */
+#define USER_VECTOR_SHIFT 48
+
+struct user_run user_runs[MAX_CPUS];
+
+static struct user_run *here(void)
+{
+	return &user_runs[this_cpu()->index];
+}
+
+void arch_user_run_begin(const struct user_run_params *p)
+{
+	struct user_run *u = here();
+	u->tsc_hz = timer_info()->tsc_hz;
+	u->active = true;
+	u->roi_marks = p->roi_marks;
+	u->roi_pending = USER_ROI_NONE;
+	u->roi_now = NULL;
+	u->out_len = u->out_dropped = 0;
+	memset(&u->end, 0, sizeof(u->end));
+	u->nrange = 0;
+	for (unsigned i = 0; p->img && i < p->img->n && u->nrange < USER_MAX_RANGES - 1; i++)
+		u->range[u->nrange++] = (struct user_range){
+		    p->img->seg[i].vaddr, p->img->seg[i].vaddr + p->img->seg[i].memsz};
+	if (p->stack_hi > p->stack_lo)
+		u->range[u->nrange++] = (struct user_range){p->stack_lo, p->stack_hi};
+	u->start_tsc = rdtsc();
+	u->deadline_tsc = 0;
+	if (p->watchdog_ms) {
+		u->deadline_tsc = u->start_tsc + p->watchdog_ms * (u->tsc_hz / 1000);
+		timer_oneshot_us(p->watchdog_ms * 1000);
+	}
+}
+
+void arch_user_run_end(struct user_run_end *e)
+{
+	struct user_run *u = here();
+	u->active = false;
+	if (u->deadline_tsc) {
+		u->deadline_tsc = 0;
+		timer_oneshot_stop();
+	}
+	if (u->end.kind == USER_END_EXIT)
+		u->end.elapsed_us = tsc_to_us(rdtsc() - u->start_tsc);
+	u->end.cpu = this_cpu()->index;
+	u->end.output = u->out;
+	u->end.output_len = u->out_len;
+	u->end.output_dropped = u->out_dropped;
+	u->end.output_room = USER_OUTPUT_BYTES;
+	*e = u->end;
+}
+
+/* End the run that frame f interrupted in ring 3: back to ring 0 at user_abort with `status`. */
+static void end_run(struct trap_frame *f, enum user_end_kind kind, uint64_t cr2, uint64_t status)
+{
+	struct user_run *u = here();
+	u->end.kind = kind;
+	u->end.vector = (uint32_t)f->vector;
+	u->end.error_code = f->error_code;
+	u->end.rip = f->rip;
+	u->end.cr2 = cr2;
+	u->end.has_cr2 = f->vector == VEC_PF && kind == USER_END_FAULT;
+	u->end.elapsed_us = tsc_to_us(rdtsc() - u->start_tsc);
+	if (u->deadline_tsc) {
+		u->deadline_tsc = 0;
+		timer_oneshot_stop();
+	}
+	f->rip = (uint64_t)user_abort;
+	f->cs = SEL_KERNEL_CODE;
+	f->ss = SEL_KERNEL_DATA;
+	f->rsp = user_saved_kernel_rsp;
+	f->rdi = status;
+	/* Interrupts off as after SYSCALL; TF as the engine left it (it sets its own again). */
+	f->rflags = (f->rflags & RFLAGS_TF) | RFLAGS_FIXED1;
+}
+
+/* TRAP_CLAIM_USER: every exception in ring 3 (but NMI and #MC, which are not the program's)
+ * ends the run; only arch_user_enter reaches ring 3, so its kernel stack is there to go to. */
+static bool user_fault_claim(struct trap_frame *f)
+{
+	uint64_t cr2 = f->vector == VEC_PF ? read_cr2() : 0;
+	end_run(f, USER_END_FAULT, cr2,
+		USER_STATUS_ENDED | f->vector << USER_VECTOR_SHIFT | (f->rip & USER_RIP_MASK));
+	return true;
+}
+
+/* The local APIC timer: the watchdog's deadline. Before it, arm again for the rest (a long
+ * budget takes several one-shots); in ring 0 (the kernel's side of a system call, which always
+ * ends) look again shortly; in ring 3 end the run. */
+static void user_watchdog_irq(struct trap_frame *f)
+{
+	struct user_run *u = here();
+	lapic_eoi();
+	if (!u->deadline_tsc)
+		return; /* disarmed after this one was on its way */
+	uint64_t now = rdtsc();
+	if (now < u->deadline_tsc)
+		timer_oneshot_us(tsc_to_us(u->deadline_tsc - now));
+	else if ((f->cs & 3) != 3)
+		timer_oneshot_us(WATCHDOG_RETRY_US);
+	else
+		end_run(f, USER_END_WATCHDOG, 0, USER_STATUS_WATCHDOG);
+}
+
+void user_run_init(void)
+{
+	trap_set_claim(TRAP_CLAIM_USER, user_fault_claim);
+	irq_register(VEC_APIC_TIMER, user_watchdog_irq);
+}
