@@ -145,6 +145,10 @@ struct trace_options {
 const char *arch_spmu_name(unsigned i, bool *explicit_only);
 #define TRACE_NO_PERSONALITY (-1) /* spmu=none: the hardware or SKIP */
 
+/* Code that runs as part of a workload (stepped, traced, logged by QEMU's oracle over
+ * linker.ld's .text.workload range): the workloads and the system calls of user programs. */
+#define WORKLOAD_SECTION __attribute__((section(".text.workload"), noinline, used))
+
 typedef void (*workload_print_fn)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* One facility over one workload, with the options (kernel/tracing.c builds it). */

@@ -12,8 +12,6 @@
 #include <stdint.h>
 #include "kernel/arch.h"
 
-#define WORKLOAD_SECTION __attribute__((section(".text.workload"), noinline, used))
-
 struct workload {
 	const char *name;
 	const char *what;

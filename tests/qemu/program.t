@@ -90,6 +90,39 @@ for p in skylake arrowlake; do
 	ok $? "lbr, $p: the stack holds QEMU's newest branches of the run, newest first"
 done
 
+# Four vCPUs: the program runs on each in turn (one saved context); every CPU's records are
+# the same QEMU-checked branches as the one-CPU boot's above (same kernel, same addresses).
+boot --smp 4 --timeout 300 --program "$prog" -- workload=program trace=bts,lbr spmu=skylake,arrowlake trace.cpus=all
+status_is 0 "4 vCPUs: the example runs on every CPU under BTS and LBR, Skylake and Arrow Lake"
+run=1
+for p in skylake arrowlake; do
+	run=$((run + 1))
+	want=$(nth "$work/qemu.txt" "$run" | grep -v '^run ')
+	same=0
+	for c in 0 1 2 3; do
+		got=$(printf '%s\n' "$out" | awk -v l="program@$p" -v c="cpu=$c" '
+			$1 == "trace-begin" { on = ($2 == "bts" && $3 == l && $4 == c) } $1 == "trace-end" { on = 0 }
+			on && $1 == "bts" { print $2, $3 }')
+		[ -n "$got" ] && [ "$got" = "$want" ] && same=$((same + 1))
+	done
+	[ "$same" = 4 ]
+	ok $? "4 vCPUs, bts, $p: all 4 CPUs' records are QEMU's branches of the one-CPU run ($same of 4)"
+done
+run=3
+for p in skylake arrowlake; do
+	run=$((run + 1))
+	want=$(nth "$work/qemu.txt" "$run" | grep -v '^run ' | tail -n 32 | tac)
+	same=0
+	for c in 0 1 2 3; do
+		got=$(printf '%s\n' "$out" | awk -v l="program@$p" -v c="cpu=$c" '
+			$1 == "trace-begin" { on = ($2 == "lbr" && $3 == l && $4 == c) } $1 == "trace-end" { on = 0 }
+			on && $1 == "lbr" { print $3, $4 }')
+		[ -n "$got" ] && [ "$got" = "$want" ] && same=$((same + 1))
+	done
+	[ "$same" = 4 ]
+	ok $? "4 vCPUs, lbr, $p: all 4 CPUs' stacks hold QEMU's newest branches ($same of 4)"
+done
+
 boot --timeout 60 -- workload=program trace=bts
 status_is 2 "workload=program without a program: status 2"
 has "option 'workload': 'program' needs option program" "the refusal names the missing option"

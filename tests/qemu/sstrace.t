@@ -207,6 +207,28 @@ every_nth() {
 		/^pc / { pc[++n] = $2 }
 		END { for (i = per; i <= n; i += per) print pc[i], (i < n ? pc[i + 1] : x) }'
 }
+# every_nth_if RUN PERIOD: as every_nth for a counter whose overflow raises a PMI, taken at the
+# first instruction boundary where IF is set: the kernel side of SYSCALL runs with IF clear,
+# from user_syscall_entry up to user_if_restored (IA32_FMASK, arch/x86/user/entry.S). The
+# routine re-arms the period there, so the next period counts from the instruction it
+# interrupted. Prints "OVERFLOWED-AT DELIVERED-AT" per sample, then "skid N": the instructions
+# counted between an overflow and its PMI, which no period accounts for.
+every_nth_if() {
+	nth "$work/pcs.txt" "$1" | perl -lane 'no warnings "portable";
+		BEGIN { ($x, $per, $lo, $hi) = (shift, shift, hex(shift), hex(shift)); ($c, $p, $skid) = (0, 0, 0) }
+		next unless $F[0] eq "pc";
+		push @pc, $F[1];
+		END {
+			for my $i (0 .. $#pc) {
+				my $v = hex($pc[$i]);
+				if ($p && !($v >= $lo && $v < $hi)) { print "$pc[$o] $pc[$i]"; $skid += $i - $o - 1; $p = 0; $c = 0 }
+				$c++;
+				if (!$p && $c == $per) { $p = 1; $o = $i }
+			}
+			if ($p) { print "$pc[$o] $x"; $skid += @pc - $o - 1 }
+			print "skid $skid";
+		}' "$exit_addr" "$2" "0x$(sym user_syscall_entry)" "0x$(sym user_if_restored)"
+}
 check_pebs() {
 	local run=$1 label=$2 w=$3
 	k=$(records pebs "$label" pebs 2 3)
@@ -241,16 +263,19 @@ check_btf() {
 }
 for_runs check_btf
 # Counter sampling: PMC0 counts retired instructions from -50 with INT; the PMI is taken at the
-# next instruction boundary and re-arms the period, so sample k is the instruction after
-# QEMU's (50k)-th; the counts left over add up to the step count.
+# next instruction boundary with IF set and re-arms the period, so sample k is the instruction
+# after QEMU's (50k)-th, or the first one after it with IF set (every_nth_if); the counts left
+# over and the skid add up to the step count.
 check_pmc() {
 	local run=$1 label=$2 w=$3
 	k=$(records pmc "$label" sample 2)
 	line=$(printf '%s\n' "$out" | grep "^trace-begin pmc $label ")
-	want=$(every_nth "$run" 50 | awk '{ print $2 }')
+	every_nth_if "$run" 50 >"$work/pmc_want"
+	want=$(grep -v '^skid ' "$work/pmc_want" | awk '{ print $2 }')
+	skid=$(awk '$1 == "skid" { print $2 }' "$work/pmc_want")
 	nrec=$(printf '%s\n' "$want" | grep -c .)
-	sums=$(printf '%s\n' "$line" | awk '{ for (i = 1; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
-		print (v["samples"] * v["period"] + v["remainder"] == v["steps"] && v["fixed0"] == v["steps"]) }')
+	sums=$(printf '%s\n' "$line" | awk -v skid="$skid" '{ for (i = 1; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] }
+		print (v["samples"] * v["period"] + v["remainder"] + skid == v["steps"] && v["fixed0"] == v["steps"]) }')
 	[ "$sums" = 1 ]
 	same_lines "$k" "$want" "pmc, $label: the $nrec samples follow every 50th instruction QEMU executed; counts add up ($line)" $?
 	# freeze=lbrs: each sample's LBR snapshot (read in the PMI while frozen) is the

@@ -5,18 +5,21 @@
  *   arch_user_enter(entry, stack_top, arg): ring 0, saves its context on its own stack (the
  *     slot user_saved_kernel_rsp), IRETQ to ring 3 at entry with RSP = stack_top, RDI = arg,
  *     interrupts on (the watchdog's timer, PMIs);
- *   user_syscall_entry (IA32_LSTAR): SYS_NOP returns at once with SYSRETQ; SYS_EXIT, and
- *     user_abort (where a fault or the watchdog sends a run, arch/x86/user/run.c), go back to
- *     the saved context with the status in RDI; every other number runs user_syscall
- *     (syscalls.c) on the kernel stack below the saved context, keeping every register but
- *     RAX (the result), RCX and R11 (SYSCALL's);
+ *   user_syscall_entry (IA32_LSTAR), with IF clear (IA32_FMASK: no interrupt ever lands on
+ *     the program's stack, whose red zone is its own): SYS_NOP returns at once with SYSRETQ;
+ *     SYS_EXIT, and user_abort (where a fault or the watchdog sends a run, run.c), go back to
+ *     the saved context (the caller's RFLAGS included) with the status in RDI; every other
+ *     number runs user_syscall (syscalls.c) on the kernel stack below the saved context,
+ *     keeping every register but RAX (the result), RCX and R11 (SYSCALL's);
  *   arch_user_roundtrip(n), the "user" workload: n times SYSCALL(SYS_NOP) from its ring 3
  *     page, then SYSCALL(SYS_EXIT) with the count (each SYSCALL counts one, two if the RFLAGS
  *     image it left in R11 shows TF: the single-step engine must hide its own).
- * IA32_FMASK clears IF and DF but leaves TF (arch/x86/cpu/usermode.c), so the kernel side is
- * stepped too: it is part of the workload. No SWAPGS: GS keeps the kernel's per-CPU base in
- * ring 3 (the pages it points at are supervisor-only). One run at a time on the whole machine:
- * the saved context is a single slot (programs run on each CPU in turn).
+ * IA32_FMASK clears IF, DF and AC but leaves TF (arch/x86/cpu/usermode.c), so the kernel side
+ * is stepped too: it is part of the workload. A PMI that falls in the kernel side is taken
+ * when IF is set again: after SYSRETQ, or at user_if_restored. No SWAPGS: GS keeps the
+ * kernel's per-CPU base in ring 3 (the pages it points at are supervisor-only). One run at a
+ * time on the whole machine: the saved context is a single slot (programs run on each CPU in
+ * turn).
  */
 #include "arch/x86/hw/cpu_regs.h"
 
@@ -28,32 +31,37 @@
 #define SYS_EXIT	1
 
 	.section .text.workload, "ax"
-	.globl arch_user_roundtrip, user_syscall_entry, arch_user_enter, user_abort
+	.globl arch_user_roundtrip, user_syscall_entry, arch_user_enter, user_abort, user_if_restored
 
-arch_user_enter:
+arch_user_enter:		/* a user program: interrupts on in ring 3 (the watchdog) */
+	movl $RFLAGS_IF, %ecx
+user_enter:			/* RCX = RFLAGS bits ring 3 gets on top of the caller's */
 	pushq %rbx
 	pushq %rbp
 	pushq %r12
 	pushq %r13
 	pushq %r14
 	pushq %r15
+	pushfq			/* the caller's RFLAGS, put back on the way out */
 	movq %rsp, user_saved_kernel_rsp(%rip)
 	pushq $USER_DS
 	pushq %rsi
 	pushfq
-	orq $RFLAGS_IF, (%rsp)
+	orq %rcx, (%rsp)
 	pushq $USER_CS
 	pushq %rdi
 	movq %rdx, %rdi
 	xorl %esi, %esi
 	xorl %edx, %edx
+	xorl %ecx, %ecx
 	iretq
 
-arch_user_roundtrip:		/* rdi = n goes along to ring 3 */
+arch_user_roundtrip:		/* rdi = n goes along to ring 3, with the caller's IF */
 	movq %rdi, %rdx
 	movabsq $USER_CODE_VA, %rdi
 	movabsq $USER_STACK_TOP, %rsi
-	jmp arch_user_enter
+	xorl %ecx, %ecx
+	jmp user_enter
 
 user_syscall_entry:		/* ring 0, RCX = user RIP, R11 = user RFLAGS, IF clear */
 	cmpl $SYS_EXIT, %eax
@@ -85,8 +93,10 @@ user_syscall_entry:		/* ring 0, RCX = user RIP, R11 = user RFLAGS, IF clear */
 	movq saved_user_rsp(%rip), %rsp
 	sysretq
 
-user_abort:			/* RDI = the status */
+user_abort:			/* RDI = the status; IF clear */
 	movq user_saved_kernel_rsp(%rip), %rsp
+	popfq			/* the caller's RFLAGS: its IF again */
+user_if_restored:		/* IF is clear from user_syscall_entry up to here */
 	movq %rdi, %rax
 	popq %r15
 	popq %r14

@@ -9,7 +9,6 @@
  */
 #include "arch/x86/user/run.h"
 #include "include/baretrace/user.h"
-#include "kernel/workloads.h"
 
 /* [p, p + n) inside one of the program's ranges. */
 WORKLOAD_SECTION static bool user_buffer_ok(const struct user_run *u, uint64_t p, uint64_t n)
