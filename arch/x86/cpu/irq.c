@@ -6,6 +6,8 @@
  */
 #include "arch/x86/cpu/trap.h"
 #include <stddef.h>
+#include "arch/x86/cpu/percpu.h"
+#include "arch/x86/cpu/usermode.h"
 #include "kernel/console.h"
 
 static irq_handler_fn irq_handlers[256];
@@ -57,6 +59,9 @@ void irq_register(unsigned vector, irq_handler_fn fn)
 
 void trap_dispatch(struct trap_frame *f)
 {
+	struct percpu *cpu = percpu_current();
+	if (cpu && cpu->user_access_in_traps)
+		user_access_begin(); /* RFLAGS comes back from the frame at IRETQ */
 	trap_claim_fn debug = claims[TRAP_CLAIM_DEBUG];
 	if (f->vector == VEC_DB && debug && debug(f))
 		return; /* the single-step engine's own trap: invisible to the model */

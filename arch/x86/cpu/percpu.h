@@ -24,6 +24,7 @@ struct percpu {
 	uint64_t tsc_online;
 	uint64_t start_cycles; /* STARTUP IPI sent -> online, as the boot CPU saw it */
 	struct exception_catch *active_catch; /* arch/x86/cpu/exceptions.c */
+	bool user_access_in_traps; /* trap handlers may touch user pages (SMAP: STAC first) */
 	/* Cross-CPU calls (arch/x86/smp/smp.c): the caller fills fn/arg, then bumps call_seq; the
 	 * target runs fn(arg) and copies call_seq into call_done. */
 	void (*volatile call_fn)(void *);

@@ -2,7 +2,7 @@
 /*
  * Self-tests of the x86 bring-up: exceptions are delivered with the right vector, error code
  * and RIP; descriptor tables are the kernel's own; paging enforces W^X, NX, the NULL page and
- * the stack guard, with device memory uncached.
+ * the stack guard, with device memory uncached; SMAP and SMEP keep the kernel out of user pages.
  */
 #include "kernel/selftest.h"
 #include "kernel/boot_info.h"
@@ -11,6 +11,7 @@
 #include "arch/x86/cpu/pagetable.h"
 #include "arch/x86/cpu/paging.h"
 #include "arch/x86/cpu/trap.h"
+#include "arch/x86/cpu/usermode.h"
 
 #include "kernel/kernel.h"
 
@@ -161,4 +162,46 @@ SELFTEST(paging)
 	ok = paging_translate((uint64_t)bi, &pa, &flags, &size);
 	report(ok && pa == (uint64_t)bi && !(flags & PTE_UNCACHED),
 	       "RAM (boot_info at %p) is identity-mapped write-back", (const void *)bi);
+}
+
+static void call_user_code(void *arg)
+{
+	(void)arg;
+	((void (*)(void))(uintptr_t)USER_CODE_VA)();
+}
+
+static void read_user_with_access(void *arg)
+{
+	user_access_begin();
+	read_from(arg);
+	user_access_end();
+}
+
+/* SDM Vol. 3A 4.6.1: with CR4.SMAP a supervisor-mode data access to a user-mode address faults
+ * unless RFLAGS.AC is 1 (STAC); with CR4.SMEP a supervisor-mode fetch from a user page faults.
+ * The user pages of the ring 3 workload (arch/x86/cpu/usermode.h) are the targets. */
+SELFTEST(user_protection)
+{
+	struct caught_exception e;
+	bool caught;
+	if (usermode_smap) {
+		caught = arch_catch_exception(VEC_PF, read_from, (void *)USER_STACK_VA, &e);
+		check_pf(caught, &e, USER_STACK_VA, PF_ERR_PRESENT,
+			 "SMAP: kernel read of a user page");
+		report(caught && !(e.error_code & PF_ERR_USER),
+		       "SMAP: the fault is a supervisor access");
+		caught =
+		    arch_catch_exception(VEC_PF, read_user_with_access, (void *)USER_STACK_VA, &e);
+		report(!caught,
+		       "SMAP: the same read after STAC (user_access_begin) does not fault");
+	} else {
+		report_skip("SMAP: the CPU has none (CPUID.07H.0:EBX[20])");
+	}
+	if (read_cr4() & CR4_SMEP) {
+		caught = arch_catch_exception(VEC_PF, call_user_code, NULL, &e);
+		check_pf(caught, &e, USER_CODE_VA, PF_ERR_PRESENT | PF_ERR_FETCH,
+			 "SMEP: kernel call into a user page");
+	} else {
+		report_skip("SMEP: the CPU has none (CPUID.07H.0:EBX[7])");
+	}
 }

@@ -11,6 +11,7 @@
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/desc.h"
 #include "arch/x86/cpu/paging.h"
+#include "arch/x86/hw/cpuid.h"
 #include "kernel/boot_info.h"
 #include "kernel/console.h"
 #include "kernel/memory.h"
@@ -20,8 +21,27 @@
 
 extern const char user_syscall_entry[];
 
+bool usermode_smap;
+static bool usermode_smep;
+
+/* SMEP and SMAP where the CPU has them (CPUID.07H.0:EBX[7] and [20]), on this CPU. */
+static void protect_from_user(void)
+{
+	struct cpuid_regs max = cpuid(CPUID_LEAF_VENDOR, 0);
+	uint32_t ebx = max.eax >= CPUID_LEAF_EXT_FEAT ? cpuid(CPUID_LEAF_EXT_FEAT, 0).ebx : 0;
+	uint64_t cr4 = read_cr4();
+	if (ebx & C07_EBX_SMEP)
+		cr4 |= CR4_SMEP;
+	if (ebx & C07_EBX_SMAP)
+		cr4 |= CR4_SMAP;
+	write_cr4(cr4);
+	usermode_smep = ebx & C07_EBX_SMEP;
+	usermode_smap = ebx & C07_EBX_SMAP;
+}
+
 void usermode_init_cpu(void)
 {
+	protect_from_user();
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 	/* SYSRET: CS = base + 16 = user code, SS = base + 8 = user data (RPL 3 forced). */
 	wrmsr(MSR_STAR, STAR_SYSCALL_CS(SEL_KERNEL_CODE) | STAR_SYSRET_BASE(SEL_KERNEL_DATA));
@@ -39,6 +59,8 @@ bool usermode_init(uint64_t kernel_phys_base)
 		kprintf("error: cannot map the ring 3 workload pages\n");
 		return false;
 	}
+	kprintf("usermode: SMEP %s, SMAP %s (CPUID.07H.0:EBX[7], [20])\n",
+		usermode_smep ? "on" : "not on this CPU", usermode_smap ? "on" : "not on this CPU");
 	return true;
 }
 

@@ -9,6 +9,22 @@
 #define USER_CODE_VA  0x00007f0000000000ull /* alias of user_code_page (user_roundtrip.S) */
 #define USER_STACK_VA 0x00007f0000002000ull /* one page; the top is USER_CODE_VA + 0x3000 */
 
+/* SMAP is on (CR4.SMAP, where CPUID.07H.0:EBX[20] has it): kernel accesses to user pages fault
+ * unless RFLAGS.AC is set. The few places that read or write a program's memory on purpose
+ * (a system call's buffer; the single-step engine, which decodes the workload's instructions
+ * and hides its TF in what PUSHF stored) open access for just that (SDM Vol. 3A 4.6). */
+extern bool usermode_smap;
+static inline void user_access_begin(void)
+{
+	if (usermode_smap)
+		__asm__ volatile("stac" ::: "memory");
+}
+static inline void user_access_end(void)
+{
+	if (usermode_smap)
+		__asm__ volatile("clac" ::: "memory");
+}
+
 /* On the boot CPU, after paging_init: returns false (with a message) on failure. */
 /* The SYSCALL/SYSRET MSRs of the running CPU (usermode_init does the boot CPU's). */
 void usermode_init_cpu(void);

@@ -26,6 +26,8 @@
 #define CR4_OSFXSR     BIT(9)
 #define CR4_OSXMMEXCPT BIT(10)
 #define CR4_LA57       BIT(12) /* 5-level paging */
+#define CR4_SMEP       BIT(20) /* SDM Vol. 3A 4.6: no instruction fetch from user pages in ring 0 */
+#define CR4_SMAP       BIT(21) /* 4.6: no data access to user pages in ring 0 unless RFLAGS.AC */
 
 /* IA32_EFER (SDM Vol. 3A 2.2.1, Table 2-1) */
 #define EFER_SCE BIT(0)

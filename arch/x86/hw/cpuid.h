@@ -36,7 +36,9 @@
 #define C01_ECX_HYPERVISOR BIT(31) /* reserved on bare metal (reads 0), set by hypervisors */
 #define C01_EDX_DS	   BIT(21) /* Debug Store; IA32_MISC_ENABLE BTS/PEBS bits valid */
 
-/* CPUID.07H.0:EDX (SDM Vol. 2A Table 3-8). */
+/* CPUID.07H.0:EBX and EDX (SDM Vol. 2A Table 3-8). */
+#define C07_EBX_SMEP	 BIT(7)	 /* supervisor-mode execution prevention */
+#define C07_EBX_SMAP	 BIT(20) /* supervisor-mode access prevention, STAC/CLAC */
 #define C07_EDX_HYBRID	 BIT(15)
 #define C07_EDX_ARCH_LBR BIT(19)
 

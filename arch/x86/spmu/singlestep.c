@@ -82,7 +82,11 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->hooks = *h;
 	write_dr6(DR6_INIT_VALUE);
 	s->active = true;
+	/* The engine decodes the workload's instructions, ring 3's too, and fixes the RFLAGS image
+	 * PUSHF stores on its stack: its traps may touch user pages (SMAP, cpu/usermode.h). */
+	this_cpu()->user_access_in_traps = true;
 	r->retval = ss_enter(fn, arg, interrupts ? RFLAGS_IF : 0);
+	this_cpu()->user_access_in_traps = false;
 	/* The trap that lands on ss_exit ends the run (ss_debug_trap): still active means the
 	 * workload went on without traps from s->prev on. */
 	r->escaped_at = s->active ? s->prev : 0;

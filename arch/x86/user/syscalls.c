@@ -8,6 +8,7 @@
  * own segments and stack (arch_user_run_begin), never dereferenced unchecked.
  */
 #include "arch/x86/user/run.h"
+#include "arch/x86/cpu/usermode.h"
 #include "include/baretrace/user.h"
 
 /* [p, p + n) inside one of the program's ranges. */
@@ -30,7 +31,9 @@ WORKLOAD_SECTION static int64_t user_write(struct user_run *u, uint64_t buf, uin
 	char *dst = u->out + u->out_len;
 	const char *src = (const char *)buf;
 	uint64_t n = keep;
+	user_access_begin();
 	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+	user_access_end();
 	u->out_len += keep;
 	u->out_dropped += len - keep;
 	return (int64_t)len;
