@@ -137,6 +137,7 @@ struct trace_options {
 	uint64_t pebs_kib;
 	uint64_t pebs_ldlat; /* load-latency threshold in cycles; 0 = off */
 	uint64_t pmc_period;
+	uint64_t spmu_drop; /* test only: the model misses the Nth taken branch of a run; 0 = off */
 };
 
 /* The software PMU's personalities (option spmu), by index: the name, or NULL past the last.
@@ -159,8 +160,10 @@ struct trace_request {
 	const char *workload;
 	uint64_t (*fn)(uint64_t);
 	uint64_t arg;
-	uint64_t expect;     /* fn(arg)'s result: a run that returns another is a failure */
-	bool expect_native;  /* expect is instead what a native run on the same CPU returns */
+	uint64_t expect;    /* fn(arg)'s result: a run that returns another is a failure */
+	bool expect_native; /* expect is instead what a native run on the same CPU returns */
+	/* what a capture of one run must hold, from the workload's source; NULL: none */
+	const struct workload_signature *signature;
 	void (*reset)(void); /* before each run, on the CPU that runs it; or NULL */
 	/* after each run, on that CPU: says how it ended with print (NULL: a native run, quiet) */
 	void (*done)(workload_print_fn print);
@@ -177,6 +180,12 @@ enum trace_outcome { TRACE_PASSED, TRACE_FAILED, TRACE_SKIPPED };
  * with the reason). Prints the records. */
 enum trace_outcome arch_trace_workload(const struct trace_request *req);
 
+/* The self-checks printed so far (a TAP line each: "ok N - selfcheck FACILITY LABEL ..."). */
+struct arch_selfcheck_tally {
+	unsigned checks, failed, skipped;
+};
+void arch_selfcheck_tally(struct arch_selfcheck_tally *out);
+
 /* Bench: the PMI/DS service routine's path length in instructions per PMI and per record
  * (arch/x86/session/isr_bench.c); false if it misbehaves or exceeds its bound. */
 bool arch_bench_isr(void);
@@ -184,6 +193,31 @@ bool arch_bench_isr(void);
 /* The ring 3 <-> ring 0 round-trip workload: n SYSCALL/SYSRET pairs from ring 3, entered with
  * IRETQ and left through a final SYSCALL; returns n (arch/x86/user/entry.S). */
 uint64_t arch_user_roundtrip(uint64_t n);
+/*
+ * The workload library (arch/x86/workloads/library.S): workloads in assembly whose branch
+ * signature follows from their source (arch/x86/workloads/library.c works it out from the
+ * counting comments there): per class, the taken branches whose FROM lies in [code_lo,
+ * code_hi), and the instructions one run retires. Sessions check their captures against it.
+ */
+enum wl_class { WL_COND, WL_JMP, WL_IND_JMP, WL_CALL, WL_IND_CALL, WL_RET, WL_FAR, WL_CLASSES };
+struct workload_signature {
+	uint64_t taken[WL_CLASSES];
+	uint64_t instructions;
+	uint64_t code_lo, code_hi;
+};
+#define WL_SORT_MAX 256			/* values arch_wl_sort sorts at most */
+uint64_t arch_wl_countdown(uint64_t n); /* n + ... + 1 */
+uint64_t arch_wl_nest(uint64_t n);	/* 6n: n calls of a function calling a leaf twice */
+uint64_t arch_wl_switch(uint64_t n);	/* a jump table on i % 4, i < n */
+uint64_t arch_wl_recursion(uint64_t d); /* d: d levels of a self-call */
+uint64_t arch_wl_sort(uint64_t n);	/* insertion sort of n generated values, a checksum */
+uint64_t arch_wl_sort_result(uint64_t n);
+void arch_wl_countdown_signature(uint64_t n, struct workload_signature *s);
+void arch_wl_nest_signature(uint64_t n, struct workload_signature *s);
+void arch_wl_switch_signature(uint64_t n, struct workload_signature *s);
+void arch_wl_recursion_signature(uint64_t d, struct workload_signature *s);
+void arch_wl_sort_signature(uint64_t n, struct workload_signature *s);
+
 /* A workload that takes a #BP and a #PF the kernel handles and resumes from; returns n. */
 uint64_t arch_fault_workload(uint64_t n);
 /* Branches to the next instruction, conditions, LOOP to itself, REP strings: n + 5

@@ -140,6 +140,7 @@ static const struct cfg_enum_value pebs_group_values[] = {
 #define LBR_DEPTH_MAX		64
 #define PEBS_COUNTER_MAX	7	/* IA32_PEBS_ENABLE bits 7:0 at most before extended PEBS */
 #define PROGRAM_WATCHDOG_MAX_MS 3600000 /* an hour */
+#define SPMU_DROP_MAX		1000000
 
 /* The positional fields after `values` (flags, multiple, item), for the short table rows. */
 #define PLAIN 0, 0, NULL
@@ -181,6 +182,10 @@ static const struct cfg_option option_table[] = {
      "software PMU personalities (one session each) where the CPU lacks a facility; none: the "
      "hardware only (SKIP where it lacks it)",
      OPT(spmu), 0, 0, none_word, 0, 0, arch_spmu_name},
+    {"spmu.drop", CFG_UINT,
+     "test only: the software PMU misses the Nth taken branch of every run, so that the "
+     "self-checks are seen to fail; 0 = off",
+     OPT(tr.spmu_drop), 0, SPMU_DROP_MAX, NULL, PLAIN},
     {"pmi", CFG_ENUM, "deliver the performance-monitoring interrupt on its vector or as NMI",
      OPT(pmi), 0, 0, pmi_values, PLAIN},
     {"trace.cpus", CFG_ENUM,

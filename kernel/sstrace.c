@@ -107,7 +107,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 	uint64_t cycles = arch_timestamp() - t0;
 	if (w->done)
 		w->done(kprintf);
-	uint64_t expect = w->expect_native ? plain : w->expect;
+	uint64_t expect = w->expect_native ? plain : workload_expect(w);
 	bool ok = plain == expect && stepped == expect && trace.undecodable == 0 &&
 		  trace.redirected == 0 && escaped == 0;
 	kprintf("ss-begin %s steps=%lu branches=%u dropped=%lu undecodable=%lu result=%lu "
@@ -123,6 +123,15 @@ static bool trace_one(const struct workload *w, void *ctx)
 		    "error: ss: %s: no single-step trap came after the instruction at %#lx: the "
 		    "workload ran on unseen, the trace ended early\n",
 		    w->name, escaped);
+	if (w->signature) { /* what its source says, for the host to hold against QEMU's log */
+		struct workload_signature s;
+		w->signature(w->arg, &s);
+		kprintf("ss-signature %s code=%#lx-%#lx cond=%lu jmp=%lu ind-jmp=%lu call=%lu "
+			"ind-call=%lu ret=%lu far=%lu instructions=%lu\n",
+			w->name, s.code_lo, s.code_hi, s.taken[WL_COND], s.taken[WL_JMP],
+			s.taken[WL_IND_JMP], s.taken[WL_CALL], s.taken[WL_IND_CALL],
+			s.taken[WL_RET], s.taken[WL_FAR], s.instructions);
+	}
 	for (unsigned i = 0; i < trace.count; i++)
 		kprintf("ss-branch %#lx %#lx\n", trace.recs[i].from, trace.recs[i].to);
 	kprintf("ss-end %s %s\n", w->name, ok ? "ok" : "MISMATCH");

@@ -2,6 +2,7 @@
 #include "kernel/tracing.h"
 #include "kernel/options.h"
 #include "kernel/workloads.h"
+#include "kernel/console.h"
 
 struct trace_ctx {
 	enum trace_facility facility;
@@ -13,6 +14,9 @@ struct trace_ctx {
 static bool trace_one(const struct workload *w, void *ctx)
 {
 	struct trace_ctx *t = ctx;
+	struct workload_signature sig;
+	if (w->signature)
+		w->signature(w->arg, &sig);
 	struct trace_request r = {
 	    .facility = t->facility,
 	    .facility_name = options_facility_name(t->facility),
@@ -20,11 +24,12 @@ static bool trace_one(const struct workload *w, void *ctx)
 	    .workload = w->name,
 	    .fn = w->fn,
 	    .arg = w->arg,
-	    .expect = w->expect,
+	    .expect = workload_expect(w),
 	    .expect_native = w->expect_native,
 	    .reset = w->reset,
 	    .done = w->done,
 	    .concurrent = w->concurrent,
+	    .signature = w->signature ? &sig : NULL,
 	    .opt = t->opt,
 	};
 	enum trace_outcome out = arch_trace_workload(&r);
@@ -46,6 +51,13 @@ enum trace_outcome tracing_run(const struct kernel_options *o)
 			workload_for_each(&o->workload, trace_one, &t);
 		}
 	}
+	struct arch_selfcheck_tally sc;
+	arch_selfcheck_tally(&sc);
+	if (sc.checks)
+		kprintf(
+		    "selfcheck: %u checks against the workloads' signatures: %u passed, %u failed, "
+		    "%u skipped\n",
+		    sc.checks, sc.checks - sc.failed - sc.skipped, sc.failed, sc.skipped);
 	if (t.failed)
 		return TRACE_FAILED;
 	return t.passed ? TRACE_PASSED : TRACE_SKIPPED;

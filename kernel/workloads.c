@@ -160,6 +160,48 @@ static const struct workload workloads[] = {
      .done = program_done,
      .explicit_only = true,
      .expect_native = true},
+    /* The library (arch/x86/workloads/library.S): signatures from their source, checked after
+     * every capture. Results worked out there: countdown 50 + ... + 1 = 1275; nest 6 * 20;
+     * switch 7 * (1 + 2 + 3 + 4) + 1 + 2 = 73 for i < 30; recursion 12. */
+    {.name = "countdown",
+     .what = "library: a counted loop (DEC/JNZ), signature checked",
+     .fn = arch_wl_countdown,
+     .arg = 50,
+     .expect = 1275,
+     .concurrent = true,
+     .signature = arch_wl_countdown_signature,
+     .explicit_only = true},
+    {.name = "nest",
+     .what = "library: calls two deep and returns, signature checked",
+     .fn = arch_wl_nest,
+     .arg = 20,
+     .expect = 120,
+     .concurrent = true,
+     .signature = arch_wl_nest_signature,
+     .explicit_only = true},
+    {.name = "switch",
+     .what = "library: a jump table (indirect JMP) and its cases",
+     .fn = arch_wl_switch,
+     .arg = 30,
+     .expect = 73,
+     .concurrent = true,
+     .signature = arch_wl_switch_signature,
+     .explicit_only = true},
+    {.name = "recursion",
+     .what = "library: recursion 12 deep, signature checked",
+     .fn = arch_wl_recursion,
+     .arg = 12,
+     .expect = 12,
+     .concurrent = true,
+     .signature = arch_wl_recursion_signature,
+     .explicit_only = true},
+    {.name = "sort",
+     .what = "library: insertion sort of 48 generated values (data-dependent)",
+     .fn = arch_wl_sort,
+     .arg = 48,
+     .expect_of = arch_wl_sort_result,
+     .signature = arch_wl_sort_signature,
+     .explicit_only = true},
     {.name = "bench",
      .what = "the counted loop, long, for single-step speed",
      .fn = wl_loop,
@@ -168,6 +210,11 @@ static const struct workload workloads[] = {
      .bench = true,
      .concurrent = true},
 };
+
+uint64_t workload_expect(const struct workload *w)
+{
+	return w->expect_of ? w->expect_of(w->arg) : w->expect;
+}
 
 const struct workload *workload_at(unsigned i)
 {

@@ -26,7 +26,13 @@ struct workload {
 			      * same CPU (the user program's exit status); `expect` is unused */
 	/* run (not traced) after each run, or NULL: says how it ended with print (NULL: quiet) */
 	void (*done)(workload_print_fn print);
+	uint64_t (*expect_of)(uint64_t arg); /* the expected result, when not a constant */
+	/* the library's branch signature for an argument (kernel/arch.h), or NULL */
+	void (*signature)(uint64_t arg, struct workload_signature *s);
 };
+
+/* w's expected result for w->arg: w->expect, or w->expect_of(w->arg). */
+uint64_t workload_expect(const struct workload *w);
 
 struct cfg_list;
 /* The i-th workload's name, NULL past the last; *explicit_only: left out of "all" (bench).

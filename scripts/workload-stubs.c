@@ -54,3 +54,63 @@ void program_done(workload_print_fn print)
 {
 	(void)print;
 }
+
+uint64_t arch_wl_countdown(uint64_t n)
+{
+	return n;
+}
+
+uint64_t arch_wl_nest(uint64_t n)
+{
+	return n;
+}
+
+uint64_t arch_wl_switch(uint64_t n)
+{
+	return n;
+}
+
+uint64_t arch_wl_recursion(uint64_t n)
+{
+	return n;
+}
+
+uint64_t arch_wl_sort(uint64_t n)
+{
+	return n;
+}
+
+uint64_t arch_wl_sort_result(uint64_t n)
+{
+	return n;
+}
+
+void arch_wl_countdown_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}
+
+void arch_wl_nest_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}
+
+void arch_wl_switch_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}
+
+void arch_wl_recursion_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}
+
+void arch_wl_sort_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}

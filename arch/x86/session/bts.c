@@ -15,6 +15,7 @@
 #include "arch/x86/pmu/isr_hook.h"
 #include "arch/x86/session/facility.h"
 #include "arch/x86/session/session.h"
+#include "arch/x86/session/selfcheck.h"
 #include "arch/x86/session/stores.h"
 #include "kernel/arch.h"
 #include "lib/fmt.h"
@@ -133,11 +134,19 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 			"records were overwritten (SDM 17.4.9.3; a larger bts.records, or btsint, "
 			"keeps them)\n",
 			fac, t->label, cfg.records, overwritten);
+	struct selfcheck sc;
+	selfcheck_begin(&sc, t);
 	for (uint64_t i = 0; i < store.n; i++) {
 		const struct bts_record *r = &store.rec[i];
 		tprintf("bts %#lx %#lx %#lx%s\n", r->from, r->to, r->flags & ~BTS_FLAG_LEAK,
 			r->flags & BTS_FLAG_LEAK ? " leak" : "");
+		selfcheck_record(&sc, r->from, r->to);
 	}
+	selfcheck_exact(t, &sc, fac,
+			cfg.ring != BTS_RING_ALL     ? "bts.ring leaves a ring out"
+			: wrapped		     ? "the circular buffer went round"
+			: store.lost_full || dropped ? "records were lost"
+						     : NULL);
 	uint64_t ler_from = 0, ler_to = 0;
 	if (ts_check(t, pmu_rdmsr(MSR_LER_FROM, &ler_from), MSR_LER_FROM, fac) &&
 	    ts_check(t, pmu_rdmsr(MSR_LER_TO, &ler_to), MSR_LER_TO, fac))

@@ -14,6 +14,8 @@
 #include "arch/x86/session/output.h"
 #include "arch/x86/session/facility.h"
 #include "arch/x86/session/session.h"
+#include "arch/x86/session/selfcheck.h"
+#include "arch/x86/cpu/usermode.h"
 #include "lib/bits.h"
 #include "lib/x86_decode.h"
 
@@ -38,7 +40,10 @@ static struct lbr_msrs lbr_msrs_of(const struct trace_ctx *t)
 static unsigned branch_class(uint64_t from)
 {
 	struct x86_insn in;
-	if (x86_decode((const uint8_t *)from, X86_MAX_INSN_LENGTH, &in) != 0)
+	user_access_begin(); /* a ring 3 workload's code (SMAP, cpu/usermode.h) */
+	int rc = x86_decode((const uint8_t *)from, X86_MAX_INSN_LENGTH, &in);
+	user_access_end();
+	if (rc != 0)
 		return 0;
 	return in.branch == X86_BR_NONE ? LBR_F_FAR : (unsigned)BIT(lbr_class_of_branch(in.branch));
 }
@@ -51,7 +56,8 @@ static void print_entry(unsigned i, const struct lbr_entry *e)
 }
 
 /* 1 done, 0 failed, -1 skipped (said why). */
-static int arch_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t freeze)
+static int arch_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t freeze,
+		    struct selfcheck *sc)
 {
 	const struct trace_caps *c = t->caps;
 	char why[200];
@@ -91,11 +97,13 @@ static int arch_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t fr
 		struct lbr_entry e;
 		arch_lbr_decode(from, to, info, &e);
 		print_entry(i, &e);
+		selfcheck_record(sc, e.from, e.to);
 	}
 	return ok;
 }
 
-static int legacy_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t freeze)
+static int legacy_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t freeze,
+		      struct selfcheck *sc)
 {
 	const struct trace_caps *c = t->caps;
 	char why[200];
@@ -152,6 +160,7 @@ static int legacy_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t 
 			continue;
 		}
 		print_entry(i, &e);
+		selfcheck_record(sc, e.from, e.to);
 	}
 	if (dropped)
 		tprintf("lbr-software-filtered %u\n", dropped);
@@ -175,10 +184,15 @@ static bool session_lbr(struct trace_ctx *t)
 		ts_skip(t, "lbr", why);
 		return true;
 	}
-	int done = c->lbr.kind == TC_LBR_ARCH ? arch_lbr(t, &f, freeze) : legacy_lbr(t, &f, freeze);
+	struct selfcheck sc;
+	selfcheck_begin(&sc, t);
+	int done = c->lbr.kind == TC_LBR_ARCH ? arch_lbr(t, &f, freeze, &sc)
+					      : legacy_lbr(t, &f, freeze, &sc);
 	if (done < 0)
 		return true;
 	bool ok = done;
+	bool filtered = !(f.user && f.kernel && f.branch_types == LBR_F_ALL && !f.call_stack);
+	selfcheck_window(t, &sc, "lbr", filtered ? "lbr.filter leaves branches out" : NULL);
 	uint64_t ler_from = 0, ler_to = 0;
 	if (ok && ts_check(t, pmu_rdmsr(MSR_LER_FROM, &ler_from), MSR_LER_FROM, "lbr") &&
 	    ts_check(t, pmu_rdmsr(MSR_LER_TO, &ler_to), MSR_LER_TO, "lbr"))

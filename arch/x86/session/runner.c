@@ -11,6 +11,7 @@
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/session/output.h"
 #include "arch/x86/session/session.h"
+#include "arch/x86/session/selfcheck.h"
 #include "arch/x86/smp/smp.h"
 #include "kernel/console.h"
 #include "lib/fmt.h"
@@ -80,6 +81,36 @@ static void one_cpu(void *arg)
 	job->outcome[cpu] = !(ok && t.ok) ? TRACE_FAILED : t.skipped ? TRACE_SKIPPED : TRACE_PASSED;
 }
 
+static struct arch_selfcheck_tally tally;
+
+/* One TAP line per (workload, facility, CPU) whose workload has a signature, numbered here on
+ * the boot CPU in the order the reports are printed. */
+static void report_selfcheck(const struct trace_request *req, unsigned cpu,
+			     enum trace_outcome outcome)
+{
+	char line[256];
+	enum selfcheck_verdict v = selfcheck_take(cpu, line, sizeof(line));
+	if (!req->signature)
+		return;
+	if (v == SELFCHECK_NONE && outcome == TRACE_SKIPPED) {
+		fmt_snprintf(line, sizeof(line), "%s %s cpu=%u # SKIP the CPU has no %s",
+			     req->facility_name, req->workload, cpu, req->facility_name);
+		v = SELFCHECK_SKIP;
+	}
+	if (v == SELFCHECK_NONE)
+		return; /* a facility with no check (pebs, btf, pmc) */
+	tally.checks++;
+	tally.failed += v == SELFCHECK_FAIL;
+	tally.skipped += v == SELFCHECK_SKIP;
+	kprintf("%s %u - selfcheck %s\n", v == SELFCHECK_FAIL ? "not ok" : "ok", tally.checks,
+		line);
+}
+
+void arch_selfcheck_tally(struct arch_selfcheck_tally *out)
+{
+	*out = tally;
+}
+
 enum trace_outcome arch_trace_workload(const struct trace_request *req)
 {
 	static struct cpu_job job; /* large: not on the stack */
@@ -118,6 +149,7 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 	bool all_skipped = true;
 	for (unsigned c = first; c <= last; c++) {
 		trace_out_flush(c);
+		report_selfcheck(req, c, job.outcome[c]);
 		ok &= job.outcome[c] != TRACE_FAILED;
 		all_skipped &= job.outcome[c] == TRACE_SKIPPED;
 	}

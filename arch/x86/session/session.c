@@ -67,8 +67,9 @@ struct cpu_session {
 		uint64_t ip, load_addr, store_addr;
 		bool load, store;
 	} mem;
-	uint64_t mem_unknown;  /* stepped instructions whose memory operand x86_mem lacks */
-	ss_step_fn extra_step; /* a session's own per-step hook (BTF), or NULL */
+	uint64_t mem_unknown;	      /* stepped instructions whose memory operand x86_mem lacks */
+	uint64_t drop_at, taken_seen; /* option spmu.drop: the taken branch the model misses */
+	ss_step_fn extra_step;	      /* a session's own per-step hook (BTF), or NULL */
 	void *extra_ctx;
 	struct user_run *user; /* this CPU's user program run (its region-of-interest marks) */
 	/* A region of interest paused: the enable bits it cleared, to restore on resume. */
@@ -236,7 +237,15 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	struct cpu_session *cs = here();
 	const struct decoded *in = decode_cached(cs, retired, false);
 	if (!in)
-		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
+		return;	   /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
+	if (cs->drop_at) { /* test only (option spmu.drop): this taken branch never happened */
+		struct x86_step_insn si = x86_step_insn_of(&in->insn);
+		const struct trap_frame *fr = ss_step_frame();
+		struct x86_step_regs regs = {fr->rflags, fr->rcx};
+		if (x86_step_classify(&si, retired, next, &regs) == X86_STEP_TAKEN &&
+		    ++cs->taken_seen == cs->drop_at)
+			return;
+	}
 	struct spmu_feed_step st = {
 	    .retired = retired,
 	    .next = next,
@@ -303,6 +312,8 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 	cs->lost = cs->first_lost = 0;
 	cs->mem.ip = 0;
 	cs->mem_unknown = 0;
+	cs->drop_at = t->model ? q->opt->spmu_drop : 0;
+	cs->taken_seen = 0;
 	if (q->reset)
 		q->reset();
 	cs->ctx = t;

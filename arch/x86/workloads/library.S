@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The workload library: small workloads in assembly, so that what they retire and which
+ * branches they take follow from this source alone, with no compiler in between. Each one's
+ * branch signature (arch/x86/workloads/library.c) counts, from the comments here, the taken
+ * branches whose FROM lies in [arch_wl_NAME, arch_wl_NAME_end) by class, and its retired instructions
+ * from its first instruction to its final RET; the sessions check their captures against it
+ * (arch/x86/session/selfcheck.c), on the software PMU and on silicon alike. Each counting
+ * comment says "taken k" for a branch taken k times in a run with argument n.
+ * All in .text.workload (QEMU's execution log covers it: tests/qemu/selfcheck.t checks the
+ * signatures themselves against it).
+ */
+#define LCG_SEED 0x853c49e6748fea9bull
+#define LCG_MUL	 6364136223846793005 /* Knuth's MMIX LCG (TAOCP Vol. 2, 3.3.4) */
+#define LCG_INC	 1442695040888963407
+
+	.section .text.workload, "ax"
+	.globl arch_wl_countdown, arch_wl_countdown_end, arch_wl_nest, arch_wl_nest_end, arch_wl_switch
+	.globl arch_wl_switch_end, arch_wl_recursion, arch_wl_recursion_end, arch_wl_sort, arch_wl_sort_end
+	.globl arch_wl_sort_data
+
+/* countdown(n >= 1): n + (n-1) + ... + 1. 2 + 3n + 1 instructions. */
+arch_wl_countdown:
+	xorl %eax, %eax
+	movq %rdi, %rcx
+1:	addq %rcx, %rax
+	decq %rcx
+	jnz 1b				/* cond: taken n - 1 */
+	ret				/* ret: 1 */
+arch_wl_countdown_end:
+
+/* nest(n >= 1): n times a call to a function that calls a leaf twice: 6n.
+ * 3 + n * (call, dec, jnz) + n * (call, call, ret) + 2n * (add, ret) + 2 = 10n + 5. */
+arch_wl_nest:
+	pushq %rbx
+	movq %rdi, %rbx
+	xorl %eax, %eax
+1:	call arch_wl_nest_middle		/* call: n */
+	decq %rbx
+	jnz 1b				/* cond: taken n - 1 */
+	popq %rbx
+	ret				/* ret: 1 */
+arch_wl_nest_middle:
+	call arch_wl_nest_leaf		/* call: n */
+	call arch_wl_nest_leaf		/* call: n */
+	ret				/* ret: n */
+arch_wl_nest_leaf:
+	addq $3, %rax
+	ret				/* ret: 2n */
+arch_wl_nest_end:
+
+/* switch(n >= 1): a jump table on i % 4 for i = 0 .. n-1, case c adds c + 1. Cases 0-2 end
+ * with a JMP to the loop's tail, case 3 falls into it: floor(n / 4) of the n iterations
+ * (i = 3, 7, ...) take no JMP. 2 + 4n (mov, and, lea, jmp*) + 2 * (n - floor(n/4)) +
+ * floor(n/4) (the cases) + 3n (inc, cmp, jb) + 1 = 9n - floor(n/4) + 3 instructions. */
+arch_wl_switch:
+	xorl %eax, %eax
+	xorl %ecx, %ecx
+1:	movl %ecx, %edx
+	andl $3, %edx
+	leaq arch_wl_switch_table(%rip), %r8
+	jmp *(%r8,%rdx,8)		/* ind_jmp: n */
+arch_wl_switch_case0:
+	addq $1, %rax
+	jmp 2f				/* jmp: the iterations with i % 4 == 0 */
+arch_wl_switch_case1:
+	addq $2, %rax
+	jmp 2f				/* jmp: i % 4 == 1 */
+arch_wl_switch_case2:
+	addq $3, %rax
+	jmp 2f				/* jmp: i % 4 == 2 */
+arch_wl_switch_case3:
+	addq $4, %rax			/* falls through */
+2:	incq %rcx
+	cmpq %rdi, %rcx
+	jb 1b				/* cond: taken n - 1 */
+	ret				/* ret: 1 */
+arch_wl_switch_end:
+
+/* recursion(d >= 0): d levels of a self-call, returns d. Each of the d levels: test, jz (not
+ * taken), push, lea, call, pop, inc, ret; the last: test, jz (taken), xor, ret: 8d + 4. */
+arch_wl_recursion:
+	testq %rdi, %rdi
+	jz 1f				/* cond: taken 1 (at depth 0) */
+	pushq %rdi
+	leaq -1(%rdi), %rdi
+	call arch_wl_recursion		/* call: d */
+	popq %rdi
+	incq %rax
+	ret				/* ret: d */
+1:	xorl %eax, %eax
+	ret				/* ret: 1 */
+arch_wl_recursion_end:
+
+/* sort(n, 1 <= n <= WL_SORT_MAX): n values from an LCG (x = x * MUL + INC from SEED, value
+ * x >> 33), insertion sort, result sum of value[i] * (i + 1) over the sorted values. The
+ * taken counts depend on the data: arch/x86/workloads/library.c runs the same steps in C and
+ * counts them (each comment names its counter there). */
+arch_wl_sort:
+	leaq arch_wl_sort_data(%rip), %r8
+	movabsq $LCG_SEED, %rax
+	movabsq $LCG_MUL, %r9
+	movabsq $LCG_INC, %r10
+	xorl %ecx, %ecx
+1:	imulq %r9, %rax			/* generate: 8 per value */
+	addq %r10, %rax
+	movq %rax, %rdx
+	shrq $33, %rdx
+	movq %rdx, (%r8,%rcx,8)
+	incq %rcx
+	cmpq %rdi, %rcx
+	jb 1b				/* cond: taken n - 1 */
+	movl $1, %ecx
+	cmpq %rdi, %rcx
+	jae 5f				/* cond: taken 1 when n == 1 */
+2:	movq (%r8,%rcx,8), %rdx		/* key = value[i] */
+	movq %rcx, %rsi			/* j = i */
+3:	testq %rsi, %rsi
+	jz 4f				/* cond: "stop_at_0", j reached 0 */
+	movq -8(%r8,%rsi,8), %r11
+	cmpq %rdx, %r11
+	jbe 4f				/* cond: "stop_le", value[j - 1] <= key */
+	movq %r11, (%r8,%rsi,8)
+	decq %rsi
+	jmp 3b				/* jmp: "shifts" */
+4:	movq %rdx, (%r8,%rsi,8)
+	incq %rcx
+	cmpq %rdi, %rcx
+	jb 2b				/* cond: taken n - 2 when n >= 2 */
+5:	xorl %eax, %eax
+	xorl %ecx, %ecx
+6:	leaq 1(%rcx), %rdx
+	imulq (%r8,%rcx,8), %rdx
+	addq %rdx, %rax
+	incq %rcx
+	cmpq %rdi, %rcx
+	jb 6b				/* cond: taken n - 1 */
+	ret				/* ret: 1 */
+arch_wl_sort_end:
+
+	.section .rodata
+	.p2align 3
+arch_wl_switch_table:
+	.quad arch_wl_switch_case0, arch_wl_switch_case1, arch_wl_switch_case2, arch_wl_switch_case3
+
+	.bss
+	.p2align 6
+arch_wl_sort_data:
+	.zero 8 * 256			/* WL_SORT_MAX values (arch/x86/workloads/library.c) */
+
+	.section .note.GNU-stack,"",@progbits
