@@ -97,9 +97,10 @@ help:
 	@echo "make            build build/BOOTX64.EFI (kernel inside) and build/kernel.elf (symbols),"
 	@echo "                and the example user program build/examples/branches.elf; trace it with"
 	@echo "                make run ARGS='--program build/examples/branches.elf -- workload=program"
-	@echo "                trace=bts' (README 'User programs')"
-	@echo "make run        boot the default session under QEMU (an LBR capture of a workload);"
-	@echo "                ARGS='--smp 2 -- trace=bts,pebs trace.cpus=all' runs another;"
+	@echo "                trace=bts' (README 'Trace your own program')"
+	@echo "make run        boot the default session under QEMU on 2 vCPUs: every facility over the"
+	@echo "                workload library, self-checked, with a summary table (README 'The"
+	@echo "                default session'); ARGS='--smp 2 -- trace=bts,pebs' runs another;"
 	@echo "                the kernel's options: ARGS='-- help=1', README 'Options'"
 	@echo "make test       host unit tests (cmocka, ASan+UBSan) and QEMU tests, under prove"
 	@echo "make unit-test  host unit tests only;  make qemu-test  QEMU tests only"
@@ -190,9 +191,10 @@ qemu-test: all
 test: deps $(UNIT_TESTS) all
 	$(Q)BUILD=$(BUILD) prove -j2 $(UNIT_TESTS) tests/repo/*.t tests/qemu/*.t
 
-# The default session: the nested-calls workload captured by LBR (on the software PMU when the
-# CPU has no LBR, as under QEMU's TCG). ARGS replaces it: make run ARGS='--smp 4 -- selftest=all'
-RUN_DEFAULT := -- trace=lbr workload=calls
+# The kernel's default session (no config file, no options): every facility over the workload
+# library on every CPU, self-checked (the software PMU where the CPU lacks a facility, as under
+# QEMU's TCG). ARGS replaces it: make run ARGS='--smp 4 -- selftest=all'
+RUN_DEFAULT := --smp 2
 run: all
 	$(Q)scripts/run $(if $(ARGS),$(ARGS),$(RUN_DEFAULT))
 

@@ -185,6 +185,8 @@ struct arch_selfcheck_tally {
 	unsigned checks, failed, skipped;
 };
 void arch_selfcheck_tally(struct arch_selfcheck_tally *out);
+/* How many CPUs have facility f in hardware (the rest use the software PMU, or skip). */
+unsigned arch_facility_hardware_cpus(enum trace_facility f);
 
 /* Bench: the PMI/DS service routine's path length in instructions per PMI and per record
  * (arch/x86/session/isr_bench.c); false if it misbehaves or exceeds its bound. */

@@ -175,6 +175,12 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 		arch_exit(ps);
 	if (have_program && !program_load(&prog, &opts))
 		arch_exit(RUN_FAIL);
+	if (options_none_given(bi)) {
+		kprintf("default session: no config file and no options: every facility over the "
+			"workload library on every CPU, self-checked (any option chooses instead; "
+			"help=1 lists them)\n");
+		options_default_session(&opts);
+	}
 	if (opts.ss.n)
 		tally_add(&t, sstrace_run(&opts.ss) ? RUN_PASS : RUN_FAIL);
 	if (opts.trace.n) {

@@ -281,6 +281,25 @@ void options_defaults(struct kernel_options *o)
 	o->program_watchdog_ms = DEFAULT_PROGRAM_WATCHDOG_MS;
 }
 
+bool options_none_given(const struct boot_info *bi)
+{
+	return bi->config_status == BOOT_CONFIG_ABSENT && bi->options[0] == 0;
+}
+
+void options_default_session(struct kernel_options *o)
+{
+	static const enum trace_facility every[] = {TRACE_LBR,	TRACE_BTS, TRACE_BTSINT,
+						    TRACE_PEBS, TRACE_BTF, TRACE_PMC};
+	o->trace.n = 0;
+	for (unsigned i = 0; i < ARRAY_SIZE(every); i++)
+		o->trace.item[o->trace.n++] = (uint16_t)every[i];
+	o->workload.n = 0;
+	for (unsigned i = 0; workload_at(i) && o->workload.n < CFG_LIST_MAX; i++)
+		if (workload_at(i)->signature)
+			o->workload.item[o->workload.n++] = (uint16_t)i;
+	o->tr.cpus = TRACE_CPUS_ALL;
+}
+
 void options_describe(void (*put)(void *ctx, const char *s, size_t n), void *ctx)
 {
 	cfg_describe_to(option_table, ARRAY_SIZE(option_table), put, ctx);

@@ -3,6 +3,7 @@
 #include "kernel/options.h"
 #include "kernel/workloads.h"
 #include "kernel/console.h"
+#include "lib/fmt.h"
 
 struct trace_ctx {
 	enum trace_facility facility;
@@ -10,6 +11,39 @@ struct trace_ctx {
 	const struct trace_options *opt;
 	unsigned passed, failed, skipped;
 };
+
+/* One row of the summary table: a facility's sessions and self-checks. */
+struct facility_row {
+	unsigned passed, failed, skipped;
+	struct arch_selfcheck_tally checks;
+};
+
+static void print_summary(const struct kernel_options *o, const struct facility_row *rows)
+{
+	kprintf("summary: %-8s %8s %6s %6s %7s %10s  %s\n", "facility", "sessions", "passed",
+		"failed", "skipped", "selfchecks", "where");
+	for (unsigned f = 0; f < o->trace.n; f++) {
+		enum trace_facility fac = (enum trace_facility)o->trace.item[f];
+		const struct facility_row *r = &rows[f];
+		unsigned cpus = arch_cpu_count(), hw = arch_facility_hardware_cpus(fac);
+		char checks[24], where[96];
+		fmt_snprintf(checks, sizeof(checks), "%u/%u",
+			     r->checks.checks - r->checks.failed - r->checks.skipped,
+			     r->checks.checks);
+		if (hw == cpus)
+			fmt_snprintf(where, sizeof(where), "hardware (%u of %u CPUs)", hw, cpus);
+		else if (o->spmu.n)
+			fmt_snprintf(where, sizeof(where),
+				     "SOFTWARE PMU on %u of %u CPUs (model-verified, not silicon)",
+				     cpus - hw, cpus);
+		else
+			fmt_snprintf(where, sizeof(where),
+				     "hardware on %u of %u CPUs, skipped elsewhere", hw, cpus);
+		kprintf("summary: %-8s %8u %6u %6u %7u %10s  %s\n", options_facility_name(fac),
+			r->passed + r->failed + r->skipped, r->passed, r->failed, r->skipped,
+			checks, where);
+	}
+}
 
 static bool trace_one(const struct workload *w, void *ctx)
 {
@@ -42,15 +76,30 @@ static bool trace_one(const struct workload *w, void *ctx)
 enum trace_outcome tracing_run(const struct kernel_options *o)
 {
 	struct trace_ctx t = {.opt = &o->tr};
+	static struct facility_row rows[CFG_LIST_MAX];
 	for (unsigned f = 0; f < o->trace.n; f++) {
 		t.facility = (enum trace_facility)o->trace.item[f];
+		struct trace_ctx before = t;
+		struct arch_selfcheck_tally checks_before;
+		arch_selfcheck_tally(&checks_before);
 		/* Each personality in turn; spmu=none: the hardware only, once. */
 		unsigned np = o->spmu.n ? o->spmu.n : 1;
 		for (unsigned p = 0; p < np; p++) {
 			t.personality = o->spmu.n ? o->spmu.item[p] : TRACE_NO_PERSONALITY;
 			workload_for_each(&o->workload, trace_one, &t);
 		}
+		struct arch_selfcheck_tally after;
+		arch_selfcheck_tally(&after);
+		rows[f] = (struct facility_row){
+		    .passed = t.passed - before.passed,
+		    .failed = t.failed - before.failed,
+		    .skipped = t.skipped - before.skipped,
+		    .checks = {after.checks - checks_before.checks,
+			       after.failed - checks_before.failed,
+			       after.skipped - checks_before.skipped},
+		};
 	}
+	print_summary(o, rows);
 	struct arch_selfcheck_tally sc;
 	arch_selfcheck_tally(&sc);
 	if (sc.checks)

@@ -84,4 +84,16 @@ has "- selfcheck bts countdown@skylake cpu=0 # SKIP bts.ring leaves a ring out" 
 	"bts.ring=user: the check is skipped, with the reason"
 boot --timeout 120 -- trace=bts spmu=none workload=countdown
 has "- selfcheck bts countdown cpu=0 # SKIP the CPU has no bts" "spmu=none on a CPU without BTS: skipped, with the reason"
+# ---- the default session: no config file, no options (make run) ----------------------------------
+boot --smp 2 --timeout 300
+status_is 0 "no options: the default session passes"
+has "default session: no config file and no options" "it says it is the default session"
+for f in lbr bts btsint pebs btf pmc; do
+	printf '%s\n' "$out" | grep -Eq "^summary: $f +5 +5 +0 +0 "
+	ok $? "the summary table has $f: 5 workloads, all passed"
+done
+has "selfcheck: 40 checks against the workloads' signatures: 40 passed, 0 failed, 0 skipped" \
+	"40 self-checks (lbr, bts, btsint, pebs x 5 workloads x 2 CPUs), all passed"
+printf '%s\n' "$out" | grep -q "^summary: lbr .*SOFTWARE PMU on 2 of 2 CPUs (model-verified, not silicon)"
+ok $? "the table says the software PMU stood in, model-verified"
 done_testing

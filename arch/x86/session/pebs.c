@@ -19,6 +19,7 @@
 #include "arch/x86/pmu/isr_hook.h"
 #include "arch/x86/session/facility.h"
 #include "arch/x86/session/session.h"
+#include "arch/x86/session/selfcheck.h"
 #include "arch/x86/session/stores.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -244,6 +245,14 @@ static bool session_pebs(struct trace_ctx *t)
 		s.data_cfg, size, st.pmis, vpmis, masked, st.pebs_drains, st.pebs_drained, at_end,
 		dropped, s.lost_full, s.bad, buffer_bytes, core2_cap ? "(core2-cap)" : "",
 		st.storms, result);
+	struct selfcheck sc;
+	selfcheck_begin(&sc, t);
+	for (uint64_t i = 0; i < s.n; i++)
+		selfcheck_record(&sc, s.ev[i], s.next[i]);
+	selfcheck_pebs(t, &sc, o->pebs_period,
+		       o->pebs_event != TRACE_PEBS_INSTRUCTIONS ? "pebs.event is not instructions"
+		       : s.lost_full || dropped || s.bad	? "records were lost"
+								: NULL);
 	for (uint64_t i = 0; i < s.n; i++) {
 		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s", s.ev[i], s.next[i],
 			s.status[i], size, pebs_ip_kind_name((enum pebs_ip_kind)s.kind[i]));

@@ -111,6 +111,17 @@ void arch_selfcheck_tally(struct arch_selfcheck_tally *out)
 	*out = tally;
 }
 
+unsigned arch_facility_hardware_cpus(enum trace_facility f)
+{
+	unsigned hw = 0;
+	const char *why;
+	for (unsigned c = 0; c < arch_cpu_count(); c++) {
+		const struct trace_caps *caps = caps_of_cpu(c);
+		hw += caps && facility_ops_of(f)->available(caps, &why);
+	}
+	return hw;
+}
+
 enum trace_outcome arch_trace_workload(const struct trace_request *req)
 {
 	static struct cpu_job job; /* large: not on the stack */

@@ -66,6 +66,7 @@ void selfcheck_record(struct selfcheck *c, uint64_t from, uint64_t to)
 	c->records++;
 	if (!c->sig || from < c->sig->code_lo || from >= c->sig->code_hi)
 		return;
+	c->inside++;
 	struct x86_insn in;
 	user_access_begin(); /* the code may be a ring 3 workload's (SMAP, cpu/usermode.h) */
 	int rc = x86_decode((const uint8_t *)from, X86_MAX_INSN_LENGTH, &in);
@@ -172,6 +173,27 @@ void selfcheck_window(struct trace_ctx *t, const struct selfcheck *c, const char
 	}
 	verdict(t, SELFCHECK_OK, "%s %s: %lu newest entries within the signature (%s)", facility,
 		t->label, (unsigned long)inside, got);
+}
+
+void selfcheck_pebs(struct trace_ctx *t, const struct selfcheck *c, uint64_t period,
+		    const char *why_not)
+{
+	if (skipped(t, c, "pebs", why_not))
+		return;
+	uint64_t every = period + 1, insns = c->sig->instructions;
+	uint64_t lo = insns / every, hi = (insns + every - 1) / every;
+	lo = lo ? lo - 1 : 0; /* a trap-like IP past the last instruction */
+	if (c->inside < lo || c->inside > hi) {
+		verdict(
+		    t, SELFCHECK_FAIL,
+		    "pebs %s: %lu records in the code, %lu instructions every %lu allow %lu to %lu",
+		    t->label, (unsigned long)c->inside, (unsigned long)insns, (unsigned long)every,
+		    (unsigned long)lo, (unsigned long)hi);
+		return;
+	}
+	verdict(t, SELFCHECK_OK,
+		"pebs %s: %lu records in the code, as %lu instructions every %lu allow", t->label,
+		(unsigned long)c->inside, (unsigned long)insns, (unsigned long)every);
 }
 
 enum selfcheck_verdict selfcheck_take(unsigned cpu, char *line, unsigned size)

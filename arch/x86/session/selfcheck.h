@@ -25,6 +25,7 @@ struct selfcheck {
 	uint64_t deliveries;  /* FROM the workload TO a trap stub, or FROM a non-branch */
 	uint64_t undecodable; /* FROM addresses the decoder refused */
 	uint64_t records;     /* every record seen, inside the code or not */
+	uint64_t inside;      /* records FROM (or, PEBS, at) the workload's code */
 };
 
 enum selfcheck_verdict { SELFCHECK_NONE, SELFCHECK_OK, SELFCHECK_FAIL, SELFCHECK_SKIP };
@@ -38,6 +39,13 @@ void selfcheck_exact(struct trace_ctx *t, const struct selfcheck *c, const char 
 /* LBR: the newest entries: no class above the signature, at least one branch of it. */
 void selfcheck_window(struct trace_ctx *t, const struct selfcheck *c, const char *facility,
 		      const char *why_not);
+
+/* PEBS on instructions retired, a record every period + 1 (SDM Vol. 3B 18.4.4: the record is
+ * written on the event after the overflow): the signature's I instructions hold
+ * floor(I / (period + 1)) or one more records' events; a trap-like IP (formats 0 and 1, the
+ * next instruction) may put the last one past the code. */
+void selfcheck_pebs(struct trace_ctx *t, const struct selfcheck *c, uint64_t period,
+		    const char *why_not);
 
 /* The verdict of CPU cpu's last session and its line, then cleared (runner.c prints it). */
 enum selfcheck_verdict selfcheck_take(unsigned cpu, char *line, unsigned size);
