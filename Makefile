@@ -46,7 +46,10 @@ USER_WINDOW := 0x7e0000000000
 USER_CFLAGS := $(CSTD) $(WARN) -O2 -ffreestanding -fpie -fno-stack-protector \
 	-fcf-protection=none -mgeneral-regs-only -I. -Wno-missing-prototypes
 USER_LDFLAGS := -nostdlib -static -no-pie -Wl,-Ttext-segment=$(USER_WINDOW) -Wl,--build-id
-EXAMPLES := $(BUILD)/examples/branches.elf
+# The same example as a static PIE (ET_DYN: the kernel places it at the window's start and
+# applies its R_X86_64_RELATIVE relocations).
+USER_PIE_LDFLAGS := -nostdlib -static-pie -Wl,--build-id
+EXAMPLES := $(BUILD)/examples/branches.elf $(BUILD)/examples/branches-pie.elf
 # Programs the tests run (tests/qemu/program.t): built the same way.
 TEST_PROGRAMS := $(patsubst %.c,$(BUILD)/%.elf,$(wildcard tests/programs/*.c))
 
@@ -59,6 +62,10 @@ $(BUILD)/examples/%.elf: examples/%.c examples/crt0.S include/baretrace/user.h |
 	$(user_program)
 $(BUILD)/tests/programs/%.elf: tests/programs/%.c examples/crt0.S include/baretrace/user.h | deps
 	$(user_program)
+$(BUILD)/examples/%-pie.elf: examples/%.c examples/crt0.S include/baretrace/user.h | deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@  (user program, static PIE)")
+	$(Q)$(CC) $(USER_CFLAGS) $(USER_PIE_LDFLAGS) examples/crt0.S $< -o $@
 
 # ---- loader: gnu-efi application ---------------------------------------------------------------
 EFI_INC   := /usr/include/efi

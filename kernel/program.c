@@ -40,10 +40,15 @@ enum run_status program_check(const struct boot_info *bi, struct elf_user_image 
 			    sizeof(why)))
 		return refuse(bi, why);
 	*present = true;
-	kprintf("program '%s': %lu bytes, static x86-64 ELF, %u segments in [%#lx, %#lx), entry "
+	kprintf("program '%s': %lu bytes, static x86-64 ELF%s, %u segments in [%#lx, %#lx), entry "
 		"%#lx, %lu pages\n",
-		bi->program_path, (unsigned long)bi->program_size, img->n, (unsigned long)img->lo,
-		(unsigned long)img->hi, (unsigned long)img->entry, (unsigned long)img->pages);
+		bi->program_path, (unsigned long)bi->program_size,
+		img->elf.dyn ? " (PIE, placed at the window's start)" : "", img->n,
+		(unsigned long)img->lo, (unsigned long)img->hi, (unsigned long)img->entry,
+		(unsigned long)img->pages);
+	if (img->elf.dyn)
+		kprintf("program '%s': %lu R_X86_64_RELATIVE relocations, bias %#lx\n",
+			bi->program_path, (unsigned long)img->rela_count, (unsigned long)img->bias);
 	return RUN_PASS;
 }
 
@@ -81,7 +86,7 @@ void program_reset(void)
 static void symbolize(uint64_t addr, char *out, size_t size)
 {
 	struct elf_sym_hit hit;
-	if (elf_symbolize(loaded.elf.data, loaded.elf.size, addr, &hit))
+	if (elf_symbolize(loaded.elf.data, loaded.elf.size, addr - loaded.bias, &hit))
 		fmt_snprintf(out, size, "%.*s+%#lx", (int)hit.name_len, hit.name,
 			     (unsigned long)hit.offset);
 	else

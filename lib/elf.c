@@ -15,6 +15,7 @@
 #define ELFDATA2LSB	1
 #define EV_CURRENT	1
 #define ET_EXEC		2
+#define ET_DYN		3
 #define EM_X86_64	62
 #define PT_LOAD		1
 #define PT_NOTE		4
@@ -109,7 +110,7 @@ static void read_phdr(const struct elf_image *img, uint64_t phoff, unsigned i,
 	__builtin_memcpy(ph, img->data + phoff + (uint64_t)i * sizeof(*ph), sizeof(*ph));
 }
 
-static enum elf_status check_ident(const struct elf64_ehdr *eh)
+static enum elf_status check_ident(const struct elf64_ehdr *eh, bool allow_dyn)
 {
 	for (unsigned i = 0; i < sizeof(elf_magic); i++)
 		if (eh->e_ident[i] != elf_magic[i])
@@ -120,7 +121,7 @@ static enum elf_status check_ident(const struct elf64_ehdr *eh)
 		return ELF_ERR_ENDIAN;
 	if (eh->e_ident[EI_VERSION] != EV_CURRENT || eh->e_version != EV_CURRENT)
 		return ELF_ERR_VERSION;
-	if (eh->e_type != ET_EXEC)
+	if (eh->e_type != ET_EXEC && !(allow_dyn && eh->e_type == ET_DYN))
 		return ELF_ERR_TYPE;
 	if (eh->e_machine != EM_X86_64)
 		return ELF_ERR_MACHINE;
@@ -156,6 +157,12 @@ static enum elf_status check_load(const struct elf_image *img, const struct elf6
 enum elf_status elf_validate(const void *data, uint64_t size, uint64_t virt_base,
 			     struct elf_image *img)
 {
+	return elf_validate_type(data, size, virt_base, false, img);
+}
+
+enum elf_status elf_validate_type(const void *data, uint64_t size, uint64_t virt_base,
+				  bool allow_dyn, struct elf_image *img)
+{
 	struct elf64_ehdr eh;
 	img->data = data;
 	img->size = size;
@@ -164,6 +171,7 @@ enum elf_status elf_validate(const void *data, uint64_t size, uint64_t virt_base
 	img->span = 0;
 	img->load_count = 0;
 	img->bad_phdr = -1;
+	img->dyn = false;
 	/* A short file that is not ELF at all is "not ELF" rather than "truncated". */
 	if (size >= sizeof(elf_magic) &&
 	    !bytes_equal(data, (const char *)elf_magic, sizeof(elf_magic)))
@@ -171,9 +179,10 @@ enum elf_status elf_validate(const void *data, uint64_t size, uint64_t virt_base
 	if (size < sizeof(eh))
 		return ELF_ERR_TRUNCATED;
 	__builtin_memcpy(&eh, data, sizeof(eh));
-	enum elf_status st = check_ident(&eh);
+	enum elf_status st = check_ident(&eh, allow_dyn);
 	if (st != ELF_OK)
 		return st;
+	img->dyn = eh.e_type == ET_DYN;
 	if (!in_file(eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(struct elf64_phdr), size))
 		return ELF_ERR_PHDR_RANGE;
 

@@ -8,6 +8,7 @@
 #ifndef LIB_ELF_H
 #define LIB_ELF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,7 @@ struct elf_image {
 	uint64_t span;	    /* bytes from virt_base to the end of the last PT_LOAD, 4 KiB rounded */
 	unsigned load_count;
 	int bad_phdr; /* index of the program header an error is about, else -1 */
+	bool dyn;     /* ET_DYN (elf_validate_type with allow_dyn): addresses are offsets */
 };
 
 /* Page granularity of the span (the loader allocates and maps whole pages). */
@@ -54,6 +56,9 @@ struct elf_image {
  */
 enum elf_status elf_validate(const void *data, uint64_t size, uint64_t virt_base,
 			     struct elf_image *img);
+/* The same, also accepting ET_DYN (a position-independent executable) when allow_dyn. */
+enum elf_status elf_validate_type(const void *data, uint64_t size, uint64_t virt_base,
+				  bool allow_dyn, struct elf_image *img);
 
 /*
  * Zero dest[0..img->span) and copy each PT_LOAD segment's file bytes to

@@ -94,6 +94,10 @@ static void pie(void)
 {
 	eh->e_type = ET_DYN;
 }
+static void relocatable(void)
+{
+	eh->e_type = ET_REL;
+}
 static void interp(void)
 {
 	eh->e_phnum = 3;
@@ -158,7 +162,8 @@ static const struct bad_case bad[] = {
     {"32-bit", "64-bit", class32, 0},
     {"big-endian", "little-endian", big_endian, 0},
     {"i386", "x86-64", i386, 0},
-    {"position-independent", "-no-pie", pie, 0},
+    {"ET_DYN with addresses at the window, not from 0", "past the user window", pie, 0},
+    {"a relocatable object (ET_REL)", "neither ET_EXEC nor ET_DYN", relocatable, 0},
     {"interpreter", "dynamically linked", interp, 0},
     {"PT_DYNAMIC", "dynamically linked", dynamic, 0},
     {"below the window", "below the user window", below_window, 0},
@@ -190,9 +195,144 @@ static void bad_programs_are_refused_by_name(void **state)
 	}
 }
 
+/*
+ * A static PIE: the same two segments at link-time addresses from 0 (text 0x1000, data 0x2000),
+ * ET_DYN, a PT_DYNAMIC in the data's file bytes (DT_RELA -> two Elf64_Rela entries in the text
+ * segment's file bytes, DT_RELASZ, DT_RELAENT, DT_NULL). Relocation k writes at 0x2000 + 8k
+ * the value 0x1000 + 0x10k, plus the bias (the x86-64 psABI's R_X86_64_RELATIVE: B + A).
+ */
+#define DYN_OFF	 (DATA_OFF + 0x100) /* in the file; the data segment covers it below */
+#define RELA_OFF (TEXT_OFF + 0x200) /* in the text segment's file bytes: vaddr 0x1200 */
+#define RELA_VA	 0x1200
+
+static Elf64_Dyn *dyn;
+static Elf64_Rela *rela;
+
+static void make_pie(void)
+{
+	make();
+	eh->e_type = ET_DYN;
+	eh->e_entry = 0x1020;
+	eh->e_phnum = 3;
+	ph[0] = (Elf64_Phdr){PT_LOAD, PF_R | PF_X, TEXT_OFF, 0x1000, 0, 0x300, 0x300, 0x1000};
+	ph[1] = (Elf64_Phdr){PT_LOAD, PF_R | PF_W, DATA_OFF, 0x2000, 0, 0x200, 0x1000, 0x1000};
+	ph[2] = (Elf64_Phdr){PT_DYNAMIC,
+			     PF_R | PF_W,
+			     DYN_OFF,
+			     0x2100,
+			     0,
+			     4 * sizeof(Elf64_Dyn),
+			     4 * sizeof(Elf64_Dyn),
+			     8};
+	dyn = (Elf64_Dyn *)(bytes + DYN_OFF);
+	dyn[0] = (Elf64_Dyn){DT_RELA, {RELA_VA}};
+	dyn[1] = (Elf64_Dyn){DT_RELASZ, {2 * sizeof(Elf64_Rela)}};
+	dyn[2] = (Elf64_Dyn){DT_RELAENT, {sizeof(Elf64_Rela)}};
+	dyn[3] = (Elf64_Dyn){DT_NULL, {0}};
+	rela = (Elf64_Rela *)(bytes + RELA_OFF);
+	rela[0] = (Elf64_Rela){0x2000, ELF64_R_INFO(0, R_X86_64_RELATIVE), 0x1000};
+	rela[1] = (Elf64_Rela){0x2008, ELF64_R_INFO(0, R_X86_64_RELATIVE), 0x1010};
+}
+
+static uint64_t written_va[4], written_value[4];
+static unsigned nwritten;
+
+static void record_write(void *ctx, uint64_t va, uint64_t value)
+{
+	(void)ctx;
+	written_va[nwritten] = va;
+	written_value[nwritten++] = value;
+}
+
+static void pie_is_placed_and_relocated(void **state)
+{
+	(void)state;
+	struct elf_user_image u;
+	make_pie();
+	if (!check(&u))
+		fail_msg("a valid PIE refused: %s", why);
+	assert_true(u.elf.dyn);
+	assert_int_equal(u.bias, LO);
+	assert_int_equal(u.entry, LO + 0x1020);
+	assert_int_equal(u.seg[0].vaddr, LO + 0x1000);
+	assert_int_equal(u.seg[1].vaddr, LO + 0x2000);
+	assert_int_equal(u.rela_count, 2);
+	nwritten = 0;
+	elf_user_relocate(&u, record_write, NULL);
+	assert_int_equal(nwritten, 2);
+	assert_int_equal(written_va[0], LO + 0x2000);
+	assert_int_equal(written_value[0], LO + 0x1000);
+	assert_int_equal(written_va[1], LO + 0x2008);
+	assert_int_equal(written_value[1], LO + 0x1010);
+}
+
+static void pie_needed(void)
+{
+	dyn[2] = (Elf64_Dyn){DT_NEEDED, {1}};
+}
+static void pie_rel(void)
+{
+	dyn[2] = (Elf64_Dyn){DT_REL, {RELA_VA}};
+}
+static void pie_reloc_type(void)
+{
+	rela[1].r_info = ELF64_R_INFO(0, R_X86_64_64);
+}
+static void pie_reloc_outside(void)
+{
+	rela[0].r_offset = 0x9000;
+}
+static void pie_reloc_straddles_end(void)
+{
+	rela[0].r_offset = 0x2ffc; /* 8 bytes from 4 before the data's end */
+}
+static void pie_rela_outside_file(void)
+{
+	dyn[0].d_un.d_ptr = 0x7000;
+}
+static void pie_interp(void)
+{
+	ph[2].p_type = PT_INTERP;
+}
+static void pie_too_high(void)
+{
+	ph[1].p_vaddr = HI - LO;
+	ph[1].p_offset = DATA_OFF;
+}
+
+static const struct bad_case bad_pie[] = {
+    {"PIE needing a shared library", "DT_NEEDED", pie_needed, 0},
+    {"PIE with DT_REL", "DT_REL", pie_rel, 0},
+    {"PIE with an R_X86_64_64 relocation", "R_X86_64_RELATIVE", pie_reloc_type, 0},
+    {"PIE relocation outside its segments", "outside the program's segments", pie_reloc_outside, 0},
+    {"PIE relocation past a segment's end", "outside the program's segments",
+     pie_reloc_straddles_end, 0},
+    {"PIE relocations not in the file", "not in the file", pie_rela_outside_file, 0},
+    {"PIE with an interpreter", "PT_INTERP", pie_interp, 0},
+    {"PIE segment past the window", "past the user window", pie_too_high, 0},
+};
+
+static void bad_pies_are_refused_by_name(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_pie) / sizeof(bad_pie[0]); i++) {
+		struct elf_user_image u;
+		make_pie();
+		bad_pie[i].change();
+		why[0] = '\0';
+		print_message("# %s\n", bad_pie[i].what);
+		assert_false(check(&u));
+		if (!strstr(why, bad_pie[i].word))
+			fail_msg("%s: '%s' does not say '%s'", bad_pie[i].what, why,
+				 bad_pie[i].word);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(valid_program),
     cmocka_unit_test(bad_programs_are_refused_by_name),
+    cmocka_unit_test(pie_is_placed_and_relocated),
+    cmocka_unit_test(bad_pies_are_refused_by_name),
 };
 
 UNIT_MAIN(tests)

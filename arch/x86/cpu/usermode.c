@@ -81,6 +81,24 @@ static uint64_t page_down(uint64_t x)
 	return x & ~(ELF_USER_PAGE - 1);
 }
 
+/* Through the kernel's identity map of the page behind va (the user mapping may be read-only). */
+static uint8_t *page_of(uint64_t va)
+{
+	uint64_t pa, flags, size;
+	return paging_translate(va, &pa, &flags, &size) ? arch_phys_to_virt(page_down(pa)) : NULL;
+}
+
+/* A PIE relocation's 8 bytes, through the identity map (they may straddle two pages). */
+static void write_user_u64(void *ctx, uint64_t va, uint64_t value)
+{
+	(void)ctx;
+	for (unsigned i = 0; i < sizeof(value); i++) {
+		uint8_t *page = page_of(va + i);
+		if (page)
+			page[(va + i) & (ELF_USER_PAGE - 1)] = (uint8_t)(value >> (8 * i));
+	}
+}
+
 bool arch_user_program_map(const struct elf_user_image *img, uint64_t stack_top,
 			   uint64_t stack_pages)
 {
@@ -106,14 +124,8 @@ bool arch_user_program_map(const struct elf_user_image *img, uint64_t stack_top,
 		}
 		memset(arch_phys_to_virt(pa), 0, ELF_USER_PAGE);
 	}
+	elf_user_relocate(img, write_user_u64, NULL);
 	return true;
-}
-
-/* Through the kernel's identity map of the page behind va (the user mapping may be read-only). */
-static uint8_t *page_of(uint64_t va)
-{
-	uint64_t pa, flags, size;
-	return paging_translate(va, &pa, &flags, &size) ? arch_phys_to_virt(page_down(pa)) : NULL;
 }
 
 void arch_user_program_reset(const struct elf_user_image *img, uint64_t stack_top,
@@ -133,4 +145,5 @@ void arch_user_program_reset(const struct elf_user_image *img, uint64_t stack_to
 		if (page)
 			memset(page, 0, ELF_USER_PAGE);
 	}
+	elf_user_relocate(img, write_user_u64, NULL);
 }
