@@ -195,6 +195,7 @@ bool arch_bench_isr(void);
 /* The ring 3 <-> ring 0 round-trip workload: n SYSCALL/SYSRET pairs from ring 3, entered with
  * IRETQ and left through a final SYSCALL; returns n (arch/x86/user/entry.S). */
 uint64_t arch_user_roundtrip(uint64_t n);
+void arch_user_roundtrip_signature(uint64_t n, struct workload_signature *s);
 /*
  * The workload library (arch/x86/workloads/library.S): workloads in assembly whose branch
  * signature follows from their source (arch/x86/workloads/library.c works it out from the
@@ -206,14 +207,21 @@ struct workload_signature {
 	uint64_t taken[WL_CLASSES];
 	uint64_t instructions;
 	uint64_t code_lo, code_hi;
+	uint64_t code2_lo, code2_hi; /* a second stretch of code (ring 3's page), or 0, 0 */
 };
 #define WL_SORT_MAX 256			/* values arch_wl_sort sorts at most */
+uint64_t arch_wl_loop(uint64_t n);	/* 0 + ... + n-1: a counted loop */
+uint64_t arch_wl_calls(uint64_t n);	/* nested direct calls, three deep */
+uint64_t arch_wl_indirect(uint64_t n);	/* indirect calls through a table */
 uint64_t arch_wl_countdown(uint64_t n); /* n + ... + 1 */
 uint64_t arch_wl_nest(uint64_t n);	/* 6n: n calls of a function calling a leaf twice */
 uint64_t arch_wl_switch(uint64_t n);	/* a jump table on i % 4, i < n */
 uint64_t arch_wl_recursion(uint64_t d); /* d: d levels of a self-call */
 uint64_t arch_wl_sort(uint64_t n);	/* insertion sort of n generated values, a checksum */
 uint64_t arch_wl_sort_result(uint64_t n);
+void arch_wl_loop_signature(uint64_t n, struct workload_signature *s);
+void arch_wl_calls_signature(uint64_t n, struct workload_signature *s);
+void arch_wl_indirect_signature(uint64_t n, struct workload_signature *s);
 void arch_wl_countdown_signature(uint64_t n, struct workload_signature *s);
 void arch_wl_nest_signature(uint64_t n, struct workload_signature *s);
 void arch_wl_switch_signature(uint64_t n, struct workload_signature *s);
@@ -227,8 +235,11 @@ uint64_t arch_fault_workload(uint64_t n);
 uint64_t arch_edge_workload(uint64_t n);
 /* PUSHF, POPF clearing TF, MOV SS: n when TF stays the engine's (edges.S). */
 uint64_t arch_flags_workload(uint64_t n);
+void arch_edge_workload_signature(uint64_t n, struct workload_signature *s);
+void arch_flags_workload_signature(uint64_t n, struct workload_signature *s);
 /* Before each run of it: make its page fault again. */
 void arch_fault_workload_reset(void);
+void arch_fault_workload_signature(uint64_t n, struct workload_signature *s);
 /* A Jcc the workload rewrites between its two executions (JE, then JNE): n + 1
  * (arch/x86/workloads/smc.S); the reset puts the JE back. */
 uint64_t arch_smc_workload(uint64_t n);

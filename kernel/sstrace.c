@@ -126,11 +126,12 @@ static bool trace_one(const struct workload *w, void *ctx)
 	if (w->signature) { /* what its source says, for the host to hold against QEMU's log */
 		struct workload_signature s;
 		w->signature(w->arg, &s);
-		kprintf("ss-signature %s code=%#lx-%#lx cond=%lu jmp=%lu ind-jmp=%lu call=%lu "
-			"ind-call=%lu ret=%lu far=%lu instructions=%lu\n",
-			w->name, s.code_lo, s.code_hi, s.taken[WL_COND], s.taken[WL_JMP],
-			s.taken[WL_IND_JMP], s.taken[WL_CALL], s.taken[WL_IND_CALL],
-			s.taken[WL_RET], s.taken[WL_FAR], s.instructions);
+		kprintf(
+		    "ss-signature %s code=%#lx-%#lx code2=%#lx-%#lx cond=%lu jmp=%lu ind-jmp=%lu "
+		    "call=%lu ind-call=%lu ret=%lu far=%lu instructions=%lu\n",
+		    w->name, s.code_lo, s.code_hi, s.code2_lo, s.code2_hi, s.taken[WL_COND],
+		    s.taken[WL_JMP], s.taken[WL_IND_JMP], s.taken[WL_CALL], s.taken[WL_IND_CALL],
+		    s.taken[WL_RET], s.taken[WL_FAR], s.instructions);
 	}
 	for (unsigned i = 0; i < trace.count; i++)
 		kprintf("ss-branch %#lx %#lx\n", trace.recs[i].from, trace.recs[i].to);

@@ -114,3 +114,60 @@ void arch_wl_sort_signature(uint64_t n, struct workload_signature *s)
 	(void)n;
 	(void)s;
 }
+
+uint64_t arch_wl_loop(uint64_t n)
+{
+	return n;
+}
+
+void arch_wl_loop_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}
+
+uint64_t arch_wl_calls(uint64_t n)
+{
+	return n;
+}
+
+void arch_wl_calls_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}
+
+uint64_t arch_wl_indirect(uint64_t n)
+{
+	return n;
+}
+
+void arch_wl_indirect_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}
+
+void arch_user_roundtrip_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}
+
+void arch_fault_workload_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}
+
+void arch_edge_workload_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}
+
+void arch_flags_workload_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}

@@ -64,7 +64,8 @@ void selfcheck_begin(struct selfcheck *c, const struct trace_ctx *t)
 void selfcheck_record(struct selfcheck *c, uint64_t from, uint64_t to)
 {
 	c->records++;
-	if (!c->sig || from < c->sig->code_lo || from >= c->sig->code_hi)
+	if (!c->sig || !((from >= c->sig->code_lo && from < c->sig->code_hi) ||
+			 (from >= c->sig->code2_lo && from < c->sig->code2_hi)))
 		return;
 	c->inside++;
 	struct x86_insn in;

@@ -32,6 +32,7 @@
 
 	.section .text.workload, "ax"
 	.globl arch_user_roundtrip, user_syscall_entry, arch_user_enter, user_abort, user_if_restored
+	.globl user_entry_end
 
 arch_user_enter:		/* a user program: interrupts on in ring 3 (the watchdog) */
 	movl $RFLAGS_IF, %ecx
@@ -105,6 +106,7 @@ user_if_restored:		/* IF is clear from user_syscall_entry up to here */
 	popq %rbp
 	popq %rbx
 	ret
+user_entry_end:
 
 	/* Ring 3 code: its own page, mapped user-executable at USER_CODE_VA. */
 	.section .text.workload.user, "ax"

@@ -11,6 +11,7 @@
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/desc.h"
 #include "arch/x86/cpu/trap.h"
+#include "arch/x86/cpu/usermode.h"
 #include "arch/x86/cpu/vectors.h"
 #include "arch/x86/smp/lapic.h"
 #include "arch/x86/smp/timer.h"
@@ -119,6 +120,25 @@ static void user_watchdog_irq(struct trap_frame *f)
 		timer_oneshot_us(WATCHDOG_RETRY_US);
 	else
 		end_run(f, USER_END_WATCHDOG, 0, USER_STATUS_WATCHDOG);
+}
+
+/* The "user" workload's signature, from entry.S: arch_user_roundtrip (5 instructions, a JMP),
+ * user_enter (19, ending in IRETQ), ring 3's page (1, then 6 per SYSCALL(SYS_NOP) round with a
+ * JB back taken n - 1 times, then 3 ending in SYSCALL(SYS_EXIT)), the kernel's side of each
+ * SYSCALL(SYS_NOP) (5, ending in SYSRETQ; JE and JNZ not taken), of SYS_EXIT (2, the JE taken)
+ * and user_abort (10, ending in RET). 11n + 40 instructions. */
+void arch_user_roundtrip_signature(uint64_t n, struct workload_signature *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->code_lo = (uint64_t)arch_user_enter;
+	s->code_hi = (uint64_t)user_entry_end;
+	s->code2_lo = USER_CODE_VA;
+	s->code2_hi = USER_CODE_VA + ELF_USER_PAGE;
+	s->taken[WL_JMP] = 1;
+	s->taken[WL_COND] = (n - 1) + 1;
+	s->taken[WL_FAR] = 1 + (n + 1) + n; /* IRETQ, the SYSCALLs, the SYSRETs */
+	s->taken[WL_RET] = 1;
+	s->instructions = 11 * n + 40;
 }
 
 void user_run_init(void)

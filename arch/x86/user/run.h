@@ -45,7 +45,7 @@ extern struct user_run user_runs[MAX_CPUS];
 uint64_t user_syscall(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t nr);
 
 /* entry.S: the way out of a run (RDI = the status), and the kernel stack it goes back to. */
-extern const char user_abort[];
+extern const char user_abort[], user_entry_end[];
 extern uint64_t user_saved_kernel_rsp;
 
 /* Boot CPU, once: the fault claim and the watchdog's interrupt (arch/x86/arch_init.c). */

@@ -19,7 +19,7 @@
 	.globl arch_edge_workload
 	.globl edge_call_next, edge_jmp_next, edge_jmp_ind_next, edge_call_ind_next
 	.globl edge_jz_taken, edge_jnz_not_taken, edge_jrcxz_taken, edge_loop_self
-	.globl edge_rep_movsb, edge_rep_stosq
+	.globl edge_rep_movsb, edge_rep_stosq, edges_end
 arch_edge_workload:
 	push %rbx
 	mov %rdi, %rax
@@ -68,6 +68,7 @@ edge_rep_stosq:
 	lea 2(%r8, %rax), %rax
 	pop %rbx
 	ret
+edges_end:
 
 	.section .note.GNU-stack,"",@progbits
 
@@ -91,7 +92,7 @@ edge_rep_stosq:
  */
 	.section .text.workload, "ax"
 	.globl arch_flags_workload, flags_popf, flags_jmp_popf, flags_mov_ss, flags_jmp_mov_ss
-	.globl flags_ud2, flags_jmp_ud2, flags_popf_tf, flags_tf_trap
+	.globl flags_ud2, flags_jmp_ud2, flags_popf_tf, flags_tf_trap, flags_end
 arch_flags_workload:
 	push %rbx
 	mov %rdi, %rax
@@ -131,5 +132,6 @@ flags_tf_trap:
 	add %rbx, %rax
 	pop %rbx
 	ret
+flags_end:
 
 	.section .note.GNU-stack,"",@progbits

@@ -8,13 +8,14 @@
 #define LAZY_PAGE_VA 0x00007f0000100000
 
 	.section .text.workload, "ax"
-	.globl arch_fault_workload, fault_workload_int3
+	.globl arch_fault_workload, fault_workload_int3, fault_workload_end
 arch_fault_workload:
 fault_workload_int3:
-	int3
+	int3				/* a delivery to the #BP stub (retires: a trap) */
 	movabsq $LAZY_PAGE_VA, %rax
-	movq %rdi, (%rax)
+	movq %rdi, (%rax)		/* a delivery to the #PF stub, then again: retires */
 	movq (%rax), %rax
-	ret
+	ret				/* ret: 1 */
+fault_workload_end:
 
 	.section .note.GNU-stack,"",@progbits

@@ -18,6 +18,94 @@
 	.globl arch_wl_countdown, arch_wl_countdown_end, arch_wl_nest, arch_wl_nest_end, arch_wl_switch
 	.globl arch_wl_switch_end, arch_wl_recursion, arch_wl_recursion_end, arch_wl_sort, arch_wl_sort_end
 	.globl arch_wl_sort_data
+	.globl arch_wl_loop, arch_wl_loop_end, arch_wl_calls, arch_wl_calls_end
+	.globl arch_wl_indirect, arch_wl_indirect_end
+
+/* loop(n >= 1), workload "loop": 0 + 1 + ... + n-1. 2 + 4n + 1 instructions. */
+arch_wl_loop:
+	xorl %eax, %eax
+	xorl %ecx, %ecx
+1:	addq %rcx, %rax
+	incq %rcx
+	cmpq %rdi, %rcx
+	jb 1b				/* cond: taken n - 1 */
+	ret				/* ret: 1 */
+arch_wl_loop_end:
+
+/* calls(n >= 1), workload "calls": the sum over i < n of middle(i) = leaf(i) + leaf(i + 1),
+ * leaf(x) = 3x + 1, three deep. 6 + 6n (mov, call, add, inc, cmp, jb) + 9n (middle) + 4n (two
+ * leaves) + 5 = 19n + 11 instructions. */
+arch_wl_calls:
+	pushq %rbx
+	pushq %r12
+	pushq %r13
+	movq %rdi, %r13
+	xorl %ebx, %ebx
+	xorl %r12d, %r12d
+1:	movq %rbx, %rdi
+	call arch_wl_calls_middle	/* call: n */
+	addq %rax, %r12
+	incq %rbx
+	cmpq %r13, %rbx
+	jb 1b				/* cond: taken n - 1 */
+	movq %r12, %rax
+	popq %r13
+	popq %r12
+	popq %rbx
+	ret				/* ret: 1 */
+arch_wl_calls_middle:
+	pushq %rdi
+	call arch_wl_calls_leaf		/* call: n */
+	popq %rdi
+	pushq %rax
+	incq %rdi
+	call arch_wl_calls_leaf		/* call: n */
+	popq %rdx
+	addq %rdx, %rax
+	ret				/* ret: n */
+arch_wl_calls_leaf:
+	leaq 1(%rdi,%rdi,2), %rax
+	ret				/* ret: 2n */
+arch_wl_calls_end:
+
+/* indirect(n >= 1), workload "indirect": v = 1, then n times v = op[i % 3](v) & 0xffff, the
+ * ops adding 7, XORing 0x55, doubling, each called through a table. 6 + 11n + the ops (add 2,
+ * xor 3, shl 2 instructions; i % 3 == 0 for ceil(n/3) of the i, == 1 for floor((n+1)/3), == 2
+ * for floor(n/3)) + 5. */
+arch_wl_indirect:
+	pushq %rbx
+	pushq %r12
+	pushq %r13
+	movq %rdi, %r13
+	xorl %ebx, %ebx
+	movl $1, %r12d
+1:	movq %rbx, %rax
+	xorl %edx, %edx
+	movl $3, %ecx
+	divq %rcx			/* RDX = i % 3 */
+	leaq arch_wl_indirect_ops(%rip), %rax
+	movq %r12, %rdi
+	call *(%rax,%rdx,8)		/* ind_call: n */
+	movzwl %ax, %r12d
+	incq %rbx
+	cmpq %r13, %rbx
+	jb 1b				/* cond: taken n - 1 */
+	movq %r12, %rax
+	popq %r13
+	popq %r12
+	popq %rbx
+	ret				/* ret: 1 */
+arch_wl_indirect_add:
+	leaq 7(%rdi), %rax
+	ret				/* ret: with the other two, n */
+arch_wl_indirect_xor:
+	movq %rdi, %rax
+	xorq $0x55, %rax
+	ret
+arch_wl_indirect_shl:
+	leaq (%rdi,%rdi), %rax
+	ret
+arch_wl_indirect_end:
 
 /* countdown(n >= 1): n + (n-1) + ... + 1. 2 + 3n + 1 instructions. */
 arch_wl_countdown:
@@ -140,6 +228,8 @@ arch_wl_sort_end:
 
 	.section .rodata
 	.p2align 3
+arch_wl_indirect_ops:
+	.quad arch_wl_indirect_add, arch_wl_indirect_xor, arch_wl_indirect_shl
 arch_wl_switch_table:
 	.quad arch_wl_switch_case0, arch_wl_switch_case1, arch_wl_switch_case2, arch_wl_switch_case3
 

@@ -9,7 +9,8 @@
 #include "kernel/arch.h"
 #include "lib/string.h"
 
-extern const char arch_wl_countdown_end[], arch_wl_nest_end[], arch_wl_switch_end[],
+extern const char arch_wl_loop_end[], arch_wl_calls_end[], arch_wl_indirect_end[], edges_end[],
+    flags_end[], arch_wl_countdown_end[], arch_wl_nest_end[], arch_wl_switch_end[],
     arch_wl_recursion_end[], arch_wl_sort_end[];
 
 #define LCG_SEED  0x853c49e6748fea9bull /* library.S */
@@ -22,6 +23,59 @@ static void begin(struct workload_signature *s, uint64_t (*fn)(uint64_t), const 
 	memset(s, 0, sizeof(*s));
 	s->code_lo = (uint64_t)fn;
 	s->code_hi = (uint64_t)end;
+}
+
+void arch_wl_loop_signature(uint64_t n, struct workload_signature *s)
+{
+	begin(s, arch_wl_loop, arch_wl_loop_end);
+	s->taken[WL_COND] = n - 1;
+	s->taken[WL_RET] = 1;
+	s->instructions = 4 * n + 3;
+}
+
+void arch_wl_calls_signature(uint64_t n, struct workload_signature *s)
+{
+	begin(s, arch_wl_calls, arch_wl_calls_end);
+	s->taken[WL_CALL] = 3 * n;
+	s->taken[WL_RET] = 3 * n + 1;
+	s->taken[WL_COND] = n - 1;
+	s->instructions = 19 * n + 11;
+}
+
+void arch_wl_indirect_signature(uint64_t n, struct workload_signature *s)
+{
+	begin(s, arch_wl_indirect, arch_wl_indirect_end);
+	s->taken[WL_IND_CALL] = n;
+	s->taken[WL_RET] = n + 1;
+	s->taken[WL_COND] = n - 1;
+	s->instructions = 11 + 11 * n + 2 * ((n + 2) / 3) + 3 * ((n + 1) / 3) + 2 * (n / 3);
+}
+
+/* edges.S's arch_edge_workload, from its header comment: a call, a jmp, an indirect jmp and an
+ * indirect call each to the next instruction, jz and jrcxz taken, loop taken twice, the ret;
+ * 37 instructions (the REP strings one each, the LOOP three times). */
+void arch_edge_workload_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	begin(s, arch_edge_workload, edges_end);
+	s->taken[WL_CALL] = 1;
+	s->taken[WL_JMP] = 1;
+	s->taken[WL_IND_JMP] = 1;
+	s->taken[WL_IND_CALL] = 1;
+	s->taken[WL_COND] = 4;
+	s->taken[WL_RET] = 1;
+	s->instructions = 37;
+}
+
+/* edges.S's arch_flags_workload: three jmps and the ret; the UD2 never retires (its record
+ * and the one of the #DB the workload asks for with TF are deliveries); 29 instructions. */
+void arch_flags_workload_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	begin(s, arch_flags_workload, flags_end);
+	s->taken[WL_JMP] = 3;
+	s->taken[WL_RET] = 1;
+	s->instructions = 29;
 }
 
 void arch_wl_countdown_signature(uint64_t n, struct workload_signature *s)
