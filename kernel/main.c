@@ -182,7 +182,7 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 		options_default_session(&opts);
 	}
 	if (opts.ss.n)
-		tally_add(&t, sstrace_run(&opts.ss) ? RUN_PASS : RUN_FAIL);
+		tally_add(&t, sstrace_run(&opts.ss, &opts) ? RUN_PASS : RUN_FAIL);
 	if (opts.trace.n) {
 		enum trace_outcome out = tracing_run(&opts);
 		tally_add(&t, out == TRACE_FAILED    ? RUN_FAIL

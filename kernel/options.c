@@ -141,6 +141,8 @@ static const struct cfg_enum_value pebs_group_values[] = {
 #define PEBS_COUNTER_MAX	7	/* IA32_PEBS_ENABLE bits 7:0 at most before extended PEBS */
 #define PROGRAM_WATCHDOG_MAX_MS 3600000 /* an hour */
 #define SPMU_DROP_MAX		1000000
+#define WL_ITERATIONS_MAX	1000000 /* a library workload's loop: about a second stepped */
+#define WL_RECURSION_MAX	256	/* 16 bytes of stack a level, in the kernel's stack */
 
 /* The positional fields after `values` (flags, multiple, item), for the short table rows. */
 #define PLAIN 0, 0, NULL
@@ -182,6 +184,17 @@ static const struct cfg_option option_table[] = {
      "software PMU personalities (one session each) where the CPU lacks a facility; none: the "
      "hardware only (SKIP where it lacks it)",
      OPT(spmu), 0, 0, none_word, 0, 0, arch_spmu_name},
+    {"switch.n", CFG_UINT, "workload switch: iterations of its jump table; 0 = 30",
+     OPT(wl_switch_n), 1, WL_ITERATIONS_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
+    {"recursion.depth", CFG_UINT, "workload recursion: levels; 0 = 12", OPT(wl_recursion_depth), 1,
+     WL_RECURSION_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
+    {"sort.n", CFG_UINT, "workload sort: values it sorts; 0 = 48", OPT(wl_sort_n), 1, WL_SORT_MAX,
+     NULL, CFG_ZERO_DEFAULT, 0, NULL},
+    {"hash.n", CFG_UINT, "workload hash: bytes it hashes; 0 = 64", OPT(wl_hash_n), 1,
+     WL_ITERATIONS_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
+    {"chase.nodes", CFG_UINT,
+     "workload chase: its working set in 64-byte nodes, a power of two; 0 = 256",
+     OPT(wl_chase_nodes), 2, WL_CHASE_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
     {"spmu.drop", CFG_UINT,
      "test only: the software PMU misses the Nth taken branch of every run, so that the "
      "self-checks are seen to fail; 0 = off",
@@ -339,6 +352,14 @@ static bool options_check(const struct kernel_options *o, char *err, size_t size
 			     "option 'serial.baud': %lu is not 115200 divided by a whole number; "
 			     "accepted: 115200, 57600, 38400, 19200, 9600, 4800, 2400, 1200, ...",
 			     (unsigned long)o->serial_baud);
+		return false;
+	}
+	if (o->wl_chase_nodes & (o->wl_chase_nodes - 1)) {
+		fmt_snprintf(
+		    err, size,
+		    "option 'chase.nodes': %lu is not a power of two; accepted: 2, 4, 8, ... "
+		    "%d (or 0, the default 256)",
+		    (unsigned long)o->wl_chase_nodes, WL_CHASE_MAX);
 		return false;
 	}
 	/* Workload "program" is the file option `program` names. */

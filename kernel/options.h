@@ -38,6 +38,8 @@ struct kernel_options {
 	uint64_t program_arg;		     /* its RDI at entry */
 	uint64_t program_roi;		     /* enum program_roi */
 	uint64_t program_watchdog_ms;	     /* a run's time budget; 0: none */
+	/* the library's parameters (0: the workload's default) */
+	uint64_t wl_switch_n, wl_recursion_depth, wl_sort_n, wl_hash_n, wl_chase_nodes;
 };
 
 /* Option program.roi: capture the whole run, or only between the program's marks. */

@@ -91,10 +91,10 @@ static void on_step_count(void *ctx, uint64_t retired, uint64_t next)
 
 static bool trace_one(const struct workload *w, void *ctx)
 {
-	(void)ctx;
+	uint64_t arg = workload_arg(w, ctx);
 	if (w->reset)
 		w->reset();
-	uint64_t plain = w->fn(w->arg);
+	uint64_t plain = w->fn(arg);
 	if (w->done)
 		w->done(NULL);
 	if (w->reset)
@@ -102,12 +102,12 @@ static bool trace_one(const struct workload *w, void *ctx)
 	memset(&trace, 0, sizeof(trace));
 	uint64_t steps = 0, reps = 0, escaped = 0, t0 = arch_timestamp();
 	uint64_t stepped =
-	    arch_single_step(w->fn, w->arg, w->bench ? on_step_count : on_step,
+	    arch_single_step(w->fn, arg, w->bench ? on_step_count : on_step,
 			     w->bench ? NULL : on_transfer, &trace, &steps, &reps, &escaped);
 	uint64_t cycles = arch_timestamp() - t0;
 	if (w->done)
 		w->done(kprintf);
-	uint64_t expect = w->expect_native ? plain : workload_expect(w);
+	uint64_t expect = w->expect_native ? plain : workload_expect(w, arg);
 	bool ok = plain == expect && stepped == expect && trace.undecodable == 0 &&
 		  trace.redirected == 0 && escaped == 0;
 	kprintf("ss-begin %s steps=%lu branches=%u dropped=%lu undecodable=%lu result=%lu "
@@ -125,7 +125,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 		    w->name, escaped);
 	if (w->signature) { /* what its source says, for the host to hold against QEMU's log */
 		struct workload_signature s;
-		w->signature(w->arg, &s);
+		w->signature(arg, &s);
 		kprintf(
 		    "ss-signature %s code=%#lx-%#lx code2=%#lx-%#lx cond=%lu jmp=%lu ind-jmp=%lu "
 		    "call=%lu ind-call=%lu ret=%lu far=%lu instructions=%lu\n",
@@ -139,9 +139,9 @@ static bool trace_one(const struct workload *w, void *ctx)
 	return ok;
 }
 
-bool sstrace_run(const struct cfg_list *selection)
+bool sstrace_run(const struct cfg_list *selection, const struct kernel_options *o)
 {
 	kprintf("ss: workload range [%p, %p)\n", (const void *)__workload_start,
 		(const void *)__workload_end);
-	return workload_for_each(selection, trace_one, NULL);
+	return workload_for_each(selection, trace_one, (void *)o);
 }

@@ -15,6 +15,7 @@ struct cfg_list;
 /* Run the selected workloads (workload_name()'s indexes) single-stepped and print their
  * branches; false on a mismatch (a workload's result differs when stepped, or an instruction
  * could not be decoded). */
-bool sstrace_run(const struct cfg_list *selection);
+struct kernel_options;
+bool sstrace_run(const struct cfg_list *selection, const struct kernel_options *o);
 
 #endif

@@ -9,6 +9,7 @@ struct trace_ctx {
 	enum trace_facility facility;
 	int personality;
 	const struct trace_options *opt;
+	const struct kernel_options *all; /* for the workloads' parameters */
 	unsigned passed, failed, skipped;
 };
 
@@ -49,16 +50,17 @@ static bool trace_one(const struct workload *w, void *ctx)
 {
 	struct trace_ctx *t = ctx;
 	struct workload_signature sig;
+	uint64_t arg = workload_arg(w, t->all);
 	if (w->signature)
-		w->signature(w->arg, &sig);
+		w->signature(arg, &sig);
 	struct trace_request r = {
 	    .facility = t->facility,
 	    .facility_name = options_facility_name(t->facility),
 	    .personality = t->personality,
 	    .workload = w->name,
 	    .fn = w->fn,
-	    .arg = w->arg,
-	    .expect = workload_expect(w),
+	    .arg = arg,
+	    .expect = workload_expect(w, arg),
 	    .expect_native = w->expect_native,
 	    .reset = w->reset,
 	    .done = w->done,
@@ -75,7 +77,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 
 enum trace_outcome tracing_run(const struct kernel_options *o)
 {
-	struct trace_ctx t = {.opt = &o->tr};
+	struct trace_ctx t = {.opt = &o->tr, .all = o};
 	static struct facility_row rows[CFG_LIST_MAX];
 	for (unsigned f = 0; f < o->trace.n; f++) {
 		t.facility = (enum trace_facility)o->trace.item[f];

@@ -29,10 +29,15 @@ struct workload {
 	uint64_t (*expect_of)(uint64_t arg); /* the expected result, when not a constant */
 	/* the library's branch signature for an argument (kernel/arch.h), or NULL */
 	void (*signature)(uint64_t arg, struct workload_signature *s);
+	/* offsetof(struct kernel_options, ...) of the option that sets arg (0 there: arg), or 0 */
+	size_t arg_option;
 };
 
-/* w's expected result for w->arg: w->expect, or w->expect_of(w->arg). */
-uint64_t workload_expect(const struct workload *w);
+struct kernel_options;
+/* w's argument: its option's value when given, else w->arg. */
+uint64_t workload_arg(const struct workload *w, const struct kernel_options *o);
+/* w's expected result for arg: w->expect, or w->expect_of(arg). */
+uint64_t workload_expect(const struct workload *w, uint64_t arg);
 
 struct cfg_list;
 /* The i-th workload's name, NULL past the last; *explicit_only: left out of "all" (bench).

@@ -171,3 +171,45 @@ void arch_flags_workload_signature(uint64_t n, struct workload_signature *s)
 	(void)n;
 	(void)s;
 }
+
+uint64_t arch_wl_hash(uint64_t n)
+{
+	return n;
+}
+
+void arch_wl_hash_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}
+
+uint64_t arch_wl_chase(uint64_t n)
+{
+	return n;
+}
+
+void arch_wl_chase_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}
+
+uint64_t arch_wl_hash_result(uint64_t n)
+{
+	return n;
+}
+
+uint64_t arch_wl_switch_result(uint64_t n)
+{
+	return n;
+}
+
+uint64_t arch_wl_recursion_result(uint64_t n)
+{
+	return n;
+}
+
+uint64_t arch_wl_chase_result(uint64_t n)
+{
+	return n;
+}

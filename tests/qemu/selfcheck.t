@@ -9,8 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-lib=loop,calls,indirect,user,faults,edges,flags,countdown,nest,switch,recursion,sort
-nlib=12
+lib=loop,calls,indirect,user,faults,edges,flags,countdown,nest,switch,recursion,sort,hash,chase
+nlib=14
 user_va=0x7f0000000000 # the ring 3 page of "user" (arch/x86/cpu/usermode.h): user_code_page
 
 # ---- the signatures against QEMU's log ----------------------------------------------------
@@ -114,4 +114,21 @@ has "selfcheck: $((8 * nlib)) checks against the workloads' signatures: $((8 * n
 	"$((8 * nlib)) self-checks (lbr, bts, btsint, pebs x $nlib workloads x 2 CPUs), all passed"
 printf '%s\n' "$out" | grep -q "^summary: lbr .*SOFTWARE PMU on 2 of 2 CPUs (model-verified, not silicon)"
 ok $? "the table says the software PMU stood in, model-verified"
+# ---- parameters: the signatures follow the argument (checked, not assumed) ---------------------
+# (Sizes that keep every run's records within a session's store of 10922.)
+boot --timeout 120 -- trace=bts,pebs spmu=skylake workload=switch,recursion,sort,hash,chase \
+	switch.n=101 recursion.depth=200 sort.n=150 hash.n=5000 chase.nodes=4096 bts.records=20000
+status_is 0 "the library with other parameters: every self-check passes"
+has "bts switch@skylake cpu=0: the signature exactly (cond 100 jmp 76 ind-jmp 101 ret 1;" \
+	"switch.n=101: 100 cond, 101 - floor(101/4) = 76 jmp, 101 ind-jmp, from the source"
+has "bts recursion@skylake cpu=0: the signature exactly (cond 1 call 200 ret 201;" \
+	"recursion.depth=200: 200 calls, 201 rets"
+has "bts chase@skylake cpu=0: the signature exactly (cond 8190 ret 1;" \
+	"chase.nodes=4096: two loops of 4095 taken branches each"
+n=$(printf '%s\n' "$out" | grep -c '^ok [0-9]* - selfcheck ')
+[ "$n" = 10 ]
+ok $? "ten self-checks pass ($n)"
+boot --timeout 60 -- chase.nodes=100
+status_is 2 "chase.nodes=100 is refused"
+has "option 'chase.nodes': 100 is not a power of two" "the refusal says why and what is accepted"
 done_testing

@@ -13,13 +13,81 @@
 #define LCG_SEED 0x853c49e6748fea9bull
 #define LCG_MUL	 6364136223846793005 /* Knuth's MMIX LCG (TAOCP Vol. 2, 3.3.4) */
 #define LCG_INC	 1442695040888963407
+#define FNV_OFFSET 0xcbf29ce484222325 /* FNV-1a 64 (Fowler, Noll, Vo; IETF draft-eastlake-fnv) */
+#define FNV_PRIME  0x100000001b3
+#define CHASE_LINE  64			/* one node per cache line */
+#define CHASE_SPRAY 0x9e37		/* odd: k -> k * SPRAY mod 2^m visits every slot */
 
 	.section .text.workload, "ax"
 	.globl arch_wl_countdown, arch_wl_countdown_end, arch_wl_nest, arch_wl_nest_end, arch_wl_switch
 	.globl arch_wl_switch_end, arch_wl_recursion, arch_wl_recursion_end, arch_wl_sort, arch_wl_sort_end
 	.globl arch_wl_sort_data
 	.globl arch_wl_loop, arch_wl_loop_end, arch_wl_calls, arch_wl_calls_end
-	.globl arch_wl_indirect, arch_wl_indirect_end
+	.globl arch_wl_indirect, arch_wl_indirect_end, arch_wl_hash, arch_wl_hash_end
+	.globl arch_wl_chase, arch_wl_chase_end, arch_wl_chase_nodes
+
+/* hash(n, 1 <= n): FNV-1a over n bytes (the top byte of each LCG step, library.S's sort
+ * generator), counting the odd intermediate hashes; returns the hash XOR that count. The JZ
+ * ("even") is taken for each even intermediate hash: library.c counts them the same way.
+ * 7 + 11n + (odd hashes: one INC each) + 3 instructions. */
+arch_wl_hash:
+	movabsq $LCG_SEED, %rax
+	movabsq $LCG_MUL, %r9
+	movabsq $LCG_INC, %r10
+	movabsq $FNV_OFFSET, %rdx
+	movabsq $FNV_PRIME, %r11
+	xorl %ecx, %ecx
+	xorl %esi, %esi
+1:	imulq %r9, %rax
+	addq %r10, %rax
+	movq %rax, %r8
+	shrq $56, %r8
+	xorq %r8, %rdx
+	imulq %r11, %rdx
+	testb $1, %dl
+	jz 2f				/* cond: "even" */
+	incq %rsi
+2:	incq %rcx
+	cmpq %rdi, %rcx
+	jb 1b				/* cond: taken n - 1 */
+	movq %rdx, %rax
+	xorq %rsi, %rax
+	ret				/* ret: 1 */
+arch_wl_hash_end:
+
+/* chase(n, a power of two, 2 <= n <= WL_CHASE_MAX): a pointer-chasing walk over a working set
+ * of n nodes of one cache line each: node k sits in slot k * SPRAY mod n and points at node
+ * k + 1 (mod n), so the walk's loads jump across the set; one hop per node, each load's address
+ * the previous load's result. Returns 0 + 1 + ... + n-1. Linking: 4 + 14n instructions; the
+ * walk: 3 + 4n; 1 for the RET: 18n + 8. */
+arch_wl_chase:
+	leaq arch_wl_chase_nodes(%rip), %r8
+	leaq -1(%rdi), %r9		/* the slot mask, n - 1 */
+	xorl %ecx, %ecx			/* k */
+	movl $CHASE_SPRAY, %r10d
+1:	movq %rcx, %rax
+	imulq %r10, %rax
+	andq %r9, %rax			/* slot of k */
+	leaq 1(%rcx), %rdx
+	imulq %r10, %rdx
+	andq %r9, %rdx			/* slot of k + 1 (mod n: the mask) */
+	shlq $6, %rax
+	shlq $6, %rdx
+	leaq (%r8,%rdx), %rdx
+	movq %rdx, (%r8,%rax)		/* node k: next */
+	movq %rcx, 8(%r8,%rax)		/* node k: value */
+	incq %rcx
+	cmpq %rdi, %rcx
+	jb 1b				/* cond: taken n - 1 */
+	xorl %eax, %eax
+	movq %r8, %rdx			/* node 0 is in slot 0 */
+	movq %rdi, %rcx
+2:	addq 8(%rdx), %rax		/* a load whose address the last load gave */
+	movq (%rdx), %rdx
+	decq %rcx
+	jnz 2b				/* cond: taken n - 1 */
+	ret				/* ret: 1 */
+arch_wl_chase_end:
 
 /* loop(n >= 1), workload "loop": 0 + 1 + ... + n-1. 2 + 4n + 1 instructions. */
 arch_wl_loop:
@@ -237,5 +305,9 @@ arch_wl_switch_table:
 	.p2align 6
 arch_wl_sort_data:
 	.zero 8 * 256			/* WL_SORT_MAX values (arch/x86/workloads/library.c) */
+
+	.p2align 6
+arch_wl_chase_nodes:
+	.zero CHASE_LINE * 8192		/* WL_CHASE_MAX nodes (kernel/arch.h) */
 
 	.section .note.GNU-stack,"",@progbits

@@ -11,12 +11,15 @@
 
 extern const char arch_wl_loop_end[], arch_wl_calls_end[], arch_wl_indirect_end[], edges_end[],
     flags_end[], arch_wl_countdown_end[], arch_wl_nest_end[], arch_wl_switch_end[],
-    arch_wl_recursion_end[], arch_wl_sort_end[];
+    arch_wl_recursion_end[], arch_wl_sort_end[], arch_wl_hash_end[], arch_wl_chase_end[];
 
-#define LCG_SEED  0x853c49e6748fea9bull /* library.S */
-#define LCG_MUL	  6364136223846793005ull
-#define LCG_INC	  1442695040888963407ull
-#define LCG_SHIFT 33
+#define LCG_SEED	0x853c49e6748fea9bull /* library.S */
+#define LCG_MUL		6364136223846793005ull
+#define LCG_INC		1442695040888963407ull
+#define LCG_SHIFT	33
+#define FNV_OFFSET	0xcbf29ce484222325ull /* library.S */
+#define FNV_PRIME	0x100000001b3ull
+#define HASH_BYTE_SHIFT 56
 
 static void begin(struct workload_signature *s, uint64_t (*fn)(uint64_t), const char *end)
 {
@@ -76,6 +79,61 @@ void arch_flags_workload_signature(uint64_t n, struct workload_signature *s)
 	s->taken[WL_JMP] = 3;
 	s->taken[WL_RET] = 1;
 	s->instructions = 29;
+}
+
+/* hash: library.S's steps in C (s may be NULL); returns its result. */
+static uint64_t hash_steps(uint64_t n, struct workload_signature *s)
+{
+	uint64_t x = LCG_SEED, h = FNV_OFFSET, odd = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		x = x * LCG_MUL + LCG_INC;
+		h = (h ^ (x >> HASH_BYTE_SHIFT)) * FNV_PRIME;
+		odd += h & 1;
+	}
+	if (s) {
+		s->taken[WL_COND] = (n - odd) + (n - 1); /* "even", and the loop */
+		s->taken[WL_RET] = 1;
+		s->instructions = 10 + 11 * n + odd;
+	}
+	return h ^ odd;
+}
+
+void arch_wl_hash_signature(uint64_t n, struct workload_signature *s)
+{
+	begin(s, arch_wl_hash, arch_wl_hash_end);
+	hash_steps(n, s);
+}
+
+uint64_t arch_wl_hash_result(uint64_t n)
+{
+	return hash_steps(n, NULL);
+}
+
+/* Results, from library.S's header comments. */
+uint64_t arch_wl_switch_result(uint64_t n)
+{
+	uint64_t sum = 0;
+	for (uint64_t i = 0; i < n; i++)
+		sum += i % 4 + 1;
+	return sum;
+}
+
+uint64_t arch_wl_recursion_result(uint64_t d)
+{
+	return d;
+}
+
+uint64_t arch_wl_chase_result(uint64_t n)
+{
+	return n * (n - 1) / 2;
+}
+
+void arch_wl_chase_signature(uint64_t n, struct workload_signature *s)
+{
+	begin(s, arch_wl_chase, arch_wl_chase_end);
+	s->taken[WL_COND] = 2 * (n - 1);
+	s->taken[WL_RET] = 1;
+	s->instructions = 18 * n + 8;
 }
 
 void arch_wl_countdown_signature(uint64_t n, struct workload_signature *s)
