@@ -253,6 +253,7 @@ void arch_fault_workload_signature(uint64_t n, struct workload_signature *s);
  * (arch/x86/workloads/smc.S); the reset puts the JE back. */
 uint64_t arch_smc_workload(uint64_t n);
 void arch_smc_workload_reset(void);
+void arch_smc_workload_signature(uint64_t n, struct workload_signature *s);
 
 /* User programs (arch/x86/cpu/usermode.c): map a checked program's segments (copies of the
  * file's bytes, bss zeroed, each page with its segment's W and X) and a stack of stack_pages

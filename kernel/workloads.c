@@ -106,6 +106,7 @@ static const struct workload workloads[] = {
     {.name = "smc",
      .what = "code that rewrites a Jcc between two executions (named only)",
      .fn = arch_smc_workload,
+     .signature = arch_smc_workload_signature,
      .arg = 10,
      .expect = 11,
      .reset = arch_smc_workload_reset,

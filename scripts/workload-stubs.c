@@ -213,3 +213,9 @@ uint64_t arch_wl_chase_result(uint64_t n)
 {
 	return n;
 }
+
+void arch_smc_workload_signature(uint64_t n, struct workload_signature *s)
+{
+	(void)n;
+	(void)s;
+}

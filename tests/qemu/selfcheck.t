@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Self-verification (arch/x86/session/selfcheck.c): after each capture of a workload with a
 # branch signature (every built-in one in assembly: the library, arch/x86/workloads/library.S,
-# and loop, calls, indirect, user, faults, edges, flags) the kernel checks the records against
+# and loop, calls, indirect, user, faults, edges, flags, smc) the kernel checks the records against
 # the signature worked out from the workload's source, and prints one TAP line per (workload,
 # facility, CPU). Here: the signatures themselves against QEMU's execution log
 # (objdump classifies each taken branch QEMU saw), every check passing on every personality and
@@ -9,8 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-lib=loop,calls,indirect,user,faults,edges,flags,countdown,nest,switch,recursion,sort,hash,chase
-nlib=14
+lib=loop,calls,indirect,user,faults,edges,flags,smc,countdown,nest,switch,recursion,sort,hash,chase
+nlib=15
 user_va=0x7f0000000000 # the ring 3 page of "user" (arch/x86/cpu/usermode.h): user_code_page
 
 # ---- the signatures against QEMU's log ----------------------------------------------------

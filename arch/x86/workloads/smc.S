@@ -8,13 +8,14 @@
  * the second a JE whose target was not reached. Before the loop, smc_self overwrites its own
  * first byte (C6H, MOV Eb,Ib) with EBH (JMP rel8) as it executes: it ran, and retired, as the
  * MOV it was when it started (and never runs again in this run): no branch; a decoder that
- * read it after it ran would see a JMP. Returns n + 1.
+ * read it after it ran would see a JMP. Returns n + 1. Its signature (smc.c): the JE and the
+ * JNZ each taken once, the RET; 8 + 5 + 6 + 1 = 20 instructions.
  */
 #define SMC_JNE 0x75
 #define SMC_JMP 0xeb
 
 	.section .text.workload, "ax"
-	.globl arch_smc_workload, smc_jcc, smc_self
+	.globl arch_smc_workload, smc_jcc, smc_self, smc_end
 arch_smc_workload:
 	mov %rdi, %rax
 	mov smc_alias(%rip), %rdx
@@ -31,7 +32,8 @@ smc_jcc:
 	inc %rax			/* only once it is a JNE */
 2:	movb $SMC_JNE, (%rdx)
 	dec %ecx
-	jnz 1b
+	jnz 1b				/* taken once */
 	ret
+smc_end:
 
 	.section .note.GNU-stack,"",@progbits
