@@ -58,7 +58,7 @@ bool arch_init(const struct boot_info *bi, const struct memmap *mm)
 		kprintf("error: out of memory building the kernel page tables\n");
 		return false;
 	}
-	return usermode_init(bi->kernel_phys_base);
+	return usermode_init(bi->kernel_phys_base, user_syscall_entry, user_code_page);
 }
 
 static void copy_regs(char *dst, const uint32_t *regs, unsigned n)

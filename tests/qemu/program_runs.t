@@ -143,6 +143,15 @@ stub=$(nm "$build/kernel.elf" | awk '$3 == "exc_stub_14" { print "0x" $1 }' | se
 printf '%s\n' "$bts" | grep -qx "$ww_lo $stub"
 ok $? "#PF: one record is the fault's delivery, FROM wild_write's store ($ww_lo) TO the #PF stub ($stub)"
 
+# scripts/symbolize names the program's addresses in the log from its ELF (elfutils): the
+# fault's RIP gets wild_write and the line of the store in misbehave.c.
+store_line=$(grep -n '\*(volatile uint64_t \*)WILD_ADDRESS = 1;' "$top/tests/programs/misbehave.c" | cut -d: -f1)
+sym_out=$(printf '%s\n' "$out" | "$top/scripts/symbolize" "$build/kernel.elf" "$progs/misbehave.elf")
+printf '%s\n' "$sym_out" | grep -q "ended by #PF page fault (vector 14) at $ww_lo <wild_write misbehave.c:$store_line> "
+ok $? "scripts/symbolize: the fault's RIP becomes <wild_write misbehave.c:$store_line>"
+printf '%s\n' "$sym_out" | grep -q "^bts $ww_lo <wild_write misbehave.c:$store_line> $stub <"
+ok $? "scripts/symbolize: the fault's BTS record names both ends (the program's store, the kernel's stub)"
+
 # ---- the watchdog: a program that never ends (misbehave 5) -----------------------------------
 boot --timeout 120 --program "$progs/misbehave.elf" -- ss=program workload=program trace=bts \
 	spmu=skylake program.arg=5 program.watchdog=200

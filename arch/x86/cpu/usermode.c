@@ -19,7 +19,7 @@
 #include "lib/string.h"
 #include "kernel/arch.h"
 
-extern const char user_syscall_entry[];
+static uint64_t lstar; /* usermode_init's syscall_entry, for every CPU */
 
 bool usermode_smap;
 static bool usermode_smep;
@@ -45,14 +45,15 @@ void usermode_init_cpu(void)
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 	/* SYSRET: CS = base + 16 = user code, SS = base + 8 = user data (RPL 3 forced). */
 	wrmsr(MSR_STAR, STAR_SYSCALL_CS(SEL_KERNEL_CODE) | STAR_SYSRET_BASE(SEL_KERNEL_DATA));
-	wrmsr(MSR_LSTAR, (uint64_t)user_syscall_entry);
+	wrmsr(MSR_LSTAR, lstar);
 	wrmsr(MSR_FMASK, RFLAGS_IF | RFLAGS_DF | RFLAGS_AC);
 }
 
-bool usermode_init(uint64_t kernel_phys_base)
+bool usermode_init(uint64_t kernel_phys_base, const void *syscall_entry, const void *roundtrip_page)
 {
+	lstar = (uint64_t)syscall_entry;
 	usermode_init_cpu();
-	uint64_t code_pa = kernel_phys_base + ((uint64_t)user_code_page - KERNEL_VIRT_BASE);
+	uint64_t code_pa = kernel_phys_base + ((uint64_t)roundtrip_page - KERNEL_VIRT_BASE);
 	uint64_t stack_pa = page_alloc(1);
 	if (!stack_pa || !paging_map_user_4k(USER_CODE_VA, code_pa, false, true) ||
 	    !paging_map_user_4k(USER_STACK_VA, stack_pa, true, false)) {

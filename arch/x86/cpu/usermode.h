@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define USER_CODE_VA  0x00007f0000000000ull /* alias of user_code_page (user_roundtrip.S) */
+#define USER_CODE_VA  0x00007f0000000000ull /* alias of user_code_page (arch/x86/user/entry.S) */
 #define USER_STACK_VA 0x00007f0000002000ull /* one page; the top is USER_CODE_VA + 0x3000 */
 
 /* SMAP is on (CR4.SMAP, where CPUID.07H.0:EBX[20] has it): kernel accesses to user pages fault
@@ -28,7 +28,10 @@ static inline void user_access_end(void)
 /* On the boot CPU, after paging_init: returns false (with a message) on failure. */
 /* The SYSCALL/SYSRET MSRs of the running CPU (usermode_init does the boot CPU's). */
 void usermode_init_cpu(void);
-bool usermode_init(uint64_t kernel_phys_base);
-extern const char user_code_page[];
+/* Boot CPU: SYSCALL enters at syscall_entry; the ring 3 round trip's code page (in the kernel
+ * image, page-aligned) is mapped user-executable at USER_CODE_VA. Both live in
+ * arch/x86/user/entry.S, which arch/x86/arch_init.c passes in (cpu/ never names user/). */
+bool usermode_init(uint64_t kernel_phys_base, const void *syscall_entry,
+		   const void *roundtrip_page);
 
 #endif

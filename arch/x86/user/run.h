@@ -46,6 +46,9 @@ uint64_t user_syscall(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t nr);
 
 /* entry.S: the way out of a run (RDI = the status), and the kernel stack it goes back to. */
 extern const char user_abort[], user_entry_end[];
+/* entry.S: IA32_LSTAR's target, and the "user" workload's ring 3 page (arch_init.c hands both
+ * to arch/x86/cpu/usermode.c). */
+extern const char user_syscall_entry[], user_code_page[];
 extern uint64_t user_saved_kernel_rsp;
 
 /* Boot CPU, once: the fault claim and the watchdog's interrupt (arch/x86/arch_init.c). */
