@@ -110,8 +110,8 @@ for f in lbr bts btsint pebs btf pmc; do
 	printf '%s\n' "$out" | grep -Eq "^summary: $f +$nlib +$nlib +0 +0 "
 	ok $? "the summary table has $f: $nlib workloads, all passed"
 done
-has "selfcheck: $((8 * nlib)) checks against the workloads' signatures: $((8 * nlib)) passed, 0 failed, 0 skipped" \
-	"$((8 * nlib)) self-checks (lbr, bts, btsint, pebs x $nlib workloads x 2 CPUs), all passed"
+has "selfcheck: $((10 * nlib)) checks against the workloads' signatures: $((10 * nlib)) passed, 0 failed, 0 skipped" \
+	"$((10 * nlib)) self-checks (lbr, bts, btsint, pebs, pmc x $nlib workloads x 2 CPUs), all passed"
 printf '%s\n' "$out" | grep -q "^summary: lbr .*SOFTWARE PMU on 2 of 2 CPUs (model-verified, not silicon)"
 ok $? "the table says the software PMU stood in, model-verified"
 # ---- parameters: the signatures follow the argument (checked, not assumed) ---------------------

@@ -249,10 +249,11 @@ static bool session_pebs(struct trace_ctx *t)
 	selfcheck_begin(&sc, t);
 	for (uint64_t i = 0; i < s.n; i++)
 		selfcheck_record(&sc, s.ev[i], s.next[i]);
-	selfcheck_pebs(t, &sc, o->pebs_period,
-		       o->pebs_event != TRACE_PEBS_INSTRUCTIONS ? "pebs.event is not instructions"
-		       : s.lost_full || dropped || s.bad	? "records were lost"
-								: NULL);
+	selfcheck_samples(t, &sc, "pebs", o->pebs_period + 1,
+			  o->pebs_event != TRACE_PEBS_INSTRUCTIONS
+			      ? "pebs.event is not instructions"
+			  : s.lost_full || dropped || s.bad ? "records were lost"
+							    : NULL);
 	for (uint64_t i = 0; i < s.n; i++) {
 		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s", s.ev[i], s.next[i],
 			s.status[i], size, pebs_ip_kind_name((enum pebs_ip_kind)s.kind[i]));

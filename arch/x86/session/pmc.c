@@ -16,6 +16,7 @@
 #include "arch/x86/pmu/isr_hook.h"
 #include "arch/x86/session/facility.h"
 #include "arch/x86/session/session.h"
+#include "arch/x86/session/selfcheck.h"
 
 #define PMC_SAMPLED	  0
 #define PMC_PMI_MAX_LOOPS 100
@@ -138,6 +139,12 @@ static bool session_pmc(struct trace_ctx *t)
 		t->label, steps, s.n, ev.period, st.pmis, vpmis, masked, st.overflows, st.frozen,
 		freeze, (int64_t)ev.period + left, fixed_count, s.lost_full, st.storms, s.snapshots,
 		pmi_ack_name(pmi_ack_for(c)), st.masked_at_entry, st.masked_at_exit, result);
+	struct selfcheck sc;
+	selfcheck_begin(&sc, t);
+	for (uint64_t i = 0; i < s.n; i++)
+		selfcheck_record(&sc, s.ip[i], 0);
+	selfcheck_samples(t, &sc, "pmc", ev.period,
+			  s.lost_full || st.storms ? "samples were lost" : NULL);
 	for (uint64_t i = 0; i < s.n; i++) {
 		if (with_lbr)
 			tprintf("sample %#lx lbr %#lx %#lx\n", s.ip[i], s.lbr_from[i], s.lbr_to[i]);

@@ -176,25 +176,25 @@ void selfcheck_window(struct trace_ctx *t, const struct selfcheck *c, const char
 		t->label, (unsigned long)inside, got);
 }
 
-void selfcheck_pebs(struct trace_ctx *t, const struct selfcheck *c, uint64_t period,
-		    const char *why_not)
+void selfcheck_samples(struct trace_ctx *t, const struct selfcheck *c, const char *facility,
+		       uint64_t every, const char *why_not)
 {
-	if (skipped(t, c, "pebs", why_not))
+	if (skipped(t, c, facility, why_not))
 		return;
-	uint64_t every = period + 1, insns = c->sig->instructions;
+	uint64_t insns = c->sig->instructions;
 	uint64_t lo = insns / every, hi = (insns + every - 1) / every;
 	lo = lo ? lo - 1 : 0; /* a trap-like IP past the last instruction */
 	if (c->inside < lo || c->inside > hi) {
 		verdict(
 		    t, SELFCHECK_FAIL,
-		    "pebs %s: %lu records in the code, %lu instructions every %lu allow %lu to %lu",
-		    t->label, (unsigned long)c->inside, (unsigned long)insns, (unsigned long)every,
-		    (unsigned long)lo, (unsigned long)hi);
+		    "%s %s: %lu samples in the code, %lu instructions every %lu allow %lu to %lu",
+		    facility, t->label, (unsigned long)c->inside, (unsigned long)insns,
+		    (unsigned long)every, (unsigned long)lo, (unsigned long)hi);
 		return;
 	}
 	verdict(t, SELFCHECK_OK,
-		"pebs %s: %lu records in the code, as %lu instructions every %lu allow", t->label,
-		(unsigned long)c->inside, (unsigned long)insns, (unsigned long)every);
+		"%s %s: %lu samples in the code, as %lu instructions every %lu allow", facility,
+		t->label, (unsigned long)c->inside, (unsigned long)insns, (unsigned long)every);
 }
 
 enum selfcheck_verdict selfcheck_take(unsigned cpu, char *line, unsigned size)

@@ -40,12 +40,14 @@ void selfcheck_exact(struct trace_ctx *t, const struct selfcheck *c, const char 
 void selfcheck_window(struct trace_ctx *t, const struct selfcheck *c, const char *facility,
 		      const char *why_not);
 
-/* PEBS on instructions retired, a record every period + 1 (SDM Vol. 3B 18.4.4: the record is
- * written on the event after the overflow): the signature's I instructions hold
- * floor(I / (period + 1)) or one more records' events; a trap-like IP (formats 0 and 1, the
- * next instruction) may put the last one past the code. */
-void selfcheck_pebs(struct trace_ctx *t, const struct selfcheck *c, uint64_t period,
-		    const char *why_not);
+/* Sampling on instructions retired, one sample every `every` instructions — PEBS every
+ * period + 1 (SDM Vol. 3B 18.4.4: the record is written on the event after the overflow),
+ * counter sampling (pmc) every period: the signature's I instructions hold floor(I / every)
+ * or one more samples; an IP past the sampled instruction (a trap-like PEBS IP, formats 0 and
+ * 1; a PMI taken at the next boundary, later where IF is clear) may put the last one past the
+ * code. */
+void selfcheck_samples(struct trace_ctx *t, const struct selfcheck *c, const char *facility,
+		       uint64_t every, const char *why_not);
 
 /* The verdict of CPU cpu's last session and its line, then cleared (runner.c prints it). */
 enum selfcheck_verdict selfcheck_take(unsigned cpu, char *line, unsigned size);
