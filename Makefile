@@ -96,9 +96,9 @@ CHECK_OPTIONS_SRCS := scripts/check-options.c scripts/workload-stubs.c kernel/op
 	lib/fmt.c lib/string.c boot/text.c arch/x86/spmu/personality.c
 HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 
-.PHONY: all deps run test unit-test qemu-test bench format format-check fresh-check help clean
-all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(EXAMPLES) \
-	$(TEST_PROGRAMS)
+.PHONY: all deps run test unit-test qemu-test bench format format-check fresh-check help clean usb
+all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(BUILD)/mkgpt \
+	$(EXAMPLES) $(TEST_PROGRAMS)
 
 help:
 	@echo "make            build build/BOOTX64.EFI (kernel inside) and build/kernel.elf (symbols),"
@@ -179,6 +179,12 @@ $(BUILD)/check-options: $(CHECK_OPTIONS_SRCS) $(BUILD)/host/selftest_names.c $(H
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)
 
+# ---- host: the GPT writer of make usb (scripts/mkimage --gpt) -----------------------------------
+$(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/crc32.c lib/string.c $(HOST_HDRS) | deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)
+
 # ---- host unit tests ---------------------------------------------------------------------------
 # The sources a test links come from its `// UNIT-SOURCES: a.c b.c` line.
 unit_sources = $(shell sed -n 's|^// UNIT-SOURCES:||p' $(1))
@@ -204,6 +210,11 @@ test: deps $(UNIT_TESTS) all
 RUN_DEFAULT := --smp 2
 run: all
 	$(Q)scripts/run $(if $(ARGS),$(ARGS),$(RUN_DEFAULT))
+
+# A USB stick image: GPT, one EFI System Partition (FAT32) with EFI/BOOT/BOOTX64.EFI and a
+# commented example baretrace.cfg (README "Real hardware").
+usb: all
+	$(Q)scripts/mkimage --gpt $(BUILD)/baretrace.img
 
 bench: all
 	$(Q)scripts/bench

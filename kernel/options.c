@@ -294,9 +294,33 @@ void options_defaults(struct kernel_options *o)
 	o->program_watchdog_ms = DEFAULT_PROGRAM_WATCHDOG_MS;
 }
 
+/* Whether text holds anything but blank lines and # comments (make usb's example config is all
+ * comments: a stick as it comes runs the default session). */
+static bool has_settings(const char *text, size_t len)
+{
+	bool line_start = true, in_comment = false;
+	for (size_t i = 0; i < len && text[i]; i++) {
+		char c = text[i];
+		if (c == '\n') {
+			line_start = true;
+			in_comment = false;
+		} else if (in_comment || c == ' ' || c == '\t' || c == '\r') {
+			continue;
+		} else if (c == '#' && line_start) {
+			in_comment = true;
+		} else {
+			return true;
+		}
+	}
+	return false;
+}
+
 bool options_none_given(const struct boot_info *bi)
 {
-	return bi->config_status == BOOT_CONFIG_ABSENT && bi->options[0] == 0;
+	bool config_empty =
+	    bi->config_status == BOOT_CONFIG_ABSENT ||
+	    (bi->config_status == BOOT_CONFIG_OK && !has_settings(bi->config, sizeof(bi->config)));
+	return config_empty && !has_settings(bi->options, sizeof(bi->options));
 }
 
 void options_default_session(struct kernel_options *o)

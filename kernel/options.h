@@ -50,8 +50,9 @@ enum program_roi { PROGRAM_ROI_WHOLE, PROGRAM_ROI_MARKS };
 #define DEFAULT_SERIAL_BAUD 115200
 
 void options_defaults(struct kernel_options *o);
-/* Whether the boot has no config file and no load options: then the kernel runs the default
- * session (options_default_session), the hardware report a person with a stick wants. */
+/* Whether the boot has no config file (or one of comments only) and no load options: then the
+ * kernel runs the default session (options_default_session), the hardware report a person
+ * with a stick wants. */
 bool options_none_given(const struct boot_info *bi);
 /* The default session: every facility, over the workload library (the workloads with a branch
  * signature), on all CPUs at once, self-checked; the software PMU ('skylake') where a CPU

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# make usb's image (scripts/mkimage --gpt): a GPT disk whose one partition is an EFI System
+# Partition holding FAT32, booted by a plain QEMU command line (OVMF, the image as a raw disk,
+# no runner) into the default session. The table is read back by util-linux (partx, blkid)
+# and its CRCs recomputed with zlib (Perl's Compress::Zlib), not by our own writer's code.
+. "$(dirname "$0")/lib.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+img=$work/usb.img
+
+"$top/scripts/mkimage" --gpt "$img" >"$work/out" 2>&1
+ok $? "scripts/mkimage --gpt writes an image: $(tail -n 1 "$work/out")"
+sectors=$(($(stat -c %s "$img") / 512))
+parts=$(partx -g -o NR,START,END,TYPE "$img")
+[ "$(printf '%s\n' "$parts" | grep -c .)" = 1 ]
+ok $? "partx finds one partition"
+read -r nr start end type <<<"$parts"
+[ "$type" = c12a7328-f81f-11d2-ba4b-00a0c93ec93b ]
+ok $? "of the EFI System Partition type, C12A7328-F81F-11D2-BA4B-00A0C93EC93B (UEFI 2.10 5.3.3) ($type)"
+[ "$start" = 2048 ] && [ "$end" = $((sectors - 34)) ]
+ok $? "from LBA 2048 to the last usable LBA, the disk's last minus 33 ($start-$end of $sectors)"
+[ "$(blkid -p -o value -s TYPE --offset $((start * 512)) "$img")" = vfat ] &&
+	[ "$(blkid -p -o value -s LABEL --offset $((start * 512)) "$img")" = BARETRACE ]
+ok $? "the partition holds a FAT file system labelled BARETRACE (blkid)"
+# The headers' and the entry arrays' CRC-32 (UEFI 2.10 Table 5-5), primary and backup, by zlib.
+perl -MCompress::Zlib -e '
+	open(my $f, "<:raw", $ARGV[0]) or die; my $n = $ARGV[1]; my $bad = 0;
+	for my $lba (1, $n - 1) {
+		seek($f, $lba * 512, 0); read($f, my $h, 92);
+		my ($sig, $size, $crc, $my, $alt, $ents, $count, $esize, $ecrc) =
+			unpack("a8 x4 V V x4 Q< Q< x16 x16 Q< V V V", $h);
+		(my $z = $h) =~ s/^(.{16}).{4}/$1\0\0\0\0/s;
+		$bad++ unless $sig eq "EFI PART" && $size == 92 && crc32($z) == $crc && $my == $lba;
+		seek($f, $ents * 512, 0); read($f, my $e, $count * $esize);
+		$bad++ unless crc32($e) == $ecrc;
+	}
+	exit($bad ? 1 : 0);' "$img" "$sectors"
+ok $? "primary and backup GPT headers and entry arrays carry the CRC-32 zlib computes"
+mtype -i "$img@@$((start * 512))" ::/baretrace.cfg >"$work/cfg"
+! grep -qv '^#' "$work/cfg" && grep -q 'default session' "$work/cfg"
+ok $? "its baretrace.cfg is a commented example (every line a comment)"
+
+# Boot it with nothing but QEMU and OVMF: the default session, on two vCPUs. The exit device
+# turns the kernel's status s into QEMU's exit code 2s + 1: 1 is PASS.
+cp /usr/share/OVMF/OVMF_VARS_4M.fd "$work/vars.fd"
+timeout 300 qemu-system-x86_64 -machine q35 -cpu max -smp 2 -m 512M -nodefaults -display none \
+	-no-reboot -serial stdio \
+	-drive if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd \
+	-drive if=pflash,format=raw,unit=1,file="$work/vars.fd" -drive format=raw,file="$img" \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 >"$work/serial" 2>&1
+rc=$?
+out=$(tr -d '\r' <"$work/serial")
+[ "$rc" = 1 ]
+ok $? "plain QEMU booting the image exits with 1: the kernel's status 0 (exit code $rc)"
+has "default session: no config file and no options" "the commented config runs the default session"
+has "run finished: PASS" "and it passes"
+printf '%s\n' "$out" | grep -Eq '^summary: bts +[0-9]+ +[0-9]+ +0 +0 '
+ok $? "its summary table has bts, none failed"
+
+"$top/scripts/mkimage" --gpt "$work/bad.img" trace=nosuch >"$work/out" 2>&1
+[ $? = 2 ] && [ ! -e "$work/bad.img" ] && grep -q "option 'trace'" "$work/out"
+ok $? "a bad option: status 2, the option named, no image written"
+done_testing
