@@ -58,11 +58,12 @@ define user_program
 	@$(if $(Q),echo "  CC      $@  (user program)")
 	$(Q)$(CC) $(USER_CFLAGS) $(USER_LDFLAGS) examples/crt0.S $< -o $@
 endef
-$(BUILD)/examples/%.elf: examples/%.c examples/crt0.S include/baretrace/user.h | deps
+# (The Makefile is a prerequisite: USER_CFLAGS changes rebuild them.)
+$(BUILD)/examples/%.elf: examples/%.c examples/crt0.S include/baretrace/user.h Makefile | deps
 	$(user_program)
-$(BUILD)/tests/programs/%.elf: tests/programs/%.c examples/crt0.S include/baretrace/user.h | deps
+$(BUILD)/tests/programs/%.elf: tests/programs/%.c examples/crt0.S include/baretrace/user.h Makefile | deps
 	$(user_program)
-$(BUILD)/examples/%-pie.elf: examples/%.c examples/crt0.S include/baretrace/user.h | deps
+$(BUILD)/examples/%-pie.elf: examples/%.c examples/crt0.S include/baretrace/user.h Makefile | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $@  (user program, static PIE)")
 	$(Q)$(CC) $(USER_CFLAGS) $(USER_PIE_LDFLAGS) examples/crt0.S $< -o $@
