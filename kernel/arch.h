@@ -209,6 +209,11 @@ struct workload_signature {
 	uint64_t code_lo, code_hi;
 	uint64_t code2_lo, code2_hi; /* a second stretch of code (ring 3's page), or 0, 0 */
 };
+/* A signature with nothing counted yet, about the code [lo, hi). */
+static inline struct workload_signature workload_signature_of(const void *lo, const void *hi)
+{
+	return (struct workload_signature){.code_lo = (uint64_t)lo, .code_hi = (uint64_t)hi};
+}
 #define WL_SORT_MAX  256  /* values arch_wl_sort sorts at most */
 #define WL_CHASE_MAX 8192 /* nodes (64 bytes each) arch_wl_chase walks at most; a power of two */
 uint64_t arch_wl_loop(uint64_t n);	/* 0 + ... + n-1: a counted loop */

@@ -129,9 +129,7 @@ static void user_watchdog_irq(struct trap_frame *f)
  * and user_abort (10, ending in RET). 11n + 40 instructions. */
 void arch_user_roundtrip_signature(uint64_t n, struct workload_signature *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->code_lo = (uint64_t)arch_user_enter;
-	s->code_hi = (uint64_t)user_entry_end;
+	*s = workload_signature_of(arch_user_enter, user_entry_end);
 	s->code2_lo = USER_CODE_VA;
 	s->code2_hi = USER_CODE_VA + ELF_USER_PAGE;
 	s->taken[WL_JMP] = 1;

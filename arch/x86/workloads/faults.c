@@ -14,7 +14,6 @@
 #include "arch/x86/cpu/trap.h"
 #include "kernel/arch.h"
 #include "kernel/memory.h"
-#include "lib/string.h"
 
 extern const char fault_workload_int3[], flags_ud2[], flags_tf_trap[];
 
@@ -30,9 +29,7 @@ extern const char fault_workload_end[];
 void arch_fault_workload_signature(uint64_t n, struct workload_signature *s)
 {
 	(void)n;
-	memset(s, 0, sizeof(*s));
-	s->code_lo = (uint64_t)arch_fault_workload;
-	s->code_hi = (uint64_t)fault_workload_end;
+	*s = workload_signature_of(arch_fault_workload, fault_workload_end);
 	s->taken[WL_RET] = 1;
 	s->instructions = 5;
 }

@@ -7,7 +7,6 @@
  * same insertion sort run here in C, counting the branches the assembly takes at each step.
  */
 #include "kernel/arch.h"
-#include "lib/string.h"
 
 extern const char arch_wl_loop_end[], arch_wl_calls_end[], arch_wl_indirect_end[], edges_end[],
     flags_end[], arch_wl_countdown_end[], arch_wl_nest_end[], arch_wl_switch_end[],
@@ -21,16 +20,9 @@ extern const char arch_wl_loop_end[], arch_wl_calls_end[], arch_wl_indirect_end[
 #define FNV_PRIME	0x100000001b3ull
 #define HASH_BYTE_SHIFT 56
 
-static void begin(struct workload_signature *s, uint64_t (*fn)(uint64_t), const char *end)
-{
-	memset(s, 0, sizeof(*s));
-	s->code_lo = (uint64_t)fn;
-	s->code_hi = (uint64_t)end;
-}
-
 void arch_wl_loop_signature(uint64_t n, struct workload_signature *s)
 {
-	begin(s, arch_wl_loop, arch_wl_loop_end);
+	*s = workload_signature_of(arch_wl_loop, arch_wl_loop_end);
 	s->taken[WL_COND] = n - 1;
 	s->taken[WL_RET] = 1;
 	s->instructions = 4 * n + 3;
@@ -38,7 +30,7 @@ void arch_wl_loop_signature(uint64_t n, struct workload_signature *s)
 
 void arch_wl_calls_signature(uint64_t n, struct workload_signature *s)
 {
-	begin(s, arch_wl_calls, arch_wl_calls_end);
+	*s = workload_signature_of(arch_wl_calls, arch_wl_calls_end);
 	s->taken[WL_CALL] = 3 * n;
 	s->taken[WL_RET] = 3 * n + 1;
 	s->taken[WL_COND] = n - 1;
@@ -47,7 +39,7 @@ void arch_wl_calls_signature(uint64_t n, struct workload_signature *s)
 
 void arch_wl_indirect_signature(uint64_t n, struct workload_signature *s)
 {
-	begin(s, arch_wl_indirect, arch_wl_indirect_end);
+	*s = workload_signature_of(arch_wl_indirect, arch_wl_indirect_end);
 	s->taken[WL_IND_CALL] = n;
 	s->taken[WL_RET] = n + 1;
 	s->taken[WL_COND] = n - 1;
@@ -60,7 +52,7 @@ void arch_wl_indirect_signature(uint64_t n, struct workload_signature *s)
 void arch_edge_workload_signature(uint64_t n, struct workload_signature *s)
 {
 	(void)n;
-	begin(s, arch_edge_workload, edges_end);
+	*s = workload_signature_of(arch_edge_workload, edges_end);
 	s->taken[WL_CALL] = 1;
 	s->taken[WL_JMP] = 1;
 	s->taken[WL_IND_JMP] = 1;
@@ -75,7 +67,7 @@ void arch_edge_workload_signature(uint64_t n, struct workload_signature *s)
 void arch_flags_workload_signature(uint64_t n, struct workload_signature *s)
 {
 	(void)n;
-	begin(s, arch_flags_workload, flags_end);
+	*s = workload_signature_of(arch_flags_workload, flags_end);
 	s->taken[WL_JMP] = 3;
 	s->taken[WL_RET] = 1;
 	s->instructions = 29;
@@ -100,7 +92,7 @@ static uint64_t hash_steps(uint64_t n, struct workload_signature *s)
 
 void arch_wl_hash_signature(uint64_t n, struct workload_signature *s)
 {
-	begin(s, arch_wl_hash, arch_wl_hash_end);
+	*s = workload_signature_of(arch_wl_hash, arch_wl_hash_end);
 	hash_steps(n, s);
 }
 
@@ -130,7 +122,7 @@ uint64_t arch_wl_chase_result(uint64_t n)
 
 void arch_wl_chase_signature(uint64_t n, struct workload_signature *s)
 {
-	begin(s, arch_wl_chase, arch_wl_chase_end);
+	*s = workload_signature_of(arch_wl_chase, arch_wl_chase_end);
 	s->taken[WL_COND] = 2 * (n - 1);
 	s->taken[WL_RET] = 1;
 	s->instructions = 18 * n + 8;
@@ -138,7 +130,7 @@ void arch_wl_chase_signature(uint64_t n, struct workload_signature *s)
 
 void arch_wl_countdown_signature(uint64_t n, struct workload_signature *s)
 {
-	begin(s, arch_wl_countdown, arch_wl_countdown_end);
+	*s = workload_signature_of(arch_wl_countdown, arch_wl_countdown_end);
 	s->taken[WL_COND] = n - 1;
 	s->taken[WL_RET] = 1;
 	s->instructions = 3 * n + 3;
@@ -146,7 +138,7 @@ void arch_wl_countdown_signature(uint64_t n, struct workload_signature *s)
 
 void arch_wl_nest_signature(uint64_t n, struct workload_signature *s)
 {
-	begin(s, arch_wl_nest, arch_wl_nest_end);
+	*s = workload_signature_of(arch_wl_nest, arch_wl_nest_end);
 	s->taken[WL_CALL] = 3 * n;
 	s->taken[WL_RET] = 3 * n + 1;
 	s->taken[WL_COND] = n - 1;
@@ -155,7 +147,7 @@ void arch_wl_nest_signature(uint64_t n, struct workload_signature *s)
 
 void arch_wl_switch_signature(uint64_t n, struct workload_signature *s)
 {
-	begin(s, arch_wl_switch, arch_wl_switch_end);
+	*s = workload_signature_of(arch_wl_switch, arch_wl_switch_end);
 	s->taken[WL_IND_JMP] = n;
 	s->taken[WL_JMP] = n - n / 4;
 	s->taken[WL_COND] = n - 1;
@@ -165,7 +157,7 @@ void arch_wl_switch_signature(uint64_t n, struct workload_signature *s)
 
 void arch_wl_recursion_signature(uint64_t d, struct workload_signature *s)
 {
-	begin(s, arch_wl_recursion, arch_wl_recursion_end);
+	*s = workload_signature_of(arch_wl_recursion, arch_wl_recursion_end);
 	s->taken[WL_COND] = 1;
 	s->taken[WL_CALL] = d;
 	s->taken[WL_RET] = d + 1;
@@ -221,7 +213,7 @@ static uint64_t sort_steps(uint64_t n, struct workload_signature *s)
 
 void arch_wl_sort_signature(uint64_t n, struct workload_signature *s)
 {
-	begin(s, arch_wl_sort, arch_wl_sort_end);
+	*s = workload_signature_of(arch_wl_sort, arch_wl_sort_end);
 	sort_steps(n, s);
 }
 

@@ -30,9 +30,8 @@ extern const char smc_end[];
 void arch_smc_workload_signature(uint64_t n, struct workload_signature *s)
 {
 	(void)n;
-	*s = (struct workload_signature){.code_lo = (uint64_t)arch_smc_workload,
-					 .code_hi = (uint64_t)smc_end,
-					 .instructions = 20};
+	*s = workload_signature_of(arch_smc_workload, smc_end);
+	s->instructions = 20;
 	s->taken[WL_COND] = 2;
 	s->taken[WL_RET] = 1;
 }
