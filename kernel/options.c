@@ -298,19 +298,15 @@ void options_defaults(struct kernel_options *o)
  * comments: a stick as it comes runs the default session). */
 static bool has_settings(const char *text, size_t len)
 {
-	bool line_start = true, in_comment = false;
+	bool in_comment = false; /* a '#' came first on this line, after blanks only */
 	for (size_t i = 0; i < len && text[i]; i++) {
 		char c = text[i];
-		if (c == '\n') {
-			line_start = true;
+		if (c == '\n')
 			in_comment = false;
-		} else if (in_comment || c == ' ' || c == '\t' || c == '\r') {
-			continue;
-		} else if (c == '#' && line_start) {
+		else if (c == '#')
 			in_comment = true;
-		} else {
-			return true;
-		}
+		else if (!in_comment && c != ' ' && c != '\t' && c != '\r')
+			return true; /* anything else before a '#' is a setting */
 	}
 	return false;
 }

@@ -265,6 +265,33 @@ static void help_lists_every_option(void **state)
 	assert_int_equal(described[strlen(described) - 1], '\n');
 }
 
+/* README "Real hardware": with no config file, or one of blank lines and # comments only (make
+ * usb's example), and no load options, the kernel runs its default session; any setting, in
+ * either place, means the options chose. */
+static void comments_only_mean_no_options(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file, *args;
+		bool none;
+	} cases[] = {
+	    {NULL, "", true},
+	    {"", "", true},
+	    {"# a comment\n\n   # indented\n\t\r\n", "", true},
+	    {"# trace = bts   # commented out\n", "", true},
+	    {"trace = bts\n", "", false},
+	    {"# header\n  trace = bts # why\n", "", false},
+	    {NULL, "trace=bts", false},
+	    {"# only comments\n", "trace=bts", false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_true(parse(cases[i].file, cases[i].args));
+		if (options_none_given(&bi) != cases[i].none)
+			fail_msg("case %zu: none given %d, want %d", i, !cases[i].none,
+				 cases[i].none);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(defaults_are_the_documented_ones),
     cmocka_unit_test(every_option_reaches_its_typed_field),
@@ -274,5 +301,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(a_key_given_twice_is_a_warning),
     cmocka_unit_test(facility_names),
     cmocka_unit_test(help_lists_every_option),
+    cmocka_unit_test(comments_only_mean_no_options),
 };
 UNIT_MAIN(tests)

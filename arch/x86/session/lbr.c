@@ -15,7 +15,6 @@
 #include "arch/x86/session/facility.h"
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/selfcheck.h"
-#include "arch/x86/cpu/usermode.h"
 #include "lib/bits.h"
 #include "lib/x86_decode.h"
 
@@ -40,10 +39,7 @@ static struct lbr_msrs lbr_msrs_of(const struct trace_ctx *t)
 static unsigned branch_class(uint64_t from)
 {
 	struct x86_insn in;
-	user_access_begin(); /* a ring 3 workload's code (SMAP, cpu/usermode.h) */
-	int rc = x86_decode((const uint8_t *)from, X86_MAX_INSN_LENGTH, &in);
-	user_access_end();
-	if (rc != 0)
+	if (ts_decode_recorded(from, &in) != 0)
 		return 0;
 	return in.branch == X86_BR_NONE ? LBR_F_FAR : (unsigned)BIT(lbr_class_of_branch(in.branch));
 }

@@ -3,7 +3,6 @@
 #include "arch/x86/session/selfcheck.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
-#include "arch/x86/cpu/usermode.h"
 #include "arch/x86/session/session.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -69,10 +68,7 @@ void selfcheck_record(struct selfcheck *c, uint64_t from, uint64_t to)
 		return;
 	c->inside++;
 	struct x86_insn in;
-	user_access_begin(); /* the code may be a ring 3 workload's (SMAP, cpu/usermode.h) */
-	int rc = x86_decode((const uint8_t *)from, X86_MAX_INSN_LENGTH, &in);
-	user_access_end();
-	if (rc != 0) {
+	if (ts_decode_recorded(from, &in) != 0) {
 		c->undecodable++;
 		return;
 	}

@@ -23,6 +23,7 @@
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/vectors.h"
 #include "arch/x86/user/run.h"
+#include "arch/x86/cpu/usermode.h"
 #include "kernel/console.h"
 #include "kernel/memmap.h"
 #include "kernel/memory.h"
@@ -359,6 +360,14 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 		t->ok = false;
 	}
 	return r;
+}
+
+int ts_decode_recorded(uint64_t ip, struct x86_insn *in)
+{
+	user_access_begin();
+	int rc = x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, in);
+	user_access_end();
+	return rc;
 }
 
 void *ts_scratch(uint64_t *bytes)

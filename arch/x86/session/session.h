@@ -55,6 +55,11 @@ bool lbr_enable_for_sampling(struct trace_ctx *t, uint64_t debugctl_extra);
 bool lbr_newest(const struct trace_ctx *t, uint64_t *from, uint64_t *to);
 void lbr_disable(struct trace_ctx *t);
 
+/* Decode the instruction at an address a capture recorded, after the run (lib/x86_decode.c's
+ * status): ring 3 code too, with user access open for the read (SMAP, cpu/usermode.h). */
+struct x86_insn;
+int ts_decode_recorded(uint64_t ip, struct x86_insn *in);
+
 /* Boot CPU, before a run: CPU cpu's decode cache, scratch, output and DS buffers. */
 bool ts_prepare_cpu(unsigned cpu, const struct trace_options *o);
 
