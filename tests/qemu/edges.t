@@ -27,7 +27,6 @@ names=(edges flags smc)
 nw=${#names[@]}
 [ "$runs" = $((3 * nw)) ]
 ok $? "QEMU's log holds the $((3 * nw)) single-stepped runs: ss, bts, lbr for each workload ($runs)"
-nth() { awk -v w="$2" '/^run / { n++ } n == w' "$1"; }
 branches() { printf '%s\n' "$1" | grep -v '^run '; }
 
 # The engine's runs in the oracle's format.

@@ -64,6 +64,20 @@ relay_kernel_tap() {
 	ok $? "$prefix: the kernel reported $n test points"
 }
 
+# nth FILE N: the N-th run of an oracle's output (scripts/qemu-exec-branches: "run STEPS" and
+# its lines), the "run" line included.
+nth() { awk -v w="$2" '/^run / { n++ } n == w' "$1"; }
+
+# session_records FACILITY LABEL FIELD-A FIELD-B [CPU]: fields A and B of one session's record
+# lines ("FACILITY ..." between "trace-begin FACILITY LABEL" and "trace-end"), in the last
+# boot's output; with CPU, only that CPU's session ("cpu=CPU" after the label).
+session_records() {
+	printf '%s\n' "$out" | awk -v f="$1" -v l="$2" -v a="$3" -v b="$4" -v c="${5:+cpu=$5}" '
+		$1 == "trace-begin" { on = ($2 == f && $3 == l && (c == "" || $4 == c)) }
+		$1 == "trace-end" { on = 0 }
+		on && $1 == f { print $a, $b }'
+}
+
 # Dump the last boot's output as TAP comments (for diagnosis when something failed).
 show_output() {
 	printf '%s\n' "$out" | sed 's/^/# /'

@@ -61,21 +61,14 @@ status_is 0 "the example runs natively, stepped, and under BTS and LBR, with the
 has "result=722 expected=722" "its exit status is 722, as its source works out"
 QEB_ELFS="$prog" "$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/exec.log" >"$work/qemu.txt" 2>"$work/err"
 ok $? "the oracle read QEMU's log $(head -c 200 "$work/err")"
-nth() { awk -v w="$2" '/^run / { n++ } n == w' "$1"; }
 kernel_ss=$(printf '%s\n' "$out" | awk '$1 == "ss-begin" && $2 == "program" { for (i = 1; i <= NF; i++) if ($i ~ /^steps=/) { split($i, a, "="); print "run", a[2] } }
 	$1 == "ss-branch" { print $2, $3 }')
 [ -n "$kernel_ss" ] && [ "$kernel_ss" = "$(nth "$work/qemu.txt" 1)" ]
 ok $? "engine: the program's taken branches (ring 3 and the kernel's side) and step count are QEMU's"
-# records FACILITY LABEL FIELDS: one session's records
-records() {
-	printf '%s\n' "$out" | awk -v f="$1" -v l="$2" -v a="$3" -v b="$4" '
-		$1 == "trace-begin" { on = ($2 == f && $3 == l) } $1 == "trace-end" { on = 0 }
-		on && $1 == f { print $a, $b }'
-}
 run=1
 for p in skylake arrowlake; do
 	run=$((run + 1))
-	bts=$(records bts "program@$p" 2 3)
+	bts=$(session_records bts "program@$p" 2 3)
 	[ -n "$bts" ] && [ "$bts" = "$(nth "$work/qemu.txt" "$run" | grep -v '^run ')" ]
 	ok $? "bts, $p: the records are QEMU's taken branches of the run, in order"
 	inside=$(printf '%s\n' "$bts" | awk -v lo=$window '$1 "" >= lo "" && $1 "" < "0x7f" { n++ } END { print n + 0 }')
@@ -84,7 +77,7 @@ for p in skylake arrowlake; do
 done
 for p in skylake arrowlake; do
 	run=$((run + 1))
-	lbr=$(records lbr "program@$p" 3 4)
+	lbr=$(session_records lbr "program@$p" 3 4)
 	want=$(nth "$work/qemu.txt" "$run" | grep -v '^run ' | tail -n 32 | tac)
 	[ -n "$lbr" ] && [ "$lbr" = "$want" ]
 	ok $? "lbr, $p: the stack holds QEMU's newest branches of the run, newest first"
@@ -100,9 +93,7 @@ for p in skylake arrowlake; do
 	want=$(nth "$work/qemu.txt" "$run" | grep -v '^run ')
 	same=0
 	for c in 0 1 2 3; do
-		got=$(printf '%s\n' "$out" | awk -v l="program@$p" -v c="cpu=$c" '
-			$1 == "trace-begin" { on = ($2 == "bts" && $3 == l && $4 == c) } $1 == "trace-end" { on = 0 }
-			on && $1 == "bts" { print $2, $3 }')
+		got=$(session_records bts "program@$p" 2 3 "$c")
 		[ -n "$got" ] && [ "$got" = "$want" ] && same=$((same + 1))
 	done
 	[ "$same" = 4 ]
@@ -114,9 +105,7 @@ for p in skylake arrowlake; do
 	want=$(nth "$work/qemu.txt" "$run" | grep -v '^run ' | tail -n 32 | tac)
 	same=0
 	for c in 0 1 2 3; do
-		got=$(printf '%s\n' "$out" | awk -v l="program@$p" -v c="cpu=$c" '
-			$1 == "trace-begin" { on = ($2 == "lbr" && $3 == l && $4 == c) } $1 == "trace-end" { on = 0 }
-			on && $1 == "lbr" { print $3, $4 }')
+		got=$(session_records lbr "program@$p" 3 4 "$c")
 		[ -n "$got" ] && [ "$got" = "$want" ] && same=$((same + 1))
 	done
 	[ "$same" = 4 ]
@@ -138,7 +127,7 @@ has "$nrel R_X86_64_RELATIVE relocations, bias $window" "PIE: and applied its $n
 has "result=722 expected=722" "PIE: its exit status is the source's 722: its function pointers were relocated"
 QEB_ELFS="$pie@$window" "$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/pie.log" >"$work/pie.txt" 2>"$work/err"
 ok $? "PIE: the oracle read QEMU's log $(head -c 200 "$work/err")"
-bts=$(records bts "program@skylake" 2 3)
+bts=$(session_records bts "program@skylake" 2 3)
 [ -n "$bts" ] && [ "$bts" = "$(nth "$work/pie.txt" 2 | grep -v '^run ')" ]
 ok $? "PIE: the BTS records are QEMU's taken branches, at the relocated addresses"
 

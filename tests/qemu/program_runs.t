@@ -21,18 +21,11 @@ sym() {
 	read -r a z < <(nm -S "$1" | awk -v n="$2" '$4 == n { print $1, $2 }')
 	[ -n "$a" ] && printf '0x%x 0x%x\n' $((16#$a)) $((16#$a + 16#$z))
 }
-# records FACILITY LABEL FIELD-A FIELD-B: one session's records
-records() {
-	printf '%s\n' "$out" | awk -v f="$1" -v l="$2" -v a="$3" -v b="$4" '
-		$1 == "trace-begin" { on = ($2 == f && $3 == l) } $1 == "trace-end" { on = 0 }
-		on && $1 == f { print $a, $b }'
-}
 # count_from LO HI: lines of "FROM TO" on stdin whose FROM is in [LO, HI)
 count_from() {
 	perl -lane 'no warnings "portable"; BEGIN { ($lo, $hi) = (hex(shift), hex(shift)); $n = 0 }
 		$f = hex($F[0]); $n++ if @F && $f >= $lo && $f < $hi; END { print $n }' "$1" "$2"
 }
-nth() { awk -v w="$2" '/^run / { n++ } n == w' "$1"; }
 qemu_log_args() { # the QEMU execution log over the workload range and the program's pages
 	printf '%s\n' --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain --qemu-arg -dfilter \
 		--qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$window+0x10000")" \
@@ -66,7 +59,7 @@ status_is 0 "roi: the program runs under BTS and LBR with program.roi=marks"
 has "result=1140" "roi: its exit status is 1140, as its source works out"
 QEB_ELFS="$progs/roi.elf" "$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/roi.log" >"$work/roi.txt" 2>"$work/err"
 ok $? "roi: the oracle read QEMU's log $(head -c 200 "$work/err")"
-bts=$(records bts "program@skylake" 2 3)
+bts=$(session_records bts "program@skylake" 2 3)
 q=$(nth "$work/roi.txt" 1 | grep -v '^run ')
 qin=$(printf '%s\n' "$q" | count_from "$in_lo" "$in_hi")
 qout=$(($(printf '%s\n' "$q" | count_from "$be_lo" "$be_hi") + $(printf '%s\n' "$q" | count_from "$af_lo" "$af_hi")))
@@ -85,7 +78,7 @@ first=$(head -n 1 "$work/r")
 start=$(grep -nxF -- "$first" "$work/q" | head -n 1 | cut -d: -f1)
 [ -n "$start" ] && [ "$(tail -n +"$start" "$work/q" | head -n "$(wc -l <"$work/r")")" = "$bts" ]
 ok $? "roi: the records are one unbroken stretch of QEMU's taken branches (from line ${start:-?})"
-lbr=$(records lbr "program@skylake" 3 4)
+lbr=$(session_records lbr "program@skylake" 3 4)
 lout=$(($(printf '%s\n' "$lbr" | count_from "$be_lo" "$be_hi") + $(printf '%s\n' "$lbr" | count_from "$af_lo" "$af_hi")))
 lin=$(printf '%s\n' "$lbr" | count_from "$in_lo" "$in_hi")
 [ "$lout" = 0 ] && [ "$lin" -gt 0 ]
@@ -93,7 +86,7 @@ ok $? "roi: the LBR stack holds inside_roi's branches ($lin) and none from befor
 
 boot --timeout 120 --program "$progs/roi.elf" -- workload=program trace=bts spmu=skylake program.roi=whole
 status_is 0 "roi: program.roi=whole"
-bts=$(records bts "program@skylake" 2 3)
+bts=$(session_records bts "program@skylake" 2 3)
 for f in be in af; do
 	eval "lo=\$${f}_lo hi=\$${f}_hi"
 	n=$(printf '%s\n' "$bts" | count_from "$lo" "$hi")
@@ -135,7 +128,7 @@ kernel_ss=$(printf '%s\n' "$out" | awk '$1 == "ss-begin" && $2 == "program" { fo
 	$1 == "ss-branch" { print $2, $3 }')
 [ -n "$kernel_ss" ] && [ "$kernel_ss" = "$(nth "$work/pf.txt" 1)" ]
 ok $? "#PF: the engine's branches and steps are QEMU's, the fault's delivery and the way out included"
-bts=$(records bts "program@skylake" 2 3)
+bts=$(session_records bts "program@skylake" 2 3)
 [ -n "$bts" ] && [ "$bts" = "$(nth "$work/pf.txt" 2 | grep -v '^run ')" ]
 ok $? "#PF: the BTS records are QEMU's taken branches up to the fault and back to the kernel"
 read -r ww_lo ww_hi < <(sym "$progs/misbehave.elf" wild_write)
@@ -177,9 +170,7 @@ n=$(printf '%s\n' "$out" | grep -c "^error: program: cpu=[023]")
 [ "$n" = 0 ]
 ok $? "4 CPUs: no other CPU reports a fault ($n)"
 for c in 0 1 2 3; do
-	printf '%s\n' "$out" | awk -v l="program@skylake" -v c="cpu=$c" '
-		$1 == "trace-begin" { on = ($2 == "bts" && $3 == l && $4 == c) } $1 == "trace-end" { on = 0 }
-		on && $1 == "bts" { print $2, $3 }' >"$work/cpu$c"
+	session_records bts "program@skylake" 2 3 "$c" >"$work/cpu$c"
 done
 [ -s "$work/cpu0" ] && cmp -s "$work/cpu0" "$work/cpu2" && cmp -s "$work/cpu0" "$work/cpu3"
 ok $? "4 CPUs: CPUs 0, 2 and 3 deliver the same records ($(wc -l <"$work/cpu0") each): CPU 1's fault touched none"

@@ -57,7 +57,6 @@ pmi_stub=$(printf '%#x' "0x$(sym "exc_stub_$((pmi_vector))")")
 ok $? "the PMI vector ($pmi_vector) and its stub ($pmi_stub)"
 
 # run N of a file in the oracle's format ("run STEPS", then "FROM TO" lines)
-nth() { awk -v w="$2" '/^run / { n++ } n == w' "$1"; }
 
 # for_runs CHECK: CHECK RUN LABEL WORKLOAD-INDEX for every personality and workload, in the
 # order the kernel ran them (the global $run counts on)
