@@ -8,8 +8,7 @@
 struct trace_ctx {
 	enum trace_facility facility;
 	int personality;
-	const struct trace_options *opt;
-	const struct kernel_options *all; /* for the workloads' parameters */
+	const struct kernel_options *all;
 	unsigned passed, failed, skipped;
 };
 
@@ -66,7 +65,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 	    .done = w->done,
 	    .concurrent = w->concurrent,
 	    .signature = w->signature ? &sig : NULL,
-	    .opt = t->opt,
+	    .opt = &t->all->tr,
 	};
 	enum trace_outcome out = arch_trace_workload(&r);
 	t->passed += out == TRACE_PASSED;
@@ -77,7 +76,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 
 enum trace_outcome tracing_run(const struct kernel_options *o)
 {
-	struct trace_ctx t = {.opt = &o->tr, .all = o};
+	struct trace_ctx t = {.all = o};
 	static struct facility_row rows[CFG_LIST_MAX];
 	for (unsigned f = 0; f < o->trace.n; f++) {
 		t.facility = (enum trace_facility)o->trace.item[f];

@@ -98,7 +98,7 @@ static void report_selfcheck(const struct trace_request *req, unsigned cpu,
 		v = SELFCHECK_SKIP;
 	}
 	if (v == SELFCHECK_NONE)
-		return; /* a facility with no check (pebs, btf, pmc) */
+		return; /* a facility with no check (btf) */
 	tally.checks++;
 	tally.failed += v == SELFCHECK_FAIL;
 	tally.skipped += v == SELFCHECK_SKIP;

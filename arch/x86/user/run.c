@@ -52,14 +52,20 @@ void arch_user_run_begin(const struct user_run_params *p)
 	}
 }
 
-void arch_user_run_end(struct user_run_end *e)
+/* The watchdog off, if it was armed. */
+static void disarm(struct user_run *u)
 {
-	struct user_run *u = here();
-	u->active = false;
 	if (u->deadline_tsc) {
 		u->deadline_tsc = 0;
 		timer_oneshot_stop();
 	}
+}
+
+void arch_user_run_end(struct user_run_end *e)
+{
+	struct user_run *u = here();
+	u->active = false;
+	disarm(u);
 	if (u->end.kind == USER_END_EXIT)
 		u->end.elapsed_us = tsc_to_us(rdtsc() - u->start_tsc);
 	u->end.cpu = this_cpu()->index;
@@ -81,10 +87,7 @@ static void end_run(struct trap_frame *f, enum user_end_kind kind, uint64_t cr2,
 	u->end.cr2 = cr2;
 	u->end.has_cr2 = f->vector == VEC_PF && kind == USER_END_FAULT;
 	u->end.elapsed_us = tsc_to_us(rdtsc() - u->start_tsc);
-	if (u->deadline_tsc) {
-		u->deadline_tsc = 0;
-		timer_oneshot_stop();
-	}
+	disarm(u);
 	f->rip = (uint64_t)user_abort;
 	f->cs = SEL_KERNEL_CODE;
 	f->ss = SEL_KERNEL_DATA;
