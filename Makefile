@@ -110,6 +110,8 @@ help:
 	@echo "                workload library, self-checked, with a summary table (README 'The"
 	@echo "                default session'); ARGS='--smp 2 -- trace=bts,pebs' runs another;"
 	@echo "                the kernel's options: ARGS='-- help=1', README 'Options'"
+	@echo "make usb        build/baretrace.img: a GPT disk with an EFI System Partition for a USB"
+	@echo "                stick (dd it; README 'Real hardware: a USB stick')"
 	@echo "make test       host unit tests (cmocka, ASan+UBSan) and QEMU tests, under prove"
 	@echo "make unit-test  host unit tests only;  make qemu-test  QEMU tests only"
 	@echo "make bench      boot timing, AP bring-up, single-step speed (bare, full software PMU),"
