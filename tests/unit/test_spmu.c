@@ -113,6 +113,52 @@ static void refused_accesses_are_model_gps(void **state)
 	assert_int_equal(v, 0x11c3);
 }
 
+/* The kvm personality's DEBUGCTL and LER, as Linux 6.x arch/x86/kvm/vmx/vmx.c vmx_set_msr
+ * treats a guest's write: "if (invalid & (DEBUGCTLMSR_BTF|DEBUGCTLMSR_LBR))" the bits are
+ * dropped, "if (invalid) return 1" (#GP); supported are DEBUGCTLMSR_LBR_MASK (LBR |
+ * FREEZE_LBRS_ON_PMI) with the LBRs virtualized. kvm_get_msr_common reads
+ * MSR_IA32_LASTINTFROMIP/TOIP as 0. */
+static void kvm_guest_debugctl_rules(void **state)
+{
+	(void)state;
+	static struct spmu m;
+	uint64_t v;
+	spmu_init(&m, spmu_personality_find("kvm"), lin);
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, DEBUGCTL_BTF), STATUS_OK);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_DEBUGCTL, &v), STATUS_OK);
+	assert_int_equal(v, 0); /* dropped */
+	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL,
+				    DEBUGCTL_LBR | DEBUGCTL_BTF | DEBUGCTL_FREEZE_LBRS_ON_PMI),
+			 STATUS_OK);
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_DEBUGCTL, &v), STATUS_OK);
+	assert_int_equal(v, DEBUGCTL_LBR | DEBUGCTL_FREEZE_LBRS_ON_PMI);
+	const uint64_t refused[] = {DEBUGCTL_TR,
+				    DEBUGCTL_BTS,
+				    DEBUGCTL_BTINT,
+				    DEBUGCTL_BTS_OFF_OS,
+				    DEBUGCTL_BTS_OFF_USR,
+				    DEBUGCTL_FREEZE_PERFMON_ON_PMI,
+				    DEBUGCTL_FREEZE_WHILE_SMM,
+				    DEBUGCTL_LBR | DEBUGCTL_TR};
+	for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, refused[i]), STATUS_REFUSED);
+		assert_non_null(strstr(m.gp_reason, "KVM guest"));
+	}
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_DEBUGCTL, &v), STATUS_OK);
+	assert_int_equal(v, DEBUGCTL_LBR | DEBUGCTL_FREEZE_LBRS_ON_PMI); /* unchanged */
+	assert_int_equal(spmu_rdmsr(&m, MSR_IA32_DS_AREA, &v), STATUS_REFUSED);
+	spmu_branch(&m, 0xffffffff80001000ull, 0xffffffff80002000ull, X86_BR_JMP_REL, 0, 0);
+	spmu_exception(&m, 14);
+	assert_int_equal(spmu_rdmsr(&m, 0x1dd, &v), STATUS_OK);
+	assert_int_equal(v, 0);
+	assert_int_equal(spmu_rdmsr(&m, 0x1de, &v), STATUS_OK);
+	assert_int_equal(v, 0);
+	/* The LBRs themselves record. */
+	assert_int_equal(spmu_rdmsr(&m, 0x1c9, &v), STATUS_OK);
+	assert_int_equal(spmu_rdmsr(&m, 0x680 + v, &v), STATUS_OK);
+	assert_int_equal(v, 0xffffffff80001000ull);
+}
+
 static void branches_reach_lbr_and_bts(void **state)
 {
 	(void)state;
@@ -493,6 +539,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(personalities_decode_as_their_processors),
     cmocka_unit_test(personalities_lbr_registers_match_the_caps_table),
     cmocka_unit_test(refused_accesses_are_model_gps),
+    cmocka_unit_test(kvm_guest_debugctl_rules),
     cmocka_unit_test(branches_reach_lbr_and_bts),
     cmocka_unit_test(bts_predicted_flag_only_where_the_sdm_has_it),
     cmocka_unit_test(pebs_skipped_entirely_when_full),

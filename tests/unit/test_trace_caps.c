@@ -183,6 +183,49 @@ static void skylake(void **state)
 	expect_pebs(&c, 3, false);
 }
 
+/*
+ * A KVM guest on a Skylake host, from the rules of upstream Linux 6.x (cpu_records.h cites each):
+ * the LBRs stay (format 5 passed through), DS is masked so BTS and PEBS are not there, perfmon
+ * is capped at version 2 (legacy freeze), and the two DEBUGCTL rules are data for the drivers.
+ * With -cpu host alone (migratable) QEMU passes LBR format 0, and KVM gives no LBRs.
+ */
+static void kvm_guest(void **state)
+{
+	(void)state;
+	struct trace_caps c = decode(&rec_kvm_skylake);
+	assert_true(c.hypervisor);
+	assert_true(c.kvm);
+	expect_lbr(&c, TC_LBR_LEGACY, 5, 32);
+	expect_kinds(&c, TC_LBR_LEGACY, TC_BTS_NO, TC_PEBS_NO, TC_FREEZE_LEGACY);
+	expect_reason(c.bts.reason, "CPUID.01H:EDX.DS[21]");
+	expect_reason(c.bts.reason, "KVM guest");
+	expect_reason(c.pebs.reason, "KVM guest");
+	assert_int_equal(c.perfmon.version, 2);
+	assert_true(c.freeze.perfmon_refused);
+	assert_false(c.freeze.while_smm);
+	assert_true(c.btf_dropped);
+	assert_true(c.perf_cap.full_width_write);
+
+	struct cpu_snapshot s = rec_kvm_skylake;
+	s.perf_capabilities &= ~0x3full;
+	c = decode(&s);
+	expect_lbr(&c, TC_LBR_NONE, 0, 0);
+	expect_reason(c.lbr.reason, "migratable=no");
+
+	/* Another hypervisor with the same CPUID is not KVM: none of its rules are assumed. */
+	memcpy(s.hv_vendor, "VMwareVMware", 13);
+	c = decode(&s);
+	assert_true(c.hypervisor);
+	assert_false(c.kvm);
+	assert_false(c.btf_dropped);
+	assert_false(c.freeze.perfmon_refused);
+	/* And no hypervisor bit: the signature is not believed. */
+	s = rec_kvm_skylake;
+	s.leaf_01.ecx &= ~BIT(31);
+	c = decode(&s);
+	assert_false(c.kvm);
+}
+
 static void icelake(void **state)
 {
 	(void)state;
@@ -706,6 +749,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(atoms_silvermont_and_goldmont_plus),
     cmocka_unit_test(amd_zen),
     cmocka_unit_test(qemu_tcg),
+    cmocka_unit_test(kvm_guest),
     cmocka_unit_test(msr_values_without_cpuid_are_ignored),
     cmocka_unit_test(leaves_beyond_the_maximum_are_ignored),
     cmocka_unit_test(misc_enable_says_bts_unavailable),

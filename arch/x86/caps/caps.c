@@ -17,6 +17,9 @@
 #include "lib/string.h"
 
 static const char VENDOR_INTEL[] = "GenuineIntel";
+/* KVM's CPUID.40000000H signature, "KVMKVMKVM\0\0\0" (Linux arch/x86/include/uapi/asm/kvm_para.h
+ * KVM_SIGNATURE). */
+static const char HV_VENDOR_KVM[] = "KVMKVMKVM";
 static const char VENDOR_AMD[] = "AuthenticAMD";
 
 /* Architectural-perfmon version thresholds (SDM Vol. 3B 18.2; Linux intel_pmu_init). */
@@ -134,6 +137,7 @@ static void decode_ident(struct trace_caps *c)
 	c->pdcm = l01.ecx & C01_ECX_PDCM;
 	c->x2apic = l01.ecx & C01_ECX_X2APIC;
 	c->hypervisor = l01.ecx & C01_ECX_HYPERVISOR;
+	c->kvm = c->hypervisor && memcmp(s->hv_vendor, HV_VENDOR_KVM, sizeof(HV_VENDOR_KVM)) == 0;
 	c->hybrid = l07.edx & C07_EDX_HYBRID;
 
 	c->core_type_raw = (uint32_t)FIELD_GET(C1A_EAX_CORE_TYPE, l1a.eax);
@@ -329,6 +333,10 @@ static void conclude_lbr(struct trace_caps *c)
 	 */
 	if (c->arch_lbr.present)
 		conclude_arch_lbr(c);
+	else if (c->kvm && c->perf_cap.present && c->perf_cap.lbr_format == 0)
+		/* KVM reports format 0 when it gives no LBRs; the format-0 stack of a real
+		 * processor (32-bit LIPs) is never virtualized. */
+		say(c->lbr.reason, "IA32_PERF_CAPABILITIES[5:0]=0; " TC_KVM_RULE_LBR);
 	else
 		conclude_legacy_lbr(c);
 }
@@ -348,8 +356,11 @@ static void conclude_bts(struct trace_caps *c)
 		return;
 	ok = need(r, c->ds, "CPUID.01H:EDX.DS[21]");
 	ok &= need(r, c->dtes64, "CPUID.01H:ECX.DTES64[2] (64-bit DS layout)");
-	if (!ok)
+	if (!ok) {
+		if (c->kvm)
+			say(r, "; " TC_KVM_RULE_DS);
 		return;
+	}
 	if (!c->misc.present) {
 		say(r, "IA32_MISC_ENABLE not in the snapshot: BTS availability unknown");
 		return;
@@ -379,8 +390,11 @@ static void conclude_pebs(struct trace_caps *c)
 	ok &= need(r, c->pdcm, "CPUID.01H:ECX.PDCM[15] (record format)");
 	ok &= need(r, c->perfmon.version && c->perfmon.gp_counters,
 		   "CPUID.0AH general-purpose counters");
-	if (!ok)
+	if (!ok) {
+		if (c->kvm && !c->ds)
+			say(r, "; " TC_KVM_RULE_DS);
 		return;
+	}
 	if (!c->misc.present) {
 		say(r, "IA32_MISC_ENABLE not in the snapshot: PEBS availability unknown");
 		return;
@@ -424,7 +438,8 @@ static void conclude_freeze(struct trace_caps *c)
 
 	if (!vendor_is_intel(c, c->freeze.reason))
 		return;
-	c->freeze.while_smm = c->perf_cap.present && c->perf_cap.smm_freeze;
+	c->freeze.while_smm = c->perf_cap.present && c->perf_cap.smm_freeze && !c->kvm;
+	c->freeze.perfmon_refused = c->kvm;
 	if (v < PERFMON_V_FREEZE_LEGACY)
 		say(c->freeze.reason, "CPUID.0AH:EAX[7:0] ArchPerfMonVerID %u < 2 (SDM 17.4.7)", v);
 	else if (v < PERFMON_V_FREEZE_STREAMLINED)
@@ -446,4 +461,5 @@ void trace_caps_decode(const struct cpu_snapshot *s, struct trace_caps *c)
 	conclude_bts(c);
 	conclude_pebs(c);
 	conclude_freeze(c);
+	c->btf_dropped = c->kvm;
 }

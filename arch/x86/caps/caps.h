@@ -46,6 +46,9 @@ struct cpu_snapshot {
 	uint64_t perf_capabilities;
 	bool has_misc_enable; /* read because CPUID.01H:EDX.DS = 1 */
 	uint64_t misc_enable;
+	/* CPUID.40000000H:EBX,ECX,EDX as characters, NUL-terminated, read only when
+	 * CPUID.01H:ECX[31] says a hypervisor is present (KVM: "KVMKVMKVM"). */
+	char hv_vendor[CPUID_VENDOR_LEN + 1];
 };
 
 /*
@@ -144,7 +147,25 @@ struct tc_misc_enable {
 	bool pebs_unavailable; /* [12] */
 };
 
-#define TRACE_CAPS_REASON_LEN 192
+#define TRACE_CAPS_REASON_LEN 320
+
+/*
+ * What a KVM guest gets, each rule with where upstream Linux 6.x and QEMU decide it (the README's
+ * "KVM" section has the whole list). Said beside the facility a rule takes away.
+ */
+#define TC_KVM_RULE_DS                                                                             \
+	"KVM guest: DS is exposed only with PEBS on hosts with EPT-friendly PEBS (Ice Lake "       \
+	"server and later Xeons), BTS never (Linux arch/x86/kvm/vmx/vmx.c vmx_set_cpu_caps)"
+#define TC_KVM_RULE_LBR                                                                            \
+	"KVM guest: LBRs only with the host's legacy LBR format passed through (QEMU -cpu "        \
+	"host,migratable=no or lbr-fmt=; Arch LBR is not virtualized; Linux "                      \
+	"arch/x86/kvm/vmx/vmx.c vmx_get_perf_capabilities)"
+#define TC_KVM_RULE_BTF                                                                            \
+	"KVM guest: IA32_DEBUGCTL.BTF writes are dropped without #GP (Linux "                      \
+	"arch/x86/kvm/vmx/vmx.c vmx_set_msr)"
+#define TC_KVM_RULE_DEBUGCTL                                                                       \
+	"KVM guest: an IA32_DEBUGCTL bit other than LBR and FREEZE_LBRS_ON_PMI raises #GP (Linux " \
+	"arch/x86/kvm/vmx/vmx.c vmx_get_supported_debugctl)"
 
 struct trace_caps {
 	struct cpu_snapshot raw; /* the inputs, kept so dumps can be re-decoded on the host */
@@ -152,6 +173,7 @@ struct trace_caps {
 	enum tc_vendor vendor;
 	uint32_t family, model, stepping; /* display values (cpu_signature_decode) */
 	bool hypervisor;		  /* CPUID.01H:ECX[31] */
+	bool kvm;			  /* and CPUID.40000000H says "KVMKVMKVM" */
 	bool hybrid;			  /* CPUID.07H.0:EDX[15], hybrid part (references.md 1.3) */
 	enum tc_core_type core_type;
 	uint32_t core_type_raw;	  /* CPUID.1AH:EAX[31:24] */
@@ -197,8 +219,14 @@ struct trace_caps {
 	struct {
 		enum tc_freeze kind;
 		bool while_smm; /* DEBUGCTL.FREEZE_WHILE_SMM may be set (PERF_CAPABILITIES[12]) */
+		/* A KVM guest: DEBUGCTL.FREEZE_PERFMON_ON_PMI takes #GP (TC_KVM_RULE_DEBUGCTL);
+		 * FREEZE_LBRS_ON_PMI is emulated (perfmon v2-3). */
+		bool perfmon_refused;
 		char reason[TRACE_CAPS_REASON_LEN];
 	} freeze;
+	/* DEBUGCTL.BTF is written and read back as set (not so in a KVM guest, which drops the
+	 * write: TC_KVM_RULE_BTF). */
+	bool btf_dropped;
 };
 
 /* Pure: decode *s into *c (all of *c is written). */

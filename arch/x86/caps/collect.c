@@ -48,6 +48,15 @@ void trace_caps_collect(struct cpu_snapshot *s)
 	if (max >= CPUID_LEAF_ARCH_LBR)
 		s->leaf_1c = read_leaf(CPUID_LEAF_ARCH_LBR);
 
+	if (s->leaf_01.ecx & C01_ECX_HYPERVISOR) {
+		/* The hypervisor's signature: EBX, ECX, EDX (Linux arch/x86/kernel/kvm.c). */
+		struct cpuid_regs h = cpuid(CPUID_LEAF_HV_VENDOR, 0);
+		put_reg(s->hv_vendor, h.ebx);
+		put_reg(s->hv_vendor + sizeof(uint32_t), h.ecx);
+		put_reg(s->hv_vendor + 2 * sizeof(uint32_t), h.edx);
+		s->hv_vendor[CPUID_VENDOR_LEN] = '\0';
+	}
+
 	/* Decide from CPUID, never from whether RDMSR faults (QEMU TCG never faults). */
 	if (s->leaf_01.ecx & C01_ECX_PDCM) {
 		s->has_perf_capabilities = true;

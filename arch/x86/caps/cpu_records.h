@@ -253,4 +253,33 @@ static const struct cpu_snapshot rec_qemu_tcg = {
     .leaf_07 = LEAF(0x00000000, 0x00000000, 0x00000000, 0x00000000),
 };
 
+/*
+ * A KVM guest (QEMU -accel kvm -cpu host,migratable=no) on the Core i7-6700K above, composed
+ * from upstream Linux 6.x and QEMU, not dumped from a running guest:
+ * - CPUID.01H: the host's, less what KVM masks (Linux arch/x86/kvm/cpuid.c kvm_set_cpu_caps:
+ *   DTES64, MONITOR, DS-CPL, VMX, SMX, EST, TM2 in ECX; DS, ACPI, TM, PBE in EDX; DS and
+ *   DTES64 come back only with EPT-friendly PEBS, vmx.c vmx_set_cpu_caps), PDCM kept, the
+ *   hypervisor bit set: ECX 7FFAFBBFH -> FFFAFA03H, EDX BFEBFBFFH -> 1F8BFBFFH.
+ * - CPUID.0AH (cpuid.c, pmu.c kvm_init_pmu_capability): version min(host, 2) = 2, 4 GP
+ *   counters of 48 bits, 3 fixed of 48 bits, EDX[15] AnyThread deprecated set by KVM.
+ * - IA32_PERF_CAPABILITIES (vmx.c vmx_get_perf_capabilities): full-width writes (bit 13) and
+ *   the host's LBR format 5; no PEBS bits without EPT-friendly PEBS: 2005H.
+ * - IA32_MISC_ENABLE: KVM's reset value has BTS and PEBS unavailable (x86.c kvm_vcpu_reset),
+ *   QEMU's fast strings and performance monitoring available (target/i386/cpu.c
+ *   x86_cpu_reset): 1881H. Not read by the decoder here (CPUID.01H:EDX.DS = 0).
+ * - CPUID.40000000H: "KVMKVMKVM".
+ */
+static const struct cpu_snapshot rec_kvm_skylake = {
+    .vendor = "GenuineIntel",
+    .max_basic_leaf = 0x16,
+    .leaf_01 = LEAF(0x000506e3, 0x02100800, 0xfffafa03, 0x1f8bfbff),
+    .leaf_07 = LEAF(0x00000000, 0x029c6fbf, 0x00000000, 0x00000000),
+    .leaf_0a = LEAF(0x07300402, 0x00000000, 0x00000000, 0x00008603),
+    .has_perf_capabilities = true,
+    .perf_capabilities = 0x2005,
+    .has_misc_enable = false,
+    .misc_enable = 0x1881,
+    .hv_vendor = "KVMKVMKVM",
+};
+
 #endif

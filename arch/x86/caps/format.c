@@ -153,8 +153,13 @@ static void table_conclusions(struct out *o, const struct trace_caps *c)
 	    trace_caps_freeze_name(c->freeze.kind), c->perfmon.version, yes_no(c->freeze.while_smm),
 	    c->freeze.reason[0] ? " -- " : "", c->freeze.reason);
 	if (c->hypervisor)
-		put(o, "  note:   hypervisor present: capability MSRs may not be backed; drivers "
-		       "probe before use (references.md 1.7)\n");
+		put(o,
+		    "  note:   hypervisor present (%s): capability MSRs may not be backed; drivers "
+		    "probe before use (references.md 1.7)\n",
+		    c->raw.hv_vendor[0] ? c->raw.hv_vendor : "unnamed");
+	if (c->kvm)
+		put(o, "  kvm:    BTF -- %s; freeze-perfmon -- %s\n", TC_KVM_RULE_BTF,
+		    TC_KVM_RULE_DEBUGCTL);
 }
 
 size_t trace_caps_format_table(const struct trace_caps *c, unsigned cpu, uint32_t apic_id,
@@ -328,9 +333,9 @@ size_t trace_caps_format_json(const struct trace_caps *c, unsigned cpu, uint32_t
 	put(&o, "\"core_type\":\"%s\",\"core_type_raw\":\"0x%x\",\"native_model_id\":\"0x%x\",",
 	    trace_caps_core_type_name(c->core_type), c->core_type_raw, c->native_model_id);
 	put(&o,
-	    "\"hybrid\":%s,\"hypervisor\":%s,\"ds\":%s,\"dtes64\":%s,\"ds_cpl\":%s,"
+	    "\"hybrid\":%s,\"hypervisor\":%s,\"kvm\":%s,\"ds\":%s,\"dtes64\":%s,\"ds_cpl\":%s,"
 	    "\"pdcm\":%s,\"x2apic\":%s,",
-	    true_false(c->hybrid), true_false(c->hypervisor), true_false(c->ds),
+	    true_false(c->hybrid), true_false(c->hypervisor), true_false(c->kvm), true_false(c->ds),
 	    true_false(c->dtes64), true_false(c->ds_cpl), true_false(c->pdcm),
 	    true_false(c->x2apic));
 	json_decoded(&o, c);

@@ -102,6 +102,10 @@ int pmc_freeze_bits(const struct trace_caps *c, const struct pmc_freeze *f, uint
 		fmt_snprintf(why, why_size, "freeze on PMI: %s", c->freeze.reason);
 		return -1;
 	}
+	if (f->perfmon && c->freeze.perfmon_refused) {
+		fmt_snprintf(why, why_size, "freeze on PMI (perfmon): %s", TC_KVM_RULE_DEBUGCTL);
+		return -1;
+	}
 	if (f->smm && !c->freeze.while_smm) {
 		/* DEBUGCTL[14] is valid only with IA32_PERF_CAPABILITIES[12] (references.md
 		 * 2, 7.6). */

@@ -31,12 +31,28 @@ static void btf_trap(void *ctx, uint64_t retired, uint64_t next)
 		s->rearm_failed++;
 }
 
+static bool btf_available(const struct trace_caps *c, const char **why);
+
 static bool session_btf(struct trace_ctx *t)
 {
+	const char *why;
+	if (!btf_available(t->caps, &why)) {
+		ts_skip(t, "btf", why);
+		return true;
+	}
 	uint64_t bytes;
 	struct btf_store s = {.t = t, .to = ts_scratch(&bytes)};
 	s.cap = bytes / sizeof(uint64_t);
 	bool ok = ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, DEBUGCTL_BTF), MSR_IA32_DEBUGCTL, "btf");
+	/* Read it back: a hypervisor may drop the write without a fault (KVM does), and a
+	 * capture that never traps would look like a workload without branches. */
+	uint64_t back = 0;
+	if (ok && (pmu_rdmsr(MSR_IA32_DEBUGCTL, &back) != STATUS_OK || !(back & DEBUGCTL_BTF))) {
+		tprintf("error: btf: %s: IA32_DEBUGCTL reads %#lx after BTF was written: the write "
+			"was dropped\n",
+			t->label, back);
+		ok = false;
+	}
 	ts_set_step_hook(btf_trap, &s);
 	uint64_t steps = 0, result = ok ? ts_run(t, false, &steps) : 0;
 	ts_set_step_hook(0, 0);
@@ -55,9 +71,14 @@ static bool session_btf(struct trace_ctx *t)
 	return ok;
 }
 
-/* Every processor with an LBR stack has DEBUGCTL.BTF (SDM Vol. 3B 17.4.1). */
+/* Every processor with an LBR stack has DEBUGCTL.BTF (SDM Vol. 3B 17.4.1); a KVM guest's
+ * writes of it are dropped. */
 static bool btf_available(const struct trace_caps *c, const char **why)
 {
+	if (c->btf_dropped) {
+		*why = TC_KVM_RULE_BTF;
+		return false;
+	}
 	*why = c->lbr.reason;
 	return c->lbr.kind != TC_LBR_NONE;
 }

@@ -48,7 +48,7 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 {
 	const char *fac = interrupt_mode ? "btsint" : "bts";
 	const struct trace_options *o = t->req->opt;
-	char why[160];
+	char why[TS_WHY_LEN];
 	struct bts_config cfg = {
 	    .ring = (enum bts_ring)o->bts_ring,
 	    .leak = (enum bts_leak)o->bts_leak,

@@ -13,6 +13,9 @@
 #include "arch/x86/session/session.h"
 #include "kernel/arch.h"
 
+/* A session's SKIP or refusal message: a capability reason with the words around it. */
+#define TS_WHY_LEN (TRACE_CAPS_REASON_LEN + 128)
+
 struct facility_ops {
 	/* Whether this capability record has the facility; if not, *why says why. */
 	bool (*available)(const struct trace_caps *c, const char **why);

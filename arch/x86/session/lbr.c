@@ -56,7 +56,7 @@ static int arch_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t fr
 		    struct selfcheck *sc)
 {
 	const struct trace_caps *c = t->caps;
-	char why[200];
+	char why[TS_WHY_LEN];
 	uint64_t ctl;
 	if (arch_lbr_ctl_value(c, f, &ctl, why, sizeof(why)) != 0) {
 		ts_skip(t, "lbr", why);
@@ -102,7 +102,7 @@ static int legacy_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t 
 		      struct selfcheck *sc)
 {
 	const struct trace_caps *c = t->caps;
-	char why[200];
+	char why[TS_WHY_LEN];
 	struct lbr_msrs r = lbr_msrs_of(t);
 	uint64_t select = 0;
 	bool sw_filter = false;
@@ -166,7 +166,7 @@ static int legacy_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t 
 static bool session_lbr(struct trace_ctx *t)
 {
 	const struct trace_caps *c = t->caps;
-	char why[200];
+	char why[TS_WHY_LEN];
 	struct lbr_filter f;
 	struct pmc_freeze fr;
 	uint64_t freeze = 0;

@@ -94,7 +94,7 @@ static bool session_pebs(struct trace_ctx *t)
 {
 	const struct trace_caps *c = t->caps;
 	const struct trace_options *o = t->req->opt;
-	char why[200];
+	char why[TS_WHY_LEN];
 	struct pebs_choice ch = pebs_events[o->pebs_event];
 	if (c->pebs.kind != TC_PEBS_YES) {
 		ts_skip(t, "pebs", c->pebs.reason);

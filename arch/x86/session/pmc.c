@@ -54,7 +54,7 @@ static bool session_pmc(struct trace_ctx *t)
 {
 	const struct trace_caps *c = t->caps;
 	const struct trace_options *o = t->req->opt;
-	char why[160];
+	char why[TS_WHY_LEN];
 	struct pmc_event ev = {
 	    .event = ARCH_EVENT_INSTRUCTIONS,
 	    .usr = true,

@@ -77,6 +77,20 @@ static const struct spmu_personality personalities[] = {
 	.bts_predicted = true,
 	.mem_events = {SPMU_EVENT(0xd0, 0x81), SPMU_EVENT(0xd0, 0x82), SPMU_EVENT(0xcd, 0x01)},
     },
+    {
+	.name = "kvm",
+	.what = "a KVM guest (QEMU -cpu host,migratable=no) on a Core i7-6700K host: perfmon "
+		"v2, LBR format 5 depth 32, no DS (no BTS, no PEBS), BTF writes dropped",
+	.snap = &rec_kvm_skylake,
+	.lbr_from_base = MSR_LBR_NHM_FROM,
+	.lbr_to_base = MSR_LBR_NHM_TO,
+	.lbr_info_base = MSR_LBR_INFO_0,
+	.lbr_select = true,
+	.bts_predicted = true,
+	.mem_events = {SPMU_EVENT(0xd0, 0x81), SPMU_EVENT(0xd0, 0x82), SPMU_EVENT(0xcd, 0x01)},
+	.kvm_guest = true,
+	.explicit_only = true,
+    },
 };
 
 const struct spmu_personality *spmu_personality_at(unsigned i)
@@ -94,8 +108,9 @@ const struct spmu_personality *spmu_personality_find(const char *name)
 
 const char *arch_spmu_name(unsigned i, bool *explicit_only)
 {
-	*explicit_only = false;
-	return spmu_personality_at(i) ? personalities[i].name : NULL;
+	const struct spmu_personality *p = spmu_personality_at(i);
+	*explicit_only = p && p->explicit_only;
+	return p ? p->name : NULL;
 }
 
 const char *spmu_personality_name(const struct spmu_personality *p)

@@ -94,6 +94,23 @@ static uint64_t debugctl_valid(const struct spmu *m)
 	return v;
 }
 
+/*
+ * A KVM guest's DEBUGCTL write (Linux 6.x arch/x86/kvm/vmx/vmx.c vmx_set_msr): the supported
+ * bits are LBR and FREEZE_LBRS_ON_PMI when the LBRs are virtualized (BUS_LOCK_DETECT is not
+ * modelled); BTF, and LBR when unsupported, are dropped without a fault; any other bit is #GP.
+ */
+static enum status kvm_debugctl_write(struct spmu *m, uint64_t value)
+{
+	uint64_t supported =
+	    m->caps.lbr.kind == TC_LBR_LEGACY ? DEBUGCTL_LBR | DEBUGCTL_FREEZE_LBRS_ON_PMI : 0;
+	uint64_t invalid = value & ~supported;
+	invalid &= ~(DEBUGCTL_BTF | DEBUGCTL_LBR);
+	if (invalid)
+		return gp(m, MSR_IA32_DEBUGCTL, value, TC_KVM_RULE_DEBUGCTL);
+	m->debugctl = value & supported;
+	return STATUS_OK;
+}
+
 /* Index of an LBR FROM/TO/INFO MSR, or -1. */
 static int lbr_slot(const struct spmu *m, uint32_t msr, uint32_t base)
 {
@@ -158,10 +175,10 @@ enum status spmu_rdmsr(struct spmu *m, uint32_t msr, uint64_t *value)
 		*value = m->pebs_ld_lat;
 		return STATUS_OK;
 	case MSR_LER_FROM:
-		*value = m->ler_from;
+		*value = p->kvm_guest ? 0 : m->ler_from;
 		return STATUS_OK;
 	case MSR_LER_TO:
-		*value = m->ler_to;
+		*value = p->kvm_guest ? 0 : m->ler_to;
 		return STATUS_OK;
 	}
 	if (m->caps.lbr.kind == TC_LBR_ARCH) {
@@ -214,6 +231,8 @@ enum status spmu_wrmsr(struct spmu *m, uint32_t msr, uint64_t value)
 		return gp(m, msr, value, why);
 	switch (msr) {
 	case MSR_IA32_DEBUGCTL:
+		if (p->kvm_guest)
+			return kvm_debugctl_write(m, value);
 		if (value & ~debugctl_valid(m))
 			return gp(m, msr, value, "reserved or unsupported IA32_DEBUGCTL bits");
 		m->debugctl = value;

@@ -43,6 +43,12 @@ struct spmu_personality {
 	 * microarchitecture or Intel Atom microarchitecture". */
 	bool bts_predicted;
 	struct spmu_mem_events mem_events; /* the memory events it counts (counters.h) */
+	/* A KVM guest's view (upstream Linux 6.x arch/x86/kvm/vmx/vmx.c vmx_set_msr and
+	 * vmx_get_supported_debugctl): DEBUGCTL keeps LBR and FREEZE_LBRS_ON_PMI only (with the
+	 * LBRs virtualized), drops BTF (and LBR without them) silently and takes #GP for any
+	 * other bit; the last exception record MSRs read 0 (x86.c kvm_get_msr_common). */
+	bool kvm_guest;
+	bool explicit_only; /* left out of spmu=all: a guest's view, not a processor */
 };
 
 struct spmu_stats {
