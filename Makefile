@@ -97,7 +97,8 @@ CHECK_OPTIONS_SRCS := scripts/check-options.c scripts/workload-stubs.c kernel/op
 	lib/fmt.c lib/string.c boot/text.c arch/x86/spmu/personality.c
 HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 
-.PHONY: all deps run test unit-test qemu-test bench format format-check fresh-check help clean usb
+.PHONY: all deps run test unit-test qemu-test bench format format-check fresh-check help clean usb \
+	debug
 all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(BUILD)/mkgpt \
 	$(EXAMPLES) $(TEST_PROGRAMS)
 
@@ -112,6 +113,11 @@ help:
 	@echo "                the kernel's options: ARGS='-- help=1', README 'Options'"
 	@echo "make usb        build/baretrace.img: a GPT disk with an EFI System Partition for a USB"
 	@echo "                stick (dd it; README 'Real hardware: a USB stick')"
+	@echo "make debug      QEMU paused with its gdbstub and gdb with build/kernel.elf loaded: break"
+	@echo "                kernel_main, continue; ARGS='--program ELF -- workload=program' adds"
+	@echo "                a user program's symbols (scripts/debug --help)"
+	@echo "make run ARGS='--kvm'  boot under KVM with the PMU passed through (README 'KVM');"
+	@echo "                ARGS='--kvm --dry-run' prints the QEMU command line"
 	@echo "make test       host unit tests (cmocka, ASan+UBSan) and QEMU tests, under prove"
 	@echo "make unit-test  host unit tests only;  make qemu-test  QEMU tests only"
 	@echo "make bench      boot timing, AP bring-up, single-step speed (bare, full software PMU),"
@@ -218,6 +224,10 @@ run: all
 # commented example baretrace.cfg (README "Real hardware").
 usb: all
 	$(Q)scripts/mkimage --gpt $(BUILD)/baretrace.img
+
+# gdb on the kernel under QEMU (README "Debugging"): ARGS are scripts/debug's.
+debug: all
+	$(Q)scripts/debug $(ARGS)
 
 bench: all
 	$(Q)scripts/bench
