@@ -112,7 +112,8 @@ help:
 	@echo "                default session'); ARGS='--smp 2 -- trace=bts,pebs' runs another;"
 	@echo "                the kernel's options: ARGS='-- help=1', README 'Options'"
 	@echo "make usb        build/baretrace.img: a GPT disk with an EFI System Partition for a USB"
-	@echo "                stick (dd it; README 'Real hardware: a USB stick')"
+	@echo "                stick (dd it; README 'Real hardware: a USB stick'); SIGN_KEY=K.pem"
+	@echo "                SIGN_CERT=C.pem signs the loader for Secure Boot"
 	@echo "make debug      QEMU paused with its gdbstub and gdb with build/kernel.elf loaded: break"
 	@echo "                kernel_main, continue; ARGS='--program ELF -- workload=program' adds"
 	@echo "                a user program's symbols (scripts/debug --help)"
@@ -222,8 +223,9 @@ run: all
 
 # A USB stick image: GPT, one EFI System Partition (FAT32) with EFI/BOOT/BOOTX64.EFI and a
 # commented example baretrace.cfg (README "Real hardware").
+# SIGN_KEY and SIGN_CERT (PEM): sign the loader for Secure Boot (README "Secure Boot").
 usb: all
-	$(Q)scripts/mkimage --gpt $(BUILD)/baretrace.img
+	$(Q)scripts/mkimage --gpt $(if $(SIGN_KEY)$(SIGN_CERT),--sign '$(SIGN_KEY)' '$(SIGN_CERT)' )$(BUILD)/baretrace.img
 
 # gdb on the kernel under QEMU (README "Debugging"): ARGS are scripts/debug's.
 debug: all

@@ -60,4 +60,28 @@ ok $? "its summary table has bts, none failed"
 "$top/scripts/mkimage" --gpt "$work/bad.img" trace=nosuch >"$work/out" 2>&1
 [ $? = 2 ] && [ ! -e "$work/bad.img" ] && grep -q "option 'trace'" "$work/out"
 ok $? "a bad option: status 2, the option named, no image written"
+
+# Secure Boot: a throw-away key and self-signed certificate (openssl), the loader signed by
+# make usb SIGN_KEY/SIGN_CERT (sbsign) and checked by sbverify, which we do not write.
+openssl req -new -x509 -newkey rsa:2048 -nodes -subj "/CN=baretrace test/" -days 1 \
+	-keyout "$work/key.pem" -out "$work/cert.pem" >/dev/null 2>&1 &&
+	openssl req -new -x509 -newkey rsa:2048 -nodes -subj "/CN=someone else/" -days 1 \
+		-keyout "$work/key2.pem" -out "$work/cert2.pem" >/dev/null 2>&1
+ok $? "openssl makes two throw-away keys and certificates"
+make -n -C "$top" BUILD="$build" usb SIGN_KEY="$work/key.pem" SIGN_CERT="$work/cert.pem" 2>/dev/null |
+	grep -qF "scripts/mkimage --gpt --sign '$work/key.pem' '$work/cert.pem' $build/baretrace.img"
+ok $? "make usb SIGN_KEY SIGN_CERT runs scripts/mkimage --gpt --sign KEY CERT (make -n)"
+"$top/scripts/mkimage" --gpt --sign "$work/key.pem" "$work/cert.pem" "$work/signed.img" >"$work/out" 2>&1 &&
+	mcopy -o -i "$work/signed.img@@$((2048 * 512))" ::/EFI/BOOT/BOOTX64.EFI "$work/signed.efi"
+ok $? "scripts/mkimage --gpt --sign writes an image: $(tail -n 1 "$work/out")"
+sbverify --cert "$work/cert.pem" "$work/signed.efi" >/dev/null 2>&1
+ok $? "sbverify accepts the image's loader with the test certificate"
+! sbverify --cert "$work/cert2.pem" "$work/signed.efi" >/dev/null 2>&1 &&
+	! sbverify --cert "$work/cert.pem" "$build/BOOTX64.EFI" >/dev/null 2>&1
+ok $? "sbverify refuses it with another certificate, and refuses the unsigned loader"
+boot --efi "$work/signed.efi" -- trace=lbr workload=loop
+status_is 0 "the signed loader boots (OVMF without Secure Boot enforcement)"
+"$top/scripts/mkimage" --gpt --sign "$work/key2.pem" "$work/cert.pem" "$work/mismatch.img" >"$work/out" 2>&1
+[ $? = 2 ] && [ ! -e "$work/mismatch.img" ] && grep -q "signing failed" "$work/out"
+ok $? "a key that does not match the certificate: status 2, no image written"
 done_testing
