@@ -223,9 +223,10 @@ run: all
 
 # A USB stick image: GPT, one EFI System Partition (FAT32) with EFI/BOOT/BOOTX64.EFI and a
 # commented example baretrace.cfg (README "Real hardware").
-# SIGN_KEY and SIGN_CERT (PEM): sign the loader for Secure Boot (README "Secure Boot").
+# SIGN_KEY and SIGN_CERT (PEM): sign the loader for Secure Boot (README "Secure Boot");
+# PROGRAM=ELF: put a user program on it, traced by every facility (README "Real hardware").
 usb: all
-	$(Q)scripts/mkimage --gpt $(if $(SIGN_KEY)$(SIGN_CERT),--sign '$(SIGN_KEY)' '$(SIGN_CERT)' )$(BUILD)/baretrace.img
+	$(Q)scripts/mkimage --gpt $(if $(SIGN_KEY)$(SIGN_CERT),--sign '$(SIGN_KEY)' '$(SIGN_CERT)' )$(if $(PROGRAM),--program '$(PROGRAM)' )$(BUILD)/baretrace.img
 
 # gdb on the kernel under QEMU (README "Debugging"): ARGS are scripts/debug's.
 debug: all

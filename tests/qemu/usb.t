@@ -61,6 +61,22 @@ ok $? "its summary table has bts, none failed"
 [ $? = 2 ] && [ ! -e "$work/bad.img" ] && grep -q "option 'trace'" "$work/out"
 ok $? "a bad option: status 2, the option named, no image written"
 
+# A user program on the stick (make usb PROGRAM=ELF): copied to \progs\, traced by every facility.
+"$top/scripts/mkimage" --gpt --program "$build/examples/branches.elf" "$work/prog.img" >"$work/out" 2>&1 &&
+	mdir -b -i "$work/prog.img@@$((2048 * 512))" ::/progs | grep -q 'branches.elf$'
+ok $? "scripts/mkimage --gpt --program puts the program in \\progs\\"
+cp /usr/share/OVMF/OVMF_VARS_4M.fd "$work/vars.fd"
+timeout 300 qemu-system-x86_64 -machine q35 -cpu max -smp 1 -m 512M -nodefaults -display none \
+	-no-reboot -serial stdio \
+	-drive if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd \
+	-drive if=pflash,format=raw,unit=1,file="$work/vars.fd" -drive format=raw,file="$work/prog.img" \
+	-device isa-debug-exit,iobase=0xf4,iosize=0x04 >"$work/serial" 2>&1
+rc=$?
+out=$(tr -d '\r' <"$work/serial")
+n=$(printf '%s\n' "$out" | grep -c '^trace-begin [a-z]* program@skylake cpu=0 ')
+[ "$rc" = 1 ] && [ "$n" = 6 ]
+ok $? "booted, the stick's program is traced by all six facilities and the run passes ($n sessions, exit code $rc)"
+
 # Secure Boot: a throw-away key and self-signed certificate (openssl), the loader signed by
 # make usb SIGN_KEY/SIGN_CERT (sbsign) and checked by sbverify, which we do not write.
 openssl req -new -x509 -newkey rsa:2048 -nodes -subj "/CN=baretrace test/" -days 1 \
