@@ -98,7 +98,7 @@ CHECK_OPTIONS_SRCS := scripts/check-options.c scripts/workload-stubs.c kernel/op
 HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 
 .PHONY: all deps run test unit-test qemu-test bench format format-check fresh-check help clean usb \
-	debug
+	debug report
 all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(BUILD)/mkgpt \
 	$(EXAMPLES) $(TEST_PROGRAMS)
 
@@ -114,6 +114,8 @@ help:
 	@echo "make usb        build/baretrace.img: a GPT disk with an EFI System Partition for a USB"
 	@echo "                stick (dd it; README 'Real hardware: a USB stick'); SIGN_KEY=K.pem"
 	@echo "                SIGN_CERT=C.pem signs the loader for Secure Boot"
+	@echo "make report     the hardware report of a QEMU boot (option report=1 on a lab machine:"
+	@echo "                README 'The hardware report'); also in build/report.txt"
 	@echo "make debug      QEMU paused with its gdbstub and gdb with build/kernel.elf loaded: break"
 	@echo "                kernel_main, continue; ARGS='--program ELF -- workload=program' adds"
 	@echo "                a user program's symbols (scripts/debug --help)"
@@ -227,6 +229,14 @@ run: all
 # PROGRAM=ELF: put a user program on it, traced by every facility (README "Real hardware").
 usb: all
 	$(Q)scripts/mkimage --gpt $(if $(SIGN_KEY)$(SIGN_CERT),--sign '$(SIGN_KEY)' '$(SIGN_CERT)' )$(if $(PROGRAM),--program '$(PROGRAM)' )$(BUILD)/baretrace.img
+
+# The hardware report (option report=1) of a QEMU boot: the default session, then only the
+# report's lines on the terminal and in build/report.txt (the whole log in build/report.log).
+report: all
+	$(Q)scripts/run --log $(BUILD)/report.log $(if $(ARGS),$(ARGS),$(RUN_DEFAULT)) \
+	$(if $(filter --,$(ARGS)),,--) report=1 >/dev/null; \
+	st=$$?; sed -n 's/\r$$//; /^report: /p' $(BUILD)/report.log | tee $(BUILD)/report.txt; \
+	echo "make report: the whole log is $(BUILD)/report.log"; exit $$st
 
 # gdb on the kernel under QEMU (README "Debugging"): ARGS are scripts/debug's.
 debug: all

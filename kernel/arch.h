@@ -307,6 +307,14 @@ const char *arch_exception_name(uint64_t vector);
 
 /* CPU identification for the banner: fills `out` with a one-line description. */
 void arch_describe_cpu(char *out, size_t size);
+/*
+ * The machine's part of the hardware report (kernel/report.c), one line per put() call:
+ * microcode, each CPU's capabilities (identical CPUs grouped), where each facility ran. Then
+ * arch_report_oddities() puts one line per oddity (an MSR the hardware refused, CPUs that
+ * differ, a hypervisor's rules) and returns how many it put.
+ */
+void arch_report_machine(workload_print_fn put);
+unsigned arch_report_oddities(workload_print_fn put);
 uint64_t arch_timestamp(void); /* TSC */
 
 void arch_set_exit_mode(enum exit_mode mode);

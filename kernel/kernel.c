@@ -13,3 +13,17 @@ void kernel_set_boot_info(const struct boot_info *bi)
 {
 	boot_info = bi;
 }
+
+static const char *const status_names[] = {
+    [RUN_PASS] = "PASS",
+    [RUN_FAIL] = "FAIL",
+    [RUN_SKIP] = "SKIP",
+    [RUN_BAD_CONFIG] = "BAD-INPUT",
+};
+
+const char *run_status_name(enum run_status status)
+{
+	return (unsigned)status < sizeof(status_names) / sizeof(status_names[0])
+		   ? status_names[status]
+		   : "FAIL";
+}

@@ -7,6 +7,7 @@
 #include "kernel/arch.h"
 #include "kernel/boot_info.h"
 #include "kernel/build_id.h"
+#include "kernel/report.h"
 #include "kernel/console.h"
 #include "kernel/kernel.h"
 #include "kernel/memmap.h"
@@ -175,16 +176,22 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 		arch_exit(ps);
 	if (have_program && !program_load(&prog, &opts))
 		arch_exit(RUN_FAIL);
-	if (options_none_given(bi)) {
+	bool default_session = options_none_given(bi);
+	if (opts.report && !opts.trace.n) {
+		kprintf("report: asked for (report=1) without trace=: the default session first\n");
+		default_session = true;
+	}
+	if (default_session) {
 		kprintf("default session: no config file and no options: every facility over the "
 			"workload library on every CPU, self-checked (any option chooses instead; "
 			"help=1 lists them)\n");
 		options_default_session(&opts);
 	}
+	static struct tracing_summary sum; /* large: not on the stack */
 	if (opts.ss.n)
 		tally_add(&t, sstrace_run(&opts.ss, &opts) ? RUN_PASS : RUN_FAIL);
 	if (opts.trace.n) {
-		enum trace_outcome out = tracing_run(&opts);
+		enum trace_outcome out = tracing_run(&opts, &sum);
 		tally_add(&t, out == TRACE_FAILED    ? RUN_FAIL
 			      : out == TRACE_SKIPPED ? RUN_SKIP
 						     : RUN_PASS);
@@ -193,6 +200,8 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 		tally_add(&t, arch_bench_isr() ? RUN_PASS : RUN_FAIL);
 	if (opts.selftest.n)
 		tally_add(&t, selftest_run(&opts.selftest));
+	if (opts.report)
+		report_print(bi, opts.trace.n ? &sum : NULL, run_status_name(tally_status(&t)));
 	if (program_ended_badly() && tally_status(&t) != RUN_FAIL) {
 		kprintf(
 		    "error: program '%s' faulted or never ended (its report above): the boot ends "

@@ -241,6 +241,10 @@ static const struct cfg_option option_table[] = {
      "isr: count the PMI/DS service routine's instructions per PMI and per record (make bench)",
      OPT(bench), 0, 0, bench_values, PLAIN},
     {"help", CFG_BOOL, "print the accepted options", OPT(help), 0, 1, NULL, PLAIN},
+    {"report", CFG_BOOL,
+     "end with a paste-able hardware report (identity, microcode, capabilities, self-check "
+     "results, anything odd); without trace= it runs the default session first",
+     OPT(report), 0, 1, NULL, PLAIN},
 };
 _Static_assert(ARRAY_SIZE(option_table) <= CFG_MAX_OPTIONS, "duplicate keys are tracked");
 

@@ -26,6 +26,7 @@ struct kernel_options {
 	uint64_t fault;	    /* enum fault_kind */
 	uint64_t memmap;    /* enum memmap_detail */
 	uint64_t help;
+	uint64_t report;	  /* a paste-able hardware report at the end (kernel/report.c) */
 	uint64_t pmi;		  /* enum pmi_delivery */
 	uint64_t bench;		  /* enum bench_kind */
 	struct cfg_list selftest; /* selftest_name()'s indexes */

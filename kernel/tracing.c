@@ -12,27 +12,21 @@ struct trace_ctx {
 	unsigned passed, failed, skipped;
 };
 
-/* One row of the summary table: a facility's sessions and self-checks. */
-struct facility_row {
-	unsigned passed, failed, skipped;
-	struct arch_selfcheck_tally checks;
-};
-
-static void print_summary(const struct kernel_options *o, const struct facility_row *rows)
+static void print_summary(const struct tracing_summary *sum)
 {
 	kprintf("summary: %-8s %8s %6s %6s %7s %10s  %s\n", "facility", "sessions", "passed",
 		"failed", "skipped", "selfchecks", "where");
-	for (unsigned f = 0; f < o->trace.n; f++) {
-		enum trace_facility fac = (enum trace_facility)o->trace.item[f];
-		const struct facility_row *r = &rows[f];
-		unsigned cpus = arch_cpu_count(), hw = arch_facility_hardware_cpus(fac);
+	for (unsigned f = 0; f < sum->n; f++) {
+		const struct tracing_row *r = &sum->row[f];
+		enum trace_facility fac = r->facility;
+		unsigned cpus = arch_cpu_count(), hw = r->hw_cpus;
 		char checks[24], where[96];
 		fmt_snprintf(checks, sizeof(checks), "%u/%u",
 			     r->checks.checks - r->checks.failed - r->checks.skipped,
 			     r->checks.checks);
 		if (hw == cpus)
 			fmt_snprintf(where, sizeof(where), "hardware (%u of %u CPUs)", hw, cpus);
-		else if (o->spmu.n)
+		else if (sum->model_allowed)
 			fmt_snprintf(where, sizeof(where),
 				     "SOFTWARE PMU on %u of %u CPUs (model-verified, not silicon)",
 				     cpus - hw, cpus);
@@ -74,10 +68,20 @@ static bool trace_one(const struct workload *w, void *ctx)
 	return out != TRACE_FAILED;
 }
 
-enum trace_outcome tracing_run(const struct kernel_options *o)
+enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_summary *out)
 {
 	struct trace_ctx t = {.all = o};
-	static struct facility_row rows[CFG_LIST_MAX];
+	static struct tracing_summary local;
+	struct tracing_summary *sum = out ? out : &local;
+	sum->n = o->trace.n;
+	sum->model_allowed = o->spmu.n != 0;
+	sum->personalities[0] = 0;
+	for (unsigned p = 0, len = 0; p < o->spmu.n && len < sizeof(sum->personalities); p++) {
+		bool explicit_only;
+		len +=
+		    fmt_snprintf(sum->personalities + len, sizeof(sum->personalities) - len, "%s%s",
+				 p ? "," : "", arch_spmu_name(o->spmu.item[p], &explicit_only));
+	}
 	for (unsigned f = 0; f < o->trace.n; f++) {
 		t.facility = (enum trace_facility)o->trace.item[f];
 		struct trace_ctx before = t;
@@ -91,7 +95,9 @@ enum trace_outcome tracing_run(const struct kernel_options *o)
 		}
 		struct arch_selfcheck_tally after;
 		arch_selfcheck_tally(&after);
-		rows[f] = (struct facility_row){
+		sum->row[f] = (struct tracing_row){
+		    .facility = t.facility,
+		    .hw_cpus = arch_facility_hardware_cpus(t.facility),
 		    .passed = t.passed - before.passed,
 		    .failed = t.failed - before.failed,
 		    .skipped = t.skipped - before.skipped,
@@ -100,9 +106,10 @@ enum trace_outcome tracing_run(const struct kernel_options *o)
 			       after.skipped - checks_before.skipped},
 		};
 	}
-	print_summary(o, rows);
+	print_summary(sum);
 	struct arch_selfcheck_tally sc;
 	arch_selfcheck_tally(&sc);
+	sum->checks = sc;
 	if (sc.checks)
 		kprintf(
 		    "selfcheck: %u checks against the workloads' signatures: %u passed, %u failed, "

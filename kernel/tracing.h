@@ -5,10 +5,28 @@
 #define KERNEL_TRACING_H
 
 #include "kernel/arch.h"
+#include "lib/config.h"
 
 struct kernel_options;
+
+/* What the sessions of one facility came to (the summary table's row; the hardware report's). */
+struct tracing_row {
+	enum trace_facility facility;
+	unsigned passed, failed, skipped;
+	unsigned hw_cpus; /* CPUs whose own facility it ran on (the rest: the software PMU) */
+	struct arch_selfcheck_tally checks;
+};
+struct tracing_summary {
+	unsigned n; /* rows, one per facility asked for, in order */
+	struct tracing_row row[CFG_LIST_MAX];
+	struct arch_selfcheck_tally checks; /* all of them */
+	bool model_allowed;		    /* an spmu personality was given */
+	char personalities[96];		    /* their names, comma-separated */
+};
+
 /* Every listed facility, with each listed personality, over the selected workloads. Failed if
- * any capture failed; skipped if every one was skipped (or nothing was asked); else passed. */
-enum trace_outcome tracing_run(const struct kernel_options *o);
+ * any capture failed; skipped if every one was skipped (or nothing was asked); else passed.
+ * *sum (may be NULL) gets the summary table's rows. */
+enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_summary *sum);
 
 #endif

@@ -8,6 +8,7 @@
 #include "arch/x86/cpu/cpu.h"
 #include "kernel/boot_info.h"
 #include "kernel/console.h"
+#include "kernel/kernel.h"
 #include "lib/bits.h"
 
 /* QEMU -device isa-debug-exit,iobase=0xf4,iosize=0x04: writing V exits with (V << 1) | 1. */
@@ -54,20 +55,10 @@ static _Noreturn void machine_reset(void)
 	halt_forever();
 }
 
-static const char *const status_names[] = {
-    [RUN_PASS] = "PASS",
-    [RUN_FAIL] = "FAIL",
-    [RUN_SKIP] = "SKIP",
-    [RUN_BAD_CONFIG] = "BAD-INPUT",
-};
-
 _Noreturn void arch_exit(enum run_status status)
 {
 	cpu_cli();
-	kprintf("%s%s\n", RUN_MARKER,
-		(unsigned)status < sizeof(status_names) / sizeof(status_names[0])
-		    ? status_names[status]
-		    : "FAIL");
+	kprintf("%s%s\n", RUN_MARKER, run_status_name(status));
 	switch (exit_mode) {
 	case EXIT_MODE_AUTO:
 		if (!under_hypervisor())

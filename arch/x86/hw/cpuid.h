@@ -34,7 +34,8 @@
 #define C01_ECX_PDCM	   BIT(15) /* IA32_PERF_CAPABILITIES exists */
 #define C01_ECX_X2APIC	   BIT(21)
 #define C01_ECX_HYPERVISOR BIT(31) /* reserved on bare metal (reads 0), set by hypervisors */
-#define C01_EDX_DS	   BIT(21) /* Debug Store; IA32_MISC_ENABLE BTS/PEBS bits valid */
+#define C01_EBX_APIC_ID	   GENMASK(31, 24) /* initial APIC ID (SDM Vol. 2A CPUID, leaf 01H) */
+#define C01_EDX_DS	   BIT(21)	   /* Debug Store; IA32_MISC_ENABLE BTS/PEBS bits valid */
 
 /* CPUID.07H.0:EBX and EDX (SDM Vol. 2A Table 3-8). */
 #define C07_EBX_SMEP	 BIT(7)	 /* supervisor-mode execution prevention */

@@ -15,9 +15,12 @@
 #endif
 
 /* ---- architectural system MSRs (SDM Vol. 4 Table 2-2) ------------------------------------ */
-#define MSR_IA32_APIC_BASE   MSR_C(0x1b)  /* bits: hw/apic_regs.h (SDM Vol. 3A 10.4.4) */
-#define MSR_IA32_MISC_ENABLE MSR_C(0x1a0) /* bits: hw/pmu_regs.h */
-#define MSR_IA32_DEBUGCTL    MSR_C(0x1d9) /* bits: hw/pmu_regs.h (SDM Vol. 3B 17.4.1) */
+#define MSR_IA32_APIC_BASE MSR_C(0x1b) /* bits: hw/apic_regs.h (SDM Vol. 3A 10.4.4) */
+/* The microcode update signature, in bits 63:32 after writing 0 and executing CPUID(1) (SDM Vol.
+ * 3A 9.11.7.1 "Determining the Signature"). */
+#define MSR_IA32_BIOS_SIGN_ID MSR_C(0x8b)
+#define MSR_IA32_MISC_ENABLE  MSR_C(0x1a0) /* bits: hw/pmu_regs.h */
+#define MSR_IA32_DEBUGCTL     MSR_C(0x1d9) /* bits: hw/pmu_regs.h (SDM Vol. 3B 17.4.1) */
 /* IA32_PERF_CAPABILITIES exists when CPUID.01H:ECX.PDCM is set; bits: hw/pmu_regs.h */
 #define MSR_IA32_PERF_CAPABILITIES MSR_C(0x345)
 #define MSR_IA32_DS_AREA	   MSR_C(0x600) /* SDM Vol. 3B 17.4.9 */

@@ -10,6 +10,7 @@
 struct pmu_backend {
 	bool model;
 	struct spmu state;
+	struct pmu_hw_refusals refused; /* the hardware's #GPs (the model keeps its own) */
 };
 
 static struct pmu_backend backends[MAX_CPUS];
@@ -108,6 +109,22 @@ static void hw_write(void *arg)
 	wrmsr(a->msr, a->value);
 }
 
+static enum status hw_refused(struct pmu_backend *b, uint32_t msr, uint64_t value, bool write)
+{
+	struct pmu_hw_refusals *r = &b->refused;
+	if (!r->count++) {
+		r->first_msr = msr;
+		r->first_value = value;
+		r->first_write = write;
+	}
+	return STATUS_REFUSED;
+}
+
+struct pmu_hw_refusals pmu_hardware_refusals(unsigned cpu)
+{
+	return cpu < MAX_CPUS ? backends[cpu].refused : (struct pmu_hw_refusals){0};
+}
+
 enum status pmu_rdmsr(uint32_t msr, uint64_t *value)
 {
 	struct pmu_backend *b = here();
@@ -116,7 +133,7 @@ enum status pmu_rdmsr(uint32_t msr, uint64_t *value)
 	struct msr_access a = {msr, 0};
 	struct caught_exception e;
 	if (arch_catch_exception(VEC_GP, hw_read, &a, &e))
-		return STATUS_REFUSED;
+		return hw_refused(b, msr, 0, false);
 	*value = a.value;
 	return STATUS_OK;
 }
@@ -128,5 +145,6 @@ enum status pmu_wrmsr(uint32_t msr, uint64_t value)
 		return spmu_wrmsr(&b->state, msr, value);
 	struct msr_access a = {msr, value};
 	struct caught_exception e;
-	return arch_catch_exception(VEC_GP, hw_write, &a, &e) ? STATUS_REFUSED : STATUS_OK;
+	return arch_catch_exception(VEC_GP, hw_write, &a, &e) ? hw_refused(b, msr, value, true)
+							      : STATUS_OK;
 }

@@ -12,6 +12,15 @@
 #include "lib/status.h"
 #include "arch/x86/spmu/model.h"
 
+/* The PMU MSR accesses a CPU's hardware refused (#GP) since boot, and the first of them. */
+struct pmu_hw_refusals {
+	uint64_t count;
+	uint32_t first_msr;
+	uint64_t first_value;
+	bool first_write;
+};
+struct pmu_hw_refusals pmu_hardware_refusals(unsigned cpu);
+
 /* This CPU uses the software PMU with personality p (state reset), or the hardware. */
 void pmu_use_model(const struct spmu_personality *p);
 void pmu_use_hardware(void);

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The machine's part of the hardware report (kernel/report.c): microcode, each CPU's capability
+ * record in one line (identical CPUs grouped) with its raw inputs so it can be decoded again on
+ * a host, the facilities a CPU lacks and why; then the oddities: PMU MSRs the hardware refused,
+ * CPUs that differ without being hybrid, a hypervisor and its rules, an unreadable microcode
+ * revision on bare metal.
+ */
+#include "arch/x86/caps/caps.h"
+#include "arch/x86/caps/report.h"
+#include "arch/x86/cpu/microcode.h"
+#include "arch/x86/cpu/percpu.h"
+#include "arch/x86/pmu/access.h"
+#include "kernel/arch.h"
+#include "lib/fmt.h"
+#include "lib/string.h"
+
+#define LINE_MAX_LEN 400
+
+static uint32_t microcode[MAX_CPUS];
+static bool microcode_ok[MAX_CPUS];
+
+static void read_microcode(void *arg)
+{
+	(void)arg;
+	unsigned i = arch_cpu_index();
+	microcode_ok[i] = cpu_microcode_revision(&microcode[i]);
+}
+
+/* "cpu 3" or "cpus 0-3" for CPUs first..last. */
+static void cpu_range(char *out, size_t size, unsigned first, unsigned last)
+{
+	if (first == last)
+		fmt_snprintf(out, size, "cpu %u", first);
+	else
+		fmt_snprintf(out, size, "cpus %u-%u", first, last);
+}
+
+static void caps_line(const struct trace_caps *c, char *out, size_t size)
+{
+	const struct tc_perfmon *p = &c->perfmon;
+	char lbr[64] = "", pebs[48] = "";
+	if (c->lbr.kind == TC_LBR_LEGACY)
+		fmt_snprintf(lbr, sizeof(lbr), " format %u depth %u", c->lbr.format, c->lbr.depth);
+	else if (c->lbr.kind == TC_LBR_ARCH)
+		fmt_snprintf(lbr, sizeof(lbr), " depth %u", c->lbr.depth);
+	if (c->pebs.kind == TC_PEBS_YES)
+		fmt_snprintf(pebs, sizeof(pebs), " format %u%s", c->pebs.format,
+			     c->pebs.adaptive ? " adaptive" : "");
+	fmt_snprintf(out, size,
+		     "%s %02x_%02xH stepping %u%s%s: lbr %s%s, bts %s, pebs %s%s, freeze %s, "
+		     "perfmon v%u %u GP x %u bit + %u fixed",
+		     trace_caps_vendor_name(c->vendor), c->family, c->model, c->stepping,
+		     c->hybrid ? ", hybrid core " : "",
+		     c->hybrid ? trace_caps_core_type_name(c->core_type) : "",
+		     trace_caps_lbr_name(c->lbr.kind), lbr, trace_caps_bts_name(c->bts.kind),
+		     trace_caps_pebs_name(c->pebs.kind), pebs,
+		     trace_caps_freeze_name(c->freeze.kind), p->version, p->gp_counters,
+		     p->gp_width, p->fixed_counters);
+}
+
+/* The snapshot's inputs, as trace_caps_decode() takes them; CPUID.01H:EBX[31:24], the initial
+ * APIC ID, is left out so that equal CPUs group. */
+static void raw_line(const struct cpu_snapshot *s, char *out, size_t size)
+{
+	fmt_snprintf(
+	    out, size,
+	    "raw: max-leaf %#x 01H %08x %08x %08x %08x 0AH %08x %08x %08x %08x 07H.EDX %08x "
+	    "1CH.EAX %08x perf-cap %s%#lx misc-enable %s%#lx hv \"%s\"",
+	    s->max_basic_leaf, s->leaf_01.eax, (uint32_t)(s->leaf_01.ebx & ~C01_EBX_APIC_ID),
+	    s->leaf_01.ecx, s->leaf_01.edx, s->leaf_0a.eax, s->leaf_0a.ebx, s->leaf_0a.ecx,
+	    s->leaf_0a.edx, s->leaf_07.edx, s->leaf_1c.eax,
+	    s->has_perf_capabilities ? "" : "(unread) ", s->perf_capabilities,
+	    s->has_misc_enable ? "" : "(unread) ", s->misc_enable, s->hv_vendor);
+}
+
+/* Every CPU's line of one kind, runs of equal lines said once. */
+static void grouped(workload_print_fn put, void (*line)(unsigned cpu, char *out, size_t size))
+{
+	static char cur[LINE_MAX_LEN], next[LINE_MAX_LEN];
+	char who[24];
+	unsigned n = arch_cpu_count(), first = 0;
+	line(0, cur, sizeof(cur));
+	for (unsigned i = 1; i <= n; i++) {
+		if (i < n) {
+			line(i, next, sizeof(next));
+			if (strcmp(next, cur) == 0)
+				continue;
+		}
+		cpu_range(who, sizeof(who), first, i - 1);
+		if (cur[0])
+			put("%s %s", who, cur);
+		if (i < n) {
+			memcpy(cur, next, sizeof(cur));
+			first = i;
+		}
+	}
+}
+
+static void line_microcode(unsigned cpu, char *out, size_t size)
+{
+	if (microcode_ok[cpu])
+		fmt_snprintf(out, size, "microcode: 0x%x (IA32_BIOS_SIGN_ID[63:32]%s)",
+			     microcode[cpu],
+			     microcode[cpu] ? "" : "; 0: none loaded, or hidden by a hypervisor");
+	else
+		fmt_snprintf(out, size, "microcode: unknown (IA32_BIOS_SIGN_ID refused: #GP)");
+}
+
+static void line_caps(unsigned cpu, char *out, size_t size)
+{
+	const struct trace_caps *c = caps_of_cpu(cpu);
+	if (!c) {
+		fmt_snprintf(out, size, "caps: none (no snapshot)");
+		return;
+	}
+	char body[LINE_MAX_LEN - 8];
+	caps_line(c, body, sizeof(body));
+	fmt_snprintf(out, size, "caps: %s", body);
+}
+
+static void line_raw(unsigned cpu, char *out, size_t size)
+{
+	const struct trace_caps *c = caps_of_cpu(cpu);
+	out[0] = 0;
+	if (c)
+		raw_line(&c->raw, out, size);
+}
+
+/* The reasons a CPU lacks facilities, one line each (empty where it has them). */
+static const char *lacking_reason(const struct trace_caps *c, unsigned which, const char **name)
+{
+	static const char *const names[] = {"lbr", "bts", "pebs", "freeze"};
+	*name = names[which];
+	switch (which) {
+	case 0:
+		return c->lbr.kind == TC_LBR_NONE ? c->lbr.reason : "";
+	case 1:
+		return c->bts.kind == TC_BTS_NO ? c->bts.reason : "";
+	case 2:
+		return c->pebs.kind == TC_PEBS_NO ? c->pebs.reason : "";
+	default:
+		return c->freeze.kind == TC_FREEZE_NONE ? c->freeze.reason : "";
+	}
+}
+
+#define LACKING_KINDS 4
+static unsigned lacking_which;
+static void line_lacking(unsigned cpu, char *out, size_t size)
+{
+	const struct trace_caps *c = caps_of_cpu(cpu);
+	const char *name;
+	const char *why = c ? lacking_reason(c, lacking_which, &name) : "";
+	out[0] = 0;
+	if (*why)
+		fmt_snprintf(out, size, "no %s: %s", name, why);
+}
+
+void arch_report_machine(workload_print_fn put)
+{
+	arch_run_on_all(read_microcode, NULL);
+	grouped(put, line_microcode);
+	grouped(put, line_caps);
+	for (lacking_which = 0; lacking_which < LACKING_KINDS; lacking_which++)
+		grouped(put, line_lacking);
+	grouped(put, line_raw);
+}
+
+/* The capability conclusions two CPUs of one machine should share unless it is hybrid. */
+static bool same_conclusions(const struct trace_caps *a, const struct trace_caps *b)
+{
+	return a->lbr.kind == b->lbr.kind && a->lbr.depth == b->lbr.depth &&
+	       a->lbr.format == b->lbr.format && a->bts.kind == b->bts.kind &&
+	       a->pebs.kind == b->pebs.kind && a->pebs.format == b->pebs.format &&
+	       a->freeze.kind == b->freeze.kind && a->perfmon.version == b->perfmon.version &&
+	       a->perfmon.gp_counters == b->perfmon.gp_counters;
+}
+
+unsigned arch_report_oddities(workload_print_fn put)
+{
+	unsigned odd = 0, n = arch_cpu_count();
+	const struct trace_caps *c0 = caps_of_cpu(0);
+	for (unsigned i = 0; i < n; i++) {
+		struct pmu_hw_refusals r = pmu_hardware_refusals(i);
+		if (r.count) {
+			put("odd: cpu %u: the hardware refused %lu PMU MSR accesses (#GP); the "
+			    "first: "
+			    "%s MSR %#x%s%#lx",
+			    i, r.count, r.first_write ? "WRMSR" : "RDMSR", r.first_msr,
+			    r.first_write ? " <- " : " ", r.first_value);
+			odd++;
+		}
+		const struct trace_caps *c = caps_of_cpu(i);
+		if (c && c0 && i && !c->hybrid && !same_conclusions(c, c0)) {
+			put("odd: cpu %u's capabilities differ from cpu 0's on a part that does "
+			    "not say "
+			    "it is hybrid (the caps lines above)",
+			    i);
+			odd++;
+		}
+		if (c && !c->hypervisor && !microcode_ok[i]) {
+			put("odd: cpu %u: IA32_BIOS_SIGN_ID refused on bare metal", i);
+			odd++;
+		}
+	}
+	if (c0 && c0->hypervisor) {
+		put("odd: a hypervisor (\"%s\") is present: these are the guest's facilities, not "
+		    "the "
+		    "silicon's",
+		    c0->raw.hv_vendor[0] ? c0->raw.hv_vendor : "unnamed");
+		odd++;
+		if (c0->kvm) {
+			put("odd: %s", TC_KVM_RULE_BTF);
+			put("odd: %s", TC_KVM_RULE_DEBUGCTL);
+			odd += 2;
+		}
+	}
+	return odd;
+}

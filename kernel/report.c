@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+#include "kernel/report.h"
+#include "kernel/boot_info.h"
+#include "kernel/build_id.h"
+#include "kernel/console.h"
+#include "kernel/options.h"
+#include "kernel/version.h"
+#include "lib/fmt.h"
+
+#define REPORT_LINE_MAX 512
+#define CPU_TEXT_MAX	160
+#define BUILD_ID_TEXT	48
+
+__attribute__((format(printf, 1, 2))) static void put(const char *fmt, ...)
+{
+	char line[REPORT_LINE_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	fmt_vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	kprintf("report: %s\n", line);
+}
+
+/* Oddities the sessions show: a facility that ran on the CPU's own hardware and failed, or whose
+ * self-checks failed there (a facility CPUID advertises that records nothing or the wrong
+ * branches fails its self-check). Failures on the software PMU are the model's, said too. */
+static unsigned session_oddities(const struct tracing_summary *sum)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; sum && i < sum->n; i++) {
+		const struct tracing_row *r = &sum->row[i];
+		const char *where = r->hw_cpus ? "on the CPU's own hardware (at least in part)"
+					       : "on the software PMU";
+		if (r->failed) {
+			put("odd: %s: %u of %u sessions failed %s; their lines above say why",
+			    options_facility_name(r->facility), r->failed,
+			    r->passed + r->failed + r->skipped, where);
+			n++;
+		}
+		if (r->checks.failed) {
+			put("odd: %s: %u of %u self-checks failed %s",
+			    options_facility_name(r->facility), r->checks.failed, r->checks.checks,
+			    where);
+			n++;
+		}
+	}
+	return n;
+}
+
+void report_print(const struct boot_info *bi, const struct tracing_summary *sum, const char *status)
+{
+	char cpu[CPU_TEXT_MAX], id[BUILD_ID_TEXT];
+	put("===== baretrace hardware report: send every line from here to 'end of report' "
+	    "=====");
+	build_id_hex(id, sizeof(id));
+	put("baretrace %s build-id %s", BARETRACE_VERSION, id);
+	arch_describe_cpu(cpu, sizeof(cpu));
+	put("cpu: %s", cpu);
+	put("cpus: %u online; TSC %lu kHz", arch_cpu_count(), bi->tsc_hz / 1000);
+	arch_report_machine(put);
+	if (sum && sum->n) {
+		put("%-8s %8s %6s %6s %7s %10s  %s", "facility", "sessions", "passed", "failed",
+		    "skipped", "selfchecks", "ran on");
+		for (unsigned i = 0; i < sum->n; i++) {
+			const struct tracing_row *r = &sum->row[i];
+			char checks[24], where[96];
+			unsigned cpus = arch_cpu_count();
+			fmt_snprintf(checks, sizeof(checks), "%u/%u",
+				     r->checks.checks - r->checks.failed - r->checks.skipped,
+				     r->checks.checks);
+			if (r->hw_cpus == cpus)
+				fmt_snprintf(where, sizeof(where), "hardware on all %u CPUs", cpus);
+			else if (!sum->model_allowed)
+				fmt_snprintf(where, sizeof(where),
+					     "hardware on %u of %u CPUs, skipped on the rest",
+					     r->hw_cpus, cpus);
+			else if (!r->hw_cpus)
+				fmt_snprintf(where, sizeof(where),
+					     "SOFTWARE PMU on all %u CPUs (model-verified)", cpus);
+			else
+				fmt_snprintf(where, sizeof(where),
+					     "hardware on %u of %u CPUs, SOFTWARE PMU on the rest",
+					     r->hw_cpus, cpus);
+			put("%-8s %8u %6u %6u %7u %10s  %s", options_facility_name(r->facility),
+			    r->passed + r->failed + r->skipped, r->passed, r->failed, r->skipped,
+			    checks, where);
+		}
+	} else {
+		put("no trace session ran");
+	}
+	bool any_hw = false;
+	for (unsigned i = 0; sum && i < sum->n; i++)
+		any_hw |= sum->row[i].hw_cpus != 0;
+	if (sum && sum->n && !any_hw)
+		put("note: no facility ran on this machine's own hardware: every result above is "
+		    "the "
+		    "software PMU's (model-verified, not silicon)");
+	if (sum && sum->model_allowed)
+		put("software PMU personalities (where a CPU lacks a facility): %s",
+		    sum->personalities);
+	unsigned odd = session_oddities(sum) + arch_report_oddities(put);
+	if (!odd)
+		put("odd: nothing");
+	put("status: %s", status);
+	put("===== end of report =====");
+}
