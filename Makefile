@@ -210,11 +210,17 @@ $(BUILD)/host/test_%: tests/unit/test_%.c $$(call unit_sources,tests/unit/test_%
 unit-test: deps $(UNIT_TESTS)
 	$(Q)prove --exec '' $(UNIT_TESTS)
 
+# The longest QEMU tests start first: prove -j2 runs files in the order given, and one long file
+# started last would leave the other core idle for minutes.
+SLOW_QEMU_TESTS := tests/qemu/trace.t tests/qemu/sstrace.t tests/qemu/selfcheck.t \
+	tests/qemu/program_runs.t tests/qemu/program.t
+QEMU_TESTS := $(SLOW_QEMU_TESTS) $(filter-out $(SLOW_QEMU_TESTS),$(sort $(wildcard tests/qemu/*.t)))
+
 qemu-test: all
-	$(Q)prove -j2 tests/qemu/*.t
+	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS)
 
 test: deps $(UNIT_TESTS) all
-	$(Q)BUILD=$(BUILD) prove -j2 $(UNIT_TESTS) tests/repo/*.t tests/qemu/*.t
+	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS) $(UNIT_TESTS) tests/repo/*.t
 
 # The kernel's default session (no config file, no options): every facility over the workload
 # library on every CPU, self-checked (the software PMU where the CPU lacks a facility, as under
