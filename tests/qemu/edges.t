@@ -12,7 +12,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 sym() { nm "$build/kernel.elf" | awk -v s="$1" '$3 == s { print "0x" $1 }'; }
-boot --timeout 300 --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain \
+boot --timeout 300 --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf")" --qemu-arg -D --qemu-arg "$work/exec.log" \
 	-- ss=edges,flags,smc trace=bts,lbr spmu=skylake workload=edges,flags,smc bts.records=8
 status_is 0 "edges, flags and smc give their results natively and stepped, under BTS and LBR"

@@ -53,7 +53,7 @@ bad "$work/low.elf" "below the user window" "a program linked at the default 0x4
 prog=$build/examples/branches.elf
 [ -f "$prog" ]
 ok $? "make built the example program ($prog)"
-boot --timeout 300 --program "$prog" --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain \
+boot --timeout 300 --program "$prog" --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$window+0x10000")" \
 	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=program workload=program trace=bts,lbr spmu=skylake,arrowlake
 status_is 0 "the example runs natively, stepped, and under BTS and LBR, with the same exit status"
@@ -118,7 +118,7 @@ done
 # addresses moved by the window (--adjust-vma).
 pie=$build/examples/branches-pie.elf
 nrel=$(readelf -rW "$pie" | grep -c R_X86_64_RELATIVE)
-boot --timeout 300 --program "$pie" --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain \
+boot --timeout 300 --program "$pie" --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$window+0x10000")" \
 	--qemu-arg -D --qemu-arg "$work/pie.log" -- ss=program workload=program trace=bts spmu=skylake
 status_is 0 "PIE: the example built with -static-pie runs natively, stepped and under BTS"

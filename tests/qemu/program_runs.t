@@ -27,7 +27,7 @@ count_from() {
 		$f = hex($F[0]); $n++ if @F && $f >= $lo && $f < $hi; END { print $n }' "$1" "$2"
 }
 qemu_log_args() { # the QEMU execution log over the workload range and the program's pages
-	printf '%s\n' --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain --qemu-arg -dfilter \
+	printf '%s\n' --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain --qemu-arg -dfilter \
 		--qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$window+0x10000")" \
 		--qemu-arg -D --qemu-arg "$1"
 }

@@ -14,7 +14,7 @@ nlib=15
 user_va=0x7f0000000000 # the ring 3 page of "user" (arch/x86/cpu/usermode.h): user_code_page
 
 # ---- the signatures against QEMU's log ----------------------------------------------------
-boot --timeout 300 --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain \
+boot --timeout 300 --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$user_va+0x1000")" \
 	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=$lib
 status_is 0 "every workload with a signature runs stepped, with the result its source works out"

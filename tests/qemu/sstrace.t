@@ -30,7 +30,7 @@ hi=$(sym __workload_end)
 ok $? "the kernel has a workload range (0x$lo..0x$hi) and a ring 3 code page"
 
 # QEMU single-steps the whole boot for this log: allow for it.
-boot --timeout 300 --qemu-arg -singlestep --qemu-arg -d --qemu-arg exec,nochain \
+boot --timeout 300 --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$user_va+0x1000")" \
 	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=all trace=bts,btsint,lbr,pebs,btf,pmc spmu=skylake,arrowlake,core2,icelake freeze=lbrs \
 	pebs.groups=meminfo,gpr,lbr
