@@ -30,7 +30,6 @@ struct percpu {
 	void (*volatile call_fn)(void *);
 	void *volatile call_arg;
 	volatile uint64_t call_seq, call_done;
-	volatile uint32_t call_waker; /* the caller's APIC ID: woken (VEC_IPI_WAKE) when done */
 	uint64_t calls_run;
 	struct cpu_desc_tables desc;
 };

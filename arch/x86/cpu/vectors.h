@@ -10,7 +10,6 @@
 #define VEC_PMI	       0xf0 /* LVT performance-counter entry (unless delivered as NMI) */
 #define VEC_IPI_CALL   0xf1 /* cross-CPU function calls */
 #define VEC_APIC_TIMER 0xf2 /* LVT timer (calibration) */
-#define VEC_IPI_WAKE   0xf3 /* a cross-call finished: wakes its halted caller */
 #define VEC_APIC_ERROR 0xfe /* LVT error */
 #define VEC_APIC_SPURIOUS                                                                          \
 	0xff /* spurious-interrupt vector register; bits 3:0 must be 1111b                         \

@@ -50,42 +50,7 @@ static void ipi_call_handler(struct trap_frame *f)
 		p->call_fn(p->call_arg);
 		p->calls_run++;
 		__atomic_store_n(&p->call_done, seq, __ATOMIC_RELEASE);
-		lapic_send_ipi(p->call_waker, APIC_DM_FIXED, VEC_IPI_WAKE, APIC_DEST_NONE);
 	}
-}
-
-static void ipi_wake_handler(struct trap_frame *f)
-{
-	(void)f; /* its work is done: the halted caller runs again */
-	lapic_eoi();
-}
-
-/*
- * Wait until p has finished call seq, or until the TSC passes end. The caller halts between
- * looks, woken by p's VEC_IPI_WAKE or at least every WAIT_TICK_US by its local APIC timer (a
- * target that never answers must not hang it): under QEMU's TCG every vCPU is a host thread,
- * and a caller spinning with PAUSE takes a host core from the vCPU doing the work. STI;HLT
- * leaves no window: an interrupt already pending is taken as HLT starts (SDM Vol. 2A STI).
- * The timer's interrupt goes to the ring 3 watchdog's handler, which ignores it when no run is
- * armed, and re-arms a run's own deadline when one is.
- */
-#define WAIT_TICK_US 20000
-static bool wait_call_done(const struct percpu *p, uint64_t seq, uint64_t end)
-{
-	uint64_t flags = read_rflags();
-	bool done;
-	cpu_cli();
-	while (!(done = __atomic_load_n(&p->call_done, __ATOMIC_ACQUIRE) == seq)) {
-		uint64_t now = rdtsc();
-		if ((int64_t)(now - end) >= 0)
-			break;
-		uint64_t left = tsc_to_us(end - now) + 1;
-		timer_oneshot_us(left < WAIT_TICK_US ? left : WAIT_TICK_US);
-		__asm__ volatile("sti; hlt; cli" ::: "memory");
-	}
-	if (flags & RFLAGS_IF)
-		__asm__ volatile("sti" ::: "memory");
-	return done;
 }
 
 static void spurious_handler(struct trap_frame *f)
@@ -124,7 +89,6 @@ static bool map_cpu_stacks(unsigned index, uint64_t tops[KSTACKS_PER_CPU])
 static void setup_handlers(void)
 {
 	irq_register(VEC_IPI_CALL, ipi_call_handler);
-	irq_register(VEC_IPI_WAKE, ipi_wake_handler);
 	irq_register(VEC_APIC_SPURIOUS, spurious_handler);
 	irq_register(VEC_APIC_ERROR, apic_error_handler);
 }
@@ -292,13 +256,17 @@ bool smp_run_on_cpu_within(unsigned index, void (*fn)(void *), void *arg, uint64
 	}
 	p->call_fn = fn;
 	p->call_arg = arg;
-	p->call_waker = this_cpu()->apic_id;
 	uint64_t seq = p->call_seq + 1;
 	__atomic_store_n(&p->call_seq, seq, __ATOMIC_RELEASE);
 	if (!lapic_send_ipi(p->apic_id, APIC_DM_FIXED, VEC_IPI_CALL, APIC_DEST_NONE))
 		return false;
 	uint64_t end = rdtsc() + timeout_us * timer_info()->tsc_hz / 1000000;
-	return wait_call_done(p, seq, end);
+	while (__atomic_load_n(&p->call_done, __ATOMIC_ACQUIRE) != seq) {
+		if ((int64_t)(rdtsc() - end) >= 0)
+			return false;
+		cpu_pause();
+	}
+	return true;
 }
 
 static unsigned run_on_many(void (*fn)(void *), void *arg, bool include_self, uint64_t timeout_us)
@@ -312,7 +280,6 @@ static unsigned run_on_many(void (*fn)(void *), void *arg, bool include_self, ui
 			continue;
 		p->call_fn = fn;
 		p->call_arg = arg;
-		p->call_waker = self->apic_id;
 		seqs[i] = p->call_seq + 1;
 		__atomic_store_n(&p->call_seq, seqs[i], __ATOMIC_RELEASE);
 		lapic_send_ipi(p->apic_id, APIC_DM_FIXED, VEC_IPI_CALL, APIC_DEST_NONE);
@@ -327,7 +294,10 @@ static unsigned run_on_many(void (*fn)(void *), void *arg, bool include_self, ui
 		struct percpu *p = percpu_by_index[i];
 		if (p == self)
 			continue;
-		if (wait_call_done(p, seqs[i], end))
+		while (__atomic_load_n(&p->call_done, __ATOMIC_ACQUIRE) != seqs[i] &&
+		       (int64_t)(rdtsc() - end) < 0)
+			cpu_pause();
+		if (__atomic_load_n(&p->call_done, __ATOMIC_ACQUIRE) == seqs[i])
 			done++;
 		else
 			kprintf("smp: CPU %u (APIC ID %u) did not finish a cross-call in time\n",
