@@ -100,6 +100,7 @@ HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 .PHONY: all deps run test unit-test qemu-test bench format format-check fresh-check help clean usb \
 	debug report
 all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(BUILD)/mkgpt \
+	$(BUILD)/btdecode \
 	$(EXAMPLES) $(TEST_PROGRAMS)
 
 help:
@@ -193,6 +194,12 @@ $(BUILD)/check-options: $(CHECK_OPTIONS_SRCS) $(BUILD)/host/selftest_names.c $(H
 
 # ---- host: the GPT writer of make usb (scripts/mkimage --gpt) -----------------------------------
 $(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/crc32.c lib/string.c $(HOST_HDRS) | deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)
+
+# ---- host: the stream decoder (tools/, README "Records off the machine") -----------------------
+$(BUILD)/btdecode: tools/btdecode.c lib/stream.c lib/crc32.c lib/string.c $(HOST_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)

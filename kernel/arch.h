@@ -85,6 +85,8 @@ enum trace_facility {
 enum trace_cpus { TRACE_CPUS_BOOT, TRACE_CPUS_EACH, TRACE_CPUS_ALL };
 enum trace_ring { TRACE_RING_ALL, TRACE_RING_USER, TRACE_RING_KERNEL };
 enum trace_leak { TRACE_LEAK_FILTER, TRACE_LEAK_FLAG };
+/* stream: the records also as the checked record stream (lib/stream.h, tools/btdecode). */
+enum trace_stream { TRACE_STREAM_OFF, TRACE_STREAM_TEXT };
 
 /* lbr.filter: the seven branch classes of LBR_SELECT bits 2-8 and LBR_CTL bits 16-22 (SDM Vol.
  * 3B 17.7.2 Table 17-11, 17.8 Table 17-12; Architectural LBR: IA32_LBR_CTL), the rings, and
@@ -138,11 +140,12 @@ struct trace_options {
 	uint64_t pebs_ldlat; /* load-latency threshold in cycles; 0 = off */
 	uint64_t pmc_period;
 	uint64_t spmu_drop; /* test only: the model misses the Nth taken branch of a run; 0 = off */
+	uint64_t stream;    /* enum trace_stream */
 };
 
 /* The software PMU's personalities (option spmu), by index: the name, or NULL past the last.
- * *explicit_only is false for every one. Pure data: the host build of the option parser
- * links it too. */
+ * *explicit_only: left out of spmu=all (a guest's view rather than a processor: kvm). Pure data:
+ * the host build of the option parser links it too. */
 const char *arch_spmu_name(unsigned i, bool *explicit_only);
 #define TRACE_NO_PERSONALITY (-1) /* spmu=none: the hardware or SKIP */
 

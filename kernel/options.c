@@ -69,6 +69,12 @@ static const struct cfg_enum_value leak_values[] = {
     {NULL, 0, 0},
 };
 
+static const struct cfg_enum_value stream_values[] = {
+    {"off", TRACE_STREAM_OFF, 0},
+    {"text", TRACE_STREAM_TEXT, 0},
+    {NULL, 0, 0},
+};
+
 /* Option `trace`: the facilities, in this order for `all`. */
 static const struct cfg_enum_value facility_values[] = {
     {"bts", TRACE_BTS, 0},    {"btsint", TRACE_BTSINT, 0},
@@ -209,6 +215,10 @@ static const struct cfg_option option_table[] = {
     {"bts.leak", CFG_ENUM,
      "BTS records crossing into the other ring (e.g. SYSCALL's kernel target): filter or flag",
      OPT(tr.bts_leak), 0, 0, leak_values, PLAIN},
+    {"stream", CFG_ENUM,
+     "BTS records also as the checked record stream: text = '@BT1 ' lines between the log's "
+     "(tools/btdecode reads them back)",
+     OPT(tr.stream), 0, 0, stream_values, PLAIN},
     {"bts.records", CFG_UINT, "BTS buffer size in records; 0 = 2730 (bts) or 32 (btsint)",
      OPT(tr.bts_records), BTS_RECORDS_MIN, BTS_RECORDS_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
     {"lbr.filter", CFG_SET,

@@ -14,6 +14,7 @@
 #include "arch/x86/session/output.h"
 #include "arch/x86/pmu/isr_hook.h"
 #include "arch/x86/session/facility.h"
+#include "lib/stream.h"
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/selfcheck.h"
 #include "arch/x86/session/stores.h"
@@ -136,11 +137,28 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 			fac, t->label, cfg.records, overwritten);
 	struct selfcheck sc;
 	selfcheck_begin(&sc, t);
+	struct bt_writer *stream =
+	    o->stream == TRACE_STREAM_TEXT ? trace_stream_begin(fac, t->label) : NULL;
 	for (uint64_t i = 0; i < store.n; i++) {
 		const struct bts_record *r = &store.rec[i];
 		tprintf("bts %#lx %#lx %#lx%s\n", r->from, r->to, r->flags & ~BTS_FLAG_LEAK,
 			r->flags & BTS_FLAG_LEAK ? " leak" : "");
 		selfcheck_record(&sc, r->from, r->to);
+		if (stream)
+			bt_write_bts(stream, &(struct bt_bts){.from = r->from,
+							      .to = r->to,
+							      .flags = r->flags & ~BTS_FLAG_LEAK,
+							      .leak = r->flags & BTS_FLAG_LEAK});
+	}
+	if (stream) {
+		/* Every record the hardware or the model wrote and this session does not deliver,
+		 * with its reason (the stream's END; the trace-begin line says the same). */
+		uint64_t over = wrapped && counted && stored > delivered ? stored - delivered : 0;
+		char loss[128];
+		fmt_snprintf(loss, sizeof(loss), "store-full=%lu dropped=%lu overwritten=%lu%s",
+			     store.lost_full, dropped, over, wrapped && !counted ? "+unknown" : "");
+		trace_stream_end(stream, store.lost_full + dropped + over,
+				 store.lost_full || dropped || wrapped ? loss : "");
 	}
 	selfcheck_exact(t, &sc, fac,
 			cfg.ring != BTS_RING_ALL     ? "bts.ring leaves a ring out"

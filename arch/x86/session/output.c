@@ -7,6 +7,7 @@
 #include "kernel/memmap.h"
 #include "kernel/memory.h"
 #include "lib/fmt.h"
+#include "lib/stream.h"
 #include "lib/string.h"
 
 struct out_buffer {
@@ -64,4 +65,32 @@ uint64_t trace_out_flush(unsigned cpu)
 			cpu, dropped, TRACE_OUT_PAGES * PAGE_SIZE / 1024);
 	b->used = b->dropped = 0;
 	return dropped;
+}
+
+/* ---- the record stream ---------------------------------------------------------------------- */
+
+static struct bt_writer writers[MAX_CPUS];
+static uint32_t next_seq[MAX_CPUS];
+
+static void emit_text(void *ctx, const uint8_t *frame, size_t len)
+{
+	(void)ctx;
+	char line[BT_TEXT_PREFIX_LEN + BT_TEXT_MAX + 2];
+	bt_text_line(frame, len, line);
+	tprintf("%s", line);
+}
+
+struct bt_writer *trace_stream_begin(const char *facility, const char *session)
+{
+	unsigned cpu = this_cpu()->index;
+	struct bt_writer *w = &writers[cpu];
+	bt_writer_init(w, (uint16_t)cpu, next_seq[cpu], emit_text, NULL);
+	bt_write_begin(w, facility, session);
+	return w;
+}
+
+void trace_stream_end(struct bt_writer *w, uint64_t lost, const char *why)
+{
+	bt_write_end(w, lost, why);
+	next_seq[w->cpu] = w->seq;
 }

@@ -17,6 +17,12 @@
 bool trace_out_prepare(unsigned cpu);
 /* On the running CPU: into its buffer, or straight to the console when it has none. */
 void tprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct bt_writer;
+/* The record stream (lib/stream.h) of the running CPU, as "@BT1 " lines into its buffer: one
+ * session's frames between begin and end; the CPU's frame numbers run on across sessions. */
+struct bt_writer *trace_stream_begin(const char *facility, const char *session);
+void trace_stream_end(struct bt_writer *w, uint64_t lost, const char *why);
+
 /* Boot CPU: print CPU `cpu`'s buffer and empty it; returns the bytes it had to drop. */
 uint64_t trace_out_flush(unsigned cpu);
 

@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+#include "lib/stream.h"
+#include "lib/crc32.h"
+#include "lib/string.h"
+
+#define LEB_MAX	   10 /* bytes of a 64-bit LEB128 number */
+#define LEB_BITS   7
+#define LEB_MORE   0x80
+#define LEB_VALUE  0x7f
+#define BYTE_BITS  8
+#define RECORD_MAX (1 + 3 * LEB_MAX) /* one BTS record, encoded, at most */
+#define END_MAX	   (2 * LEB_MAX + 4) /* END before its text */
+#define BTS_RAW	   24		     /* a BTS record in memory (Table 17-6) */
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> BYTE_BITS);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (unsigned i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (BYTE_BITS * i));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (unsigned i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (BYTE_BITS * i));
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << BYTE_BITS);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v = 0;
+	for (unsigned i = 0; i < 4; i++)
+		v |= (uint32_t)p[i] << (BYTE_BITS * i);
+	return v;
+}
+
+static uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int64_t unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static size_t put_leb(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	do {
+		uint8_t b = v & LEB_VALUE;
+		v >>= LEB_BITS;
+		p[n++] = (uint8_t)(b | (v ? LEB_MORE : 0));
+	} while (v);
+	return n;
+}
+
+/* A LEB128 number at *pos of buf[0..n): false if it runs past the end or beyond 64 bits. */
+static bool get_leb(const uint8_t *buf, size_t n, size_t *pos, uint64_t *v)
+{
+	uint64_t r = 0;
+	for (unsigned shift = 0; shift < 64; shift += LEB_BITS) {
+		if (*pos >= n)
+			return false;
+		uint8_t b = buf[(*pos)++];
+		if (shift == 63 && (b & LEB_VALUE) > 1)
+			return false;
+		r |= (uint64_t)(b & LEB_VALUE) << shift;
+		if (!(b & LEB_MORE)) {
+			*v = r;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- writing ---------------------------------------------------------------------------- */
+
+void bt_writer_init(struct bt_writer *w, uint16_t cpu, uint32_t seq, bt_emit_fn emit, void *ctx)
+{
+	memset(w, 0, sizeof(*w));
+	w->cpu = cpu;
+	w->seq = seq;
+	w->emit = emit;
+	w->ctx = ctx;
+}
+
+static void flush(struct bt_writer *w)
+{
+	if (!w->type)
+		return;
+	uint8_t *f = w->frame;
+	f[BT_H_MAGIC] = BT_MAGIC0;
+	f[BT_H_MAGIC + 1] = BT_MAGIC1;
+	f[BT_H_VERSION] = BT_STREAM_VERSION;
+	f[BT_H_TYPE] = w->type;
+	put16(f + BT_H_CPU, w->cpu);
+	put16(f + BT_H_LEN, (uint16_t)w->len);
+	put32(f + BT_H_SEQ, w->seq++);
+	put32(f + BT_HEADER_LEN + w->len, crc32(f, BT_HEADER_LEN + w->len));
+	w->emit(w->ctx, f, BT_HEADER_LEN + w->len + BT_CRC_LEN);
+	w->type = 0;
+	w->len = 0;
+}
+
+/* Room for `need` more payload bytes in a frame of `type`: a new frame if not. */
+static uint8_t *room(struct bt_writer *w, uint8_t type, size_t need)
+{
+	if (w->type != type || w->len + need > BT_PAYLOAD_MAX) {
+		flush(w);
+		w->type = type;
+		w->prev_to = 0;
+		w->prev_flags = 0;
+	}
+	return w->frame + BT_HEADER_LEN + w->len;
+}
+
+static size_t put_name(uint8_t *p, const char *s)
+{
+	size_t n = strlen(s);
+	if (n > BT_NAME_MAX - 1)
+		n = BT_NAME_MAX - 1;
+	memcpy(p, s, n);
+	p[n] = 0;
+	return n + 1;
+}
+
+void bt_write_begin(struct bt_writer *w, const char *facility, const char *session)
+{
+	flush(w);
+	uint8_t *p = room(w, BT_F_BEGIN, 2 * BT_NAME_MAX);
+	size_t n = put_name(p, facility);
+	n += put_name(p + n, session);
+	w->len += n;
+	flush(w);
+	w->records = 0;
+	w->digest = 0;
+}
+
+void bt_write_bts(struct bt_writer *w, const struct bt_bts *r)
+{
+	uint8_t *p = room(w, BT_F_BTS, RECORD_MAX);
+	size_t n = 1;
+	uint8_t control = r->leak ? BT_REC_LEAK : 0;
+	n += put_leb(p + n, zigzag((int64_t)(r->from - w->prev_to)));
+	n += put_leb(p + n, zigzag((int64_t)(r->to - r->from)));
+	if (r->flags != w->prev_flags) {
+		control |= BT_REC_FLAGS;
+		n += put_leb(p + n, r->flags);
+	}
+	p[0] = control;
+	w->len += n;
+	w->prev_to = r->to;
+	w->prev_flags = r->flags;
+	w->records++;
+	w->digest = bt_digest(w->digest, r);
+}
+
+void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why)
+{
+	flush(w);
+	uint8_t *p = room(w, BT_F_END, END_MAX);
+	size_t n = put_leb(p, w->records);
+	n += put_leb(p + n, lost);
+	put32(p + n, w->digest);
+	n += 4;
+	size_t t = strlen(why);
+	if (t > BT_PAYLOAD_MAX - n)
+		t = BT_PAYLOAD_MAX - n;
+	memcpy(p + n, why, t);
+	w->len += n + t;
+	flush(w);
+}
+
+uint32_t bt_digest(uint32_t crc, const struct bt_bts *r)
+{
+	uint8_t raw[BTS_RAW];
+	put64(raw, r->from);
+	put64(raw + 8, r->to);
+	put64(raw + 16, r->flags);
+	return crc32_update(crc, raw, sizeof(raw));
+}
+
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+size_t bt_text_line(const uint8_t *frame, size_t len, char *out)
+{
+	size_t o = 0;
+	memcpy(out, BT_TEXT_PREFIX, BT_TEXT_PREFIX_LEN);
+	o = BT_TEXT_PREFIX_LEN;
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t v = (uint32_t)frame[i] << 16;
+		if (i + 1 < len)
+			v |= (uint32_t)frame[i + 1] << 8;
+		if (i + 2 < len)
+			v |= frame[i + 2];
+		out[o++] = B64[(v >> 18) & 63];
+		out[o++] = B64[(v >> 12) & 63];
+		out[o++] = i + 1 < len ? B64[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < len ? B64[v & 63] : '=';
+	}
+	out[o++] = '\n';
+	out[o] = 0;
+	return o;
+}
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+static int b64_value(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+long bt_base64_decode(const char *in, size_t n, uint8_t *out, size_t out_size)
+{
+	if (n % 4)
+		return -1;
+	size_t o = 0;
+	for (size_t i = 0; i < n; i += 4) {
+		int v[4];
+		unsigned pad = 0;
+		for (unsigned k = 0; k < 4; k++) {
+			if (in[i + k] == '=' && i + 4 == n && k >= 2) {
+				v[k] = 0;
+				pad++;
+				continue;
+			}
+			if (pad || (v[k] = b64_value(in[i + k])) < 0)
+				return -1; /* a character after '=', or not base64 */
+		}
+		uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 |
+			     (uint32_t)v[3];
+		for (unsigned k = 0; k < 3 - pad; k++) {
+			if (o >= out_size)
+				return -1;
+			out[o++] = (uint8_t)(w >> (16 - 8 * k));
+		}
+	}
+	return (long)o;
+}
+
+int bt_frame_parse(const uint8_t *buf, size_t n, struct bt_frame *f, const char **why)
+{
+	if (n < BT_HEADER_LEN + BT_CRC_LEN) {
+		*why = "shorter than a header and a CRC";
+		return -1;
+	}
+	if (buf[BT_H_MAGIC] != BT_MAGIC0 || buf[BT_H_MAGIC + 1] != BT_MAGIC1) {
+		*why = "no 'BT' magic";
+		return -1;
+	}
+	if (buf[BT_H_VERSION] != BT_STREAM_VERSION) {
+		*why = "format version not 1";
+		return -1;
+	}
+	uint16_t len = get16(buf + BT_H_LEN);
+	if (len > BT_PAYLOAD_MAX || (size_t)len + BT_HEADER_LEN + BT_CRC_LEN != n) {
+		*why = "payload length does not match the frame";
+		return -1;
+	}
+	if (crc32(buf, BT_HEADER_LEN + len) != get32(buf + BT_HEADER_LEN + len)) {
+		*why = "CRC mismatch";
+		return -1;
+	}
+	f->type = buf[BT_H_TYPE];
+	f->cpu = get16(buf + BT_H_CPU);
+	f->seq = get32(buf + BT_H_SEQ);
+	f->payload = buf + BT_HEADER_LEN;
+	f->len = len;
+	return 0;
+}
+
+static int get_name(const uint8_t *p, size_t n, size_t *pos, char *out)
+{
+	size_t i = 0;
+	while (*pos < n && p[*pos] && i < BT_NAME_MAX - 1)
+		out[i++] = (char)p[(*pos)++];
+	out[i] = 0;
+	if (*pos >= n || p[*pos])
+		return -1;
+	(*pos)++;
+	return 0;
+}
+
+int bt_read_begin(const struct bt_frame *f, char *facility, char *session)
+{
+	size_t pos = 0;
+	if (f->type != BT_F_BEGIN || get_name(f->payload, f->len, &pos, facility) ||
+	    get_name(f->payload, f->len, &pos, session))
+		return -1;
+	return pos == f->len ? 0 : -1;
+}
+
+int bt_read_end(const struct bt_frame *f, uint64_t *records, uint64_t *lost, uint32_t *digest,
+		char *why, size_t why_size)
+{
+	size_t pos = 0;
+	if (f->type != BT_F_END || !get_leb(f->payload, f->len, &pos, records) ||
+	    !get_leb(f->payload, f->len, &pos, lost) || pos + 4 > f->len || !why_size)
+		return -1;
+	*digest = get32(f->payload + pos);
+	pos += 4;
+	size_t t = 0;
+	while (pos < f->len && t + 1 < why_size)
+		why[t++] = (char)f->payload[pos++];
+	why[t] = 0;
+	return 0;
+}
+
+long bt_read_bts(const struct bt_frame *f, void (*fn)(void *ctx, const struct bt_bts *r), void *ctx)
+{
+	if (f->type != BT_F_BTS)
+		return -1;
+	uint64_t prev_to = 0, prev_flags = 0, a, b;
+	size_t pos = 0;
+	long count = 0;
+	while (pos < f->len) {
+		uint8_t control = f->payload[pos++];
+		if (control & BT_REC_ZERO || !get_leb(f->payload, f->len, &pos, &a) ||
+		    !get_leb(f->payload, f->len, &pos, &b))
+			return -1;
+		struct bt_bts r = {.leak = control & BT_REC_LEAK, .flags = prev_flags};
+		r.from = prev_to + (uint64_t)unzigzag(a);
+		r.to = r.from + (uint64_t)unzigzag(b);
+		if ((control & BT_REC_FLAGS) && !get_leb(f->payload, f->len, &pos, &r.flags))
+			return -1;
+		prev_to = r.to;
+		prev_flags = r.flags;
+		fn(ctx, &r);
+		count++;
+	}
+	return count;
+}

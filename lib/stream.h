@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The record stream (format version 1): framed, CRC-checked records that leave the kernel on the
+ * serial line and are read back by tools/btdecode. Built for the kernel and the host alike.
+ *
+ * A frame is a 12-byte header, a payload of at most BT_PAYLOAD_MAX bytes and the CRC-32
+ * (lib/crc32.h) of header and payload, little-endian. Every frame stands alone: a lost or
+ * damaged frame takes only its own records with it, and the per-CPU sequence number says how
+ * many frames went missing. On the text-safe wire a frame is one line, "@BT1 " and the frame in
+ * base64 (RFC 4648, with padding), which no line of the human log starts with; a reader skips
+ * whatever else it meets and starts again at the next such line.
+ *
+ * Frames of one capture session, in order: BEGIN (the facility's and the session's names),
+ * records (BTS), END (records sent, records lost and why, and a digest: the CRC-32 of the raw
+ * records, each as the 24-byte BTS record, SDM Vol. 3B Table 17-6 layout, with flags as
+ * delivered), so a reader proves that it rebuilt every record bit for bit.
+ *
+ * A BTS record is a control byte, then zig-zag LEB128 numbers: FROM less the previous record's
+ * TO (the straight-line code between two branches: a few bytes), TO less FROM (the branch's
+ * reach), and the flags when they differ from the previous record's. "Previous" starts at 0
+ * in every frame.
+ */
+#ifndef LIB_STREAM_H
+#define LIB_STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BT_STREAM_VERSION  1
+#define BT_MAGIC0	   'B'
+#define BT_MAGIC1	   'T'
+#define BT_HEADER_LEN	   12
+#define BT_CRC_LEN	   4
+#define BT_PAYLOAD_MAX	   480
+#define BT_FRAME_MAX	   (BT_HEADER_LEN + BT_PAYLOAD_MAX + BT_CRC_LEN)
+#define BT_TEXT_PREFIX	   "@BT1 "
+#define BT_TEXT_PREFIX_LEN 5
+/* base64 of a whole frame, without prefix or newline */
+#define BT_TEXT_MAX (((BT_FRAME_MAX + 2) / 3) * 4)
+#define BT_NAME_MAX 64 /* a facility's or session's name in BEGIN */
+
+/* The header, as bytes on the wire (offsets). */
+#define BT_H_MAGIC   0
+#define BT_H_VERSION 2
+#define BT_H_TYPE    3
+#define BT_H_CPU     4 /* 16 bits */
+#define BT_H_LEN     6 /* 16 bits: payload bytes */
+#define BT_H_SEQ     8 /* 32 bits: this CPU's frame number */
+
+enum bt_frame_type {
+	BT_F_BEGIN = 1, /* facility NUL session-name NUL */
+	BT_F_BTS = 2,	/* BTS records */
+	BT_F_END = 3,	/* LEB128: records, lost; 4 bytes digest; loss reason text */
+};
+
+/* A BTS record's control byte. */
+#define BT_REC_FLAGS 0x01 /* the flags follow (else the previous record's) */
+#define BT_REC_LEAK  0x02 /* the record crossed into the other ring (bts.leak=flag) */
+#define BT_REC_ZERO  0xfc /* bits that must be 0 */
+
+/* One BTS record as the stream carries it: the hardware's three fields, and the kernel's note. */
+struct bt_bts {
+	uint64_t from, to, flags;
+	bool leak;
+};
+
+/* ---- writing ---------------------------------------------------------------------------- */
+
+/* Where finished frames go (the kernel: a text line into the CPU's output buffer). */
+typedef void (*bt_emit_fn)(void *ctx, const uint8_t *frame, size_t len);
+
+struct bt_writer {
+	uint16_t cpu;
+	uint32_t seq; /* the next frame's number (the caller keeps it across sessions) */
+	bt_emit_fn emit;
+	void *ctx;
+	uint8_t frame[BT_FRAME_MAX];
+	size_t len; /* payload bytes so far (0: no frame open) */
+	uint8_t type;
+	uint64_t prev_to, prev_flags;
+	uint64_t records;
+	uint32_t digest;
+};
+
+void bt_writer_init(struct bt_writer *w, uint16_t cpu, uint32_t seq, bt_emit_fn emit, void *ctx);
+void bt_write_begin(struct bt_writer *w, const char *facility, const char *session);
+void bt_write_bts(struct bt_writer *w, const struct bt_bts *r);
+/* Closes the session: lost records and why ("" if none). */
+void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why);
+
+/* The text-safe line of a frame: BT_TEXT_PREFIX, base64, '\n', NUL; out needs
+ * BT_TEXT_PREFIX_LEN + BT_TEXT_MAX + 2 bytes. Returns the length without the NUL. */
+size_t bt_text_line(const uint8_t *frame, size_t len, char *out);
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+/* base64 (RFC 4648) of n characters into out; -1 if a character or the padding is wrong. */
+long bt_base64_decode(const char *in, size_t n, uint8_t *out, size_t out_size);
+
+struct bt_frame {
+	uint8_t type;
+	uint16_t cpu;
+	uint32_t seq;
+	const uint8_t *payload;
+	uint16_t len;
+};
+/* A whole frame of exactly n bytes: 0, or -1 with *why (magic, version, length, CRC). */
+int bt_frame_parse(const uint8_t *buf, size_t n, struct bt_frame *f, const char **why);
+
+/* BEGIN's two names (NUL-terminated, at most BT_NAME_MAX - 1 characters): 0 or -1. */
+int bt_read_begin(const struct bt_frame *f, char *facility, char *session);
+/* END's fields: 0 or -1. why gets up to why_size - 1 characters. */
+int bt_read_end(const struct bt_frame *f, uint64_t *records, uint64_t *lost, uint32_t *digest,
+		char *why, size_t why_size);
+/* A BTS frame's records, each given to fn in order: the count, or -1 at the first malformed
+ * byte (the records before it were given). */
+long bt_read_bts(const struct bt_frame *f, void (*fn)(void *ctx, const struct bt_bts *r),
+		 void *ctx);
+
+/* The digest step for one record: crc = bt_digest(crc, r). */
+uint32_t bt_digest(uint32_t crc, const struct bt_bts *r);
+
+#endif

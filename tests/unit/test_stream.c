@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+// UNIT-SOURCES: lib/stream.c lib/crc32.c lib/string.c
+/*
+ * The record stream (lib/stream.h): base64 against RFC 4648's test vectors (section 10); BTS
+ * records of every shape (deltas both ways, the extremes of 64 bits, flags changing, the leak
+ * note) come back bit for bit through frames and text lines, and END's digest is the CRC-32
+ * (test_crc32 checks it against zlib's) of the raw 24-byte records, packed by the test itself;
+ * frames stand alone (a lost one takes only its records); a capture whose bytes are flipped,
+ * dropped and duplicated at random (seeded) never yields a record that was not written: every line
+ * left intact decodes, every damaged one is refused.
+ */
+#include "tests/unit/unit.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/crc32.h"
+#include "lib/stream.h"
+
+#define LINES_MAX 4096
+#define LINE_LEN  (BT_TEXT_PREFIX_LEN + BT_TEXT_MAX + 2)
+
+static char lines[LINES_MAX][LINE_LEN];
+static unsigned nlines;
+
+static void emit(void *ctx, const uint8_t *frame, size_t len)
+{
+	(void)ctx;
+	assert_true(nlines < LINES_MAX);
+	assert_true(len <= BT_FRAME_MAX);
+	size_t n = bt_text_line(frame, len, lines[nlines]);
+	assert_int_equal(n, strlen(lines[nlines]));
+	nlines++;
+}
+
+static void rfc4648_vectors(void **state)
+{
+	(void)state;
+	static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+	static const char *const coded[] = {"",		"Zg==",	    "Zm8=",    "Zm9v",
+					    "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+	for (unsigned i = 0; i < 7; i++) {
+		char line[64];
+		bt_text_line((const uint8_t *)plain[i], strlen(plain[i]), line);
+		char want[64];
+		snprintf(want, sizeof(want), "%s%s\n", BT_TEXT_PREFIX, coded[i]);
+		assert_string_equal(line, want);
+		uint8_t out[16];
+		long n = bt_base64_decode(coded[i], strlen(coded[i]), out, sizeof(out));
+		assert_int_equal(n, (long)strlen(plain[i]));
+		assert_memory_equal(out, plain[i], (size_t)n);
+	}
+	uint8_t out[16];
+	assert_int_equal(bt_base64_decode("Zg=", 3, out, sizeof(out)), -1);  /* length */
+	assert_int_equal(bt_base64_decode("Z=g=", 4, out, sizeof(out)), -1); /* '=' inside */
+	assert_int_equal(bt_base64_decode("Zm9*", 4, out, sizeof(out)), -1); /* not base64 */
+	assert_int_equal(bt_base64_decode("Zm9vYmFy", 8, out, 5), -1);	     /* no room */
+}
+
+/* The records, in a decoder's hands. */
+struct got {
+	struct bt_bts r[8192];
+	unsigned n;
+};
+
+static void take(void *ctx, const struct bt_bts *r)
+{
+	struct got *g = ctx;
+	assert_true(g->n < 8192);
+	g->r[g->n++] = *r;
+}
+
+static struct bt_frame parse_line(unsigned i, uint8_t *buf)
+{
+	const char *b64 = lines[i] + BT_TEXT_PREFIX_LEN;
+	size_t n = strcspn(b64, "\n");
+	long len = bt_base64_decode(b64, n, buf, BT_FRAME_MAX);
+	assert_true(len > 0);
+	struct bt_frame f;
+	const char *why = NULL;
+	assert_int_equal(bt_frame_parse(buf, (size_t)len, &f, &why), 0);
+	return f;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void records_come_back_bit_for_bit(void **state)
+{
+	(void)state;
+	static struct bt_bts sent[6000];
+	static struct got got;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	unsigned n = 0;
+	/* the extremes, then kernel-like branches, then anything at all */
+	const struct bt_bts edge[] = {
+	    {0, 0, 0, false},
+	    {UINT64_MAX, 0, UINT64_MAX, true},
+	    {0, UINT64_MAX, 0x10, false},
+	    {0x8000000000000000ull, 0x7fffffffffffffffull, 0x10, false},
+	    {0xffffffff80001000ull, 0xffffffff80000ff0ull, 0x10, true},
+	};
+	for (unsigned i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		sent[n++] = edge[i];
+	uint64_t pc = 0xffffffff80002000ull;
+	while (n < 3000) {
+		uint64_t from = pc + rnd(&seed) % 40, to = from + (rnd(&seed) % 512) - 256;
+		sent[n++] =
+		    (struct bt_bts){from, to, rnd(&seed) % 16 ? 0x10 : 0, rnd(&seed) % 50 == 0};
+		pc = to;
+	}
+	while (n < 6000)
+		sent[n++] = (struct bt_bts){rnd(&seed), rnd(&seed),
+					    rnd(&seed) % 3 ? 0x10 : rnd(&seed), rnd(&seed) & 1};
+	nlines = 0;
+	struct bt_writer w;
+	bt_writer_init(&w, 3, 77, emit, NULL);
+	bt_write_begin(&w, "bts", "loop@skylake cpu=3");
+	for (unsigned i = 0; i < n; i++)
+		bt_write_bts(&w, &sent[i]);
+	bt_write_end(&w, 2, "store full");
+	assert_true(nlines >= 3);
+
+	uint8_t buf[BT_FRAME_MAX];
+	char fac[BT_NAME_MAX], ses[BT_NAME_MAX];
+	struct bt_frame f = parse_line(0, buf);
+	assert_int_equal(f.type, BT_F_BEGIN);
+	assert_int_equal(f.cpu, 3);
+	assert_int_equal(f.seq, 77);
+	assert_int_equal(bt_read_begin(&f, fac, ses), 0);
+	assert_string_equal(fac, "bts");
+	assert_string_equal(ses, "loop@skylake cpu=3");
+	got.n = 0;
+	for (unsigned i = 1; i + 1 < nlines; i++) {
+		f = parse_line(i, buf);
+		assert_int_equal(f.type, BT_F_BTS);
+		assert_int_equal(f.seq, 77 + i);
+		assert_true(bt_read_bts(&f, take, &got) > 0);
+	}
+	assert_int_equal(got.n, n);
+	uint32_t z = 0;
+	for (unsigned i = 0; i < n; i++) {
+		assert_true(got.r[i].from == sent[i].from && got.r[i].to == sent[i].to &&
+			    got.r[i].flags == sent[i].flags && got.r[i].leak == sent[i].leak);
+		uint8_t raw[24];
+		for (unsigned b = 0; b < 8; b++) {
+			raw[b] = (uint8_t)(sent[i].from >> (8 * b));
+			raw[8 + b] = (uint8_t)(sent[i].to >> (8 * b));
+			raw[16 + b] = (uint8_t)(sent[i].flags >> (8 * b));
+		}
+		z = crc32_update(z, raw, sizeof(raw)); /* lib/crc32.c: zlib's, test_crc32 */
+	}
+	f = parse_line(nlines - 1, buf);
+	uint64_t records, lost;
+	uint32_t digest;
+	char why[64];
+	assert_int_equal(bt_read_end(&f, &records, &lost, &digest, why, sizeof(why)), 0);
+	assert_int_equal(records, n);
+	assert_int_equal(lost, 2);
+	assert_string_equal(why, "store full");
+	assert_int_equal(digest, z); /* the CRC-32 of the raw records, packed here */
+}
+
+/* Each frame decodes on its own: the records of frame k are the same whether or not the frames
+ * before it arrived. */
+static void frames_stand_alone(void **state)
+{
+	(void)state;
+	static struct got all, one;
+	nlines = 0;
+	struct bt_writer w;
+	bt_writer_init(&w, 0, 0, emit, NULL);
+	bt_write_begin(&w, "bts", "s");
+	uint64_t pc = 0x1000;
+	for (unsigned i = 0; i < 500; i++, pc += 7)
+		bt_write_bts(&w, &(struct bt_bts){pc, pc + 100, 0x10, false});
+	bt_write_end(&w, 0, "");
+	uint8_t buf[BT_FRAME_MAX];
+	all.n = 0;
+	for (unsigned i = 1; i + 1 < nlines; i++) {
+		struct bt_frame f = parse_line(i, buf);
+		bt_read_bts(&f, take, &all);
+	}
+	assert_true(nlines > 4);
+	unsigned k = nlines / 2, before = 0;
+	for (unsigned i = 1; i < k; i++) {
+		struct bt_frame f = parse_line(i, buf);
+		one.n = 0;
+		before += (unsigned)bt_read_bts(&f, take, &one);
+	}
+	struct bt_frame f = parse_line(k, buf);
+	one.n = 0;
+	long got = bt_read_bts(&f, take, &one);
+	assert_true(got > 0);
+	assert_memory_equal(one.r, all.r + before, (size_t)got * sizeof(one.r[0]));
+}
+
+/* Seeded damage: bytes flipped, dropped and duplicated. A line that is still what was written
+ * decodes to its records; any other line is refused by base64 or the frame's checks. */
+static void damaged_captures_never_invent_records(void **state)
+{
+	(void)state;
+	static char good[LINES_MAX][LINE_LEN];
+	uint64_t seed = 12345;
+	nlines = 0;
+	struct bt_writer w;
+	bt_writer_init(&w, 1, 0, emit, NULL);
+	bt_write_begin(&w, "btsint", "calls@icelake cpu=1");
+	for (unsigned i = 0; i < 2000; i++)
+		bt_write_bts(&w, &(struct bt_bts){0xffffffff80001000ull + rnd(&seed) % 4096,
+						  0xffffffff80001000ull + rnd(&seed) % 4096, 0x10,
+						  false});
+	bt_write_end(&w, 0, "");
+	unsigned total = nlines;
+	memcpy(good, lines, sizeof(good[0]) * total);
+	unsigned refused = 0, intact = 0;
+	for (unsigned round = 0; round < 200; round++) {
+		for (unsigned i = 0; i < total; i++) {
+			char *l = lines[i];
+			strcpy(l, good[i]);
+			size_t len = strlen(l);
+			unsigned what = (unsigned)(rnd(&seed) % 8);
+			size_t at = (size_t)(rnd(&seed) % len);
+			if (what == 0)
+				l[at] ^= (char)(1u << (rnd(&seed) % 7)); /* a flipped bit */
+			else if (what == 1)
+				memmove(l + at, l + at + 1, len - at); /* a dropped byte */
+			else if (what == 2 && len + 1 < LINE_LEN) {
+				memmove(l + at + 1, l + at, len - at + 1); /* a duplicated byte */
+			}
+			uint8_t buf[BT_FRAME_MAX];
+			const char *b64 = l + BT_TEXT_PREFIX_LEN;
+			bool prefix_ok = strncmp(l, BT_TEXT_PREFIX, BT_TEXT_PREFIX_LEN) == 0;
+			long n = prefix_ok
+				     ? bt_base64_decode(b64, strcspn(b64, "\n"), buf, sizeof(buf))
+				     : -1;
+			struct bt_frame f;
+			const char *why;
+			bool ok = n >= 0 && bt_frame_parse(buf, (size_t)n, &f, &why) == 0;
+			/* Intact: the line up to its first newline is what was written (a newline
+			 * duplicated at the end leaves the frame whole). */
+			size_t keep = strcspn(good[i], "\n");
+			if (strncmp(l, good[i], keep) == 0 && strcspn(l, "\n") == keep) {
+				assert_true(ok);
+				intact++;
+			} else {
+				assert_false(ok);
+				refused++;
+			}
+		}
+	}
+	assert_true(refused > 0 && intact > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(rfc4648_vectors),
+	    cmocka_unit_test(records_come_back_bit_for_bit),
+	    cmocka_unit_test(frames_stand_alone),
+	    cmocka_unit_test(damaged_captures_never_invent_records),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
