@@ -98,7 +98,7 @@ CHECK_OPTIONS_SRCS := scripts/check-options.c scripts/workload-stubs.c kernel/op
 HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 
 .PHONY: all deps run test unit-test qemu-test bench format format-check fresh-check help clean usb \
-	debug report
+	debug report fuzz
 all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(BUILD)/mkgpt \
 	$(BUILD)/btdecode \
 	$(EXAMPLES) $(TEST_PROGRAMS)
@@ -204,6 +204,22 @@ $(BUILD)/btdecode: tools/btdecode.c lib/stream.c lib/crc32.c lib/string.c $(HOST
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)
 
+# ---- host: the decoder's fuzzer (clang's libFuzzer, ASan, UBSan; tests/fuzz) ------------------
+FUZZ_CFLAGS := $(CSTD) $(WARN) -O1 -g -I. -DBT_HOST -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all
+$(BUILD)/fuzz_btdecode: tests/fuzz/fuzz_btdecode.c tools/btdecode.c lib/stream.c lib/crc32.c \
+		lib/string.c $(HOST_HDRS) | deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  FUZZ    $@")
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_btdecode.c lib/stream.c lib/crc32.c lib/string.c
+
+# make fuzz: a longer run (FUZZ_SECONDS, default 300), new inputs kept in build/fuzz-corpus.
+FUZZ_SECONDS ?= 300
+fuzz: $(BUILD)/fuzz_btdecode
+	@mkdir -p $(BUILD)/fuzz-corpus
+	$(Q)$(BUILD)/fuzz_btdecode -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+		$(BUILD)/fuzz-corpus tests/fuzz/corpus/btdecode
+
 # ---- host unit tests ---------------------------------------------------------------------------
 # The sources a test links come from its `// UNIT-SOURCES: a.c b.c` line.
 unit_sources = $(shell sed -n 's|^// UNIT-SOURCES:||p' $(1))
@@ -226,8 +242,8 @@ QEMU_TESTS := $(SLOW_QEMU_TESTS) $(filter-out $(SLOW_QEMU_TESTS),$(sort $(wildca
 qemu-test: all
 	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS)
 
-test: deps $(UNIT_TESTS) all
-	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS) $(UNIT_TESTS) tests/repo/*.t
+test: deps $(UNIT_TESTS) all $(BUILD)/fuzz_btdecode
+	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS) $(UNIT_TESTS) tests/repo/*.t tests/fuzz/*.t
 
 # The kernel's default session (no config file, no options): every facility over the workload
 # library on every CPU, self-checked (the software PMU where the CPU lacks a facility, as under

@@ -47,15 +47,16 @@ struct cpu_state {
 static struct cpu_state cpus[MAX_CPUS];
 static enum view view = VIEW_TEXT;
 static uint64_t problems, bad_lines, line_no;
+static FILE *out_records, *out_problems; /* stdout, stderr (the fuzzer: /dev/null) */
 
 static void problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void problem(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "btdecode: line %" PRIu64 ": ", line_no);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(out_problems, "btdecode: line %" PRIu64 ": ", line_no);
+	vfprintf(out_problems, fmt, ap);
+	fputc('\n', out_problems);
 	va_end(ap);
 	problems++;
 }
@@ -67,8 +68,8 @@ static void print_record(void *ctx, const struct bt_bts *r)
 	c->all_records++;
 	c->digest = bt_digest(c->digest, r);
 	if (view == VIEW_TEXT)
-		printf("bts %#" PRIx64 " %#" PRIx64 " %#" PRIx64 "%s\n", r->from, r->to, r->flags,
-		       r->leak ? " leak" : "");
+		fprintf(out_records, "bts %#" PRIx64 " %#" PRIx64 " %#" PRIx64 "%s\n", r->from,
+			r->to, r->flags, r->leak ? " leak" : "");
 }
 
 static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame *f)
@@ -97,8 +98,9 @@ static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame
 			c->facility, c->session, c->digest, digest);
 	}
 	if (view == VIEW_TEXT)
-		printf("stream-end %s %s records=%" PRIu64 " lost=%" PRIu64 " digest=%s%s%s\n",
-		       c->facility, c->session, records, lost, verdict, *why ? " why=" : "", why);
+		fprintf(out_records,
+			"stream-end %s %s records=%" PRIu64 " lost=%" PRIu64 " digest=%s%s%s\n",
+			c->facility, c->session, records, lost, verdict, *why ? " why=" : "", why);
 	c->in_session = false;
 }
 
@@ -142,7 +144,7 @@ static void frame(const struct bt_frame *f)
 		c->digest = 0;
 		c->sessions++;
 		if (view == VIEW_TEXT)
-			printf("stream-begin %s %s\n", c->facility, c->session);
+			fprintf(out_records, "stream-begin %s %s\n", c->facility, c->session);
 		return;
 	case BT_F_BTS:
 		if (!c->in_session) {
@@ -186,6 +188,76 @@ static void line(char *s, size_t n)
 	frame(&f);
 }
 
+/* Decode one capture (the state starts afresh): the exit status. */
+static int btdecode_stream(FILE *in, const char *name)
+{
+	memset(cpus, 0, sizeof(cpus));
+	problems = bad_lines = line_no = 0;
+	if (!out_records)
+		out_records = stdout;
+	if (!out_problems)
+		out_problems = stderr;
+	static char buf[LINE_MAX_LEN];
+	size_t n = 0;
+	int ch;
+	bool too_long = false;
+	/* Lines of any length and any bytes (NULs too): a line longer than a frame can be is
+	 * cut and counted, never overruns the buffer. */
+	while ((ch = getc(in)) != EOF) {
+		if (ch != '\n') {
+			if (n + 1 < sizeof(buf))
+				buf[n++] = ch ? (char)ch : ' ';
+			else
+				too_long = true;
+			continue;
+		}
+		line_no++;
+		buf[n] = 0;
+		if (too_long && strstr(buf, BT_TEXT_PREFIX)) {
+			problem("a line too long for a frame: damaged");
+			bad_lines++;
+		} else if (!too_long) {
+			line(buf, n);
+		}
+		n = 0;
+		too_long = false;
+	}
+	if (n) {
+		line_no++;
+		buf[n] = 0;
+		line(buf, n);
+	}
+	if (ferror(in)) {
+		fprintf(stderr, "btdecode: reading %s: %s\n", name, strerror(errno));
+		return EXIT_USAGE;
+	}
+	uint64_t frames = 0, records = 0;
+	for (unsigned c = 0; c < MAX_CPUS; c++) {
+		struct cpu_state *s = &cpus[c];
+		if (s->in_session) {
+			problem("cpu %u: %s %s: the capture ends before its END", c, s->facility,
+				s->session);
+		}
+		frames += s->frames;
+		records += s->all_records;
+		if (view == VIEW_STATS && s->seen)
+			fprintf(
+			    out_records,
+			    "cpu %u: frames=%" PRIu64 " missing=%" PRIu64 " sessions=%" PRIu64
+			    " records=%" PRIu64 " wire-bytes=%" PRIu64 " bytes-per-record=%.2f\n",
+			    c, s->frames, s->missing_frames, s->sessions, s->all_records,
+			    s->wire_bytes,
+			    s->all_records ? (double)s->wire_bytes / (double)s->all_records : 0.0);
+	}
+	if (view != VIEW_TEXT || problems)
+		fprintf(view == VIEW_TEXT ? out_problems : out_records,
+			"btdecode: %" PRIu64 " frames, %" PRIu64 " records, %" PRIu64
+			" problems (%" PRIu64 " damaged lines)\n",
+			frames, records, problems, bad_lines);
+	return problems ? EXIT_DAMAGED : 0;
+}
+
+#ifndef BTDECODE_NO_MAIN
 static int usage(void)
 {
 	fprintf(stderr, "usage: btdecode [--view text|verify|stats] [FILE]\n"
@@ -229,62 +301,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "btdecode: %s: %s\n", path, strerror(errno));
 		return EXIT_USAGE;
 	}
-	static char buf[LINE_MAX_LEN];
-	size_t n = 0;
-	int ch;
-	bool too_long = false;
-	/* Lines of any length and any bytes (NULs too): a line longer than a frame can be is
-	 * cut and counted, never overruns the buffer. */
-	while ((ch = getc(in)) != EOF) {
-		if (ch != '\n') {
-			if (n + 1 < sizeof(buf))
-				buf[n++] = ch ? (char)ch : ' ';
-			else
-				too_long = true;
-			continue;
-		}
-		line_no++;
-		buf[n] = 0;
-		if (too_long && strstr(buf, BT_TEXT_PREFIX)) {
-			problem("a line too long for a frame: damaged");
-			bad_lines++;
-		} else if (!too_long) {
-			line(buf, n);
-		}
-		n = 0;
-		too_long = false;
-	}
-	if (n) {
-		line_no++;
-		buf[n] = 0;
-		line(buf, n);
-	}
-	if (ferror(in)) {
-		fprintf(stderr, "btdecode: reading %s: %s\n", path ? path : "stdin",
-			strerror(errno));
-		return EXIT_USAGE;
-	}
-	uint64_t frames = 0, records = 0;
-	for (unsigned c = 0; c < MAX_CPUS; c++) {
-		struct cpu_state *s = &cpus[c];
-		if (s->in_session) {
-			problem("cpu %u: %s %s: the capture ends before its END", c, s->facility,
-				s->session);
-		}
-		frames += s->frames;
-		records += s->all_records;
-		if (view == VIEW_STATS && s->seen)
-			printf(
-			    "cpu %u: frames=%" PRIu64 " missing=%" PRIu64 " sessions=%" PRIu64
-			    " records=%" PRIu64 " wire-bytes=%" PRIu64 " bytes-per-record=%.2f\n",
-			    c, s->frames, s->missing_frames, s->sessions, s->all_records,
-			    s->wire_bytes,
-			    s->all_records ? (double)s->wire_bytes / (double)s->all_records : 0.0);
-	}
-	if (view != VIEW_TEXT || problems)
-		fprintf(view == VIEW_TEXT ? stderr : stdout,
-			"btdecode: %" PRIu64 " frames, %" PRIu64 " records, %" PRIu64
-			" problems (%" PRIu64 " damaged lines)\n",
-			frames, records, problems, bad_lines);
-	return problems ? EXIT_DAMAGED : 0;
+	return btdecode_stream(in, path ? path : "stdin");
 }
+#endif
