@@ -9,7 +9,7 @@
 #define LEB_VALUE  0x7f
 #define BYTE_BITS  8
 #define RECORD_MAX (1 + 3 * LEB_MAX) /* one BTS record, encoded, at most */
-#define END_MAX	   (2 * LEB_MAX + 4) /* END before its text */
+#define END_MAX	   (3 * LEB_MAX + 4) /* END before its text */
 #define BTS_RAW	   24		     /* a BTS record in memory (Table 17-6) */
 
 static void put16(uint8_t *p, uint16_t v)
@@ -120,6 +120,8 @@ static uint8_t *room(struct bt_writer *w, uint8_t type, size_t need)
 		w->type = type;
 		w->prev_to = 0;
 		w->prev_flags = 0;
+		if (type == BT_F_BTS || type == BT_F_END)
+			w->len = put_leb(w->frame + BT_HEADER_LEN, w->session);
 	}
 	return w->frame + BT_HEADER_LEN + w->len;
 }
@@ -137,6 +139,7 @@ static size_t put_name(uint8_t *p, const char *s)
 void bt_write_begin(struct bt_writer *w, const char *facility, const char *session)
 {
 	flush(w);
+	w->session = w->seq;
 	uint8_t *p = room(w, BT_F_BEGIN, 2 * BT_NAME_MAX);
 	size_t n = put_name(p, facility);
 	n += put_name(p + n, session);
@@ -144,6 +147,23 @@ void bt_write_begin(struct bt_writer *w, const char *facility, const char *sessi
 	flush(w);
 	w->records = 0;
 	w->digest = 0;
+}
+
+unsigned bt_write_header(struct bt_writer *w, const char *const *pairs, unsigned n)
+{
+	flush(w);
+	unsigned put = 0;
+	uint8_t *p = room(w, BT_F_HEADER, 0);
+	for (unsigned i = 0; i < n; i++) {
+		size_t len = strlen(pairs[i]) + 1;
+		if (w->len + len > BT_PAYLOAD_MAX)
+			continue;
+		memcpy(p + w->len, pairs[i], len);
+		w->len += len;
+		put++;
+	}
+	flush(w);
+	return put;
 }
 
 void bt_write_bts(struct bt_writer *w, const struct bt_bts *r)
@@ -301,6 +321,19 @@ static int get_name(const uint8_t *p, size_t n, size_t *pos, char *out)
 	return 0;
 }
 
+long bt_read_header(const struct bt_frame *f, void (*fn)(void *ctx, const char *pair), void *ctx)
+{
+	if (f->type != BT_F_HEADER || (f->len && f->payload[f->len - 1]))
+		return -1; /* every string ends in its NUL */
+	long count = 0;
+	for (size_t pos = 0; pos < f->len; count++) {
+		const char *s = (const char *)f->payload + pos;
+		fn(ctx, s);
+		pos += strlen(s) + 1;
+	}
+	return count;
+}
+
 int bt_read_begin(const struct bt_frame *f, char *facility, char *session)
 {
 	size_t pos = 0;
@@ -310,11 +343,22 @@ int bt_read_begin(const struct bt_frame *f, char *facility, char *session)
 	return pos == f->len ? 0 : -1;
 }
 
-int bt_read_end(const struct bt_frame *f, uint64_t *records, uint64_t *lost, uint32_t *digest,
-		char *why, size_t why_size)
+/* The session number a BTS or END frame starts with. */
+static bool get_session(const struct bt_frame *f, size_t *pos, uint32_t *session)
+{
+	uint64_t v;
+	if (!get_leb(f->payload, f->len, pos, &v) || v > UINT32_MAX)
+		return false;
+	*session = (uint32_t)v;
+	return true;
+}
+
+int bt_read_end(const struct bt_frame *f, uint32_t *session, uint64_t *records, uint64_t *lost,
+		uint32_t *digest, char *why, size_t why_size)
 {
 	size_t pos = 0;
-	if (f->type != BT_F_END || !get_leb(f->payload, f->len, &pos, records) ||
+	if (f->type != BT_F_END || !get_session(f, &pos, session) ||
+	    !get_leb(f->payload, f->len, &pos, records) ||
 	    !get_leb(f->payload, f->len, &pos, lost) || pos + 4 > f->len || !why_size)
 		return -1;
 	*digest = get32(f->payload + pos);
@@ -326,12 +370,13 @@ int bt_read_end(const struct bt_frame *f, uint64_t *records, uint64_t *lost, uin
 	return 0;
 }
 
-long bt_read_bts(const struct bt_frame *f, void (*fn)(void *ctx, const struct bt_bts *r), void *ctx)
+long bt_read_bts(const struct bt_frame *f, uint32_t *session,
+		 void (*fn)(void *ctx, const struct bt_bts *r), void *ctx)
 {
-	if (f->type != BT_F_BTS)
-		return -1;
 	uint64_t prev_to = 0, prev_flags = 0, a, b;
 	size_t pos = 0;
+	if (f->type != BT_F_BTS || !get_session(f, &pos, session))
+		return -1;
 	long count = 0;
 	while (pos < f->len) {
 		uint8_t control = f->payload[pos++];

@@ -10,11 +10,15 @@
  * base64 (RFC 4648, with padding), which no line of the human log starts with; a reader skips
  * whatever else it meets and starts again at the next such line.
  *
+ * A boot's stream starts with a HEADER frame (frame 0 of the boot CPU): the kernel's version
+ * and build id, the processor, its microcode, the TSC rate, the CPUs, as "key=value" strings.
  * Frames of one capture session, in order: BEGIN (the facility's and the session's names),
  * records (BTS), END (records sent, records lost and why, and a digest: the CRC-32 of the raw
  * records, each as the 24-byte BTS record, SDM Vol. 3B Table 17-6 layout, with flags as
  * delivered), so a reader proves that it rebuilt every record bit for bit.
  *
+ * BTS and END frames start with their session's number: the frame number of its BEGIN (LEB128),
+ * so that records after a lost frame are never given to another session.
  * A BTS record is a control byte, then zig-zag LEB128 numbers: FROM less the previous record's
  * TO (the straight-line code between two branches: a few bytes), TO less FROM (the branch's
  * reach), and the flags when they differ from the previous record's. "Previous" starts at 0
@@ -49,9 +53,10 @@
 #define BT_H_SEQ     8 /* 32 bits: this CPU's frame number */
 
 enum bt_frame_type {
-	BT_F_BEGIN = 1, /* facility NUL session-name NUL */
-	BT_F_BTS = 2,	/* BTS records */
-	BT_F_END = 3,	/* LEB128: records, lost; 4 bytes digest; loss reason text */
+	BT_F_BEGIN = 1,	 /* facility NUL session-name NUL */
+	BT_F_BTS = 2,	 /* LEB128 session, then BTS records */
+	BT_F_END = 3,	 /* LEB128: session, records, lost; 4 bytes digest; loss reason text */
+	BT_F_HEADER = 4, /* what the stream describes: "key=value" strings, each NUL-terminated */
 };
 
 /* A BTS record's control byte. */
@@ -81,10 +86,13 @@ struct bt_writer {
 	uint64_t prev_to, prev_flags;
 	uint64_t records;
 	uint32_t digest;
+	uint32_t session; /* the open session's BEGIN frame number */
 };
 
 void bt_writer_init(struct bt_writer *w, uint16_t cpu, uint32_t seq, bt_emit_fn emit, void *ctx);
 void bt_write_begin(struct bt_writer *w, const char *facility, const char *session);
+/* A HEADER frame of n "key=value" strings (those that do not fit are left out: the count). */
+unsigned bt_write_header(struct bt_writer *w, const char *const *pairs, unsigned n);
 void bt_write_bts(struct bt_writer *w, const struct bt_bts *r);
 /* Closes the session: lost records and why ("" if none). */
 void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why);
@@ -108,15 +116,17 @@ struct bt_frame {
 /* A whole frame of exactly n bytes: 0, or -1 with *why (magic, version, length, CRC). */
 int bt_frame_parse(const uint8_t *buf, size_t n, struct bt_frame *f, const char **why);
 
+/* HEADER's strings, each given to fn: their count, or -1 if the frame is malformed. */
+long bt_read_header(const struct bt_frame *f, void (*fn)(void *ctx, const char *pair), void *ctx);
 /* BEGIN's two names (NUL-terminated, at most BT_NAME_MAX - 1 characters): 0 or -1. */
 int bt_read_begin(const struct bt_frame *f, char *facility, char *session);
 /* END's fields: 0 or -1. why gets up to why_size - 1 characters. */
-int bt_read_end(const struct bt_frame *f, uint64_t *records, uint64_t *lost, uint32_t *digest,
-		char *why, size_t why_size);
-/* A BTS frame's records, each given to fn in order: the count, or -1 at the first malformed
- * byte (the records before it were given). */
-long bt_read_bts(const struct bt_frame *f, void (*fn)(void *ctx, const struct bt_bts *r),
-		 void *ctx);
+int bt_read_end(const struct bt_frame *f, uint32_t *session, uint64_t *records, uint64_t *lost,
+		uint32_t *digest, char *why, size_t why_size);
+/* A BTS frame's session (*session, first) and records, each given to fn in order: the count,
+ * or -1 if the session number or a record is malformed (the records before it were given). */
+long bt_read_bts(const struct bt_frame *f, uint32_t *session,
+		 void (*fn)(void *ctx, const struct bt_bts *r), void *ctx);
 
 /* The digest step for one record: crc = bt_digest(crc, r). */
 uint32_t bt_digest(uint32_t crc, const struct bt_bts *r);

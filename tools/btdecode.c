@@ -8,7 +8,9 @@
  *
  *   btdecode [--view text|verify|stats] [FILE]      (stdin without FILE)
  *
- * text (default): each session as "stream-begin FACILITY SESSION", its records as the kernel
+ * text (default): the boot's "stream-header cpu=N key=value..." (kernel version and build id,
+ * processor, microcode, TSC rate, CPUs), each session as "stream-begin FACILITY SESSION", its
+ * records as the kernel
  * prints them ("bts FROM TO FLAGS[ leak]"), "stream-end ... records=N lost=L digest=ok"; the
  * problems on stderr. verify: only the problems and a summary. stats: per-CPU frames, sessions,
  * records and wire bytes per record. Exit status: 0 every frame intact and every session whole,
@@ -36,10 +38,10 @@ struct cpu_state {
 	bool seen;
 	uint32_t next_seq;
 	bool in_session;
-	char facility[BT_NAME_MAX], session[BT_NAME_MAX];
+	char facility[BT_NAME_MAX], name[BT_NAME_MAX];
 	uint64_t records; /* of the open session */
 	uint32_t digest;
-	bool damaged; /* a frame of the open session is missing or bad */
+	uint32_t session; /* the open session's number (its BEGIN's frame number) */
 	/* totals */
 	uint64_t frames, sessions, all_records, wire_bytes, missing_frames;
 };
@@ -61,9 +63,21 @@ static void problem(const char *fmt, ...)
 	problems++;
 }
 
-static void print_record(void *ctx, const struct bt_bts *r)
+/* One frame's records, held until its session number says whose they are. */
+struct frame_records {
+	struct bt_bts r[BT_PAYLOAD_MAX];
+	unsigned n;
+};
+
+static void collect(void *ctx, const struct bt_bts *r)
 {
-	struct cpu_state *c = ctx;
+	struct frame_records *fr = ctx;
+	if (fr->n < BT_PAYLOAD_MAX)
+		fr->r[fr->n++] = *r;
+}
+
+static void print_record(struct cpu_state *c, const struct bt_bts *r)
+{
 	c->records++;
 	c->all_records++;
 	c->digest = bt_digest(c->digest, r);
@@ -72,36 +86,66 @@ static void print_record(void *ctx, const struct bt_bts *r)
 			r->to, r->flags, r->leak ? " leak" : "");
 }
 
+static void print_pair(void *ctx, const char *pair)
+{
+	(void)ctx;
+	if (view == VIEW_TEXT)
+		fprintf(out_records, " %s", pair);
+}
+
 static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame *f)
 {
 	uint64_t records, lost;
-	uint32_t digest;
+	uint32_t digest, session;
 	char why[WHY_MAX];
-	if (bt_read_end(f, &records, &lost, &digest, why, sizeof(why))) {
+	if (bt_read_end(f, &session, &records, &lost, &digest, why, sizeof(why))) {
 		problem("cpu %u: malformed END frame", cpu);
-		c->in_session = false;
 		return;
 	}
-	if (!c->in_session) {
-		problem("cpu %u: END of a session whose BEGIN is missing (%" PRIu64 " records)",
-			cpu, records);
+	if (!c->in_session || session != c->session) {
+		problem("cpu %u: END of session %" PRIu32 " whose BEGIN is missing (%" PRIu64
+			" records)",
+			cpu, session, records);
 		return;
 	}
 	const char *verdict = "ok";
 	if (c->records != records) {
 		verdict = "incomplete";
 		problem("cpu %u: %s %s: %" PRIu64 " of %" PRIu64 " records decoded", cpu,
-			c->facility, c->session, c->records, records);
+			c->facility, c->name, c->records, records);
 	} else if (c->digest != digest) {
 		verdict = "mismatch";
 		problem("cpu %u: %s %s: the records' digest %08x is not the kernel's %08x", cpu,
-			c->facility, c->session, c->digest, digest);
+			c->facility, c->name, c->digest, digest);
 	}
 	if (view == VIEW_TEXT)
 		fprintf(out_records,
 			"stream-end %s %s records=%" PRIu64 " lost=%" PRIu64 " digest=%s%s%s\n",
-			c->facility, c->session, records, lost, verdict, *why ? " why=" : "", why);
+			c->facility, c->name, records, lost, verdict, *why ? " why=" : "", why);
 	c->in_session = false;
+}
+
+/* A BTS frame's records go to the open session only if the frame says they are its own: after a
+ * lost END and BEGIN they would otherwise land in the wrong one. */
+static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
+{
+	static struct frame_records fr;
+	uint32_t session = 0;
+	fr.n = 0;
+	long n = bt_read_bts(f, &session, collect, &fr);
+	if (n < 0)
+		problem("cpu %u: malformed BTS records in frame %" PRIu32 "%s", f->cpu, f->seq,
+			fr.n ? ": the session will be incomplete" : "");
+	if (!c->in_session || session != c->session) {
+		problem("cpu %u: %u records of session %" PRIu32
+			" whose BEGIN is missing: not shown",
+			f->cpu, fr.n, session);
+		return;
+	}
+	if (n < 0)
+		return; /* a frame whose CRC held but whose records do not parse: none shown */
+	for (unsigned i = 0; i < fr.n; i++)
+		print_record(c, &fr.r[i]);
 }
 
 static void frame(const struct bt_frame *f)
@@ -115,7 +159,7 @@ static void frame(const struct bt_frame *f)
 		/* Frame 0 again: the capture holds another boot (each starts its numbers at 0). */
 		if (c->in_session)
 			problem("cpu %u: %s %s: the stream starts again before its END", f->cpu,
-				c->facility, c->session);
+				c->facility, c->name);
 		c->in_session = false;
 		c->next_seq = 0;
 	}
@@ -124,7 +168,6 @@ static void frame(const struct bt_frame *f)
 		problem("cpu %u: frames %" PRIu32 "..%" PRIu32 " missing (%" PRIu32 ")", f->cpu,
 			c->next_seq, f->seq - 1, gap);
 		c->missing_frames += gap;
-		c->damaged = true;
 	}
 	c->seen = true;
 	c->next_seq = f->seq + 1;
@@ -133,31 +176,33 @@ static void frame(const struct bt_frame *f)
 	case BT_F_BEGIN:
 		if (c->in_session)
 			problem("cpu %u: %s %s: no END before the next BEGIN", f->cpu, c->facility,
-				c->session);
-		if (bt_read_begin(f, c->facility, c->session)) {
+				c->name);
+		c->in_session = false;
+		if (bt_read_begin(f, c->facility, c->name)) {
 			problem("cpu %u: malformed BEGIN frame", f->cpu);
-			c->in_session = false;
 			return;
 		}
 		c->in_session = true;
+		c->session = f->seq;
 		c->records = 0;
 		c->digest = 0;
 		c->sessions++;
 		if (view == VIEW_TEXT)
-			fprintf(out_records, "stream-begin %s %s\n", c->facility, c->session);
+			fprintf(out_records, "stream-begin %s %s\n", c->facility, c->name);
 		return;
 	case BT_F_BTS:
-		if (!c->in_session) {
-			problem(
-			    "cpu %u: records outside a session (its BEGIN is missing): not shown",
-			    f->cpu);
-			return;
-		}
-		if (bt_read_bts(f, print_record, c) < 0)
-			problem("cpu %u: malformed BTS records in frame %" PRIu32, f->cpu, f->seq);
+		bts_frame(c, f);
 		return;
 	case BT_F_END:
 		end_session(c, f->cpu, f);
+		return;
+	case BT_F_HEADER:
+		if (view == VIEW_TEXT)
+			fprintf(out_records, "stream-header cpu=%u", f->cpu);
+		if (bt_read_header(f, print_pair, NULL) < 0)
+			problem("cpu %u: malformed HEADER frame", f->cpu);
+		if (view == VIEW_TEXT)
+			fputc('\n', out_records);
 		return;
 	default:
 		problem("cpu %u: frame type %u unknown to format version %u; skipped", f->cpu,
@@ -236,7 +281,7 @@ static int btdecode_stream(FILE *in, const char *name)
 		struct cpu_state *s = &cpus[c];
 		if (s->in_session) {
 			problem("cpu %u: %s %s: the capture ends before its END", c, s->facility,
-				s->session);
+				s->name);
 		}
 		frames += s->frames;
 		records += s->all_records;

@@ -139,7 +139,9 @@ static void records_come_back_bit_for_bit(void **state)
 		f = parse_line(i, buf);
 		assert_int_equal(f.type, BT_F_BTS);
 		assert_int_equal(f.seq, 77 + i);
-		assert_true(bt_read_bts(&f, take, &got) > 0);
+		uint32_t session;
+		assert_true(bt_read_bts(&f, &session, take, &got) > 0);
+		assert_int_equal(session, 77); /* its BEGIN's frame number */
 	}
 	assert_int_equal(got.n, n);
 	uint32_t z = 0;
@@ -158,11 +160,46 @@ static void records_come_back_bit_for_bit(void **state)
 	uint64_t records, lost;
 	uint32_t digest;
 	char why[64];
-	assert_int_equal(bt_read_end(&f, &records, &lost, &digest, why, sizeof(why)), 0);
+	uint32_t end_session;
+	assert_int_equal(bt_read_end(&f, &end_session, &records, &lost, &digest, why, sizeof(why)),
+			 0);
+	assert_int_equal(end_session, 77);
 	assert_int_equal(records, n);
 	assert_int_equal(lost, 2);
 	assert_string_equal(why, "store full");
 	assert_int_equal(digest, z); /* the CRC-32 of the raw records, packed here */
+}
+
+static void collect_pair(void *ctx, const char *pair)
+{
+	char *all = ctx;
+	strcat(all, pair);
+	strcat(all, ";");
+}
+
+/* HEADER: its strings come back in order; what does not fit in a frame is left out, counted. */
+static void header_strings(void **state)
+{
+	(void)state;
+	nlines = 0;
+	struct bt_writer w;
+	bt_writer_init(&w, 0, 0, emit, NULL);
+	static char big[400];
+	memset(big, 'x', sizeof(big) - 1);
+	const char *const pairs[] = {"baretrace=0.1.0", "cpu=GenuineIntel 06_5EH", big, big,
+				     "cpus=2"};
+	assert_int_equal(bt_write_header(&w, pairs, 5), 4); /* the second big one did not fit */
+	assert_int_equal(nlines, 1);
+	uint8_t buf[BT_FRAME_MAX];
+	struct bt_frame f = parse_line(0, buf);
+	assert_int_equal(f.type, BT_F_HEADER);
+	assert_int_equal(f.seq, 0);
+	static char all[1024];
+	all[0] = 0;
+	assert_int_equal(bt_read_header(&f, collect_pair, all), 4);
+	char want[1024];
+	snprintf(want, sizeof(want), "baretrace=0.1.0;cpu=GenuineIntel 06_5EH;%s;cpus=2;", big);
+	assert_string_equal(all, want);
 }
 
 /* Each frame decodes on its own: the records of frame k are the same whether or not the frames
@@ -183,18 +220,21 @@ static void frames_stand_alone(void **state)
 	all.n = 0;
 	for (unsigned i = 1; i + 1 < nlines; i++) {
 		struct bt_frame f = parse_line(i, buf);
-		bt_read_bts(&f, take, &all);
+		uint32_t session;
+		bt_read_bts(&f, &session, take, &all);
 	}
 	assert_true(nlines > 4);
 	unsigned k = nlines / 2, before = 0;
 	for (unsigned i = 1; i < k; i++) {
 		struct bt_frame f = parse_line(i, buf);
 		one.n = 0;
-		before += (unsigned)bt_read_bts(&f, take, &one);
+		uint32_t session;
+		before += (unsigned)bt_read_bts(&f, &session, take, &one);
 	}
 	struct bt_frame f = parse_line(k, buf);
 	one.n = 0;
-	long got = bt_read_bts(&f, take, &one);
+	uint32_t session;
+	long got = bt_read_bts(&f, &session, take, &one);
 	assert_true(got > 0);
 	assert_memory_equal(one.r, all.r + before, (size_t)got * sizeof(one.r[0]));
 }
@@ -262,6 +302,7 @@ int main(void)
 	    cmocka_unit_test(rfc4648_vectors),
 	    cmocka_unit_test(records_come_back_bit_for_bit),
 	    cmocka_unit_test(frames_stand_alone),
+	    cmocka_unit_test(header_strings),
 	    cmocka_unit_test(damaged_captures_never_invent_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,11 +11,16 @@
 #include "arch/x86/cpu/microcode.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/pmu/access.h"
+#include "arch/x86/session/output.h"
+#include "arch/x86/smp/timer.h"
 #include "kernel/arch.h"
+#include "kernel/build_id.h"
+#include "kernel/version.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
 #define LINE_MAX_LEN 400
+#define CPU_DESC_MAX 160
 
 static uint32_t microcode[MAX_CPUS];
 static bool microcode_ok[MAX_CPUS];
@@ -216,4 +221,26 @@ unsigned arch_report_oddities(workload_print_fn put)
 		}
 	}
 	return odd;
+}
+
+/* The record stream's HEADER: what a decoder needs to know about the machine and the kernel
+ * (the build id finds kernel.elf for symbols). */
+void arch_trace_stream_header(void)
+{
+	static char version[48], id[64], cpu[200], micro[40], tsc[40], cpus[24];
+	char hex[48], desc[CPU_DESC_MAX];
+	uint32_t rev = 0;
+	build_id_hex(hex, sizeof(hex));
+	arch_describe_cpu(desc, sizeof(desc));
+	fmt_snprintf(version, sizeof(version), "baretrace=%s", BARETRACE_VERSION);
+	fmt_snprintf(id, sizeof(id), "build-id=%s", hex);
+	fmt_snprintf(cpu, sizeof(cpu), "cpu=%s", desc);
+	if (cpu_microcode_revision(&rev))
+		fmt_snprintf(micro, sizeof(micro), "microcode=0x%x", rev);
+	else
+		fmt_snprintf(micro, sizeof(micro), "microcode=unknown");
+	fmt_snprintf(tsc, sizeof(tsc), "tsc-khz=%lu", timer_info()->tsc_hz / 1000);
+	fmt_snprintf(cpus, sizeof(cpus), "cpus=%u", arch_cpu_count());
+	const char *const pairs[] = {version, id, cpu, micro, tsc, cpus};
+	trace_stream_header(pairs, sizeof(pairs) / sizeof(pairs[0]));
 }

@@ -94,3 +94,12 @@ void trace_stream_end(struct bt_writer *w, uint64_t lost, const char *why)
 	bt_write_end(w, lost, why);
 	next_seq[w->cpu] = w->seq;
 }
+
+void trace_stream_header(const char *const *pairs, unsigned n)
+{
+	unsigned cpu = this_cpu()->index;
+	struct bt_writer *w = &writers[cpu];
+	bt_writer_init(w, (uint16_t)cpu, next_seq[cpu], emit_text, NULL);
+	bt_write_header(w, pairs, n);
+	next_seq[cpu] = w->seq;
+}

@@ -22,6 +22,8 @@ struct bt_writer;
  * session's frames between begin and end; the CPU's frame numbers run on across sessions. */
 struct bt_writer *trace_stream_begin(const char *facility, const char *session);
 void trace_stream_end(struct bt_writer *w, uint64_t lost, const char *why);
+/* The HEADER frame, n "key=value" strings, from the running CPU. */
+void trace_stream_header(const char *const *pairs, unsigned n);
 
 /* Boot CPU: print CPU `cpu`'s buffer and empty it; returns the bytes it had to drop. */
 uint64_t trace_out_flush(unsigned cpu);
