@@ -234,7 +234,7 @@ void arch_trace_stream_header(void)
 	arch_describe_cpu(desc, sizeof(desc));
 	fmt_snprintf(version, sizeof(version), "baretrace=%s", BARETRACE_VERSION);
 	fmt_snprintf(id, sizeof(id), "build-id=%s", hex);
-	fmt_snprintf(cpu, sizeof(cpu), "cpu=%s", desc);
+	fmt_snprintf(cpu, sizeof(cpu), "processor=%s", desc);
 	if (cpu_microcode_revision(&rev))
 		fmt_snprintf(micro, sizeof(micro), "microcode=0x%x", rev);
 	else
