@@ -296,14 +296,12 @@ static void damaged_captures_never_invent_records(void **state)
 	assert_true(refused > 0 && intact > 0);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(rfc4648_vectors),
-	    cmocka_unit_test(records_come_back_bit_for_bit),
-	    cmocka_unit_test(frames_stand_alone),
-	    cmocka_unit_test(header_strings),
-	    cmocka_unit_test(damaged_captures_never_invent_records),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(rfc4648_vectors),
+    cmocka_unit_test(records_come_back_bit_for_bit),
+    cmocka_unit_test(frames_stand_alone),
+    cmocka_unit_test(header_strings),
+    cmocka_unit_test(damaged_captures_never_invent_records),
+};
+
+UNIT_MAIN(tests)
