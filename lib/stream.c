@@ -120,7 +120,7 @@ static uint8_t *room(struct bt_writer *w, uint8_t type, size_t need)
 		w->type = type;
 		w->prev_to = 0;
 		w->prev_flags = 0;
-		if (type == BT_F_BTS || type == BT_F_END)
+		if (type == BT_F_BTS || type == BT_F_LBR || type == BT_F_END)
 			w->len = put_leb(w->frame + BT_HEADER_LEN, w->session);
 	}
 	return w->frame + BT_HEADER_LEN + w->len;
@@ -183,6 +183,46 @@ void bt_write_bts(struct bt_writer *w, const struct bt_bts *r)
 	w->prev_flags = r->flags;
 	w->records++;
 	w->digest = bt_digest(w->digest, r);
+}
+
+static uint8_t lbr_control(const struct bt_lbr *e)
+{
+	return (uint8_t)((e->cycles ? BT_LBR_CYCLES : 0) |
+			 (e->cycles_valid ? BT_LBR_CYCLES_OK : 0) |
+			 (e->mispred_valid ? BT_LBR_MISPRED_OK : 0) |
+			 (e->mispred ? BT_LBR_MISPRED : 0) | (e->in_tx ? BT_LBR_IN_TX : 0) |
+			 (e->abort ? BT_LBR_ABORT : 0) | (e->br_type >= 0 ? BT_LBR_BR_TYPE : 0));
+}
+
+void bt_write_lbr(struct bt_writer *w, const struct bt_lbr *e)
+{
+	uint8_t *p = room(w, BT_F_LBR, RECORD_MAX + 3 * LEB_MAX);
+	uint8_t control = lbr_control(e);
+	size_t n = 1;
+	p[0] = control;
+	n += put_leb(p + n, e->index);
+	n += put_leb(p + n, zigzag((int64_t)(e->from - w->prev_to)));
+	n += put_leb(p + n, zigzag((int64_t)(e->to - e->from)));
+	if (control & BT_LBR_CYCLES)
+		n += put_leb(p + n, e->cycles);
+	if (control & BT_LBR_BR_TYPE)
+		n += put_leb(p + n, (uint64_t)e->br_type);
+	w->len += n;
+	w->prev_to = e->to;
+	w->records++;
+	w->digest = bt_digest_lbr(w->digest, e);
+}
+
+uint32_t bt_digest_lbr(uint32_t crc, const struct bt_lbr *e)
+{
+	uint8_t raw[4 + 8 + 8 + 4 + 1 + 4];
+	put32(raw, e->index);
+	put64(raw + 4, e->from);
+	put64(raw + 12, e->to);
+	put32(raw + 20, e->cycles);
+	raw[24] = lbr_control(e);
+	put32(raw + 25, (uint32_t)e->br_type);
+	return crc32_update(crc, raw, sizeof(raw));
 }
 
 void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why)
@@ -391,6 +431,49 @@ long bt_read_bts(const struct bt_frame *f, uint32_t *session,
 		prev_to = r.to;
 		prev_flags = r.flags;
 		fn(ctx, &r);
+		count++;
+	}
+	return count;
+}
+
+long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
+		 void (*fn)(void *ctx, const struct bt_lbr *e), void *ctx)
+{
+	uint64_t prev_to = 0, a, b, v;
+	size_t pos = 0;
+	long count = 0;
+	if (f->type != BT_F_LBR || !get_session(f, &pos, session))
+		return -1;
+	while (pos < f->len) {
+		uint8_t control = f->payload[pos++];
+		uint64_t index;
+		if (control & BT_LBR_ZERO || !get_leb(f->payload, f->len, &pos, &index) ||
+		    index > UINT32_MAX || !get_leb(f->payload, f->len, &pos, &a) ||
+		    !get_leb(f->payload, f->len, &pos, &b))
+			return -1;
+		struct bt_lbr e = {
+		    .index = (uint32_t)index,
+		    .cycles_valid = control & BT_LBR_CYCLES_OK,
+		    .mispred_valid = control & BT_LBR_MISPRED_OK,
+		    .mispred = control & BT_LBR_MISPRED,
+		    .in_tx = control & BT_LBR_IN_TX,
+		    .abort = control & BT_LBR_ABORT,
+		    .br_type = -1,
+		};
+		e.from = prev_to + (uint64_t)unzigzag(a);
+		e.to = e.from + (uint64_t)unzigzag(b);
+		if (control & BT_LBR_CYCLES) {
+			if (!get_leb(f->payload, f->len, &pos, &v) || !v || v > UINT32_MAX)
+				return -1;
+			e.cycles = (uint32_t)v;
+		}
+		if (control & BT_LBR_BR_TYPE) {
+			if (!get_leb(f->payload, f->len, &pos, &v) || v > INT32_MAX)
+				return -1;
+			e.br_type = (int)v;
+		}
+		prev_to = e.to;
+		fn(ctx, &e);
 		count++;
 	}
 	return count;

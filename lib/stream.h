@@ -13,8 +13,8 @@
  * A boot's stream starts with a HEADER frame (frame 0 of the boot CPU): the kernel's version
  * and build id, the processor, its microcode, the TSC rate, the CPUs, as "key=value" strings.
  * Frames of one capture session, in order: BEGIN (the facility's and the session's names),
- * records (BTS), END (records sent, records lost and why, and a digest: the CRC-32 of the raw
- * records, each as the 24-byte BTS record, SDM Vol. 3B Table 17-6 layout, with flags as
+ * records (BTS, or LBR entries), END (records sent, records lost and why, and a digest: the CRC-32
+ * of the raw records, each as the 24-byte BTS record, SDM Vol. 3B Table 17-6 layout, with flags as
  * delivered), so a reader proves that it rebuilt every record bit for bit.
  *
  * BTS and END frames start with their session's number: the frame number of its BEGIN (LEB128),
@@ -57,12 +57,34 @@ enum bt_frame_type {
 	BT_F_BTS = 2,	 /* LEB128 session, then BTS records */
 	BT_F_END = 3,	 /* LEB128: session, records, lost; 4 bytes digest; loss reason text */
 	BT_F_HEADER = 4, /* what the stream describes: "key=value" strings, each NUL-terminated */
+	BT_F_LBR = 5,	 /* LEB128 session, then LBR entries (decoded), newest first: control
+			  * byte, LEB128 index, FROM and TO deltas as BTS, cycles, branch type */
 };
 
 /* A BTS record's control byte. */
 #define BT_REC_FLAGS 0x01 /* the flags follow (else the previous record's) */
 #define BT_REC_LEAK  0x02 /* the record crossed into the other ring (bts.leak=flag) */
 #define BT_REC_ZERO  0xfc /* bits that must be 0 */
+
+/* An LBR entry's control byte. */
+#define BT_LBR_CYCLES	  0x01 /* a cycle count follows (LEB128): it is not 0 */
+#define BT_LBR_MISPRED_OK 0x02 /* the mispredict bit is valid */
+#define BT_LBR_MISPRED	  0x04
+#define BT_LBR_IN_TX	  0x08
+#define BT_LBR_ABORT	  0x10
+#define BT_LBR_BR_TYPE	  0x20 /* an Arch LBR branch type follows (LEB128) */
+#define BT_LBR_CYCLES_OK  0x40 /* the cycle count is valid */
+#define BT_LBR_ZERO	  0x80
+
+/* One LBR entry as the stream carries it: decoded, as the kernel prints it. */
+struct bt_lbr {
+	uint32_t
+	    index; /* its place in the stack as printed (entries a filter dropped leave gaps) */
+	uint64_t from, to;
+	bool cycles_valid, mispred_valid, mispred, in_tx, abort;
+	uint32_t cycles;
+	int br_type; /* -1: none */
+};
 
 /* One BTS record as the stream carries it: the hardware's three fields, and the kernel's note. */
 struct bt_bts {
@@ -94,6 +116,7 @@ void bt_write_begin(struct bt_writer *w, const char *facility, const char *sessi
 /* A HEADER frame of n "key=value" strings (those that do not fit are left out: the count). */
 unsigned bt_write_header(struct bt_writer *w, const char *const *pairs, unsigned n);
 void bt_write_bts(struct bt_writer *w, const struct bt_bts *r);
+void bt_write_lbr(struct bt_writer *w, const struct bt_lbr *e);
 /* Closes the session: lost records and why ("" if none). */
 void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why);
 
@@ -128,7 +151,14 @@ int bt_read_end(const struct bt_frame *f, uint32_t *session, uint64_t *records, 
 long bt_read_bts(const struct bt_frame *f, uint32_t *session,
 		 void (*fn)(void *ctx, const struct bt_bts *r), void *ctx);
 
+/* An LBR frame's session and entries, as bt_read_bts. */
+long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
+		 void (*fn)(void *ctx, const struct bt_lbr *e), void *ctx);
+
 /* The digest step for one record: crc = bt_digest(crc, r). */
 uint32_t bt_digest(uint32_t crc, const struct bt_bts *r);
+/* For one LBR entry: the CRC-32 of its index (4 bytes), FROM, TO (8 each), the cycles (4), the
+ * control byte and the branch type (4, -1 as all ones), little-endian. */
+uint32_t bt_digest_lbr(uint32_t crc, const struct bt_lbr *e);
 
 #endif

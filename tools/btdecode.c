@@ -66,8 +66,30 @@ static void problem(const char *fmt, ...)
 /* One frame's records, held until its session number says whose they are. */
 struct frame_records {
 	struct bt_bts r[BT_PAYLOAD_MAX];
+	struct bt_lbr l[BT_PAYLOAD_MAX];
 	unsigned n;
 };
+
+static void collect_lbr(void *ctx, const struct bt_lbr *e)
+{
+	struct frame_records *fr = ctx;
+	if (fr->n < BT_PAYLOAD_MAX)
+		fr->l[fr->n++] = *e;
+}
+
+static void print_lbr(struct cpu_state *c, const struct bt_lbr *e)
+{
+	c->records++;
+	c->all_records++;
+	c->digest = bt_digest_lbr(c->digest, e);
+	if (view == VIEW_TEXT)
+		fprintf(out_records,
+			"lbr %" PRIu32 " %#" PRIx64 " %#" PRIx64 " cycles=%" PRIu32
+			"%s mispred=%d br_type=%d%s%s\n",
+			e->index, e->from, e->to, e->cycles, e->cycles_valid ? "" : "(n/a)",
+			e->mispred_valid ? e->mispred : -1, e->br_type, e->in_tx ? " in_tx" : "",
+			e->abort ? " abort" : "");
+}
 
 static void collect(void *ctx, const struct bt_bts *r)
 {
@@ -132,9 +154,11 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 	static struct frame_records fr;
 	uint32_t session = 0;
 	fr.n = 0;
-	long n = bt_read_bts(f, &session, collect, &fr);
+	bool lbr = f->type == BT_F_LBR;
+	long n = lbr ? bt_read_lbr(f, &session, collect_lbr, &fr)
+		     : bt_read_bts(f, &session, collect, &fr);
 	if (n < 0)
-		problem("cpu %u: malformed BTS records in frame %" PRIu32 "%s", f->cpu, f->seq,
+		problem("cpu %u: malformed records in frame %" PRIu32 "%s", f->cpu, f->seq,
 			fr.n ? ": the session will be incomplete" : "");
 	if (!c->in_session || session != c->session) {
 		problem("cpu %u: %u records of session %" PRIu32
@@ -144,8 +168,12 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 	}
 	if (n < 0)
 		return; /* a frame whose CRC held but whose records do not parse: none shown */
-	for (unsigned i = 0; i < fr.n; i++)
-		print_record(c, &fr.r[i]);
+	for (unsigned i = 0; i < fr.n; i++) {
+		if (lbr)
+			print_lbr(c, &fr.l[i]);
+		else
+			print_record(c, &fr.r[i]);
+	}
 }
 
 static void frame(const struct bt_frame *f)
@@ -191,6 +219,7 @@ static void frame(const struct bt_frame *f)
 			fprintf(out_records, "stream-begin %s %s\n", c->facility, c->name);
 		return;
 	case BT_F_BTS:
+	case BT_F_LBR:
 		bts_frame(c, f);
 		return;
 	case BT_F_END:

@@ -170,6 +170,92 @@ static void records_come_back_bit_for_bit(void **state)
 	assert_int_equal(digest, z); /* the CRC-32 of the raw records, packed here */
 }
 
+struct got_lbr {
+	struct bt_lbr e[4096];
+	unsigned n;
+};
+
+static void take_lbr(void *ctx, const struct bt_lbr *e)
+{
+	struct got_lbr *g = ctx;
+	assert_true(g->n < 4096);
+	g->e[g->n++] = *e;
+}
+
+/* LBR entries of every shape (indexes with gaps, cycles valid or not and 0, mispredict valid
+ * or not, TSX flags, Arch LBR branch types or none, 64-bit extremes) come back field for field,
+ * and END's digest is the CRC-32 of the fields as bt_digest_lbr's comment lays them out. */
+static void lbr_entries_come_back(void **state)
+{
+	(void)state;
+	static struct bt_lbr sent[3000];
+	static struct got_lbr got;
+	uint64_t seed = 99;
+	for (unsigned i = 0; i < 3000; i++) {
+		uint64_t r = rnd(&seed);
+		sent[i] = (struct bt_lbr){
+		    .index = (uint32_t)(i % 7 == 3 ? i + 1000 : i % 32),
+		    .from = i % 97 == 0 ? UINT64_MAX : 0xffffffff80002000ull + rnd(&seed) % 4096,
+		    .to = i % 89 == 0 ? 0 : 0xffffffff80002000ull + rnd(&seed) % 4096,
+		    .cycles_valid = r & 1,
+		    .cycles = (r >> 1) & 1 ? (uint32_t)(rnd(&seed) % 70000) : 0,
+		    .mispred_valid = (r >> 2) & 1,
+		    .mispred = (r >> 3) & 1,
+		    .in_tx = (r >> 4) & 1,
+		    .abort = (r >> 5) & 1,
+		    .br_type = (r >> 6) & 1 ? (int)(rnd(&seed) % 16) : -1,
+		};
+	}
+	nlines = 0;
+	struct bt_writer w;
+	bt_writer_init(&w, 0, 5, emit, NULL);
+	bt_write_begin(&w, "lbr", "calls@arrowlake cpu=0");
+	for (unsigned i = 0; i < 3000; i++)
+		bt_write_lbr(&w, &sent[i]);
+	bt_write_end(&w, 0, "");
+	uint8_t buf[BT_FRAME_MAX];
+	got.n = 0;
+	for (unsigned i = 1; i + 1 < nlines; i++) {
+		struct bt_frame f = parse_line(i, buf);
+		uint32_t session;
+		assert_int_equal(f.type, BT_F_LBR);
+		assert_true(bt_read_lbr(&f, &session, take_lbr, &got) > 0);
+		assert_int_equal(session, 5);
+	}
+	assert_int_equal(got.n, 3000);
+	uint32_t z = 0;
+	for (unsigned i = 0; i < 3000; i++) {
+		const struct bt_lbr *a = &sent[i], *b = &got.e[i];
+		assert_true(a->index == b->index && a->from == b->from && a->to == b->to &&
+			    a->cycles == b->cycles && a->cycles_valid == b->cycles_valid &&
+			    a->mispred_valid == b->mispred_valid && a->mispred == b->mispred &&
+			    a->in_tx == b->in_tx && a->abort == b->abort &&
+			    a->br_type == b->br_type);
+		uint8_t raw[29];
+		for (unsigned k = 0; k < 4; k++) {
+			raw[k] = (uint8_t)(a->index >> (8 * k));
+			raw[20 + k] = (uint8_t)(a->cycles >> (8 * k));
+			raw[25 + k] = (uint8_t)((uint32_t)a->br_type >> (8 * k));
+		}
+		for (unsigned k = 0; k < 8; k++) {
+			raw[4 + k] = (uint8_t)(a->from >> (8 * k));
+			raw[12 + k] = (uint8_t)(a->to >> (8 * k));
+		}
+		raw[24] = (uint8_t)((a->cycles ? 0x01 : 0) | (a->mispred_valid ? 0x02 : 0) |
+				    (a->mispred ? 0x04 : 0) | (a->in_tx ? 0x08 : 0) |
+				    (a->abort ? 0x10 : 0) | (a->br_type >= 0 ? 0x20 : 0) |
+				    (a->cycles_valid ? 0x40 : 0));
+		z = crc32_update(z, raw, sizeof(raw));
+	}
+	struct bt_frame f = parse_line(nlines - 1, buf);
+	uint64_t records, lost;
+	uint32_t digest, session;
+	char why[8];
+	assert_int_equal(bt_read_end(&f, &session, &records, &lost, &digest, why, sizeof(why)), 0);
+	assert_int_equal(records, 3000);
+	assert_int_equal(digest, z);
+}
+
 static void collect_pair(void *ctx, const char *pair)
 {
 	char *all = ctx;
@@ -301,6 +387,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(records_come_back_bit_for_bit),
     cmocka_unit_test(frames_stand_alone),
     cmocka_unit_test(header_strings),
+    cmocka_unit_test(lbr_entries_come_back),
     cmocka_unit_test(damaged_captures_never_invent_records),
 };
 

@@ -13,6 +13,7 @@
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/session/output.h"
 #include "arch/x86/session/facility.h"
+#include "lib/stream.h"
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/selfcheck.h"
 #include "lib/bits.h"
@@ -44,8 +45,19 @@ static unsigned branch_class(uint64_t from)
 	return in.branch == X86_BR_NONE ? LBR_F_FAR : (unsigned)BIT(lbr_class_of_branch(in.branch));
 }
 
-static void print_entry(unsigned i, const struct lbr_entry *e)
+static void print_entry(struct trace_ctx *t, unsigned i, const struct lbr_entry *e)
 {
+	if (t->stream)
+		bt_write_lbr(t->stream, &(struct bt_lbr){.index = i,
+							 .from = e->from,
+							 .to = e->to,
+							 .cycles_valid = e->cycles_valid,
+							 .cycles = e->cycles,
+							 .mispred_valid = e->mispred_valid,
+							 .mispred = e->mispred,
+							 .in_tx = e->in_tx,
+							 .abort = e->abort,
+							 .br_type = e->br_type});
 	tprintf("lbr %u %#lx %#lx cycles=%u%s mispred=%d br_type=%d%s%s\n", i, e->from, e->to,
 		e->cycles, e->cycles_valid ? "" : "(n/a)", e->mispred_valid ? e->mispred : -1,
 		e->br_type, e->in_tx ? " in_tx" : "", e->abort ? " abort" : "");
@@ -92,7 +104,7 @@ static int arch_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t fr
 			break; /* FROM = 0: no more entries (references.md 4.1) */
 		struct lbr_entry e;
 		arch_lbr_decode(from, to, info, &e);
-		print_entry(i, &e);
+		print_entry(t, i, &e);
 		selfcheck_record(sc, e.from, e.to);
 	}
 	return ok;
@@ -155,7 +167,7 @@ static int legacy_lbr(struct trace_ctx *t, const struct lbr_filter *f, uint64_t 
 			dropped++;
 			continue;
 		}
-		print_entry(i, &e);
+		print_entry(t, i, &e);
 		selfcheck_record(sc, e.from, e.to);
 	}
 	if (dropped)
@@ -182,8 +194,14 @@ static bool session_lbr(struct trace_ctx *t)
 	}
 	struct selfcheck sc;
 	selfcheck_begin(&sc, t);
+	if (t->req->opt->stream == TRACE_STREAM_TEXT)
+		t->stream = trace_stream_begin("lbr", t->label);
 	int done = c->lbr.kind == TC_LBR_ARCH ? arch_lbr(t, &f, freeze, &sc)
 					      : legacy_lbr(t, &f, freeze, &sc);
+	if (t->stream) {
+		trace_stream_end(t->stream, 0, done < 0 ? "skipped" : "");
+		t->stream = NULL;
+	}
 	if (done < 0)
 		return true;
 	bool ok = done;

@@ -23,7 +23,8 @@ struct trace_ctx {
 	struct spmu *model;	       /* NULL on the hardware */
 	char label[64];		       /* "workload@personality|hardware cpu=N" */
 	bool ok;
-	bool skipped; /* the session said SKIP (ts_skip) */
+	bool skipped;		  /* the session said SKIP (ts_skip) */
+	struct bt_writer *stream; /* stream=text: the session's record stream, else NULL */
 };
 
 /* A refused access fails the session, with the MSR and the model's reason. */
