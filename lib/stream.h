@@ -13,12 +13,13 @@
  * A boot's stream starts with a HEADER frame (frame 0 of the boot CPU): the kernel's version
  * and build id, the processor, its microcode, the TSC rate, the CPUs, as "key=value" strings.
  * Frames of one capture session, in order: BEGIN (the facility's and the session's names),
- * records (BTS, or LBR entries), END (records sent, records lost and why, and a digest: the CRC-32
- * of the raw records, each as the 24-byte BTS record, SDM Vol. 3B Table 17-6 layout, with flags as
- * delivered), so a reader proves that it rebuilt every record bit for bit.
+ * records (BTS, or LBR entries), END (records sent, records lost and why, and a digest: the
+ * CRC-32 of the raw records, a BTS record as its 24 bytes, SDM Vol. 3B Table 17-6 layout, with
+ * flags as delivered; an LBR entry as bt_digest_lbr says), so a reader proves that it rebuilt
+ * every record bit for bit.
  *
- * BTS and END frames start with their session's number: the frame number of its BEGIN (LEB128),
- * so that records after a lost frame are never given to another session.
+ * Record and END frames start with their session's number: the frame number of its BEGIN
+ * (LEB128), so that records after a lost frame are never given to another session.
  * A BTS record is a control byte, then zig-zag LEB128 numbers: FROM less the previous record's
  * TO (the straight-line code between two branches: a few bytes), TO less FROM (the branch's
  * reach), and the flags when they differ from the previous record's. "Previous" starts at 0
