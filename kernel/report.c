@@ -58,36 +58,10 @@ void report_print(const struct boot_info *bi, const struct tracing_summary *sum,
 	put("cpu: %s", cpu);
 	put("cpus: %u online; TSC %lu kHz", arch_cpu_count(), bi->tsc_hz / 1000);
 	arch_report_machine(put);
-	if (sum && sum->n) {
-		put("%-8s %8s %6s %6s %7s %10s  %s", "facility", "sessions", "passed", "failed",
-		    "skipped", "selfchecks", "ran on");
-		for (unsigned i = 0; i < sum->n; i++) {
-			const struct tracing_row *r = &sum->row[i];
-			char checks[24], where[96];
-			unsigned cpus = arch_cpu_count();
-			fmt_snprintf(checks, sizeof(checks), "%u/%u",
-				     r->checks.checks - r->checks.failed - r->checks.skipped,
-				     r->checks.checks);
-			if (r->hw_cpus == cpus)
-				fmt_snprintf(where, sizeof(where), "hardware on all %u CPUs", cpus);
-			else if (!sum->model_allowed)
-				fmt_snprintf(where, sizeof(where),
-					     "hardware on %u of %u CPUs, skipped on the rest",
-					     r->hw_cpus, cpus);
-			else if (!r->hw_cpus)
-				fmt_snprintf(where, sizeof(where),
-					     "SOFTWARE PMU on all %u CPUs (model-verified)", cpus);
-			else
-				fmt_snprintf(where, sizeof(where),
-					     "hardware on %u of %u CPUs, SOFTWARE PMU on the rest",
-					     r->hw_cpus, cpus);
-			put("%-8s %8u %6u %6u %7u %10s  %s", options_facility_name(r->facility),
-			    r->passed + r->failed + r->skipped, r->passed, r->failed, r->skipped,
-			    checks, where);
-		}
-	} else {
+	if (sum && sum->n)
+		tracing_print_table(sum, put);
+	else
 		put("no trace session ran");
-	}
 	bool any_hw = false;
 	for (unsigned i = 0; sum && i < sum->n; i++)
 		any_hw |= sum->row[i].hw_cpus != 0;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/tracing.h"
+#include <stdarg.h>
 #include "kernel/options.h"
 #include "kernel/workloads.h"
 #include "kernel/console.h"
@@ -12,13 +13,12 @@ struct trace_ctx {
 	unsigned passed, failed, skipped;
 };
 
-static void print_summary(const struct tracing_summary *sum)
+void tracing_print_table(const struct tracing_summary *sum, workload_print_fn put)
 {
-	kprintf("summary: %-8s %8s %6s %6s %7s %10s  %s\n", "facility", "sessions", "passed",
-		"failed", "skipped", "selfchecks", "where");
+	put("%-8s %8s %6s %6s %7s %10s  %s", "facility", "sessions", "passed", "failed", "skipped",
+	    "selfchecks", "where");
 	for (unsigned f = 0; f < sum->n; f++) {
 		const struct tracing_row *r = &sum->row[f];
-		enum trace_facility fac = r->facility;
 		unsigned cpus = arch_cpu_count(), hw = r->hw_cpus;
 		char checks[24], where[96];
 		fmt_snprintf(checks, sizeof(checks), "%u/%u",
@@ -33,10 +33,22 @@ static void print_summary(const struct tracing_summary *sum)
 		else
 			fmt_snprintf(where, sizeof(where),
 				     "hardware on %u of %u CPUs, skipped elsewhere", hw, cpus);
-		kprintf("summary: %-8s %8u %6u %6u %7u %10s  %s\n", options_facility_name(fac),
-			r->passed + r->failed + r->skipped, r->passed, r->failed, r->skipped,
-			checks, where);
+		put("%-8s %8u %6u %6u %7u %10s  %s", options_facility_name(r->facility),
+		    r->passed + r->failed + r->skipped, r->passed, r->failed, r->skipped, checks,
+		    where);
 	}
+}
+
+#define SUMMARY_LINE_MAX 256
+
+__attribute__((format(printf, 1, 2))) static void summary_line(const char *fmt, ...)
+{
+	char line[SUMMARY_LINE_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	fmt_vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	kprintf("summary: %s\n", line);
 }
 
 static bool trace_one(const struct workload *w, void *ctx)
@@ -108,7 +120,7 @@ enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_su
 			       after.skipped - checks_before.skipped},
 		};
 	}
-	print_summary(sum);
+	tracing_print_table(sum, summary_line);
 	struct arch_selfcheck_tally sc;
 	arch_selfcheck_tally(&sc);
 	sum->checks = sc;

@@ -28,5 +28,8 @@ struct tracing_summary {
  * any capture failed; skipped if every one was skipped (or nothing was asked); else passed.
  * *sum (may be NULL) gets the summary table's rows. */
 enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_summary *sum);
+/* The table of sum's rows, a header line then one line per facility (sessions, self-checks,
+ * where they ran), each through put: the run's summary and the hardware report print it. */
+void tracing_print_table(const struct tracing_summary *sum, workload_print_fn put);
 
 #endif
