@@ -114,10 +114,12 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	uint64_t stored_after = 0;
 	pmu_backend_bts_stored(&stored_after);
 	uint64_t stored = stored_after - stored_before, delivered = st.bts_drained + at_end;
+	/* Overwritten in circular mode: known where the backend counts what it stored (the model).
+	 */
+	uint64_t over = wrapped && counted && stored > delivered ? stored - delivered : 0;
 	char overwritten[24] = "0";
 	if (wrapped && counted)
-		fmt_snprintf(overwritten, sizeof(overwritten), "%lu",
-			     stored > delivered ? stored - delivered : 0);
+		fmt_snprintf(overwritten, sizeof(overwritten), "%lu", over);
 	else if (wrapped)
 		fmt_snprintf(overwritten, sizeof(overwritten), "unknown");
 	uint64_t masked, vpmis = ts_virtual_pmis(&masked), dropped, pebs_dropped;
@@ -153,12 +155,11 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	if (stream) {
 		/* Every record the hardware or the model wrote and this session does not deliver,
 		 * with its reason (the stream's END; the trace-begin line says the same). */
-		uint64_t over = wrapped && counted && stored > delivered ? stored - delivered : 0;
 		char loss[128];
 		fmt_snprintf(loss, sizeof(loss), "store-full=%lu dropped=%lu overwritten=%lu%s",
 			     store.lost_full, dropped, over, wrapped && !counted ? "+unknown" : "");
-		trace_stream_end(stream, store.lost_full + dropped + over,
-				 store.lost_full || dropped || wrapped ? loss : "");
+		bt_write_end(stream, store.lost_full + dropped + over,
+			     store.lost_full || dropped || wrapped ? loss : "");
 	}
 	selfcheck_exact(t, &sc, fac,
 			cfg.ring != BTS_RING_ALL     ? "bts.ring leaves a ring out"

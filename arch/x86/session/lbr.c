@@ -199,7 +199,7 @@ static bool session_lbr(struct trace_ctx *t)
 	int done = c->lbr.kind == TC_LBR_ARCH ? arch_lbr(t, &f, freeze, &sc)
 					      : legacy_lbr(t, &f, freeze, &sc);
 	if (t->stream) {
-		trace_stream_end(t->stream, 0, done < 0 ? "skipped" : "");
+		bt_write_end(t->stream, 0, done < 0 ? "skipped" : "");
 		t->stream = NULL;
 	}
 	if (done < 0)

@@ -69,8 +69,8 @@ uint64_t trace_out_flush(unsigned cpu)
 
 /* ---- the record stream ---------------------------------------------------------------------- */
 
+/* One writer per CPU for the whole boot: its frame numbers run on across sessions. */
 static struct bt_writer writers[MAX_CPUS];
-static uint32_t next_seq[MAX_CPUS];
 
 static void emit_text(void *ctx, const uint8_t *frame, size_t len)
 {
@@ -80,26 +80,23 @@ static void emit_text(void *ctx, const uint8_t *frame, size_t len)
 	tprintf("%s", line);
 }
 
-struct bt_writer *trace_stream_begin(const char *facility, const char *session)
+static struct bt_writer *writer_here(void)
 {
 	unsigned cpu = this_cpu()->index;
 	struct bt_writer *w = &writers[cpu];
-	bt_writer_init(w, (uint16_t)cpu, next_seq[cpu], emit_text, NULL);
+	if (!w->emit)
+		bt_writer_init(w, (uint16_t)cpu, 0, emit_text, NULL);
+	return w;
+}
+
+struct bt_writer *trace_stream_begin(const char *facility, const char *session)
+{
+	struct bt_writer *w = writer_here();
 	bt_write_begin(w, facility, session);
 	return w;
 }
 
-void trace_stream_end(struct bt_writer *w, uint64_t lost, const char *why)
-{
-	bt_write_end(w, lost, why);
-	next_seq[w->cpu] = w->seq;
-}
-
 void trace_stream_header(const char *const *pairs, unsigned n)
 {
-	unsigned cpu = this_cpu()->index;
-	struct bt_writer *w = &writers[cpu];
-	bt_writer_init(w, (uint16_t)cpu, next_seq[cpu], emit_text, NULL);
-	bt_write_header(w, pairs, n);
-	next_seq[cpu] = w->seq;
+	bt_write_header(writer_here(), pairs, n);
 }

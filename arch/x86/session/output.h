@@ -18,10 +18,10 @@ bool trace_out_prepare(unsigned cpu);
 /* On the running CPU: into its buffer, or straight to the console when it has none. */
 void tprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct bt_writer;
-/* The record stream (lib/stream.h) of the running CPU, as "@BT1 " lines into its buffer: one
- * session's frames between begin and end; the CPU's frame numbers run on across sessions. */
+/* The record stream (lib/stream.h) of the running CPU, as "@BT1 " lines into its buffer: a
+ * session's frames from here to its bt_write_end(); the CPU's frame numbers run on across
+ * sessions. */
 struct bt_writer *trace_stream_begin(const char *facility, const char *session);
-void trace_stream_end(struct bt_writer *w, uint64_t lost, const char *why);
 /* The HEADER frame, n "key=value" strings, from the running CPU. */
 void trace_stream_header(const char *const *pairs, unsigned n);
 
