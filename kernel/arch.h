@@ -317,9 +317,9 @@ void arch_describe_cpu(char *out, size_t size);
  * differ, a hypervisor's rules) and returns how many it put.
  */
 void arch_report_machine(workload_print_fn put);
+unsigned arch_report_oddities(workload_print_fn put);
 /* stream=text: the record stream's HEADER frame (lib/stream.h), from the boot CPU. */
 void arch_trace_stream_header(void);
-unsigned arch_report_oddities(workload_print_fn put);
 uint64_t arch_timestamp(void); /* TSC */
 
 void arch_set_exit_mode(enum exit_mode mode);

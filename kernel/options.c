@@ -216,8 +216,8 @@ static const struct cfg_option option_table[] = {
      "BTS records crossing into the other ring (e.g. SYSCALL's kernel target): filter or flag",
      OPT(tr.bts_leak), 0, 0, leak_values, PLAIN},
     {"stream", CFG_ENUM,
-     "BTS records also as the checked record stream: text = '@BT1 ' lines between the log's "
-     "(tools/btdecode reads them back)",
+     "BTS records and LBR entries also as the checked record stream: text = '@BT1 ' lines "
+     "between the log's (tools/btdecode reads them back)",
      OPT(tr.stream), 0, 0, stream_values, PLAIN},
     {"bts.records", CFG_UINT, "BTS buffer size in records; 0 = 2730 (bts) or 32 (btsint)",
      OPT(tr.bts_records), BTS_RECORDS_MIN, BTS_RECORDS_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},

@@ -4,7 +4,7 @@
  * record in one line (identical CPUs grouped) with its raw inputs so it can be decoded again on
  * a host, the facilities a CPU lacks and why; then the oddities: PMU MSRs the hardware refused,
  * CPUs that differ without being hybrid, a hypervisor and its rules, an unreadable microcode
- * revision on bare metal.
+ * revision on bare metal. And the record stream's HEADER (the same identity, for a decoder).
  */
 #include "arch/x86/caps/caps.h"
 #include "arch/x86/caps/report.h"
@@ -79,16 +79,19 @@ static void raw_line(const struct cpu_snapshot *s, char *out, size_t size)
 	    s->has_misc_enable ? "" : "(unread) ", s->misc_enable, s->hv_vendor);
 }
 
+/* A line of one kind about one CPU (which: a kind's own choice), empty for none. */
+typedef void (*cpu_line_fn)(unsigned cpu, unsigned which, char *out, size_t size);
+
 /* Every CPU's line of one kind, runs of equal lines said once. */
-static void grouped(workload_print_fn put, void (*line)(unsigned cpu, char *out, size_t size))
+static void grouped(workload_print_fn put, cpu_line_fn line, unsigned which)
 {
 	static char cur[LINE_MAX_LEN], next[LINE_MAX_LEN];
 	char who[24];
 	unsigned n = arch_cpu_count(), first = 0;
-	line(0, cur, sizeof(cur));
+	line(0, which, cur, sizeof(cur));
 	for (unsigned i = 1; i <= n; i++) {
 		if (i < n) {
-			line(i, next, sizeof(next));
+			line(i, which, next, sizeof(next));
 			if (strcmp(next, cur) == 0)
 				continue;
 		}
@@ -102,8 +105,9 @@ static void grouped(workload_print_fn put, void (*line)(unsigned cpu, char *out,
 	}
 }
 
-static void line_microcode(unsigned cpu, char *out, size_t size)
+static void line_microcode(unsigned cpu, unsigned which, char *out, size_t size)
 {
+	(void)which;
 	if (microcode_ok[cpu])
 		fmt_snprintf(out, size, "microcode: 0x%x (IA32_BIOS_SIGN_ID[63:32]%s)",
 			     microcode[cpu],
@@ -112,8 +116,9 @@ static void line_microcode(unsigned cpu, char *out, size_t size)
 		fmt_snprintf(out, size, "microcode: unknown (IA32_BIOS_SIGN_ID refused: #GP)");
 }
 
-static void line_caps(unsigned cpu, char *out, size_t size)
+static void line_caps(unsigned cpu, unsigned which, char *out, size_t size)
 {
+	(void)which;
 	const struct trace_caps *c = caps_of_cpu(cpu);
 	if (!c) {
 		fmt_snprintf(out, size, "caps: none (no snapshot)");
@@ -124,8 +129,9 @@ static void line_caps(unsigned cpu, char *out, size_t size)
 	fmt_snprintf(out, size, "caps: %s", body);
 }
 
-static void line_raw(unsigned cpu, char *out, size_t size)
+static void line_raw(unsigned cpu, unsigned which, char *out, size_t size)
 {
+	(void)which;
 	const struct trace_caps *c = caps_of_cpu(cpu);
 	out[0] = 0;
 	if (c)
@@ -150,12 +156,11 @@ static const char *lacking_reason(const struct trace_caps *c, unsigned which, co
 }
 
 #define LACKING_KINDS 4
-static unsigned lacking_which;
-static void line_lacking(unsigned cpu, char *out, size_t size)
+static void line_lacking(unsigned cpu, unsigned which, char *out, size_t size)
 {
 	const struct trace_caps *c = caps_of_cpu(cpu);
 	const char *name;
-	const char *why = c ? lacking_reason(c, lacking_which, &name) : "";
+	const char *why = c ? lacking_reason(c, which, &name) : "";
 	out[0] = 0;
 	if (*why)
 		fmt_snprintf(out, size, "no %s: %s", name, why);
@@ -164,11 +169,11 @@ static void line_lacking(unsigned cpu, char *out, size_t size)
 void arch_report_machine(workload_print_fn put)
 {
 	arch_run_on_all(read_microcode, NULL);
-	grouped(put, line_microcode);
-	grouped(put, line_caps);
-	for (lacking_which = 0; lacking_which < LACKING_KINDS; lacking_which++)
-		grouped(put, line_lacking);
-	grouped(put, line_raw);
+	grouped(put, line_microcode, 0);
+	grouped(put, line_caps, 0);
+	for (unsigned which = 0; which < LACKING_KINDS; which++)
+		grouped(put, line_lacking, which);
+	grouped(put, line_raw, 0);
 }
 
 /* The capability conclusions two CPUs of one machine should share unless it is hybrid. */
