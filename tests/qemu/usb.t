@@ -40,16 +40,22 @@ mtype -i "$img@@$((start * 512))" ::/baretrace.cfg >"$work/cfg"
 ! grep -qv '^#' "$work/cfg" && grep -q 'default session' "$work/cfg"
 ok $? "its baretrace.cfg is a commented example (every line a comment)"
 
-# Boot it with nothing but QEMU and OVMF: the default session, on two vCPUs. The exit device
-# turns the kernel's status s into QEMU's exit code 2s + 1: 1 is PASS.
-cp /usr/share/OVMF/OVMF_VARS_4M.fd "$work/vars.fd"
-timeout 300 qemu-system-x86_64 -machine q35 -cpu max -smp 2 -m 512M -nodefaults -display none \
-	-no-reboot -serial stdio \
-	-drive if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd \
-	-drive if=pflash,format=raw,unit=1,file="$work/vars.fd" -drive format=raw,file="$img" \
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04 >"$work/serial" 2>&1
-rc=$?
-out=$(tr -d '\r' <"$work/serial")
+# plain_boot IMAGE VCPUS: boot it with nothing but QEMU and OVMF (no runner); QEMU's exit code
+# in $rc, the serial log in $out. The exit device turns the kernel's status s into QEMU's exit
+# code 2s + 1: 1 is PASS.
+plain_boot() {
+	cp /usr/share/OVMF/OVMF_VARS_4M.fd "$work/vars.fd"
+	timeout 300 qemu-system-x86_64 -machine q35 -cpu max -smp "$2" -m 512M -nodefaults \
+		-display none -no-reboot -serial stdio \
+		-drive if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd \
+		-drive if=pflash,format=raw,unit=1,file="$work/vars.fd" -drive format=raw,file="$1" \
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04 >"$work/serial" 2>&1
+	rc=$?
+	out=$(tr -d '\r' <"$work/serial")
+}
+
+# The default session, on two vCPUs.
+plain_boot "$img" 2
 [ "$rc" = 1 ]
 ok $? "plain QEMU booting the image exits with 1: the kernel's status 0 (exit code $rc)"
 has "default session: no config file and no options" "the commented config runs the default session"
@@ -65,14 +71,7 @@ ok $? "a bad option: status 2, the option named, no image written"
 "$top/scripts/mkimage" --gpt --program "$build/examples/branches.elf" "$work/prog.img" >"$work/out" 2>&1 &&
 	mdir -b -i "$work/prog.img@@$((2048 * 512))" ::/progs | grep -q 'branches.elf$'
 ok $? "scripts/mkimage --gpt --program puts the program in \\progs\\"
-cp /usr/share/OVMF/OVMF_VARS_4M.fd "$work/vars.fd"
-timeout 300 qemu-system-x86_64 -machine q35 -cpu max -smp 1 -m 512M -nodefaults -display none \
-	-no-reboot -serial stdio \
-	-drive if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd \
-	-drive if=pflash,format=raw,unit=1,file="$work/vars.fd" -drive format=raw,file="$work/prog.img" \
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04 >"$work/serial" 2>&1
-rc=$?
-out=$(tr -d '\r' <"$work/serial")
+plain_boot "$work/prog.img" 1
 n=$(printf '%s\n' "$out" | grep -c '^trace-begin [a-z]* program@skylake cpu=0 ')
 [ "$rc" = 1 ] && [ "$n" = 6 ]
 ok $? "booted, the stick's program is traced by all six facilities and the run passes ($n sessions, exit code $rc)"
