@@ -139,6 +139,16 @@ deps:
 	$(Q)scripts/install-deps
 
 # ---- kernel rules ------------------------------------------------------------------------------
+# The screen console's font: generated from Debian's psf-unifont (README "Consoles").
+FONT_PSF := /usr/share/consolefonts/Unifont-APL8x16.psf.gz
+$(BUILD)/gen/font8x16.h: scripts/psf2c | deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)scripts/psf2c $(FONT_PSF) > $@.tmp && mv $@.tmp $@
+FBCON_OBJ := $(filter %/fbcon.c.o,$(KERNEL_OBJS))
+$(FBCON_OBJ): KERNEL_CFLAGS += -I$(BUILD)/gen
+$(FBCON_OBJ): $(BUILD)/gen/font8x16.h
+
 $(BUILD)/kernel-obj/%.c.o: %.c | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
@@ -224,6 +234,20 @@ fuzz: $(BUILD)/fuzz_btdecode
 		$(BUILD)/fuzz-corpus tests/fuzz/corpus/btdecode
 
 # ---- host unit tests ---------------------------------------------------------------------------
+# Recorded-shape ACPI tables (tests/unit/acpi/*.dsl) compiled by iasl, an encoder independent of
+# the decoder under test, into one header of byte arrays (table_<name>[]).
+ACPI_DSL := $(sort $(wildcard tests/unit/acpi/*.dsl))
+$(BUILD)/gen/acpi_tables.h: $(ACPI_DSL) scripts/bin2c | deps
+	@mkdir -p $(BUILD)/gen/acpi
+	@$(if $(Q),echo "  IASL    $@")
+	$(Q)for f in $(ACPI_DSL); do n=$$(basename $$f .dsl); \
+	  iasl -p $(BUILD)/gen/acpi/$$n $$f >$(BUILD)/gen/acpi/$$n.log 2>&1 || \
+	    { cat $(BUILD)/gen/acpi/$$n.log; exit 1; }; done
+	$(Q)scripts/bin2c $(patsubst tests/unit/acpi/%.dsl,$(BUILD)/gen/acpi/%.aml,$(ACPI_DSL)) \
+	  > $@.tmp && mv $@.tmp $@
+$(BUILD)/host/test_acpi_console: $(BUILD)/gen/acpi_tables.h
+$(BUILD)/host/test_acpi_console: HOST_CFLAGS += -I$(BUILD)/gen
+
 # The sources a test links come from its `// UNIT-SOURCES: a.c b.c` line.
 unit_sources = $(shell sed -n 's|^// UNIT-SOURCES:||p' $(1))
 

@@ -30,9 +30,46 @@ enum run_status {
 	RUN_BAD_CONFIG = 3, /* options or config file rejected */
 };
 
-/* Serial console: the 16550 at `port`, `baud` (115200 / baud must be an integer). */
-bool arch_console_init(uint16_t port, uint32_t baud);
+/* ---- consoles (README "Consoles") ---- */
+enum console_source {
+	CONSOLE_AUTO, /* config UART, SPCR, DBG2, PCI, legacy COM1-COM4: the first that works */
+	CONSOLE_SPCR, /* only what these name */
+	CONSOLE_DBG2,
+	CONSOLE_PCI,
+	CONSOLE_LEGACY,
+	CONSOLE_NONE, /* no serial console: screen only */
+};
+
+struct console_request {
+	uint32_t source;	/* enum console_source */
+	uint64_t port, mmio;	/* a UART the config names (0: none) */
+	uint32_t stride, width; /* 0: as its source says */
+	uint32_t clock;		/* input clock in Hz, 0: as its source says */
+	uint32_t baud;
+	bool rtscts;
+};
+
+enum console_outcome {
+	CONSOLE_KEPT,	     /* the early UART (COM1 at 115200) stays */
+	CONSOLE_MOVED,	     /* another UART, or another rate: earlier lines not yet on it */
+	CONSOLE_ABSENT,	     /* no UART at all */
+	CONSOLE_BAD_REQUEST, /* the request cannot be met (err says why; a UART prints it) */
+};
+
+/* COM1 at 115200 when a UART answers there: the console until arch_console_setup. */
+void arch_console_early(void);
+/* Find the console as rq asks, printing each step; err set for CONSOLE_BAD_REQUEST. */
+enum console_outcome arch_console_setup(const struct boot_info *bi,
+					const struct console_request *rq, char *err,
+					size_t err_size);
+/* The serial console (nothing when there is none). */
 void arch_console_write(const char *s, size_t n);
+/* One line for headers: "PCI 00:03.0 1b36:0002 io 0xc000 115200 8N1" or "none". */
+void arch_console_describe(char *buf, size_t size);
+/* The UEFI GOP framebuffer as a text console; false with the reason when there is none. */
+bool arch_screen_init(const struct boot_info *bi, char *why, size_t why_size);
+void arch_screen_write(const char *s, size_t n);
+bool arch_screen_active(void);
 
 /* The boot CPU's GDT, TSS, IDT and per-CPU area: exceptions are reported from here on. */
 void arch_early_init(void);
@@ -323,6 +360,8 @@ void arch_trace_stream_header(void);
 uint64_t arch_timestamp(void); /* TSC */
 
 void arch_set_exit_mode(enum exit_mode mode);
+/* Seconds the screen stays before an exit or reset (when it shows the log). */
+void arch_set_exit_hold(unsigned seconds);
 /* End the run: the last line on the console is RUN_MARKER and the status's name (PASS, FAIL,
  * SKIP, BAD-INPUT), which the runner requires before it believes QEMU's exit code. */
 _Noreturn void arch_exit(enum run_status status);

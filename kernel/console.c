@@ -1,14 +1,38 @@
 /* SPDX-License-Identifier: MIT */
-/* kprintf on top of lib/fmt and the arch console. */
+/*
+ * kprintf on top of lib/fmt and the consoles: the serial console and the screen. Until the
+ * serial console is settled (console_settle), everything printed is also kept, so that a UART
+ * found later, and the screen, start with the whole log, not its middle.
+ */
 #include "kernel/console.h"
 #include "kernel/arch.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
+#define BACKLOG_BYTES (32u << 10)
+
+static struct {
+	bool keeping;
+	size_t used, lost;
+	char text[BACKLOG_BYTES];
+} backlog = {.keeping = true};
+
+static void emit(const char *s, size_t n)
+{
+	arch_console_write(s, n);
+	arch_screen_write(s, n);
+	if (!backlog.keeping)
+		return;
+	size_t take = n < BACKLOG_BYTES - backlog.used ? n : BACKLOG_BYTES - backlog.used;
+	memcpy(backlog.text + backlog.used, s, take);
+	backlog.used += take;
+	backlog.lost += n - take;
+}
+
 static void console_sink(void *ctx, const char *s, size_t n)
 {
 	(void)ctx;
-	arch_console_write(s, n);
+	emit(s, n);
 }
 
 void kvprintf(const char *fmt, va_list ap)
@@ -26,5 +50,32 @@ void kprintf(const char *fmt, ...)
 
 void kputs(const char *s)
 {
-	arch_console_write(s, strlen(s));
+	emit(s, strlen(s));
+}
+
+static void replay(void (*out)(const char *, size_t))
+{
+	out(backlog.text, backlog.used);
+	if (backlog.lost) {
+		char line[96];
+		size_t n = fmt_snprintf(line, sizeof(line),
+					"console: %zu earlier bytes not kept (backlog of %u KiB)\n",
+					backlog.lost, BACKLOG_BYTES >> 10);
+		out(line, n);
+	}
+}
+
+void console_replay_serial(void)
+{
+	replay(arch_console_write);
+}
+
+void console_replay_screen(void)
+{
+	replay(arch_screen_write);
+}
+
+void console_settle(void)
+{
+	backlog.keeping = false;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Kernel console output: printf-style text on the serial console. */
+/* Kernel console output: printf-style text on the serial console and the screen. */
 #ifndef KERNEL_CONSOLE_H
 #define KERNEL_CONSOLE_H
 
@@ -9,5 +9,12 @@
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kvprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 void kputs(const char *s); /* no newline added */
+
+/* Everything printed so far (kept until console_settle) again on the serial console, on the
+ * screen: for a console found after the first lines. */
+void console_replay_serial(void);
+void console_replay_screen(void);
+/* The consoles are final: stop keeping the log. */
+void console_settle(void);
 
 #endif

@@ -19,6 +19,7 @@
 #include "kernel/tracing.h"
 #include "kernel/workloads.h"
 #include "kernel/version.h"
+#include "lib/fmt.h"
 
 _Noreturn void kernel_main(const struct boot_info *bi);
 
@@ -36,8 +37,13 @@ static void print_options(const char *title)
 	options_describe(console_put, NULL);
 }
 
-static _Noreturn void fail_config(const char *msg)
+static void consoles_up(const struct boot_info *bi, const struct kernel_options *o);
+
+static _Noreturn void fail_config(const struct boot_info *bi, const char *msg)
 {
+	struct kernel_options defaults;
+	options_defaults(&defaults);
+	consoles_up(bi, &defaults); /* the error reaches whichever console the machine has */
 	kprintf("error: %s\n", msg);
 	print_options("accepted options");
 	arch_exit(RUN_BAD_CONFIG);
@@ -69,14 +75,53 @@ static enum run_status tally_status(const struct tally *t)
 	return t->skipped && !t->passed ? RUN_SKIP : RUN_PASS;
 }
 
-static void setup_console(const struct kernel_options *o)
+/*
+ * The consoles (README "Consoles"): the serial console found as the options ask, the screen when
+ * there is a framebuffer; each new one first gets the log printed so far. A rate the UART found
+ * cannot make is bad input; no UART at all is said on the screen, with what was tried.
+ */
+static void consoles_up(const struct boot_info *bi, const struct kernel_options *o)
 {
-	if (o->serial_port == DEFAULT_SERIAL_PORT && o->serial_baud == DEFAULT_SERIAL_BAUD)
+	static bool done;
+	if (done)
 		return;
-	if (!arch_console_init((uint16_t)o->serial_port, (uint32_t)o->serial_baud)) {
-		arch_console_init(DEFAULT_SERIAL_PORT, DEFAULT_SERIAL_BAUD);
-		kprintf("warning: no UART answers at port %#lx; console stays on %#x at %u baud\n",
-			(unsigned long)o->serial_port, DEFAULT_SERIAL_PORT, DEFAULT_SERIAL_BAUD);
+	done = true;
+	struct console_request rq = {
+	    .source = (uint32_t)o->serial,
+	    .port = o->serial_port,
+	    .mmio = o->serial_mmio,
+	    .stride = (uint32_t)o->serial_stride,
+	    .width = (uint32_t)o->serial_width,
+	    .clock = (uint32_t)o->serial_clock,
+	    .baud = (uint32_t)o->serial_baud,
+	    .rtscts = o->serial_flow != 0,
+	};
+	char why[400];
+	enum console_outcome out = arch_console_setup(bi, &rq, why, sizeof(why));
+	if (out == CONSOLE_MOVED || out == CONSOLE_BAD_REQUEST)
+		console_replay_serial();
+	char screen[160];
+	if (o->screen && arch_screen_init(bi, screen, sizeof(screen))) {
+		console_replay_screen();
+		kprintf("console: screen %s (the log; records stay on the serial line)\n", screen);
+	} else if (!o->screen) {
+		fmt_snprintf(screen, sizeof(screen), "off (screen=off)");
+	}
+	console_settle();
+	if (out == CONSOLE_ABSENT) {
+		kprintf("console: no serial console: %s. The log is on the screen only; options "
+			"serial.port, serial.mmio and serial=... name a UART\n",
+			why);
+		return;
+	}
+	char line[200];
+	arch_console_describe(line, sizeof(line));
+	kprintf("console: %s\n", line);
+	if (!arch_screen_active())
+		kprintf("console: no screen: %s\n", screen);
+	if (out == CONSOLE_BAD_REQUEST) {
+		kprintf("error: %s\n", why);
+		arch_exit(RUN_BAD_CONFIG);
 	}
 }
 
@@ -134,7 +179,7 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 {
 	tsc_kernel_entry = arch_timestamp();
 	kernel_set_boot_info(bi);
-	arch_console_init(DEFAULT_SERIAL_PORT, DEFAULT_SERIAL_BAUD);
+	arch_console_early();
 	arch_early_init();
 	if (bi->magic != BOOT_INFO_MAGIC || bi->version != BOOT_INFO_VERSION) {
 		kprintf("error: boot_info magic %#lx version %u; this kernel accepts magic %#llx "
@@ -147,11 +192,11 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	char err[512];
 	options_defaults(&opts);
 	if (!options_parse(bi, &opts, err, sizeof(err), warn_option, NULL))
-		fail_config(err);
+		fail_config(bi, err);
 	arch_set_exit_mode((enum exit_mode)opts.exit_mode);
-	setup_console(&opts);
-
+	arch_set_exit_hold((unsigned)opts.screen_hold_s);
 	print_banner(bi);
+	consoles_up(bi, &opts);
 	struct memmap mm = {(const struct boot_mem_range *)bi->mmap, bi->mmap_count};
 	if (!memory_init(&mm) || !arch_init(bi, &mm))
 		arch_exit(RUN_FAIL);

@@ -8,9 +8,35 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-#define SERIAL_BAUD_MIN	 50
-#define SERIAL_PORT_MAX	 0xffff
-#define SERIAL_CLOCK_MAX 115200 /* 16550 at divisor 1 */
+#define SERIAL_BAUD_MIN	  50
+#define SERIAL_BAUD_MAX	  4000000 /* what LPSS UARTs reach (4 Mbaud) */
+#define SERIAL_PORT_MAX	  0xffff
+#define SERIAL_STD_MAX	  115200 /* a PC UART's 1.8432 MHz clock at divisor 1 */
+#define SERIAL_CLOCK_MAX  1000000000u
+#define SERIAL_OVERSAMPLE 16 /* 16550: baud = clock / 16 / divisor */
+#define SCREEN_HOLD_MAX_S 600
+
+static const struct cfg_enum_value serial_values[] = {
+    {"auto", CONSOLE_AUTO, 0},
+    {"spcr", CONSOLE_SPCR, 0},
+    {"dbg2", CONSOLE_DBG2, 0},
+    {"pci", CONSOLE_PCI, 0},
+    {"legacy", CONSOLE_LEGACY, 0},
+    {"none", CONSOLE_NONE, 0},
+    {NULL, 0, 0},
+};
+
+static const struct cfg_enum_value flow_values[] = {
+    {"none", 0, 0},
+    {"rtscts", 1, 0},
+    {NULL, 0, 0},
+};
+
+static const struct cfg_enum_value screen_values[] = {
+    {"auto", 1, 0},
+    {"off", 0, 0},
+    {NULL, 0, 0},
+};
 
 static const struct cfg_enum_value exit_values[] = {
     {"auto", EXIT_MODE_AUTO, 0},
@@ -154,10 +180,31 @@ static const struct cfg_enum_value pebs_group_values[] = {
 #define PLAIN 0, 0, NULL
 
 static const struct cfg_option option_table[] = {
-    {"serial.port", CFG_UINT, "I/O port of the 16550 console (COM1 0x3f8, COM2 0x2f8)",
+    {"serial", CFG_ENUM,
+     "where the serial console is looked for: auto = the config's UART, ACPI SPCR, DBG2, PCI "
+     "serial controllers, COM1-COM4, the first that works; none = screen only",
+     OPT(serial), 0, 0, serial_values, PLAIN},
+    {"serial.port", CFG_UINT, "I/O port of a 16550 console (COM1 0x3f8, COM2 0x2f8): tried first",
      OPT(serial_port), 1, SERIAL_PORT_MAX, NULL, PLAIN},
-    {"serial.baud", CFG_UINT, "console baud rate; 115200 divided by a whole number",
-     OPT(serial_baud), SERIAL_BAUD_MIN, SERIAL_CLOCK_MAX, NULL, PLAIN},
+    {"serial.mmio", CFG_UINT, "physical address of a memory-mapped 16550 console: tried first",
+     OPT(serial_mmio), 1, UINT64_MAX, NULL, PLAIN},
+    {"serial.stride", CFG_UINT,
+     "bytes between the UART's registers, 1 or 4 (default: its source's)", OPT(serial_stride), 1, 4,
+     NULL, PLAIN},
+    {"serial.width", CFG_UINT, "bits per register access, 8 or 32 (default: its source's)",
+     OPT(serial_width), 8, 32, NULL, PLAIN},
+    {"serial.clock", CFG_UINT, "the UART's input clock in Hz (default: 1843200, LPSS by device)",
+     OPT(serial_clock), SERIAL_OVERSAMPLE, SERIAL_CLOCK_MAX, NULL, PLAIN},
+    {"serial.baud", CFG_UINT,
+     "console baud rate: 115200 divided by a whole number, or up to 4000000 where the "
+     "UART's clock allows (LPSS, serial.clock)",
+     OPT(serial_baud), SERIAL_BAUD_MIN, SERIAL_BAUD_MAX, NULL, PLAIN},
+    {"serial.flow", CFG_ENUM, "flow control: none, or rtscts (send only while CTS is asserted)",
+     OPT(serial_flow), 0, 0, flow_values, PLAIN},
+    {"screen", CFG_ENUM, "the log on the UEFI framebuffer too: auto (when there is one) or off",
+     OPT(screen), 0, 0, screen_values, PLAIN},
+    {"screen.hold", CFG_UINT, "seconds the last screen stays before an exit or reset",
+     OPT(screen_hold_s), 0, SCREEN_HOLD_MAX_S, NULL, PLAIN},
     {"exit", CFG_ENUM, "how a run ends: auto = QEMU exit device when virtualised, else halt",
      OPT(exit_mode), 0, 0, exit_values, PLAIN},
     {BOOT_PROGRAM_OPTION, CFG_STRING,
@@ -290,8 +337,9 @@ static void list_all(struct cfg_list *l, const char *(*item)(unsigned, bool *))
 void options_defaults(struct kernel_options *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->serial_port = DEFAULT_SERIAL_PORT;
+	o->serial = CONSOLE_AUTO;
 	o->serial_baud = DEFAULT_SERIAL_BAUD;
+	o->screen = 1;
 	o->exit_mode = EXIT_MODE_AUTO;
 	o->fault = FAULT_NONE;
 	o->memmap = MEMMAP_SUMMARY;
@@ -381,11 +429,37 @@ static bool config_file_ok(const struct boot_info *bi, char *err, size_t size)
 static bool options_check(const struct kernel_options *o, char *err, size_t size)
 {
 	const struct trace_options *t = &o->tr;
-	if (SERIAL_CLOCK_MAX % o->serial_baud != 0) {
+	if (!o->serial_clock && o->serial_baud <= SERIAL_STD_MAX &&
+	    SERIAL_STD_MAX % o->serial_baud != 0) {
+		fmt_snprintf(
+		    err, size,
+		    "option 'serial.baud': %lu is not 115200 divided by a whole number; "
+		    "accepted: 115200, 57600, 38400, 19200, 9600, 4800, 2400, 1200, ... (or "
+		    "any rate the UART's clock makes: serial.clock)",
+		    (unsigned long)o->serial_baud);
+		return false;
+	}
+	if (o->serial_clock && o->serial_baud * SERIAL_OVERSAMPLE > o->serial_clock) {
 		fmt_snprintf(err, size,
-			     "option 'serial.baud': %lu is not 115200 divided by a whole number; "
-			     "accepted: 115200, 57600, 38400, 19200, 9600, 4800, 2400, 1200, ...",
-			     (unsigned long)o->serial_baud);
+			     "option 'serial.baud': %lu is above what serial.clock=%lu makes; "
+			     "accepted: at most %lu (the clock / 16)",
+			     (unsigned long)o->serial_baud, (unsigned long)o->serial_clock,
+			     (unsigned long)(o->serial_clock / SERIAL_OVERSAMPLE));
+		return false;
+	}
+	if ((o->serial_stride && o->serial_stride != 1 && o->serial_stride != 4) ||
+	    (o->serial_width && o->serial_width != 8 && o->serial_width != 32)) {
+		fmt_snprintf(
+		    err, size,
+		    "options 'serial.stride'/'serial.width': %lu/%lu; accepted: stride 1 or "
+		    "4, width 8 or 32",
+		    (unsigned long)o->serial_stride, (unsigned long)o->serial_width);
+		return false;
+	}
+	if (o->serial_port && o->serial_mmio) {
+		fmt_snprintf(err, size,
+			     "options 'serial.port' and 'serial.mmio' both given; accepted: one "
+			     "UART, either on a port or in memory");
 		return false;
 	}
 	if (o->wl_chase_nodes & (o->wl_chase_nodes - 1)) {

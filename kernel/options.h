@@ -20,11 +20,17 @@ enum pmi_delivery { PMI_VECTOR, PMI_NMI };
 enum bench_kind { BENCH_NONE, BENCH_ISR };
 
 struct kernel_options {
-	uint64_t serial_port;
+	uint64_t serial;				    /* enum console_source */
+	uint64_t serial_port;				    /* 0: none named */
+	uint64_t serial_mmio;				    /* 0: none named */
+	uint64_t serial_stride, serial_width, serial_clock; /* 0: as the UART's source says */
 	uint64_t serial_baud;
-	uint64_t exit_mode; /* enum exit_mode */
-	uint64_t fault;	    /* enum fault_kind */
-	uint64_t memmap;    /* enum memmap_detail */
+	uint64_t serial_flow;	/* 1: RTS/CTS */
+	uint64_t screen;	/* 1: the log on the GOP framebuffer too, when there is one */
+	uint64_t screen_hold_s; /* seconds before an exit or reset while the screen shows */
+	uint64_t exit_mode;	/* enum exit_mode */
+	uint64_t fault;		/* enum fault_kind */
+	uint64_t memmap;	/* enum memmap_detail */
 	uint64_t help;
 	uint64_t report;	  /* a paste-able hardware report at the end (kernel/report.c) */
 	uint64_t pmi;		  /* enum pmi_delivery */
@@ -47,7 +53,6 @@ struct kernel_options {
 enum program_roi { PROGRAM_ROI_WHOLE, PROGRAM_ROI_MARKS };
 #define DEFAULT_PROGRAM_WATCHDOG_MS 20000
 
-#define DEFAULT_SERIAL_PORT 0x3f8 /* COM1 */
 #define DEFAULT_SERIAL_BAUD 115200
 
 void options_defaults(struct kernel_options *o);

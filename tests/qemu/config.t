@@ -43,7 +43,8 @@ has "baretrace.cfg: file too large; accepted: at most 8191 bytes" "the size limi
 
 boot -- serial.port=0x2e8
 status_is 0 "a console port with no UART behind it does not hang the run"
-has "warning: no UART answers at port 0x2e8; console stays on 0x3f8" "the missing UART is named"
+has "warning: no UART answers at port 0x2e8 (serial.port); looking further" "the missing UART is named"
+has "console: COM1 io 0x3f8 " "the console is found further: QEMU's COM1"
 
 boot -- pmi=nmi selftest=pmi
 status_is 77 "a run whose only test point is skipped ends with the skip status"

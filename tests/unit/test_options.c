@@ -82,8 +82,10 @@ static void defaults_are_the_documented_ones(void **state)
 {
 	(void)state;
 	assert_true(parse(NULL, ""));
-	assert_int_equal(o.serial_port, 0x3f8);
+	assert_int_equal(o.serial, CONSOLE_AUTO);
+	assert_int_equal(o.serial_port, 0); /* none named: found (README "Consoles") */
 	assert_int_equal(o.serial_baud, 115200);
+	assert_int_equal(o.screen, 1);
 	assert_int_equal(o.exit_mode, EXIT_MODE_AUTO);
 	assert_int_equal(o.trace.n, 0);
 	assert_int_equal(o.selftest.n, 0);
@@ -187,6 +189,17 @@ static void bad_values_are_refused_with_place_and_accepted_values(void **state)
 	refused("pebs.groups=meminfo,gprs", "unknown 'gprs'");
 	refused("trace.cpus=some", "accepted: boot, each, all");
 	refused("serial.baud=7000", "7000 is not 115200 divided by a whole number");
+	/* The console options (README "Consoles"): a 16550's registers are 1 or 4 bytes apart
+	 * and accessed 8 or 32 bits wide (SPCR's GAS access widths); one UART is named. */
+	refused("serial.stride=2", "accepted: stride 1 or 4, width 8 or 32");
+	refused("serial.width=16", "accepted: stride 1 or 4, width 8 or 32");
+	refused("serial.port=0x3f8 serial.mmio=0xfe032000", "accepted: one UART");
+	refused("serial=usb", "accepted: auto, spcr, dbg2, pci, legacy, none");
+	/* baud = clock / 16 / divisor: a 1.8432 MHz clock makes at most 115200 */
+	refused("serial.clock=1843200 serial.baud=230400", "accepted: at most 115200");
+	refused("serial.baud=4000001", "4000001");
+	assert_true(parse(NULL, "serial.clock=64000000 serial.baud=4000000"));
+	assert_true(parse(NULL, "serial.baud=921600")); /* an LPSS UART may make it */
 	/* 0x3fg: a bad hex digit, not 0x3f GiB */
 	refused("bts.records=0x3fg", "'0x3fg' is not a number");
 	assert_false(parse("exit = qemu\nlbr.filter = user,bogus\n", ""));
@@ -248,11 +261,13 @@ static void help_lists_every_option(void **state)
 {
 	(void)state;
 	static const char *const keys[] = {
-	    "serial.port", "serial.baud", "exit",	  "selftest",	 "fault",     "memmap",
-	    "ss",	   "trace",	  "workload",	  "spmu",	 "pmi",	      "trace.cpus",
-	    "bts.ring",	   "bts.leak",	  "bts.records",  "lbr.filter",	 "lbr.depth", "freeze",
-	    "pebs.event",  "pebs.groups", "pebs.counter", "pebs.period", "pebs.kib",  "pebs.ldlat",
-	    "pmc.period",  "bench",	  "help"};
+	    "serial.port",  "serial.baud",  "exit",	   "selftest",	  "fault",
+	    "memmap",	    "ss",	    "trace",	   "workload",	  "spmu",
+	    "pmi",	    "trace.cpus",   "bts.ring",	   "bts.leak",	  "bts.records",
+	    "lbr.filter",   "lbr.depth",    "freeze",	   "pebs.event",  "pebs.groups",
+	    "pebs.counter", "pebs.period",  "pebs.kib",	   "pebs.ldlat",  "pmc.period",
+	    "bench",	    "help",	    "serial",	   "serial.mmio", "serial.stride",
+	    "serial.width", "serial.clock", "serial.flow", "screen",	  "screen.hold"};
 	char line[64];
 	described[0] = '\0';
 	options_describe(gather, NULL);

@@ -24,9 +24,27 @@
 
 static enum exit_mode exit_mode = EXIT_MODE_AUTO;
 
+static unsigned hold_seconds;
+
 void arch_set_exit_mode(enum exit_mode mode)
 {
 	exit_mode = mode;
+}
+
+void arch_set_exit_hold(unsigned seconds)
+{
+	hold_seconds = seconds;
+}
+
+/* Keep the last screen readable before the machine goes away (option screen.hold). */
+static void hold_screen(void)
+{
+	const struct boot_info *bi = kernel_boot_info();
+	if (!hold_seconds || !arch_screen_active() || !bi || !bi->tsc_hz)
+		return;
+	uint64_t end = rdtsc() + hold_seconds * bi->tsc_hz;
+	while (rdtsc() < end)
+		cpu_pause();
 }
 
 static bool under_hypervisor(void)
@@ -59,6 +77,8 @@ _Noreturn void arch_exit(enum run_status status)
 {
 	cpu_cli();
 	kprintf("%s%s\n", RUN_MARKER, run_status_name(status));
+	if (exit_mode != EXIT_MODE_HALT)
+		hold_screen();
 	switch (exit_mode) {
 	case EXIT_MODE_AUTO:
 		if (!under_hypervisor())

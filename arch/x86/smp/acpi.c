@@ -19,20 +19,6 @@ _Static_assert(sizeof(struct acpi_rsdp) == 36, "RSDP is 36 bytes (ACPI Table 5.3
 _Static_assert(offsetof(struct acpi_rsdp, xsdt_address) == 24, "XSDT address at 24");
 #define ACPI_RSDP_V1_LENGTH 20
 
-/* ACPI 6.5 Table 5.4: System Description Table Header. */
-struct acpi_sdt_header {
-	char signature[4];
-	uint32_t length;
-	uint8_t revision;
-	uint8_t checksum;
-	char oem_id[6];
-	char oem_table_id[8];
-	uint32_t oem_revision;
-	uint32_t creator_id;
-	uint32_t creator_revision;
-} __attribute__((packed));
-_Static_assert(sizeof(struct acpi_sdt_header) == 36, "SDT header is 36 bytes");
-
 /* ACPI 6.5 Table 5.19: MADT fixed part, then interrupt controller structures. */
 struct acpi_madt {
 	struct acpi_sdt_header h; /* "APIC" */
@@ -194,22 +180,22 @@ static bool parse_madt(const struct acpi_madt *m, struct acpi_madt_info *out, ch
 	return true;
 }
 
-bool acpi_read_madt(uint64_t rsdp_phys, acpi_map_fn map, struct acpi_madt_info *out, char *err,
-		    size_t err_size)
+/* The validated root table (XSDT when the RSDP's extended checksum holds, else the RSDT). */
+static const struct acpi_sdt_header *map_root(uint64_t rsdp_phys, acpi_map_fn map, bool *xsdt,
+					      char *err, size_t err_size)
 {
-	memset(out, 0, sizeof(*out));
 	if (!rsdp_phys) {
 		fmt_snprintf(err, err_size, "ACPI: the firmware gave no RSDP");
-		return false;
+		return NULL;
 	}
 	const struct acpi_rsdp *rsdp = map(rsdp_phys, sizeof(*rsdp));
 	if (!rsdp || memcmp(rsdp->signature, "RSD PTR ", 8) != 0) {
 		fmt_snprintf(err, err_size, "ACPI: no 'RSD PTR ' signature at %#lx", rsdp_phys);
-		return false;
+		return NULL;
 	}
 	if (acpi_checksum(rsdp, ACPI_RSDP_V1_LENGTH) != 0) {
 		fmt_snprintf(err, err_size, "ACPI: RSDP checksum (first 20 bytes) is wrong");
-		return false;
+		return NULL;
 	}
 	/* ACPI 2.0+: prefer the XSDT when its extended checksum holds; else the RSDT. */
 	bool use_xsdt = rsdp->revision >= 2 && rsdp->xsdt_address &&
@@ -221,14 +207,30 @@ bool acpi_read_madt(uint64_t rsdp_phys, acpi_map_fn map, struct acpi_madt_info *
 		use_xsdt = false; /* a broken XSDT: fall back to the RSDT */
 		root = map_table(rsdp->rsdt_address, map, "RSDT", err, err_size);
 	}
+	*xsdt = use_xsdt;
+	return root;
+}
+
+const void *acpi_find_sdt(uint64_t rsdp_phys, acpi_map_fn map, const char *sig, char *err,
+			  size_t err_size)
+{
+	bool xsdt;
+	const struct acpi_sdt_header *root = map_root(rsdp_phys, map, &xsdt, err, err_size);
 	if (!root)
-		return false;
-	uint64_t madt_phys = find_table(root, use_xsdt, map, "APIC");
-	if (!madt_phys) {
-		fmt_snprintf(err, err_size, "ACPI: no MADT ('APIC') listed in the %s",
-			     use_xsdt ? "XSDT" : "RSDT");
-		return false;
+		return NULL;
+	uint64_t phys = find_table(root, xsdt, map, sig);
+	if (!phys) {
+		fmt_snprintf(err, err_size, "ACPI: no '%s' table listed in the %s", sig,
+			     xsdt ? "XSDT" : "RSDT");
+		return NULL;
 	}
-	const struct acpi_sdt_header *madt = map_table(madt_phys, map, "APIC", err, err_size);
+	return map_table(phys, map, sig, err, err_size);
+}
+
+bool acpi_read_madt(uint64_t rsdp_phys, acpi_map_fn map, struct acpi_madt_info *out, char *err,
+		    size_t err_size)
+{
+	memset(out, 0, sizeof(*out));
+	const struct acpi_sdt_header *madt = acpi_find_sdt(rsdp_phys, map, "APIC", err, err_size);
 	return madt && parse_madt((const struct acpi_madt *)madt, out, err, err_size);
 }

@@ -13,6 +13,20 @@
 
 #define ACPI_MAX_CPUS 256
 
+/* ACPI 6.5 Table 5.4: System Description Table Header. */
+struct acpi_sdt_header {
+	char signature[4];
+	uint32_t length;
+	uint8_t revision;
+	uint8_t checksum;
+	char oem_id[6];
+	char oem_table_id[8];
+	uint32_t oem_revision;
+	uint32_t creator_id;
+	uint32_t creator_revision;
+} __attribute__((packed));
+_Static_assert(sizeof(struct acpi_sdt_header) == 36, "SDT header is 36 bytes");
+
 struct acpi_cpu {
 	uint32_t apic_id;
 	uint32_t acpi_uid;
@@ -38,6 +52,12 @@ typedef const void *(*acpi_map_fn)(uint64_t phys, size_t len);
  */
 bool acpi_read_madt(uint64_t rsdp_phys, acpi_map_fn map, struct acpi_madt_info *out, char *err,
 		    size_t err_size);
+/*
+ * The table with signature `sig` listed in the XSDT (or RSDT), its header, length and checksum
+ * checked; NULL with the reason in err (no RSDP, not listed, bad checksum...).
+ */
+const void *acpi_find_sdt(uint64_t rsdp_phys, acpi_map_fn map, const char *sig, char *err,
+			  size_t err_size);
 /* The 8-bit sum of len bytes (0 for a valid ACPI table). */
 uint8_t acpi_checksum(const void *p, size_t len);
 
