@@ -75,6 +75,19 @@ void console_replay_screen(void)
 	replay(arch_screen_write);
 }
 
+static char exit_note[400];
+
+void console_set_exit_note(const char *line)
+{
+	fmt_snprintf(exit_note, sizeof(exit_note), "%s", line);
+}
+
+void console_print_exit_note(void)
+{
+	if (exit_note[0])
+		kprintf("%s\n", exit_note);
+}
+
 void console_settle(void)
 {
 	backlog.keeping = false;

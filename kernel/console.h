@@ -14,6 +14,9 @@ void kputs(const char *s); /* no newline added */
  * screen: for a console found after the first lines. */
 void console_replay_serial(void);
 void console_replay_screen(void);
+/* A line to repeat just before the run's last line (where a screen shows it last). */
+void console_set_exit_note(const char *line);
+void console_print_exit_note(void);
 /* The consoles are final: stop keeping the log. */
 void console_settle(void);
 

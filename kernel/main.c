@@ -109,9 +109,13 @@ static void consoles_up(const struct boot_info *bi, const struct kernel_options 
 	}
 	console_settle();
 	if (out == CONSOLE_ABSENT) {
-		kprintf("console: no serial console: %s. The log is on the screen only; options "
-			"serial.port, serial.mmio and serial=... name a UART\n",
-			why);
+		char line[600];
+		fmt_snprintf(line, sizeof(line),
+			     "console: no serial console: %s. The log is on the screen only; "
+			     "options serial.port, serial.mmio and serial=... name a UART",
+			     why);
+		kprintf("%s\n", line);
+		console_set_exit_note(line); /* said again last, where the screen shows it */
 		return;
 	}
 	char line[200];

@@ -204,6 +204,18 @@ enum console_outcome arch_console_setup(const struct boot_info *bi,
 		fmt_snprintf(err, err_size, "%s", s.err);
 		return CONSOLE_BAD_REQUEST;
 	}
+	if (!found && before.open && rq->source != CONSOLE_NONE) {
+		/* Asked for one kind that is not there: stay where the log already goes. */
+		kprintf("warning: serial=%s: no UART found (%s); the console stays on %s\n",
+			rq->source == CONSOLE_SPCR     ? "spcr"
+			: rq->source == CONSOLE_DBG2   ? "dbg2"
+			: rq->source == CONSOLE_PCI    ? "pci"
+			: rq->source == CONSOLE_LEGACY ? "legacy"
+						       : "auto",
+			s.tried, before.d.source);
+		console_uart = before;
+		return CONSOLE_KEPT;
+	}
 	if (!found) {
 		console_uart.open = false;
 		fmt_snprintf(err, err_size, "%s", s.tried);

@@ -76,6 +76,7 @@ static _Noreturn void machine_reset(void)
 _Noreturn void arch_exit(enum run_status status)
 {
 	cpu_cli();
+	console_print_exit_note();
 	kprintf("%s%s\n", RUN_MARKER, run_status_name(status));
 	if (exit_mode != EXIT_MODE_HALT)
 		hold_screen();
