@@ -72,6 +72,7 @@ static const struct cfg_enum_value pmi_values[] = {
 static const struct cfg_enum_value bench_values[] = {
     {"none", BENCH_NONE, 0},
     {"isr", BENCH_ISR, 0},
+    {"console", BENCH_CONSOLE, 0},
     {NULL, 0, 0},
 };
 

@@ -17,7 +17,7 @@
 
 enum memmap_detail { MEMMAP_SUMMARY, MEMMAP_FULL };
 enum pmi_delivery { PMI_VECTOR, PMI_NMI };
-enum bench_kind { BENCH_NONE, BENCH_ISR };
+enum bench_kind { BENCH_NONE, BENCH_ISR, BENCH_CONSOLE };
 
 struct kernel_options {
 	uint64_t serial;				    /* enum console_source */

@@ -35,6 +35,9 @@ grep -E '^(stream-begin|bts|lbr) ' "$work/isa.dec" | sed 's/ seq=[0-9]*//' >"$wo
 grep -E '^(stream-begin|bts|lbr) ' "$work/pci.dec" | sed 's/ seq=[0-9]*//' >"$work/pci.rec"
 [ "$(grep -c '^bts ' "$work/pci.rec")" -gt 100 ] && cmp -s "$work/isa.rec" "$work/pci.rec"
 ok $? "the PCI UART delivers the same records as COM1 ($(grep -c '^bts ' "$work/pci.rec") BTS records, $(grep -c '^lbr ' "$work/pci.rec") LBR entries)"
+grep -Eq '^stream-header cpu=0 .* console=PCI [0-9a-f]{2}:[0-9a-f]{2}\.[0-7] 1b36:0002 io 0x[0-9a-f]+ stride 1 width 8 clock 1843200 Hz 115200 baud 8N1$' "$work/pci.dec" &&
+	grep -q '^stream-header cpu=0 .* console=COM1 io 0x3f8 stride 1 width 8 clock 1843200 Hz 115200 baud 8N1$' "$work/isa.dec"
+ok $? "the stream's header carries the link it travelled (UART, registers, clock, rate, framing)"
 
 # No UART at all: the run still ends with its status (QEMU's exit code), and the screen says so.
 boot --serial none --screenshot "$work/none.ppm" --timeout 60 -- selftest=paging screen.hold=2

@@ -39,9 +39,9 @@ ok $? "leak notes and both flag values (Core 2: no predicted bit) come through"
 id=$(readelf -n "$build/kernel.elf" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
 h=$(grep '^stream-header ' "$work/decoded" | tail -n 1)
 [ "$(grep -c '^stream-header cpu=0 ' "$work/decoded")" = 2 ] && [ -n "$id" ] &&
-	[[ "$h" == *" build-id=$id "* ]] && [[ "$h" == *" cpus=2" ]] && [[ "$h" == *" tsc-khz="[1-9]* ]] &&
+	[[ "$h" == *" build-id=$id "* ]] && [[ "$h" == *" cpus=2 console=COM1 io 0x3f8 "*" 115200 baud 8N1" ]] && [[ "$h" == *" tsc-khz="[1-9]* ]] &&
 	[[ "$h" == *" processor=AuthenticAMD family 0xf model 0x6b "* ]]
-ok $? "each boot's stream starts with its header: the build id readelf reads from kernel.elf ($id), the CPU as QEMU's -cpu max presents it, the TSC rate, 2 CPUs"
+ok $? "each boot's stream starts with its header: the build id readelf reads from kernel.elf ($id), the CPU as QEMU's -cpu max presents it, the TSC rate, 2 CPUs, the serial link"
 stats=$("$dec" --view stats "$work/log")
 bpr=$(printf '%s\n' "$stats" | sed -n 's/^cpu 1: .*bytes-per-record=\([0-9.]*\)$/\1/p')
 [ -n "$bpr" ] && awk -v b="$bpr" 'BEGIN { exit !(b > 0 && b < 12) }'

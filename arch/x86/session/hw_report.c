@@ -232,7 +232,7 @@ unsigned arch_report_oddities(workload_print_fn put)
  * (the build id finds kernel.elf for symbols). */
 void arch_trace_stream_header(void)
 {
-	static char version[48], id[64], cpu[200], micro[40], tsc[40], cpus[24];
+	static char version[48], id[64], cpu[200], micro[40], tsc[40], cpus[24], link[200];
 	char hex[48], desc[CPU_DESC_MAX];
 	uint32_t rev = 0;
 	build_id_hex(hex, sizeof(hex));
@@ -246,6 +246,9 @@ void arch_trace_stream_header(void)
 		fmt_snprintf(micro, sizeof(micro), "microcode=unknown");
 	fmt_snprintf(tsc, sizeof(tsc), "tsc-khz=%lu", timer_info()->tsc_hz / 1000);
 	fmt_snprintf(cpus, sizeof(cpus), "cpus=%u", arch_cpu_count());
-	const char *const pairs[] = {version, id, cpu, micro, tsc, cpus};
+	/* the serial link the stream travels (README "Consoles"): source, registers, rate, 8N1 */
+	memcpy(link, "console=", 8);
+	arch_console_describe(link + 8, sizeof(link) - 8);
+	const char *const pairs[] = {version, id, cpu, micro, tsc, cpus, link};
 	trace_stream_header(pairs, sizeof(pairs) / sizeof(pairs[0]));
 }
