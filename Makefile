@@ -266,7 +266,7 @@ SLOW_QEMU_TESTS := tests/qemu/trace.t tests/qemu/sstrace.t tests/qemu/selfcheck.
 	tests/qemu/program_runs.t tests/qemu/program.t
 QEMU_TESTS := $(SLOW_QEMU_TESTS) $(filter-out $(SLOW_QEMU_TESTS),$(sort $(wildcard tests/qemu/*.t)))
 
-qemu-test: all
+qemu-test: all $(BUILD)/gen/acpi_tables.h
 	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS)
 
 test: deps $(UNIT_TESTS) all $(BUILD)/fuzz_btdecode

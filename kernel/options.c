@@ -198,7 +198,7 @@ static const struct cfg_option option_table[] = {
      OPT(serial_clock), SERIAL_OVERSAMPLE, SERIAL_CLOCK_MAX, NULL, PLAIN},
     {"serial.baud", CFG_UINT,
      "console baud rate: 115200 divided by a whole number, or up to 4000000 where the "
-     "UART's clock allows (LPSS, serial.clock)",
+     "UART's clock allows (LPSS, serial.clock); default: SPCR's rate, else 115200",
      OPT(serial_baud), SERIAL_BAUD_MIN, SERIAL_BAUD_MAX, NULL, PLAIN},
     {"serial.flow", CFG_ENUM, "flow control: none, or rtscts (send only while CTS is asserted)",
      OPT(serial_flow), 0, 0, flow_values, PLAIN},
@@ -339,7 +339,7 @@ void options_defaults(struct kernel_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->serial = CONSOLE_AUTO;
-	o->serial_baud = DEFAULT_SERIAL_BAUD;
+	o->serial_baud = 0; /* the console's source says (SPCR), else 115200 */
 	o->screen = 1;
 	o->exit_mode = EXIT_MODE_AUTO;
 	o->fault = FAULT_NONE;
@@ -430,7 +430,7 @@ static bool config_file_ok(const struct boot_info *bi, char *err, size_t size)
 static bool options_check(const struct kernel_options *o, char *err, size_t size)
 {
 	const struct trace_options *t = &o->tr;
-	if (!o->serial_clock && o->serial_baud <= SERIAL_STD_MAX &&
+	if (o->serial_baud && !o->serial_clock && o->serial_baud <= SERIAL_STD_MAX &&
 	    SERIAL_STD_MAX % o->serial_baud != 0) {
 		fmt_snprintf(
 		    err, size,

@@ -24,7 +24,7 @@ struct kernel_options {
 	uint64_t serial_port;				    /* 0: none named */
 	uint64_t serial_mmio;				    /* 0: none named */
 	uint64_t serial_stride, serial_width, serial_clock; /* 0: as the UART's source says */
-	uint64_t serial_baud;
+	uint64_t serial_baud;	/* 0: what the console's source says, else 115200 */
 	uint64_t serial_flow;	/* 1: RTS/CTS */
 	uint64_t screen;	/* 1: the log on the GOP framebuffer too, when there is one */
 	uint64_t screen_hold_s; /* seconds before an exit or reset while the screen shows */
@@ -52,8 +52,6 @@ struct kernel_options {
 /* Option program.roi: capture the whole run, or only between the program's marks. */
 enum program_roi { PROGRAM_ROI_WHOLE, PROGRAM_ROI_MARKS };
 #define DEFAULT_PROGRAM_WATCHDOG_MS 20000
-
-#define DEFAULT_SERIAL_BAUD 115200
 
 void options_defaults(struct kernel_options *o);
 /* Whether the boot has no config file (or one of comments only) and no load options: then the

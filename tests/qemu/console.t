@@ -39,6 +39,14 @@ grep -Eq '^stream-header cpu=0 .* console=PCI [0-9a-f]{2}:[0-9a-f]{2}\.[0-7] 1b3
 	grep -q '^stream-header cpu=0 .* console=COM1 io 0x3f8 stride 1 width 8 clock 1843200 Hz 115200 baud 8N1$' "$work/isa.dec"
 ok $? "the stream's header carries the link it travelled (UART, registers, clock, rate, framing)"
 
+# The firmware names the console: an SPCR (tests/unit/acpi/spcr_com2.dsl: COM2, Baud Rate 06 =
+# 57600) added to QEMU's ACPI tables; COM1 goes nowhere, COM2 is this log.
+boot --serial com2 --qemu-arg -acpitable --qemu-arg "file=$build/gen/acpi/spcr_com2.aml" -- selftest=paging
+status_is 0 "SPCR naming COM2: the run passes with its log on COM2"
+has "console: SPCR names a UART at port 0x2f8 (stride 1, 8-bit, its baud rate given)" "the SPCR is read"
+has "console: SPCR io 0x2f8 stride 1 width 8 clock 1843200 Hz 57600 baud 8N1" "the console is COM2 at the table's 57600 baud"
+has "baretrace 0.1.0" "the lines printed before (on COM1) reach COM2"
+
 # No UART at all: the run still ends with its status (QEMU's exit code), and the screen says so.
 boot --serial none --screenshot "$work/none.ppm" --timeout 60 -- selftest=paging screen.hold=2
 status_is 0 "no serial device: the run ends cleanly with its status"

@@ -84,7 +84,7 @@ static void defaults_are_the_documented_ones(void **state)
 	assert_true(parse(NULL, ""));
 	assert_int_equal(o.serial, CONSOLE_AUTO);
 	assert_int_equal(o.serial_port, 0); /* none named: found (README "Consoles") */
-	assert_int_equal(o.serial_baud, 115200);
+	assert_int_equal(o.serial_baud, 0); /* SPCR's rate, else 115200 */
 	assert_int_equal(o.screen, 1);
 	assert_int_equal(o.exit_mode, EXIT_MODE_AUTO);
 	assert_int_equal(o.trace.n, 0);

@@ -67,8 +67,9 @@ static bool try_uart(struct search *s, struct uart_desc *d)
 		note(s, d->source);
 		return false;
 	}
-	/* The firmware's rate stands when the table gave none and the config asked nothing. */
-	uint32_t baud = s->rq->baud;
+	/* serial.baud, else what the source says (SPCR's rate; 0 there and in DBG2: the rate the
+	 * firmware set stays), else 115200. */
+	uint32_t baud = s->rq->baud ? s->rq->baud : d->baud;
 	char why[WHY_LEN];
 	struct uart u;
 	if (!uart_open(&u, d, baud, why, sizeof(why))) {
@@ -100,7 +101,8 @@ static bool from_config(struct search *s)
 			      .base = rq->port ? rq->port : rq->mmio,
 			      .stride = rq->port ? 1 : 4,
 			      .width = rq->port ? 8 : 32,
-			      .clock = UART_STD_CLOCK};
+			      .clock = UART_STD_CLOCK,
+			      .baud = UART_DEFAULT_BAUD};
 	fmt_snprintf(d.source, sizeof(d.source), "config");
 	if (try_uart(s, &d))
 		return true;

@@ -227,6 +227,7 @@ static void consider(struct pci_uart_scan *s, unsigned bus, unsigned dev, unsign
 	d.pci_device = device;
 	d.lpss = lpss != 0;
 	d.clock = lpss ? lpss : UART_STD_CLOCK;
+	d.baud = UART_DEFAULT_BAUD;
 	/* LPSS UARTs: 32-bit registers 4 bytes apart (Linux intel-lpss-pci.c uart_properties:
 	 * reg-io-width 4, reg-shift 2); classic PCI 16550s: byte registers, stride 1. */
 	d.width = lpss ? 32 : 8;

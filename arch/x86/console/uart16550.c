@@ -44,6 +44,7 @@ enum uart_reg {
 #define UART_FIFO_DEPTH	  16	  /* bytes the 16550A's transmit FIFO accepts per THRE */
 #define UART_SPINS	  1000000 /* bound on any poll (~ms at port-I/O speed) */
 #define UART_SCRATCH_TEST 0x5a
+#define UART_RX_DRAIN_MAX 256 /* more than any receive FIFO holds */
 #define LOOPBACK_PATTERNS "\x55\xaa"
 
 /* Intel LPSS private registers (Linux drivers/mfd/intel-lpss.c LPSS_PRIV_*; coreboot
@@ -119,8 +120,8 @@ static bool wait_lsr(const struct uart_desc *d, uint8_t bit)
  * shifts (the PC16550D's loopback connects the transmitter to the receiver internally). */
 static bool loopback_ok(const struct uart_desc *d)
 {
-	while (reg_in(d, UART_LSR) & UART_LSR_DR)
-		(void)reg_in(d, UART_RBR); /* drain what the line brought */
+	for (unsigned i = 0; i < UART_RX_DRAIN_MAX && (reg_in(d, UART_LSR) & UART_LSR_DR); i++)
+		(void)reg_in(d, UART_RBR); /* drain what the line brought (bounded: a stuck DR) */
 	reg_out(d, UART_MCR, UART_MCR_LOOP);
 	bool ok = true;
 	for (const char *p = LOOPBACK_PATTERNS; *p && ok; p++) {

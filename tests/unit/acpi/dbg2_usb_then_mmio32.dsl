@@ -1,5 +1,6 @@
 /*
- * A USB debug port (type 8002h, XHCI) first, then a memory-mapped 16550 with 32-bit registers (subtype 0x12): the serial one is taken.
+ * A USB debug port (type 8002h, XHCI) first, then a memory-mapped 16550 with 32-bit
+ * registers (subtype 0x12): the serial one is taken.
  * iasl data-table source (iasl -T DBG2's layout); the Makefile compiles it with Debian's iasl
  * (acpica-tools), which fills in the length and checksum.
  */

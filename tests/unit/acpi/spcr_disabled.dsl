@@ -1,5 +1,5 @@
 /*
- * spcr_disabled5
+ * Console redirection disabled: base address 0.
  * iasl data-table source (iasl -T SPCR's layout); the Makefile compiles it with Debian's iasl
  * (acpica-tools), which fills in the length and checksum.
  */

@@ -1,5 +1,6 @@
 /*
- * spcr_io5
+ * A server's BMC console (serial over LAN) on COM1: 16550, port I/O 0x3F8, 115200 baud,
+ * RTS/CTS; the shape x86 servers' SPCR tables take.
  * iasl data-table source (iasl -T SPCR's layout); the Makefile compiles it with Debian's iasl
  * (acpica-tools), which fills in the length and checksum.
  */

@@ -1,5 +1,6 @@
 /*
- * spcr_mmio325
+ * A memory-mapped 16550 with 32-bit registers 4 bytes apart (interface 0x12, GAS access
+ * width 3 = dword) at 0xFE032000, 115200 baud.
  * iasl data-table source (iasl -T SPCR's layout); the Makefile compiles it with Debian's iasl
  * (acpica-tools), which fills in the length and checksum.
  */

@@ -1,5 +1,6 @@
 /*
- * spcr_mmio_bytebug5
+ * Firmware that claims byte access (GAS access width 1) for a 32-bit register: decoded as
+ * given; 57600 baud.
  * iasl data-table source (iasl -T SPCR's layout); the Makefile compiles it with Debian's iasl
  * (acpica-tools), which fills in the length and checksum.
  */

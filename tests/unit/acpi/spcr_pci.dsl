@@ -1,5 +1,6 @@
 /*
- * spcr_pci5
+ * A PCI serial card (QEMU's pci-serial, 1b36:0002, at 00:03.0) at port 0xE000, baud rate as
+ * configured (0).
  * iasl data-table source (iasl -T SPCR's layout); the Makefile compiles it with Debian's iasl
  * (acpica-tools), which fills in the length and checksum.
  */

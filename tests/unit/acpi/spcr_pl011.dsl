@@ -1,5 +1,5 @@
 /*
- * spcr_pl0115
+ * An ARM PL011 (interface 3): not a 16550, refused by name.
  * iasl data-table source (iasl -T SPCR's layout); the Makefile compiles it with Debian's iasl
  * (acpica-tools), which fills in the length and checksum.
  */
