@@ -207,6 +207,14 @@ bool uart_open(struct uart *u, const struct uart_desc *d, uint32_t baud, char *w
 	else
 		reg_out(d, UART_LCR, UART_LCR_WLEN8);
 	u->divisor = get_divisor(d);
+	/* Quirk, Synopsys DesignWare APB UARTs (the Intel LPSS ones): LCR and the divisor latch
+	 * ignore writes while the UART is busy (Linux drivers/tty/serial/8250/8250_dw.c,
+	 * dw8250_check_lcr); the divisor is read back rather than assumed. */
+	if (dl && u->divisor != dl) {
+		fmt_snprintf(why, why_size, "the divisor did not stick (wrote %u, reads %u)", dl,
+			     u->divisor);
+		return false;
+	}
 	u->baud = baud ? baud : (d->clock && u->divisor ? d->clock / 16 / u->divisor : 0);
 	reg_out(d, UART_FCR, UART_FCR_ENABLE | UART_FCR_CLEAR_RX | UART_FCR_CLEAR_TX);
 	if (!loopback_ok(d)) {
