@@ -48,6 +48,13 @@ void kprintf(const char *fmt, ...)
 	va_end(ap);
 }
 
+void kvprintf_line(const char *prefix, const char *fmt, va_list ap)
+{
+	char line[KPRINTF_LINE_MAX];
+	fmt_vsnprintf(line, sizeof(line), fmt, ap);
+	kprintf("%s%s\n", prefix, line);
+}
+
 void kputs(const char *s)
 {
 	emit(s, strlen(s));

@@ -9,6 +9,11 @@
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kvprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 void kputs(const char *s); /* no newline added */
+/* PREFIX, the formatted text (at most KPRINTF_LINE_MAX - 1 bytes) and a newline: a tagged line
+ * ("report: ...", "summary: ..."), for printers passed around as line callbacks. */
+#define KPRINTF_LINE_MAX 512
+void kvprintf_line(const char *prefix, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 /* Everything printed so far (kept until console_settle) again on the serial console, on the
  * screen: for a console found after the first lines. */

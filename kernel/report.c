@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/report.h"
+#include <stdarg.h>
 #include "kernel/boot_info.h"
 #include "kernel/build_id.h"
 #include "kernel/console.h"
@@ -7,18 +8,15 @@
 #include "kernel/version.h"
 #include "lib/fmt.h"
 
-#define REPORT_LINE_MAX 512
-#define CPU_TEXT_MAX	160
-#define BUILD_ID_TEXT	48
+#define CPU_TEXT_MAX  160
+#define BUILD_ID_TEXT 48
 
 __attribute__((format(printf, 1, 2))) static void put(const char *fmt, ...)
 {
-	char line[REPORT_LINE_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	fmt_vsnprintf(line, sizeof(line), fmt, ap);
+	kvprintf_line("report: ", fmt, ap);
 	va_end(ap);
-	kprintf("report: %s\n", line);
 }
 
 /* Oddities the sessions show: a facility that ran on the CPU's own hardware and failed, or whose

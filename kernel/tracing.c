@@ -39,16 +39,12 @@ void tracing_print_table(const struct tracing_summary *sum, workload_print_fn pu
 	}
 }
 
-#define SUMMARY_LINE_MAX 256
-
 __attribute__((format(printf, 1, 2))) static void summary_line(const char *fmt, ...)
 {
-	char line[SUMMARY_LINE_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	fmt_vsnprintf(line, sizeof(line), fmt, ap);
+	kvprintf_line("summary: ", fmt, ap);
 	va_end(ap);
-	kprintf("summary: %s\n", line);
 }
 
 static bool trace_one(const struct workload *w, void *ctx)
