@@ -82,10 +82,6 @@ static enum run_status tally_status(const struct tally *t)
  */
 static void consoles_up(const struct boot_info *bi, const struct kernel_options *o)
 {
-	static bool done;
-	if (done)
-		return;
-	done = true;
 	struct console_request rq = {
 	    .source = (uint32_t)o->serial,
 	    .port = o->serial_port,

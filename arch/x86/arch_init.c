@@ -104,12 +104,6 @@ void arch_describe_cpu(char *out, size_t size)
 		     *b ? b : "no brand string", hv[0] ? hv : "present, unnamed");
 }
 
-static const void *acpi_map_identity(uint64_t phys, size_t len)
-{
-	(void)len; /* all of physical memory is identity-mapped */
-	return arch_phys_to_virt(phys);
-}
-
 static void print_cpu_table(void)
 {
 	for (unsigned i = 0; i < percpu_count; i++) {
@@ -126,7 +120,7 @@ void arch_smp_init(const struct boot_info *bi, bool pmi_as_nmi)
 {
 	static struct acpi_madt_info madt;
 	char err[200];
-	bool have_madt = acpi_read_madt(bi->acpi_rsdp, acpi_map_identity, &madt, err, sizeof(err));
+	bool have_madt = acpi_read_madt(bi->acpi_rsdp, acpi_map_kernel, &madt, err, sizeof(err));
 	if (have_madt) {
 		unsigned enabled = 0;
 		for (unsigned i = 0; i < madt.ncpus; i++)

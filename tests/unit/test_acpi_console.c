@@ -59,18 +59,25 @@ static void install(const unsigned char *table, size_t len)
 
 static char why[256];
 
-static bool spcr(const unsigned char *t, size_t n, struct uart_desc *d)
+typedef bool (*decode_fn)(const void *, struct uart_desc *, char *, size_t);
+
+/* Install the table, find it by signature as the kernel does, decode it. */
+static bool decode(const char *sig, decode_fn fn, const unsigned char *t, size_t n,
+		   struct uart_desc *d)
 {
 	install(t, n);
-	const void *found = acpi_find_sdt(RSDP, map, "SPCR", why, sizeof(why));
-	return found && acpi_spcr_uart(found, d, why, sizeof(why));
+	const void *found = acpi_find_sdt(RSDP, map, sig, why, sizeof(why));
+	return found && fn(found, d, why, sizeof(why));
+}
+
+static bool spcr(const unsigned char *t, size_t n, struct uart_desc *d)
+{
+	return decode("SPCR", acpi_spcr_uart, t, n, d);
 }
 
 static bool dbg2(const unsigned char *t, size_t n, struct uart_desc *d)
 {
-	install(t, n);
-	const void *found = acpi_find_sdt(RSDP, map, "DBG2", why, sizeof(why));
-	return found && acpi_dbg2_uart(found, d, why, sizeof(why));
+	return decode("DBG2", acpi_dbg2_uart, t, n, d);
 }
 
 #define SPCR(name, d) spcr(table_##name, sizeof(table_##name), d)

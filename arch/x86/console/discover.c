@@ -12,7 +12,6 @@
 #include "kernel/arch.h"
 #include "kernel/boot_info.h"
 #include "kernel/console.h"
-#include "kernel/kernel.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
@@ -20,14 +19,6 @@
 
 /* The PC/AT's four COM ports (IBM PC/AT Technical Reference; every PC BIOS since). */
 static const uint16_t legacy_ports[] = {SERIAL_COM1_PORT, 0x2f8, 0x3e8, 0x2e8};
-
-static const void *acpi_map(uint64_t phys, size_t len)
-{
-	const struct boot_info *bi = kernel_boot_info();
-	if (phys >= bi->identity_limit || len > bi->identity_limit - phys)
-		return NULL;
-	return arch_phys_to_virt(phys);
-}
 
 struct search {
 	const struct boot_info *bi;
@@ -119,7 +110,7 @@ static bool from_acpi(struct search *s, const char *sig,
 		      bool (*decode)(const void *, struct uart_desc *, char *, size_t))
 {
 	char why[WHY_LEN];
-	const void *t = acpi_find_sdt(s->bi->acpi_rsdp, acpi_map, sig, why, sizeof(why));
+	const void *t = acpi_find_sdt(s->bi->acpi_rsdp, acpi_map_kernel, sig, why, sizeof(why));
 	struct uart_desc d;
 	if (!t || !decode(t, &d, why, sizeof(why))) {
 		kprintf("console: %s: %s\n", sig, why);

@@ -237,6 +237,18 @@ static void consider(struct pci_uart_scan *s, unsigned bus, unsigned dev, unsign
 	s->uarts[s->found++] = d;
 }
 
+/* One present function: counted, considered when it is a device (header layout 0); its header
+ * type byte is returned (bit 7 on function 0: more functions follow). */
+static uint8_t scan_function(struct pci_uart_scan *s, unsigned bus, unsigned dev, unsigned fn,
+			     uint32_t id)
+{
+	uint8_t hdr = (conf_read(bus, dev, fn, PCI_HEADER_TYPE) >> 16) & 0xff;
+	s->functions++;
+	if ((hdr & PCI_HEADER_LAYOUT) == 0)
+		consider(s, bus, dev, fn, id);
+	return hdr;
+}
+
 void pci_uart_scan(struct pci_uart_scan *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -245,18 +257,12 @@ void pci_uart_scan(struct pci_uart_scan *s)
 			uint32_t id = conf_read(bus, dev, 0, PCI_VENDOR_ID);
 			if ((id & 0xffff) == PCI_NONE)
 				continue;
-			uint8_t hdr = (conf_read(bus, dev, 0, PCI_HEADER_TYPE) >> 16) & 0xff;
-			unsigned fns = hdr & PCI_HEADER_MULTI ? PCI_FUNCTIONS : 1;
-			for (unsigned fn = 0; fn < fns; fn++) {
-				if (fn)
-					id = conf_read(bus, dev, fn, PCI_VENDOR_ID);
-				if ((id & 0xffff) == PCI_NONE)
-					continue;
-				s->functions++;
-				uint8_t layout = (conf_read(bus, dev, fn, PCI_HEADER_TYPE) >> 16) &
-						 PCI_HEADER_LAYOUT;
-				if (layout == 0)
-					consider(s, bus, dev, fn, id);
+			if (!(scan_function(s, bus, dev, 0, id) & PCI_HEADER_MULTI))
+				continue;
+			for (unsigned fn = 1; fn < PCI_FUNCTIONS; fn++) {
+				id = conf_read(bus, dev, fn, PCI_VENDOR_ID);
+				if ((id & 0xffff) != PCI_NONE)
+					scan_function(s, bus, dev, fn, id);
 			}
 		}
 }

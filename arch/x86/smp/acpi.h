@@ -58,6 +58,8 @@ bool acpi_read_madt(uint64_t rsdp_phys, acpi_map_fn map, struct acpi_madt_info *
  */
 const void *acpi_find_sdt(uint64_t rsdp_phys, acpi_map_fn map, const char *sig, char *err,
 			  size_t err_size);
+/* The kernel's map function: the identity map, bounded by boot_info.identity_limit. */
+const void *acpi_map_kernel(uint64_t phys, size_t len);
 /* The 8-bit sum of len bytes (0 for a valid ACPI table). */
 uint8_t acpi_checksum(const void *p, size_t len);
 
