@@ -2,8 +2,8 @@
 /*
  * CRC-32 as IEEE 802.3, zlib and the UEFI specification compute it (reflected polynomial
  * 0xEDB88320, initial value and final XOR 0xFFFFFFFF): the GPT header and entry-array CRCs
- * (UEFI 2.10, 5.3.2 "GPT Header"), and the record stream's frames. Bitwise, no table: small
- * and freestanding; crc32_update chains pieces.
+ * (UEFI 2.10, 5.3.2 "GPT Header"), and the record stream's frames. Slicing-by-8 tables (8 KiB,
+ * built on first use); crc32_update chains pieces.
  */
 #ifndef LIB_CRC32_H
 #define LIB_CRC32_H

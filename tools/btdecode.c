@@ -271,30 +271,37 @@ static int btdecode_stream(FILE *in, const char *name)
 		out_records = stdout;
 	if (!out_problems)
 		out_problems = stderr;
-	static char buf[LINE_MAX_LEN];
-	size_t n = 0;
-	int ch;
+	static char buf[LINE_MAX_LEN], chunk[1 << 16];
+	size_t n = 0, got;
 	bool too_long = false;
 	/* Lines of any length and any bytes (NULs too): a line longer than a frame can be is
-	 * cut and counted, never overruns the buffer. */
-	while ((ch = getc(in)) != EOF) {
-		if (ch != '\n') {
-			if (n + 1 < sizeof(buf))
-				buf[n++] = ch ? (char)ch : ' ';
-			else
+	 * cut and counted, never overruns the buffer. Read in chunks, lines found with memchr. */
+	while ((got = fread(chunk, 1, sizeof(chunk), in)) > 0) {
+		for (char *p = chunk, *end = chunk + got; p < end;) {
+			char *nl = memchr(p, '\n', (size_t)(end - p));
+			size_t take = (size_t)((nl ? nl : end) - p);
+			if (take > sizeof(buf) - 1 - n) {
+				take = sizeof(buf) - 1 - n;
 				too_long = true;
-			continue;
+			}
+			memcpy(buf + n, p, take);
+			for (char *z = buf + n; (z = memchr(z, 0, (size_t)(buf + n + take - z)));)
+				*z = ' ';
+			n += take;
+			if (!nl)
+				break;
+			p = nl + 1;
+			line_no++;
+			buf[n] = 0;
+			if (too_long && strstr(buf, BT_TEXT_PREFIX)) {
+				problem("a line too long for a frame: damaged");
+				bad_lines++;
+			} else if (!too_long) {
+				line(buf, n);
+			}
+			n = 0;
+			too_long = false;
 		}
-		line_no++;
-		buf[n] = 0;
-		if (too_long && strstr(buf, BT_TEXT_PREFIX)) {
-			problem("a line too long for a frame: damaged");
-			bad_lines++;
-		} else if (!too_long) {
-			line(buf, n);
-		}
-		n = 0;
-		too_long = false;
 	}
 	if (n) {
 		line_no++;
