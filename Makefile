@@ -215,19 +215,24 @@ $(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/crc32.c lib/string.c $(HOST_HDRS) 
 	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)
 
 # ---- host: the stream decoder (tools/, README "Records off the machine") -----------------------
-$(BUILD)/btdecode: tools/btdecode.c lib/stream.c lib/crc32.c lib/string.c $(HOST_HDRS) | deps
+BTDECODE_SRCS := tools/btdecode.c tools/bt_views.c tools/bt_stats.c tools/bt_calls.c \
+	tools/bt_symbols.c lib/stream.c lib/crc32.c lib/string.c lib/x86_decode.c \
+	lib/x86_decode_tables.c
+BTDECODE_LIBS := -ldw -lelf
+$(BUILD)/btdecode: $(BTDECODE_SRCS) tools/btdecode.h $(HOST_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
-	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)
+	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^) $(BTDECODE_LIBS)
 
 # ---- host: the decoder's fuzzer (clang's libFuzzer, ASan, UBSan; tests/fuzz) ------------------
 FUZZ_CFLAGS := $(CSTD) $(WARN) -O1 -g -I. -DBT_HOST -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
-$(BUILD)/fuzz_btdecode: tests/fuzz/fuzz_btdecode.c tools/btdecode.c lib/stream.c lib/crc32.c \
-		lib/string.c $(HOST_HDRS) | deps
+$(BUILD)/fuzz_btdecode: tests/fuzz/fuzz_btdecode.c $(BTDECODE_SRCS) tools/btdecode.h \
+		$(HOST_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  FUZZ    $@")
-	$(Q)clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_btdecode.c lib/stream.c lib/crc32.c lib/string.c
+	$(Q)clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_btdecode.c \
+		$(filter-out tools/btdecode.c,$(BTDECODE_SRCS)) $(BTDECODE_LIBS)
 
 # make fuzz: a longer run (FUZZ_SECONDS, default 300), new inputs kept in build/fuzz-corpus.
 FUZZ_SECONDS ?= 300

@@ -357,6 +357,8 @@ void arch_report_machine(workload_print_fn put);
 unsigned arch_report_oddities(workload_print_fn put);
 /* stream=text: the record stream's HEADER frame (lib/stream.h), from the boot CPU. */
 void arch_trace_stream_header(void);
+/* Another HEADER frame, of the run's own "key=value" strings (options, program). */
+void arch_trace_stream_pairs(const char *const *pairs, unsigned n);
 uint64_t arch_timestamp(void); /* TSC */
 
 void arch_set_exit_mode(enum exit_mode mode);

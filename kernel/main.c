@@ -265,6 +265,7 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	if (opts.ss.n)
 		tally_add(&t, sstrace_run(&opts.ss, &opts) ? RUN_PASS : RUN_FAIL);
 	if (opts.trace.n) {
+		tracing_given_options(bi->options, bi->config);
 		enum trace_outcome out = tracing_run(&opts, &sum);
 		tally_add(&t, out == TRACE_FAILED    ? RUN_FAIL
 			      : out == TRACE_SKIPPED ? RUN_SKIP

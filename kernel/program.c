@@ -5,6 +5,9 @@
 #include "kernel/options.h"
 #include "lib/elf_sym.h"
 #include "lib/fmt.h"
+#include "lib/string.h"
+
+static char loaded_path[BOOT_PROGRAM_PATH_MAX]; /* the checked program's path */
 
 static enum run_status refuse(const struct boot_info *bi, const char *why)
 {
@@ -40,6 +43,8 @@ enum run_status program_check(const struct boot_info *bi, struct elf_user_image 
 			    sizeof(why)))
 		return refuse(bi, why);
 	*present = true;
+	memcpy(loaded_path, bi->program_path, sizeof(loaded_path));
+	loaded_path[sizeof(loaded_path) - 1] = 0;
 	kprintf("program '%s': %lu bytes, static x86-64 ELF%s, %u segments in [%#lx, %#lx), entry "
 		"%#lx, %lu pages\n",
 		bi->program_path, (unsigned long)bi->program_size,
@@ -162,4 +167,23 @@ WORKLOAD_SECTION uint64_t program_workload(uint64_t arg)
 {
 	(void)arg;
 	return is_loaded ? arch_user_enter(loaded.entry, PROGRAM_STACK_TOP, program_arg) : 0;
+}
+
+unsigned program_stream_pairs(char (*pair)[PROGRAM_PAIR_MAX])
+{
+	if (!is_loaded)
+		return 0;
+	unsigned n = 0;
+	fmt_snprintf(pair[n++], PROGRAM_PAIR_MAX, "program=%s", loaded_path);
+	const uint8_t *id;
+	uint32_t len;
+	if (elf_find_build_id(&loaded.elf, 64, &id, &len) == ELF_OK) {
+		size_t pos = (size_t)fmt_snprintf(pair[n], PROGRAM_PAIR_MAX, "program-build-id=");
+		for (uint32_t i = 0; i < len && pos + 3 <= PROGRAM_PAIR_MAX; i++)
+			pos += (size_t)fmt_snprintf(pair[n] + pos, PROGRAM_PAIR_MAX - pos, "%02x",
+						    id[i]);
+		n++;
+	}
+	fmt_snprintf(pair[n++], PROGRAM_PAIR_MAX, "program-bias=%#lx", (unsigned long)loaded.bias);
+	return n;
 }

@@ -35,6 +35,11 @@ bool program_load(const struct elf_user_image *img, const struct kernel_options 
 void program_reset(void);
 uint64_t program_workload(uint64_t arg);
 void program_done(workload_print_fn print);
+/* The record stream's HEADER pairs for the program: "program=PATH", "program-build-id=HEX"
+ * (when it has one) and "program-bias=0x..." (0 unless a PIE was placed), written into
+ * pair[0..2] (each PROGRAM_PAIR_MAX bytes); their count, 0 without a program. */
+#define PROGRAM_PAIR_MAX 160
+unsigned program_stream_pairs(char (*pair)[PROGRAM_PAIR_MAX]);
 /* Whether a traced run of the program faulted or was stopped by the watchdog (the boot then
  * ends with status 2, bad input). */
 bool program_ended_badly(void);

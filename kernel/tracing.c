@@ -4,6 +4,7 @@
 #include "kernel/options.h"
 #include "kernel/workloads.h"
 #include "kernel/console.h"
+#include "kernel/program.h"
 #include "lib/fmt.h"
 
 struct trace_ctx {
@@ -76,13 +77,74 @@ static bool trace_one(const struct workload *w, void *ctx)
 	return out != TRACE_FAILED;
 }
 
+static const char *given_options, *given_config;
+
+void tracing_given_options(const char *load_options, const char *config)
+{
+	given_options = load_options;
+	given_config = config;
+}
+
+/* "key=" and the text's settings: '#' comments dropped, runs of blanks and line ends as one
+ * space, cut at size with "..." (the HEADER frame has room for about two such pairs). */
+#define STREAM_OPTIONS_MAX 224
+static bool flatten(char *out, size_t size, const char *key, const char *text)
+{
+	size_t n = (size_t)fmt_snprintf(out, size, "%s", key), start = n;
+	bool comment = false, space = false;
+	for (; text && *text && n + 4 < size; text++) {
+		char ch = *text;
+		if (ch == '\n' || ch == '\r')
+			comment = false;
+		if (ch == '#')
+			comment = true;
+		if (comment)
+			continue;
+		if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch < ' ') {
+			space = n > start;
+			continue;
+		}
+		if (space)
+			out[n++] = ' ';
+		space = false;
+		out[n++] = ch;
+	}
+	if (text && *text && !comment)
+		n += (size_t)fmt_snprintf(out + n, size - n, "...");
+	out[n] = 0;
+	return n > start;
+}
+
+/* The run's own HEADER frames: what it was asked (options), and the program it traces (its
+ * build id and where it was placed: btdecode --program finds its symbols by them). */
+static void stream_run_header(void)
+{
+	static char opt[STREAM_OPTIONS_MAX], cfg[STREAM_OPTIONS_MAX];
+	static char prog[3][PROGRAM_PAIR_MAX];
+	const char *pairs[3];
+	unsigned n = 0;
+	if (flatten(opt, sizeof(opt), "options=", given_options))
+		pairs[n++] = opt;
+	if (flatten(cfg, sizeof(cfg), "config=", given_config))
+		pairs[n++] = cfg;
+	if (n)
+		arch_trace_stream_pairs(pairs, n);
+	n = program_stream_pairs(prog);
+	for (unsigned i = 0; i < n; i++)
+		pairs[i] = prog[i];
+	if (n)
+		arch_trace_stream_pairs(pairs, n);
+}
+
 enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_summary *out)
 {
 	struct trace_ctx t = {.all = o};
 	static struct tracing_summary local;
 	struct tracing_summary *sum = out ? out : &local;
-	if (o->tr.stream == TRACE_STREAM_TEXT)
+	if (o->tr.stream == TRACE_STREAM_TEXT) {
 		arch_trace_stream_header();
+		stream_run_header();
+	}
 	sum->n = o->trace.n;
 	sum->model_allowed = o->spmu.n != 0;
 	sum->personalities[0] = 0;

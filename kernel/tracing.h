@@ -27,6 +27,9 @@ struct tracing_summary {
 /* Every listed facility, with each listed personality, over the selected workloads. Failed if
  * any capture failed; skipped if every one was skipped (or nothing was asked); else passed.
  * *sum (may be NULL) gets the summary table's rows. */
+/* The options as given (UEFI load options, the config file's text), for the record stream's
+ * HEADER (stream=text): "options=..." and "config=...", comments dropped, lines joined. */
+void tracing_given_options(const char *load_options, const char *config);
 enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_summary *sum);
 /* The table of sum's rows, a header line then one line per facility (sessions, self-checks,
  * where they ran), each through put: the run's summary and the hardware report print it. */

@@ -4,52 +4,50 @@
  * and rebuilds the records of the record stream (lib/stream.h) from its "@BT1 " lines, skipping
  * the human log around them. Every frame's CRC is checked; a damaged line, a missing frame (a
  * gap in a CPU's sequence numbers), a session without its end and a digest that does not match
- * are reported with the line they were found on. It never prints a record it did not decode.
+ * are reported with the line they were found on. It never gives a view a record it did not
+ * decode from an intact frame of its own session.
  *
- *   btdecode [--view text|verify|stats] [FILE]      (stdin without FILE)
+ *   btdecode [--view VIEW] [--elf KERNEL.elf] [--program FILE[@0xBIAS]] [FILE]
  *
- * text (default): the boot's "stream-header cpu=N key=value..." (kernel version and build id,
- * processor, microcode, TSC rate, CPUs), each session as "stream-begin FACILITY SESSION", its
- * records as the kernel
- * prints them ("bts FROM TO FLAGS[ leak]"), "stream-end ... records=N lost=L digest=ok"; the
- * problems on stderr. verify: only the problems and a summary. stats: per-CPU frames, sessions,
- * records and wire bytes per record. Exit status: 0 every frame intact and every session whole,
- * 1 something was damaged, missing or did not match, 2 bad usage or an unreadable input.
+ * The views (tools/bt_views.c, tools/bt_calls.c; README "Records off the machine"): text (the
+ * records as the kernel prints them, the default), verify, stats, json, perf, raw, folded,
+ * trace. Exit status: 0 every frame intact and every session whole, 1 something was damaged,
+ * missing or did not match, 2 bad usage or an unreadable input.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "lib/crc32.h"
 #include "lib/stream.h"
+#include "tools/btdecode.h"
 
 #define MAX_CPUS     256
 #define LINE_MAX_LEN (BT_TEXT_PREFIX_LEN + BT_TEXT_MAX + 64)
 #define WHY_MAX	     256
+#define MAX_PAIRS    64
 #define EXIT_DAMAGED 1
 #define EXIT_USAGE   2
-
-enum view { VIEW_TEXT, VIEW_VERIFY, VIEW_STATS };
 
 struct cpu_state {
 	bool seen;
 	uint32_t next_seq;
 	bool in_session;
 	char facility[BT_NAME_MAX], name[BT_NAME_MAX];
-	uint64_t records; /* of the open session */
+	struct bt_session s; /* the open session, as the views see it */
 	uint32_t digest;
-	uint32_t session; /* the open session's number (its BEGIN's frame number) */
 	/* totals */
 	uint64_t frames, sessions, all_records, wire_bytes, missing_frames;
 };
 
 static struct cpu_state cpus[MAX_CPUS];
-static enum view view = VIEW_TEXT;
+static const struct bt_view *view = &bt_view_text;
 static uint64_t problems, bad_lines, line_no;
-static FILE *out_records, *out_problems; /* stdout, stderr (the fuzzer: /dev/null) */
+FILE *out_records, *out_problems;
 
 static void problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void problem(const char *fmt, ...)
@@ -77,42 +75,11 @@ static void collect_lbr(void *ctx, const struct bt_lbr *e)
 		fr->l[fr->n++] = *e;
 }
 
-static void print_lbr(struct cpu_state *c, const struct bt_lbr *e)
-{
-	c->records++;
-	c->all_records++;
-	c->digest = bt_digest_lbr(c->digest, e);
-	if (view == VIEW_TEXT)
-		fprintf(out_records,
-			"lbr %" PRIu32 " %#" PRIx64 " %#" PRIx64 " cycles=%" PRIu32
-			"%s mispred=%d br_type=%d%s%s\n",
-			e->index, e->from, e->to, e->cycles, e->cycles_valid ? "" : "(n/a)",
-			e->mispred_valid ? e->mispred : -1, e->br_type, e->in_tx ? " in_tx" : "",
-			e->abort ? " abort" : "");
-}
-
 static void collect(void *ctx, const struct bt_bts *r)
 {
 	struct frame_records *fr = ctx;
 	if (fr->n < BT_PAYLOAD_MAX)
 		fr->r[fr->n++] = *r;
-}
-
-static void print_record(struct cpu_state *c, const struct bt_bts *r)
-{
-	c->records++;
-	c->all_records++;
-	c->digest = bt_digest(c->digest, r);
-	if (view == VIEW_TEXT)
-		fprintf(out_records, "bts %#" PRIx64 " %#" PRIx64 " %#" PRIx64 "%s\n", r->from,
-			r->to, r->flags, r->leak ? " leak" : "");
-}
-
-static void print_pair(void *ctx, const char *pair)
-{
-	(void)ctx;
-	if (view == VIEW_TEXT)
-		fprintf(out_records, " %s", pair);
 }
 
 static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame *f)
@@ -124,26 +91,26 @@ static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame
 		problem("cpu %u: malformed END frame", cpu);
 		return;
 	}
-	if (!c->in_session || session != c->session) {
+	if (!c->in_session || session != c->s.number) {
 		problem("cpu %u: END of session %" PRIu32 " whose BEGIN is missing (%" PRIu64
 			" records)",
 			cpu, session, records);
 		return;
 	}
 	const char *verdict = "ok";
-	if (c->records != records) {
+	if (c->s.records != records) {
 		verdict = "incomplete";
 		problem("cpu %u: %s %s: %" PRIu64 " of %" PRIu64 " records decoded", cpu,
-			c->facility, c->name, c->records, records);
+			c->facility, c->name, c->s.records, records);
 	} else if (c->digest != digest) {
 		verdict = "mismatch";
 		problem("cpu %u: %s %s: the records' digest %08x is not the kernel's %08x", cpu,
 			c->facility, c->name, c->digest, digest);
 	}
-	if (view == VIEW_TEXT)
-		fprintf(out_records,
-			"stream-end %s %s records=%" PRIu64 " lost=%" PRIu64 " digest=%s%s%s\n",
-			c->facility, c->name, records, lost, verdict, *why ? " why=" : "", why);
+	if (view->end)
+		view->end(&c->s,
+			  &(struct bt_session_end){
+			      .records = records, .lost = lost, .verdict = verdict, .why = why});
 	c->in_session = false;
 }
 
@@ -160,7 +127,7 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 	if (n < 0)
 		problem("cpu %u: malformed records in frame %" PRIu32 "%s", f->cpu, f->seq,
 			fr.n ? ": the session will be incomplete" : "");
-	if (!c->in_session || session != c->session) {
+	if (!c->in_session || session != c->s.number) {
 		problem("cpu %u: %u records of session %" PRIu32
 			" whose BEGIN is missing: not shown",
 			f->cpu, fr.n, session);
@@ -169,11 +136,46 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 	if (n < 0)
 		return; /* a frame whose CRC held but whose records do not parse: none shown */
 	for (unsigned i = 0; i < fr.n; i++) {
-		if (lbr)
-			print_lbr(c, &fr.l[i]);
-		else
-			print_record(c, &fr.r[i]);
+		if (lbr) {
+			c->digest = bt_digest_lbr(c->digest, &fr.l[i]);
+			if (view->lbr)
+				view->lbr(&c->s, &fr.l[i]);
+		} else {
+			c->digest = bt_digest(c->digest, &fr.r[i]);
+			if (view->bts)
+				view->bts(&c->s, &fr.r[i]);
+		}
+		c->s.records++;
 	}
+	c->all_records += fr.n;
+}
+
+struct pair_list {
+	const char *p[MAX_PAIRS];
+	char text[BT_PAYLOAD_MAX + 1];
+	unsigned n, used;
+};
+
+static void keep_pair(void *ctx, const char *pair)
+{
+	struct pair_list *l = ctx;
+	size_t len = strlen(pair);
+	if (l->n == MAX_PAIRS || l->used + len + 1 > sizeof(l->text))
+		return;
+	memcpy(l->text + l->used, pair, len + 1);
+	l->p[l->n++] = l->text + l->used;
+	l->used += (unsigned)len + 1;
+	bt_sym_header_pair(pair);
+}
+
+static void header_frame(const struct bt_frame *f)
+{
+	static struct pair_list l;
+	l.n = l.used = 0;
+	if (bt_read_header(f, keep_pair, &l) < 0)
+		problem("cpu %u: malformed HEADER frame", f->cpu);
+	if (view->header)
+		view->header(f->cpu, l.p, l.n);
 }
 
 static void frame(const struct bt_frame *f)
@@ -200,6 +202,8 @@ static void frame(const struct bt_frame *f)
 	c->seen = true;
 	c->next_seq = f->seq + 1;
 	c->frames++;
+	if (view->frame)
+		view->frame(f, line_no);
 	switch (f->type) {
 	case BT_F_BEGIN:
 		if (c->in_session)
@@ -211,12 +215,12 @@ static void frame(const struct bt_frame *f)
 			return;
 		}
 		c->in_session = true;
-		c->session = f->seq;
-		c->records = 0;
+		c->s = (struct bt_session){
+		    .cpu = f->cpu, .number = f->seq, .facility = c->facility, .name = c->name};
 		c->digest = 0;
 		c->sessions++;
-		if (view == VIEW_TEXT)
-			fprintf(out_records, "stream-begin %s %s\n", c->facility, c->name);
+		if (view->begin)
+			view->begin(&c->s);
 		return;
 	case BT_F_BTS:
 	case BT_F_LBR:
@@ -226,12 +230,7 @@ static void frame(const struct bt_frame *f)
 		end_session(c, f->cpu, f);
 		return;
 	case BT_F_HEADER:
-		if (view == VIEW_TEXT)
-			fprintf(out_records, "stream-header cpu=%u", f->cpu);
-		if (bt_read_header(f, print_pair, NULL) < 0)
-			problem("cpu %u: malformed HEADER frame", f->cpu);
-		if (view == VIEW_TEXT)
-			fputc('\n', out_records);
+		header_frame(f);
 		return;
 	default:
 		problem("cpu %u: frame type %u unknown to format version %u; skipped", f->cpu,
@@ -266,11 +265,14 @@ static void line(char *s, size_t n)
 static int btdecode_stream(FILE *in, const char *name)
 {
 	memset(cpus, 0, sizeof(cpus));
+	bt_sym_reset();
 	problems = bad_lines = line_no = 0;
 	if (!out_records)
 		out_records = stdout;
 	if (!out_problems)
 		out_problems = stderr;
+	if (view->start)
+		view->start();
 	static char buf[LINE_MAX_LEN], chunk[1 << 16];
 	size_t n = 0, got;
 	bool too_long = false;
@@ -321,7 +323,7 @@ static int btdecode_stream(FILE *in, const char *name)
 		}
 		frames += s->frames;
 		records += s->all_records;
-		if (view == VIEW_STATS && s->seen)
+		if (view == &bt_view_stats && s->seen)
 			fprintf(
 			    out_records,
 			    "cpu %u: frames=%" PRIu64 " missing=%" PRIu64 " sessions=%" PRIu64
@@ -330,53 +332,113 @@ static int btdecode_stream(FILE *in, const char *name)
 			    s->wire_bytes,
 			    s->all_records ? (double)s->wire_bytes / (double)s->all_records : 0.0);
 	}
-	if (view != VIEW_TEXT || problems)
-		fprintf(view == VIEW_TEXT ? out_problems : out_records,
+	if (view->finish)
+		view->finish();
+	/* verify and stats say it always, on stdout; the record views only when something is
+	 * wrong, on stderr (their stdout is for their consumers) */
+	bool summary_view = view == &bt_view_verify || view == &bt_view_stats;
+	if (summary_view || problems)
+		fprintf(summary_view ? out_records : out_problems,
 			"btdecode: %" PRIu64 " frames, %" PRIu64 " records, %" PRIu64
 			" problems (%" PRIu64 " damaged lines)\n",
 			frames, records, problems, bad_lines);
+	fflush(out_records);
 	return problems ? EXIT_DAMAGED : 0;
 }
 
 #ifndef BTDECODE_NO_MAIN
-static int usage(void)
+static void usage(FILE *to)
 {
-	fprintf(stderr, "usage: btdecode [--view text|verify|stats] [FILE]\n"
-			"  views: text (the records, as the kernel prints them), verify (only the "
-			"problems), stats\n");
-	return EXIT_USAGE;
+	fprintf(to, "usage: btdecode [--view VIEW] [--elf KERNEL.elf] [--program FILE[@0xBIAS]] "
+		    "[FILE]\n  reads FILE (or stdin, or -) and checks every frame; views:\n");
+	for (unsigned i = 0; bt_views[i]; i++)
+		fprintf(to, "    %-7s %s\n", bt_views[i]->name, bt_views[i]->about);
+	fprintf(to,
+		"  --elf: the kernel's ELF (default: kernel.elf beside btdecode, when its build "
+		"id is the capture's)\n  --program: a user program's ELF; @0xBIAS where a "
+		"static PIE was placed (default: the capture's program-bias)\n"
+		"  exit status: 0 intact, 1 damaged or incomplete, 2 bad usage\n");
+}
+
+/* FILE[@0xBIAS] */
+static int program_arg(const char *arg)
+{
+	char path[4096];
+	const char *at = strrchr(arg, '@');
+	if (!at)
+		return bt_sym_program(arg, false, 0);
+	char *end;
+	errno = 0;
+	unsigned long long bias = strtoull(at + 1, &end, 16);
+	if (strncmp(at + 1, "0x", 2) || *end || errno || (size_t)(at - arg) >= sizeof(path)) {
+		fprintf(stderr, "btdecode: --program '%s': accepted: FILE or FILE@0xBIAS\n", arg);
+		return -1;
+	}
+	memcpy(path, arg, (size_t)(at - arg));
+	path[at - arg] = 0;
+	return bt_sym_program(path, true, bias);
+}
+
+/* kernel.elf beside the btdecode binary (build/), if there is one */
+static void default_kernel(void)
+{
+	char self[4096], path[4200];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return;
+	self[n] = 0;
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	snprintf(path, sizeof(path), "%s/kernel.elf", self);
+	if (access(path, R_OK) == 0)
+		bt_sym_kernel(path, false);
 }
 
 int main(int argc, char **argv)
 {
 	const char *path = NULL;
+	bool have_elf = false, have_program = false;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--view") == 0 && i + 1 < argc) {
+		const char *a = argv[i];
+		bool has_value = i + 1 < argc;
+		if (strcmp(a, "--view") == 0 && has_value) {
 			const char *v = argv[++i];
-			if (strcmp(v, "text") == 0)
-				view = VIEW_TEXT;
-			else if (strcmp(v, "verify") == 0)
-				view = VIEW_VERIFY;
-			else if (strcmp(v, "stats") == 0)
-				view = VIEW_STATS;
-			else {
-				fprintf(stderr,
-					"btdecode: --view '%s': accepted: text, verify, stats\n",
-					v);
+			view = bt_view_find(v);
+			if (!view) {
+				fprintf(stderr, "btdecode: --view '%s': accepted:", v);
+				for (unsigned k = 0; bt_views[k]; k++)
+					fprintf(stderr, " %s", bt_views[k]->name);
+				fputc('\n', stderr);
 				return EXIT_USAGE;
 			}
-		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			usage();
+		} else if (strcmp(a, "--elf") == 0 && has_value) {
+			if (bt_sym_kernel(argv[++i], true))
+				return EXIT_USAGE;
+			have_elf = true;
+		} else if (strcmp(a, "--program") == 0 && has_value) {
+			if (program_arg(argv[++i]))
+				return EXIT_USAGE;
+			have_program = true;
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage(stdout);
 			return 0;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "btdecode: unknown option '%s'\n", argv[i]);
-			return usage();
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "btdecode: unknown option '%s' (or its value is missing)\n",
+				a);
+			usage(stderr);
+			return EXIT_USAGE;
 		} else if (!path) {
-			path = argv[i];
+			path = a;
 		} else {
-			return usage();
+			usage(stderr);
+			return EXIT_USAGE;
 		}
 	}
+	bt_text_symbols(have_elf || have_program);
+	if (!have_elf && (view->symbols || have_program))
+		default_kernel();
 	FILE *in = path && strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!in) {
 		fprintf(stderr, "btdecode: %s: %s\n", path, strerror(errno));

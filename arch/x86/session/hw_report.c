@@ -230,6 +230,11 @@ unsigned arch_report_oddities(workload_print_fn put)
 
 /* The record stream's HEADER: what a decoder needs to know about the machine and the kernel
  * (the build id finds kernel.elf for symbols). */
+void arch_trace_stream_pairs(const char *const *pairs, unsigned n)
+{
+	trace_stream_header(pairs, n);
+}
+
 void arch_trace_stream_header(void)
 {
 	static char version[48], id[64], cpu[200], micro[40], tsc[40], cpus[24], link[200];

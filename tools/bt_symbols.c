@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * btdecode's symbols, from elfutils (libdwfl: elfutils' libdwfl.h): the kernel's ELF and user
+ * programs' ELFs as offline modules, each address named by its ELF's symbol table (function
+ * and offset) and line table (file:line), and each branch's kind decoded from the ELF's own
+ * code bytes (lib/x86_decode.c, the kernel's decoder, which tests/unit checks against objdump).
+ *
+ * A capture's HEADER names the kernel by build id (build-id=) and the program by build id and
+ * load bias (program-build-id=, program-bias=): an ELF whose build id is not the capture's is
+ * not used (an explicit --elf is said so on stderr), since its symbols would lie.
+ */
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tools/btdecode.h"
+
+#define MAX_MODULES  8
+#define BUILD_ID_HEX 41	  /* 20 bytes of SHA-1, the GNU linker's default */
+#define CACHE_SIZE   4096 /* direct-mapped, by address */
+
+struct module {
+	char *path;
+	bool is_kernel, must, has_bias, reported, refused;
+	uint64_t bias;
+	char build_id[2 * 64 + 1]; /* the ELF's, in hex */
+	Dwfl_Module *mod;
+	Elf *elf;
+	const uint8_t *raw;
+	size_t raw_size;
+	uint64_t dwbias; /* what libdwfl adds to the ELF's addresses */
+};
+
+static struct module modules[MAX_MODULES];
+static unsigned n_modules;
+static Dwfl *dwfl;
+static bool reported;
+static char header_kernel_id[BUILD_ID_HEX * 2], header_program_id[BUILD_ID_HEX * 2];
+static uint64_t header_program_bias;
+static bool header_has_bias;
+
+struct cache_entry {
+	uint64_t addr;
+	bool valid;
+	struct bt_sym sym;
+	int kind;
+};
+static struct cache_entry *cache;
+
+static const Dwfl_Callbacks callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+/* The GNU build id of an ELF file, in hex ("" if it has none): read with libelf. */
+static void read_build_id(const char *path, char *hex, size_t size)
+{
+	hex[0] = 0;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	size_t nph = 0;
+	if (e && elf_getphdrnum(e, &nph) == 0) {
+		for (size_t i = 0; i < nph && !hex[0]; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
+				continue;
+			Elf_Data *d =
+			    elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+			GElf_Nhdr nh;
+			size_t off = 0, name_off, desc_off;
+			while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+				if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+				    memcmp((char *)d->d_buf + name_off, "GNU", 4))
+					continue;
+				const uint8_t *id = (const uint8_t *)d->d_buf + desc_off;
+				for (size_t k = 0; k < nh.n_descsz && 2 * k + 2 < size; k++)
+					snprintf(hex + 2 * k, 3, "%02x", id[k]);
+				break;
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+}
+
+static struct module *add_module(const char *path)
+{
+	if (n_modules == MAX_MODULES) {
+		fprintf(stderr, "btdecode: more than %d ELF files\n", MAX_MODULES);
+		return NULL;
+	}
+	if (access(path, R_OK)) {
+		fprintf(stderr, "btdecode: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	struct module *m = &modules[n_modules++];
+	*m = (struct module){.path = strdup(path)};
+	read_build_id(path, m->build_id, sizeof(m->build_id));
+	return m;
+}
+
+int bt_sym_kernel(const char *path, bool must)
+{
+	for (unsigned i = 0; i < n_modules; i++)
+		if (modules[i].is_kernel)
+			modules[i].refused = true; /* a later --elf wins */
+	struct module *m = add_module(path);
+	if (!m)
+		return -1;
+	m->is_kernel = true;
+	m->must = must;
+	return 0;
+}
+
+int bt_sym_program(const char *path, bool has_bias, uint64_t bias)
+{
+	struct module *m = add_module(path);
+	if (!m)
+		return -1;
+	m->has_bias = has_bias;
+	m->bias = bias;
+	m->must = true;
+	return 0;
+}
+
+static void copy_value(char *to, size_t size, const char *value)
+{
+	snprintf(to, size, "%s", value);
+}
+
+void bt_sym_header_pair(const char *pair)
+{
+	if (!strncmp(pair, "build-id=", 9))
+		copy_value(header_kernel_id, sizeof(header_kernel_id), pair + 9);
+	else if (!strncmp(pair, "program-build-id=", 17))
+		copy_value(header_program_id, sizeof(header_program_id), pair + 17);
+	else if (!strncmp(pair, "program-bias=", 13)) {
+		header_program_bias = strtoull(pair + 13, NULL, 16);
+		header_has_bias = true;
+	} else
+		return;
+	reported = false; /* a new header (another boot): the modules are checked again */
+}
+
+/* Whether the module's ELF is the one the capture names (nothing named: trusted). */
+static bool matches(struct module *m)
+{
+	const char *want = m->is_kernel ? header_kernel_id : header_program_id;
+	if (!*want || !strcmp(want, m->build_id))
+		return true;
+	if (m->must)
+		fprintf(stderr,
+			"btdecode: %s: its build id %s is not the capture's %s: its symbols are "
+			"not used\n",
+			m->path, *m->build_id ? m->build_id : "(none)", want);
+	return false;
+}
+
+static void report_all(void)
+{
+	reported = true;
+	if (!dwfl) {
+		elf_version(EV_CURRENT);
+		dwfl = dwfl_begin(&callbacks);
+		if (!dwfl)
+			return;
+	}
+	dwfl_report_begin(dwfl);
+	for (unsigned i = 0; i < n_modules; i++) {
+		struct module *m = &modules[i];
+		m->mod = NULL;
+		if (m->refused || !matches(m))
+			continue;
+		uint64_t base = m->has_bias ? m->bias : (header_has_bias ? header_program_bias : 0);
+		if (m->is_kernel)
+			base = 0;
+		m->mod = dwfl_report_elf(dwfl, m->path, m->path, -1, base, false);
+		if (!m->mod) {
+			fprintf(stderr, "btdecode: %s: %s\n", m->path, dwfl_errmsg(-1));
+			continue;
+		}
+		GElf_Addr b = 0;
+		m->elf = dwfl_module_getelf(m->mod, &b);
+		m->dwbias = b;
+		m->raw = m->elf ? (const uint8_t *)elf_rawfile(m->elf, &m->raw_size) : NULL;
+	}
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!cache)
+		cache = calloc(CACHE_SIZE, sizeof(*cache));
+	else
+		memset(cache, 0, CACHE_SIZE * sizeof(*cache));
+}
+
+static struct module *module_of(Dwfl_Module *dm)
+{
+	for (unsigned i = 0; i < n_modules; i++)
+		if (modules[i].mod == dm)
+			return &modules[i];
+	return NULL;
+}
+
+/* The code bytes at addr from an executable PT_LOAD of the module's file. */
+static size_t code_at(const struct module *m, uint64_t addr, const uint8_t **bytes)
+{
+	size_t nph = 0;
+	if (!m->elf || !m->raw || elf_getphdrnum(m->elf, &nph))
+		return 0;
+	uint64_t v = addr - m->dwbias;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X) || v < ph.p_vaddr || v - ph.p_vaddr >= ph.p_filesz)
+			continue;
+		uint64_t off = ph.p_offset + (v - ph.p_vaddr);
+		if (off >= m->raw_size)
+			return 0;
+		*bytes = m->raw + off;
+		uint64_t left = ph.p_filesz - (v - ph.p_vaddr);
+		if (left > m->raw_size - off)
+			left = m->raw_size - off;
+		return left;
+	}
+	return 0;
+}
+
+static struct cache_entry *lookup(uint64_t addr)
+{
+	if (!reported)
+		report_all();
+	if (!dwfl || !cache)
+		return NULL;
+	struct cache_entry *c = &cache[(addr ^ addr >> 12) % CACHE_SIZE];
+	if (c->valid && c->addr == addr)
+		return c;
+	*c = (struct cache_entry){.addr = addr, .valid = true, .kind = -1};
+	Dwfl_Module *dm = dwfl_addrmodule(dwfl, addr);
+	struct module *m = dm ? module_of(dm) : NULL;
+	if (!m)
+		return c;
+	c->sym.module = m->path;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	c->sym.func = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL);
+	c->sym.offset = off;
+	Dwfl_Line *l = dwfl_module_getsrc(dm, addr);
+	if (l)
+		c->sym.file = dwfl_lineinfo(l, NULL, &c->sym.line, NULL, NULL, NULL);
+	const uint8_t *bytes;
+	size_t n = code_at(m, addr, &bytes);
+	struct x86_insn insn;
+	if (n && x86_decode(bytes, n < X86_MAX_INSN_LENGTH ? n : X86_MAX_INSN_LENGTH, &insn) == 0)
+		c->kind = (int)insn.branch;
+	return c;
+}
+
+bool bt_sym_lookup(uint64_t addr, struct bt_sym *out)
+{
+	struct cache_entry *c = lookup(addr);
+	if (!c || !c->sym.module) {
+		*out = (struct bt_sym){0};
+		return false;
+	}
+	*out = c->sym;
+	return out->func != NULL;
+}
+
+const char *bt_sym_name(uint64_t addr, char *buf, size_t size)
+{
+	struct bt_sym s;
+	if (!bt_sym_lookup(addr, &s))
+		snprintf(buf, size, "%#" PRIx64, addr);
+	else if (s.offset)
+		snprintf(buf, size, "%s+%#" PRIx64, s.func, s.offset);
+	else
+		snprintf(buf, size, "%s", s.func);
+	return buf;
+}
+
+int bt_sym_branch_kind(uint64_t addr)
+{
+	struct cache_entry *c = lookup(addr);
+	return c ? c->kind : -1;
+}
+
+/* Arch LBR's LBR_INFO.BR_TYPE (SDM Vol. 3B, "Architectural Last Branch Records",
+ * table "IA32_LBR_x_INFO"): 0 COND, 1 NEAR_IND_JMP, 2 NEAR_REL_JMP, 3 NEAR_IND_CALL,
+ * 4 NEAR_REL_CALL, 5 NEAR_RET, 6-7 reserved, 8-15 OTHER_BRANCH. */
+#define BR_TYPE_OTHER_FIRST 8
+int bt_record_kind(uint64_t from, int br_type)
+{
+	int k = bt_sym_branch_kind(from);
+	if (k >= 0)
+		return k;
+	static const int arch[] = {X86_BR_JCC,	    X86_BR_JMP_IND,  X86_BR_JMP_REL,
+				   X86_BR_CALL_IND, X86_BR_CALL_REL, X86_BR_RET};
+	if (br_type >= 0 && br_type < (int)(sizeof(arch) / sizeof(arch[0])))
+		return arch[br_type];
+	if (br_type >= BR_TYPE_OTHER_FIRST)
+		return X86_BR_FAR_JMP; /* a far transfer of some kind */
+	return -1;
+}
+
+void bt_sym_for_each_exec(void (*fn)(const char *path, uint64_t start, uint64_t len, uint64_t pgoff,
+				     uint64_t bias))
+{
+	if (!reported)
+		report_all();
+	for (unsigned i = 0; i < n_modules; i++) {
+		struct module *m = &modules[i];
+		size_t nph = 0;
+		if (!m->mod || !m->elf || elf_getphdrnum(m->elf, &nph))
+			continue;
+		for (size_t k = 0; k < nph; k++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(m->elf, (int)k, &ph) && ph.p_type == PT_LOAD &&
+			    (ph.p_flags & PF_X))
+				fn(m->path, ph.p_vaddr + m->dwbias, ph.p_memsz, ph.p_offset,
+				   m->dwbias);
+		}
+	}
+}
+
+void bt_sym_reset(void)
+{
+	header_kernel_id[0] = header_program_id[0] = 0;
+	header_has_bias = false;
+	reported = false;
+}

@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * btdecode's record views (README "Records off the machine"):
+ *   text    the records as the kernel prints them (the oracle tests read this)
+ *   verify  nothing but the problems and a summary
+ *   stats   per CPU: frames, records, wire bytes; branch kinds, the hottest branches and the
+ *           mispredict rates where the records carry them
+ *   json    one JSON object per line: header, begin, bts, lbr, end; with symbols when an ELF
+ *           covers the address
+ *   perf    `perf script -F brstack`-style branch stacks that llvm-profgen reads (AutoFDO)
+ *   raw     every intact frame, field by field
+ * The call-stack views (folded, trace) are in bt_calls.c.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tools/btdecode.h"
+
+/* BTS record flags (SDM Vol. 3B, "Branch Trace Store (BTS)", Table 17-6 and the 64-bit BTS
+ * record format figure): bit 4 of the third quadword is "branch predicted". */
+#define BTS_FLAG_PREDICTED 0x10
+
+static void print_symbol(uint64_t addr)
+{
+	struct bt_sym s;
+	if (!bt_sym_lookup(addr, &s))
+		return;
+	fprintf(out_records, " <%s", s.func);
+	if (s.offset)
+		fprintf(out_records, "+%#" PRIx64, s.offset);
+	if (s.file)
+		fprintf(out_records, " %s:%d",
+			strrchr(s.file, '/') ? strrchr(s.file, '/') + 1 : s.file, s.line);
+	fputc('>', out_records);
+}
+
+/* ---- text ------------------------------------------------------------------------------- */
+
+static bool text_symbols; /* --elf or --program given: addresses get <function file:line> */
+
+void bt_text_symbols(bool on)
+{
+	text_symbols = on;
+}
+
+static void text_addr(uint64_t a)
+{
+	fprintf(out_records, " %#" PRIx64, a);
+	if (text_symbols)
+		print_symbol(a);
+}
+
+static void text_header(unsigned cpu, const char *const *pairs, unsigned n)
+{
+	fprintf(out_records, "stream-header cpu=%u", cpu);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(out_records, " %s", pairs[i]);
+	fputc('\n', out_records);
+}
+
+static void text_begin(const struct bt_session *s)
+{
+	fprintf(out_records, "stream-begin %s %s\n", s->facility, s->name);
+}
+
+static void text_bts(const struct bt_session *s, const struct bt_bts *r)
+{
+	(void)s;
+	fputs("bts", out_records);
+	text_addr(r->from);
+	text_addr(r->to);
+	fprintf(out_records, " %#" PRIx64 "%s\n", r->flags, r->leak ? " leak" : "");
+}
+
+static void text_lbr(const struct bt_session *s, const struct bt_lbr *e)
+{
+	(void)s;
+	fprintf(out_records, "lbr %" PRIu32, e->index);
+	text_addr(e->from);
+	text_addr(e->to);
+	fprintf(out_records, " cycles=%" PRIu32 "%s mispred=%d br_type=%d%s%s\n", e->cycles,
+		e->cycles_valid ? "" : "(n/a)", e->mispred_valid ? e->mispred : -1, e->br_type,
+		e->in_tx ? " in_tx" : "", e->abort ? " abort" : "");
+}
+
+static void text_end(const struct bt_session *s, const struct bt_session_end *e)
+{
+	fprintf(
+	    out_records, "stream-end %s %s records=%" PRIu64 " lost=%" PRIu64 " digest=%s%s%s\n",
+	    s->facility, s->name, e->records, e->lost, e->verdict, *e->why ? " why=" : "", e->why);
+}
+
+const struct bt_view bt_view_text = {
+    .name = "text",
+    .about = "the records as the kernel prints them (the default; symbols with --elf)",
+    .header = text_header,
+    .begin = text_begin,
+    .bts = text_bts,
+    .lbr = text_lbr,
+    .end = text_end,
+};
+
+const struct bt_view bt_view_verify = {
+    .name = "verify",
+    .about = "only the problems, and a summary",
+};
+
+/* ---- json ------------------------------------------------------------------------------- */
+
+void bt_json_str(const char *s)
+{
+	fputc('"', out_records);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(out_records, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			fprintf(out_records, "\\u%04x", ch);
+		else
+			fputc(ch, out_records);
+	}
+	fputc('"', out_records);
+}
+
+static void json_session(const char *type, const struct bt_session *s)
+{
+	fprintf(out_records, "{\"type\":\"%s\",\"cpu\":%u,\"session\":%" PRIu32, type, s->cpu,
+		s->number);
+}
+
+/* "NAME":"0x...", and the symbol's "NAME_sym":"f+0x3", "NAME_line":"file.c:12" */
+static void json_addr(const char *name, uint64_t a)
+{
+	fprintf(out_records, ",\"%s\":\"%#" PRIx64 "\"", name, a);
+	struct bt_sym s;
+	if (!bt_sym_lookup(a, &s))
+		return;
+	char buf[512];
+	fprintf(out_records, ",\"%s_sym\":", name);
+	bt_json_str(bt_sym_name(a, buf, sizeof(buf)));
+	if (s.file) {
+		snprintf(buf, sizeof(buf), "%s:%d", s.file, s.line);
+		fprintf(out_records, ",\"%s_line\":", name);
+		bt_json_str(buf);
+	}
+}
+
+static void json_kind(uint64_t from, int br_type)
+{
+	int k = bt_record_kind(from, br_type);
+	if (k >= 0)
+		fprintf(out_records, ",\"kind\":\"%s\"",
+			k == X86_BR_NONE ? "async" : x86_branch_name((enum x86_branch_kind)k));
+}
+
+static void json_header(unsigned cpu, const char *const *pairs, unsigned n)
+{
+	fprintf(out_records, "{\"type\":\"header\",\"cpu\":%u,\"pairs\":{", cpu);
+	for (unsigned i = 0; i < n; i++) {
+		const char *eq = strchr(pairs[i], '=');
+		char key[128];
+		size_t klen = eq ? (size_t)(eq - pairs[i]) : strlen(pairs[i]);
+		if (klen >= sizeof(key))
+			klen = sizeof(key) - 1;
+		memcpy(key, pairs[i], klen);
+		key[klen] = 0;
+		fputs(i ? "," : "", out_records);
+		bt_json_str(key);
+		fputc(':', out_records);
+		bt_json_str(eq ? eq + 1 : "");
+	}
+	fputs("}}\n", out_records);
+}
+
+static void json_begin(const struct bt_session *s)
+{
+	json_session("begin", s);
+	fputs(",\"facility\":", out_records);
+	bt_json_str(s->facility);
+	fputs(",\"name\":", out_records);
+	bt_json_str(s->name);
+	fputs("}\n", out_records);
+}
+
+static void json_bts(const struct bt_session *s, const struct bt_bts *r)
+{
+	json_session("bts", s);
+	fprintf(out_records, ",\"i\":%" PRIu64, s->records);
+	json_addr("from", r->from);
+	json_addr("to", r->to);
+	fprintf(out_records, ",\"flags\":\"%#" PRIx64 "\",\"predicted\":%s,\"leak\":%s", r->flags,
+		r->flags & BTS_FLAG_PREDICTED ? "true" : "false", r->leak ? "true" : "false");
+	json_kind(r->from, -1);
+	fputs("}\n", out_records);
+}
+
+static void json_lbr(const struct bt_session *s, const struct bt_lbr *e)
+{
+	json_session("lbr", s);
+	fprintf(out_records, ",\"i\":%" PRIu64 ",\"index\":%" PRIu32, s->records, e->index);
+	json_addr("from", e->from);
+	json_addr("to", e->to);
+	if (e->cycles_valid)
+		fprintf(out_records, ",\"cycles\":%" PRIu32, e->cycles);
+	if (e->mispred_valid)
+		fprintf(out_records, ",\"mispred\":%s", e->mispred ? "true" : "false");
+	if (e->br_type >= 0)
+		fprintf(out_records, ",\"br_type\":%d", e->br_type);
+	fprintf(out_records, ",\"in_tx\":%s,\"abort\":%s", e->in_tx ? "true" : "false",
+		e->abort ? "true" : "false");
+	json_kind(e->from, e->br_type);
+	fputs("}\n", out_records);
+}
+
+static void json_end(const struct bt_session *s, const struct bt_session_end *e)
+{
+	json_session("end", s);
+	fprintf(out_records,
+		",\"records\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"verdict\":", e->records, e->lost);
+	bt_json_str(e->verdict);
+	if (*e->why) {
+		fputs(",\"why\":", out_records);
+		bt_json_str(e->why);
+	}
+	fputs("}\n", out_records);
+}
+
+const struct bt_view bt_view_json = {
+    .name = "json",
+    .about = "JSON lines: header, begin, bts, lbr, end (addresses as \"0x...\" strings)",
+    .symbols = true,
+    .header = json_header,
+    .begin = json_begin,
+    .bts = json_bts,
+    .lbr = json_lbr,
+    .end = json_end,
+};
+
+/* ---- perf: branch stacks for llvm-profgen --------------------------------------------- */
+/*
+ * perf script's brstack field (Linux tools/perf/builtin-script.c, perf_sample__fprintf_brstack):
+ * "FROM/TO/M|P|-/X|-/A|-/CYCLES" per entry, newest first, separated by spaces. llvm-profgen
+ * (llvm/tools/llvm-profgen/PerfReader.cpp) takes a line starting " 0x" as an LBR-only sample,
+ * and "PERF_RECORD_MMAP2 PID/TID: [START(LEN) @ PGOFF ...]: r-xp PATH" as where a binary was
+ * loaded. An LBR snapshot is one sample. BTS has no snapshots: its records, oldest first, are
+ * cut into samples of PERF_WINDOW consecutive branches (as many as a large LBR holds), each
+ * written newest first; the straight-line code between two records of a sample is what
+ * llvm-profgen counts.
+ */
+#define PERF_WINDOW 32
+
+static struct {
+	uint64_t from[PERF_WINDOW], to[PERF_WINDOW];
+	char flag[PERF_WINDOW];
+	uint32_t cycles[PERF_WINDOW];
+	unsigned n;
+	uint32_t last_index;
+	bool mmaps_done;
+} perf;
+
+static void perf_mmap(const char *path, uint64_t start, uint64_t len, uint64_t pgoff, uint64_t bias)
+{
+	/* A module at its link address gets no event: llvm-profgen 14 masks a high p_vaddr
+	 * with a 32-bit page mask (ProfiledBinary's "preferred base" 0x1000 for 0x7e0000001000),
+	 * so an event with the true address would not match its own disassembly; without one
+	 * it takes the link address, which is where the code ran. */
+	if (!bias)
+		return;
+	fprintf(out_records,
+		"PERF_RECORD_MMAP2 1/1: [%#" PRIx64 "(%#" PRIx64 ") @ %#" PRIx64
+		" 08:04 0 0]: r-xp %s\n",
+		start, len, pgoff, path);
+}
+
+static void perf_flush(void)
+{
+	if (!perf.n)
+		return;
+	for (unsigned i = 0; i < perf.n; i++)
+		fprintf(out_records, " %#" PRIx64 "/%#" PRIx64 "/%c/-/-/%" PRIu32, perf.from[i],
+			perf.to[i], perf.flag[i], perf.cycles[i]);
+	fputc('\n', out_records);
+	perf.n = 0;
+}
+
+static void perf_start(void)
+{
+	perf.n = 0;
+	perf.mmaps_done = false;
+}
+
+/* The mmap events come before the first session: by then every HEADER frame (the program's
+ * bias is in the run's own) has been read. */
+static void perf_begin(const struct bt_session *s)
+{
+	(void)s;
+	if (!perf.mmaps_done)
+		bt_sym_for_each_exec(perf_mmap);
+	perf.mmaps_done = true;
+	perf.n = 0;
+}
+
+static void perf_bts(const struct bt_session *s, const struct bt_bts *r)
+{
+	(void)s;
+	/* newest first: the window is filled from its end */
+	unsigned i = PERF_WINDOW - 1 - perf.n;
+	perf.from[i] = r->from;
+	perf.to[i] = r->to;
+	perf.flag[i] = r->flags & BTS_FLAG_PREDICTED ? 'P' : '-';
+	perf.cycles[i] = 0;
+	if (++perf.n == PERF_WINDOW)
+		perf_flush();
+}
+
+static void perf_end_bts_window(void)
+{
+	/* a partial window: move it to the front, then print it */
+	if (perf.n && perf.n < PERF_WINDOW) {
+		unsigned first = PERF_WINDOW - perf.n;
+		memmove(perf.from, perf.from + first, perf.n * sizeof(perf.from[0]));
+		memmove(perf.to, perf.to + first, perf.n * sizeof(perf.to[0]));
+		memmove(perf.flag, perf.flag + first, perf.n);
+		memmove(perf.cycles, perf.cycles + first, perf.n * sizeof(perf.cycles[0]));
+	}
+	perf_flush();
+}
+
+static void perf_lbr(const struct bt_session *s, const struct bt_lbr *e)
+{
+	/* a snapshot is delivered newest first with rising indexes: a new one starts where the
+	 * index does not rise */
+	if (perf.n && (e->index <= perf.last_index || perf.n == PERF_WINDOW))
+		perf_flush();
+	(void)s;
+	perf.last_index = e->index;
+	perf.from[perf.n] = e->from;
+	perf.to[perf.n] = e->to;
+	perf.flag[perf.n] = e->mispred_valid ? (e->mispred ? 'M' : 'P') : '-';
+	perf.cycles[perf.n] = e->cycles_valid ? e->cycles : 0;
+	perf.n++;
+}
+
+static void perf_end(const struct bt_session *s, const struct bt_session_end *e)
+{
+	(void)e;
+	if (!strcmp(s->facility, "lbr"))
+		perf_flush();
+	else
+		perf_end_bts_window();
+}
+
+const struct bt_view bt_view_perf = {
+    .name = "perf",
+    .about = "perf script branch stacks (FROM/TO/P/-/-/CYCLES) for llvm-profgen",
+    .symbols = true,
+    .start = perf_start,
+    .begin = perf_begin,
+    .bts = perf_bts,
+    .lbr = perf_lbr,
+    .end = perf_end,
+};
+
+/* ---- raw: every frame, field by field --------------------------------------------------- */
+
+static const char *frame_type_name(unsigned t)
+{
+	switch (t) {
+	case BT_F_BEGIN:
+		return "BEGIN";
+	case BT_F_BTS:
+		return "BTS";
+	case BT_F_END:
+		return "END";
+	case BT_F_HEADER:
+		return "HEADER";
+	case BT_F_LBR:
+		return "LBR";
+	}
+	return "unknown";
+}
+
+static void raw_pair(void *ctx, const char *pair)
+{
+	(void)ctx;
+	fprintf(out_records, "  pair %s\n", pair);
+}
+
+static void raw_bts(void *ctx, const struct bt_bts *r)
+{
+	unsigned *i = ctx;
+	fprintf(out_records,
+		"  bts[%u] from=%#" PRIx64 " to=%#" PRIx64 " flags=%#" PRIx64 " leak=%d\n", (*i)++,
+		r->from, r->to, r->flags, r->leak);
+}
+
+static void raw_lbr(void *ctx, const struct bt_lbr *e)
+{
+	unsigned *i = ctx;
+	fprintf(out_records,
+		"  lbr[%u] index=%" PRIu32 " from=%#" PRIx64 " to=%#" PRIx64 " cycles=%" PRIu32
+		" cycles_valid=%d mispred_valid=%d mispred=%d in_tx=%d "
+		"abort=%d br_type=%d\n",
+		(*i)++, e->index, e->from, e->to, e->cycles, e->cycles_valid, e->mispred_valid,
+		e->mispred, e->in_tx, e->abort, e->br_type);
+}
+
+static void raw_frame(const struct bt_frame *f, uint64_t line)
+{
+	fprintf(out_records, "frame line=%" PRIu64 " cpu=%u seq=%" PRIu32 " type=%u(%s) len=%u\n",
+		line, f->cpu, f->seq, f->type, frame_type_name(f->type), f->len);
+	uint32_t session = 0;
+	unsigned i = 0;
+	switch (f->type) {
+	case BT_F_HEADER:
+		bt_read_header(f, raw_pair, NULL);
+		return;
+	case BT_F_BEGIN: {
+		char fac[BT_NAME_MAX], name[BT_NAME_MAX];
+		if (!bt_read_begin(f, fac, name))
+			fprintf(out_records, "  facility=%s session-name=%s\n", fac, name);
+		return;
+	}
+	case BT_F_BTS:
+		if (bt_read_bts(f, &session, raw_bts, &i) >= 0 || i)
+			fprintf(out_records, "  session=%" PRIu32 " records=%u\n", session, i);
+		return;
+	case BT_F_LBR:
+		if (bt_read_lbr(f, &session, raw_lbr, &i) >= 0 || i)
+			fprintf(out_records, "  session=%" PRIu32 " entries=%u\n", session, i);
+		return;
+	case BT_F_END: {
+		uint64_t records, lost;
+		uint32_t digest;
+		char why[256];
+		if (!bt_read_end(f, &session, &records, &lost, &digest, why, sizeof(why)))
+			fprintf(out_records,
+				"  session=%" PRIu32 " records=%" PRIu64 " lost=%" PRIu64
+				" digest=%08x why=%s\n",
+				session, records, lost, digest, why);
+		return;
+	}
+	}
+}
+
+const struct bt_view bt_view_raw = {
+    .name = "raw",
+    .about = "every intact frame, field by field",
+    .frame = raw_frame,
+};
+
+/* ---- the list ----------------------------------------------------------------------------- */
+
+const struct bt_view *const bt_views[] = {
+    &bt_view_text, &bt_view_verify, &bt_view_stats, &bt_view_json, &bt_view_perf,
+    &bt_view_raw,  &bt_view_folded, &bt_view_trace, NULL,
+};
+
+const struct bt_view *bt_view_find(const char *name)
+{
+	for (unsigned i = 0; bt_views[i]; i++)
+		if (!strcmp(bt_views[i]->name, name))
+			return bt_views[i];
+	return NULL;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * btdecode's parts: the stream reader (btdecode.c: lines, frames, CRCs, sessions, digests), the
+ * views it feeds (bt_views.c: text, json, perf, raw, stats; bt_calls.c: folded stacks and
+ * Chrome trace events rebuilt from the branches) and the symbols (bt_symbols.c: elfutils).
+ * The reader gives a view only what it decoded from an intact frame of an open session.
+ */
+#ifndef TOOLS_BTDECODE_H
+#define TOOLS_BTDECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "lib/stream.h"
+#include "lib/x86_decode.h"
+
+/* The session a record belongs to, as the reader knows it. */
+struct bt_session {
+	unsigned cpu;
+	uint32_t number; /* its BEGIN's frame number */
+	const char *facility, *name;
+	uint64_t records; /* records so far (the next record's index) */
+};
+
+/* How a session ended: END's fields and the reader's verdict ("ok", "incomplete", ...). */
+struct bt_session_end {
+	uint64_t records, lost;
+	const char *verdict, *why;
+};
+
+/* A view: each hook may be NULL. */
+struct bt_view {
+	const char *name;
+	const char *about;   /* one line for the usage text */
+	bool symbols;	     /* it names functions: the kernel's ELF is looked for by default */
+	void (*start)(void); /* a capture begins: forget the last one */
+	void (*header)(unsigned cpu, const char *const *pairs, unsigned n);
+	void (*begin)(const struct bt_session *s);
+	void (*bts)(const struct bt_session *s, const struct bt_bts *r);
+	void (*lbr)(const struct bt_session *s, const struct bt_lbr *e);
+	void (*end)(const struct bt_session *s, const struct bt_session_end *e);
+	void (*frame)(const struct bt_frame *f, uint64_t line); /* every intact frame */
+	void (*finish)(void);
+};
+
+extern FILE *out_records, *out_problems; /* stdout and stderr (the fuzzer: /dev/null) */
+
+/* The views, NULL-terminated (bt_views.c, bt_calls.c). */
+extern const struct bt_view bt_view_text, bt_view_verify, bt_view_stats, bt_view_json, bt_view_perf,
+    bt_view_raw, bt_view_folded, bt_view_trace;
+const struct bt_view *bt_view_find(const char *name);
+extern const struct bt_view *const bt_views[];
+
+/* A JSON string of s, quotes and escapes included, to out_records (bt_views.c). */
+void bt_json_str(const char *s);
+/* The text view names each address (--elf or --program given). */
+void bt_text_symbols(bool on);
+
+/* ---- symbols (bt_symbols.c) ------------------------------------------------------------- */
+
+/* Where an address is: in which ELF, which function and line. Strings live as long as the
+ * symbol tables; func NULL when no symbol covers the address, file NULL without line data. */
+struct bt_sym {
+	const char *module, *func, *file;
+	uint64_t offset; /* from func's start */
+	int line;
+};
+
+/* The kernel's ELF (--elf): checked against the capture's build-id when its HEADER comes;
+ * `must` false for the default one (used only if its build id matches). 0, or -1 with a
+ * message on stderr. */
+int bt_sym_kernel(const char *path, bool must);
+/* A user program's ELF (--program FILE[@BIAS]): has_bias false takes the capture's
+ * program-bias (else 0). 0 or -1. */
+int bt_sym_program(const char *path, bool has_bias, uint64_t bias);
+/* A HEADER pair: build ids and the program's bias are checked and taken here. */
+void bt_sym_header_pair(const char *pair);
+bool bt_sym_lookup(uint64_t addr, struct bt_sym *out);
+/* "func+0xOFF" (or "0xADDR"), into buf. */
+const char *bt_sym_name(uint64_t addr, char *buf, size_t size);
+/* The kind of branch the instruction at addr can make, decoded from the ELF's bytes; -1 when
+ * no ELF holds code there (or it does not decode). */
+int bt_sym_branch_kind(uint64_t addr);
+/* The modules in use, for perf's mmap events: fn(path, start, len, pgoff, bias) per executable
+ * PT_LOAD segment. */
+void bt_sym_for_each_exec(void (*fn)(const char *path, uint64_t start, uint64_t len, uint64_t pgoff,
+				     uint64_t bias));
+void bt_sym_reset(void);
+
+/* The branch kind of a record: from the ELF, else from an Arch LBR BR_TYPE (br_type >= 0),
+ * else -1. An instruction that cannot branch (X86_BR_NONE) means an interrupt or exception
+ * was delivered there. */
+int bt_record_kind(uint64_t from, int br_type);
+
+#endif
