@@ -239,6 +239,7 @@ FUZZ_SECONDS ?= 300
 fuzz: $(BUILD)/fuzz_btdecode
 	@mkdir -p $(BUILD)/fuzz-corpus
 	$(Q)$(BUILD)/fuzz_btdecode -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+		-artifact_prefix=$(BUILD)/ \
 		$(BUILD)/fuzz-corpus tests/fuzz/corpus/btdecode
 
 # ---- host unit tests ---------------------------------------------------------------------------

@@ -312,6 +312,8 @@ static void folded_finish(void)
 	for (size_t i = 0; i < fold_slots; i++)
 		if (folds[i].stack)
 			folds[n++] = folds[i];
+	if (!n)
+		return;
 	qsort(folds, n, sizeof(*folds), by_stack);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out_records, "%s %" PRIu64 "\n", folds[i].stack, folds[i].count);

@@ -142,7 +142,8 @@ static void stats_finish(void)
 	for (size_t i = 0; i < st.slots; i++)
 		if (st.slot[i].count)
 			st.slot[n++] = st.slot[i];
-	qsort(st.slot, n, sizeof(*st.slot), by_count);
+	if (n)
+		qsort(st.slot, n, sizeof(*st.slot), by_count);
 	for (size_t i = 0; i < n && i < HOT_SHOWN; i++) {
 		char f[512], t[512];
 		const struct hot *h = &st.slot[i];
