@@ -234,6 +234,13 @@ $(BUILD)/fuzz_btdecode: tests/fuzz/fuzz_btdecode.c $(BTDECODE_SRCS) tools/btdeco
 	$(Q)clang $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_btdecode.c \
 		$(filter-out tools/btdecode.c,$(BTDECODE_SRCS)) $(BTDECODE_LIBS)
 
+# The view tests' capture writer (tests/views/mkcapture.c: the kernel's own stream writer).
+$(BUILD)/host/mkcapture: tests/views/mkcapture.c lib/stream.c lib/crc32.c lib/string.c \
+		$(HOST_HDRS) | deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $@")
+	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)
+
 # make fuzz: a longer run (FUZZ_SECONDS, default 300), new inputs kept in build/fuzz-corpus.
 FUZZ_SECONDS ?= 300
 fuzz: $(BUILD)/fuzz_btdecode
@@ -280,8 +287,9 @@ QEMU_TESTS := $(SLOW_QEMU_TESTS) $(filter-out $(SLOW_QEMU_TESTS),$(sort $(wildca
 qemu-test: all $(BUILD)/gen/acpi_tables.h
 	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS)
 
-test: deps $(UNIT_TESTS) all $(BUILD)/fuzz_btdecode
-	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS) $(UNIT_TESTS) tests/repo/*.t tests/fuzz/*.t
+test: deps $(UNIT_TESTS) all $(BUILD)/fuzz_btdecode $(BUILD)/host/mkcapture
+	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS) $(UNIT_TESTS) tests/repo/*.t tests/fuzz/*.t \
+		tests/views/*.t
 
 # The kernel's default session (no config file, no options): every facility over the workload
 # library on every CPU, self-checked (the software PMU where the CPU lacks a facility, as under

@@ -309,18 +309,24 @@ static void folded_start(void)
 static void folded_finish(void)
 {
 	size_t n = 0;
+	struct fold *sorted = malloc((fold_used ? fold_used : 1) * sizeof(*sorted));
+	if (!sorted) {
+		fprintf(stderr, "btdecode: out of memory for the folded stacks\n");
+		exit(2);
+	}
 	for (size_t i = 0; i < fold_slots; i++)
 		if (folds[i].stack)
-			folds[n++] = folds[i];
-	if (!n)
-		return;
-	qsort(folds, n, sizeof(*folds), by_stack);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(out_records, "%s %" PRIu64 "\n", folds[i].stack, folds[i].count);
+			sorted[n++] = folds[i];
+	if (n)
+		qsort(sorted, n, sizeof(*sorted), by_stack);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out_records, "%s %" PRIu64 "\n", sorted[i].stack, sorted[i].count);
+	free(sorted);
+	for (size_t i = 0; i < fold_slots; i++)
 		free(folds[i].stack);
-		folds[i].stack = NULL;
-	}
-	fold_used = 0;
+	free(folds);
+	folds = NULL;
+	fold_slots = fold_used = 0;
 }
 
 static void trace_start(void)

@@ -37,11 +37,15 @@ grep -q ' leak$' "$work/rebuilt" && grep -q '^bts 0x[0-9a-f]* 0x[0-9a-f]* 0$' "$
 	grep -q '^bts 0x[0-9a-f]* 0x[0-9a-f]* 0x10$' "$work/rebuilt"
 ok $? "leak notes and both flag values (Core 2: no predicted bit) come through"
 id=$(readelf -n "$build/kernel.elf" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
-h=$(grep '^stream-header ' "$work/decoded" | tail -n 1)
-[ "$(grep -c '^stream-header cpu=0 ' "$work/decoded")" = 2 ] && [ -n "$id" ] &&
+h=$(grep '^stream-header .* build-id=' "$work/decoded" | tail -n 1)
+[ "$(grep -c '^stream-header cpu=0 .* build-id=' "$work/decoded")" = 2 ] && [ -n "$id" ] &&
 	[[ "$h" == *" build-id=$id "* ]] && [[ "$h" == *" cpus=2 console=COM1 io 0x3f8 "*" 115200 baud 8N1" ]] && [[ "$h" == *" tsc-khz="[1-9]* ]] &&
 	[[ "$h" == *" processor=AuthenticAMD family 0xf model 0x6b "* ]]
 ok $? "each boot's stream starts with its header: the build id readelf reads from kernel.elf ($id), the CPU as QEMU's -cpu max presents it, the TSC rate, 2 CPUs, the serial link"
+# the run's own header: the options it was given (scripts/run writes them to the config file)
+o=$(grep '^stream-header cpu=0 config=' "$work/decoded" | tail -n 1)
+[[ "$o" == *"stream=text trace=bts,btsint spmu=skylake,core2 workload=loop,calls,indirect,switch,sort trace.cpus=all"* ]]
+ok $? "each boot's stream says the options the run was given (${o:0:120}...)"
 stats=$("$dec" --view stats "$work/log")
 bpr=$(printf '%s\n' "$stats" | sed -n 's/^cpu 1: .*bytes-per-record=\([0-9.]*\)$/\1/p')
 [ -n "$bpr" ] && awk -v b="$bpr" 'BEGIN { exit !(b > 0 && b < 12) }'

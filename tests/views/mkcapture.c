@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Writes a record stream (lib/stream.h, the kernel's own writer) from a hand-written list, for
+ * the decoder's view tests (tests/views/views.t): the records come from the test's reading of
+ * its program's source, not from a run. Input lines (stdin), '#' comments:
+ *   header KEY=VALUE...                         a HEADER frame
+ *   begin FACILITY NAME                         a session (CPU 0)
+ *   bts FROM TO FLAGS                           a BTS record
+ *   lbr INDEX FROM TO CYCLES MISPRED BR_TYPE    an LBR entry (MISPRED -1: not valid)
+ *   end LOST [WHY]                              the session's END
+ * Addresses may be written SYMBOL or SYMBOL+OFFSET: each SYMBOL=ADDRESS given as an argument.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/stream.h"
+
+#define MAX_SYMS 256
+static struct {
+	char name[64];
+	uint64_t addr;
+} syms[MAX_SYMS];
+static unsigned n_syms;
+static unsigned line_no;
+
+static void emit(void *ctx, const uint8_t *frame, size_t len)
+{
+	(void)ctx;
+	char text[BT_TEXT_PREFIX_LEN + BT_TEXT_MAX + 2];
+	bt_text_line(frame, len, text);
+	fputs(text, stdout);
+}
+
+static uint64_t number(const char *s)
+{
+	if (!s) {
+		fprintf(stderr, "mkcapture: line %u: a field is missing\n", line_no);
+		exit(2);
+	}
+	char *end;
+	uint64_t v = strtoull(s, &end, 0);
+	if (end != s && !*end)
+		return v;
+	char name[64];
+	const char *plus = strchr(s, '+');
+	size_t len = plus ? (size_t)(plus - s) : strlen(s);
+	uint64_t off = plus ? strtoull(plus + 1, NULL, 0) : 0;
+	snprintf(name, sizeof(name), "%.*s", (int)len, s);
+	for (unsigned i = 0; i < n_syms; i++)
+		if (!strcmp(syms[i].name, name))
+			return syms[i].addr + off;
+	fprintf(stderr, "mkcapture: line %u: '%s': not a number or a known symbol\n", line_no, s);
+	exit(2);
+}
+
+static int signed_field(const char *s)
+{
+	return s ? atoi(s) : -1;
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc && n_syms < MAX_SYMS; i++) {
+		char *eq = strchr(argv[i], '=');
+		if (!eq) {
+			fprintf(stderr, "usage: mkcapture [SYMBOL=ADDRESS]... < list\n");
+			return 2;
+		}
+		snprintf(syms[n_syms].name, sizeof(syms[n_syms].name), "%.*s", (int)(eq - argv[i]),
+			 argv[i]);
+		syms[n_syms++].addr = strtoull(eq + 1, NULL, 0);
+	}
+	static struct bt_writer w;
+	bt_writer_init(&w, 0, 0, emit, NULL);
+	char line[1024];
+	while (fgets(line, sizeof(line), stdin)) {
+		line_no++;
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = 0;
+		char *save, *cmd = strtok_r(line, " \t\n", &save);
+		if (!cmd)
+			continue;
+		if (!strcmp(cmd, "header")) {
+			const char *pairs[32];
+			unsigned n = 0;
+			for (char *p; n < 32 && (p = strtok_r(NULL, " \t\n", &save));)
+				pairs[n++] = p;
+			bt_write_header(&w, pairs, n);
+		} else if (!strcmp(cmd, "begin")) {
+			char *fac = strtok_r(NULL, " \t\n", &save),
+			     *name = strtok_r(NULL, "\n", &save);
+			bt_write_begin(&w, fac ? fac : "bts", name ? name : "");
+		} else if (!strcmp(cmd, "bts")) {
+			struct bt_bts r = {0};
+			r.from = number(strtok_r(NULL, " \t\n", &save));
+			r.to = number(strtok_r(NULL, " \t\n", &save));
+			r.flags = number(strtok_r(NULL, " \t\n", &save));
+			bt_write_bts(&w, &r);
+		} else if (!strcmp(cmd, "lbr")) {
+			struct bt_lbr e = {0};
+			e.index = (uint32_t)number(strtok_r(NULL, " \t\n", &save));
+			e.from = number(strtok_r(NULL, " \t\n", &save));
+			e.to = number(strtok_r(NULL, " \t\n", &save));
+			e.cycles = (uint32_t)number(strtok_r(NULL, " \t\n", &save));
+			e.cycles_valid = e.cycles != 0;
+			int mispred = signed_field(strtok_r(NULL, " \t\n", &save));
+			e.mispred_valid = mispred >= 0;
+			e.mispred = mispred > 0;
+			e.br_type = signed_field(strtok_r(NULL, " \t\n", &save));
+			bt_write_lbr(&w, &e);
+		} else if (!strcmp(cmd, "end")) {
+			uint64_t lost = number(strtok_r(NULL, " \t\n", &save));
+			char *why = strtok_r(NULL, "\n", &save);
+			bt_write_end(&w, lost, why ? why : "");
+		} else {
+			fprintf(
+			    stderr,
+			    "mkcapture: line %u: '%s': accepted: header, begin, bts, lbr, end\n",
+			    line_no, cmd);
+			return 2;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# btdecode's views on a fixed capture (README "Records off the machine"): calls.S, a program
+# that never runs, assembled and linked here at 0x401000 with a fixed build id; calls.records,
+# its path read from its source, written as a stream by mkcapture (the kernel's own writer) with
+# addresses from nm. Each view must equal its golden file (golden/calls.VIEW: reviewed by hand
+# against the source), and, independently of those files: the folded stacks and the trace's
+# slices are the ones calls.S's comment describes, the JSON parses and names each address as
+# nm's symbol table does, the branch kinds are the instructions' own, llvm-profgen (the AutoFDO
+# consumer) makes a profile of the perf view, and a wrong ELF or bad usage is refused.
+# REGOLDEN=1 rewrites the golden files (review the diff by hand before committing it).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+case "$build" in /*) ;; *) build=$top/$build ;; esac
+dec=$build/btdecode
+here=$top/tests/views
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0
+ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+
+id=0123456789abcdef0123456789abcdef01234567
+base=0x401000
+# the debug line table names the source tests/views/calls.S wherever the checkout is
+(cd "$work" && gcc -g -fdebug-prefix-map="$here"=tests/views -c "$here/calls.S" -o calls.o &&
+	ld -x -nostdlib -Ttext=$base --build-id=0x$id -e _start -o calls.elf calls.o)
+ok $? "calls.S assembles and links at $base with build id $id"
+elf=$work/calls.elf
+syms=$(nm "$work/calls.o" | while read -r a _ name; do printf '%s=0x%x ' "$name" $((0x$a + base)); done)
+# shellcheck disable=SC2086
+sed "s/BUILD_ID/$id/" "$here/calls.records" | "$build/host/mkcapture" $syms >"$work/cap"
+ok $? "mkcapture writes the records of calls.records"
+
+# ---- golden files, one per view ----
+for view in text json stats perf raw folded trace; do
+	"$dec" --view "$view" --elf "$elf" "$work/cap" >"$work/$view" 2>"$work/$view.err"
+	rc=$?
+	if [ "${REGOLDEN:-}" = 1 ]; then cp "$work/$view" "$here/golden/calls.$view"; fi
+	diff -u "$here/golden/calls.$view" "$work/$view" >"$work/$view.diff"
+	d=$?
+	ok $((rc + d)) "--view $view: exit $rc, equals golden/calls.$view"
+	[ $d = 0 ] || sed 's/^/# /' "$work/$view.diff" | head -20
+	[ -s "$work/$view.err" ] && sed 's/^/# stderr: /' "$work/$view.err"
+done
+
+# ---- folded: the stacks of calls.S's path, worked out from its source (comment above) ----
+# Each branch counts once for the stack it leaves from: _start's CALL; main's two CALLs of leaf,
+# the interrupted DEC, the JNZ, the indirect CALL and the JMP to tail (6); leaf's three RETs;
+# isr's IRETQ; tail's RET, taken from tail called by _start (main was replaced by the tail jump).
+cat >"$work/folded.want" <<'EOF'
+bts:calls@golden;_start 1
+bts:calls@golden;_start;main 6
+bts:calls@golden;_start;main;isr 1
+bts:calls@golden;_start;main;leaf 3
+bts:calls@golden;_start;tail 1
+EOF
+grep '^bts:' "$work/folded" | diff -u "$work/folded.want" - >"$work/f.diff"
+ok $? "folded: the BTS session's stacks and counts are the ones calls.S's path makes"
+
+# ---- trace: valid JSON, slices properly nested, the BTS track's calls in source order ----
+perl -MJSON::PP -e '
+	my $t = decode_json(do { local $/; <STDIN> });
+	my (%stack, %seq, $bad);
+	for my $e (@{$t->{traceEvents}}) {
+		next if $e->{ph} eq "M";
+		my $k = "$e->{pid}/$e->{tid}";
+		if ($e->{ph} eq "B") { push @{$stack{$k}}, $e; push @{$seq{$k}}, $e->{name}; next; }
+		my $b = pop @{$stack{$k}};
+		$bad .= "E $e->{name} without its B; " if !$b || $b->{name} ne $e->{name};
+		$bad .= "E before B; " if $b && $e->{ts} < $b->{ts};
+	}
+	$bad .= "open slices in $_; " for grep { @{$stack{$_}} } keys %stack;
+	print $bad ? "bad: $bad\n" : "nested\n";
+	print join(" ", @{$seq{"0/1"}}), "\n";' <"$work/trace" >"$work/trace.check" 2>&1
+ok $? "trace: decode_json reads it"
+grep -qx nested "$work/trace.check"
+ok $? "trace: every E closes the B it nests in, none left open ($(head -1 "$work/trace.check"))"
+[ "$(sed -n 2p "$work/trace.check")" = "_start main leaf isr leaf leaf tail" ]
+ok $? "trace: the BTS track's slices are _start main leaf isr leaf leaf tail ($(sed -n 2p "$work/trace.check"))"
+
+# ---- json: every line parses; the records are calls.records'; symbols as nm names them ----
+nm "$elf" | awk '$2 == "T" && $3 !~ /^_(edata|end|_bss_start)$/ { print $1, $3 }' | sort >"$work/funcs"
+perl -MJSON::PP -e '
+	open my $f, "<", $ARGV[0] or die; my @funcs = map { [split] } <$f>;
+	sub func_of { my $a = shift; my $best;
+		for (@funcs) { $best = $_->[1] if hex($_->[0]) <= $a } return $best }
+	my ($lines, $bad) = (0, "");
+	while (my $l = <STDIN>) {
+		my $o = eval { decode_json($l) } or do { $bad .= "line $.: not JSON; "; next };
+		$lines++;
+		next unless $o->{type} eq "bts" || $o->{type} eq "lbr";
+		for my $w ("from", "to") {
+			my $want = func_of(hex $o->{$w});
+			(my $got = $o->{"${w}_sym"} // "") =~ s/\+0x[0-9a-f]+$//;
+			$bad .= "$o->{$w}: $got, nm says $want; " if $got ne $want;
+			$bad .= "$o->{$w}: no line; " unless ($o->{"${w}_line"} // "") =~ m{^tests/views/calls\.S:\d+$};
+		}
+		print "$o->{from} $o->{to}\n" if $o->{type} eq "bts";
+	}
+	print STDERR $bad; exit($bad ne "");' "$work/funcs" <"$work/json" >"$work/json.pairs" 2>"$work/json.err"
+ok $? "json: every line parses; every FROM and TO is named by the function nm puts there, with its calls.S line $(head -c 200 "$work/json.err")"
+# shellcheck disable=SC2086
+awk '$1 == "bts" { print $2, $3 }' "$here/calls.records" | while read -r f t; do
+	for s in $syms; do
+		case "$f" in "${s%%=*}") f=${s#*=} ;; esac
+		case "$t" in "${s%%=*}") t=${s#*=} ;; esac
+	done
+	echo "$f $t"
+done >"$work/records.pairs"
+diff -u "$work/records.pairs" "$work/json.pairs" >/dev/null
+ok $? "json: the BTS records are calls.records' $(wc -l <"$work/records.pairs") branches, in order"
+
+# ---- stats: the kinds are the instructions' own (read from calls.S) ----
+# BTS: CALL main, CALL leaf x2, RET x4, the interrupt, IRETQ, JNZ, CALL *%rax, JMP tail; LBR:
+# RET x2, JMP, CALL *%rax, CALL x2; Arch LBR: JNZ, IRETQ.
+grep -qx 'kinds: async=1 jcc=2 jmp=2 call=5 call-ind=2 ret=6 iret=2' "$work/stats"
+ok $? "stats: branch kinds decoded from calls.elf's bytes ($(grep kinds: "$work/stats"))"
+grep -qx 'lbr mispredicted: 1 of 8 (12.5%)' "$work/stats" &&
+	grep -qx 'bts predicted flag set: 11 of 12 (91.7%)' "$work/stats"
+ok $? "stats: mispredict rates as calls.records sets them"
+
+# ---- perf: llvm-profgen makes an AutoFDO profile of it ----
+profgen=$(command -v llvm-profgen-14 || command -v llvm-profgen || true)
+if [ -n "$profgen" ]; then
+	"$profgen" --perfscript="$work/perf" --binary="$elf" --format=text \
+		--output="$work/prof" >"$work/profgen.log" 2>&1
+	rc=$?
+	# main's body: line 31 is the CALL of leaf, taken 3 times by the 3 samples that hold it
+	grep -q '^main:' "$work/prof" && grep -q '^leaf:' "$work/prof" &&
+		grep -q '^ 31: [0-9]* leaf:' "$work/prof"
+	ok $((rc + $?)) "perf: llvm-profgen ($profgen) makes a profile with main calling leaf at calls.S:31"
+else
+	echo "ok $((n += 1)) # SKIP no llvm-profgen (Debian's llvm-14)"
+fi
+
+# ---- the wrong ELF, and bad usage ----
+(cd "$work" && ld -x -nostdlib -Ttext=$base --build-id=0xdeadbeef -e _start -o other.elf calls.o)
+"$dec" --view json --elf "$work/other.elf" "$work/cap" >"$work/other" 2>"$work/other.err"
+rc=$?
+grep -q "its build id deadbeef is not the capture's $id" "$work/other.err" &&
+	! grep -q '_sym' "$work/other"
+ok $((rc + $?)) "an ELF whose build id is not the capture's: said on stderr, its symbols not used (exit $rc)"
+"$dec" --view nope "$work/cap" >/dev/null 2>"$work/e1"
+rc=$?
+[ $rc = 2 ] && grep -q "accepted: text verify stats json perf raw folded trace" "$work/e1"
+ok $? "--view nope: exit $rc, the accepted views named"
+"$dec" --program "$elf@xyz" "$work/cap" >/dev/null 2>"$work/e2"
+rc=$?
+[ $rc = 2 ] && grep -q "accepted: FILE or FILE@0xBIAS" "$work/e2"
+ok $? "--program FILE@xyz: exit $rc, the accepted forms named"
+"$dec" --elf "$work/missing.elf" "$work/cap" >/dev/null 2>"$work/e3"
+rc=$?
+[ $rc = 2 ] && grep -q "missing.elf: No such file" "$work/e3"
+ok $? "--elf of a missing file: exit $rc, said"
+echo "1..$n"
