@@ -216,7 +216,7 @@ $(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/crc32.c lib/string.c $(HOST_HDRS) 
 
 # ---- host: the stream decoder (tools/, README "Records off the machine") -----------------------
 BTDECODE_SRCS := tools/btdecode.c tools/bt_views.c tools/bt_stats.c tools/bt_calls.c \
-	tools/bt_symbols.c lib/stream.c lib/crc32.c lib/string.c lib/x86_decode.c \
+	tools/bt_symbols.c lib/stream.c lib/stream_path.c lib/crc32.c lib/string.c lib/x86_decode.c \
 	lib/x86_decode_tables.c
 BTDECODE_LIBS := -ldw -lelf
 $(BUILD)/btdecode: $(BTDECODE_SRCS) tools/btdecode.h $(HOST_HDRS) | deps
@@ -235,8 +235,8 @@ $(BUILD)/fuzz_btdecode: tests/fuzz/fuzz_btdecode.c $(BTDECODE_SRCS) tools/btdeco
 		$(filter-out tools/btdecode.c,$(BTDECODE_SRCS)) $(BTDECODE_LIBS)
 
 # The view tests' capture writer (tests/views/mkcapture.c: the kernel's own stream writer).
-$(BUILD)/host/mkcapture: tests/views/mkcapture.c lib/stream.c lib/crc32.c lib/string.c \
-		$(HOST_HDRS) | deps
+$(BUILD)/host/mkcapture: tests/views/mkcapture.c lib/stream.c lib/stream_path.c lib/crc32.c \
+		lib/string.c lib/x86_decode.c lib/x86_decode_tables.c $(HOST_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)

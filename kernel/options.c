@@ -102,6 +102,12 @@ static const struct cfg_enum_value stream_values[] = {
     {NULL, 0, 0},
 };
 
+static const struct cfg_enum_value on_off_values[] = {
+    {"off", 0, 0},
+    {"on", 1, 0},
+    {NULL, 0, 0},
+};
+
 /* Option `trace`: the facilities, in this order for `all`. */
 static const struct cfg_enum_value facility_values[] = {
     {"bts", TRACE_BTS, 0},    {"btsint", TRACE_BTSINT, 0},
@@ -267,6 +273,10 @@ static const struct cfg_option option_table[] = {
      "BTS records and LBR entries also as the checked record stream: text = '@BT1 ' lines "
      "between the log's (tools/btdecode reads them back)",
      OPT(tr.stream), 0, 0, stream_values, PLAIN},
+    {"stream.path", CFG_ENUM,
+     "BTS records in the stream: on = taken/not-taken bits along the decoded code, as Intel "
+     "PT (the decoder needs the ELF files), off = each record's address deltas",
+     OPT(tr.stream_path), 0, 0, on_off_values, PLAIN},
     {"bts.records", CFG_UINT, "BTS buffer size in records; 0 = 2730 (bts) or 32 (btsint)",
      OPT(tr.bts_records), BTS_RECORDS_MIN, BTS_RECORDS_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
     {"lbr.filter", CFG_SET,
@@ -354,6 +364,7 @@ void options_defaults(struct kernel_options *o)
 	o->tr.pebs_period = 37;
 	o->tr.pebs_kib = 64;
 	o->tr.pmc_period = 50;
+	o->tr.stream_path = 1;
 	o->program_watchdog_ms = DEFAULT_PROGRAM_WATCHDOG_MS;
 }
 

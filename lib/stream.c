@@ -120,7 +120,7 @@ static uint8_t *room(struct bt_writer *w, uint8_t type, size_t need)
 		w->type = type;
 		w->prev_to = 0;
 		w->prev_flags = 0;
-		if (type == BT_F_BTS || type == BT_F_LBR || type == BT_F_END)
+		if (type == BT_F_BTS || type == BT_F_LBR || type == BT_F_END || type == BT_F_PATH)
 			w->len = put_leb(w->frame + BT_HEADER_LEN, w->session);
 	}
 	return w->frame + BT_HEADER_LEN + w->len;
@@ -166,8 +166,59 @@ unsigned bt_write_header(struct bt_writer *w, const char *const *pairs, unsigned
 	return put;
 }
 
+void bt_writer_set_code(struct bt_writer *w, bt_code_fn code, void *ctx)
+{
+	flush(w);
+	w->path.code = code;
+	w->path.code_ctx = ctx;
+}
+
+/* A new PATH frame: the session, a record count, the bits (zeroed), the state afresh. */
+static void path_frame(struct bt_writer *w)
+{
+	flush(w);
+	w->type = BT_F_PATH;
+	w->len = put_leb(w->frame + BT_HEADER_LEN, w->session);
+	w->count_at = w->len;
+	w->bits_at = w->len + 2;
+	w->len = w->bits_at;
+	w->bits = 0;
+	w->count = 0;
+	memset(w->frame + BT_HEADER_LEN + w->bits_at, 0, BT_PAYLOAD_MAX - w->bits_at);
+	bt_path_reset(&w->path);
+}
+
+static void write_path(struct bt_writer *w, const struct bt_bts *r)
+{
+	uint8_t *payload = w->frame + BT_HEADER_LEN;
+	struct bt_path_op op;
+	if (w->type != BT_F_PATH || w->count == BT_FRAME_RECORDS_MAX)
+		path_frame(w);
+	struct bt_bits b = {payload + w->bits_at, (BT_PAYLOAD_MAX - w->bits_at) * BYTE_BITS,
+			    w->bits};
+	if (!bt_path_encode(&w->path, r, &b, &op)) {
+		/* no room: a new frame, where the record is at worst an escape, which fits */
+		path_frame(w);
+		b = (struct bt_bits){payload + w->bits_at,
+				     (BT_PAYLOAD_MAX - w->bits_at) * BYTE_BITS, 0};
+		if (!bt_path_encode(&w->path, r, &b, &op))
+			return;
+	}
+	w->bits = b.pos;
+	bt_path_advance(&w->path, r, &op);
+	w->count++;
+	put16(payload + w->count_at, w->count);
+	w->len = w->bits_at + (w->bits + BYTE_BITS - 1) / BYTE_BITS;
+	w->records++;
+	w->digest = bt_digest(w->digest, r);
+}
+
 void bt_write_bts(struct bt_writer *w, const struct bt_bts *r)
 {
+	if (w->path.code) {
+		write_path(w, r);
+		return;
+	}
 	uint8_t *p = room(w, BT_F_BTS, RECORD_MAX);
 	size_t n = 1;
 	uint8_t control = r->leak ? BT_REC_LEAK : 0;
@@ -476,5 +527,35 @@ long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
 		fn(ctx, &e);
 		count++;
 	}
+	return count;
+}
+
+long bt_read_path(const struct bt_frame *f, uint32_t *session, bt_code_fn code, void *code_ctx,
+		  void (*fn)(void *ctx, const struct bt_bts *r), void *ctx, uint64_t *missing)
+{
+	size_t pos = 0;
+	if (f->type != BT_F_PATH || !get_session(f, &pos, session) || pos + 2 > f->len)
+		return BT_PATH_MALFORMED;
+	uint16_t count = get16(f->payload + pos);
+	pos += 2;
+	if (count > BT_FRAME_RECORDS_MAX)
+		return BT_PATH_MALFORMED;
+	static struct bt_path p;
+	p.code = code;
+	p.code_ctx = code_ctx;
+	bt_path_reset(&p);
+	/* the bits are read in place: the frame's payload is not written */
+	struct bt_bits b = {(uint8_t *)(uintptr_t)(f->payload + pos), (f->len - pos) * BYTE_BITS,
+			    0};
+	for (long i = 0; i < count; i++) {
+		struct bt_bts r;
+		int e = bt_path_decode(&p, &b, &r, missing);
+		if (e)
+			return e;
+		fn(ctx, &r);
+	}
+	/* what is left is the last byte's padding: zeros, fewer than 8 */
+	if (b.bits - b.pos >= BYTE_BITS)
+		return BT_PATH_MALFORMED;
 	return count;
 }

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "lib/stream_path.h"
 
 #define BT_STREAM_VERSION  1
 #define BT_MAGIC0	   'B'
@@ -44,6 +45,8 @@
 /* base64 of a whole frame, without prefix or newline */
 #define BT_TEXT_MAX (((BT_FRAME_MAX + 2) / 3) * 4)
 #define BT_NAME_MAX 64 /* a facility's or session's name in BEGIN */
+/* records in one frame at most: a PATH frame's record can be a single bit */
+#define BT_FRAME_RECORDS_MAX (BT_PAYLOAD_MAX * 8)
 
 /* The header, as bytes on the wire (offsets). */
 #define BT_H_MAGIC   0
@@ -60,6 +63,8 @@ enum bt_frame_type {
 	BT_F_HEADER = 4, /* what the stream describes: "key=value" strings, each NUL-terminated */
 	BT_F_LBR = 5,	 /* LEB128 session, then LBR entries (decoded), newest first: control
 			  * byte, LEB128 index, FROM and TO deltas as BTS, cycles, branch type */
+	BT_F_PATH = 6,	 /* LEB128 session, 16-bit record count, then BTS records as bits
+			  * along the code (lib/stream_path.h) */
 };
 
 /* A BTS record's control byte. */
@@ -110,7 +115,17 @@ struct bt_writer {
 	uint64_t records;
 	uint32_t digest;
 	uint32_t session; /* the open session's BEGIN frame number */
+	/* BTS records along the code (BT_F_PATH) when path.code is set (bt_writer_set_code) */
+	struct bt_path path;
+	size_t count_at; /* the PATH frame's record count, in the payload */
+	size_t bits_at;	 /* where its bits start, in the payload */
+	size_t bits;	 /* bits so far */
+	uint16_t count;
 };
+
+/* BTS records from now on as BT_F_PATH frames, walking the code that code() gives (NULL: as
+ * BT_F_BTS frames). */
+void bt_writer_set_code(struct bt_writer *w, bt_code_fn code, void *ctx);
 
 void bt_writer_init(struct bt_writer *w, uint16_t cpu, uint32_t seq, bt_emit_fn emit, void *ctx);
 void bt_write_begin(struct bt_writer *w, const char *facility, const char *session);
@@ -151,6 +166,12 @@ int bt_read_end(const struct bt_frame *f, uint32_t *session, uint64_t *records, 
  * or -1 if the session number or a record is malformed (the records before it were given). */
 long bt_read_bts(const struct bt_frame *f, uint32_t *session,
 		 void (*fn)(void *ctx, const struct bt_bts *r), void *ctx);
+
+/* A PATH frame's session and records, as bt_read_bts, walking the code that code() gives: the
+ * count, or BT_PATH_MALFORMED, or BT_PATH_NO_CODE with the address (*missing) whose code the
+ * walk needs, or BT_PATH_LOST (the records before it were given). */
+long bt_read_path(const struct bt_frame *f, uint32_t *session, bt_code_fn code, void *code_ctx,
+		  void (*fn)(void *ctx, const struct bt_bts *r), void *ctx, uint64_t *missing);
 
 /* An LBR frame's session and entries, as bt_read_bts. */
 long bt_read_lbr(const struct bt_frame *f, uint32_t *session,

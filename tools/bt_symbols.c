@@ -37,6 +37,14 @@ struct module {
 };
 
 static struct module modules[MAX_MODULES];
+
+/* The executable segments of the modules in use, for the walks of PATH frames. */
+#define MAX_RANGES 32
+static struct code_range {
+	uint64_t lo, hi;
+	const uint8_t *bytes;
+} ranges[MAX_RANGES];
+static unsigned n_ranges;
 static unsigned n_modules;
 static Dwfl *dwfl;
 static bool reported;
@@ -169,12 +177,15 @@ static bool matches(struct module *m)
 static void report_all(void)
 {
 	reported = true;
-	if (!dwfl) {
-		elf_version(EV_CURRENT);
-		dwfl = dwfl_begin(&callbacks);
-		if (!dwfl)
-			return;
-	}
+	/* afresh each time (a capture's next boot may name other ELFs): libdwfl refuses a module
+	 * reported again over itself */
+	if (dwfl)
+		dwfl_end(dwfl);
+	elf_version(EV_CURRENT);
+	dwfl = dwfl_begin(&callbacks);
+	n_ranges = 0;
+	if (!dwfl)
+		return;
 	dwfl_report_begin(dwfl);
 	for (unsigned i = 0; i < n_modules; i++) {
 		struct module *m = &modules[i];
@@ -195,6 +206,23 @@ static void report_all(void)
 		m->raw = m->elf ? (const uint8_t *)elf_rawfile(m->elf, &m->raw_size) : NULL;
 	}
 	dwfl_report_end(dwfl, NULL, NULL);
+	n_ranges = 0;
+	for (unsigned i = 0; i < n_modules; i++) {
+		struct module *m = &modules[i];
+		size_t nph = 0;
+		if (!m->mod || !m->elf || !m->raw || elf_getphdrnum(m->elf, &nph))
+			continue;
+		for (size_t k = 0; k < nph && n_ranges < MAX_RANGES; k++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(m->elf, (int)k, &ph) || ph.p_type != PT_LOAD ||
+			    !(ph.p_flags & PF_X) || ph.p_offset > m->raw_size ||
+			    ph.p_filesz > m->raw_size - ph.p_offset)
+				continue;
+			ranges[n_ranges++] = (struct code_range){
+			    ph.p_vaddr + m->dwbias, ph.p_vaddr + m->dwbias + ph.p_filesz,
+			    m->raw + ph.p_offset};
+		}
+	}
 	if (!cache)
 		cache = calloc(CACHE_SIZE, sizeof(*cache));
 	else
@@ -261,6 +289,36 @@ static struct cache_entry *lookup(uint64_t addr)
 	if (n && x86_decode(bytes, n < X86_MAX_INSN_LENGTH ? n : X86_MAX_INSN_LENGTH, &insn) == 0)
 		c->kind = (int)insn.branch;
 	return c;
+}
+
+static struct code_range test_code;
+
+void bt_sym_test_code(uint64_t base, const uint8_t *bytes, size_t n)
+{
+	test_code = (struct code_range){base, base + n, bytes};
+}
+
+size_t bt_sym_code(void *ctx, uint64_t addr, uint8_t *buf)
+{
+	(void)ctx;
+	if (test_code.bytes && addr >= test_code.lo && addr < test_code.hi) {
+		size_t n = test_code.hi - addr < X86_MAX_INSN_LENGTH ? (size_t)(test_code.hi - addr)
+								     : X86_MAX_INSN_LENGTH;
+		memcpy(buf, test_code.bytes + (addr - test_code.lo), n);
+		return n;
+	}
+	if (!reported)
+		report_all();
+	for (unsigned i = 0; i < n_ranges; i++) {
+		const struct code_range *r = &ranges[i];
+		if (addr < r->lo || addr >= r->hi)
+			continue;
+		size_t n = r->hi - addr < X86_MAX_INSN_LENGTH ? (size_t)(r->hi - addr)
+							      : X86_MAX_INSN_LENGTH;
+		memcpy(buf, r->bytes + (addr - r->lo), n);
+		return n;
+	}
+	return 0;
 }
 
 bool bt_sym_lookup(uint64_t addr, struct bt_sym *out)

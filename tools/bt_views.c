@@ -376,6 +376,8 @@ static const char *frame_type_name(unsigned t)
 		return "HEADER";
 	case BT_F_LBR:
 		return "LBR";
+	case BT_F_PATH:
+		return "PATH";
 	}
 	return "unknown";
 }
@@ -425,6 +427,15 @@ static void raw_frame(const struct bt_frame *f, uint64_t line)
 		if (bt_read_bts(f, &session, raw_bts, &i) >= 0 || i)
 			fprintf(out_records, "  session=%" PRIu32 " records=%u\n", session, i);
 		return;
+	case BT_F_PATH: {
+		uint64_t missing = 0;
+		long n = bt_read_path(f, &session, bt_sym_code, NULL, raw_bts, &i, &missing);
+		fprintf(out_records, "  session=%" PRIu32 " records=%u%s\n", session, i,
+			n == BT_PATH_NO_CODE ? " (then no code for the walk)"
+			: n < 0		     ? " (then malformed)"
+					     : "");
+		return;
+	}
 	case BT_F_LBR:
 		if (bt_read_lbr(f, &session, raw_lbr, &i) >= 0 || i)
 			fprintf(out_records, "  session=%" PRIu32 " entries=%u\n", session, i);

@@ -63,7 +63,7 @@ static void problem(const char *fmt, ...)
 
 /* One frame's records, held until its session number says whose they are. */
 struct frame_records {
-	struct bt_bts r[BT_PAYLOAD_MAX];
+	struct bt_bts r[BT_FRAME_RECORDS_MAX];
 	struct bt_lbr l[BT_PAYLOAD_MAX];
 	unsigned n;
 };
@@ -78,7 +78,7 @@ static void collect_lbr(void *ctx, const struct bt_lbr *e)
 static void collect(void *ctx, const struct bt_bts *r)
 {
 	struct frame_records *fr = ctx;
-	if (fr->n < BT_PAYLOAD_MAX)
+	if (fr->n < BT_FRAME_RECORDS_MAX)
 		fr->r[fr->n++] = *r;
 }
 
@@ -122,9 +122,21 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 	uint32_t session = 0;
 	fr.n = 0;
 	bool lbr = f->type == BT_F_LBR;
+	uint64_t missing = 0;
 	long n = lbr ? bt_read_lbr(f, &session, collect_lbr, &fr)
+		 : f->type == BT_F_PATH
+		     ? bt_read_path(f, &session, bt_sym_code, NULL, collect, &fr, &missing)
 		     : bt_read_bts(f, &session, collect, &fr);
-	if (n < 0)
+	if (n == BT_PATH_NO_CODE)
+		problem("cpu %u: frame %" PRIu32 ": its records follow the code, and no ELF in use "
+			"has the code at %#" PRIx64 " (the kernel's: --elf build/kernel.elf of "
+			"this build; a program's: --program FILE)",
+			f->cpu, f->seq, missing);
+	else if (n == BT_PATH_LOST)
+		problem("cpu %u: frame %" PRIu32 ": a record's path runs past the walk's limit: "
+			"the code is not the one the kernel walked",
+			f->cpu, f->seq);
+	else if (n < 0)
 		problem("cpu %u: malformed records in frame %" PRIu32 "%s", f->cpu, f->seq,
 			fr.n ? ": the session will be incomplete" : "");
 	if (!c->in_session || session != c->s.number) {
@@ -223,6 +235,7 @@ static void frame(const struct bt_frame *f)
 			view->begin(&c->s);
 		return;
 	case BT_F_BTS:
+	case BT_F_PATH:
 	case BT_F_LBR:
 		bts_frame(c, f);
 		return;
@@ -437,8 +450,8 @@ int main(int argc, char **argv)
 		}
 	}
 	bt_text_symbols(have_elf || have_program);
-	if (!have_elf && (view->symbols || have_program))
-		default_kernel();
+	if (!have_elf)
+		default_kernel(); /* the code PATH frames walk, and the symbols */
 	FILE *in = path && strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!in) {
 		fprintf(stderr, "btdecode: %s: %s\n", path, strerror(errno));

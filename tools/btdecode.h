@@ -81,6 +81,11 @@ const char *bt_sym_name(uint64_t addr, char *buf, size_t size);
 /* The kind of branch the instruction at addr can make, decoded from the ELF's bytes; -1 when
  * no ELF holds code there (or it does not decode). */
 int bt_sym_branch_kind(uint64_t addr);
+/* Code for a PATH frame's walk (lib/stream_path.h's bt_code_fn): up to 15 bytes at addr from
+ * an executable segment of an ELF in use, 0 where none has code. */
+size_t bt_sym_code(void *ctx, uint64_t addr, uint8_t *buf);
+/* The fuzzer's code: n bytes at base, walked before any ELF's (NULL: none). */
+void bt_sym_test_code(uint64_t base, const uint8_t *bytes, size_t n);
 /* The modules in use, for perf's mmap events: fn(path, start, len, pgoff, bias) per executable
  * PT_LOAD segment. */
 void bt_sym_for_each_exec(void (*fn)(const char *path, uint64_t start, uint64_t len, uint64_t pgoff,

@@ -119,7 +119,7 @@ drc=$?
 [ "$drc" = 1 ] && grep -q 'damaged frame' "$work/g.err"
 ok $? "random bytes and random frame lines: exit 1 with the damage reported, no crash (exit $drc)"
 "$dec" --view bogus "$work/log" >/dev/null 2>"$work/u.err"
-[ $? = 2 ] && grep -q "accepted: text, verify, stats" "$work/u.err" &&
+[ $? = 2 ] && grep -q "accepted: text verify stats json perf raw folded trace" "$work/u.err" &&
 	{ "$dec" "$work/nothere" 2>/dev/null; [ $? = 2 ]; }
 ok $? "a bad view or a missing file: exit 2, saying what is accepted"
 done_testing

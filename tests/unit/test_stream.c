@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-// UNIT-SOURCES: lib/stream.c lib/crc32.c lib/string.c
+// UNIT-SOURCES: lib/stream.c lib/stream_path.c lib/crc32.c lib/string.c
+// UNIT-SOURCES: lib/x86_decode.c lib/x86_decode_tables.c
 /*
  * The record stream (lib/stream.h): base64 against RFC 4648's test vectors (section 10); BTS
  * records of every shape (deltas both ways, the extremes of 64 bits, flags changing, the leak

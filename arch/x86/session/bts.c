@@ -141,6 +141,8 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	selfcheck_begin(&sc, t);
 	struct bt_writer *stream =
 	    o->stream == TRACE_STREAM_TEXT ? trace_stream_begin(fac, t->label) : NULL;
+	if (stream)
+		trace_stream_path(stream, o->stream_path);
 	for (uint64_t i = 0; i < store.n; i++) {
 		const struct bts_record *r = &store.rec[i];
 		tprintf("bts %#lx %#lx %#lx%s\n", r->from, r->to, r->flags & ~BTS_FLAG_LEAK,

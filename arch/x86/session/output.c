@@ -6,9 +6,11 @@
 #include "kernel/console.h"
 #include "kernel/memmap.h"
 #include "kernel/memory.h"
+#include "kernel/program.h"
 #include "lib/fmt.h"
 #include "lib/stream.h"
 #include "lib/string.h"
+#include "lib/x86_decode.h"
 
 struct out_buffer {
 	char *text;
@@ -87,6 +89,28 @@ static struct bt_writer *writer_here(void)
 	if (!w->emit)
 		bt_writer_init(w, (uint16_t)cpu, 0, emit_text, NULL);
 	return w;
+}
+
+/* The code a BTS record's path may be walked through: the kernel's text (mapped read and
+ * execute only: it is the ELF's) and the user program's, as its ELF file has it. */
+extern const char __text_start[], __text_end[];
+
+static size_t stream_code(void *ctx, uint64_t addr, uint8_t *buf)
+{
+	(void)ctx;
+	uint64_t lo = (uint64_t)__text_start, hi = (uint64_t)__text_end;
+	if (addr >= lo && addr < hi) {
+		size_t n =
+		    hi - addr < X86_MAX_INSN_LENGTH ? (size_t)(hi - addr) : X86_MAX_INSN_LENGTH;
+		memcpy(buf, (const void *)addr, n);
+		return n;
+	}
+	return program_code_at(addr, buf, X86_MAX_INSN_LENGTH);
+}
+
+void trace_stream_path(struct bt_writer *w, bool on)
+{
+	bt_writer_set_code(w, on ? stream_code : NULL, NULL);
 }
 
 struct bt_writer *trace_stream_begin(const char *facility, const char *session)

@@ -23,6 +23,8 @@ struct bt_writer;
  * sessions. */
 struct bt_writer *trace_stream_begin(const char *facility, const char *session);
 /* The HEADER frame, n "key=value" strings, from the running CPU. */
+/* BTS records of the writer's sessions along the code (option stream.path) or not. */
+void trace_stream_path(struct bt_writer *w, bool on);
 void trace_stream_header(const char *const *pairs, unsigned n);
 
 /* Boot CPU: print CPU `cpu`'s buffer and empty it; returns the bytes it had to drop. */
