@@ -530,6 +530,18 @@ long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
 	return count;
 }
 
+static struct bt_path reader; /* the reader's walk */
+
+void bt_read_path_counts(struct bt_path_counts *counts)
+{
+	reader.counts = counts;
+}
+
+void bt_read_path_cache(struct bt_insn_cache *cache)
+{
+	reader.cache = cache;
+}
+
 long bt_read_path(const struct bt_frame *f, uint32_t *session, bt_code_fn code, void *code_ctx,
 		  void (*fn)(void *ctx, const struct bt_bts *r), void *ctx, uint64_t *missing)
 {
@@ -540,16 +552,15 @@ long bt_read_path(const struct bt_frame *f, uint32_t *session, bt_code_fn code, 
 	pos += 2;
 	if (count > BT_FRAME_RECORDS_MAX)
 		return BT_PATH_MALFORMED;
-	static struct bt_path p;
-	p.code = code;
-	p.code_ctx = code_ctx;
-	bt_path_reset(&p);
+	reader.code = code;
+	reader.code_ctx = code_ctx;
+	bt_path_reset(&reader);
 	/* the bits are read in place: the frame's payload is not written */
 	struct bt_bits b = {(uint8_t *)(uintptr_t)(f->payload + pos), (f->len - pos) * BYTE_BITS,
 			    0};
 	for (long i = 0; i < count; i++) {
 		struct bt_bts r;
-		int e = bt_path_decode(&p, &b, &r, missing);
+		int e = bt_path_decode(&reader, &b, &r, missing);
 		if (e)
 			return e;
 		fn(ctx, &r);

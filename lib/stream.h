@@ -172,6 +172,11 @@ long bt_read_bts(const struct bt_frame *f, uint32_t *session,
  * walk needs, or BT_PATH_LOST (the records before it were given). */
 long bt_read_path(const struct bt_frame *f, uint32_t *session, bt_code_fn code, void *code_ctx,
 		  void (*fn)(void *ctx, const struct bt_bts *r), void *ctx, uint64_t *missing);
+/* The tally bt_read_path keeps from now on (NULL: none). */
+void bt_read_path_counts(struct bt_path_counts *counts);
+/* The decoded-instruction cache bt_read_path uses from now on (NULL: none); its owner clears it
+ * when the code changes. */
+void bt_read_path_cache(struct bt_insn_cache *cache);
 
 /* An LBR frame's session and entries, as bt_read_bts. */
 long bt_read_lbr(const struct bt_frame *f, uint32_t *session,

@@ -4,6 +4,8 @@
 #include "lib/string.h"
 #include "lib/x86_decode.h"
 
+_Static_assert((BT_PATH_RS & (BT_PATH_RS - 1)) == 0, "the return stack wraps by its index");
+
 #define VARINT_VALUE_BITS 7
 #define VARINT_GROUPS	  10 /* 70 bits hold any 64-bit number */
 
@@ -85,11 +87,49 @@ static int64_t unzigzag(uint64_t v)
 
 enum walk_class { WALK_ON, WALK_COND, WALK_DIRECT, WALK_OTHER };
 
-static bool insn_at(const struct bt_path *p, uint64_t ip, struct x86_insn *in)
+/* The instruction at ip: its length, branch kind and (direct branches) target. */
+struct insn {
+	uint8_t length;
+	enum x86_branch_kind branch;
+	enum walk_class class;
+	uint64_t target;
+};
+
+static enum walk_class classify(enum x86_branch_kind k);
+
+static bool decode_at(const struct bt_path *p, uint64_t ip, struct insn *out,
+		      struct bt_insn_cached *c) __attribute__((noinline));
+
+/* The cache's hit inline, the decoding (and filling the cache) out of line. */
+static inline bool insn_at(const struct bt_path *p, uint64_t ip, struct insn *out)
+{
+	struct bt_insn_cached *c = p->cache ? &p->cache->e[(ip ^ ip >> 16) % BT_INSN_CACHE] : NULL;
+	if (c && c->addr == ip && ip) {
+		out->length = c->length;
+		out->branch = (enum x86_branch_kind)c->kind;
+		out->class = (enum walk_class)c->class;
+		out->target = c->target;
+		return true;
+	}
+	return decode_at(p, ip, out, c);
+}
+
+static bool decode_at(const struct bt_path *p, uint64_t ip, struct insn *out,
+		      struct bt_insn_cached *c)
 {
 	uint8_t buf[X86_MAX_INSN_LENGTH];
+	struct x86_insn in;
 	size_t n = p->code ? p->code(p->code_ctx, ip, buf) : 0;
-	return n && x86_decode(buf, n, in) == 0;
+	if (!n || x86_decode(buf, n, &in))
+		return false;
+	*out = (struct insn){in.length, in.branch, classify(in.branch), x86_branch_target(&in, ip)};
+	if (c)
+		*c = (struct bt_insn_cached){.addr = ip,
+					     .target = out->target,
+					     .length = in.length,
+					     .kind = (uint8_t)in.branch,
+					     .class = (uint8_t)out->class};
+	return true;
 }
 
 static enum walk_class classify(enum x86_branch_kind k)
@@ -113,7 +153,7 @@ static uint64_t predict(const struct bt_path *p, uint64_t from, int kind, bool *
 {
 	if (kind == X86_BR_RET) {
 		*have = p->rs_n > 0;
-		return *have ? p->rs[p->rs_n - 1] : from;
+		return *have ? p->rs[(p->rs_top - 1) % BT_PATH_RS] : from;
 	}
 	unsigned s = site_of(from);
 	*have = from && p->site[s] == from;
@@ -124,10 +164,16 @@ void bt_path_reset(struct bt_path *p)
 {
 	bt_code_fn code = p->code;
 	void *ctx = p->code_ctx;
+	struct bt_path_counts *counts = p->counts;
+	struct bt_insn_cache *cache = p->cache;
 	memset(p, 0, sizeof(*p));
 	p->code = code;
 	p->code_ctx = ctx;
+	p->counts = counts;
+	p->cache = cache;
 }
+
+static struct bt_path_counts no_counts;
 
 void bt_path_advance(struct bt_path *p, const struct bt_bts *r, const struct bt_path_op *op)
 {
@@ -136,15 +182,15 @@ void bt_path_advance(struct bt_path *p, const struct bt_bts *r, const struct bt_
 	if (!op->path)
 		return;
 	if (op->kind == X86_BR_CALL_REL || op->kind == X86_BR_CALL_IND) {
-		if (p->rs_n == BT_PATH_RS) { /* full: the oldest goes */
-			memmove(p->rs, p->rs + 1, (BT_PATH_RS - 1) * sizeof(p->rs[0]));
-			p->rs_n--;
-		}
-		p->rs[p->rs_n++] = op->return_address;
+		p->rs[p->rs_top++ % BT_PATH_RS] = op->return_address; /* full: over the oldest */
+		if (p->rs_n < BT_PATH_RS)
+			p->rs_n++;
 	}
 	if (op->kind == X86_BR_RET) {
-		if (p->rs_n)
+		if (p->rs_n) {
 			p->rs_n--;
+			p->rs_top--;
+		}
 	} else if (classify((enum x86_branch_kind)op->kind) == WALK_OTHER) {
 		unsigned s = site_of(r->from);
 		p->site[s] = r->from;
@@ -173,19 +219,19 @@ static bool put_path(const struct bt_path *p, const struct bt_bts *r, struct bt_
 	uint64_t ip = p->prev_to;
 	unsigned not_taken = 0;
 	for (unsigned steps = 0; steps < BT_PATH_WALK_MAX; steps++) {
-		struct x86_insn in;
+		struct insn in;
 		if (!insn_at(p, ip, &in))
 			return false;
-		enum walk_class c = classify(in.branch);
+		enum walk_class c = in.class;
 		if (ip == r->from) {
 			op->path = true;
 			op->kind = (int)in.branch;
 			op->return_address = ip + in.length;
 			switch (c) {
 			case WALK_COND:
-				return r->to == x86_branch_target(&in, ip) && put_bit(out, 1);
+				return r->to == in.target && put_bit(out, 1);
 			case WALK_DIRECT:
-				return r->to == x86_branch_target(&in, ip);
+				return r->to == in.target;
 			case WALK_OTHER:
 				return put_target(p, ip, op->kind, r->to, out);
 			case WALK_ON:
@@ -246,17 +292,20 @@ static int get_path(const struct bt_path *p, struct bt_bits *bits, struct bt_bts
 {
 	uint64_t ip = p->prev_to;
 	unsigned not_taken = 0;
+	struct bt_path_counts *n = p->counts ? p->counts : &no_counts;
 	*r = (struct bt_bts){.flags = p->prev_flags};
 	for (unsigned steps = 0; steps < BT_PATH_WALK_MAX; steps++) {
-		struct x86_insn insn;
+		struct insn insn;
 		if (!insn_at(p, ip, &insn)) {
 			*missing = ip;
 			return BT_PATH_NO_CODE;
 		}
-		enum walk_class c = classify(insn.branch);
+		enum walk_class c = insn.class;
 		bool taken = c == WALK_DIRECT || c == WALK_OTHER;
 		if (c == WALK_COND && !get_bit(bits, &taken))
 			return BT_PATH_MALFORMED;
+		n->conditionals += c == WALK_COND;
+		n->taken += c == WALK_COND && taken;
 		if (!taken) {
 			if (c == WALK_COND && ++not_taken > BT_PATH_BITS_MAX)
 				return BT_PATH_LOST;
@@ -268,13 +317,18 @@ static int get_path(const struct bt_path *p, struct bt_bits *bits, struct bt_bts
 		op->return_address = ip + insn.length;
 		r->from = ip;
 		if (c != WALK_OTHER) {
-			r->to = x86_branch_target(&insn, ip);
+			r->to = insn.target;
 			return 0;
 		}
 		bool have, hit;
 		uint64_t want = predict(p, ip, op->kind, &have), d;
 		if (!get_bit(bits, &hit))
 			return BT_PATH_MALFORMED;
+		bool ret = op->kind == X86_BR_RET;
+		n->returns += ret;
+		n->returns_hit += ret && hit;
+		n->indirect += !ret;
+		n->indirect_hit += !ret && hit;
 		if (hit) {
 			if (!have)
 				return BT_PATH_MALFORMED; /* a prediction where there is none */
@@ -298,6 +352,10 @@ int bt_path_decode(struct bt_path *p, struct bt_bits *in, struct bt_bts *r, uint
 	int e = escape ? get_escape(p, in, r) : get_path(p, in, r, &op, missing);
 	if (e)
 		return e;
+	if (p->counts) {
+		p->counts->records++;
+		p->counts->escapes += escape;
+	}
 	bt_path_advance(p, r, &op);
 	return 0;
 }

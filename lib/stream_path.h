@@ -47,12 +47,34 @@ struct bt_bts;
 /* Up to 15 bytes of code at addr into buf: their count, 0 where the code is not known. */
 typedef size_t (*bt_code_fn)(void *ctx, uint64_t addr, uint8_t *buf);
 
+/* What a reader met on the way (bt_read_path's counts): the information the records carry. */
+struct bt_path_counts {
+	uint64_t records, escapes;
+	uint64_t conditionals, taken;	 /* conditional branches walked, and those taken */
+	uint64_t returns, returns_hit;	 /* near returns, and those the return stack predicted */
+	uint64_t indirect, indirect_hit; /* other branches with a TO to say, and those predicted */
+};
+
+/* A reader's cache of decoded instructions, by address (the code must not change while it is
+ * in use: clear it when the code does). */
+#define BT_INSN_CACHE 65536
+struct bt_insn_cache {
+	struct bt_insn_cached {
+		uint64_t addr;	 /* 0: empty */
+		uint64_t target; /* a direct branch's */
+		uint8_t length, kind, class;
+	} e[BT_INSN_CACHE];
+};
+
 struct bt_path {
 	bt_code_fn code;
 	void *code_ctx;
+	struct bt_path_counts *counts; /* a reader's tally, or NULL */
+	struct bt_insn_cache *cache;   /* a reader's, or NULL */
 	uint64_t prev_to, prev_flags;
 	uint64_t rs[BT_PATH_RS];
-	unsigned rs_n; /* entries in use, the top at rs[rs_n - 1] */
+	unsigned rs_n;	 /* entries in use (a full stack loses its oldest) */
+	unsigned rs_top; /* the top at rs[(rs_top - 1) % BT_PATH_RS] */
 	uint64_t site[BT_PATH_SITES], last[BT_PATH_SITES];
 };
 
@@ -69,7 +91,7 @@ struct bt_bits {
 	size_t pos;  /* next bit */
 };
 
-/* A frame's start: the code function kept, everything else forgotten. */
+/* A frame's start: the code function, the counts and the cache kept, the state forgotten. */
 void bt_path_reset(struct bt_path *p);
 /* One record's bits appended to out (false: no room, out unchanged past its old pos); *op says
  * how to advance the state once the record is kept. The state itself is not changed. */

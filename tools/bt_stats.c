@@ -6,6 +6,7 @@
  * records carry them (LBR's MISPRED bit where valid; BTS's predicted flag).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tools/btdecode.h"
@@ -25,10 +26,47 @@ static struct {
 	size_t slots, used;
 } st;
 
+static struct bt_path_counts path;
+
 static void stats_start(void)
 {
 	free(st.slot);
 	memset(&st, 0, sizeof(st));
+	memset(&path, 0, sizeof(path));
+	bt_read_path_counts(&path);
+}
+
+/* The information floor of the records (issue 16's measure): a bit for each conditional branch
+ * the paths walked (taken or not), and for each other branch with a target to say (indirect
+ * JMP and CALL, far transfers, INT, SYSCALL, IRET, ...; not near returns, which the calls
+ * before them decide) log2 of the targets seen from its FROM. Records of an unknown kind and
+ * interrupts count nothing. From the (FROM, TO) table: the table must be whole. */
+static double floor_bits(const struct hot *h, size_t n)
+{
+	double bits = (double)path.conditionals;
+	for (size_t i = 0; i < n;) {
+		size_t j = i, targets = 0;
+		uint64_t records = 0;
+		for (; j < n && h[j].from == h[i].from; j++) {
+			targets++;
+			records += h[j].count;
+		}
+		int k = h[i].kind;
+		bool indirect = k > X86_BR_NONE &&
+				!x86_branch_conditional((enum x86_branch_kind)k) &&
+				k != X86_BR_JMP_REL && k != X86_BR_CALL_REL && k != X86_BR_RET &&
+				k != X86_BR_XBEGIN;
+		if (indirect && targets > 1)
+			bits += (double)records * log2((double)targets);
+		i = j;
+	}
+	return bits;
+}
+
+static int by_from(const void *a, const void *b)
+{
+	const struct hot *x = a, *y = b;
+	return x->from < y->from ? -1 : x->from > y->from;
 }
 
 static size_t hash(uint64_t from, uint64_t to, size_t slots)
@@ -137,11 +175,30 @@ static void stats_finish(void)
 		fprintf(
 		    out_records, "bts predicted flag set: %" PRIu64 " of %" PRIu64 " (%.1f%%)\n",
 		    st.bts_predicted, st.bts, 100.0 * (double)st.bts_predicted / (double)st.bts);
-	/* the hottest: compact the table, sort by count */
+	/* compact the table; by FROM for the floor, then by count for the hottest */
 	size_t n = 0;
 	for (size_t i = 0; i < st.slots; i++)
 		if (st.slot[i].count)
 			st.slot[n++] = st.slot[i];
+	if (n)
+		qsort(st.slot, n, sizeof(*st.slot), by_from);
+	fprintf(out_records, "record frames: %" PRIu64 " wire bytes, %.3f per record\n",
+		bt_record_wire_bytes, (double)bt_record_wire_bytes / (double)all);
+	if (path.records) {
+		double fl = floor_bits(st.slot, n);
+		fprintf(out_records,
+			"path: %" PRIu64 " records (%" PRIu64 " escapes), %" PRIu64
+			" conditional branches walked (%" PRIu64 " taken), %" PRIu64
+			" returns (%" PRIu64 " predicted), %" PRIu64 " other indirect (%" PRIu64
+			" predicted)\n",
+			path.records, path.escapes, path.conditionals, path.taken, path.returns,
+			path.returns_hit, path.indirect, path.indirect_hit);
+		fprintf(out_records,
+			"information floor: %.0f bits (%.3f bytes per record); the record frames "
+			"are %.2f times the floor\n",
+			fl, fl / 8 / (double)all,
+			fl > 0 ? (double)bt_record_wire_bytes * 8 / fl : 0.0);
+	}
 	if (n)
 		qsort(st.slot, n, sizeof(*st.slot), by_count);
 	for (size_t i = 0; i < n && i < HOT_SHOWN; i++) {

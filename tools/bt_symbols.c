@@ -51,6 +51,7 @@ static bool reported;
 static char header_kernel_id[BUILD_ID_HEX * 2], header_program_id[BUILD_ID_HEX * 2];
 static uint64_t header_program_bias;
 static bool header_has_bias;
+static unsigned generation; /* counts the changes of the code in use */
 
 struct cache_entry {
 	uint64_t addr;
@@ -141,23 +142,37 @@ int bt_sym_program(const char *path, bool has_bias, uint64_t bias)
 	return 0;
 }
 
-static void copy_value(char *to, size_t size, const char *value)
+/* Takes a header's value: true if it is not the one held (the modules are checked again). */
+static bool copy_value(char *to, size_t size, const char *value)
 {
+	if (!strncmp(to, value, size - 1))
+		return false;
 	snprintf(to, size, "%s", value);
+	return true;
 }
 
 void bt_sym_header_pair(const char *pair)
 {
-	if (!strncmp(pair, "build-id=", 9))
-		copy_value(header_kernel_id, sizeof(header_kernel_id), pair + 9);
-	else if (!strncmp(pair, "program-build-id=", 17))
-		copy_value(header_program_id, sizeof(header_program_id), pair + 17);
-	else if (!strncmp(pair, "program-bias=", 13)) {
-		header_program_bias = strtoull(pair + 13, NULL, 16);
+	bool changed = false;
+	if (!strncmp(pair, "build-id=", 9)) {
+		changed = copy_value(header_kernel_id, sizeof(header_kernel_id), pair + 9);
+	} else if (!strncmp(pair, "program-build-id=", 17)) {
+		changed = copy_value(header_program_id, sizeof(header_program_id), pair + 17);
+	} else if (!strncmp(pair, "program-bias=", 13)) {
+		uint64_t bias = strtoull(pair + 13, NULL, 16);
+		changed = !header_has_bias || bias != header_program_bias;
+		header_program_bias = bias;
 		header_has_bias = true;
-	} else
-		return;
-	reported = false; /* a new header (another boot): the modules are checked again */
+	}
+	if (changed) {
+		reported = false; /* another boot, other ELFs: the modules are checked again */
+		generation++;
+	}
+}
+
+unsigned bt_sym_generation(void)
+{
+	return generation;
 }
 
 /* Whether the module's ELF is the one the capture names (nothing named: trusted). */
@@ -393,4 +408,5 @@ void bt_sym_reset(void)
 	header_kernel_id[0] = header_program_id[0] = 0;
 	header_has_bias = false;
 	reported = false;
+	generation++;
 }

@@ -66,6 +66,11 @@ static void text_begin(const struct bt_session *s)
 static void text_bts(const struct bt_session *s, const struct bt_bts *r)
 {
 	(void)s;
+	if (!text_symbols) {
+		fprintf(out_records, "bts %#" PRIx64 " %#" PRIx64 " %#" PRIx64 "%s\n", r->from,
+			r->to, r->flags, r->leak ? " leak" : "");
+		return;
+	}
 	fputs("bts", out_records);
 	text_addr(r->from);
 	text_addr(r->to);

@@ -48,6 +48,7 @@ static struct cpu_state cpus[MAX_CPUS];
 static const struct bt_view *view = &bt_view_text;
 static uint64_t problems, bad_lines, line_no;
 FILE *out_records, *out_problems;
+uint64_t bt_record_wire_bytes;
 
 static void problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void problem(const char *fmt, ...)
@@ -180,12 +181,29 @@ static void keep_pair(void *ctx, const char *pair)
 	bt_sym_header_pair(pair);
 }
 
+static struct bt_insn_cache *insn_cache;
+static unsigned insn_cache_generation;
+
+/* The code the walks read changes when a HEADER names other ELFs (another boot). */
+static void forget_code(void)
+{
+	if (insn_cache && insn_cache_generation == bt_sym_generation())
+		return;
+	insn_cache_generation = bt_sym_generation();
+	if (!insn_cache)
+		insn_cache = malloc(sizeof(*insn_cache));
+	if (insn_cache)
+		memset(insn_cache, 0, sizeof(*insn_cache));
+	bt_read_path_cache(insn_cache);
+}
+
 static void header_frame(const struct bt_frame *f)
 {
 	static struct pair_list l;
 	l.n = l.used = 0;
 	if (bt_read_header(f, keep_pair, &l) < 0)
 		problem("cpu %u: malformed HEADER frame", f->cpu);
+	forget_code();
 	if (view->header)
 		view->header(f->cpu, l.p, l.n);
 }
@@ -271,6 +289,8 @@ static void line(char *s, size_t n)
 		return;
 	}
 	cpus[f.cpu % MAX_CPUS].wire_bytes += n + 1;
+	if (f.type == BT_F_BTS || f.type == BT_F_PATH || f.type == BT_F_LBR)
+		bt_record_wire_bytes += n + 1;
 	frame(&f);
 }
 
@@ -279,7 +299,8 @@ static int btdecode_stream(FILE *in, const char *name)
 {
 	memset(cpus, 0, sizeof(cpus));
 	bt_sym_reset();
-	problems = bad_lines = line_no = 0;
+	forget_code();
+	problems = bad_lines = line_no = bt_record_wire_bytes = 0;
 	if (!out_records)
 		out_records = stdout;
 	if (!out_problems)

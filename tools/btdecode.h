@@ -44,6 +44,7 @@ struct bt_view {
 };
 
 extern FILE *out_records, *out_problems; /* stdout and stderr (the fuzzer: /dev/null) */
+extern uint64_t bt_record_wire_bytes;	 /* of the record frames' lines (BTS, PATH, LBR) */
 
 /* The views, NULL-terminated (bt_views.c, bt_calls.c). */
 extern const struct bt_view bt_view_text, bt_view_verify, bt_view_stats, bt_view_json, bt_view_perf,
@@ -84,6 +85,8 @@ int bt_sym_branch_kind(uint64_t addr);
 /* Code for a PATH frame's walk (lib/stream_path.h's bt_code_fn): up to 15 bytes at addr from
  * an executable segment of an ELF in use, 0 where none has code. */
 size_t bt_sym_code(void *ctx, uint64_t addr, uint8_t *buf);
+/* Changes whenever the code bt_sym_code gives may have changed (a header naming other ELFs). */
+unsigned bt_sym_generation(void);
 /* The fuzzer's code: n bytes at base, walked before any ELF's (NULL: none). */
 void bt_sym_test_code(uint64_t base, const uint8_t *bytes, size_t n);
 /* The modules in use, for perf's mmap events: fn(path, start, len, pgoff, bias) per executable
