@@ -9,6 +9,8 @@
  *   lbr INDEX FROM TO CYCLES MISPRED BR_TYPE    an LBR entry (MISPRED -1: not valid)
  *   end LOST [WHY]                              the session's END
  * Addresses may be written SYMBOL or SYMBOL+OFFSET: each SYMBOL=ADDRESS given as an argument.
+ * --code BASE FILE: the code at BASE is FILE's bytes (objcopy -O binary): BTS records go as
+ * PATH frames walked along it (lib/stream_path.h), as the kernel writes them.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +25,21 @@ static struct {
 } syms[MAX_SYMS];
 static unsigned n_syms;
 static unsigned line_no;
+
+static uint8_t code[1 << 20];
+static size_t code_len;
+static uint64_t code_base;
+
+static size_t code_fn(void *ctx, uint64_t addr, uint8_t *buf)
+{
+	(void)ctx;
+	if (addr < code_base || addr - code_base >= code_len)
+		return 0;
+	size_t n = code_len - (addr - code_base);
+	n = n < 15 ? n : 15;
+	memcpy(buf, code + (addr - code_base), n);
+	return n;
+}
 
 static void emit(void *ctx, const uint8_t *frame, size_t len)
 {
@@ -62,9 +79,22 @@ static int signed_field(const char *s)
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc && n_syms < MAX_SYMS; i++) {
+		if (!strcmp(argv[i], "--code") && i + 2 < argc) {
+			code_base = strtoull(argv[i + 1], NULL, 0);
+			FILE *f = fopen(argv[i + 2], "rb");
+			if (!f) {
+				perror(argv[i + 2]);
+				return 2;
+			}
+			code_len = fread(code, 1, sizeof(code), f);
+			fclose(f);
+			i += 2;
+			continue;
+		}
 		char *eq = strchr(argv[i], '=');
 		if (!eq) {
-			fprintf(stderr, "usage: mkcapture [SYMBOL=ADDRESS]... < list\n");
+			fprintf(stderr,
+				"usage: mkcapture [--code BASE FILE] [SYMBOL=ADDRESS]... < list\n");
 			return 2;
 		}
 		snprintf(syms[n_syms].name, sizeof(syms[n_syms].name), "%.*s", (int)(eq - argv[i]),
@@ -73,6 +103,8 @@ int main(int argc, char **argv)
 	}
 	static struct bt_writer w;
 	bt_writer_init(&w, 0, 0, emit, NULL);
+	if (code_len)
+		bt_writer_set_code(&w, code_fn, NULL);
 	char line[1024];
 	while (fgets(line, sizeof(line), stdin)) {
 		line_no++;

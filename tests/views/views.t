@@ -2,7 +2,7 @@
 # btdecode's views on a fixed capture (README "Records off the machine"): calls.S, a program
 # that never runs, assembled and linked here at 0x401000 with a fixed build id; calls.records,
 # its path read from its source, written as a stream by mkcapture (the kernel's own writer) with
-# addresses from nm. Each view must equal its golden file (golden/calls.VIEW: reviewed by hand
+# addresses from nm (and once more as PATH frames walked along calls.elf). Each view must equal its golden file (golden/calls.VIEW: reviewed by hand
 # against the source), and, independently of those files: the folded stacks and the trace's
 # slices are the ones calls.S's comment describes, the JSON parses and names each address as
 # nm's symbol table does, the branch kinds are the instructions' own, llvm-profgen (the AutoFDO
@@ -42,6 +42,22 @@ for view in text json stats perf raw folded trace; do
 	[ $d = 0 ] || sed 's/^/# /' "$work/$view.diff" | head -20
 	[ -s "$work/$view.err" ] && sed 's/^/# stderr: /' "$work/$view.err"
 done
+
+# ---- the same records as PATH frames (the kernel's stream.path): walked along calls.elf ----
+objcopy -O binary -j .text "$elf" "$work/calls.bin"
+# shellcheck disable=SC2086
+sed "s/BUILD_ID/$id/" "$here/calls.records" |
+	"$build/host/mkcapture" --code $base "$work/calls.bin" $syms >"$work/pathcap"
+"$dec" --view raw "$work/pathcap" 2>/dev/null | grep -q 'type=6(PATH)'
+ok $? "mkcapture --code writes the BTS session as PATH frames"
+"$dec" --elf "$elf" "$work/pathcap" >"$work/path.text" 2>"$work/path.err"
+rc=$?
+diff -u "$work/text" "$work/path.text" >/dev/null
+ok $((rc + $?)) "PATH frames walked along --elf calls.elf give the records of the plain frames, digests matching (exit $rc)"
+"$dec" "$work/pathcap" >/dev/null 2>"$work/nocode.err"
+rc=$?
+[ $rc = 1 ] && grep -q "no ELF in use has the code at 0x401008" "$work/nocode.err"
+ok $? "without the ELF: exit $rc, the address whose code the walk needed named ($(head -c 120 "$work/nocode.err"))"
 
 # ---- folded: the stacks of calls.S's path, worked out from its source (comment above) ----
 # Each branch counts once for the stack it leaves from: _start's CALL; main's two CALLs of leaf,
