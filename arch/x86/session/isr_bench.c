@@ -24,7 +24,8 @@
 #include "lib/string.h"
 
 #define BENCH_RECORDS	   64
-#define BENCH_BTS_MAX_NEW  40 /* the bound on BTS instructions per drained record */
+#define BENCH_BTS_MAX_NEW  40  /* the bound on BTS instructions per drained record */
+#define BENCH_PEBS_MAX	   150 /* and on PEBS ones (format 3) */
 #define BENCH_USER_ADDRESS 0x00007f0000000000ull
 #define BENCH_STORE_PAGES  16
 
@@ -141,16 +142,12 @@ bool arch_bench_isr(void)
 	uint64_t bn = measure(&bcfg, &bsinks, fill_bts, &bts, BENCH_RECORDS, &accn);
 	bool bts_ok = bts.n == BENCH_RECORDS;
 
-	uint64_t *arr = store;
-	uint64_t cap = store_bytes / (3 * sizeof(uint64_t) + 1);
 	struct pebs_store pebs = {
 	    .format = 3,
 	    .trap_like = true,
-	    .ev = arr,
-	    .next = arr + cap,
-	    .status = arr + 2 * cap,
-	    .kind = (uint8_t *)(arr + 3 * cap),
-	    .cap = cap,
+	    .raw = store,
+	    .size = sizeof(struct pebs_record_fmt3),
+	    .cap = store_bytes / sizeof(struct pebs_record_fmt3),
 	};
 	struct ds_isr_config pcfg = {
 	    .perfmon_version = 4,
@@ -163,7 +160,7 @@ bool arch_bench_isr(void)
 	uint64_t pacc0, paccn;
 	uint64_t p0 = measure(&pcfg, &psinks, fill_pebs, &pebs, 0, &pacc0);
 	uint64_t pn = measure(&pcfg, &psinks, fill_pebs, &pebs, BENCH_RECORDS, &paccn);
-	bool pebs_ok = pebs.n == BENCH_RECORDS && pebs.bad == 0;
+	bool pebs_ok = pebs.n == BENCH_RECORDS && pebs_store_check(&pebs) == BENCH_RECORDS;
 	pmu_use_hardware();
 	page_free(store_pa, BENCH_STORE_PAGES);
 
@@ -176,6 +173,12 @@ bool arch_bench_isr(void)
 		kprintf(
 		    "error: bench-isr: the routine delivered %lu BTS and %lu PEBS records of %d\n",
 		    bts.n, pebs.n, BENCH_RECORDS);
+		return false;
+	}
+	if (pebs_per > BENCH_PEBS_MAX) {
+		kprintf(
+		    "error: bench-isr: PEBS drain costs %lu instructions per record (bound %d)\n",
+		    pebs_per, BENCH_PEBS_MAX);
 		return false;
 	}
 	if (bts_per >= BENCH_BTS_MAX_NEW) {

@@ -29,37 +29,55 @@
 #define PERFMON_V5	     5
 #define PEBS_CORE2_MAX_BYTES 4096 /* one page: see the quirk in session_pebs */
 
+/* The drain's sink, inside the PMI/DS service routine: a copy and nothing more (REP MOVSQ: the
+ * record's quadwords, SDM Vol. 2B "MOVS/MOVSB/MOVSW/MOVSD/MOVSQ"; decoding waits until after
+ * the run). A record of another size than the session's is not the session's: lost. */
 void pebs_store_record(void *ctx, const void *record, size_t size)
 {
 	struct pebs_store *s = ctx;
-	struct pebs_decoded d;
-	int err = pebs_decode(s->format, s->adaptive, s->trap_like, s->data_cfg, record, size, &d);
-	if (err != PEBS_OK) {
-		if (!s->bad++)
-			s->first_error = (uint64_t)-err;
-		return;
-	}
-	if (s->n == s->cap) {
+	if (s->n == s->cap || size != s->size) {
 		s->lost_full++;
 		return;
 	}
-	s->ev[s->n] = d.has_eventing_ip ? d.eventing_ip : d.gprs.ip;
-	s->next[s->n] = d.has_next_ip ? d.next_ip : d.gprs.ip;
-	s->status[s->n] = d.status;
-	s->kind[s->n] = (uint8_t)d.ip_kind;
-	struct pebs_lbr_entry e = {0};
-	if (s->lbr_from && pebs_lbr_get(&d, 0, &e)) { /* entry 0: the newest branch */
-		s->lbr_from[s->n] = e.from;
-		s->lbr_to[s->n] = e.to;
-	} else if (s->lbr_from) {
-		s->lbr_from[s->n] = s->lbr_to[s->n] = 0;
-	}
-	if (s->dla) {
-		s->dla[s->n] = d.has_meminfo ? d.data_addr : 0;
-		s->dse[s->n] = d.has_meminfo ? d.data_src : 0;
-		s->lat[s->n] = d.has_meminfo ? d.latency : 0;
-	}
+	void *dst = s->raw + s->n * size;
+	size_t quads = size / sizeof(uint64_t);
+	__asm__ volatile("rep movsq" : "+D"(dst), "+S"(record), "+c"(quads) : : "memory");
 	s->n++;
+}
+
+bool pebs_store_get(const struct pebs_store *s, uint64_t i, struct pebs_sample *out)
+{
+	struct pebs_decoded d;
+	if (i >= s->n || pebs_decode(s->format, s->adaptive, s->trap_like, s->data_cfg,
+				     s->raw + i * s->size, s->size, &d) != PEBS_OK)
+		return false;
+	struct pebs_lbr_entry e = {0};
+	pebs_lbr_get(&d, 0, &e); /* entry 0: the newest branch, if the record has the group */
+	*out = (struct pebs_sample){
+	    .ev = d.has_eventing_ip ? d.eventing_ip : d.gprs.ip,
+	    .next = d.has_next_ip ? d.next_ip : d.gprs.ip,
+	    .status = d.status,
+	    .kind = (uint8_t)d.ip_kind,
+	    .lbr_from = e.from,
+	    .lbr_to = e.to,
+	    .dla = d.has_meminfo ? d.data_addr : 0,
+	    .dse = d.has_meminfo ? d.data_src : 0,
+	    .lat = d.has_meminfo ? d.latency : 0,
+	};
+	return true;
+}
+
+uint64_t pebs_store_check(struct pebs_store *s)
+{
+	s->bad = 0;
+	for (uint64_t i = 0; i < s->n; i++) {
+		struct pebs_decoded d;
+		int err = pebs_decode(s->format, s->adaptive, s->trap_like, s->data_cfg,
+				      s->raw + i * s->size, s->size, &d);
+		if (err != PEBS_OK && !s->bad++)
+			s->first_error = (uint64_t)-err;
+	}
+	return s->n - s->bad;
 }
 
 struct pebs_choice {
@@ -137,24 +155,11 @@ static bool session_pebs(struct trace_ctx *t)
 		    t->label, s.format, s.adaptive, d ? d->pebs_bytes : 0);
 		return false;
 	}
-	/* The store: eight arrays of cap entries (ev, next, status, LBR from/to, data address,
-	 * source, latency) and the IP kinds, in the scratch pages. */
+	/* The store: the records as written, in the scratch pages. */
 	uint64_t bytes;
-	uint8_t *mem = ts_scratch(&bytes);
-	s.cap = bytes / (8 * sizeof(uint64_t) + 1);
-	s.ev = (uint64_t *)mem;
-	s.next = s.ev + s.cap;
-	s.status = s.next + s.cap;
-	if (with_lbr) {
-		s.lbr_from = s.status + s.cap;
-		s.lbr_to = s.lbr_from + s.cap;
-	}
-	if (ch.mem >= 0) {
-		s.dla = s.status + 3 * s.cap;
-		s.dse = s.dla + s.cap;
-		s.lat = s.dse + s.cap;
-	}
-	s.kind = (uint8_t *)(s.status + 6 * s.cap);
+	s.raw = ts_scratch(&bytes);
+	s.size = size;
+	s.cap = bytes / size;
 
 	struct ds_area64 *ds = d->area;
 	/* Core 2 (format 0) quirk: a PEBS buffer larger than one page made the WRMSR to
@@ -235,32 +240,37 @@ static bool session_pebs(struct trace_ctx *t)
 	uint64_t masked, vpmis = ts_virtual_pmis(&masked);
 	uint64_t bts_dropped, dropped;
 	pmu_backend_drops(&bts_dropped, &dropped);
+	uint64_t good = pebs_store_check(&s);
 	tprintf("trace-begin pebs %s steps=%lu records=%lu format=%u adaptive=%d trap=%d "
 		"event=%#x umask=%#x mem-unknown=%lu period=%lu counter=%s enable=%#lx "
 		"data-cfg=%#lx size=%zu pmis=%lu virtual-pmis=%lu "
 		"masked=%lu drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu "
 		"bad=%lu buffer=%lu%s storms=%lu result=%lu\n",
-		t->label, steps, s.n, s.format, s.adaptive, s.trap_like, ch.event, ch.umask,
+		t->label, steps, good, s.format, s.adaptive, s.trap_like, ch.event, ch.umask,
 		ts_mem_unknown(), o->pebs_period, ch.fixed ? "fixed0" : counter_names[n], enable,
 		s.data_cfg, size, st.pmis, vpmis, masked, st.pebs_drains, st.pebs_drained, at_end,
 		dropped, s.lost_full, s.bad, buffer_bytes, core2_cap ? "(core2-cap)" : "",
 		st.storms, result);
 	struct selfcheck sc;
 	selfcheck_begin(&sc, t);
+	struct pebs_sample p;
 	for (uint64_t i = 0; i < s.n; i++)
-		selfcheck_record(&sc, s.ev[i], s.next[i]);
+		if (pebs_store_get(&s, i, &p))
+			selfcheck_record(&sc, p.ev, p.next);
 	selfcheck_samples(t, &sc, "pebs", o->pebs_period + 1,
 			  o->pebs_event != TRACE_PEBS_INSTRUCTIONS
 			      ? "pebs.event is not instructions"
 			  : s.lost_full || dropped || s.bad ? "records were lost"
 							    : NULL);
 	for (uint64_t i = 0; i < s.n; i++) {
-		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s", s.ev[i], s.next[i],
-			s.status[i], size, pebs_ip_kind_name((enum pebs_ip_kind)s.kind[i]));
+		if (!pebs_store_get(&s, i, &p))
+			continue; /* counted in bad, said below */
+		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s", p.ev, p.next, p.status,
+			size, pebs_ip_kind_name((enum pebs_ip_kind)p.kind));
 		if (with_lbr)
-			tprintf(" lbr %#lx %#lx", s.lbr_from[i], s.lbr_to[i]);
-		if (s.dla)
-			tprintf(" dla=%#lx src=%#lx lat=%lu", s.dla[i], s.dse[i], s.lat[i]);
+			tprintf(" lbr %#lx %#lx", p.lbr_from, p.lbr_to);
+		if (ch.mem >= 0)
+			tprintf(" dla=%#lx src=%#lx lat=%lu", p.dla, p.dse, p.lat);
 		tprintf("\n");
 	}
 	ts_print_exceptions(t);

@@ -25,18 +25,30 @@ struct bts_store {
 };
 void bts_store_record(void *ctx, const struct bts_record *r);
 
+/* PEBS records are kept as the hardware wrote them (a copy: the drain stays short, as make
+ * bench measures) and decoded after the run. */
 struct pebs_store {
 	unsigned format;
 	bool adaptive, trap_like;
 	uint64_t data_cfg;
-	uint64_t n, bad;
-	uint64_t first_error; /* -(enum pebs_err) of the first undecodable record */
-	uint64_t *ev, *next, *status;
-	uint64_t *lbr_from, *lbr_to; /* the LBR group's newest entry, or NULL arrays */
-	uint64_t *dla, *dse, *lat;   /* data address, source, latency, or NULL arrays */
-	uint8_t *kind;		     /* enum pebs_ip_kind */
-	uint64_t cap, lost_full;
+	uint8_t *raw; /* cap records of size bytes (a multiple of 8: every layout's is) */
+	size_t size;
+	uint64_t n, cap, lost_full;
+	uint64_t bad;	      /* undecodable (pebs_store_check) */
+	uint64_t first_error; /* -(enum pebs_err) of the first of them */
 };
 void pebs_store_record(void *ctx, const void *record, size_t size);
+
+/* One kept record, decoded: what a session prints of it. */
+struct pebs_sample {
+	uint64_t ev, next, status;
+	uint64_t lbr_from, lbr_to; /* the LBR group's newest entry, or 0 */
+	uint64_t dla, dse, lat;	   /* data address, source, latency, or 0 */
+	uint8_t kind;		   /* enum pebs_ip_kind */
+};
+/* Record i decoded into *out: false if it does not decode. */
+bool pebs_store_get(const struct pebs_store *s, uint64_t i, struct pebs_sample *out);
+/* Decodes every kept record once: sets bad and first_error; returns the good ones. */
+uint64_t pebs_store_check(struct pebs_store *s);
 
 #endif
