@@ -120,7 +120,10 @@ static uint8_t *room(struct bt_writer *w, uint8_t type, size_t need)
 		w->type = type;
 		w->prev_to = 0;
 		w->prev_flags = 0;
-		if (type == BT_F_BTS || type == BT_F_LBR || type == BT_F_END || type == BT_F_PATH)
+		w->prev_size = 0;
+		w->prev_dla = 0;
+		if (type == BT_F_BTS || type == BT_F_LBR || type == BT_F_END || type == BT_F_PATH ||
+		    type == BT_F_PEBS)
 			w->len = put_leb(w->frame + BT_HEADER_LEN, w->session);
 	}
 	return w->frame + BT_HEADER_LEN + w->len;
@@ -262,6 +265,67 @@ void bt_write_lbr(struct bt_writer *w, const struct bt_lbr *e)
 	w->prev_to = e->to;
 	w->records++;
 	w->digest = bt_digest_lbr(w->digest, e);
+}
+
+static uint8_t pebs_control(const struct bt_pebs *p, uint64_t prev_status, uint64_t prev_size)
+{
+	return (uint8_t)((p->status != prev_status ? BT_PEBS_STATUS : 0) |
+			 (p->size != prev_size ? BT_PEBS_SIZE : 0) |
+			 (p->has_lbr ? BT_PEBS_LBR : 0) | (p->has_mem ? BT_PEBS_MEM : 0) |
+			 (p->ip & 3u) << BT_PEBS_IP_SHIFT);
+}
+
+void bt_write_pebs(struct bt_writer *w, const struct bt_pebs *p)
+{
+	uint8_t *b = room(w, BT_F_PEBS, 1 + 9 * LEB_MAX);
+	uint8_t control = pebs_control(p, w->prev_flags, w->prev_size);
+	size_t n = 1;
+	b[0] = control;
+	n += put_leb(b + n, zigzag((int64_t)(p->ev - w->prev_to)));
+	n += put_leb(b + n, zigzag((int64_t)(p->next - p->ev)));
+	if (control & BT_PEBS_STATUS)
+		n += put_leb(b + n, p->status);
+	if (control & BT_PEBS_SIZE)
+		n += put_leb(b + n, p->size);
+	if (control & BT_PEBS_LBR) {
+		n += put_leb(b + n, zigzag((int64_t)(p->lbr_from - p->ev)));
+		n += put_leb(b + n, zigzag((int64_t)(p->lbr_to - p->lbr_from)));
+	}
+	if (control & BT_PEBS_MEM) {
+		n += put_leb(b + n, zigzag((int64_t)(p->dla - w->prev_dla)));
+		n += put_leb(b + n, p->dse);
+		n += put_leb(b + n, p->lat);
+		w->prev_dla = p->dla;
+	}
+	w->len += n;
+	w->prev_to = p->ev;
+	w->prev_flags = p->status;
+	w->prev_size = p->size;
+	w->records++;
+	w->digest = bt_digest_pebs(w->digest, p);
+}
+
+uint32_t bt_digest_pebs(uint32_t crc, const struct bt_pebs *p)
+{
+	uint8_t raw[3 * 8 + 4 + 1 + 5 * 8];
+	put64(raw, p->ev);
+	put64(raw + 8, p->next);
+	put64(raw + 16, p->status);
+	put32(raw + 24, p->size);
+	raw[28] = (uint8_t)((p->has_lbr ? BT_PEBS_LBR : 0) | (p->has_mem ? BT_PEBS_MEM : 0) |
+			    (p->ip & 3u) << BT_PEBS_IP_SHIFT);
+	put64(raw + 29, p->has_lbr ? p->lbr_from : 0);
+	put64(raw + 37, p->has_lbr ? p->lbr_to : 0);
+	put64(raw + 45, p->has_mem ? p->dla : 0);
+	put64(raw + 53, p->has_mem ? p->dse : 0);
+	put64(raw + 61, p->has_mem ? p->lat : 0);
+	return crc32_update(crc, raw, sizeof(raw));
+}
+
+const char *bt_pebs_ip_name(unsigned ip)
+{
+	static const char *const names[] = {"exact", "trap", "fault"};
+	return ip < sizeof(names) / sizeof(names[0]) ? names[ip] : "?";
 }
 
 uint32_t bt_digest_lbr(uint32_t crc, const struct bt_lbr *e)
@@ -568,5 +632,59 @@ long bt_read_path(const struct bt_frame *f, uint32_t *session, bt_code_fn code, 
 	/* what is left is the last byte's padding: zeros, fewer than 8 */
 	if (b.bits - b.pos >= BYTE_BITS)
 		return BT_PATH_MALFORMED;
+	return count;
+}
+
+long bt_read_pebs(const struct bt_frame *f, uint32_t *session,
+		  void (*fn)(void *ctx, const struct bt_pebs *p), void *ctx)
+{
+	uint64_t prev_ev = 0, prev_status = 0, prev_size = 0, prev_dla = 0, a, b;
+	size_t pos = 0;
+	long count = 0;
+	if (f->type != BT_F_PEBS || !get_session(f, &pos, session))
+		return -1;
+	while (pos < f->len) {
+		uint8_t control = f->payload[pos++];
+		unsigned ip = (control >> BT_PEBS_IP_SHIFT) & 3u;
+		if (control & BT_PEBS_ZERO || ip > BT_PEBS_FAULT ||
+		    !get_leb(f->payload, f->len, &pos, &a) ||
+		    !get_leb(f->payload, f->len, &pos, &b))
+			return -1;
+		struct bt_pebs p = {
+		    .ip = (uint8_t)ip,
+		    .status = prev_status,
+		    .size = (uint32_t)prev_size,
+		    .has_lbr = control & BT_PEBS_LBR,
+		    .has_mem = control & BT_PEBS_MEM,
+		};
+		p.ev = prev_ev + (uint64_t)unzigzag(a);
+		p.next = p.ev + (uint64_t)unzigzag(b);
+		uint64_t size = prev_size;
+		if (((control & BT_PEBS_STATUS) && !get_leb(f->payload, f->len, &pos, &p.status)) ||
+		    ((control & BT_PEBS_SIZE) &&
+		     (!get_leb(f->payload, f->len, &pos, &size) || size > UINT32_MAX)))
+			return -1;
+		p.size = (uint32_t)size;
+		if (p.has_lbr) {
+			if (!get_leb(f->payload, f->len, &pos, &a) ||
+			    !get_leb(f->payload, f->len, &pos, &b))
+				return -1;
+			p.lbr_from = p.ev + (uint64_t)unzigzag(a);
+			p.lbr_to = p.lbr_from + (uint64_t)unzigzag(b);
+		}
+		if (p.has_mem) {
+			if (!get_leb(f->payload, f->len, &pos, &a) ||
+			    !get_leb(f->payload, f->len, &pos, &p.dse) ||
+			    !get_leb(f->payload, f->len, &pos, &p.lat))
+				return -1;
+			p.dla = prev_dla + (uint64_t)unzigzag(a);
+			prev_dla = p.dla;
+		}
+		prev_ev = p.ev;
+		prev_status = p.status;
+		prev_size = p.size;
+		fn(ctx, &p);
+		count++;
+	}
 	return count;
 }

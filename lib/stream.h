@@ -65,6 +65,35 @@ enum bt_frame_type {
 			  * byte, LEB128 index, FROM and TO deltas as BTS, cycles, branch type */
 	BT_F_PATH = 6,	 /* LEB128 session, 16-bit record count, then BTS records as bits
 			  * along the code (lib/stream_path.h) */
+	BT_F_PEBS = 7,	 /* LEB128 session, then PEBS samples (decoded): control byte, the
+			  * eventing IP less the previous one's, the next IP less it, and the
+			  * fields the control byte names */
+};
+
+/* A PEBS sample's control byte. */
+#define BT_PEBS_STATUS 0x01 /* applicable counters follow (LEB128; else the previous ones) */
+#define BT_PEBS_SIZE   0x02 /* the record size follows (LEB128; else the previous one) */
+#define BT_PEBS_LBR                                                                                \
+	0x04		      /* the LBR group's newest entry: FROM less the eventing IP, TO less  \
+			       * FROM */
+#define BT_PEBS_MEM	 0x08 /* data address less the previous one's, data source, latency */
+#define BT_PEBS_IP_SHIFT 4    /* bits 5:4: enum bt_pebs_ip */
+#define BT_PEBS_ZERO	 0xc0
+
+/* What a PEBS sample's IPs mean (SDM Vol. 3B, "Precise Event Based Sampling (PEBS)": the
+ * eventing IP of formats 2 and later is exact; the record's RIP is trap-like, after the
+ * instruction, or fault-like where the format says so). */
+enum bt_pebs_ip { BT_PEBS_EXACT, BT_PEBS_TRAP, BT_PEBS_FAULT };
+const char *bt_pebs_ip_name(unsigned ip); /* "exact", "trap", "fault" */
+
+/* One PEBS sample as the stream carries it: decoded, as the kernel prints it. */
+struct bt_pebs {
+	uint64_t ev, next, status; /* eventing IP, next IP, applicable counters */
+	uint32_t size;		   /* the hardware record's bytes */
+	uint8_t ip;		   /* enum bt_pebs_ip */
+	bool has_lbr, has_mem;
+	uint64_t lbr_from, lbr_to;
+	uint64_t dla, dse, lat; /* data linear address, data source, latency */
 };
 
 /* A BTS record's control byte. */
@@ -112,6 +141,7 @@ struct bt_writer {
 	size_t len; /* payload bytes so far (0: no frame open) */
 	uint8_t type;
 	uint64_t prev_to, prev_flags;
+	uint64_t prev_size, prev_dla; /* PEBS frames' */
 	uint64_t records;
 	uint32_t digest;
 	uint32_t session; /* the open session's BEGIN frame number */
@@ -133,6 +163,7 @@ void bt_write_begin(struct bt_writer *w, const char *facility, const char *sessi
 unsigned bt_write_header(struct bt_writer *w, const char *const *pairs, unsigned n);
 void bt_write_bts(struct bt_writer *w, const struct bt_bts *r);
 void bt_write_lbr(struct bt_writer *w, const struct bt_lbr *e);
+void bt_write_pebs(struct bt_writer *w, const struct bt_pebs *p);
 /* Closes the session: lost records and why ("" if none). */
 void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why);
 
@@ -178,6 +209,10 @@ void bt_read_path_counts(struct bt_path_counts *counts);
  * when the code changes. */
 void bt_read_path_cache(struct bt_insn_cache *cache);
 
+/* A PEBS frame's session and samples, as bt_read_bts. */
+long bt_read_pebs(const struct bt_frame *f, uint32_t *session,
+		  void (*fn)(void *ctx, const struct bt_pebs *p), void *ctx);
+
 /* An LBR frame's session and entries, as bt_read_bts. */
 long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
 		 void (*fn)(void *ctx, const struct bt_lbr *e), void *ctx);
@@ -187,5 +222,8 @@ uint32_t bt_digest(uint32_t crc, const struct bt_bts *r);
 /* For one LBR entry: the CRC-32 of its index (4 bytes), FROM, TO (8 each), the cycles (4), the
  * control byte and the branch type (4, -1 as all ones), little-endian. */
 uint32_t bt_digest_lbr(uint32_t crc, const struct bt_lbr *e);
+/* For one PEBS sample: the CRC-32 of EV, NEXT, STATUS (8 bytes each), SIZE (4), the control
+ * byte, then LBR FROM and TO, DLA, DSE and LAT (8 each, 0 where absent), little-endian. */
+uint32_t bt_digest_pebs(uint32_t crc, const struct bt_pebs *p);
 
 #endif

@@ -280,6 +280,24 @@ static void calls_lbr(const struct bt_session *s, const struct bt_lbr *e)
 	c->snap[c->snap_n++] = *e;
 }
 
+/* A PEBS sample: an instant event on its session's track, named by its eventing IP's function
+ * (the trace view; the folded view has no use for it). */
+static void calls_pebs(const struct bt_session *s, const struct bt_pebs *p)
+{
+	if (!tracing)
+		return;
+	char name[NAME_MAX_], at[32];
+	bt_sym_name(p->ev, name, sizeof(name));
+	snprintf(at, sizeof(at), "%#" PRIx64, p->ev);
+	fprintf(out_records, "%s\n{\"name\":", first_event ? "" : ",");
+	bt_json_str(name);
+	fprintf(out_records,
+		",\"ph\":\"i\",\"s\":\"t\",\"pid\":%u,\"tid\":%" PRIu32 ",\"ts\":%" PRIu64
+		",\"args\":{\"ev\":\"%s\",\"ip\":\"%s\"}}",
+		s->cpu, s->number, s->records, at, bt_pebs_ip_name(p->ip));
+	first_event = false;
+}
+
 static void calls_end(const struct bt_session *s, const struct bt_session_end *e)
 {
 	(void)e;
@@ -362,6 +380,7 @@ const struct bt_view bt_view_trace = {
     .begin = calls_begin,
     .bts = calls_bts,
     .lbr = calls_lbr,
+    .pebs = calls_pebs,
     .end = calls_end,
     .finish = trace_finish,
 };

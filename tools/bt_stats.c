@@ -21,7 +21,7 @@ struct hot {
 
 static struct {
 	uint64_t kinds[X86_BR_KIND_COUNT], unknown;
-	uint64_t lbr_mispred_known, lbr_mispred, bts, bts_predicted;
+	uint64_t lbr_mispred_known, lbr_mispred, bts, bts_predicted, pebs;
 	struct hot *slot;
 	size_t slots, used;
 } st;
@@ -131,6 +131,12 @@ static void stats_bts(const struct bt_session *s, const struct bt_bts *r)
 	count(r->from, r->to, -1);
 }
 
+static void stats_pebs(const struct bt_session *s, const struct bt_pebs *p)
+{
+	(void)s, (void)p;
+	st.pebs++;
+}
+
 static void stats_lbr(const struct bt_session *s, const struct bt_lbr *e)
 {
 	(void)s;
@@ -154,8 +160,15 @@ static void stats_finish(void)
 	uint64_t all = st.unknown;
 	for (unsigned k = 0; k < X86_BR_KIND_COUNT; k++)
 		all += st.kinds[k];
-	if (!all)
+	if (st.pebs)
+		fprintf(out_records, "pebs samples: %" PRIu64 "\n", st.pebs);
+	if (!all) {
+		if (st.pebs)
+			fprintf(
+			    out_records, "record frames: %" PRIu64 " wire bytes, %.3f per record\n",
+			    bt_record_wire_bytes, (double)bt_record_wire_bytes / (double)st.pebs);
 		return;
+	}
 	fputs("kinds:", out_records);
 	for (unsigned k = 0; k < X86_BR_KIND_COUNT; k++)
 		if (st.kinds[k])
@@ -223,5 +236,6 @@ const struct bt_view bt_view_stats = {
     .start = stats_start,
     .bts = stats_bts,
     .lbr = stats_lbr,
+    .pebs = stats_pebs,
     .finish = stats_finish,
 };

@@ -88,6 +88,25 @@ static void text_lbr(const struct bt_session *s, const struct bt_lbr *e)
 		e->in_tx ? " in_tx" : "", e->abort ? " abort" : "");
 }
 
+static void text_pebs(const struct bt_session *s, const struct bt_pebs *p)
+{
+	(void)s;
+	fprintf(out_records, "pebs");
+	text_addr(p->ev);
+	text_addr(p->next);
+	fprintf(out_records, " applicable=%#" PRIx64 " size=%" PRIu32 " ip=%s", p->status, p->size,
+		bt_pebs_ip_name(p->ip));
+	if (p->has_lbr) {
+		fputs(" lbr", out_records);
+		text_addr(p->lbr_from);
+		text_addr(p->lbr_to);
+	}
+	if (p->has_mem)
+		fprintf(out_records, " dla=%#" PRIx64 " src=%#" PRIx64 " lat=%" PRIu64, p->dla,
+			p->dse, p->lat);
+	fputc('\n', out_records);
+}
+
 static void text_end(const struct bt_session *s, const struct bt_session_end *e)
 {
 	fprintf(
@@ -102,6 +121,7 @@ const struct bt_view bt_view_text = {
     .begin = text_begin,
     .bts = text_bts,
     .lbr = text_lbr,
+    .pebs = text_pebs,
     .end = text_end,
 };
 
@@ -217,6 +237,25 @@ static void json_lbr(const struct bt_session *s, const struct bt_lbr *e)
 	fputs("}\n", out_records);
 }
 
+static void json_pebs(const struct bt_session *s, const struct bt_pebs *p)
+{
+	json_session("pebs", s);
+	fprintf(out_records, ",\"i\":%" PRIu64, s->records);
+	json_addr("ev", p->ev);
+	json_addr("next", p->next);
+	fprintf(out_records, ",\"applicable\":\"%#" PRIx64 "\",\"size\":%" PRIu32 ",\"ip\":\"%s\"",
+		p->status, p->size, bt_pebs_ip_name(p->ip));
+	if (p->has_lbr) {
+		json_addr("lbr_from", p->lbr_from);
+		json_addr("lbr_to", p->lbr_to);
+	}
+	if (p->has_mem)
+		fprintf(out_records,
+			",\"dla\":\"%#" PRIx64 "\",\"src\":\"%#" PRIx64 "\",\"lat\":%" PRIu64,
+			p->dla, p->dse, p->lat);
+	fputs("}\n", out_records);
+}
+
 static void json_end(const struct bt_session *s, const struct bt_session_end *e)
 {
 	json_session("end", s);
@@ -238,6 +277,7 @@ const struct bt_view bt_view_json = {
     .begin = json_begin,
     .bts = json_bts,
     .lbr = json_lbr,
+    .pebs = json_pebs,
     .end = json_end,
 };
 
@@ -383,6 +423,8 @@ static const char *frame_type_name(unsigned t)
 		return "LBR";
 	case BT_F_PATH:
 		return "PATH";
+	case BT_F_PEBS:
+		return "PEBS";
 	}
 	return "unknown";
 }
@@ -410,6 +452,17 @@ static void raw_lbr(void *ctx, const struct bt_lbr *e)
 		"abort=%d br_type=%d\n",
 		(*i)++, e->index, e->from, e->to, e->cycles, e->cycles_valid, e->mispred_valid,
 		e->mispred, e->in_tx, e->abort, e->br_type);
+}
+
+static void raw_pebs(void *ctx, const struct bt_pebs *p)
+{
+	unsigned *i = ctx;
+	fprintf(out_records,
+		"  pebs[%u] ev=%#" PRIx64 " next=%#" PRIx64 " status=%#" PRIx64 " size=%" PRIu32
+		" ip=%u lbr=%d from=%#" PRIx64 " to=%#" PRIx64 " mem=%d dla=%#" PRIx64
+		" dse=%#" PRIx64 " lat=%" PRIu64 "\n",
+		(*i)++, p->ev, p->next, p->status, p->size, p->ip, p->has_lbr, p->lbr_from,
+		p->lbr_to, p->has_mem, p->dla, p->dse, p->lat);
 }
 
 static void raw_frame(const struct bt_frame *f, uint64_t line)
@@ -441,6 +494,10 @@ static void raw_frame(const struct bt_frame *f, uint64_t line)
 					     : "");
 		return;
 	}
+	case BT_F_PEBS:
+		if (bt_read_pebs(f, &session, raw_pebs, &i) >= 0 || i)
+			fprintf(out_records, "  session=%" PRIu32 " samples=%u\n", session, i);
+		return;
 	case BT_F_LBR:
 		if (bt_read_lbr(f, &session, raw_lbr, &i) >= 0 || i)
 			fprintf(out_records, "  session=%" PRIu32 " entries=%u\n", session, i);

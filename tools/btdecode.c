@@ -66,8 +66,16 @@ static void problem(const char *fmt, ...)
 struct frame_records {
 	struct bt_bts r[BT_FRAME_RECORDS_MAX];
 	struct bt_lbr l[BT_PAYLOAD_MAX];
+	struct bt_pebs p[BT_PAYLOAD_MAX];
 	unsigned n;
 };
+
+static void collect_pebs(void *ctx, const struct bt_pebs *p)
+{
+	struct frame_records *fr = ctx;
+	if (fr->n < BT_PAYLOAD_MAX)
+		fr->p[fr->n++] = *p;
+}
 
 static void collect_lbr(void *ctx, const struct bt_lbr *e)
 {
@@ -122,12 +130,17 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 	static struct frame_records fr;
 	uint32_t session = 0;
 	fr.n = 0;
-	bool lbr = f->type == BT_F_LBR;
+	bool lbr = f->type == BT_F_LBR, pebs = f->type == BT_F_PEBS;
 	uint64_t missing = 0;
-	long n = lbr ? bt_read_lbr(f, &session, collect_lbr, &fr)
-		 : f->type == BT_F_PATH
-		     ? bt_read_path(f, &session, bt_sym_code, NULL, collect, &fr, &missing)
-		     : bt_read_bts(f, &session, collect, &fr);
+	long n;
+	if (lbr)
+		n = bt_read_lbr(f, &session, collect_lbr, &fr);
+	else if (pebs)
+		n = bt_read_pebs(f, &session, collect_pebs, &fr);
+	else if (f->type == BT_F_PATH)
+		n = bt_read_path(f, &session, bt_sym_code, NULL, collect, &fr, &missing);
+	else
+		n = bt_read_bts(f, &session, collect, &fr);
 	if (n == BT_PATH_NO_CODE)
 		problem("cpu %u: frame %" PRIu32 ": its records follow the code, and no ELF in use "
 			"has the code at %#" PRIx64 " (the kernel's: --elf build/kernel.elf of "
@@ -153,6 +166,10 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 			c->digest = bt_digest_lbr(c->digest, &fr.l[i]);
 			if (view->lbr)
 				view->lbr(&c->s, &fr.l[i]);
+		} else if (pebs) {
+			c->digest = bt_digest_pebs(c->digest, &fr.p[i]);
+			if (view->pebs)
+				view->pebs(&c->s, &fr.p[i]);
 		} else {
 			c->digest = bt_digest(c->digest, &fr.r[i]);
 			if (view->bts)
@@ -255,6 +272,7 @@ static void frame(const struct bt_frame *f)
 	case BT_F_BTS:
 	case BT_F_PATH:
 	case BT_F_LBR:
+	case BT_F_PEBS:
 		bts_frame(c, f);
 		return;
 	case BT_F_END:
@@ -289,7 +307,7 @@ static void line(char *s, size_t n)
 		return;
 	}
 	cpus[f.cpu % MAX_CPUS].wire_bytes += n + 1;
-	if (f.type == BT_F_BTS || f.type == BT_F_PATH || f.type == BT_F_LBR)
+	if (f.type == BT_F_BTS || f.type == BT_F_PATH || f.type == BT_F_LBR || f.type == BT_F_PEBS)
 		bt_record_wire_bytes += n + 1;
 	frame(&f);
 }

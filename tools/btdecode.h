@@ -38,6 +38,7 @@ struct bt_view {
 	void (*begin)(const struct bt_session *s);
 	void (*bts)(const struct bt_session *s, const struct bt_bts *r);
 	void (*lbr)(const struct bt_session *s, const struct bt_lbr *e);
+	void (*pebs)(const struct bt_session *s, const struct bt_pebs *p);
 	void (*end)(const struct bt_session *s, const struct bt_session_end *e);
 	void (*frame)(const struct bt_frame *f, uint64_t line); /* every intact frame */
 	void (*finish)(void);

@@ -111,6 +111,29 @@ n=$(grep -c '^= ' "$work/lbr.kernel")
 	grep -q 'cycles=[1-9][0-9]* mispred' "$work/lbr.rebuilt"
 ok $? "LBR: $n sessions on three personalities, $(grep -c '^lbr ' "$work/lbr.rebuilt") entries rebuilt as the kernel printed them, digests ok, Core 2's 4 skipped sessions said so (decoder exit $drc)"
 
+# PEBS: formats 1 (Nehalem), 3 (Skylake) and 4 adaptive (Ice Lake) on load latency with the
+# memory-info and LBR groups: every sample decoded exactly as the kernel printed it (IPs, the
+# applicable counters, size, IP semantics, the LBR group's newest entry, data address, source,
+# latency), digests ok; and the trace view's instant events parse.
+boot --timeout 120 -- stream=text trace=pebs spmu=icelake,skylake,nehalem workload=sort \
+	pebs.event=loads pebs.groups=meminfo,gpr,lbr pebs.period=5
+printf '%s\n' "$out" >"$work/pebs"
+awk '$1 == "trace-begin" { s = $2 " " $3 " " $4; print "= " s; next }
+	$1 == "trace-end" { s = "" } s != "" && $1 == "pebs" { print }' "$work/pebs" >"$work/pebs.kernel"
+"$dec" "$work/pebs" >"$work/pebs.dec" 2>"$work/pebs.err"
+drc=$?
+awk '$1 == "stream-begin" { print "= " $2 " " $3 " " $4; next } $1 == "pebs" { print }' \
+	"$work/pebs.dec" >"$work/pebs.rebuilt"
+[ "$rc" = 0 ] && [ "$drc" = 0 ] && [ "$(grep -c '^= ' "$work/pebs.kernel")" = 3 ] &&
+	cmp -s "$work/pebs.kernel" "$work/pebs.rebuilt" && grep -q ' lbr 0x.* dla=0x' "$work/pebs.rebuilt" &&
+	[ "$(grep -c ' digest=ok' "$work/pebs.dec")" = 3 ]
+ok $? "PEBS: 3 sessions (formats 1, 3, 4 adaptive), $(grep -c '^pebs ' "$work/pebs.rebuilt") samples rebuilt as the kernel printed them, digests ok (decoder exit $drc)"
+"$dec" --view trace "$work/pebs" | perl -MJSON::PP -e '
+	my $t = decode_json(do { local $/; <STDIN> });
+	my $i = grep { $_->{ph} eq "i" && $_->{args}{ev} =~ /^0x/ } @{$t->{traceEvents}};
+	print "$i\n"; exit(!$i)' >"$work/pebs.instants"
+ok $? "PEBS samples are instant events in the trace view ($(cat "$work/pebs.instants"))"
+
 # Garbage: random bytes, and random text after the frame prefix (seeded): reported, no crash.
 perl -e 'srand(7); for (1 .. 2000) { my $l = join("", map { chr(int(rand(256))) } 1 .. int(rand(300)));
 	print rand() < 0.5 ? "\@BT1 $l\n" : "$l\n" }' >"$work/garbage"

@@ -6,6 +6,7 @@
  * records of every shape (deltas both ways, the extremes of 64 bits, flags changing, the leak
  * note) come back bit for bit through frames and text lines, and END's digest is the CRC-32
  * (test_crc32 checks it against zlib's) of the raw 24-byte records, packed by the test itself;
+ * LBR entries and PEBS samples of every shape likewise, their digests packed by the test too;
  * frames stand alone (a lost one takes only its records); a capture whose bytes are flipped,
  * dropped and duplicated at random (seeded) never yields a record that was not written: every line
  * left intact decodes, every damaged one is refused.
@@ -257,6 +258,104 @@ static void lbr_entries_come_back(void **state)
 	assert_int_equal(digest, z);
 }
 
+struct got_pebs {
+	struct bt_pebs p[2048];
+	unsigned n;
+};
+
+static void take_pebs(void *ctx, const struct bt_pebs *p)
+{
+	struct got_pebs *g = ctx;
+	assert_true(g->n < 2048);
+	g->p[g->n++] = *p;
+}
+
+static void put_le(uint8_t *to, uint64_t v, unsigned bytes)
+{
+	for (unsigned k = 0; k < bytes; k++)
+		to[k] = (uint8_t)(v >> (8 * k));
+}
+
+/* PEBS samples of every shape (IPs both ways and at the 64-bit extremes, applicable counters
+ * and sizes changing or not, the LBR and memory-info groups there or not, each IP semantics)
+ * come back field for field, and END's digest is the CRC-32 of the fields as
+ * bt_digest_pebs's comment lays them out, packed here. */
+static void pebs_samples_come_back(void **state)
+{
+	(void)state;
+	static struct bt_pebs sent[2000];
+	static struct got_pebs got;
+	uint64_t seed = 7;
+	for (unsigned i = 0; i < 2000; i++) {
+		uint64_t r = rnd(&seed);
+		struct bt_pebs *p = &sent[i];
+		*p = (struct bt_pebs){
+		    .ev = i % 101 == 0 ? UINT64_MAX : 0xffffffff80002000ull + rnd(&seed) % 8192,
+		    .next = i % 103 == 0 ? 0 : 0xffffffff80002000ull + rnd(&seed) % 8192,
+		    .status = r & 1 ? 1 : rnd(&seed),
+		    .size = (r >> 1) & 1 ? 176 : (uint32_t)(rnd(&seed) % 4096),
+		    .ip = (uint8_t)((r >> 2) % 3),
+		    .has_lbr = (r >> 4) & 1,
+		    .has_mem = (r >> 5) & 1,
+		};
+		if (p->has_lbr) {
+			p->lbr_from = rnd(&seed);
+			p->lbr_to = i % 7 ? p->lbr_from + 12 : 0;
+		}
+		if (p->has_mem) {
+			p->dla = i % 11 ? 0x7f0000001000ull + rnd(&seed) % 65536 : UINT64_MAX;
+			p->dse = rnd(&seed) % 256;
+			p->lat = rnd(&seed);
+		}
+	}
+	nlines = 0;
+	struct bt_writer w;
+	bt_writer_init(&w, 0, 9, emit, NULL);
+	bt_write_begin(&w, "pebs", "sort@icelake cpu=0");
+	for (unsigned i = 0; i < 2000; i++)
+		bt_write_pebs(&w, &sent[i]);
+	bt_write_end(&w, 0, "");
+	uint8_t buf[BT_FRAME_MAX];
+	got.n = 0;
+	for (unsigned i = 1; i + 1 < nlines; i++) {
+		struct bt_frame f = parse_line(i, buf);
+		uint32_t session;
+		assert_int_equal(f.type, BT_F_PEBS);
+		assert_true(bt_read_pebs(&f, &session, take_pebs, &got) > 0);
+		assert_int_equal(session, 9);
+	}
+	assert_int_equal(got.n, 2000);
+	uint32_t z = 0;
+	for (unsigned i = 0; i < 2000; i++) {
+		const struct bt_pebs *a = &sent[i], *b = &got.p[i];
+		assert_true(a->ev == b->ev && a->next == b->next && a->status == b->status &&
+			    a->size == b->size && a->ip == b->ip && a->has_lbr == b->has_lbr &&
+			    a->has_mem == b->has_mem && a->lbr_from == b->lbr_from &&
+			    a->lbr_to == b->lbr_to && a->dla == b->dla && a->dse == b->dse &&
+			    a->lat == b->lat);
+		uint8_t raw[69];
+		put_le(raw, a->ev, 8);
+		put_le(raw + 8, a->next, 8);
+		put_le(raw + 16, a->status, 8);
+		put_le(raw + 24, a->size, 4);
+		raw[28] = (uint8_t)((a->has_lbr ? 0x04 : 0) | (a->has_mem ? 0x08 : 0) | a->ip << 4);
+		put_le(raw + 29, a->lbr_from, 8);
+		put_le(raw + 37, a->lbr_to, 8);
+		put_le(raw + 45, a->dla, 8);
+		put_le(raw + 53, a->dse, 8);
+		put_le(raw + 61, a->lat, 8);
+		z = crc32_update(z, raw, sizeof(raw));
+	}
+	struct bt_frame f = parse_line(nlines - 1, buf);
+	uint64_t records, lost;
+	uint32_t digest, session;
+	char why[8];
+	assert_int_equal(bt_read_end(&f, &session, &records, &lost, &digest, why, sizeof(why)), 0);
+	assert_int_equal(records, 2000);
+	assert_int_equal(digest, z);
+	assert_string_equal(bt_pebs_ip_name(BT_PEBS_TRAP), "trap");
+}
+
 static void collect_pair(void *ctx, const char *pair)
 {
 	char *all = ctx;
@@ -389,6 +488,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(frames_stand_alone),
     cmocka_unit_test(header_strings),
     cmocka_unit_test(lbr_entries_come_back),
+    cmocka_unit_test(pebs_samples_come_back),
     cmocka_unit_test(damaged_captures_never_invent_records),
 };
 

@@ -22,12 +22,18 @@
 #include "arch/x86/session/selfcheck.h"
 #include "arch/x86/session/stores.h"
 #include "lib/fmt.h"
+#include "lib/stream.h"
 #include "lib/string.h"
 
 #define PEBS_PMI_MAX_LOOPS   100
 #define PEBS_LBR_ENTRIES     4 /* LBR group entries per record (DATA_CFG[31:24] + 1) */
 #define PERFMON_V5	     5
 #define PEBS_CORE2_MAX_BYTES 4096 /* one page: see the quirk in session_pebs */
+
+/* The stream's IP semantics are the decoder's, value for value. */
+_Static_assert((int)BT_PEBS_EXACT == (int)PEBS_IP_EXACT && (int)BT_PEBS_TRAP == (int)PEBS_IP_TRAP &&
+		   (int)BT_PEBS_FAULT == (int)PEBS_IP_FAULT,
+	       "lib/stream.h's enum bt_pebs_ip follows enum pebs_ip_kind");
 
 /* The drain's sink, inside the PMI/DS service routine: a copy and nothing more (REP MOVSQ: the
  * record's quadwords, SDM Vol. 2B "MOVS/MOVSB/MOVSW/MOVSD/MOVSQ"; decoding waits until after
@@ -262,9 +268,24 @@ static bool session_pebs(struct trace_ctx *t)
 			      ? "pebs.event is not instructions"
 			  : s.lost_full || dropped || s.bad ? "records were lost"
 							    : NULL);
+	struct bt_writer *stream =
+	    o->stream == TRACE_STREAM_TEXT ? trace_stream_begin("pebs", t->label) : NULL;
 	for (uint64_t i = 0; i < s.n; i++) {
 		if (!pebs_store_get(&s, i, &p))
 			continue; /* counted in bad, said below */
+		if (stream)
+			bt_write_pebs(stream, &(struct bt_pebs){.ev = p.ev,
+								.next = p.next,
+								.status = p.status,
+								.size = (uint32_t)size,
+								.ip = p.kind,
+								.has_lbr = with_lbr,
+								.lbr_from = p.lbr_from,
+								.lbr_to = p.lbr_to,
+								.has_mem = ch.mem >= 0,
+								.dla = p.dla,
+								.dse = p.dse,
+								.lat = p.lat});
 		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s", p.ev, p.next, p.status,
 			size, pebs_ip_kind_name((enum pebs_ip_kind)p.kind));
 		if (with_lbr)
@@ -272,6 +293,15 @@ static bool session_pebs(struct trace_ctx *t)
 		if (ch.mem >= 0)
 			tprintf(" dla=%#lx src=%#lx lat=%lu", p.dla, p.dse, p.lat);
 		tprintf("\n");
+	}
+	if (stream) {
+		/* every sample the hardware or the model wrote and this session does not deliver,
+		 * with its reason */
+		char loss[128];
+		fmt_snprintf(loss, sizeof(loss), "store-full=%lu dropped=%lu undecodable=%lu",
+			     s.lost_full, dropped, s.bad);
+		bt_write_end(stream, s.lost_full + dropped + s.bad,
+			     s.lost_full || dropped || s.bad ? loss : "");
 	}
 	ts_print_exceptions(t);
 	if (s.lost_full || s.bad || st.storms || st.msr_errors) {
