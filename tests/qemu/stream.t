@@ -42,6 +42,13 @@ h=$(grep '^stream-header .* build-id=' "$work/decoded" | tail -n 1)
 	[[ "$h" == *" build-id=$id "* ]] && [[ "$h" == *" cpus=2 console=COM1 io 0x3f8 "*" 115200 baud 8N1" ]] && [[ "$h" == *" tsc-khz="[1-9]* ]] &&
 	[[ "$h" == *" processor=AuthenticAMD family 0xf model 0x6b "* ]]
 ok $? "each boot's stream starts with its header: the build id readelf reads from kernel.elf ($id), the CPU as QEMU's -cpu max presents it, the TSC rate, 2 CPUs, the serial link"
+# the header's second frame: the kernel's base as nm reads __kernel_start, and the boot CPU's
+# capability record whose CPUID.01H:EAX is the signature the processor pair says
+kb=$(nm "$build/kernel.elf" | awk '$3 == "__kernel_start" { print $1 }' | sed 's/^0*//')
+c=$(grep '^stream-header cpu=0 kernel-base=' "$work/decoded" | tail -n 1)
+sig=$(sed -n 's/.*(signature 0x\([0-9a-f]*\)).*/\1/p' <<<"$h")
+[ -n "$kb" ] && [[ "$c" == *" kernel-base=0x$kb caps="*" l01=$sig,"* ]]
+ok $? "the header names the kernel's base (0x$kb, nm's __kernel_start) and the CPU's capability record (CPUID.01H:EAX $sig)"
 # the run's own header: the options it was given (scripts/run writes them to the config file)
 o=$(grep '^stream-header cpu=0 config=' "$work/decoded" | tail -n 1)
 [[ "$o" == *"stream=text trace=bts,btsint spmu=skylake,core2 workload=loop,calls,indirect,switch,sort trace.cpus=all"* ]]

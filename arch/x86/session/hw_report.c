@@ -256,4 +256,32 @@ void arch_trace_stream_header(void)
 	arch_console_describe(link + 8, sizeof(link) - 8);
 	const char *const pairs[] = {version, id, cpu, micro, tsc, cpus, link};
 	trace_stream_header(pairs, sizeof(pairs) / sizeof(pairs[0]));
+	/* A second frame: where the kernel runs, and the boot CPU's capability record as its
+	 * raw inputs (the CPUID leaves and capability MSRs arch/x86/caps decodes, so a host can
+	 * decode them again: the same fields as caps-json's "raw"). */
+	static char base[40], caps[360];
+	extern const char __kernel_start[];
+	fmt_snprintf(base, sizeof(base), "kernel-base=%#lx", (unsigned long)__kernel_start);
+	const struct trace_caps *c = caps_of_cpu(0);
+	if (c) {
+		const struct cpu_snapshot *s = &c->raw;
+		const struct cpuid_leaf_regs *l[] = {&s->leaf_01, &s->leaf_07, &s->leaf_0a,
+						     &s->leaf_1a, &s->leaf_1c};
+		static const char *const names[] = {"01", "07", "0a", "1a", "1c"};
+		size_t n = (size_t)fmt_snprintf(caps, sizeof(caps), "caps=%s max-leaf=%#x",
+						s->vendor, s->max_basic_leaf);
+		for (unsigned i = 0; i < 5 && n < sizeof(caps); i++)
+			n += (size_t)fmt_snprintf(caps + n, sizeof(caps) - n, " l%s=%x,%x,%x,%x",
+						  names[i], l[i]->eax, l[i]->ebx, l[i]->ecx,
+						  l[i]->edx);
+		if (n < sizeof(caps))
+			fmt_snprintf(
+			    caps + n, sizeof(caps) - n, " perf-cap=%s%#lx misc-enable=%s%#lx hv=%s",
+			    s->has_perf_capabilities ? "" : "none:",
+			    (unsigned long)s->perf_capabilities,
+			    s->has_misc_enable ? "" : "none:", (unsigned long)s->misc_enable,
+			    s->hv_vendor[0] ? s->hv_vendor : "-");
+	}
+	const char *const more[] = {base, caps};
+	trace_stream_header(more, c ? 2 : 1);
 }
