@@ -12,7 +12,8 @@
 # must agree; the LBR stack must hold the newest branches of the run, newest first; PEBS and
 # counter samples must land on QEMU's every N-th instruction; BTF must trap on every branch
 # target QEMU took; with LBR on, every exception the workload takes reports the branch before it
-# (LER).
+# (LER). The BTS, LBR and PEBS records checked are those of the record stream (stream=text, BTS
+# along the code) as tools/btdecode rebuilds them, not the kernel's own lines.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap '[ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work"' EXIT
@@ -33,7 +34,7 @@ ok $? "the kernel has a workload range (0x$lo..0x$hi) and a ring 3 code page"
 boot --timeout 300 --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$user_va+0x1000")" \
 	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=all trace=bts,btsint,lbr,pebs,btf,pmc spmu=skylake,arrowlake,core2,icelake freeze=lbrs \
-	pebs.groups=meminfo,gpr,lbr
+	pebs.groups=meminfo,gpr,lbr stream=text
 
 status_is 0 "every workload gives its expected result when stepped, traced by BTS and by LBR"
 has "using the SOFTWARE PMU as 'skylake'" "the software PMU is announced loudly"
@@ -56,6 +57,19 @@ pmi_stub=$(printf '%#x' "0x$(sym "exc_stub_$((pmi_vector))")")
 [ -n "$pmi_vector" ] && [ "$pmi_stub" != 0x ]
 ok $? "the PMI vector ($pmi_vector) and its stub ($pmi_stub)"
 
+# The records the checks below read are the decoded stream's (BTS along the code, LBR, PEBS:
+# tools/btdecode, every session's digest checked); only what the stream does not carry (the
+# engine's own ss-branch lines, steps, LER, exceptions, BTF and counter samples) is read from
+# the kernel's lines.
+printf '%s\n' "$out" >"$work/log"
+"$build/btdecode" "$work/log" >"$work/decoded" 2>"$work/decode.err"
+drc=$?
+decoded=$(cat "$work/decoded")
+nstream=$(grep -c '^stream-begin ' "$work/decoded")
+[ "$drc" = 0 ] && [ ! -s "$work/decode.err" ] && [ "$nstream" -gt 0 ] &&
+	[ "$(grep -c ' digest=ok' "$work/decoded")" = "$nstream" ]
+ok $? "btdecode rebuilds the $nstream streamed sessions, every digest matching (exit $drc) $(head -c 200 "$work/decode.err")"
+
 # run N of a file in the oracle's format ("run STEPS", then "FROM TO" lines)
 
 # for_runs CHECK: CHECK RUN LABEL WORKLOAD-INDEX for every personality and workload, in the
@@ -70,13 +84,17 @@ for_runs() {
 	done
 }
 
-# records FACILITY LABEL KIND FIELD...: fields of the KIND lines of one session's report
+# records FACILITY LABEL KIND FIELD...: fields of the KIND lines of one session's report: the
+# decoded stream's for the records it carries, else the kernel's lines
 records() {
-	local fac=$1 label=$2 kind=$3
+	local fac=$1 label=$2 kind=$3 src=$out begin=trace-begin end=trace-end
 	shift 3
-	printf '%s\n' "$out" | awk -v f="$fac" -v n="$label" -v k="$kind" -v fields="$*" '
+	case "$fac:$kind" in
+	bts:bts | btsint:bts | lbr:lbr | pebs:pebs) src=$decoded begin=stream-begin end=stream-end ;;
+	esac
+	printf '%s\n' "$src" | awk -v f="$fac" -v n="$label" -v k="$kind" -v fields="$*" -v b="$begin" -v e="$end" '
 		BEGIN { nf = split(fields, want, " ") }
-		$1 == "trace-begin" && $2 == f { on = ($3 == n) } $1 == "trace-end" { on = 0 }
+		$1 == b && $2 == f { on = ($3 == n) } $1 == e { on = 0 }
 		on && $1 == k { line = ""; for (i = 1; i <= nf; i++) line = line (i > 1 ? " " : "") $want[i]; print line }'
 }
 # key FACILITY LABEL KEY: a value of the session's trace-begin line
@@ -85,11 +103,15 @@ key() {
 		$1 == "trace-begin" && $2 == fac && $3 == lab { for (i = 4; i <= NF; i++) { split($i, a, "="); if (a[1] == k) print a[2] } }'
 }
 
-# The kernel's runs in the oracle's format: ss, then bts, then btsint (lbr is separate).
-printf '%s\n' "$out" | awk '
+# The kernel's runs in the oracle's format: ss, then bts, then btsint (lbr is separate): each
+# run's steps from the kernel's lines, the engine's branches too, the BTS records decoded.
+printf '%s\n' "$decoded" | awk '$1 == "stream-begin" { s = $2 " " $3 " " $4 } $1 == "bts" { print s "|" $2 " " $3 }' \
+	>"$work/decoded-bts.txt"
+printf '%s\n' "$out" | awk -v dec="$work/decoded-bts.txt" '
+	BEGIN { while ((getline l < dec) > 0) { split(l, a, "|"); recs[a[1]] = recs[a[1]] a[2] "\n" } }
 	/^ss-begin |^trace-begin bts |^trace-begin btsint / { for (i = 1; i <= NF; i++) if ($i ~ /^steps=/) { split($i, a, "="); print "run", a[2] } }
-	/^ss-branch / { print $2, $3 }
-	/^bts / { print $2, $3 }' >"$work/kernel.txt"
+	/^trace-begin bts |^trace-begin btsint / { printf "%s", recs[$2 " " $3 " " $4] }
+	/^ss-branch / { print $2, $3 }' >"$work/kernel.txt"
 
 # same_lines GOT WANT DESCRIPTION [EXTRA]: one check that GOT equals WANT and that EXTRA (an
 # exit status, 0 if left out) is 0; on a mismatch the start of the diff, as TAP comments.

@@ -5,15 +5,40 @@
 # tests/qemu/sstrace.t checks the boot CPU's against QEMU's own log); freeze on PMI in its
 # legacy and streamlined flavours; PEBS threshold PMIs; CPL-qualified BTS with the kernel
 # address leak filtered or flagged; LBR filters; extended PEBS on a fixed counter; and a
-# SKIP with the capability report's reason wherever a personality lacks what is asked.
+# SKIP with the capability report's reason wherever a personality lacks what is asked. Every
+# boot sends the record stream too (stream=text): the BTS, LBR and PEBS records checked are the
+# stream's as tools/btdecode rebuilds them, every session's digest checked.
 . "$(dirname "$0")/lib.sh"
 
-# block FACILITY LABEL CPU: the records of one session (header and trailer left out).
+# boot: lib.sh's, with stream=text after the options, and the stream decoded ($decoded)
+eval "lib_$(declare -f boot)"
+undecoded=""
+boot() {
+	lib_boot "$@" stream=text
+	decoded=""
+	printf '%s\n' "$out" | grep -q '^@BT1 ' || return 0
+	decoded=$(printf '%s\n' "$out" | "$build/btdecode" - 2>&1)
+	local drc=$? n
+	n=$(printf '%s\n' "$decoded" | grep -c '^stream-begin ')
+	[ "$drc" = 0 ] && [ "$(printf '%s\n' "$decoded" | grep -c ' digest=ok')" = "$n" ] ||
+		undecoded="$undecoded [$*: exit $drc]"
+}
+
+# block FACILITY LABEL CPU: the lines of one session (header and trailer left out; the stream's
+# own lines too), its records (bts, lbr, pebs lines) from the decoded stream where it carries
+# them.
 block() {
-	printf '%s\n' "$out" | awk -v f="$1" -v n="$2" -v c="cpu=$3" '
+	local kind=""
+	case "$1" in bts | btsint) kind=bts ;; lbr) kind=lbr ;; pebs) kind=pebs ;; esac
+	[ -n "$decoded" ] || kind=""
+	printf '%s\n' "$out" | awk -v f="$1" -v n="$2" -v c="cpu=$3" -v k="$kind" '
 		$1 == "trace-begin" && $2 == f && $3 == n && $4 == c { on = 1; next }
 		$1 == "trace-end" { on = 0 }
-		on'
+		on && $1 != "@BT1" && (k == "" || $1 != k)'
+	[ -z "$kind" ] || printf '%s\n' "$decoded" | awk -v f="$1" -v n="$2" -v c="cpu=$3" -v k="$kind" '
+		$1 == "stream-begin" && $2 == f && $3 == n && $4 == c { on = 1; next }
+		$1 == "stream-end" { on = 0 }
+		on && $1 == k'
 }
 header() { # (the TSC time a run took is left out: it differs between CPUs)
 	printf '%s\n' "$out" | awk -v f="$1" -v n="$2" -v c="cpu=$3" '$1 == "trace-begin" && $2 == f && $3 == n && $4 == c' |
@@ -289,4 +314,6 @@ for bad in "lbr.filter=user,loops:loops" "pebs.event=cycles:cycles" "freeze=lbrs
 	[ "$rc" = 2 ] && printf '%s\n' "$out" | grep -q "'${bad#*:}'.*accepted"
 	ok $? "bad option ${bad%%:*}: status 2, the message names '${bad#*:}' and what is accepted (rc $rc)"
 done
+[ -z "$undecoded" ]
+ok $? "every boot's record stream decoded whole, every session's digest matching${undecoded:+ (not:$undecoded)}"
 done_testing
