@@ -270,8 +270,8 @@ static const struct cfg_option option_table[] = {
      "BTS records crossing into the other ring (e.g. SYSCALL's kernel target): filter or flag",
      OPT(tr.bts_leak), 0, 0, leak_values, PLAIN},
     {"stream", CFG_ENUM,
-     "BTS records and LBR entries also as the checked record stream: text = '@BT1 ' lines "
-     "between the log's (tools/btdecode reads them back)",
+     "BTS records, LBR entries and PEBS samples also as the checked record stream: text = "
+     "'@BT1 ' lines between the log's (tools/btdecode reads them back)",
      OPT(tr.stream), 0, 0, stream_values, PLAIN},
     {"stream.path", CFG_ENUM,
      "BTS records in the stream: on = taken/not-taken bits along the decoded code, as Intel "
