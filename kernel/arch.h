@@ -123,7 +123,7 @@ enum trace_cpus { TRACE_CPUS_BOOT, TRACE_CPUS_EACH, TRACE_CPUS_ALL };
 enum trace_ring { TRACE_RING_ALL, TRACE_RING_USER, TRACE_RING_KERNEL };
 enum trace_leak { TRACE_LEAK_FILTER, TRACE_LEAK_FLAG };
 /* stream: the records also as the checked record stream (lib/stream.h, tools/btdecode). */
-enum trace_stream { TRACE_STREAM_OFF, TRACE_STREAM_TEXT };
+enum trace_stream { TRACE_STREAM_OFF, TRACE_STREAM_TEXT, TRACE_STREAM_BINARY };
 
 /* lbr.filter: the seven branch classes of LBR_SELECT bits 2-8 and LBR_CTL bits 16-22 (SDM Vol.
  * 3B 17.7.2 Table 17-11, 17.8 Table 17-12; Architectural LBR: IA32_LBR_CTL), the rings, and
@@ -356,8 +356,9 @@ void arch_describe_cpu(char *out, size_t size);
  */
 void arch_report_machine(workload_print_fn put);
 unsigned arch_report_oddities(workload_print_fn put);
-/* stream=text: the record stream's HEADER frame (lib/stream.h), from the boot CPU. */
-void arch_trace_stream_header(void);
+/* stream=text or binary: the wire (binary true: raw frames; else "@BT1 " base64 lines) and the
+ * record stream's HEADER frames (lib/stream.h), from the boot CPU. */
+void arch_trace_stream_header(bool binary);
 /* Another HEADER frame, of the run's own "key=value" strings (options, program). */
 void arch_trace_stream_pairs(const char *const *pairs, unsigned n);
 uint64_t arch_timestamp(void); /* TSC */

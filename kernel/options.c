@@ -99,6 +99,7 @@ static const struct cfg_enum_value leak_values[] = {
 static const struct cfg_enum_value stream_values[] = {
     {"off", TRACE_STREAM_OFF, 0},
     {"text", TRACE_STREAM_TEXT, 0},
+    {"binary", TRACE_STREAM_BINARY, 0},
     {NULL, 0, 0},
 };
 
@@ -271,7 +272,8 @@ static const struct cfg_option option_table[] = {
      OPT(tr.bts_leak), 0, 0, leak_values, PLAIN},
     {"stream", CFG_ENUM,
      "BTS records, LBR entries and PEBS samples also as the checked record stream: text = "
-     "'@BT1 ' lines between the log's (tools/btdecode reads them back)",
+     "'@BT1 ' lines between the log's, binary = the frames as bytes (tools/btdecode reads "
+     "both back)",
      OPT(tr.stream), 0, 0, stream_values, PLAIN},
     {"stream.path", CFG_ENUM,
      "BTS records in the stream: on = taken/not-taken bits along the decoded code, as Intel "

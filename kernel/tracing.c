@@ -141,8 +141,8 @@ enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_su
 	struct trace_ctx t = {.all = o};
 	static struct tracing_summary local;
 	struct tracing_summary *sum = out ? out : &local;
-	if (o->tr.stream == TRACE_STREAM_TEXT) {
-		arch_trace_stream_header();
+	if (o->tr.stream != TRACE_STREAM_OFF) {
+		arch_trace_stream_header(o->tr.stream == TRACE_STREAM_BINARY);
 		stream_run_header();
 	}
 	sum->n = o->trace.n;

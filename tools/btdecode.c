@@ -14,6 +14,7 @@
  * trace. Exit status: 0 every frame intact and every session whole, 1 something was damaged,
  * missing or did not match, 2 bad usage or an unreadable input.
  */
+#define _GNU_SOURCE /* memmem */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -312,6 +313,122 @@ static void line(char *s, size_t n)
 	frame(&f);
 }
 
+/* ---- the wire: "@BT1 " lines and raw frames, between the human log's lines ---------------- */
+
+static char text[LINE_MAX_LEN]; /* the line being read */
+static size_t text_n;
+static bool text_long;
+
+/* Bytes of the current line: a line longer than a frame can be is cut and counted, never
+ * overruns the buffer; NULs become spaces. */
+static void text_bytes(const char *p, size_t take)
+{
+	if (take > sizeof(text) - 1 - text_n) {
+		take = sizeof(text) - 1 - text_n;
+		text_long = true;
+	}
+	memcpy(text + text_n, p, take);
+	for (char *z = text + text_n; (z = memchr(z, 0, (size_t)(text + text_n + take - z)));)
+		*z = ' ';
+	text_n += take;
+}
+
+static void text_end(void)
+{
+	line_no++;
+	text[text_n] = 0;
+	if (text_long && strstr(text, BT_TEXT_PREFIX)) {
+		problem("a line too long for a frame: damaged");
+		bad_lines++;
+	} else if (!text_long) {
+		line(text, text_n);
+	}
+	text_n = 0;
+	text_long = false;
+}
+
+/* stream=binary: a frame's bytes from p (avail of them), with the serial console's LF -> CR LF
+ * undone (crlf) or not. The bytes consumed, 0 if they are not a whole good frame, -1 if more
+ * bytes are needed to tell; *looked: the header looked like a frame's. */
+static long binary_frame(const uint8_t *p, size_t avail, bool crlf, bool eof, struct bt_frame *f,
+			 uint8_t *buf, bool *looked)
+{
+	size_t i = 0, o = 0, need = BT_HEADER_LEN;
+	while (o < need) {
+		if (i >= avail)
+			return eof ? 0 : -1;
+		if (crlf && p[i] == '\r') {
+			if (i + 1 >= avail)
+				return eof ? 0 : -1;
+			if (p[i + 1] == '\n')
+				i++;
+		}
+		buf[o++] = p[i++];
+		if (o == BT_HEADER_LEN) {
+			unsigned len = (unsigned)(buf[BT_H_LEN] | buf[BT_H_LEN + 1] << 8);
+			if (buf[BT_H_TYPE] < BT_F_BEGIN || buf[BT_H_TYPE] > BT_F_PEBS ||
+			    len > BT_PAYLOAD_MAX)
+				return 0;
+			*looked = true;
+			need = BT_HEADER_LEN + len + BT_CRC_LEN;
+		}
+	}
+	const char *why;
+	return bt_frame_parse(buf, o, f, &why) ? 0 : (long)i;
+}
+
+static const char BINARY_MAGIC[] = {BT_MAGIC0, BT_MAGIC1, BT_STREAM_VERSION};
+
+/* Takes what data[0..n) holds: the bytes consumed (the rest waits for more, unless eof). */
+static size_t scan(const char *data, size_t n, bool eof)
+{
+	size_t p = 0;
+	const char *magic = memmem(data, n, BINARY_MAGIC, sizeof(BINARY_MAGIC));
+	while (p < n) {
+		if (magic && magic < data + p)
+			magic = memmem(data + p, n - p, BINARY_MAGIC, sizeof(BINARY_MAGIC));
+		const char *nl = memchr(data + p, '\n', n - p);
+		if (magic && (!nl || magic < nl)) {
+			text_bytes(data + p, (size_t)(magic - data) - p);
+			p = (size_t)(magic - data);
+			static uint8_t buf[BT_FRAME_MAX];
+			struct bt_frame f;
+			bool looked = false;
+			long used = binary_frame((const uint8_t *)magic, n - p, true, eof, &f, buf,
+						 &looked);
+			if (used == 0)
+				used = binary_frame((const uint8_t *)magic, n - p, false, eof, &f,
+						    buf, &looked);
+			if (used < 0)
+				return p; /* the frame's end is not here yet */
+			if (used > 0) {
+				cpus[f.cpu % MAX_CPUS].wire_bytes += (uint64_t)used;
+				if (f.type == BT_F_BTS || f.type == BT_F_PATH ||
+				    f.type == BT_F_LBR || f.type == BT_F_PEBS)
+					bt_record_wire_bytes += (uint64_t)used;
+				frame(&f);
+				p += (size_t)used;
+			} else {
+				if (looked) {
+					problem("damaged binary frame: CRC mismatch");
+					bad_lines++;
+				}
+				text_bytes(magic, 1);
+				p++;
+			}
+			continue;
+		}
+		if (!nl) {
+			text_bytes(data + p, n - p);
+			return n;
+		}
+		text_bytes(data + p, (size_t)(nl - data) - p);
+		text_end();
+		p = (size_t)(nl - data) + 1;
+	}
+	return p;
+}
+
 /* Decode one capture (the state starts afresh): the exit status. */
 static int btdecode_stream(FILE *in, const char *name)
 {
@@ -319,49 +436,29 @@ static int btdecode_stream(FILE *in, const char *name)
 	bt_sym_reset();
 	forget_code();
 	problems = bad_lines = line_no = bt_record_wire_bytes = 0;
+	text_n = 0;
+	text_long = false;
 	if (!out_records)
 		out_records = stdout;
 	if (!out_problems)
 		out_problems = stderr;
 	if (view->start)
 		view->start();
-	static char buf[LINE_MAX_LEN], chunk[1 << 16];
-	size_t n = 0, got;
-	bool too_long = false;
-	/* Lines of any length and any bytes (NULs too): a line longer than a frame can be is
-	 * cut and counted, never overruns the buffer. Read in chunks, lines found with memchr. */
-	while ((got = fread(chunk, 1, sizeof(chunk), in)) > 0) {
-		for (char *p = chunk, *end = chunk + got; p < end;) {
-			char *nl = memchr(p, '\n', (size_t)(end - p));
-			size_t take = (size_t)((nl ? nl : end) - p);
-			if (take > sizeof(buf) - 1 - n) {
-				take = sizeof(buf) - 1 - n;
-				too_long = true;
-			}
-			memcpy(buf + n, p, take);
-			for (char *z = buf + n; (z = memchr(z, 0, (size_t)(buf + n + take - z)));)
-				*z = ' ';
-			n += take;
-			if (!nl)
-				break;
-			p = nl + 1;
-			line_no++;
-			buf[n] = 0;
-			if (too_long && strstr(buf, BT_TEXT_PREFIX)) {
-				problem("a line too long for a frame: damaged");
-				bad_lines++;
-			} else if (!too_long) {
-				line(buf, n);
-			}
-			n = 0;
-			too_long = false;
-		}
+	/* Read in chunks; what a chunk leaves (a line or a binary frame not yet whole) is kept. */
+	static char data[(1 << 16) + 2 * BT_FRAME_MAX + 16];
+	size_t have = 0;
+	for (bool eof = false; !eof;) {
+		size_t room = sizeof(data) - have, got = room ? fread(data + have, 1, room, in) : 0;
+		eof = room && got == 0;
+		have += got;
+		size_t used = scan(data, have, eof);
+		if (!used && have == sizeof(data)) /* cannot be: a frame is far smaller */
+			used = have;
+		memmove(data, data + used, have - used);
+		have -= used;
 	}
-	if (n) {
-		line_no++;
-		buf[n] = 0;
-		line(buf, n);
-	}
+	if (text_n)
+		text_end();
 	if (ferror(in)) {
 		fprintf(stderr, "btdecode: reading %s: %s\n", name, strerror(errno));
 		return EXIT_USAGE;

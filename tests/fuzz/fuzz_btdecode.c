@@ -6,20 +6,23 @@
  * bt_calls.c; no ELF: PATH frames walk a fixed made-up code at 0x401000). With bit 7 of that
  * byte set, the rest is frames to be made whole: chunks of a type byte, a length byte and
  * that many payload bytes, each wrapped in a header with a good CRC (a mutated capture seldom
- * gets past the CRC; these reach every payload reader). The decoder must never crash, read out
- * of bounds or hang, whatever it is given. Its records and reports go to /dev/null.
+ * gets past the CRC; these reach every payload reader), as "@BT1 " lines or, with bit 6 set,
+ * as raw frames (stream=binary) after a log line, their LFs sent as CR LF if bit 5 is set. The
+ * decoder must never crash, read out of bounds or hang, whatever it is given. Its records and
+ * reports go to /dev/null.
  */
 #define BTDECODE_NO_MAIN
 #include "tools/btdecode.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The chunks after the first byte as text-safe frames of CPU 0, numbered from 0. */
+/* The chunks after the first byte as frames of CPU 0, numbered from 0. */
 static size_t make_frames(const uint8_t *data, size_t size, char *out, size_t out_size)
 {
+	bool binary = data[0] & 0x40, crlf = data[0] & 0x20;
 	size_t o = 0, i = 1;
 	uint32_t seq = 0;
-	while (i + 2 <= size && o + BT_TEXT_PREFIX_LEN + BT_TEXT_MAX + 2 < out_size) {
+	while (i + 2 <= size && o + 2 * BT_FRAME_MAX + 64 < out_size) {
 		uint8_t f[BT_FRAME_MAX] = {BT_MAGIC0, BT_MAGIC1, BT_STREAM_VERSION, data[i]};
 		size_t len = data[i + 1];
 		i += 2;
@@ -34,7 +37,16 @@ static size_t make_frames(const uint8_t *data, size_t size, char *out, size_t ou
 		uint32_t crc = crc32(f, BT_HEADER_LEN + len);
 		for (unsigned k = 0; k < 4; k++)
 			f[BT_HEADER_LEN + len + k] = (uint8_t)(crc >> (8 * k));
-		o += bt_text_line(f, BT_HEADER_LEN + len + BT_CRC_LEN, out + o);
+		if (!binary) {
+			o += bt_text_line(f, BT_HEADER_LEN + len + BT_CRC_LEN, out + o);
+			continue;
+		}
+		o += (size_t)snprintf(out + o, out_size - o, "log line %u\n", seq);
+		for (size_t k = 0; k < BT_HEADER_LEN + len + BT_CRC_LEN; k++) {
+			if (crlf && f[k] == '\n')
+				out[o++] = '\r';
+			out[o++] = (char)f[k];
+		}
 	}
 	return o;
 }

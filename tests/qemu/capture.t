@@ -2,8 +2,8 @@
 # scripts/capture: the host side of a serial capture, on a pipe and on a FIFO (a stand-in for a
 # device node that is not a terminal; stty is applied only to terminals): every byte kept, the
 # human log shown without the stream's lines, the capture ended at the kernel's last line and
-# checked by btdecode; a run that never ends is cut by --timeout (124); a damaged capture gives
-# btdecode's 1; bad usage 2.
+# checked by btdecode, the binary wire's raw frames too; a run that never ends is cut by
+# --timeout (124); a damaged capture gives btdecode's 1; bad usage 2.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -16,6 +16,17 @@ crc=$?
 	! grep -q '@BT1' "$work/shown" && [ "$(grep -c '^@BT1 ' "$work/pipe.txt")" -gt 4 ] &&
 	grep -q 'btdecode: [0-9]* frames, [0-9]* records, 0 problems' "$work/said"
 ok $? "a pipe: every byte kept, the log shown without the stream's lines, checked clean (exit $crc)"
+
+# stream=binary: raw frames between the log's lines (scripts/run --log keeps the serial bytes
+# as they came; its console output is for people), through capture byte for byte
+"$top/scripts/run" --log "$work/bin.sent" --timeout 60 -- trace=bts,lbr workload=calls \
+	stream=binary >/dev/null 2>&1
+"$cap" --out "$work/bin.txt" - <"$work/bin.sent" >"$work/bin.shown" 2>"$work/said"
+crc=$?
+[ "$crc" = 0 ] && cmp -s "$work/bin.sent" "$work/bin.txt" && grep -q '^run finished: PASS' "$work/bin.shown" &&
+	! LC_ALL=C grep -q '[^[:print:][:space:]]' "$work/bin.shown" &&
+	grep -q 'btdecode: [0-9]* frames, [1-9][0-9]* records, 0 problems' "$work/said"
+ok $? "stream=binary: every byte kept, the log shown without the frames' bytes, checked clean (exit $crc)"
 
 mkfifo "$work/fifo"
 "$top/scripts/run" --timeout 60 -- trace=bts workload=loop stream=text >"$work/fifo" 2>/dev/null &

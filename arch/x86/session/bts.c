@@ -140,7 +140,7 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	struct selfcheck sc;
 	selfcheck_begin(&sc, t);
 	struct bt_writer *stream =
-	    o->stream == TRACE_STREAM_TEXT ? trace_stream_begin(fac, t->label) : NULL;
+	    o->stream != TRACE_STREAM_OFF ? trace_stream_begin(fac, t->label) : NULL;
 	if (stream)
 		trace_stream_path(stream, o->stream_path);
 	for (uint64_t i = 0; i < store.n; i++) {

@@ -235,8 +235,9 @@ void arch_trace_stream_pairs(const char *const *pairs, unsigned n)
 	trace_stream_header(pairs, n);
 }
 
-void arch_trace_stream_header(void)
+void arch_trace_stream_header(bool binary)
 {
+	trace_stream_wire(binary);
 	static char version[48], id[64], cpu[200], micro[40], tsc[40], cpus[24], link[200];
 	char hex[48], desc[CPU_DESC_MAX];
 	uint32_t rev = 0;

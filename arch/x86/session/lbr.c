@@ -194,7 +194,7 @@ static bool session_lbr(struct trace_ctx *t)
 	}
 	struct selfcheck sc;
 	selfcheck_begin(&sc, t);
-	if (t->req->opt->stream == TRACE_STREAM_TEXT)
+	if (t->req->opt->stream != TRACE_STREAM_OFF)
 		t->stream = trace_stream_begin("lbr", t->label);
 	int done = c->lbr.kind == TC_LBR_ARCH ? arch_lbr(t, &f, freeze, &sc)
 					      : legacy_lbr(t, &f, freeze, &sc);

@@ -82,12 +82,36 @@ static void emit_text(void *ctx, const uint8_t *frame, size_t len)
 	tprintf("%s", line);
 }
 
+/* stream=binary: the frame's bytes as they are, into the CPU's output (or straight to the
+ * serial console), between the human log's lines. The UART sends each LF as CR LF (uart16550.c);
+ * a reader undoes that (README "Records off the machine"). */
+static void emit_binary(void *ctx, const uint8_t *frame, size_t len)
+{
+	(void)ctx;
+	struct out_buffer *b = &buffers[this_cpu()->index];
+	if (b->text)
+		sink(b, (const char *)frame, len);
+	else
+		arch_console_write((const char *)frame, len);
+}
+
+static bool wire_binary;
+
+void trace_stream_wire(bool binary)
+{
+	wire_binary = binary;
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++)
+		writers[cpu].emit = NULL; /* each takes the wire at its next frame */
+}
+
 static struct bt_writer *writer_here(void)
 {
 	unsigned cpu = this_cpu()->index;
 	struct bt_writer *w = &writers[cpu];
-	if (!w->emit)
-		bt_writer_init(w, (uint16_t)cpu, 0, emit_text, NULL);
+	if (!w->emit) {
+		uint32_t seq = w->seq; /* its frame numbers run on */
+		bt_writer_init(w, (uint16_t)cpu, seq, wire_binary ? emit_binary : emit_text, NULL);
+	}
 	return w;
 }
 

@@ -25,6 +25,8 @@ struct bt_writer *trace_stream_begin(const char *facility, const char *session);
 /* The HEADER frame, n "key=value" strings, from the running CPU. */
 /* BTS records of the writer's sessions along the code (option stream.path) or not. */
 void trace_stream_path(struct bt_writer *w, bool on);
+/* The wire of the record stream from now on: raw frames (binary) or "@BT1 " lines. */
+void trace_stream_wire(bool binary);
 void trace_stream_header(const char *const *pairs, unsigned n);
 
 /* Boot CPU: print CPU `cpu`'s buffer and empty it; returns the bytes it had to drop. */

@@ -269,7 +269,7 @@ static bool session_pebs(struct trace_ctx *t)
 			  : s.lost_full || dropped || s.bad ? "records were lost"
 							    : NULL);
 	struct bt_writer *stream =
-	    o->stream == TRACE_STREAM_TEXT ? trace_stream_begin("pebs", t->label) : NULL;
+	    o->stream != TRACE_STREAM_OFF ? trace_stream_begin("pebs", t->label) : NULL;
 	for (uint64_t i = 0; i < s.n; i++) {
 		if (!pebs_store_get(&s, i, &p))
 			continue; /* counted in bad, said below */
