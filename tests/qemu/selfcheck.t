@@ -115,7 +115,8 @@ has "selfcheck: $((10 * nlib)) checks against the workloads' signatures: $((10 *
 printf '%s\n' "$out" | grep -q "^summary: lbr .*SOFTWARE PMU on 2 of 2 CPUs (model-verified, not silicon)"
 ok $? "the table says the software PMU stood in, model-verified"
 # ---- parameters: the signatures follow the argument (checked, not assumed) ---------------------
-# (Sizes that keep every run's records within a session's store of 10922.)
+# (Sizes that keep every run's records within a session's store: 43690 BTS records, 5242 PEBS
+# records of 200 bytes.)
 boot --timeout 120 -- trace=bts,pebs spmu=skylake workload=switch,recursion,sort,hash,chase \
 	switch.n=101 recursion.depth=200 sort.n=150 hash.n=5000 chase.nodes=4096 bts.records=20000
 status_is 0 "the library with other parameters: every self-check passes"

@@ -33,9 +33,11 @@
 #include "lib/x86_decode.h"
 #include "lib/x86_mem.h"
 
-#define DECODE_CACHE_SIZE    1024 /* entries, direct-mapped by address */
-#define SESSION_EXCEPTIONS   8
-#define SCRATCH_PAGES	     64 /* per CPU: records drained during a run */
+#define DECODE_CACHE_SIZE  1024 /* entries, direct-mapped by address */
+#define SESSION_EXCEPTIONS 8
+#define SCRATCH_PAGES                                                                              \
+	256 /* per CPU: records drained during a run (1 MiB: 5000 raw                              \
+	     * PEBS records of 200 bytes, 43000 BTS records) */
 #define BTS_BUFFER_MAX_BYTES (1000000ull * sizeof(struct bts_record))
 
 /* Decoded instructions by address: a loop body is decoded once, not once per iteration. Each
