@@ -170,6 +170,7 @@ static const struct cfg_enum_value pebs_group_values[] = {
 
 #define OPT(field)	offsetof(struct kernel_options, field)
 #define PERIOD_MAX	(1ull << 31) /* what every counter width takes (legacy PMC writes) */
+#define STORE_KIB_MAX	(1ull << 20) /* 1 GiB */
 #define BTS_RECORDS_MIN 4	     /* btsint keeps a quarter of the buffer as headroom */
 #define BTS_RECORDS_MAX 1000000
 #define PEBS_KIB_MAX	4096
@@ -279,6 +280,10 @@ static const struct cfg_option option_table[] = {
      "BTS records in the stream: on = taken/not-taken bits along the decoded code, as Intel "
      "PT (the decoder needs the ELF files), off = each record's address deltas",
      OPT(tr.stream_path), 0, 0, on_off_values, PLAIN},
+    {"trace.store", CFG_UINT,
+     "KiB per CPU for the records a run drains (BTS, PEBS, BTF, counter samples); 0 = from "
+     "free memory (an eighth shared by the CPUs, 1 MiB to 64 MiB)",
+     OPT(tr.store_kib), 0, STORE_KIB_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
     {"bts.records", CFG_UINT, "BTS buffer size in records; 0 = 2730 (bts) or 32 (btsint)",
      OPT(tr.bts_records), BTS_RECORDS_MIN, BTS_RECORDS_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
     {"lbr.filter", CFG_SET,

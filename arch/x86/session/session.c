@@ -35,9 +35,12 @@
 
 #define DECODE_CACHE_SIZE  1024 /* entries, direct-mapped by address */
 #define SESSION_EXCEPTIONS 8
-#define SCRATCH_PAGES                                                                              \
-	256 /* per CPU: records drained during a run (1 MiB: 5000 raw                              \
-	     * PEBS records of 200 bytes, 43000 BTS records) */
+/* Per CPU, the records drained during a run (option trace.store; 0: from free memory): at
+ * least 1 MiB (5000 raw PEBS records of 200 bytes, 43000 BTS records), at most 64 MiB, an
+ * eighth of the free memory shared by the CPUs in between. */
+#define SCRATCH_PAGES_MIN    256
+#define SCRATCH_PAGES_MAX    16384
+#define SCRATCH_FREE_SHARE   8
 #define BTS_BUFFER_MAX_BYTES (1000000ull * sizeof(struct bts_record))
 
 /* Decoded instructions by address: a loop body is decoded once, not once per iteration. Each
@@ -59,6 +62,7 @@ struct exception_seen {
 struct cpu_session {
 	struct decoded *cache;
 	void *scratch;
+	uint64_t scratch_pages;
 	struct trace_ctx *ctx; /* non-NULL while a workload runs */
 	uint64_t virtual_pmis, virtual_pmis_masked;
 	uint64_t lost, first_lost; /* steps the model could not follow, the first one's address */
@@ -374,8 +378,20 @@ int ts_decode_recorded(uint64_t ip, struct x86_insn *in)
 
 void *ts_scratch(uint64_t *bytes)
 {
-	*bytes = SCRATCH_PAGES * PAGE_SIZE;
+	*bytes = here()->scratch_pages * PAGE_SIZE;
 	return here()->scratch;
+}
+
+/* The store's pages for option trace.store (KiB; 0: sized from free memory). */
+static uint64_t scratch_pages(const struct trace_options *o)
+{
+	if (o->store_kib)
+		return (o->store_kib * 1024 + PAGE_SIZE - 1) / PAGE_SIZE;
+	unsigned cpus = arch_cpu_count() ? arch_cpu_count() : 1;
+	uint64_t pages = memory_allocator()->free_pages / SCRATCH_FREE_SHARE / cpus;
+	return pages < SCRATCH_PAGES_MIN   ? SCRATCH_PAGES_MIN
+	       : pages > SCRATCH_PAGES_MAX ? SCRATCH_PAGES_MAX
+					   : pages;
 }
 
 uint64_t ts_mem_unknown(void)
@@ -455,10 +471,20 @@ bool ts_prepare_cpu(unsigned cpu, const struct trace_options *o)
 		cs->cache = arch_phys_to_virt(pa);
 	}
 	if (!cs->scratch) {
-		uint64_t pa = page_alloc(SCRATCH_PAGES);
-		if (!pa)
+		uint64_t pages = scratch_pages(o), pa = page_alloc(pages);
+		if (!pa) {
+			kprintf("error: trace: no %lu KiB for CPU %u's store of records "
+				"(trace.store)\n",
+				pages * PAGE_SIZE / 1024, cpu);
 			return false;
+		}
 		cs->scratch = arch_phys_to_virt(pa);
+		cs->scratch_pages = pages;
+		if (cpu == 0)
+			kprintf("trace: a store of %lu KiB per CPU for the records of a run "
+				"(trace.store%s)\n",
+				pages * PAGE_SIZE / 1024,
+				o->store_kib ? "" : "=0: from free memory");
 	}
 	return trace_out_prepare(cpu) &&
 	       ds_area_prepare(cpu, bts_buffer_bytes(o), o->pebs_kib * 1024);
