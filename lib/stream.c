@@ -123,7 +123,7 @@ static uint8_t *room(struct bt_writer *w, uint8_t type, size_t need)
 		w->prev_size = 0;
 		w->prev_dla = 0;
 		if (type == BT_F_BTS || type == BT_F_LBR || type == BT_F_END || type == BT_F_PATH ||
-		    type == BT_F_PEBS)
+		    type == BT_F_PEBS || type == BT_F_SAMPLE)
 			w->len = put_leb(w->frame + BT_HEADER_LEN, w->session);
 	}
 	return w->frame + BT_HEADER_LEN + w->len;
@@ -319,6 +319,32 @@ uint32_t bt_digest_pebs(uint32_t crc, const struct bt_pebs *p)
 	put64(raw + 45, p->has_mem ? p->dla : 0);
 	put64(raw + 53, p->has_mem ? p->dse : 0);
 	put64(raw + 61, p->has_mem ? p->lat : 0);
+	return crc32_update(crc, raw, sizeof(raw));
+}
+
+void bt_write_sample(struct bt_writer *w, const struct bt_sample *s)
+{
+	uint8_t *b = room(w, BT_F_SAMPLE, 1 + 3 * LEB_MAX);
+	size_t n = 1;
+	b[0] = s->has_lbr ? BT_SAMPLE_LBR : 0;
+	n += put_leb(b + n, zigzag((int64_t)(s->ip - w->prev_to)));
+	if (s->has_lbr) {
+		n += put_leb(b + n, zigzag((int64_t)(s->lbr_from - s->ip)));
+		n += put_leb(b + n, zigzag((int64_t)(s->lbr_to - s->lbr_from)));
+	}
+	w->len += n;
+	w->prev_to = s->ip;
+	w->records++;
+	w->digest = bt_digest_sample(w->digest, s);
+}
+
+uint32_t bt_digest_sample(uint32_t crc, const struct bt_sample *s)
+{
+	uint8_t raw[8 + 1 + 8 + 8];
+	put64(raw, s->ip);
+	raw[8] = s->has_lbr ? BT_SAMPLE_LBR : 0;
+	put64(raw + 9, s->has_lbr ? s->lbr_from : 0);
+	put64(raw + 17, s->has_lbr ? s->lbr_to : 0);
 	return crc32_update(crc, raw, sizeof(raw));
 }
 
@@ -684,6 +710,34 @@ long bt_read_pebs(const struct bt_frame *f, uint32_t *session,
 		prev_status = p.status;
 		prev_size = p.size;
 		fn(ctx, &p);
+		count++;
+	}
+	return count;
+}
+
+long bt_read_sample(const struct bt_frame *f, uint32_t *session,
+		    void (*fn)(void *ctx, const struct bt_sample *s), void *ctx)
+{
+	uint64_t prev = 0, a, b;
+	size_t pos = 0;
+	long count = 0;
+	if (f->type != BT_F_SAMPLE || !get_session(f, &pos, session))
+		return -1;
+	while (pos < f->len) {
+		uint8_t control = f->payload[pos++];
+		if (control & BT_SAMPLE_ZERO || !get_leb(f->payload, f->len, &pos, &a))
+			return -1;
+		struct bt_sample s = {.ip = prev + (uint64_t)unzigzag(a),
+				      .has_lbr = control & BT_SAMPLE_LBR};
+		if (s.has_lbr) {
+			if (!get_leb(f->payload, f->len, &pos, &a) ||
+			    !get_leb(f->payload, f->len, &pos, &b))
+				return -1;
+			s.lbr_from = s.ip + (uint64_t)unzigzag(a);
+			s.lbr_to = s.lbr_from + (uint64_t)unzigzag(b);
+		}
+		prev = s.ip;
+		fn(ctx, &s);
 		count++;
 	}
 	return count;

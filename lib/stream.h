@@ -68,6 +68,20 @@ enum bt_frame_type {
 	BT_F_PEBS = 7,	 /* LEB128 session, then PEBS samples (decoded): control byte, the
 			  * eventing IP less the previous one's, the next IP less it, and the
 			  * fields the control byte names */
+	BT_F_SAMPLE = 8, /* LEB128 session, then IP samples (a counter overflow's, a BTF trap's
+			  * target): control byte, the IP less the previous one's, and with
+			  * BT_SAMPLE_LBR the newest LBR entry's FROM less the IP, TO less FROM */
+};
+
+#define BT_SAMPLE_LBR  0x01 /* an IP sample's control byte: the LBR entry follows */
+#define BT_SAMPLE_ZERO 0xfe
+
+/* One IP sample: a counter-overflow sample (pmc, with the LBR stack's newest entry where the
+ * session reads it) or a branch trap's target (btf). */
+struct bt_sample {
+	uint64_t ip;
+	bool has_lbr;
+	uint64_t lbr_from, lbr_to;
 };
 
 /* A PEBS sample's control byte. */
@@ -164,6 +178,7 @@ unsigned bt_write_header(struct bt_writer *w, const char *const *pairs, unsigned
 void bt_write_bts(struct bt_writer *w, const struct bt_bts *r);
 void bt_write_lbr(struct bt_writer *w, const struct bt_lbr *e);
 void bt_write_pebs(struct bt_writer *w, const struct bt_pebs *p);
+void bt_write_sample(struct bt_writer *w, const struct bt_sample *s);
 /* Closes the session: lost records and why ("" if none). */
 void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why);
 
@@ -213,6 +228,10 @@ void bt_read_path_cache(struct bt_insn_cache *cache);
 long bt_read_pebs(const struct bt_frame *f, uint32_t *session,
 		  void (*fn)(void *ctx, const struct bt_pebs *p), void *ctx);
 
+/* A SAMPLE frame's session and samples, as bt_read_bts. */
+long bt_read_sample(const struct bt_frame *f, uint32_t *session,
+		    void (*fn)(void *ctx, const struct bt_sample *s), void *ctx);
+
 /* An LBR frame's session and entries, as bt_read_bts. */
 long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
 		 void (*fn)(void *ctx, const struct bt_lbr *e), void *ctx);
@@ -225,5 +244,8 @@ uint32_t bt_digest_lbr(uint32_t crc, const struct bt_lbr *e);
 /* For one PEBS sample: the CRC-32 of EV, NEXT, STATUS (8 bytes each), SIZE (4), the control
  * byte, then LBR FROM and TO, DLA, DSE and LAT (8 each, 0 where absent), little-endian. */
 uint32_t bt_digest_pebs(uint32_t crc, const struct bt_pebs *p);
+/* For one IP sample: the CRC-32 of IP (8 bytes), the control byte, LBR FROM and TO (8 each,
+ * 0 where absent), little-endian. */
+uint32_t bt_digest_sample(uint32_t crc, const struct bt_sample *s);
 
 #endif

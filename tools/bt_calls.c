@@ -282,20 +282,33 @@ static void calls_lbr(const struct bt_session *s, const struct bt_lbr *e)
 
 /* A PEBS sample: an instant event on its session's track, named by its eventing IP's function
  * (the trace view; the folded view has no use for it). */
-static void calls_pebs(const struct bt_session *s, const struct bt_pebs *p)
+static void instant(const struct bt_session *s, uint64_t at, const char *ip_kind)
 {
 	if (!tracing)
 		return;
-	char name[NAME_MAX_], at[32];
-	bt_sym_name(p->ev, name, sizeof(name));
-	snprintf(at, sizeof(at), "%#" PRIx64, p->ev);
+	char name[NAME_MAX_];
+	bt_sym_name(at, name, sizeof(name));
 	fprintf(out_records, "%s\n{\"name\":", first_event ? "" : ",");
 	bt_json_str(name);
 	fprintf(out_records,
 		",\"ph\":\"i\",\"s\":\"t\",\"pid\":%u,\"tid\":%" PRIu32 ",\"ts\":%" PRIu64
-		",\"args\":{\"ev\":\"%s\",\"ip\":\"%s\"}}",
-		s->cpu, s->number, s->records, at, bt_pebs_ip_name(p->ip));
+		",\"args\":{\"ev\":\"%#" PRIx64 "\"",
+		s->cpu, s->number, s->records, at);
+	if (ip_kind)
+		fprintf(out_records, ",\"ip\":\"%s\"", ip_kind);
+	fputs("}}", out_records);
 	first_event = false;
+}
+
+static void calls_pebs(const struct bt_session *s, const struct bt_pebs *p)
+{
+	instant(s, p->ev, bt_pebs_ip_name(p->ip));
+}
+
+/* A counter sample or a BTF trap target: an instant event too. */
+static void calls_sample(const struct bt_session *s, const struct bt_sample *x)
+{
+	instant(s, x->ip, NULL);
 }
 
 static void calls_end(const struct bt_session *s, const struct bt_session_end *e)
@@ -381,6 +394,7 @@ const struct bt_view bt_view_trace = {
     .bts = calls_bts,
     .lbr = calls_lbr,
     .pebs = calls_pebs,
+    .sample = calls_sample,
     .end = calls_end,
     .finish = trace_finish,
 };

@@ -137,6 +137,12 @@ static void stats_pebs(const struct bt_session *s, const struct bt_pebs *p)
 	st.pebs++;
 }
 
+static void stats_sample(const struct bt_session *s, const struct bt_sample *x)
+{
+	(void)s, (void)x;
+	st.pebs++; /* with the PEBS samples: samples, not branches */
+}
+
 static void stats_lbr(const struct bt_session *s, const struct bt_lbr *e)
 {
 	(void)s;
@@ -161,7 +167,7 @@ static void stats_finish(void)
 	for (unsigned k = 0; k < X86_BR_KIND_COUNT; k++)
 		all += st.kinds[k];
 	if (st.pebs)
-		fprintf(out_records, "pebs samples: %" PRIu64 "\n", st.pebs);
+		fprintf(out_records, "samples (PEBS, counter, BTF): %" PRIu64 "\n", st.pebs);
 	if (!all) {
 		if (st.pebs)
 			fprintf(
@@ -237,5 +243,6 @@ const struct bt_view bt_view_stats = {
     .bts = stats_bts,
     .lbr = stats_lbr,
     .pebs = stats_pebs,
+    .sample = stats_sample,
     .finish = stats_finish,
 };

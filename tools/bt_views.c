@@ -107,6 +107,21 @@ static void text_pebs(const struct bt_session *s, const struct bt_pebs *p)
 	fputc('\n', out_records);
 }
 
+/* A BTF trap's target ("btf IP") or a counter sample ("sample IP[ lbr FROM TO]"), as the
+ * kernel prints them. */
+static void text_sample(const struct bt_session *s, const struct bt_sample *x)
+{
+	bool btf = !strcmp(s->facility, "btf");
+	fputs(btf ? "btf" : "sample", out_records);
+	text_addr(x->ip);
+	if (x->has_lbr) {
+		fputs(" lbr", out_records);
+		text_addr(x->lbr_from);
+		text_addr(x->lbr_to);
+	}
+	fputc('\n', out_records);
+}
+
 static void text_end(const struct bt_session *s, const struct bt_session_end *e)
 {
 	fprintf(
@@ -122,6 +137,7 @@ const struct bt_view bt_view_text = {
     .bts = text_bts,
     .lbr = text_lbr,
     .pebs = text_pebs,
+    .sample = text_sample,
     .end = text_end,
 };
 
@@ -256,6 +272,18 @@ static void json_pebs(const struct bt_session *s, const struct bt_pebs *p)
 	fputs("}\n", out_records);
 }
 
+static void json_sample(const struct bt_session *s, const struct bt_sample *x)
+{
+	json_session("sample", s);
+	fprintf(out_records, ",\"i\":%" PRIu64, s->records);
+	json_addr("ip", x->ip);
+	if (x->has_lbr) {
+		json_addr("lbr_from", x->lbr_from);
+		json_addr("lbr_to", x->lbr_to);
+	}
+	fputs("}\n", out_records);
+}
+
 static void json_end(const struct bt_session *s, const struct bt_session_end *e)
 {
 	json_session("end", s);
@@ -278,6 +306,7 @@ const struct bt_view bt_view_json = {
     .bts = json_bts,
     .lbr = json_lbr,
     .pebs = json_pebs,
+    .sample = json_sample,
     .end = json_end,
 };
 
@@ -425,6 +454,8 @@ static const char *frame_type_name(unsigned t)
 		return "PATH";
 	case BT_F_PEBS:
 		return "PEBS";
+	case BT_F_SAMPLE:
+		return "SAMPLE";
 	}
 	return "unknown";
 }
@@ -465,6 +496,14 @@ static void raw_pebs(void *ctx, const struct bt_pebs *p)
 		p->lbr_to, p->has_mem, p->dla, p->dse, p->lat);
 }
 
+static void raw_sample(void *ctx, const struct bt_sample *x)
+{
+	unsigned *i = ctx;
+	fprintf(out_records,
+		"  sample[%u] ip=%#" PRIx64 " lbr=%d from=%#" PRIx64 " to=%#" PRIx64 "\n", (*i)++,
+		x->ip, x->has_lbr, x->lbr_from, x->lbr_to);
+}
+
 static void raw_frame(const struct bt_frame *f, uint64_t line)
 {
 	fprintf(out_records, "frame line=%" PRIu64 " cpu=%u seq=%" PRIu32 " type=%u(%s) len=%u\n",
@@ -494,6 +533,10 @@ static void raw_frame(const struct bt_frame *f, uint64_t line)
 					     : "");
 		return;
 	}
+	case BT_F_SAMPLE:
+		if (bt_read_sample(f, &session, raw_sample, &i) >= 0 || i)
+			fprintf(out_records, "  session=%" PRIu32 " samples=%u\n", session, i);
+		return;
 	case BT_F_PEBS:
 		if (bt_read_pebs(f, &session, raw_pebs, &i) >= 0 || i)
 			fprintf(out_records, "  session=%" PRIu32 " samples=%u\n", session, i);

@@ -68,8 +68,16 @@ struct frame_records {
 	struct bt_bts r[BT_FRAME_RECORDS_MAX];
 	struct bt_lbr l[BT_PAYLOAD_MAX];
 	struct bt_pebs p[BT_PAYLOAD_MAX];
+	struct bt_sample x[BT_PAYLOAD_MAX];
 	unsigned n;
 };
+
+static void collect_sample(void *ctx, const struct bt_sample *x)
+{
+	struct frame_records *fr = ctx;
+	if (fr->n < BT_PAYLOAD_MAX)
+		fr->x[fr->n++] = *x;
+}
 
 static void collect_pebs(void *ctx, const struct bt_pebs *p)
 {
@@ -131,13 +139,16 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 	static struct frame_records fr;
 	uint32_t session = 0;
 	fr.n = 0;
-	bool lbr = f->type == BT_F_LBR, pebs = f->type == BT_F_PEBS;
+	bool lbr = f->type == BT_F_LBR, pebs = f->type == BT_F_PEBS,
+	     sample = f->type == BT_F_SAMPLE;
 	uint64_t missing = 0;
 	long n;
 	if (lbr)
 		n = bt_read_lbr(f, &session, collect_lbr, &fr);
 	else if (pebs)
 		n = bt_read_pebs(f, &session, collect_pebs, &fr);
+	else if (sample)
+		n = bt_read_sample(f, &session, collect_sample, &fr);
 	else if (f->type == BT_F_PATH)
 		n = bt_read_path(f, &session, bt_sym_code, NULL, collect, &fr, &missing);
 	else
@@ -171,6 +182,10 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 			c->digest = bt_digest_pebs(c->digest, &fr.p[i]);
 			if (view->pebs)
 				view->pebs(&c->s, &fr.p[i]);
+		} else if (sample) {
+			c->digest = bt_digest_sample(c->digest, &fr.x[i]);
+			if (view->sample)
+				view->sample(&c->s, &fr.x[i]);
 		} else {
 			c->digest = bt_digest(c->digest, &fr.r[i]);
 			if (view->bts)
@@ -274,6 +289,7 @@ static void frame(const struct bt_frame *f)
 	case BT_F_PATH:
 	case BT_F_LBR:
 	case BT_F_PEBS:
+	case BT_F_SAMPLE:
 		bts_frame(c, f);
 		return;
 	case BT_F_END:
@@ -308,7 +324,7 @@ static void line(char *s, size_t n)
 		return;
 	}
 	cpus[f.cpu % MAX_CPUS].wire_bytes += n + 1;
-	if (f.type == BT_F_BTS || f.type == BT_F_PATH || f.type == BT_F_LBR || f.type == BT_F_PEBS)
+	if (f.type >= BT_F_BTS && f.type != BT_F_END && f.type != BT_F_HEADER)
 		bt_record_wire_bytes += n + 1;
 	frame(&f);
 }
@@ -366,7 +382,7 @@ static long binary_frame(const uint8_t *p, size_t avail, bool crlf, bool eof, st
 		buf[o++] = p[i++];
 		if (o == BT_HEADER_LEN) {
 			unsigned len = (unsigned)(buf[BT_H_LEN] | buf[BT_H_LEN + 1] << 8);
-			if (buf[BT_H_TYPE] < BT_F_BEGIN || buf[BT_H_TYPE] > BT_F_PEBS ||
+			if (buf[BT_H_TYPE] < BT_F_BEGIN || buf[BT_H_TYPE] > BT_F_SAMPLE ||
 			    len > BT_PAYLOAD_MAX)
 				return 0;
 			*looked = true;

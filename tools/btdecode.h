@@ -39,6 +39,7 @@ struct bt_view {
 	void (*bts)(const struct bt_session *s, const struct bt_bts *r);
 	void (*lbr)(const struct bt_session *s, const struct bt_lbr *e);
 	void (*pebs)(const struct bt_session *s, const struct bt_pebs *p);
+	void (*sample)(const struct bt_session *s, const struct bt_sample *x);
 	void (*end)(const struct bt_session *s, const struct bt_session_end *e);
 	void (*frame)(const struct bt_frame *f, uint64_t line); /* every intact frame */
 	void (*finish)(void);

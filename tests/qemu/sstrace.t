@@ -12,8 +12,8 @@
 # must agree; the LBR stack must hold the newest branches of the run, newest first; PEBS and
 # counter samples must land on QEMU's every N-th instruction; BTF must trap on every branch
 # target QEMU took; with LBR on, every exception the workload takes reports the branch before it
-# (LER). The BTS, LBR and PEBS records checked are those of the record stream (stream=text, BTS
-# along the code) as tools/btdecode rebuilds them, not the kernel's own lines.
+# (LER). The BTS, LBR, PEBS, BTF and counter records checked are those of the record stream
+# (stream=text, BTS along the code) as tools/btdecode rebuilds them, not the kernel's own lines.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap '[ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work"' EXIT
@@ -57,10 +57,10 @@ pmi_stub=$(printf '%#x' "0x$(sym "exc_stub_$((pmi_vector))")")
 [ -n "$pmi_vector" ] && [ "$pmi_stub" != 0x ]
 ok $? "the PMI vector ($pmi_vector) and its stub ($pmi_stub)"
 
-# The records the checks below read are the decoded stream's (BTS along the code, LBR, PEBS:
-# tools/btdecode, every session's digest checked); only what the stream does not carry (the
-# engine's own ss-branch lines, steps, LER, exceptions, BTF and counter samples) is read from
-# the kernel's lines.
+# The records the checks below read are the decoded stream's (BTS along the code, LBR, PEBS,
+# BTF trap targets, counter samples: tools/btdecode, every session's digest checked); only
+# what the stream does not carry (the engine's own ss-branch lines, steps, LER, exceptions) is
+# read from the kernel's lines.
 printf '%s\n' "$out" >"$work/log"
 "$build/btdecode" "$work/log" >"$work/decoded" 2>"$work/decode.err"
 drc=$?
@@ -90,7 +90,7 @@ records() {
 	local fac=$1 label=$2 kind=$3 src=$out begin=trace-begin end=trace-end
 	shift 3
 	case "$fac:$kind" in
-	bts:bts | btsint:bts | lbr:lbr | pebs:pebs) src=$decoded begin=stream-begin end=stream-end ;;
+	bts:bts | btsint:bts | lbr:lbr | pebs:pebs | btf:btf | pmc:sample) src=$decoded begin=stream-begin end=stream-end ;;
 	esac
 	printf '%s\n' "$src" | awk -v f="$fac" -v n="$label" -v k="$kind" -v fields="$*" -v b="$begin" -v e="$end" '
 		BEGIN { nf = split(fields, want, " ") }

@@ -6,8 +6,8 @@
 # legacy and streamlined flavours; PEBS threshold PMIs; CPL-qualified BTS with the kernel
 # address leak filtered or flagged; LBR filters; extended PEBS on a fixed counter; and a
 # SKIP with the capability report's reason wherever a personality lacks what is asked. Every
-# boot sends the record stream too (stream=text): the BTS, LBR and PEBS records checked are the
-# stream's as tools/btdecode rebuilds them, every session's digest checked.
+# boot sends the record stream too (stream=text): the BTS, LBR, PEBS, BTF and counter records
+# checked are the stream's as tools/btdecode rebuilds them, every session's digest checked.
 . "$(dirname "$0")/lib.sh"
 
 # boot: lib.sh's, with stream=text after the options, and the stream decoded ($decoded)
@@ -25,11 +25,13 @@ boot() {
 }
 
 # block FACILITY LABEL CPU: the lines of one session (header and trailer left out; the stream's
-# own lines too), its records (bts, lbr, pebs lines) from the decoded stream where it carries
-# them.
+# own lines too), its records (bts, lbr, pebs, btf, sample lines) from the decoded stream where
+# it carries them.
 block() {
 	local kind=""
-	case "$1" in bts | btsint) kind=bts ;; lbr) kind=lbr ;; pebs) kind=pebs ;; esac
+	case "$1" in
+	bts | btsint) kind=bts ;; lbr) kind=lbr ;; pebs) kind=pebs ;; btf) kind=btf ;; pmc) kind=sample ;;
+	esac
 	[ -n "$decoded" ] || kind=""
 	printf '%s\n' "$out" | awk -v f="$1" -v n="$2" -v c="cpu=$3" -v k="$kind" '
 		$1 == "trace-begin" && $2 == f && $3 == n && $4 == c { on = 1; next }

@@ -6,7 +6,8 @@
  * records of every shape (deltas both ways, the extremes of 64 bits, flags changing, the leak
  * note) come back bit for bit through frames and text lines, and END's digest is the CRC-32
  * (test_crc32 checks it against zlib's) of the raw 24-byte records, packed by the test itself;
- * LBR entries and PEBS samples of every shape likewise, their digests packed by the test too;
+ * LBR entries, PEBS samples and IP samples of every shape likewise, their digests packed by
+ * the test too;
  * frames stand alone (a lost one takes only its records); a capture whose bytes are flipped,
  * dropped and duplicated at random (seeded) never yields a record that was not written: every line
  * left intact decodes, every damaged one is refused.
@@ -356,6 +357,75 @@ static void pebs_samples_come_back(void **state)
 	assert_string_equal(bt_pebs_ip_name(BT_PEBS_TRAP), "trap");
 }
 
+struct got_sample {
+	struct bt_sample x[2048];
+	unsigned n;
+};
+
+static void take_sample(void *ctx, const struct bt_sample *x)
+{
+	struct got_sample *g = ctx;
+	assert_true(g->n < 2048);
+	g->x[g->n++] = *x;
+}
+
+/* IP samples (counter samples with or without their LBR entry, BTF trap targets) at the
+ * 64-bit extremes come back field for field, END's digest packed here. */
+static void ip_samples_come_back(void **state)
+{
+	(void)state;
+	static struct bt_sample sent[1500];
+	static struct got_sample got;
+	uint64_t seed = 3;
+	for (unsigned i = 0; i < 1500; i++) {
+		uint64_t r = rnd(&seed);
+		sent[i] = (struct bt_sample){
+		    .ip = i % 61 == 0 ? UINT64_MAX : 0xffffffff80002000ull + r % 65536,
+		    .has_lbr = (r >> 20) & 1,
+		};
+		if (sent[i].has_lbr) {
+			sent[i].lbr_from = i % 5 ? rnd(&seed) : 0;
+			sent[i].lbr_to = rnd(&seed);
+		}
+	}
+	nlines = 0;
+	struct bt_writer w;
+	bt_writer_init(&w, 1, 2, emit, NULL);
+	bt_write_begin(&w, "pmc", "calls@skylake cpu=1");
+	for (unsigned i = 0; i < 1500; i++)
+		bt_write_sample(&w, &sent[i]);
+	bt_write_end(&w, 0, "");
+	uint8_t buf[BT_FRAME_MAX];
+	got.n = 0;
+	for (unsigned i = 1; i + 1 < nlines; i++) {
+		struct bt_frame f = parse_line(i, buf);
+		uint32_t session;
+		assert_int_equal(f.type, BT_F_SAMPLE);
+		assert_true(bt_read_sample(&f, &session, take_sample, &got) > 0);
+		assert_int_equal(session, 2);
+	}
+	assert_int_equal(got.n, 1500);
+	uint32_t z = 0;
+	for (unsigned i = 0; i < 1500; i++) {
+		const struct bt_sample *a = &sent[i], *b = &got.x[i];
+		assert_true(a->ip == b->ip && a->has_lbr == b->has_lbr &&
+			    a->lbr_from == b->lbr_from && a->lbr_to == b->lbr_to);
+		uint8_t raw[25];
+		put_le(raw, a->ip, 8);
+		raw[8] = a->has_lbr ? 0x01 : 0;
+		put_le(raw + 9, a->lbr_from, 8);
+		put_le(raw + 17, a->lbr_to, 8);
+		z = crc32_update(z, raw, sizeof(raw));
+	}
+	struct bt_frame f = parse_line(nlines - 1, buf);
+	uint64_t records, lost;
+	uint32_t digest, session;
+	char why[8];
+	assert_int_equal(bt_read_end(&f, &session, &records, &lost, &digest, why, sizeof(why)), 0);
+	assert_int_equal(records, 1500);
+	assert_int_equal(digest, z);
+}
+
 static void collect_pair(void *ctx, const char *pair)
 {
 	char *all = ctx;
@@ -489,6 +559,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(header_strings),
     cmocka_unit_test(lbr_entries_come_back),
     cmocka_unit_test(pebs_samples_come_back),
+    cmocka_unit_test(ip_samples_come_back),
     cmocka_unit_test(damaged_captures_never_invent_records),
 };
 

@@ -10,6 +10,7 @@
 #include "arch/x86/hw/ds_layout.h"
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/session/output.h"
+#include "lib/stream.h"
 #include "arch/x86/session/facility.h"
 #include "arch/x86/session/session.h"
 
@@ -59,8 +60,15 @@ static bool session_btf(struct trace_ctx *t)
 	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, "btf");
 	tprintf("trace-begin btf %s steps=%lu traps=%lu lost=%lu rearm-failed=%lu result=%lu\n",
 		t->label, steps, s.n + s.lost_full, s.lost_full, s.rearm_failed, result);
-	for (uint64_t i = 0; i < s.n; i++)
+	struct bt_writer *stream =
+	    t->req->opt->stream != TRACE_STREAM_OFF ? trace_stream_begin("btf", t->label) : NULL;
+	for (uint64_t i = 0; i < s.n; i++) {
 		tprintf("btf %#lx\n", s.to[i]);
+		if (stream)
+			bt_write_sample(stream, &(struct bt_sample){.ip = s.to[i]});
+	}
+	if (stream)
+		bt_write_end(stream, s.lost_full, s.lost_full ? "store-full" : "");
 	ts_print_exceptions(t);
 	if (s.lost_full || s.rearm_failed) {
 		tprintf("error: btf: %s: %lu targets lost (store full), %lu re-arms refused\n",

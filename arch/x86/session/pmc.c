@@ -13,6 +13,7 @@
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/session/output.h"
+#include "lib/stream.h"
 #include "arch/x86/pmu/isr_hook.h"
 #include "arch/x86/session/facility.h"
 #include "arch/x86/session/session.h"
@@ -145,12 +146,22 @@ static bool session_pmc(struct trace_ctx *t)
 		selfcheck_record(&sc, s.ip[i], 0);
 	selfcheck_samples(t, &sc, "pmc", ev.period,
 			  s.lost_full || st.storms ? "samples were lost" : NULL);
+	struct bt_writer *stream =
+	    t->req->opt->stream != TRACE_STREAM_OFF ? trace_stream_begin("pmc", t->label) : NULL;
 	for (uint64_t i = 0; i < s.n; i++) {
 		if (with_lbr)
 			tprintf("sample %#lx lbr %#lx %#lx\n", s.ip[i], s.lbr_from[i], s.lbr_to[i]);
 		else
 			tprintf("sample %#lx\n", s.ip[i]);
+		if (stream)
+			bt_write_sample(
+			    stream, &(struct bt_sample){.ip = s.ip[i],
+							.has_lbr = with_lbr,
+							.lbr_from = with_lbr ? s.lbr_from[i] : 0,
+							.lbr_to = with_lbr ? s.lbr_to[i] : 0});
 	}
+	if (stream)
+		bt_write_end(stream, s.lost_full, s.lost_full ? "store-full" : "");
 	ts_print_exceptions(t);
 	if (s.lost_full || st.storms || st.msr_errors || s.other_counters || s.snapshot_failed) {
 		tprintf(
