@@ -43,16 +43,6 @@ static uint32_t get32(const uint8_t *p)
 	return v;
 }
 
-static uint64_t zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static int64_t unzigzag(uint64_t v)
-{
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
-
 static size_t put_leb(uint8_t *p, uint64_t v)
 {
 	size_t n = 0;
@@ -81,6 +71,25 @@ static bool get_leb(const uint8_t *buf, size_t n, size_t *pos, uint64_t *v)
 		}
 	}
 	return false;
+}
+
+/* Two addresses as the stream sends them: FROM less a base (the previous record's), then TO
+ * less FROM, zig-zag LEB128 each. */
+static size_t put_pair(uint8_t *p, uint64_t base, uint64_t from, uint64_t to)
+{
+	size_t n = put_leb(p, bt_zigzag((int64_t)(from - base)));
+	return n + put_leb(p + n, bt_zigzag((int64_t)(to - from)));
+}
+
+static bool get_pair(const struct bt_frame *f, size_t *pos, uint64_t base, uint64_t *from,
+		     uint64_t *to)
+{
+	uint64_t a, b;
+	if (!get_leb(f->payload, f->len, pos, &a) || !get_leb(f->payload, f->len, pos, &b))
+		return false;
+	*from = base + (uint64_t)bt_unzigzag(a);
+	*to = *from + (uint64_t)bt_unzigzag(b);
+	return true;
 }
 
 /* ---- writing ---------------------------------------------------------------------------- */
@@ -225,8 +234,7 @@ void bt_write_bts(struct bt_writer *w, const struct bt_bts *r)
 	uint8_t *p = room(w, BT_F_BTS, RECORD_MAX);
 	size_t n = 1;
 	uint8_t control = r->leak ? BT_REC_LEAK : 0;
-	n += put_leb(p + n, zigzag((int64_t)(r->from - w->prev_to)));
-	n += put_leb(p + n, zigzag((int64_t)(r->to - r->from)));
+	n += put_pair(p + n, w->prev_to, r->from, r->to);
 	if (r->flags != w->prev_flags) {
 		control |= BT_REC_FLAGS;
 		n += put_leb(p + n, r->flags);
@@ -255,8 +263,7 @@ void bt_write_lbr(struct bt_writer *w, const struct bt_lbr *e)
 	size_t n = 1;
 	p[0] = control;
 	n += put_leb(p + n, e->index);
-	n += put_leb(p + n, zigzag((int64_t)(e->from - w->prev_to)));
-	n += put_leb(p + n, zigzag((int64_t)(e->to - e->from)));
+	n += put_pair(p + n, w->prev_to, e->from, e->to);
 	if (control & BT_LBR_CYCLES)
 		n += put_leb(p + n, e->cycles);
 	if (control & BT_LBR_BR_TYPE)
@@ -281,18 +288,15 @@ void bt_write_pebs(struct bt_writer *w, const struct bt_pebs *p)
 	uint8_t control = pebs_control(p, w->prev_flags, w->prev_size);
 	size_t n = 1;
 	b[0] = control;
-	n += put_leb(b + n, zigzag((int64_t)(p->ev - w->prev_to)));
-	n += put_leb(b + n, zigzag((int64_t)(p->next - p->ev)));
+	n += put_pair(b + n, w->prev_to, p->ev, p->next);
 	if (control & BT_PEBS_STATUS)
 		n += put_leb(b + n, p->status);
 	if (control & BT_PEBS_SIZE)
 		n += put_leb(b + n, p->size);
-	if (control & BT_PEBS_LBR) {
-		n += put_leb(b + n, zigzag((int64_t)(p->lbr_from - p->ev)));
-		n += put_leb(b + n, zigzag((int64_t)(p->lbr_to - p->lbr_from)));
-	}
+	if (control & BT_PEBS_LBR)
+		n += put_pair(b + n, p->ev, p->lbr_from, p->lbr_to);
 	if (control & BT_PEBS_MEM) {
-		n += put_leb(b + n, zigzag((int64_t)(p->dla - w->prev_dla)));
+		n += put_leb(b + n, bt_zigzag((int64_t)(p->dla - w->prev_dla)));
 		n += put_leb(b + n, p->dse);
 		n += put_leb(b + n, p->lat);
 		w->prev_dla = p->dla;
@@ -327,11 +331,9 @@ void bt_write_sample(struct bt_writer *w, const struct bt_sample *s)
 	uint8_t *b = room(w, BT_F_SAMPLE, 1 + 3 * LEB_MAX);
 	size_t n = 1;
 	b[0] = s->has_lbr ? BT_SAMPLE_LBR : 0;
-	n += put_leb(b + n, zigzag((int64_t)(s->ip - w->prev_to)));
-	if (s->has_lbr) {
-		n += put_leb(b + n, zigzag((int64_t)(s->lbr_from - s->ip)));
-		n += put_leb(b + n, zigzag((int64_t)(s->lbr_to - s->lbr_from)));
-	}
+	n += put_leb(b + n, bt_zigzag((int64_t)(s->ip - w->prev_to)));
+	if (s->has_lbr)
+		n += put_pair(b + n, s->ip, s->lbr_from, s->lbr_to);
 	w->len += n;
 	w->prev_to = s->ip;
 	w->records++;
@@ -554,19 +556,16 @@ int bt_read_end(const struct bt_frame *f, uint32_t *session, uint64_t *records, 
 long bt_read_bts(const struct bt_frame *f, uint32_t *session,
 		 void (*fn)(void *ctx, const struct bt_bts *r), void *ctx)
 {
-	uint64_t prev_to = 0, prev_flags = 0, a, b;
+	uint64_t prev_to = 0, prev_flags = 0;
 	size_t pos = 0;
 	if (f->type != BT_F_BTS || !get_session(f, &pos, session))
 		return -1;
 	long count = 0;
 	while (pos < f->len) {
 		uint8_t control = f->payload[pos++];
-		if (control & BT_REC_ZERO || !get_leb(f->payload, f->len, &pos, &a) ||
-		    !get_leb(f->payload, f->len, &pos, &b))
-			return -1;
 		struct bt_bts r = {.leak = control & BT_REC_LEAK, .flags = prev_flags};
-		r.from = prev_to + (uint64_t)unzigzag(a);
-		r.to = r.from + (uint64_t)unzigzag(b);
+		if (control & BT_REC_ZERO || !get_pair(f, &pos, prev_to, &r.from, &r.to))
+			return -1;
 		if ((control & BT_REC_FLAGS) && !get_leb(f->payload, f->len, &pos, &r.flags))
 			return -1;
 		prev_to = r.to;
@@ -580,17 +579,16 @@ long bt_read_bts(const struct bt_frame *f, uint32_t *session,
 long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
 		 void (*fn)(void *ctx, const struct bt_lbr *e), void *ctx)
 {
-	uint64_t prev_to = 0, a, b, v;
+	uint64_t prev_to = 0, v;
 	size_t pos = 0;
 	long count = 0;
 	if (f->type != BT_F_LBR || !get_session(f, &pos, session))
 		return -1;
 	while (pos < f->len) {
 		uint8_t control = f->payload[pos++];
-		uint64_t index;
+		uint64_t index, from, to;
 		if (control & BT_LBR_ZERO || !get_leb(f->payload, f->len, &pos, &index) ||
-		    index > UINT32_MAX || !get_leb(f->payload, f->len, &pos, &a) ||
-		    !get_leb(f->payload, f->len, &pos, &b))
+		    index > UINT32_MAX || !get_pair(f, &pos, prev_to, &from, &to))
 			return -1;
 		struct bt_lbr e = {
 		    .index = (uint32_t)index,
@@ -600,9 +598,9 @@ long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
 		    .in_tx = control & BT_LBR_IN_TX,
 		    .abort = control & BT_LBR_ABORT,
 		    .br_type = -1,
+		    .from = from,
+		    .to = to,
 		};
-		e.from = prev_to + (uint64_t)unzigzag(a);
-		e.to = e.from + (uint64_t)unzigzag(b);
 		if (control & BT_LBR_CYCLES) {
 			if (!get_leb(f->payload, f->len, &pos, &v) || !v || v > UINT32_MAX)
 				return -1;
@@ -664,7 +662,7 @@ long bt_read_path(const struct bt_frame *f, uint32_t *session, bt_code_fn code, 
 long bt_read_pebs(const struct bt_frame *f, uint32_t *session,
 		  void (*fn)(void *ctx, const struct bt_pebs *p), void *ctx)
 {
-	uint64_t prev_ev = 0, prev_status = 0, prev_size = 0, prev_dla = 0, a, b;
+	uint64_t prev_ev = 0, prev_status = 0, prev_size = 0, prev_dla = 0, a;
 	size_t pos = 0;
 	long count = 0;
 	if (f->type != BT_F_PEBS || !get_session(f, &pos, session))
@@ -672,9 +670,9 @@ long bt_read_pebs(const struct bt_frame *f, uint32_t *session,
 	while (pos < f->len) {
 		uint8_t control = f->payload[pos++];
 		unsigned ip = (control >> BT_PEBS_IP_SHIFT) & 3u;
+		uint64_t ev, next;
 		if (control & BT_PEBS_ZERO || ip > BT_PEBS_FAULT ||
-		    !get_leb(f->payload, f->len, &pos, &a) ||
-		    !get_leb(f->payload, f->len, &pos, &b))
+		    !get_pair(f, &pos, prev_ev, &ev, &next))
 			return -1;
 		struct bt_pebs p = {
 		    .ip = (uint8_t)ip,
@@ -683,27 +681,22 @@ long bt_read_pebs(const struct bt_frame *f, uint32_t *session,
 		    .has_lbr = control & BT_PEBS_LBR,
 		    .has_mem = control & BT_PEBS_MEM,
 		};
-		p.ev = prev_ev + (uint64_t)unzigzag(a);
-		p.next = p.ev + (uint64_t)unzigzag(b);
+		p.ev = ev;
+		p.next = next;
 		uint64_t size = prev_size;
 		if (((control & BT_PEBS_STATUS) && !get_leb(f->payload, f->len, &pos, &p.status)) ||
 		    ((control & BT_PEBS_SIZE) &&
 		     (!get_leb(f->payload, f->len, &pos, &size) || size > UINT32_MAX)))
 			return -1;
 		p.size = (uint32_t)size;
-		if (p.has_lbr) {
-			if (!get_leb(f->payload, f->len, &pos, &a) ||
-			    !get_leb(f->payload, f->len, &pos, &b))
-				return -1;
-			p.lbr_from = p.ev + (uint64_t)unzigzag(a);
-			p.lbr_to = p.lbr_from + (uint64_t)unzigzag(b);
-		}
+		if (p.has_lbr && !get_pair(f, &pos, p.ev, &p.lbr_from, &p.lbr_to))
+			return -1;
 		if (p.has_mem) {
 			if (!get_leb(f->payload, f->len, &pos, &a) ||
 			    !get_leb(f->payload, f->len, &pos, &p.dse) ||
 			    !get_leb(f->payload, f->len, &pos, &p.lat))
 				return -1;
-			p.dla = prev_dla + (uint64_t)unzigzag(a);
+			p.dla = prev_dla + (uint64_t)bt_unzigzag(a);
 			prev_dla = p.dla;
 		}
 		prev_ev = p.ev;
@@ -718,7 +711,7 @@ long bt_read_pebs(const struct bt_frame *f, uint32_t *session,
 long bt_read_sample(const struct bt_frame *f, uint32_t *session,
 		    void (*fn)(void *ctx, const struct bt_sample *s), void *ctx)
 {
-	uint64_t prev = 0, a, b;
+	uint64_t prev = 0, a;
 	size_t pos = 0;
 	long count = 0;
 	if (f->type != BT_F_SAMPLE || !get_session(f, &pos, session))
@@ -727,15 +720,10 @@ long bt_read_sample(const struct bt_frame *f, uint32_t *session,
 		uint8_t control = f->payload[pos++];
 		if (control & BT_SAMPLE_ZERO || !get_leb(f->payload, f->len, &pos, &a))
 			return -1;
-		struct bt_sample s = {.ip = prev + (uint64_t)unzigzag(a),
+		struct bt_sample s = {.ip = prev + (uint64_t)bt_unzigzag(a),
 				      .has_lbr = control & BT_SAMPLE_LBR};
-		if (s.has_lbr) {
-			if (!get_leb(f->payload, f->len, &pos, &a) ||
-			    !get_leb(f->payload, f->len, &pos, &b))
-				return -1;
-			s.lbr_from = s.ip + (uint64_t)unzigzag(a);
-			s.lbr_to = s.lbr_from + (uint64_t)unzigzag(b);
-		}
+		if (s.has_lbr && !get_pair(f, &pos, s.ip, &s.lbr_from, &s.lbr_to))
+			return -1;
 		prev = s.ip;
 		fn(ctx, &s);
 		count++;

@@ -73,16 +73,6 @@ static void rewind_bits(struct bt_bits *b, size_t from)
 	b->pos = from;
 }
 
-static uint64_t zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static int64_t unzigzag(uint64_t v)
-{
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
-
 /* ---- the code and the state --------------------------------------------------------------- */
 
 enum walk_class { WALK_ON, WALK_COND, WALK_DIRECT, WALK_OTHER };
@@ -207,7 +197,7 @@ static bool put_target(const struct bt_path *p, uint64_t from, int kind, uint64_
 	uint64_t want = predict(p, from, kind, &have);
 	if (have && want == to)
 		return put_bit(out, 1);
-	return put_bit(out, 0) && put_varint(out, zigzag((int64_t)(to - want)));
+	return put_bit(out, 0) && put_varint(out, bt_zigzag((int64_t)(to - want)));
 }
 
 /* The walk from the previous TO to r's FROM: false where a path record cannot say r. */
@@ -252,8 +242,8 @@ static bool put_escape(const struct bt_path *p, const struct bt_bts *r, struct b
 	bool flags = r->flags != p->prev_flags;
 	return put_bit(out, 1) && put_bit(out, r->leak) && put_bit(out, flags) &&
 	       (!flags || put_varint(out, r->flags)) &&
-	       put_varint(out, zigzag((int64_t)(r->from - p->prev_to))) &&
-	       put_varint(out, zigzag((int64_t)(r->to - r->from)));
+	       put_varint(out, bt_zigzag((int64_t)(r->from - p->prev_to))) &&
+	       put_varint(out, bt_zigzag((int64_t)(r->to - r->from)));
 }
 
 bool bt_path_encode(const struct bt_path *p, const struct bt_bts *r, struct bt_bits *out,
@@ -282,8 +272,8 @@ static int get_escape(const struct bt_path *p, struct bt_bits *in, struct bt_bts
 	    !get_varint(in, &a) || !get_varint(in, &b))
 		return BT_PATH_MALFORMED;
 	r->leak = leak;
-	r->from = p->prev_to + (uint64_t)unzigzag(a);
-	r->to = r->from + (uint64_t)unzigzag(b);
+	r->from = p->prev_to + (uint64_t)bt_unzigzag(a);
+	r->to = r->from + (uint64_t)bt_unzigzag(b);
 	return 0;
 }
 
@@ -337,7 +327,7 @@ static int get_path(const struct bt_path *p, struct bt_bits *bits, struct bt_bts
 		}
 		if (!get_varint(bits, &d))
 			return BT_PATH_MALFORMED;
-		r->to = want + (uint64_t)unzigzag(d);
+		r->to = want + (uint64_t)bt_unzigzag(d);
 		return 0;
 	}
 	return BT_PATH_LOST;

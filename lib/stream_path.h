@@ -44,6 +44,18 @@
 
 struct bt_bts;
 
+/* Signed differences as unsigned numbers, small either way (zig-zag: 0, -1, 1, -2 -> 0, 1, 2,
+ * 3), for every delta the stream sends. */
+static inline uint64_t bt_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t bt_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
 /* Up to 15 bytes of code at addr into buf: their count, 0 where the code is not known. */
 typedef size_t (*bt_code_fn)(void *ctx, uint64_t addr, uint8_t *buf);
 
