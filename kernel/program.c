@@ -5,6 +5,7 @@
 #include "kernel/options.h"
 #include "lib/elf_sym.h"
 #include "lib/fmt.h"
+#include "lib/stream_path.h"
 #include "lib/string.h"
 
 static char loaded_path[BOOT_PROGRAM_PATH_MAX]; /* the checked program's path */
@@ -188,22 +189,20 @@ unsigned program_stream_pairs(char (*pair)[PROGRAM_PAIR_MAX])
 	return n;
 }
 
-size_t program_code_at(uint64_t addr, uint8_t *buf, size_t max)
+size_t program_code_at(uint64_t addr, uint8_t *buf)
 {
 	if (!is_loaded || addr < loaded.bias)
 		return 0;
-	uint64_t v = addr - loaded.bias;
 	const uint8_t *file = loaded.elf.data;
 	for (unsigned i = 0, n = elf_segment_count(&loaded.elf); i < n; i++) {
 		struct elf_segment s;
 		elf_segment_at(&loaded.elf, i, &s);
-		if (s.type != ELF_PT_LOAD || !(s.flags & ELF_PF_X) || v < s.vaddr ||
-		    v - s.vaddr >= s.filesz)
-			continue;
-		uint64_t left = s.filesz - (v - s.vaddr);
-		size_t take = left < max ? (size_t)left : max;
-		memcpy(buf, file + s.offset + (v - s.vaddr), take);
-		return take;
+		size_t got =
+		    s.type == ELF_PT_LOAD && (s.flags & ELF_PF_X)
+			? bt_code_copy(addr - loaded.bias, s.vaddr, file + s.offset, s.filesz, buf)
+			: 0;
+		if (got)
+			return got;
 	}
 	return 0;
 }

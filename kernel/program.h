@@ -40,9 +40,10 @@ void program_done(workload_print_fn print);
  * pair[0..2] (each PROGRAM_PAIR_MAX bytes); their count, 0 without a program. */
 #define PROGRAM_PAIR_MAX 160
 unsigned program_stream_pairs(char (*pair)[PROGRAM_PAIR_MAX]);
-/* Up to max bytes of the program's code at addr, from its ELF file (as a decoder on the host
- * reads it) where addr is in an executable segment: their count, else 0. */
-size_t program_code_at(uint64_t addr, uint8_t *buf, size_t max);
+/* Up to 15 bytes of the program's code at addr, from its ELF file (as a decoder on the host
+ * reads it) where addr is in an executable segment: their count, else 0 (a bt_code_fn's
+ * answer, lib/stream_path.h). */
+size_t program_code_at(uint64_t addr, uint8_t *buf);
 /* Whether a traced run of the program faulted or was stopped by the watchdog (the boot then
  * ends with status 2, bad input). */
 bool program_ended_badly(void);

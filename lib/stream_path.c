@@ -73,6 +73,16 @@ static void rewind_bits(struct bt_bits *b, size_t from)
 	b->pos = from;
 }
 
+size_t bt_code_copy(uint64_t addr, uint64_t lo, const uint8_t *bytes, uint64_t len, uint8_t *buf)
+{
+	if (addr < lo || addr - lo >= len)
+		return 0;
+	uint64_t left = len - (addr - lo);
+	size_t n = left < X86_MAX_INSN_LENGTH ? (size_t)left : X86_MAX_INSN_LENGTH;
+	memcpy(buf, bytes + (addr - lo), n);
+	return n;
+}
+
 /* ---- the code and the state --------------------------------------------------------------- */
 
 enum walk_class { WALK_ON, WALK_COND, WALK_DIRECT, WALK_OTHER };

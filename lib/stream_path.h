@@ -58,6 +58,9 @@ static inline int64_t bt_unzigzag(uint64_t v)
 
 /* Up to 15 bytes of code at addr into buf: their count, 0 where the code is not known. */
 typedef size_t (*bt_code_fn)(void *ctx, uint64_t addr, uint8_t *buf);
+/* A bt_code_fn's answer from code held in memory, the len bytes at lo: up to 15 of them from
+ * addr (fewer at the end), 0 if addr is not in [lo, lo + len). */
+size_t bt_code_copy(uint64_t addr, uint64_t lo, const uint8_t *bytes, uint64_t len, uint8_t *buf);
 
 /* What a reader met on the way (bt_read_path's counts): the information the records carry. */
 struct bt_path_counts {

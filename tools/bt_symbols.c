@@ -41,8 +41,10 @@ static struct module modules[MAX_MODULES];
 /* The executable segments of the modules in use, for the walks of PATH frames. */
 #define MAX_RANGES 32
 static struct code_range {
-	uint64_t lo, hi;
+	uint64_t lo, len; /* the segment's file bytes, at their run address */
 	const uint8_t *bytes;
+	const char *path;	     /* its ELF's */
+	uint64_t memsz, pgoff, bias; /* for perf's mmap events */
 } ranges[MAX_RANGES];
 static unsigned n_ranges;
 static unsigned n_modules;
@@ -221,7 +223,6 @@ static void report_all(void)
 		m->raw = m->elf ? (const uint8_t *)elf_rawfile(m->elf, &m->raw_size) : NULL;
 	}
 	dwfl_report_end(dwfl, NULL, NULL);
-	n_ranges = 0;
 	for (unsigned i = 0; i < n_modules; i++) {
 		struct module *m = &modules[i];
 		size_t nph = 0;
@@ -233,9 +234,13 @@ static void report_all(void)
 			    !(ph.p_flags & PF_X) || ph.p_offset > m->raw_size ||
 			    ph.p_filesz > m->raw_size - ph.p_offset)
 				continue;
-			ranges[n_ranges++] = (struct code_range){
-			    ph.p_vaddr + m->dwbias, ph.p_vaddr + m->dwbias + ph.p_filesz,
-			    m->raw + ph.p_offset};
+			ranges[n_ranges++] = (struct code_range){.lo = ph.p_vaddr + m->dwbias,
+								 .len = ph.p_filesz,
+								 .bytes = m->raw + ph.p_offset,
+								 .path = m->path,
+								 .memsz = ph.p_memsz,
+								 .pgoff = ph.p_offset,
+								 .bias = m->dwbias};
 		}
 	}
 	if (!cache)
@@ -250,30 +255,6 @@ static struct module *module_of(Dwfl_Module *dm)
 		if (modules[i].mod == dm)
 			return &modules[i];
 	return NULL;
-}
-
-/* The code bytes at addr from an executable PT_LOAD of the module's file. */
-static size_t code_at(const struct module *m, uint64_t addr, const uint8_t **bytes)
-{
-	size_t nph = 0;
-	if (!m->elf || !m->raw || elf_getphdrnum(m->elf, &nph))
-		return 0;
-	uint64_t v = addr - m->dwbias;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
-		    !(ph.p_flags & PF_X) || v < ph.p_vaddr || v - ph.p_vaddr >= ph.p_filesz)
-			continue;
-		uint64_t off = ph.p_offset + (v - ph.p_vaddr);
-		if (off >= m->raw_size)
-			return 0;
-		*bytes = m->raw + off;
-		uint64_t left = ph.p_filesz - (v - ph.p_vaddr);
-		if (left > m->raw_size - off)
-			left = m->raw_size - off;
-		return left;
-	}
-	return 0;
 }
 
 static struct cache_entry *lookup(uint64_t addr)
@@ -298,10 +279,10 @@ static struct cache_entry *lookup(uint64_t addr)
 	Dwfl_Line *l = dwfl_module_getsrc(dm, addr);
 	if (l)
 		c->sym.file = dwfl_lineinfo(l, NULL, &c->sym.line, NULL, NULL, NULL);
-	const uint8_t *bytes;
-	size_t n = code_at(m, addr, &bytes);
+	uint8_t bytes[X86_MAX_INSN_LENGTH];
+	size_t n = bt_sym_code(NULL, addr, bytes);
 	struct x86_insn insn;
-	if (n && x86_decode(bytes, n < X86_MAX_INSN_LENGTH ? n : X86_MAX_INSN_LENGTH, &insn) == 0)
+	if (n && x86_decode(bytes, n, &insn) == 0)
 		c->kind = (int)insn.branch;
 	return c;
 }
@@ -310,30 +291,20 @@ static struct code_range test_code;
 
 void bt_sym_test_code(uint64_t base, const uint8_t *bytes, size_t n)
 {
-	test_code = (struct code_range){base, base + n, bytes};
+	test_code = (struct code_range){.lo = base, .len = n, .bytes = bytes};
 }
 
 size_t bt_sym_code(void *ctx, uint64_t addr, uint8_t *buf)
 {
 	(void)ctx;
-	if (test_code.bytes && addr >= test_code.lo && addr < test_code.hi) {
-		size_t n = test_code.hi - addr < X86_MAX_INSN_LENGTH ? (size_t)(test_code.hi - addr)
-								     : X86_MAX_INSN_LENGTH;
-		memcpy(buf, test_code.bytes + (addr - test_code.lo), n);
+	size_t n = bt_code_copy(addr, test_code.lo, test_code.bytes, test_code.len, buf);
+	if (n)
 		return n;
-	}
 	if (!reported)
 		report_all();
-	for (unsigned i = 0; i < n_ranges; i++) {
-		const struct code_range *r = &ranges[i];
-		if (addr < r->lo || addr >= r->hi)
-			continue;
-		size_t n = r->hi - addr < X86_MAX_INSN_LENGTH ? (size_t)(r->hi - addr)
-							      : X86_MAX_INSN_LENGTH;
-		memcpy(buf, r->bytes + (addr - r->lo), n);
-		return n;
-	}
-	return 0;
+	for (unsigned i = 0; i < n_ranges && !n; i++)
+		n = bt_code_copy(addr, ranges[i].lo, ranges[i].bytes, ranges[i].len, buf);
+	return n;
 }
 
 bool bt_sym_lookup(uint64_t addr, struct bt_sym *out)
@@ -388,19 +359,8 @@ void bt_sym_for_each_exec(void (*fn)(const char *path, uint64_t start, uint64_t 
 {
 	if (!reported)
 		report_all();
-	for (unsigned i = 0; i < n_modules; i++) {
-		struct module *m = &modules[i];
-		size_t nph = 0;
-		if (!m->mod || !m->elf || elf_getphdrnum(m->elf, &nph))
-			continue;
-		for (size_t k = 0; k < nph; k++) {
-			GElf_Phdr ph;
-			if (gelf_getphdr(m->elf, (int)k, &ph) && ph.p_type == PT_LOAD &&
-			    (ph.p_flags & PF_X))
-				fn(m->path, ph.p_vaddr + m->dwbias, ph.p_memsz, ph.p_offset,
-				   m->dwbias);
-		}
-	}
+	for (unsigned i = 0; i < n_ranges; i++)
+		fn(ranges[i].path, ranges[i].lo, ranges[i].memsz, ranges[i].pgoff, ranges[i].bias);
 }
 
 void bt_sym_reset(void)

@@ -28,12 +28,7 @@ static size_t code_len;
 static size_t code_fn(void *ctx, uint64_t addr, uint8_t *buf)
 {
 	(void)ctx;
-	if (addr < BASE || addr >= BASE + code_len)
-		return 0;
-	size_t n = BASE + code_len - addr < X86_MAX_INSN_LENGTH ? (size_t)(BASE + code_len - addr)
-								: X86_MAX_INSN_LENGTH;
-	memcpy(buf, code + (addr - BASE), n);
-	return n;
+	return bt_code_copy(addr, BASE, code, code_len, buf);
 }
 
 static size_t no_code(void *ctx, uint64_t addr, uint8_t *buf)

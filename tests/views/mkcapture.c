@@ -33,12 +33,7 @@ static uint64_t code_base;
 static size_t code_fn(void *ctx, uint64_t addr, uint8_t *buf)
 {
 	(void)ctx;
-	if (addr < code_base || addr - code_base >= code_len)
-		return 0;
-	size_t n = code_len - (addr - code_base);
-	n = n < 15 ? n : 15;
-	memcpy(buf, code + (addr - code_base), n);
-	return n;
+	return bt_code_copy(addr, code_base, code, code_len, buf);
 }
 
 static void emit(void *ctx, const uint8_t *frame, size_t len)

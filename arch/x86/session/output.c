@@ -122,14 +122,10 @@ extern const char __text_start[], __text_end[];
 static size_t stream_code(void *ctx, uint64_t addr, uint8_t *buf)
 {
 	(void)ctx;
-	uint64_t lo = (uint64_t)__text_start, hi = (uint64_t)__text_end;
-	if (addr >= lo && addr < hi) {
-		size_t n =
-		    hi - addr < X86_MAX_INSN_LENGTH ? (size_t)(hi - addr) : X86_MAX_INSN_LENGTH;
-		memcpy(buf, (const void *)addr, n);
-		return n;
-	}
-	return program_code_at(addr, buf, X86_MAX_INSN_LENGTH);
+	uint64_t lo = (uint64_t)__text_start;
+	size_t n =
+	    bt_code_copy(addr, lo, (const uint8_t *)__text_start, (uint64_t)__text_end - lo, buf);
+	return n ? n : program_code_at(addr, buf);
 }
 
 void trace_stream_path(struct bt_writer *w, bool on)
