@@ -178,10 +178,7 @@ static void stats_finish(void)
 	fputs("kinds:", out_records);
 	for (unsigned k = 0; k < X86_BR_KIND_COUNT; k++)
 		if (st.kinds[k])
-			fprintf(out_records, " %s=%" PRIu64,
-				k == X86_BR_NONE ? "async"
-						 : x86_branch_name((enum x86_branch_kind)k),
-				st.kinds[k]);
+			fprintf(out_records, " %s=%" PRIu64, bt_kind_name((int)k), st.kinds[k]);
 	if (st.unknown)
 		fprintf(out_records, " unknown=%" PRIu64 " (no ELF covers their FROM: --elf)",
 			st.unknown);
@@ -226,10 +223,7 @@ static void stats_finish(void)
 		fprintf(out_records,
 			"hot %zu: %" PRIu64 " x %#" PRIx64 " %s -> %#" PRIx64 " %s (%s)\n", i + 1,
 			h->count, h->from, bt_sym_name(h->from, f, sizeof(f)), h->to,
-			bt_sym_name(h->to, t, sizeof(t)),
-			h->kind < 0		 ? "unknown"
-			: h->kind == X86_BR_NONE ? "async"
-						 : x86_branch_name((enum x86_branch_kind)h->kind));
+			bt_sym_name(h->to, t, sizeof(t)), bt_kind_name(h->kind));
 	}
 	st.used = 0;
 	memset(st.slot, 0, st.slots * sizeof(*st.slot));

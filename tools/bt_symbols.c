@@ -354,6 +354,13 @@ int bt_record_kind(uint64_t from, int br_type)
 	return -1;
 }
 
+const char *bt_kind_name(int kind)
+{
+	if (kind < 0)
+		return "unknown";
+	return kind == X86_BR_NONE ? "async" : x86_branch_name((enum x86_branch_kind)kind);
+}
+
 void bt_sym_for_each_exec(void (*fn)(const char *path, uint64_t start, uint64_t len, uint64_t pgoff,
 				     uint64_t bias))
 {

@@ -190,8 +190,7 @@ static void json_kind(uint64_t from, int br_type)
 {
 	int k = bt_record_kind(from, br_type);
 	if (k >= 0)
-		fprintf(out_records, ",\"kind\":\"%s\"",
-			k == X86_BR_NONE ? "async" : x86_branch_name((enum x86_branch_kind)k));
+		fprintf(out_records, ",\"kind\":\"%s\"", bt_kind_name(k));
 }
 
 static void json_header(unsigned cpu, const char *const *pairs, unsigned n)

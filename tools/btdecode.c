@@ -304,6 +304,16 @@ static void frame(const struct bt_frame *f)
 	}
 }
 
+/* An intact frame off either wire, `bytes` of it on the wire: counted, then read. */
+static void wire_frame(const struct bt_frame *f, uint64_t bytes)
+{
+	cpus[f->cpu % MAX_CPUS].wire_bytes += bytes;
+	if (f->type == BT_F_BTS || f->type == BT_F_PATH || f->type == BT_F_LBR ||
+	    f->type == BT_F_PEBS || f->type == BT_F_SAMPLE)
+		bt_record_wire_bytes += bytes; /* the frames that carry records */
+	frame(f);
+}
+
 static void line(char *s, size_t n)
 {
 	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
@@ -323,10 +333,7 @@ static void line(char *s, size_t n)
 		bad_lines++;
 		return;
 	}
-	cpus[f.cpu % MAX_CPUS].wire_bytes += n + 1;
-	if (f.type >= BT_F_BTS && f.type != BT_F_END && f.type != BT_F_HEADER)
-		bt_record_wire_bytes += n + 1;
-	frame(&f);
+	wire_frame(&f, n + 1);
 }
 
 /* ---- the wire: "@BT1 " lines and raw frames, between the human log's lines ---------------- */
@@ -418,11 +425,7 @@ static size_t scan(const char *data, size_t n, bool eof)
 			if (used < 0)
 				return p; /* the frame's end is not here yet */
 			if (used > 0) {
-				cpus[f.cpu % MAX_CPUS].wire_bytes += (uint64_t)used;
-				if (f.type == BT_F_BTS || f.type == BT_F_PATH ||
-				    f.type == BT_F_LBR || f.type == BT_F_PEBS)
-					bt_record_wire_bytes += (uint64_t)used;
-				frame(&f);
+				wire_frame(&f, (uint64_t)used);
 				p += (size_t)used;
 			} else {
 				if (looked) {

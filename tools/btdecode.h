@@ -97,6 +97,9 @@ void bt_sym_for_each_exec(void (*fn)(const char *path, uint64_t start, uint64_t 
 				     uint64_t bias));
 void bt_sym_reset(void);
 
+/* A kind as the views name it: x86_branch_name's, "async" for an interrupt or exception (a FROM
+ * that cannot branch), "unknown" for -1. */
+const char *bt_kind_name(int kind);
 /* The branch kind of a record: from the ELF, else from an Arch LBR BR_TYPE (br_type >= 0),
  * else -1. An instruction that cannot branch (X86_BR_NONE) means an interrupt or exception
  * was delivered there. */
