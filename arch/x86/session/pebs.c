@@ -51,11 +51,17 @@ void pebs_store_record(void *ctx, const void *record, size_t size)
 	s->n++;
 }
 
+/* Kept record i through the session's layout: PEBS_OK or the decoder's error. */
+static int decode_kept(const struct pebs_store *s, uint64_t i, struct pebs_decoded *d)
+{
+	return pebs_decode(s->format, s->adaptive, s->trap_like, s->data_cfg, s->raw + i * s->size,
+			   s->size, d);
+}
+
 bool pebs_store_get(const struct pebs_store *s, uint64_t i, struct pebs_sample *out)
 {
 	struct pebs_decoded d;
-	if (i >= s->n || pebs_decode(s->format, s->adaptive, s->trap_like, s->data_cfg,
-				     s->raw + i * s->size, s->size, &d) != PEBS_OK)
+	if (i >= s->n || decode_kept(s, i, &d) != PEBS_OK)
 		return false;
 	struct pebs_lbr_entry e = {0};
 	pebs_lbr_get(&d, 0, &e); /* entry 0: the newest branch, if the record has the group */
@@ -78,8 +84,7 @@ uint64_t pebs_store_check(struct pebs_store *s)
 	s->bad = 0;
 	for (uint64_t i = 0; i < s->n; i++) {
 		struct pebs_decoded d;
-		int err = pebs_decode(s->format, s->adaptive, s->trap_like, s->data_cfg,
-				      s->raw + i * s->size, s->size, &d);
+		int err = decode_kept(s, i, &d);
 		if (err != PEBS_OK && !s->bad++)
 			s->first_error = (uint64_t)-err;
 	}
