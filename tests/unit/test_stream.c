@@ -84,6 +84,26 @@ static struct bt_frame parse_line(unsigned i, uint8_t *buf)
 	return f;
 }
 
+/* The last line is the session's END: it must count `records` and carry `digest`. */
+static void end_says(uint64_t want_records, uint32_t want_digest)
+{
+	uint8_t buf[BT_FRAME_MAX];
+	struct bt_frame f = parse_line(nlines - 1, buf);
+	uint64_t records, lost;
+	uint32_t digest, session;
+	char why[8];
+	assert_int_equal(bt_read_end(&f, &session, &records, &lost, &digest, why, sizeof(why)), 0);
+	assert_int_equal(records, want_records);
+	assert_int_equal(digest, want_digest);
+}
+
+/* v as `bytes` little-endian bytes, as the digests pack their fields. */
+static void put_le(uint8_t *to, uint64_t v, unsigned bytes)
+{
+	for (unsigned k = 0; k < bytes; k++)
+		to[k] = (uint8_t)(v >> (8 * k));
+}
+
 static uint64_t rnd(uint64_t *s)
 {
 	*s ^= *s << 13;
@@ -235,28 +255,18 @@ static void lbr_entries_come_back(void **state)
 			    a->in_tx == b->in_tx && a->abort == b->abort &&
 			    a->br_type == b->br_type);
 		uint8_t raw[29];
-		for (unsigned k = 0; k < 4; k++) {
-			raw[k] = (uint8_t)(a->index >> (8 * k));
-			raw[20 + k] = (uint8_t)(a->cycles >> (8 * k));
-			raw[25 + k] = (uint8_t)((uint32_t)a->br_type >> (8 * k));
-		}
-		for (unsigned k = 0; k < 8; k++) {
-			raw[4 + k] = (uint8_t)(a->from >> (8 * k));
-			raw[12 + k] = (uint8_t)(a->to >> (8 * k));
-		}
+		put_le(raw, a->index, 4);
+		put_le(raw + 4, a->from, 8);
+		put_le(raw + 12, a->to, 8);
+		put_le(raw + 20, a->cycles, 4);
+		put_le(raw + 25, (uint32_t)a->br_type, 4);
 		raw[24] = (uint8_t)((a->cycles ? 0x01 : 0) | (a->mispred_valid ? 0x02 : 0) |
 				    (a->mispred ? 0x04 : 0) | (a->in_tx ? 0x08 : 0) |
 				    (a->abort ? 0x10 : 0) | (a->br_type >= 0 ? 0x20 : 0) |
 				    (a->cycles_valid ? 0x40 : 0));
 		z = crc32_update(z, raw, sizeof(raw));
 	}
-	struct bt_frame f = parse_line(nlines - 1, buf);
-	uint64_t records, lost;
-	uint32_t digest, session;
-	char why[8];
-	assert_int_equal(bt_read_end(&f, &session, &records, &lost, &digest, why, sizeof(why)), 0);
-	assert_int_equal(records, 3000);
-	assert_int_equal(digest, z);
+	end_says(3000, z);
 }
 
 struct got_pebs {
@@ -269,12 +279,6 @@ static void take_pebs(void *ctx, const struct bt_pebs *p)
 	struct got_pebs *g = ctx;
 	assert_true(g->n < 2048);
 	g->p[g->n++] = *p;
-}
-
-static void put_le(uint8_t *to, uint64_t v, unsigned bytes)
-{
-	for (unsigned k = 0; k < bytes; k++)
-		to[k] = (uint8_t)(v >> (8 * k));
 }
 
 /* PEBS samples of every shape (IPs both ways and at the 64-bit extremes, applicable counters
@@ -347,13 +351,7 @@ static void pebs_samples_come_back(void **state)
 		put_le(raw + 61, a->lat, 8);
 		z = crc32_update(z, raw, sizeof(raw));
 	}
-	struct bt_frame f = parse_line(nlines - 1, buf);
-	uint64_t records, lost;
-	uint32_t digest, session;
-	char why[8];
-	assert_int_equal(bt_read_end(&f, &session, &records, &lost, &digest, why, sizeof(why)), 0);
-	assert_int_equal(records, 2000);
-	assert_int_equal(digest, z);
+	end_says(2000, z);
 	assert_string_equal(bt_pebs_ip_name(BT_PEBS_TRAP), "trap");
 }
 
@@ -417,13 +415,7 @@ static void ip_samples_come_back(void **state)
 		put_le(raw + 17, a->lbr_to, 8);
 		z = crc32_update(z, raw, sizeof(raw));
 	}
-	struct bt_frame f = parse_line(nlines - 1, buf);
-	uint64_t records, lost;
-	uint32_t digest, session;
-	char why[8];
-	assert_int_equal(bt_read_end(&f, &session, &records, &lost, &digest, why, sizeof(why)), 0);
-	assert_int_equal(records, 1500);
-	assert_int_equal(digest, z);
+	end_says(1500, z);
 }
 
 static void collect_pair(void *ctx, const char *pair)
