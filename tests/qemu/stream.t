@@ -11,6 +11,17 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 dec=$build/btdecode
 
+# kernel_records KIND FILE: the kernel's KIND lines of each session in FILE, each session as
+# "= FACILITY LABEL CPU" then its lines, sessions in log order
+kernel_records() {
+	awk -v k="$1" '$1 == "trace-begin" { s = $2 " " $3 " " $4; print "= " s; next }
+		$1 == "trace-end" { s = "" } s != "" && $1 == k { print }' "$2"
+}
+# decoded_records KIND FILE: the same from btdecode's text view in FILE
+decoded_records() {
+	awk -v k="$1" '$1 == "stream-begin" { print "= " $2 " " $3 " " $4; next } $1 == k { print }' "$2"
+}
+
 boot --timeout 60 -- stream=text trace=bts workload=user bts.ring=user bts.leak=flag
 status_is 0 "stream=text, ring 3 records with leak notes: the session passes"
 printf '%s\n' "$out" >"$work/leak"
@@ -20,12 +31,10 @@ status_is 0 "stream=text: the sessions pass"
 cat "$work/leak" >>"$work/log" # one capture with both boots in it, as a log of two runs
 printf '%s\n' "$out" >>"$work/log"
 # kernel's records of each session, "FACILITY LABEL" then its bts lines, sessions in log order
-awk '$1 == "trace-begin" { s = $2 " " $3 " " $4; print "= " s; next }
-	$1 == "trace-end" { s = "" } s != "" && $1 == "bts" { print }' "$work/log" >"$work/kernel"
+kernel_records bts "$work/log" >"$work/kernel"
 "$dec" "$work/log" >"$work/decoded" 2>"$work/err"
 drc=$?
-awk '$1 == "stream-begin" { print "= " $2 " " $3 " " $4; next } $1 == "bts" { print }' \
-	"$work/decoded" >"$work/rebuilt"
+decoded_records bts "$work/decoded" >"$work/rebuilt"
 [ "$drc" = 0 ] && [ ! -s "$work/err" ]
 ok $? "btdecode reads the capture without a problem (exit $drc)"
 n=$(grep -c '^= ' "$work/kernel")
@@ -103,8 +112,7 @@ ok $? "the $whole sessions that survived whole decode record for record ($same)"
 boot --timeout 120 -- stream=text trace=lbr spmu=skylake,nehalem,core2,arrowlake \
 	workload=loop,calls,indirect,user lbr.filter=call,ret,cond
 printf '%s\n' "$out" >"$work/lbr"
-awk '$1 == "trace-begin" { s = $2 " " $3 " " $4; print "= " s; next }
-	$1 == "trace-end" { s = "" } s != "" && $1 == "lbr" { print }' "$work/lbr" >"$work/lbr.kernel"
+kernel_records lbr "$work/lbr" >"$work/lbr.kernel"
 "$dec" "$work/lbr" >"$work/lbr.dec" 2>"$work/lbr.err"
 drc=$?
 awk '$1 == "stream-begin" { s = "= " $2 " " $3 " " $4 "\n"; next }
@@ -125,12 +133,10 @@ ok $? "LBR: $n sessions on three personalities, $(grep -c '^lbr ' "$work/lbr.reb
 boot --timeout 120 -- stream=text trace=pebs spmu=icelake,skylake,nehalem workload=sort \
 	pebs.event=loads pebs.groups=meminfo,gpr,lbr pebs.period=5
 printf '%s\n' "$out" >"$work/pebs"
-awk '$1 == "trace-begin" { s = $2 " " $3 " " $4; print "= " s; next }
-	$1 == "trace-end" { s = "" } s != "" && $1 == "pebs" { print }' "$work/pebs" >"$work/pebs.kernel"
+kernel_records pebs "$work/pebs" >"$work/pebs.kernel"
 "$dec" "$work/pebs" >"$work/pebs.dec" 2>"$work/pebs.err"
 drc=$?
-awk '$1 == "stream-begin" { print "= " $2 " " $3 " " $4; next } $1 == "pebs" { print }' \
-	"$work/pebs.dec" >"$work/pebs.rebuilt"
+decoded_records pebs "$work/pebs.dec" >"$work/pebs.rebuilt"
 [ "$rc" = 0 ] && [ "$drc" = 0 ] && [ "$(grep -c '^= ' "$work/pebs.kernel")" = 3 ] &&
 	cmp -s "$work/pebs.kernel" "$work/pebs.rebuilt" && grep -q ' lbr 0x.* dla=0x' "$work/pebs.rebuilt" &&
 	[ "$(grep -c ' digest=ok' "$work/pebs.dec")" = 3 ]
