@@ -179,6 +179,7 @@ struct trace_options {
 	uint64_t spmu_drop; /* test only: the model misses the Nth taken branch of a run; 0 = off */
 	uint64_t stream;    /* enum trace_stream */
 	uint64_t stream_path; /* BTS records along the code (lib/stream_path.h): 1 on, 0 off */
+	uint64_t stream_live; /* records streamed during the run (session/output.h): 1 on, 0 off */
 	uint64_t store_kib;   /* per CPU store of a run's records; 0: sized from free memory */
 };
 

@@ -280,6 +280,11 @@ static const struct cfg_option option_table[] = {
      "BTS records in the stream: on = taken/not-taken bits along the decoded code, as Intel "
      "PT (the decoder needs the ELF files), off = each record's address deltas",
      OPT(tr.stream_path), 0, 0, on_off_values, PLAIN},
+    {"stream.live", CFG_ENUM,
+     "records of btsint and pebs sessions streamed while the run goes on, by a CPU that "
+     "is not tracing (the store becomes a ring: a run may outgrow trace.store); off = after "
+     "the run",
+     OPT(tr.stream_live), 0, 0, on_off_values, PLAIN},
     {"trace.store", CFG_UINT,
      "KiB per CPU for the records a run drains (BTS, PEBS, BTF, counter samples); 0 = from "
      "free memory (an eighth shared by the CPUs, 1 MiB to 64 MiB)",
@@ -512,6 +517,12 @@ static bool options_check(const struct kernel_options *o, char *err, size_t size
 		    "option 'lbr.filter': call_stack records near calls and returns only "
 		    "(SDM 17.9); accepted with it: user, kernel, call, rel_call, ind_call, "
 		    "ret");
+		return false;
+	}
+	if (t->stream_live && t->stream == TRACE_STREAM_OFF) {
+		fmt_snprintf(err, size,
+			     "option 'stream.live': on needs the record stream; accepted with it: "
+			     "stream=text or stream=binary");
 		return false;
 	}
 	if (t->pebs_ldlat && t->pebs_event != TRACE_PEBS_LOADS) {

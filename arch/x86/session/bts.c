@@ -38,11 +38,58 @@ void bts_store_record(void *ctx, const struct bts_record *r)
 		s->flagged++;
 		copy.flags |= BTS_FLAG_LEAK;
 	}
-	if (s->n == s->cap) {
+	if (s->n - __atomic_load_n(&s->taken, __ATOMIC_ACQUIRE) == s->cap) {
 		s->lost_full++;
 		return;
 	}
-	s->rec[s->n++] = copy;
+	s->rec[s->head] = copy;
+	s->head = s->head + 1 == s->cap ? 0 : s->head + 1;
+	__atomic_store_n(&s->n, s->n + 1, __ATOMIC_RELEASE);
+}
+
+bool bts_store_take(struct bts_store *s, struct bts_record *out)
+{
+	uint64_t taken = s->taken;
+	if (taken == __atomic_load_n(&s->n, __ATOMIC_ACQUIRE))
+		return false;
+	*out = s->rec[taken % s->cap];
+	__atomic_store_n(&s->taken, taken + 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* Where a session's records go: text lines (not when they stream live: those are written by the
+ * drainer, which has no tprintf of this CPU), the selfcheck and the record stream. */
+struct bts_delivery {
+	struct bts_store *store;
+	struct selfcheck *sc;
+	struct bt_writer *stream;
+	bool text;
+	uint64_t live; /* records taken by the drainer during the run */
+};
+
+static void deliver(struct bts_delivery *d, const struct bts_record *r)
+{
+	if (d->text)
+		tprintf("bts %#lx %#lx %#lx%s\n", r->from, r->to, r->flags & ~BTS_FLAG_LEAK,
+			r->flags & BTS_FLAG_LEAK ? " leak" : "");
+	selfcheck_record(d->sc, r->from, r->to);
+	if (d->stream)
+		bt_write_bts(d->stream, &(struct bt_bts){.from = r->from,
+							 .to = r->to,
+							 .flags = r->flags & ~BTS_FLAG_LEAK,
+							 .leak = r->flags & BTS_FLAG_LEAK});
+}
+
+#define LIVE_BATCH 1024 /* records a drainer round takes: a bounded hold of the lock */
+
+static void live_pump(void *ctx)
+{
+	struct bts_delivery *d = ctx;
+	struct bts_record r;
+	for (unsigned i = 0; i < LIVE_BATCH && bts_store_take(d->store, &r); i++) {
+		deliver(d, &r);
+		d->live++;
+	}
 }
 
 static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
@@ -100,12 +147,30 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 		trace_pmi_clear_bts(d->area); /* so that a wrap shows (pmu/ds_isr.h) */
 	uint64_t stored_before = 0;
 	bool counted = pmu_backend_bts_stored(&stored_before);
+	struct selfcheck sc;
+	selfcheck_begin(&sc, t);
+	/* Interrupt mode drains during the run: with stream.live its records leave while it goes
+	 * on (the drainer takes them from the store), and the store is a ring. */
+	bool live = interrupt_mode && o->stream_live && o->stream != TRACE_STREAM_OFF;
+	struct bts_delivery dl = {.store = &store, .sc = &sc, .text = !live};
+	if (live && store.cap < cfg.records)
+		tprintf("warning: %s: %s: the store's ring holds %lu records, fewer than one drain "
+			"of the BTS buffer (%lu): records will be lost (a larger trace.store keeps "
+			"them)\n",
+			fac, t->label, store.cap, cfg.records);
+	if (live) {
+		dl.stream = trace_stream_begin(fac, t->label);
+		trace_stream_path(dl.stream, o->stream_path);
+		trace_live_open(live_pump, &dl);
+	}
 	bool ok = ts_check(t, ds_area_install(d), MSR_IA32_DS_AREA, fac) &&
 		  ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, plan.debugctl), MSR_IA32_DEBUGCTL, fac);
 	uint64_t steps = 0, result = ok ? ts_run(t, interrupt_mode, &steps) : 0;
 	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, fac);
 	struct trace_pmi_stats st;
 	trace_pmi_end(&st);
+	if (live)
+		trace_live_close();
 	/* What is left after the run (BTS stopped above), through the routine's own ops; in
 	 * circular mode oldest first, and whether older records were overwritten. */
 	bool wrapped = false;
@@ -127,33 +192,25 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	tprintf("trace-begin %s %s steps=%lu records=%lu pmis=%lu drains=%lu virtual-pmis=%lu "
 		"masked=%lu dropped=%lu lost=%lu ring=%s%s leak=%s filtered=%lu flagged=%lu "
 		"drained-in-pmi=%lu drained-at-end=%lu storms=%lu wrapped=%s overwritten=%s "
-		"result=%lu\n",
+		"streamed-live=%lu result=%lu\n",
 		fac, t->label, steps, store.n, st.pmis, st.bts_drains, vpmis, masked, dropped,
 		store.lost_full, bts_ring_name(cfg.ring), plan.software_ring ? "(software)" : "",
 		cfg.leak == BTS_LEAK_FLAG ? "flag" : "filter", store.filtered, store.flagged,
-		st.bts_drained, at_end, st.storms, wrapped ? "yes" : "no", overwritten, result);
+		st.bts_drained, at_end, st.storms, wrapped ? "yes" : "no", overwritten, dl.live,
+		result);
 	if (wrapped)
 		tprintf("note: %s: %s: the circular buffer of %lu records went round: %s older "
 			"records were overwritten (SDM 17.4.9.3; a larger bts.records, or btsint, "
 			"keeps them)\n",
 			fac, t->label, cfg.records, overwritten);
-	struct selfcheck sc;
-	selfcheck_begin(&sc, t);
-	struct bt_writer *stream =
-	    o->stream != TRACE_STREAM_OFF ? trace_stream_begin(fac, t->label) : NULL;
-	if (stream)
-		trace_stream_path(stream, o->stream_path);
-	for (uint64_t i = 0; i < store.n; i++) {
-		const struct bts_record *r = &store.rec[i];
-		tprintf("bts %#lx %#lx %#lx%s\n", r->from, r->to, r->flags & ~BTS_FLAG_LEAK,
-			r->flags & BTS_FLAG_LEAK ? " leak" : "");
-		selfcheck_record(&sc, r->from, r->to);
-		if (stream)
-			bt_write_bts(stream, &(struct bt_bts){.from = r->from,
-							      .to = r->to,
-							      .flags = r->flags & ~BTS_FLAG_LEAK,
-							      .leak = r->flags & BTS_FLAG_LEAK});
+	if (!live && o->stream != TRACE_STREAM_OFF) {
+		dl.stream = trace_stream_begin(fac, t->label);
+		trace_stream_path(dl.stream, o->stream_path);
 	}
+	struct bt_writer *stream = dl.stream;
+	struct bts_record r;
+	while (bts_store_take(&store, &r))
+		deliver(&dl, &r);
 	if (stream) {
 		/* Every record the hardware or the model wrote and this session does not deliver,
 		 * with its reason (the stream's END; the trace-begin line says the same). */

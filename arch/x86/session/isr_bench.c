@@ -81,7 +81,7 @@ static uint64_t measure(const struct ds_isr_config *cfg, const struct trace_pmi_
 static void fill_bts(struct ds_percpu *d, unsigned records, void *ctx)
 {
 	struct bts_store *s = ctx;
-	s->n = 0;
+	s->n = s->head = s->taken = 0;
 	struct ds_area64 *ds = d->area;
 	struct bts_record *r = arch_phys_to_virt(d->bts_phys);
 	for (unsigned i = 0; i < records; i++)
@@ -97,7 +97,7 @@ static void fill_bts(struct ds_percpu *d, unsigned records, void *ctx)
 static void fill_pebs(struct ds_percpu *d, unsigned records, void *ctx)
 {
 	struct pebs_store *s = ctx;
-	s->n = 0;
+	s->n = s->head = s->taken = 0;
 	struct ds_area64 *ds = d->area;
 	size_t size = sizeof(struct pebs_record_fmt3);
 	uint8_t *buf = arch_phys_to_virt(d->pebs_phys);

@@ -41,28 +41,42 @@ _Static_assert((int)BT_PEBS_EXACT == (int)PEBS_IP_EXACT && (int)BT_PEBS_TRAP == 
 void pebs_store_record(void *ctx, const void *record, size_t size)
 {
 	struct pebs_store *s = ctx;
-	if (s->n == s->cap || size != s->size) {
+	if (s->n - __atomic_load_n(&s->taken, __ATOMIC_ACQUIRE) == s->cap || size != s->size) {
 		s->lost_full++;
 		return;
 	}
-	void *dst = s->raw + s->n * size;
+	void *dst = s->raw + s->head * size;
 	size_t quads = size / sizeof(uint64_t);
 	__asm__ volatile("rep movsq" : "+D"(dst), "+S"(record), "+c"(quads) : : "memory");
-	s->n++;
+	s->head = s->head + 1 == s->cap ? 0 : s->head + 1;
+	__atomic_store_n(&s->n, s->n + 1, __ATOMIC_RELEASE);
 }
 
-/* Kept record i through the session's layout: PEBS_OK or the decoder's error. */
+/* Kept record number i (of all kept) through the session's layout: PEBS_OK or the decoder's
+ * error. */
 static int decode_kept(const struct pebs_store *s, uint64_t i, struct pebs_decoded *d)
 {
-	return pebs_decode(s->format, s->adaptive, s->trap_like, s->data_cfg, s->raw + i * s->size,
-			   s->size, d);
+	return pebs_decode(s->format, s->adaptive, s->trap_like, s->data_cfg,
+			   s->raw + i % s->cap * s->size, s->size, d);
 }
 
-bool pebs_store_get(const struct pebs_store *s, uint64_t i, struct pebs_sample *out)
+static void count_bad(struct pebs_store *s, int err)
 {
-	struct pebs_decoded d;
-	if (i >= s->n || decode_kept(s, i, &d) != PEBS_OK)
+	if (!s->bad++)
+		s->first_error = (uint64_t)-err;
+}
+
+bool pebs_store_take(struct pebs_store *s, struct pebs_sample *out, bool *any)
+{
+	uint64_t i = s->taken;
+	*any = i != __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
+	if (!*any)
 		return false;
+	struct pebs_decoded d;
+	int err = decode_kept(s, i, &d);
+	__atomic_store_n(&s->taken, i + 1, __ATOMIC_RELEASE);
+	if (err != PEBS_OK)
+		return false; /* counted by pebs_store_check, or by the live pump */
 	struct pebs_lbr_entry e = {0};
 	pebs_lbr_get(&d, 0, &e); /* entry 0: the newest branch, if the record has the group */
 	*out = (struct pebs_sample){
@@ -81,14 +95,69 @@ bool pebs_store_get(const struct pebs_store *s, uint64_t i, struct pebs_sample *
 
 uint64_t pebs_store_check(struct pebs_store *s)
 {
-	s->bad = 0;
-	for (uint64_t i = 0; i < s->n; i++) {
+	for (uint64_t i = s->taken; i < s->n; i++) {
 		struct pebs_decoded d;
 		int err = decode_kept(s, i, &d);
-		if (err != PEBS_OK && !s->bad++)
-			s->first_error = (uint64_t)-err;
+		if (err != PEBS_OK)
+			count_bad(s, err);
 	}
 	return s->n - s->bad;
+}
+
+/* Where a session's samples go (struct bts_delivery's twin): text lines unless they stream
+ * live, the selfcheck, the record stream. */
+struct pebs_delivery {
+	struct pebs_store *s;
+	struct selfcheck *sc;
+	struct bt_writer *stream;
+	bool text, with_lbr, mem;
+	uint64_t live;
+};
+
+static void deliver(struct pebs_delivery *d, const struct pebs_sample *p)
+{
+	selfcheck_record(d->sc, p->ev, p->next);
+	if (d->stream)
+		bt_write_pebs(d->stream, &(struct bt_pebs){.ev = p->ev,
+							   .next = p->next,
+							   .status = p->status,
+							   .size = (uint32_t)d->s->size,
+							   .ip = p->kind,
+							   .has_lbr = d->with_lbr,
+							   .lbr_from = p->lbr_from,
+							   .lbr_to = p->lbr_to,
+							   .has_mem = d->mem,
+							   .dla = p->dla,
+							   .dse = p->dse,
+							   .lat = p->lat});
+	if (!d->text)
+		return;
+	tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s", p->ev, p->next, p->status,
+		d->s->size, pebs_ip_kind_name((enum pebs_ip_kind)p->kind));
+	if (d->with_lbr)
+		tprintf(" lbr %#lx %#lx", p->lbr_from, p->lbr_to);
+	if (d->mem)
+		tprintf(" dla=%#lx src=%#lx lat=%lu", p->dla, p->dse, p->lat);
+	tprintf("\n");
+}
+
+#define LIVE_BATCH 256 /* samples a drainer round takes: a bounded hold of the lock */
+
+static void live_pump(void *ctx)
+{
+	struct pebs_delivery *d = ctx;
+	struct pebs_sample p;
+	bool any = true;
+	for (unsigned i = 0; i < LIVE_BATCH && any; i++) {
+		uint64_t at = d->s->taken;
+		if (pebs_store_take(d->s, &p, &any)) {
+			deliver(d, &p);
+			d->live++;
+		} else if (any) {
+			struct pebs_decoded dec;
+			count_bad(d->s, decode_kept(d->s, at, &dec));
+		}
+	}
 }
 
 struct pebs_choice {
@@ -233,7 +302,24 @@ static bool session_pebs(struct trace_ctx *t)
 	    ts_check(t, pmu_wrmsr(MSR_IA32_PEBS_ENABLE, enable), MSR_IA32_PEBS_ENABLE, "pebs") &&
 	    ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, global), MSR_IA32_PERF_GLOBAL_CTRL,
 		     "pebs");
+	struct selfcheck sc;
+	selfcheck_begin(&sc, t);
+	bool live = o->stream_live && o->stream != TRACE_STREAM_OFF;
+	struct pebs_delivery dl = {
+	    .s = &s, .sc = &sc, .text = !live, .with_lbr = with_lbr, .mem = ch.mem >= 0};
+	if (live && s.cap < nrec)
+		tprintf(
+		    "warning: pebs: %s: the store's ring holds %lu records, fewer than one "
+		    "drain of the PEBS buffer (%lu): records will be lost (a larger trace.store, "
+		    "or a smaller pebs.kib, keeps them)\n",
+		    t->label, s.cap, nrec);
+	if (live) {
+		dl.stream = trace_stream_begin("pebs", t->label);
+		trace_live_open(live_pump, &dl);
+	}
 	uint64_t steps = 0, result = ok ? ts_run(t, true, &steps) : 0;
+	if (live)
+		trace_live_close();
 	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL,
 		       "pebs") &&
 	      ts_check(t, pmu_wrmsr(MSR_IA32_PEBS_ENABLE, 0), MSR_IA32_PEBS_ENABLE, "pebs") &&
@@ -256,49 +342,25 @@ static bool session_pebs(struct trace_ctx *t)
 		"event=%#x umask=%#x mem-unknown=%lu period=%lu counter=%s enable=%#lx "
 		"data-cfg=%#lx size=%zu pmis=%lu virtual-pmis=%lu "
 		"masked=%lu drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu "
-		"bad=%lu buffer=%lu%s storms=%lu result=%lu\n",
+		"bad=%lu buffer=%lu%s storms=%lu streamed-live=%lu result=%lu\n",
 		t->label, steps, good, s.format, s.adaptive, s.trap_like, ch.event, ch.umask,
 		ts_mem_unknown(), o->pebs_period, ch.fixed ? "fixed0" : counter_names[n], enable,
 		s.data_cfg, size, st.pmis, vpmis, masked, st.pebs_drains, st.pebs_drained, at_end,
 		dropped, s.lost_full, s.bad, buffer_bytes, core2_cap ? "(core2-cap)" : "",
-		st.storms, result);
-	struct selfcheck sc;
-	selfcheck_begin(&sc, t);
+		st.storms, dl.live, result);
+	if (!live && o->stream != TRACE_STREAM_OFF)
+		dl.stream = trace_stream_begin("pebs", t->label);
+	struct bt_writer *stream = dl.stream;
 	struct pebs_sample p;
-	for (uint64_t i = 0; i < s.n; i++)
-		if (pebs_store_get(&s, i, &p))
-			selfcheck_record(&sc, p.ev, p.next);
+	bool any = true;
+	while (any)
+		if (pebs_store_take(&s, &p, &any))
+			deliver(&dl, &p); /* the undecodable: counted in bad above */
 	selfcheck_samples(t, &sc, "pebs", o->pebs_period + 1,
 			  o->pebs_event != TRACE_PEBS_INSTRUCTIONS
 			      ? "pebs.event is not instructions"
 			  : s.lost_full || dropped || s.bad ? "records were lost"
 							    : NULL);
-	struct bt_writer *stream =
-	    o->stream != TRACE_STREAM_OFF ? trace_stream_begin("pebs", t->label) : NULL;
-	for (uint64_t i = 0; i < s.n; i++) {
-		if (!pebs_store_get(&s, i, &p))
-			continue; /* counted in bad, said below */
-		if (stream)
-			bt_write_pebs(stream, &(struct bt_pebs){.ev = p.ev,
-								.next = p.next,
-								.status = p.status,
-								.size = (uint32_t)size,
-								.ip = p.kind,
-								.has_lbr = with_lbr,
-								.lbr_from = p.lbr_from,
-								.lbr_to = p.lbr_to,
-								.has_mem = ch.mem >= 0,
-								.dla = p.dla,
-								.dse = p.dse,
-								.lat = p.lat});
-		tprintf("pebs %#lx %#lx applicable=%#lx size=%zu ip=%s", p.ev, p.next, p.status,
-			size, pebs_ip_kind_name((enum pebs_ip_kind)p.kind));
-		if (with_lbr)
-			tprintf(" lbr %#lx %#lx", p.lbr_from, p.lbr_to);
-		if (ch.mem >= 0)
-			tprintf(" dla=%#lx src=%#lx lat=%lu", p.dla, p.dse, p.lat);
-		tprintf("\n");
-	}
 	if (stream) {
 		/* every sample the hardware or the model wrote and this session does not deliver,
 		 * with its reason */

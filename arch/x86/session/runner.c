@@ -13,6 +13,8 @@
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/selfcheck.h"
 #include "arch/x86/smp/smp.h"
+#include "arch/x86/cpu/cpu.h"
+#include "arch/x86/smp/timer.h"
 #include "kernel/console.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -122,10 +124,71 @@ unsigned arch_facility_hardware_cpus(enum trace_facility f)
 	return hw;
 }
 
+/* ---- running the CPUs, with records streamed while they run (option stream.live) ---------- */
+
+struct cpu_runs {
+	uint64_t seq[MAX_CPUS];
+	bool posted[MAX_CPUS];
+	uint64_t deadline;
+	bool live;
+};
+
+/* The drainer an idle CPU runs while the boot CPU traces: it streams the boot CPU's records
+ * until told to stop. */
+static volatile bool drainer_stop;
+
+static void drainer(void *arg)
+{
+	unsigned cpu = *(const unsigned *)arg;
+	while (!__atomic_load_n(&drainer_stop, __ATOMIC_ACQUIRE)) {
+		if (!trace_live_drain(cpu))
+			cpu_pause();
+	}
+}
+
+static uint64_t deadline_in(uint64_t us)
+{
+	return rdtsc() + us * timer_info()->tsc_hz / 1000000;
+}
+
+/* Waits for CPU c's call; meanwhile the records it streams are written out when live. */
+static bool wait_cpu(struct cpu_runs *r, unsigned c)
+{
+	while (!smp_call_finished(c, r->seq[c])) {
+		if ((int64_t)(rdtsc() - r->deadline) >= 0)
+			return false;
+		if (!(r->live && trace_live_drain(c)))
+			cpu_pause();
+	}
+	return true;
+}
+
+/* The boot CPU's own session, an idle CPU draining it when live and there is one. */
+static void run_here(struct cpu_runs *r, struct cpu_job *job)
+{
+	static unsigned self;
+	self = this_cpu()->index;
+	unsigned idle = self == 0 ? 1 : 0;
+	uint64_t seq = 0;
+	bool drained = false;
+	if (r->live && idle < arch_cpu_count()) {
+		__atomic_store_n(&drainer_stop, false, __ATOMIC_RELEASE);
+		drained = smp_call_post(idle, drainer, &self, &seq);
+	}
+	one_cpu(job);
+	if (!drained)
+		return;
+	__atomic_store_n(&drainer_stop, true, __ATOMIC_RELEASE);
+	uint64_t end = deadline_in(CROSS_CALL_TIMEOUT_US);
+	while (!smp_call_finished(idle, seq) && (int64_t)(rdtsc() - end) < 0)
+		cpu_pause();
+}
+
 enum trace_outcome arch_trace_workload(const struct trace_request *req)
 {
 	static struct cpu_job job; /* large: not on the stack */
-	unsigned n = arch_cpu_count();
+	static struct cpu_runs runs;
+	unsigned n = arch_cpu_count(), self = this_cpu()->index;
 	enum trace_cpus mode = (enum trace_cpus)req->opt->cpus;
 	if (mode == TRACE_CPUS_ALL && !req->concurrent) {
 		kprintf("trace: workload '%s' keeps one shared slot (stack or page): it runs on "
@@ -135,6 +198,7 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 	}
 	unsigned first = 0, last = mode == TRACE_CPUS_BOOT ? 0 : n - 1;
 	memset(&job, 0, sizeof(job));
+	memset(&runs, 0, sizeof(runs));
 	job.req = req;
 	for (unsigned c = first; c <= last; c++) {
 		if (!ts_prepare_cpu(c, req->opt)) {
@@ -142,23 +206,35 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 			return TRACE_FAILED;
 		}
 	}
+	runs.live = req->opt->stream_live && req->opt->stream != TRACE_STREAM_OFF;
+	if (runs.live && !trace_live_prepare()) {
+		kprintf("warning: trace: no memory for the live stream's buffer: records are "
+			"streamed after the run\n");
+		runs.live = false;
+	}
 	bool ok = true;
+	runs.deadline = deadline_in(TRACE_CALL_TIMEOUT_US);
 	if (mode == TRACE_CPUS_ALL) {
-		unsigned done = smp_run_on_all_within(one_cpu, &job, TRACE_CALL_TIMEOUT_US);
-		if (done != n) {
-			kprintf("error: trace: %u of %u CPUs finished in time\n", done, n);
-			ok = false;
-		}
-	} else {
-		for (unsigned c = first; c <= last; c++) {
-			if (!smp_run_on_cpu_within(c, one_cpu, &job, TRACE_CALL_TIMEOUT_US)) {
-				kprintf("error: trace: CPU %u did not finish in time\n", c);
-				ok = false;
-			}
-		}
+		for (unsigned c = first; c <= last; c++)
+			runs.posted[c] = c != self && smp_call_post(c, one_cpu, &job, &runs.seq[c]);
+		one_cpu(&job); /* every CPU traces: none is idle to drain this one */
 	}
 	bool all_skipped = true;
 	for (unsigned c = first; c <= last; c++) {
+		if (mode != TRACE_CPUS_ALL) {
+			runs.deadline = deadline_in(TRACE_CALL_TIMEOUT_US);
+			runs.posted[c] = c != self && smp_call_post(c, one_cpu, &job, &runs.seq[c]);
+			if (c == self)
+				run_here(&runs, &job);
+		}
+		if (c != self && !(runs.posted[c] && wait_cpu(&runs, c))) {
+			kprintf("error: trace: CPU %u did not finish in time\n", c);
+			ok = false;
+		}
+		if (runs.live)
+			kprintf("trace: CPU %u: %lu bytes of its output written while it ran "
+				"(stream.live)\n",
+				c, trace_live_written(c));
 		trace_out_flush(c);
 		report_selfcheck(req, c, job.outcome[c]);
 		ok &= job.outcome[c] != TRACE_FAILED;

@@ -14,9 +14,13 @@
 
 #define BTS_FLAG_LEAK BIT(63) /* in our copy only: the record left the traced ring */
 
+/* A ring of cap records: the service routine appends (n counts every record kept, head is
+ * where the next goes), the session or the live drainer takes them oldest first (taken counts
+ * them). Kept records not yet taken never exceed cap. */
 struct bts_store {
 	struct bts_record *rec;
-	uint64_t n, cap;
+	uint64_t n, cap, head;
+	uint64_t taken;
 	uint64_t lost_full; /* drained, but the store was full */
 	uint64_t filtered;  /* outside the traced ring, dropped on request */
 	uint64_t flagged;   /* outside the traced ring, kept and marked */
@@ -24,17 +28,20 @@ struct bts_store {
 	enum bts_leak leak;
 };
 void bts_store_record(void *ctx, const struct bts_record *r);
+/* The oldest record not yet taken, into *out: false when there is none. */
+bool bts_store_take(struct bts_store *s, struct bts_record *out);
 
 /* PEBS records are kept as the hardware wrote them (a copy: the drain stays short, as make
- * bench measures) and decoded after the run. */
+ * bench measures) and decoded when they are delivered, after the run or by the live drainer. A
+ * ring like struct bts_store's. */
 struct pebs_store {
 	unsigned format;
 	bool adaptive, trap_like;
 	uint64_t data_cfg;
 	uint8_t *raw; /* cap records of size bytes (a multiple of 8: every layout's is) */
 	size_t size;
-	uint64_t n, cap, lost_full;
-	uint64_t bad;	      /* undecodable (pebs_store_check) */
+	uint64_t n, cap, head, taken, lost_full;
+	uint64_t bad;	      /* undecodable */
 	uint64_t first_error; /* -(enum pebs_err) of the first of them */
 };
 void pebs_store_record(void *ctx, const void *record, size_t size);
@@ -46,9 +53,11 @@ struct pebs_sample {
 	uint64_t dla, dse, lat;	   /* data address, source, latency, or 0 */
 	uint8_t kind;		   /* enum pebs_ip_kind */
 };
-/* Record i decoded into *out: false if it does not decode. */
-bool pebs_store_get(const struct pebs_store *s, uint64_t i, struct pebs_sample *out);
-/* Decodes every kept record once: sets bad and first_error; returns the good ones. */
+/* The oldest record not yet taken, decoded into *out (true), or counted in bad (false); *any
+ * says whether there was one. */
+bool pebs_store_take(struct pebs_store *s, struct pebs_sample *out, bool *any);
+/* Decodes every record not yet taken once, counting the undecodable in bad; returns the good
+ * ones among all kept. */
 uint64_t pebs_store_check(struct pebs_store *s);
 
 #endif

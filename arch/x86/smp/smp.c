@@ -244,6 +244,24 @@ void smp_init(uint64_t trampoline_phys, const struct acpi_madt_info *madt, bool 
 	r->bringup_us = tsc_to_us(rdtsc() - t0);
 }
 
+bool smp_call_post(unsigned index, void (*fn)(void *), void *arg, uint64_t *seq)
+{
+	if (index >= percpu_count || percpu_by_index[index] == this_cpu())
+		return false;
+	struct percpu *p = percpu_by_index[index];
+	p->call_fn = fn;
+	p->call_arg = arg;
+	*seq = p->call_seq + 1;
+	__atomic_store_n(&p->call_seq, *seq, __ATOMIC_RELEASE);
+	return lapic_send_ipi(p->apic_id, APIC_DM_FIXED, VEC_IPI_CALL, APIC_DEST_NONE);
+}
+
+bool smp_call_finished(unsigned index, uint64_t seq)
+{
+	return index < percpu_count &&
+	       __atomic_load_n(&percpu_by_index[index]->call_done, __ATOMIC_ACQUIRE) == seq;
+}
+
 bool smp_run_on_cpu_within(unsigned index, void (*fn)(void *), void *arg, uint64_t timeout_us)
 {
 	if (index >= percpu_count)
@@ -254,14 +272,11 @@ bool smp_run_on_cpu_within(unsigned index, void (*fn)(void *), void *arg, uint64
 		p->calls_run++;
 		return true;
 	}
-	p->call_fn = fn;
-	p->call_arg = arg;
-	uint64_t seq = p->call_seq + 1;
-	__atomic_store_n(&p->call_seq, seq, __ATOMIC_RELEASE);
-	if (!lapic_send_ipi(p->apic_id, APIC_DM_FIXED, VEC_IPI_CALL, APIC_DEST_NONE))
+	uint64_t seq;
+	if (!smp_call_post(index, fn, arg, &seq))
 		return false;
 	uint64_t end = rdtsc() + timeout_us * timer_info()->tsc_hz / 1000000;
-	while (__atomic_load_n(&p->call_done, __ATOMIC_ACQUIRE) != seq) {
+	while (!smp_call_finished(index, seq)) {
 		if ((int64_t)(rdtsc() - end) >= 0)
 			return false;
 		cpu_pause();

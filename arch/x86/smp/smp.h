@@ -26,6 +26,10 @@ struct smp_report {
 /* Bring up every enabled AP of the MADT, one after the other, each with a timeout; a CPU that
  * does not answer is reported by APIC ID and skipped. */
 /* Cross-CPU calls with their own time-out (trace sessions single-step long workloads). */
+/* The same call without waiting: posted to CPU `index` (not this one); *seq names it for
+ * smp_call_finished. */
+bool smp_call_post(unsigned index, void (*fn)(void *), void *arg, uint64_t *seq);
+bool smp_call_finished(unsigned index, uint64_t seq);
 bool smp_run_on_cpu_within(unsigned index, void (*fn)(void *), void *arg, uint64_t timeout_us);
 unsigned smp_run_on_all_within(void (*fn)(void *), void *arg, uint64_t timeout_us);
 
