@@ -226,6 +226,11 @@ static void values_that_can_only_fail_are_refused_at_boot(void **state)
 	refused("pebs.ldlat=30", "'pebs.ldlat': 30 applies to pebs.event=loads only");
 	refused("pebs.event=fixed0 pebs.counter=2", "does not apply to pebs.event=fixed0");
 	refused("pebs.kib=2", "accepted: 4..4096");
+	/* Records streamed live are the record stream's: nothing to stream without it. */
+	refused("stream.live=on", "'stream.live': on needs the record stream; accepted with it: "
+				  "stream=text or stream=binary");
+	assert_true(parse(NULL, "stream=binary stream.live=on"));
+	assert_int_equal(o.tr.stream_live, 1);
 	refused("pebs.period=0", "accepted: 1..2147483648");
 }
 
@@ -267,7 +272,8 @@ static void help_lists_every_option(void **state)
 	    "lbr.filter",   "lbr.depth",    "freeze",	   "pebs.event",  "pebs.groups",
 	    "pebs.counter", "pebs.period",  "pebs.kib",	   "pebs.ldlat",  "pmc.period",
 	    "bench",	    "help",	    "serial",	   "serial.mmio", "serial.stride",
-	    "serial.width", "serial.clock", "serial.flow", "screen",	  "screen.hold"};
+	    "serial.width", "serial.clock", "serial.flow", "screen",	  "screen.hold",
+	    "stream.live"};
 	char line[64];
 	described[0] = '\0';
 	options_describe(gather, NULL);
