@@ -38,13 +38,23 @@ void bts_store_record(void *ctx, const struct bts_record *r)
 		s->flagged++;
 		copy.flags |= BTS_FLAG_LEAK;
 	}
-	if (s->n - __atomic_load_n(&s->taken, __ATOMIC_ACQUIRE) == s->cap) {
+	uint64_t n = s->n;
+	if (n == __atomic_load_n(&s->limit, __ATOMIC_ACQUIRE)) {
 		s->lost_full++;
 		return;
 	}
-	s->rec[s->head] = copy;
-	s->head = s->head + 1 == s->cap ? 0 : s->head + 1;
-	__atomic_store_n(&s->n, s->n + 1, __ATOMIC_RELEASE);
+	struct bts_record *at = s->at, *next = at + 1;
+	*at = copy;
+	s->at = next == s->end ? s->rec : next;
+	__atomic_store_n(&s->n, n + 1, __ATOMIC_RELEASE);
+}
+
+void bts_store_init(struct bts_store *s, void *mem, uint64_t bytes)
+{
+	s->rec = s->at = mem;
+	s->cap = s->limit = bytes / sizeof(struct bts_record);
+	s->end = s->rec + s->cap;
+	s->n = s->taken = 0;
 }
 
 bool bts_store_take(struct bts_store *s, struct bts_record *out)
@@ -53,7 +63,8 @@ bool bts_store_take(struct bts_store *s, struct bts_record *out)
 	if (taken == __atomic_load_n(&s->n, __ATOMIC_ACQUIRE))
 		return false;
 	*out = s->rec[taken % s->cap];
-	__atomic_store_n(&s->taken, taken + 1, __ATOMIC_RELEASE);
+	s->taken = taken + 1;
+	__atomic_store_n(&s->limit, taken + 1 + s->cap, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -123,12 +134,9 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 		return false;
 	}
 	uint64_t scratch_bytes;
-	struct bts_store store = {
-	    .rec = ts_scratch(&scratch_bytes),
-	    .ring = cfg.ring,
-	    .leak = cfg.leak,
-	};
-	store.cap = scratch_bytes / sizeof(struct bts_record);
+	struct bts_store store = {.ring = cfg.ring, .leak = cfg.leak};
+	void *scratch = ts_scratch(&scratch_bytes);
+	bts_store_init(&store, scratch, scratch_bytes);
 	uint64_t global_ctrl = 0;
 	bool global = t->caps->perfmon.version >= 2;
 	if (global)

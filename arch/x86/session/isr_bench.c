@@ -81,7 +81,7 @@ static uint64_t measure(const struct ds_isr_config *cfg, const struct trace_pmi_
 static void fill_bts(struct ds_percpu *d, unsigned records, void *ctx)
 {
 	struct bts_store *s = ctx;
-	s->n = s->head = s->taken = 0;
+	bts_store_init(s, s->rec, s->cap * sizeof(struct bts_record));
 	struct ds_area64 *ds = d->area;
 	struct bts_record *r = arch_phys_to_virt(d->bts_phys);
 	for (unsigned i = 0; i < records; i++)
@@ -97,7 +97,7 @@ static void fill_bts(struct ds_percpu *d, unsigned records, void *ctx)
 static void fill_pebs(struct ds_percpu *d, unsigned records, void *ctx)
 {
 	struct pebs_store *s = ctx;
-	s->n = s->head = s->taken = 0;
+	pebs_store_init(s, s->raw, s->cap * s->size);
 	struct ds_area64 *ds = d->area;
 	size_t size = sizeof(struct pebs_record_fmt3);
 	uint8_t *buf = arch_phys_to_virt(d->pebs_phys);
@@ -128,7 +128,8 @@ bool arch_bench_isr(void)
 	void *store = arch_phys_to_virt(store_pa);
 	uint64_t store_bytes = BENCH_STORE_PAGES * 4096;
 
-	struct bts_store bts = {.rec = store, .cap = store_bytes / sizeof(struct bts_record)};
+	struct bts_store bts = {0};
+	bts_store_init(&bts, store, store_bytes);
 	struct ds_isr_config bcfg = {
 	    .perfmon_version = 4,
 	    .ds_area = ds_area_this_cpu()->area_phys,
@@ -145,10 +146,9 @@ bool arch_bench_isr(void)
 	struct pebs_store pebs = {
 	    .format = 3,
 	    .trap_like = true,
-	    .raw = store,
 	    .size = sizeof(struct pebs_record_fmt3),
-	    .cap = store_bytes / sizeof(struct pebs_record_fmt3),
 	};
+	pebs_store_init(&pebs, store, store_bytes);
 	struct ds_isr_config pcfg = {
 	    .perfmon_version = 4,
 	    .ds_area = bcfg.ds_area,

@@ -41,15 +41,24 @@ _Static_assert((int)BT_PEBS_EXACT == (int)PEBS_IP_EXACT && (int)BT_PEBS_TRAP == 
 void pebs_store_record(void *ctx, const void *record, size_t size)
 {
 	struct pebs_store *s = ctx;
-	if (s->n - __atomic_load_n(&s->taken, __ATOMIC_ACQUIRE) == s->cap || size != s->size) {
+	uint64_t n = s->n;
+	if (n == __atomic_load_n(&s->limit, __ATOMIC_ACQUIRE) || size != s->size) {
 		s->lost_full++;
 		return;
 	}
-	void *dst = s->raw + s->head * size;
+	void *dst = s->at;
 	size_t quads = size / sizeof(uint64_t);
 	__asm__ volatile("rep movsq" : "+D"(dst), "+S"(record), "+c"(quads) : : "memory");
-	s->head = s->head + 1 == s->cap ? 0 : s->head + 1;
-	__atomic_store_n(&s->n, s->n + 1, __ATOMIC_RELEASE);
+	s->at = dst == s->end ? s->raw : dst;
+	__atomic_store_n(&s->n, n + 1, __ATOMIC_RELEASE);
+}
+
+void pebs_store_init(struct pebs_store *s, void *mem, uint64_t bytes)
+{
+	s->raw = s->at = mem;
+	s->cap = s->limit = bytes / s->size;
+	s->end = s->raw + s->cap * s->size;
+	s->n = s->taken = 0;
 }
 
 /* Kept record number i (of all kept) through the session's layout: PEBS_OK or the decoder's
@@ -74,7 +83,8 @@ bool pebs_store_take(struct pebs_store *s, struct pebs_sample *out, bool *any)
 		return false;
 	struct pebs_decoded d;
 	int err = decode_kept(s, i, &d);
-	__atomic_store_n(&s->taken, i + 1, __ATOMIC_RELEASE);
+	s->taken = i + 1;
+	__atomic_store_n(&s->limit, i + 1 + s->cap, __ATOMIC_RELEASE);
 	if (err != PEBS_OK)
 		return false; /* counted by pebs_store_check, or by the live pump */
 	struct pebs_lbr_entry e = {0};
@@ -237,9 +247,9 @@ static bool session_pebs(struct trace_ctx *t)
 	}
 	/* The store: the records as written, in the scratch pages. */
 	uint64_t bytes;
-	s.raw = ts_scratch(&bytes);
+	void *scratch = ts_scratch(&bytes);
 	s.size = size;
-	s.cap = bytes / size;
+	pebs_store_init(&s, scratch, bytes);
 
 	struct ds_area64 *ds = d->area;
 	/* Core 2 (format 0) quirk: a PEBS buffer larger than one page made the WRMSR to

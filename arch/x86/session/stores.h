@@ -14,19 +14,20 @@
 
 #define BTS_FLAG_LEAK BIT(63) /* in our copy only: the record left the traced ring */
 
-/* A ring of cap records: the service routine appends (n counts every record kept, head is
- * where the next goes), the session or the live drainer takes them oldest first (taken counts
- * them). Kept records not yet taken never exceed cap. */
+/* A ring of cap records: the service routine appends at `at` (n counts every record kept) while
+ * n is below limit, the session or the live drainer takes them oldest first (taken counts them)
+ * and moves limit to taken + cap: the appending side compares two numbers and nothing more. */
 struct bts_store {
-	struct bts_record *rec;
-	uint64_t n, cap, head;
-	uint64_t taken;
+	struct bts_record *rec, *at, *end;
+	uint64_t n, limit, cap, taken;
 	uint64_t lost_full; /* drained, but the store was full */
 	uint64_t filtered;  /* outside the traced ring, dropped on request */
 	uint64_t flagged;   /* outside the traced ring, kept and marked */
 	enum bts_ring ring; /* the ring the user asked for */
 	enum bts_leak leak;
 };
+/* An empty store in `bytes` of memory at `mem` (the ring, the counts, not the ring options). */
+void bts_store_init(struct bts_store *s, void *mem, uint64_t bytes);
 void bts_store_record(void *ctx, const struct bts_record *r);
 /* The oldest record not yet taken, into *out: false when there is none. */
 bool bts_store_take(struct bts_store *s, struct bts_record *out);
@@ -39,11 +40,14 @@ struct pebs_store {
 	bool adaptive, trap_like;
 	uint64_t data_cfg;
 	uint8_t *raw; /* cap records of size bytes (a multiple of 8: every layout's is) */
+	uint8_t *at, *end;
 	size_t size;
-	uint64_t n, cap, head, taken, lost_full;
+	uint64_t n, limit, cap, taken, lost_full;
 	uint64_t bad;	      /* undecodable */
 	uint64_t first_error; /* -(enum pebs_err) of the first of them */
 };
+/* An empty store of records of s->size bytes in `bytes` of memory at `mem`. */
+void pebs_store_init(struct pebs_store *s, void *mem, uint64_t bytes);
 void pebs_store_record(void *ctx, const void *record, size_t size);
 
 /* One kept record, decoded: what a session prints of it. */
