@@ -326,11 +326,6 @@ bool arch_run_on_cpu(unsigned index, void (*fn)(void *), void *arg)
 	return smp_run_on_cpu_within(index, fn, arg, CROSS_CALL_TIMEOUT_US);
 }
 
-unsigned smp_run_on_all_within(void (*fn)(void *), void *arg, uint64_t timeout_us)
-{
-	return run_on_many(fn, arg, true, timeout_us);
-}
-
 unsigned arch_run_on_all(void (*fn)(void *), void *arg)
 {
 	return run_on_many(fn, arg, true, CROSS_CALL_TIMEOUT_US);

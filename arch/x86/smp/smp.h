@@ -31,7 +31,6 @@ struct smp_report {
 bool smp_call_post(unsigned index, void (*fn)(void *), void *arg, uint64_t *seq);
 bool smp_call_finished(unsigned index, uint64_t seq);
 bool smp_run_on_cpu_within(unsigned index, void (*fn)(void *), void *arg, uint64_t timeout_us);
-unsigned smp_run_on_all_within(void (*fn)(void *), void *arg, uint64_t timeout_us);
 
 void smp_init(uint64_t trampoline_phys, const struct acpi_madt_info *madt, bool pmi_as_nmi,
 	      struct smp_report *r);
