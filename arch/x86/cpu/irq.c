@@ -60,8 +60,10 @@ void irq_register(unsigned vector, irq_handler_fn fn)
 void trap_dispatch(struct trap_frame *f)
 {
 	struct percpu *cpu = percpu_current();
-	if (cpu && cpu->user_access_in_traps)
-		user_access_begin(); /* RFLAGS comes back from the frame at IRETQ */
+	/* STAC ends a translation block under QEMU's TCG: only where user pages may be touched.
+	 * RFLAGS comes back from the frame at IRETQ. */
+	if (cpu && (cpu->user_access_in_traps || (f->cs & 3) == 3))
+		user_access_begin();
 	trap_claim_fn debug = claims[TRAP_CLAIM_DEBUG];
 	if (f->vector == VEC_DB && debug && debug(f))
 		return; /* the single-step engine's own trap: invisible to the model */

@@ -24,7 +24,9 @@ struct percpu {
 	uint64_t tsc_online;
 	uint64_t start_cycles; /* STARTUP IPI sent -> online, as the boot CPU saw it */
 	struct exception_catch *active_catch; /* arch/x86/cpu/exceptions.c */
-	bool user_access_in_traps; /* trap handlers may touch user pages (SMAP: STAC first) */
+	/* Trap handlers may touch user pages (SMAP: STAC first), besides traps from ring 3: the
+	 * single-step engine says so while the instruction it will report next is ring 3's. */
+	bool user_access_in_traps;
 	/* Cross-CPU calls (arch/x86/smp/smp.c): the caller fills fn/arg, then bumps call_seq; the
 	 * target runs fn(arg) and copies call_seq into call_done. */
 	void (*volatile call_fn)(void *);
@@ -44,8 +46,13 @@ static inline struct percpu *this_cpu(void)
 
 /* Make p the running CPU's per-CPU area (writes IA32_GS_BASE). */
 void percpu_install(struct percpu *p);
-/* this_cpu(), or NULL this early in boot (exception paths use it). */
-struct percpu *percpu_current(void);
+/* this_cpu(), or NULL this early in boot (exception paths use it; inline: the single-step
+ * engine asks on every trap). */
+extern volatile bool percpu_ready;
+static inline struct percpu *percpu_current(void)
+{
+	return percpu_ready ? this_cpu() : 0;
+}
 extern struct percpu *percpu_by_index[MAX_CPUS];
 extern unsigned percpu_count;
 

@@ -67,12 +67,12 @@ static bool is_rep_string_at(uint64_t ip)
 	return x86_is_rep_string(&si);
 }
 
+static void set_prev(struct ss_state *s, uint64_t ip, unsigned cpl);
+
 void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bool interrupts,
 	    struct ss_result *r)
 {
 	struct ss_state *s = &state[this_cpu()->index];
-	s->prev = (uint64_t)ss_first_insn;
-	s->prev_cpl = 0;
 	s->steps = 0;
 	s->rep_iterations = 0;
 	s->exc_frame = NULL;
@@ -80,11 +80,11 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->next_opcode_ip = 0;
 	s->vtf = false; /* the caller's RFLAGS.TF, clear */
 	s->hooks = *h;
-	write_dr6(DR6_INIT_VALUE);
-	s->active = true;
 	/* The engine decodes the workload's instructions, ring 3's too, and fixes the RFLAGS image
-	 * PUSHF stores on its stack: its traps may touch user pages (SMAP, cpu/usermode.h). */
-	this_cpu()->user_access_in_traps = true;
+	 * PUSHF stores on its stack: its traps touch user pages (SMAP, cpu/usermode.h) while the
+	 * instruction it reports next is ring 3's (set_prev; a trap from ring 3 opens them too). */
+	set_prev(s, (uint64_t)ss_first_insn, 0);
+	s->active = true;
 	r->retval = ss_enter(fn, arg, interrupts ? RFLAGS_IF : 0);
 	this_cpu()->user_access_in_traps = false;
 	/* The trap that lands on ss_exit ends the run (ss_debug_trap): still active means the
@@ -102,6 +102,8 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 #define OPC_MOV_SR   0x8e /* MOV Sreg, r/m: ModRM.reg 2 is SS */
 #define OPC_SYSCALL  X86_OPCODE_0F(0x05)
 #define OPC_SYSRET   X86_OPCODE_0F(0x07)
+#define OPC_INT1     0xf1 /* INT1 (ICEBP): a #DB without DR6.BS */
+#define OPC_INTN     0xcd /* INT n: n = 1 delivers vector 1 too */
 #define MODRM_REG(m) (((m) >> 3) & 7)
 #define SREG_SS	     2
 
@@ -110,6 +112,24 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 static unsigned opcode_at(uint64_t ip)
 {
 	return x86_opcode_of((const uint8_t *)ip, X86_MAX_INSN_LENGTH);
+}
+
+/* Whether a #DB after the instruction with this opcode may be other than its single-step trap
+ * (ss_debug_trap): INT1, INT n, and MOV SS, whose trap covers the next instruction too. */
+static bool dr6_matters(unsigned opcode)
+{
+	return opcode == OPC_INT1 || opcode == OPC_INTN || opcode == OPC_MOV_SR;
+}
+
+/* Where the engine goes on when something other than a step moved it (a handler's resume, an
+ * exception's return address): DR6 cleared, as the instruction there may be one dr6_matters
+ * names, and user access in traps while it is ring 3's. */
+static void set_prev(struct ss_state *s, uint64_t ip, unsigned cpl)
+{
+	s->prev = ip;
+	s->prev_cpl = cpl;
+	this_cpu()->user_access_in_traps = cpl == 3;
+	write_dr6(DR6_INIT_VALUE);
 }
 
 static uint64_t with_tf(uint64_t rflags, bool tf)
@@ -202,12 +222,18 @@ static void report_step(struct ss_state *s, struct trap_frame *f, uint64_t retir
 bool ss_debug_trap(struct trap_frame *f)
 {
 	struct ss_state *s = state_here();
-	if (!s)
+	if (!s || !s->active)
 		return false;
-	uint64_t dr6 = read_dr6();
-	if (!s->active || !(dr6 & DR6_BS))
-		return false;
-	write_dr6(DR6_INIT_VALUE); /* DR6 bits are sticky: clear for the next trap */
+	unsigned opcode = s->next_opcode_ip == s->prev ? s->next_opcode : opcode_at(s->prev);
+	/* With DR7 clear (no breakpoints), the one #DB a stepped instruction can raise besides the
+	 * single-step trap is INT1's or INT 1's: DR6.BS tells them apart, cleared before such an
+	 * instruction ran (set_prev, clear_dr6_before). Elsewhere DR6 is left alone: reading and
+	 * writing it on every trap costs QEMU's TCG a helper and a block end. */
+	if (dr6_matters(opcode)) {
+		if (!(read_dr6() & DR6_BS))
+			return false;
+		write_dr6(DR6_INIT_VALUE); /* DR6 bits are sticky */
+	}
 	/* SDM Vol. 3B 17.3.1.4: a repeated string instruction traps after every iteration, at
 	 * its own address. Those traps are not instructions and not branches: nobody sees them.
 	 * (The same address again can also be a taken branch to itself, `loop .`: decode.) */
@@ -218,7 +244,6 @@ bool ss_debug_trap(struct trap_frame *f)
 	s->cpl_from = s->prev_cpl;
 	s->cpl_to = f->cs & 3; /* the privilege level execution continues at */
 	bool own = s->vtf;     /* the workload's TF was set: this trap is its own too */
-	unsigned opcode = s->next_opcode_ip == s->prev ? s->next_opcode : opcode_at(s->prev);
 	hide_tf(s, opcode, s->prev, f);
 	uint64_t second = mov_ss_shadowed(opcode, s->prev);
 	if (second && second != f->rip) {
@@ -233,7 +258,10 @@ bool ss_debug_trap(struct trap_frame *f)
 	}
 	s->prev = f->rip;
 	s->prev_cpl = s->cpl_to;
+	this_cpu()->user_access_in_traps = s->prev_cpl == 3;
 	keep_tf_for_sysret(s, f);
+	if (dr6_matters(s->next_opcode))
+		write_dr6(DR6_INIT_VALUE);
 	if (f->rip == (uint64_t)ss_exit) {
 		s->active = false; /* TF is clear from here on */
 		return true;
@@ -319,8 +347,7 @@ void ss_note_exception(struct trap_frame *f)
 	if (s->hooks.step)
 		s->hooks.step(s->hooks.ctx, s->prev, f->rip);
 	s->frame = NULL;
-	s->prev = f->rip;
-	s->prev_cpl = s->cpl_to;
+	set_prev(s, f->rip, s->cpl_to);
 }
 
 static void report_transfer(struct ss_state *s, struct trap_frame *f, uint64_t from, uint64_t to,
@@ -401,6 +428,5 @@ void ss_note_resume(struct trap_frame *f)
 	} else if (s->exc_frame || f->rip == s->prev) {
 		return; /* a trap inside the workload's exception handler, or nothing moved */
 	}
-	s->prev = f->rip; /* nothing retired: the handler chose where the workload goes on */
-	s->prev_cpl = f->cs & 3;
+	set_prev(s, f->rip, f->cs & 3); /* nothing retired: the handler chose where it goes on */
 }
