@@ -61,6 +61,27 @@ enum x86_branch_kind {
 #define X86_OPCODE_0F(b) (0x0f00u | (b))
 unsigned x86_opcode_of(const uint8_t *code, size_t avail);
 
+/* First bytes that are not the opcode itself: the legacy prefixes 26 2E 36 3E 64-67 F0 F2 F3
+ * (SDM Vol. 2A 2.1.1), REX 40-4F (2.2.1) and the 0F escape; one bit each, by the byte's top two
+ * bits. */
+#define X86_NOT_OPCODE_00_3F                                                                       \
+	((1ull << 0x0f) | (1ull << 0x26) | (1ull << 0x2e) | (1ull << 0x36) | (1ull << 0x3e))
+#define X86_NOT_OPCODE_40_7F (0xffffull | (0xfull << (0x64 - 0x40)))
+#define X86_NOT_OPCODE_C0_FF                                                                       \
+	((1ull << (0xf0 - 0xc0)) | (1ull << (0xf2 - 0xc0)) | (1ull << (0xf3 - 0xc0)))
+
+/* x86_opcode_of, inline where the first byte is the opcode (most instructions): the single-step
+ * engine asks on every step. */
+static inline unsigned x86_opcode_quick(const uint8_t *code, size_t avail)
+{
+	static const uint64_t not_opcode[4] = {X86_NOT_OPCODE_00_3F, X86_NOT_OPCODE_40_7F, 0,
+					       X86_NOT_OPCODE_C0_FF};
+	uint8_t b = avail ? code[0] : 0;
+	if (avail && !((not_opcode[b >> 6] >> (b & 63)) & 1))
+		return b;
+	return x86_opcode_of(code, avail);
+}
+
 /* Errors of x86_decode(), all negative. */
 enum x86_decode_error {
 	X86_E_TRUNCATED = -1, /* the instruction continues past `avail` bytes */

@@ -535,10 +535,27 @@ static void opcode_of_skips_prefixes_and_reads_0f(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint8_t b[16];
 		size_t n = parse_hex(cases[i].hex, b, sizeof(b));
-		if (x86_opcode_of(b, n) != cases[i].want)
-			fail_msg("%s: %#x, want %#x", cases[i].hex, x86_opcode_of(b, n),
-				 cases[i].want);
+		if (x86_opcode_of(b, n) != cases[i].want || x86_opcode_quick(b, n) != cases[i].want)
+			fail_msg("%s: %#x (quick %#x), want %#x", cases[i].hex, x86_opcode_of(b, n),
+				 x86_opcode_quick(b, n), cases[i].want);
 	}
+}
+
+/* x86_opcode_quick answers as x86_opcode_of for every first byte, followed by a prefix, the
+ * 0F escape or an opcode, and for no bytes at all. */
+static void opcode_quick_is_opcode_of(void **state)
+{
+	(void)state;
+	static const uint8_t after[] = {0x90, 0x66, 0x48, 0x0f, 0x05};
+	for (unsigned first = 0; first < 256; first++)
+		for (size_t a = 0; a < sizeof(after); a++) {
+			uint8_t b[15] = {(uint8_t)first, after[a], 0x05, 0x90};
+			for (size_t n = 0; n <= 4; n++)
+				if (x86_opcode_quick(b, n) != x86_opcode_of(b, n))
+					fail_msg("%02x %02x (%zu bytes): quick %#x, of %#x", first,
+						 after[a], n, x86_opcode_quick(b, n),
+						 x86_opcode_of(b, n));
+		}
 }
 
 static const struct CMUnitTest tests[] = {
@@ -546,6 +563,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(fields_are_filled),
     cmocka_unit_test(names_and_conditions),
     cmocka_unit_test(opcode_of_skips_prefixes_and_reads_0f),
+    cmocka_unit_test(opcode_quick_is_opcode_of),
     cmocka_unit_test(corpus_matches_objdump),
     cmocka_unit_test(kernel_matches_objdump),
     cmocka_unit_test(random_encodings_match_objdump),

@@ -111,7 +111,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
  * below are decoded in full. */
 static unsigned opcode_at(uint64_t ip)
 {
-	return x86_opcode_of((const uint8_t *)ip, X86_MAX_INSN_LENGTH);
+	return x86_opcode_quick((const uint8_t *)ip, X86_MAX_INSN_LENGTH);
 }
 
 /* Whether a #DB after the instruction with this opcode may be other than its single-step trap
@@ -152,7 +152,8 @@ static uint64_t with_tf(uint64_t rflags, bool tf)
  * - an exception's frame: ss_note_delivery and ss_note_resume.
  * The POPF in the engine's own exit stub (the trap lands on ss_exit) is left alone.
  */
-static void hide_tf(struct ss_state *s, unsigned opcode, uint64_t retired, struct trap_frame *f)
+static __attribute__((noinline)) void hide_tf_of(struct ss_state *s, unsigned opcode,
+						 uint64_t retired, struct trap_frame *f)
 {
 	switch (opcode) {
 	case OPC_PUSHF: {
@@ -182,6 +183,19 @@ static void hide_tf(struct ss_state *s, unsigned opcode, uint64_t retired, struc
 	default:
 		return;
 	}
+}
+
+static bool touches_tf(unsigned opcode)
+{
+	return opcode == OPC_PUSHF || opcode == OPC_POPF || opcode == OPC_IRET ||
+	       opcode == OPC_SYSCALL || opcode == OPC_SYSRET;
+}
+
+static inline void hide_tf(struct ss_state *s, unsigned opcode, uint64_t retired,
+			   struct trap_frame *f)
+{
+	if (touches_tf(opcode))
+		hide_tf_of(s, opcode, retired, f);
 }
 
 /* The next instruction is a SYSRET: make the RFLAGS it loads keep TF (see hide_tf). */
