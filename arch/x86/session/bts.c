@@ -161,12 +161,8 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	 * on (the drainer takes them from the store), and the store is a ring. */
 	bool live = interrupt_mode && o->stream_live && o->stream != TRACE_STREAM_OFF;
 	struct bts_delivery dl = {.store = &store, .sc = &sc, .text = !live};
-	if (live && store.cap < cfg.records)
-		tprintf("warning: %s: %s: the store's ring holds %lu records, fewer than one drain "
-			"of the BTS buffer (%lu): records will be lost (a larger trace.store keeps "
-			"them)\n",
-			fac, t->label, store.cap, cfg.records);
 	if (live) {
+		ts_live_ring_check(t, fac, store.cap, cfg.records, "a larger trace.store");
 		dl.stream = trace_stream_begin(fac, t->label);
 		trace_stream_path(dl.stream, o->stream_path);
 		trace_live_open(live_pump, &dl);

@@ -317,13 +317,9 @@ static bool session_pebs(struct trace_ctx *t)
 	bool live = o->stream_live && o->stream != TRACE_STREAM_OFF;
 	struct pebs_delivery dl = {
 	    .s = &s, .sc = &sc, .text = !live, .with_lbr = with_lbr, .mem = ch.mem >= 0};
-	if (live && s.cap < nrec)
-		tprintf(
-		    "warning: pebs: %s: the store's ring holds %lu records, fewer than one "
-		    "drain of the PEBS buffer (%lu): records will be lost (a larger trace.store, "
-		    "or a smaller pebs.kib, keeps them)\n",
-		    t->label, s.cap, nrec);
 	if (live) {
+		ts_live_ring_check(t, "pebs", s.cap, nrec,
+				   "a larger trace.store, or a smaller pebs.kib,");
 		dl.stream = trace_stream_begin("pebs", t->label);
 		trace_live_open(live_pump, &dl);
 	}

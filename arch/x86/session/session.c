@@ -447,6 +447,15 @@ bool ts_check(struct trace_ctx *t, int rc, uint32_t msr, const char *what)
 	return false;
 }
 
+void ts_live_ring_check(const struct trace_ctx *t, const char *facility, uint64_t ring,
+			uint64_t drain, const char *remedy)
+{
+	if (ring < drain)
+		tprintf("warning: %s: %s: the store's ring holds %lu records, fewer than one drain "
+			"of the buffer (%lu): records will be lost (%s keeps them)\n",
+			facility, t->label, ring, drain, remedy);
+}
+
 void ts_skip(struct trace_ctx *t, const char *facility, const char *reason)
 {
 	tprintf("SKIP: %s: %s: %s\n", facility, t->label, reason);
