@@ -70,14 +70,18 @@ unsigned x86_opcode_of(const uint8_t *code, size_t avail);
 #define X86_NOT_OPCODE_C0_FF                                                                       \
 	((1ull << (0xf0 - 0xc0)) | (1ull << (0xf2 - 0xc0)) | (1ull << (0xf3 - 0xc0)))
 
-/* x86_opcode_of, inline where the first byte is the opcode (most instructions): the single-step
- * engine asks on every step. */
+#define X86_REX_MASK 0xf0 /* REX is 0100WRXB */
+#define X86_REX_BITS 0x40
+
+/* x86_opcode_of, inline where the first byte, or the one after a single REX, is the opcode
+ * (most instructions): the single-step engine asks on every step. */
 static inline unsigned x86_opcode_quick(const uint8_t *code, size_t avail)
 {
 	static const uint64_t not_opcode[4] = {X86_NOT_OPCODE_00_3F, X86_NOT_OPCODE_40_7F, 0,
 					       X86_NOT_OPCODE_C0_FF};
-	uint8_t b = avail ? code[0] : 0;
-	if (avail && !((not_opcode[b >> 6] >> (b & 63)) & 1))
+	size_t i = avail > 1 && (code[0] & X86_REX_MASK) == X86_REX_BITS;
+	uint8_t b = i < avail ? code[i] : 0;
+	if (i < avail && !((not_opcode[b >> 6] >> (b & 63)) & 1))
 		return b;
 	return x86_opcode_of(code, avail);
 }

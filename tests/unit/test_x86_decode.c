@@ -541,12 +541,12 @@ static void opcode_of_skips_prefixes_and_reads_0f(void **state)
 	}
 }
 
-/* x86_opcode_quick answers as x86_opcode_of for every first byte, followed by a prefix, the
+/* x86_opcode_quick answers as x86_opcode_of for every first byte, followed by a prefix, REX, the
  * 0F escape or an opcode, and for no bytes at all. */
 static void opcode_quick_is_opcode_of(void **state)
 {
 	(void)state;
-	static const uint8_t after[] = {0x90, 0x66, 0x48, 0x0f, 0x05};
+	static const uint8_t after[] = {0x90, 0x66, 0x48, 0x0f, 0x05, 0xf3, 0x8e, 0xc4, 0x41};
 	for (unsigned first = 0; first < 256; first++)
 		for (size_t a = 0; a < sizeof(after); a++) {
 			uint8_t b[15] = {(uint8_t)first, after[a], 0x05, 0x90};

@@ -128,9 +128,11 @@ static bool same_bytes(const struct decoded *slot)
  * again if they changed; otherwise (ip has just retired) the entry is taken as it is: it was
  * made before ip ran (a previous call with before_run), even if ip then rewrote itself. An
  * instruction the engine reports without having stood at it first (the second one under a
- * MOV SS, a resume address) is decoded now.
+ * MOV SS, a resume address) is decoded now. Inline: twice a step, and under QEMU's TCG each call
+ * and return ends a translation block.
  */
-static const struct decoded *decode_cached(struct cpu_session *cs, uint64_t ip, bool before_run)
+static inline __attribute__((always_inline)) const struct decoded *
+decode_cached(struct cpu_session *cs, uint64_t ip, bool before_run)
 {
 	struct decoded *slot = &cs->cache[ip % DECODE_CACHE_SIZE];
 	if (slot->ip != ip || slot->insn.length == 0 || (before_run && !same_bytes(slot))) {
@@ -258,7 +260,6 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	    .next = next,
 	    .insn = x86_step_insn_of(&in->insn),
 	    .frame = ss_step_frame(),
-	    .tsc = spmu_samples_state(m) ? rdtsc() : 0, /* PEBS records only */
 	    .btf_hook = cs->extra_step != NULL,
 	};
 	if (cs->mem.ip == retired) {
@@ -270,7 +271,7 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	ss_step_cpls(&st.cpl_from, &st.cpl_to);
 	unsigned want = spmu_feed(m, &st);
 	const struct decoded *upcoming = decode_cached(cs, next, true); /* before it runs */
-	if (upcoming && spmu_counts_memory(m))
+	if (upcoming && (want & SPMU_FEED_MEMORY))
 		predict_memory(cs, upcoming, st.frame);
 	else
 		cs->mem.ip = 0;

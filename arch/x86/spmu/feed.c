@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* spmu_feed: one step of the single-step engine turned into the model's inputs. */
 #include "arch/x86/spmu/model.h"
+#include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/hw/cpu_regs.h"
 #include "arch/x86/spmu/spmu.h"
@@ -19,7 +20,9 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	const struct trap_frame *f = s->frame;
 	/* The registers go into PEBS records only: copied while PEBS is enabled. */
 	struct spmu_regs regs;
-	bool sampling = spmu_samples_state(m);
+	/* PEBS may write a record (IA32_PEBS_ENABLE has bits): only then does a step need its
+	 * time stamp and registers. */
+	bool sampling = m->ctr.pebs_enable != 0;
 	if (sampling)
 		regs = (struct spmu_regs){
 		    .rflags =
@@ -46,7 +49,7 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	    .next = s->next,
 	    .branch = s->insn.branch != X86_BR_NONE,
 	    .cpl = s->cpl_from,
-	    .tsc = s->tsc,
+	    .tsc = sampling ? rdtsc() : 0,
 	    .regs = sampling ? &regs : NULL,
 	    .load = s->load,
 	    .store = s->store,
@@ -69,17 +72,9 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	unsigned out = s->btf_hook && spmu_btf_trap(m) ? SPMU_FEED_BTF_TRAP : 0;
 	if (o == X86_STEP_REDIRECTED)
 		out |= SPMU_FEED_LOST;
+	if (m->ctr.counts_memory)
+		out |= SPMU_FEED_MEMORY;
 	return out | take_pmi(m);
-}
-
-bool spmu_samples_state(const struct spmu *m)
-{
-	return m->ctr.pebs_enable != 0;
-}
-
-bool spmu_counts_memory(const struct spmu *m)
-{
-	return m->ctr.counts_memory;
 }
 
 unsigned spmu_feed_transfer(struct spmu *m, const struct spmu_feed_transfer *t)

@@ -31,24 +31,20 @@ struct spmu_feed_step {
 	struct x86_step_insn insn; /* the retired instruction, decoded */
 	unsigned cpl_from, cpl_to;
 	const struct trap_frame *frame; /* the registers after it (the engine's #DB frame) */
-	uint64_t tsc;
 	bool btf_hook; /* the runner delivers BTF traps (else a pending one stays pending) */
 	/* Its data accesses, addresses from the registers before it (lib/x86_mem.h); asked
-	 * for only while spmu_counts_memory() says a counter needs them. */
+	 * for only while the previous step said SPMU_FEED_MEMORY. */
 	bool load, store;
 	uint64_t load_addr, store_addr;
 };
-
-/* Whether PEBS may write a record (IA32_PEBS_ENABLE has bits): only then does a step need its
- * time stamp and registers (spmu_feed_step.tsc and the frame's copy). */
-bool spmu_samples_state(const struct spmu *m);
-/* Whether an enabled counter counts loads or stores: the runner then reports accesses. */
-bool spmu_counts_memory(const struct spmu *m);
 
 /* What the step asks of the runner. */
 #define SPMU_FEED_BTF_TRAP 1u /* BTF: deliver the workload's single-step #DB */
 #define SPMU_FEED_PMI	   2u /* a PMI is pending: deliver it */
 #define SPMU_FEED_LOST	   4u /* execution went where the instruction cannot lead: not followed */
+#define SPMU_FEED_MEMORY                                                                           \
+	8u /* an enabled counter counts loads or stores: report the next                           \
+	    * step's accesses */
 
 unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s);
 

@@ -19,8 +19,8 @@ struct ss_state {
 	bool active;
 	bool in_trap;  /* the engine's own #DB handler runs (an NMI there is not the workload's) */
 	uint64_t prev; /* the instruction that will retire next */
-	unsigned prev_cpl, cpl_from, cpl_to;
-	const struct trap_frame *frame; /* during on_step: the state after the retired insn */
+	unsigned prev_cpl;
+	struct ss_step_view *view; /* this CPU's ss_step_views entry: frame and CPLs of a step */
 	uint64_t steps;
 	uint64_t rep_iterations; /* traps inside a REP string instruction (not steps) */
 	/* The frame of the workload's exception whose handler runs (unstepped), or NULL: until
@@ -37,6 +37,7 @@ struct ss_state {
 };
 
 static struct ss_state state[MAX_CPUS];
+struct ss_step_view ss_step_views[MAX_CPUS];
 
 /* This CPU's engine state, or NULL this early in boot (exception paths ask before per-CPU
  * areas exist). */
@@ -73,6 +74,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	    struct ss_result *r)
 {
 	struct ss_state *s = &state[this_cpu()->index];
+	s->view = &ss_step_views[this_cpu()->index];
 	s->steps = 0;
 	s->rep_iterations = 0;
 	s->exc_frame = NULL;
@@ -225,12 +227,12 @@ static uint64_t mov_ss_shadowed(unsigned opcode, uint64_t retired)
 static void report_step(struct ss_state *s, struct trap_frame *f, uint64_t retired, uint64_t next)
 {
 	s->steps++;
-	s->frame = f;
+	s->view->frame = f;
 	s->in_trap = true; /* a PMI sent as NMI from on_step arrives right here */
 	if (s->hooks.step)
 		s->hooks.step(s->hooks.ctx, retired, next);
 	s->in_trap = false;
-	s->frame = NULL;
+	s->view->frame = NULL;
 }
 
 bool ss_debug_trap(struct trap_frame *f)
@@ -255,23 +257,23 @@ bool ss_debug_trap(struct trap_frame *f)
 		s->rep_iterations++;
 		return true;
 	}
-	s->cpl_from = s->prev_cpl;
-	s->cpl_to = f->cs & 3; /* the privilege level execution continues at */
-	bool own = s->vtf;     /* the workload's TF was set: this trap is its own too */
+	s->view->cpl_from = s->prev_cpl;
+	s->view->cpl_to = f->cs & 3; /* the privilege level execution continues at */
+	bool own = s->vtf;	     /* the workload's TF was set: this trap is its own too */
 	hide_tf(s, opcode, s->prev, f);
 	uint64_t second = mov_ss_shadowed(opcode, s->prev);
 	if (second && second != f->rip) {
 		/* The MOV SS and the instruction after it: report both, the second with the
 		 * trap's own frame (the first one's registers are not visible any more). */
 		report_step(s, f, s->prev, second);
-		s->cpl_from = s->cpl_to;
+		s->view->cpl_from = s->view->cpl_to;
 		hide_tf(s, opcode_at(second), second, f);
 		report_step(s, f, second, f->rip);
 	} else {
 		report_step(s, f, s->prev, f->rip);
 	}
 	s->prev = f->rip;
-	s->prev_cpl = s->cpl_to;
+	s->prev_cpl = s->view->cpl_to;
 	this_cpu()->user_access_in_traps = s->prev_cpl == 3;
 	keep_tf_for_sysret(s, f);
 	if (dr6_matters(s->next_opcode))
@@ -306,27 +308,15 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 
 void arch_step_regs(uint64_t *rflags, uint64_t *rcx)
 {
-	const struct trap_frame *f = state[this_cpu()->index].frame;
+	const struct trap_frame *f = ss_step_frame();
 	*rflags = f ? f->rflags & ~RFLAGS_TF : 0; /* the engine's TF is not the workload's */
 	*rcx = f ? f->rcx : 0;
-}
-
-void ss_step_cpls(unsigned *from, unsigned *to)
-{
-	const struct ss_state *s = &state[this_cpu()->index];
-	*from = s->cpl_from;
-	*to = s->cpl_to;
-}
-
-const struct trap_frame *ss_step_frame(void)
-{
-	return state[this_cpu()->index].frame;
 }
 
 uint64_t ss_workload_ip(const struct trap_frame *f)
 {
 	const struct ss_state *s = state_here();
-	return s && s->active && s->in_trap && s->frame ? s->frame->rip : f->rip;
+	return s && s->active && s->in_trap && s->view->frame ? s->view->frame->rip : f->rip;
 }
 
 bool ss_active_here(void)
@@ -355,25 +345,26 @@ void ss_note_exception(struct trap_frame *f)
 	if (f->rip == s->prev)
 		return;
 	s->steps++;
-	s->cpl_from = s->prev_cpl;
-	s->cpl_to = f->cs & 3;
-	s->frame = f;
+	s->view->cpl_from = s->prev_cpl;
+	s->view->cpl_to = f->cs & 3;
+	s->view->frame = f;
 	if (s->hooks.step)
 		s->hooks.step(s->hooks.ctx, s->prev, f->rip);
-	s->frame = NULL;
-	set_prev(s, f->rip, s->cpl_to);
+	s->view->frame = NULL;
+	set_prev(s, f->rip, s->view->cpl_to);
 }
 
 static void report_transfer(struct ss_state *s, struct trap_frame *f, uint64_t from, uint64_t to,
 			    unsigned cpl_from, unsigned cpl_to, bool delivery)
 {
-	const struct trap_frame *outer = s->frame; /* an NMI inside a step: the step's own frame */
-	s->cpl_from = cpl_from;
-	s->cpl_to = cpl_to;
-	s->frame = f;
+	const struct trap_frame *outer =
+	    s->view->frame; /* an NMI inside a step: the step's own frame */
+	s->view->cpl_from = cpl_from;
+	s->view->cpl_to = cpl_to;
+	s->view->frame = f;
 	if (s->hooks.transfer)
 		s->hooks.transfer(s->hooks.ctx, from, to, delivery);
-	s->frame = outer;
+	s->view->frame = outer;
 }
 
 /*
@@ -408,10 +399,11 @@ void ss_note_delivery(struct trap_frame *f)
 bool ss_note_step_nmi(struct trap_frame *f)
 {
 	struct ss_state *s = state_here();
-	if (!s || !s->active || !s->in_trap || !s->frame || f->vector != VEC_NMI || s->nmi_frame)
+	if (!s || !s->active || !s->in_trap || !s->view->frame || f->vector != VEC_NMI ||
+	    s->nmi_frame)
 		return false;
 	s->nmi_frame = f;
-	report_transfer(s, f, s->frame->rip, idt_gate_target(VEC_NMI), s->frame->cs & 3,
+	report_transfer(s, f, s->view->frame->rip, idt_gate_target(VEC_NMI), s->view->frame->cs & 3,
 			HANDLER_CPL, true);
 	return true;
 }
@@ -423,8 +415,8 @@ void ss_note_resume(struct trap_frame *f)
 		return;
 	if (s->active && s->in_trap && s->nmi_frame == f) {
 		s->nmi_frame = NULL; /* the NMI's return: back to the workload, on silicon */
-		report_transfer(s, f, (uint64_t)trap_iret, s->frame->rip, HANDLER_CPL,
-				s->frame->cs & 3, false);
+		report_transfer(s, f, (uint64_t)trap_iret, s->view->frame->rip, HANDLER_CPL,
+				s->view->frame->cs & 3, false);
 		return;
 	}
 	if (!s->active || s->in_trap)

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch/x86/cpu/percpu.h"
 
 struct trap_frame;
 
@@ -45,11 +46,26 @@ struct ss_result {
  * delivery clears TF, IRET restores it). */
 void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bool interrupts,
 	    struct ss_result *r);
+/* What a hook may read of the step or transfer it is called for, per CPU (inline below: the
+ * software PMU asks on every step). */
+struct ss_step_view {
+	const struct trap_frame *frame; /* NULL outside a hook */
+	unsigned cpl_from, cpl_to;
+};
+extern struct ss_step_view ss_step_views[MAX_CPUS];
 /* Inside a hook: the CPL the step or transfer starts at and the one execution continues at. */
-void ss_step_cpls(unsigned *from, unsigned *to);
+static inline void ss_step_cpls(unsigned *from, unsigned *to)
+{
+	const struct ss_step_view *v = &ss_step_views[this_cpu()->index];
+	*from = v->cpl_from;
+	*to = v->cpl_to;
+}
 /* Inside a hook: the registers after the retired instruction (the #DB trap frame), or at the
  * exception or its return (the exception's frame). */
-const struct trap_frame *ss_step_frame(void);
+static inline const struct trap_frame *ss_step_frame(void)
+{
+	return ss_step_views[this_cpu()->index].frame;
+}
 /* An exception or interrupt the stepped workload takes, before its handler runs: account a
  * trap-class instruction that retired without its own single-step trap (see singlestep.c). */
 void ss_note_exception(struct trap_frame *f);
