@@ -243,8 +243,8 @@ bool ss_debug_trap(struct trap_frame *f)
 	unsigned opcode = s->next_opcode_ip == s->prev ? s->next_opcode : opcode_at(s->prev);
 	/* With DR7 clear (no breakpoints), the one #DB a stepped instruction can raise besides the
 	 * single-step trap is INT1's or INT 1's: DR6.BS tells them apart, cleared before such an
-	 * instruction ran (set_prev, clear_dr6_before). Elsewhere DR6 is left alone: reading and
-	 * writing it on every trap costs QEMU's TCG a helper and a block end. */
+	 * instruction ran (at the trap before it, or set_prev). Elsewhere DR6 is left alone:
+	 * reading and writing it on every trap costs QEMU's TCG a helper and a block end. */
 	if (dr6_matters(opcode)) {
 		if (!(read_dr6() & DR6_BS))
 			return false;
