@@ -72,6 +72,11 @@ static void take(void *ctx, const struct bt_bts *r)
 	g->r[g->n++] = *r;
 }
 
+static long read_bts(const struct bt_frame *f, uint32_t *session, void *ctx)
+{
+	return bt_read_bts(f, session, take, ctx);
+}
+
 static struct bt_frame parse_line(unsigned i, uint8_t *buf)
 {
 	const char *b64 = lines[i] + BT_TEXT_PREFIX_LEN;
@@ -95,6 +100,24 @@ static void end_says(uint64_t want_records, uint32_t want_digest)
 	assert_int_equal(bt_read_end(&f, &session, &records, &lost, &digest, why, sizeof(why)), 0);
 	assert_int_equal(records, want_records);
 	assert_int_equal(digest, want_digest);
+}
+
+/* A frame reader of lib/stream.h (bt_read_bts, bt_read_lbr, ...) with its record sink bound. */
+typedef long (*frame_reader)(const struct bt_frame *f, uint32_t *session, void *ctx);
+
+/* Every line between the session's BEGIN (line 0) and END (the last) is a frame of `type`,
+ * numbered on from BEGIN's, of the session that BEGIN numbers `session`, with records. */
+static void read_records(uint8_t type, uint32_t session, frame_reader read, void *ctx)
+{
+	uint8_t buf[BT_FRAME_MAX];
+	for (unsigned i = 1; i + 1 < nlines; i++) {
+		struct bt_frame f = parse_line(i, buf);
+		uint32_t of;
+		assert_int_equal(f.type, type);
+		assert_int_equal(f.seq, session + i);
+		assert_true(read(&f, &of, ctx) > 0);
+		assert_int_equal(of, session); /* its BEGIN's frame number */
+	}
 }
 
 /* v as `bytes` little-endian bytes, as the digests pack their fields. */
@@ -158,25 +181,16 @@ static void records_come_back_bit_for_bit(void **state)
 	assert_string_equal(fac, "bts");
 	assert_string_equal(ses, "loop@skylake cpu=3");
 	got.n = 0;
-	for (unsigned i = 1; i + 1 < nlines; i++) {
-		f = parse_line(i, buf);
-		assert_int_equal(f.type, BT_F_BTS);
-		assert_int_equal(f.seq, 77 + i);
-		uint32_t session;
-		assert_true(bt_read_bts(&f, &session, take, &got) > 0);
-		assert_int_equal(session, 77); /* its BEGIN's frame number */
-	}
+	read_records(BT_F_BTS, 77, read_bts, &got);
 	assert_int_equal(got.n, n);
 	uint32_t z = 0;
 	for (unsigned i = 0; i < n; i++) {
 		assert_true(got.r[i].from == sent[i].from && got.r[i].to == sent[i].to &&
 			    got.r[i].flags == sent[i].flags && got.r[i].leak == sent[i].leak);
 		uint8_t raw[24];
-		for (unsigned b = 0; b < 8; b++) {
-			raw[b] = (uint8_t)(sent[i].from >> (8 * b));
-			raw[8 + b] = (uint8_t)(sent[i].to >> (8 * b));
-			raw[16 + b] = (uint8_t)(sent[i].flags >> (8 * b));
-		}
+		put_le(raw, sent[i].from, 8);
+		put_le(raw + 8, sent[i].to, 8);
+		put_le(raw + 16, sent[i].flags, 8);
 		z = crc32_update(z, raw, sizeof(raw)); /* lib/crc32.c: zlib's, test_crc32 */
 	}
 	f = parse_line(nlines - 1, buf);
@@ -203,6 +217,11 @@ static void take_lbr(void *ctx, const struct bt_lbr *e)
 	struct got_lbr *g = ctx;
 	assert_true(g->n < 4096);
 	g->e[g->n++] = *e;
+}
+
+static long read_lbr(const struct bt_frame *f, uint32_t *session, void *ctx)
+{
+	return bt_read_lbr(f, session, take_lbr, ctx);
 }
 
 /* LBR entries of every shape (indexes with gaps, cycles valid or not and 0, mispredict valid
@@ -236,15 +255,8 @@ static void lbr_entries_come_back(void **state)
 	for (unsigned i = 0; i < 3000; i++)
 		bt_write_lbr(&w, &sent[i]);
 	bt_write_end(&w, 0, "");
-	uint8_t buf[BT_FRAME_MAX];
 	got.n = 0;
-	for (unsigned i = 1; i + 1 < nlines; i++) {
-		struct bt_frame f = parse_line(i, buf);
-		uint32_t session;
-		assert_int_equal(f.type, BT_F_LBR);
-		assert_true(bt_read_lbr(&f, &session, take_lbr, &got) > 0);
-		assert_int_equal(session, 5);
-	}
+	read_records(BT_F_LBR, 5, read_lbr, &got);
 	assert_int_equal(got.n, 3000);
 	uint32_t z = 0;
 	for (unsigned i = 0; i < 3000; i++) {
@@ -279,6 +291,11 @@ static void take_pebs(void *ctx, const struct bt_pebs *p)
 	struct got_pebs *g = ctx;
 	assert_true(g->n < 2048);
 	g->p[g->n++] = *p;
+}
+
+static long read_pebs(const struct bt_frame *f, uint32_t *session, void *ctx)
+{
+	return bt_read_pebs(f, session, take_pebs, ctx);
 }
 
 /* PEBS samples of every shape (IPs both ways and at the 64-bit extremes, applicable counters
@@ -320,15 +337,8 @@ static void pebs_samples_come_back(void **state)
 	for (unsigned i = 0; i < 2000; i++)
 		bt_write_pebs(&w, &sent[i]);
 	bt_write_end(&w, 0, "");
-	uint8_t buf[BT_FRAME_MAX];
 	got.n = 0;
-	for (unsigned i = 1; i + 1 < nlines; i++) {
-		struct bt_frame f = parse_line(i, buf);
-		uint32_t session;
-		assert_int_equal(f.type, BT_F_PEBS);
-		assert_true(bt_read_pebs(&f, &session, take_pebs, &got) > 0);
-		assert_int_equal(session, 9);
-	}
+	read_records(BT_F_PEBS, 9, read_pebs, &got);
 	assert_int_equal(got.n, 2000);
 	uint32_t z = 0;
 	for (unsigned i = 0; i < 2000; i++) {
@@ -367,6 +377,11 @@ static void take_sample(void *ctx, const struct bt_sample *x)
 	g->x[g->n++] = *x;
 }
 
+static long read_sample(const struct bt_frame *f, uint32_t *session, void *ctx)
+{
+	return bt_read_sample(f, session, take_sample, ctx);
+}
+
 /* IP samples (counter samples with or without their LBR entry, BTF trap targets) at the
  * 64-bit extremes come back field for field, END's digest packed here. */
 static void ip_samples_come_back(void **state)
@@ -393,15 +408,8 @@ static void ip_samples_come_back(void **state)
 	for (unsigned i = 0; i < 1500; i++)
 		bt_write_sample(&w, &sent[i]);
 	bt_write_end(&w, 0, "");
-	uint8_t buf[BT_FRAME_MAX];
 	got.n = 0;
-	for (unsigned i = 1; i + 1 < nlines; i++) {
-		struct bt_frame f = parse_line(i, buf);
-		uint32_t session;
-		assert_int_equal(f.type, BT_F_SAMPLE);
-		assert_true(bt_read_sample(&f, &session, take_sample, &got) > 0);
-		assert_int_equal(session, 2);
-	}
+	read_records(BT_F_SAMPLE, 2, read_sample, &got);
 	assert_int_equal(got.n, 1500);
 	uint32_t z = 0;
 	for (unsigned i = 0; i < 1500; i++) {
