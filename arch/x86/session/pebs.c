@@ -75,18 +75,17 @@ static void count_bad(struct pebs_store *s, int err)
 		s->first_error = (uint64_t)-err;
 }
 
-bool pebs_store_take(struct pebs_store *s, struct pebs_sample *out, bool *any)
+int pebs_store_take(struct pebs_store *s, struct pebs_sample *out)
 {
 	uint64_t i = s->taken;
-	*any = i != __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
-	if (!*any)
-		return false;
+	if (i == __atomic_load_n(&s->n, __ATOMIC_ACQUIRE))
+		return 0;
 	struct pebs_decoded d;
 	int err = decode_kept(s, i, &d);
 	s->taken = i + 1;
 	__atomic_store_n(&s->limit, i + 1 + s->cap, __ATOMIC_RELEASE);
 	if (err != PEBS_OK)
-		return false; /* counted by pebs_store_check, or by the live pump */
+		return err; /* counted by pebs_store_check, or by the live pump */
 	struct pebs_lbr_entry e = {0};
 	pebs_lbr_get(&d, 0, &e); /* entry 0: the newest branch, if the record has the group */
 	*out = (struct pebs_sample){
@@ -100,7 +99,7 @@ bool pebs_store_take(struct pebs_store *s, struct pebs_sample *out, bool *any)
 	    .dse = d.has_meminfo ? d.data_src : 0,
 	    .lat = d.has_meminfo ? d.latency : 0,
 	};
-	return true;
+	return 1;
 }
 
 uint64_t pebs_store_check(struct pebs_store *s)
@@ -157,15 +156,14 @@ static void live_pump(void *ctx)
 {
 	struct pebs_delivery *d = ctx;
 	struct pebs_sample p;
-	bool any = true;
-	for (unsigned i = 0; i < LIVE_BATCH && any; i++) {
-		uint64_t at = d->s->taken;
-		if (pebs_store_take(d->s, &p, &any)) {
+	int got = 1;
+	for (unsigned i = 0; i < LIVE_BATCH && got; i++) {
+		got = pebs_store_take(d->s, &p);
+		if (got > 0) {
 			deliver(d, &p);
 			d->live++;
-		} else if (any) {
-			struct pebs_decoded dec;
-			count_bad(d->s, decode_kept(d->s, at, &dec));
+		} else if (got < 0) {
+			count_bad(d->s, got);
 		}
 	}
 }
@@ -358,9 +356,8 @@ static bool session_pebs(struct trace_ctx *t)
 		dl.stream = trace_stream_begin("pebs", t->label);
 	struct bt_writer *stream = dl.stream;
 	struct pebs_sample p;
-	bool any = true;
-	while (any)
-		if (pebs_store_take(&s, &p, &any))
+	for (int got; (got = pebs_store_take(&s, &p)) != 0;)
+		if (got > 0)
 			deliver(&dl, &p); /* the undecodable: counted in bad above */
 	selfcheck_samples(t, &sc, "pebs", o->pebs_period + 1,
 			  o->pebs_event != TRACE_PEBS_INSTRUCTIONS

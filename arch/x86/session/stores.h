@@ -57,9 +57,9 @@ struct pebs_sample {
 	uint64_t dla, dse, lat;	   /* data address, source, latency, or 0 */
 	uint8_t kind;		   /* enum pebs_ip_kind */
 };
-/* The oldest record not yet taken, decoded into *out (true), or counted in bad (false); *any
- * says whether there was one. */
-bool pebs_store_take(struct pebs_store *s, struct pebs_sample *out, bool *any);
+/* Takes the oldest record not yet taken: 1 decoded into *out, the decoder's negative error
+ * (enum pebs_err) when it does not decode, 0 when there is none. */
+int pebs_store_take(struct pebs_store *s, struct pebs_sample *out);
 /* Decodes every record not yet taken once, counting the undecodable in bad; returns the good
  * ones among all kept. */
 uint64_t pebs_store_check(struct pebs_store *s);
