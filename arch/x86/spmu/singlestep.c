@@ -123,14 +123,21 @@ static bool dr6_matters(unsigned opcode)
 	return opcode == OPC_INT1 || opcode == OPC_INTN || opcode == OPC_MOV_SR;
 }
 
-/* Where the engine goes on when something other than a step moved it (a handler's resume, an
- * exception's return address): DR6 cleared, as the instruction there may be one dr6_matters
- * names, and user access in traps while it is ring 3's. */
-static void set_prev(struct ss_state *s, uint64_t ip, unsigned cpl)
+/* The instruction that will retire next, at `cpl`: traps open user access while it is ring
+ * 3's. */
+static inline void move_prev(struct ss_state *s, uint64_t ip, unsigned cpl)
 {
 	s->prev = ip;
 	s->prev_cpl = cpl;
 	this_cpu()->user_access_in_traps = cpl == 3;
+}
+
+/* Where the engine goes on when something other than a step moved it (a handler's resume, an
+ * exception's return address): also DR6 cleared, as the instruction there may be one
+ * dr6_matters names (a step clears it when it sees one coming, ss_debug_trap). */
+static void set_prev(struct ss_state *s, uint64_t ip, unsigned cpl)
+{
+	move_prev(s, ip, cpl);
 	write_dr6(DR6_INIT_VALUE);
 }
 
@@ -272,9 +279,7 @@ bool ss_debug_trap(struct trap_frame *f)
 	} else {
 		report_step(s, f, s->prev, f->rip);
 	}
-	s->prev = f->rip;
-	s->prev_cpl = s->view->cpl_to;
-	this_cpu()->user_access_in_traps = s->prev_cpl == 3;
+	move_prev(s, f->rip, s->view->cpl_to);
 	keep_tf_for_sysret(s, f);
 	if (dr6_matters(s->next_opcode))
 		write_dr6(DR6_INIT_VALUE);
