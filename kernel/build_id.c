@@ -37,6 +37,15 @@ size_t build_id_parse_note(const void *note, size_t len, uint8_t *out, size_t ma
 	return 0;
 }
 
+void build_id_to_hex(const uint8_t *id, size_t n, char *out, size_t size)
+{
+	size_t pos = 0;
+	if (size)
+		out[0] = 0;
+	for (size_t i = 0; i < n && pos + 3 <= size; i++)
+		pos += (size_t)fmt_snprintf(out + pos, size - pos, "%02x", id[i]);
+}
+
 #ifndef BT_HOST
 extern const uint8_t __build_id_note[];
 extern const uint8_t __rodata_end[];
@@ -50,8 +59,6 @@ void build_id_hex(char *out, size_t size)
 		fmt_snprintf(out, size, "unknown");
 		return;
 	}
-	size_t pos = 0;
-	for (size_t i = 0; i < n && pos + 3 <= size; i++)
-		pos += (size_t)fmt_snprintf(out + pos, size - pos, "%02x", id[i]);
+	build_id_to_hex(id, n, out, size);
 }
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/program.h"
+#include "kernel/build_id.h"
 #include "kernel/console.h"
 #include "kernel/workloads.h"
 #include "kernel/options.h"
@@ -180,9 +181,7 @@ unsigned program_stream_pairs(char (*pair)[PROGRAM_PAIR_MAX])
 	uint32_t len;
 	if (elf_find_build_id(&loaded.elf, 64, &id, &len) == ELF_OK) {
 		size_t pos = (size_t)fmt_snprintf(pair[n], PROGRAM_PAIR_MAX, "program-build-id=");
-		for (uint32_t i = 0; i < len && pos + 3 <= PROGRAM_PAIR_MAX; i++)
-			pos += (size_t)fmt_snprintf(pair[n] + pos, PROGRAM_PAIR_MAX - pos, "%02x",
-						    id[i]);
+		build_id_to_hex(id, len, pair[n] + pos, PROGRAM_PAIR_MAX - pos);
 		n++;
 	}
 	fmt_snprintf(pair[n++], PROGRAM_PAIR_MAX, "program-bias=%#lx", (unsigned long)loaded.bias);
