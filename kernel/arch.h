@@ -7,6 +7,7 @@
 #define KERNEL_ARCH_H
 
 #include "lib/elf_user.h"
+#include "lib/x86_step.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -91,17 +92,32 @@ unsigned arch_run_on_all(void (*fn)(void *), void *arg);
 /* The same on every CPU but this one. */
 unsigned arch_run_on_aps(void (*fn)(void *), void *arg);
 
+/* Test only (option ss.skip): the single-step engine leaves out every Nth trap whose path the
+ * code decides, as a platform that skips single-step traps would, so that the step hooks must
+ * rebuild the path (arch_step_rebuild); 0 = none. */
+void arch_set_step_skip(unsigned every);
+/* What a single-stepped run counted (arch_single_step). */
+struct arch_step_counts {
+	uint64_t steps;		 /* instructions retired under the trap flag */
+	uint64_t rep_iterations; /* REP string iterations trapped (not steps, not branches) */
+	uint64_t rebuilt;	 /* traps that stood for more than one instruction (their path
+				  * rebuilt from the code, arch_step_rebuild) */
+	uint64_t escaped_at;	 /* 0, or the instruction after which no trap came any more */
+};
 /* Run fn(arg) single-stepped on this CPU: on_step(ctx, retired, next) for every retired
  * instruction, on_transfer(ctx, from, to, delivery) (if not NULL) for every transfer that is
  * no instruction's branch but is recorded as one (an exception's or interrupt's delivery to its
- * handler, and the handler's return). Returns fn's result; *steps = instructions retired under the
- * trap flag, *rep_iterations = the traps inside REP string instructions (neither steps nor
- * branches), *escaped_at = 0, or the instruction after which the workload ran on without traps. */
+ * handler, and the handler's return). Returns fn's result. */
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next),
 			  void (*on_transfer)(void *ctx, uint64_t from, uint64_t to, bool delivery),
-			  void *ctx, uint64_t *steps, uint64_t *rep_iterations,
-			  uint64_t *escaped_at);
+			  void *ctx, struct arch_step_counts *counts);
+/* Inside on_step, when `next` is not where the retired instruction leads (x86_step_classify
+ * said X86_STEP_REDIRECTED): the path one trap stood for, rebuilt from the code
+ * (lib/x86_step.h x86_path_rebuild, reading only mapped code); the run's step count grows by
+ * the instructions found. Returns their number, 0 or -1 as x86_path_rebuild. */
+int arch_step_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t next,
+		      const struct x86_step_regs *after, struct x86_path_step path[X86_PATH_MAX]);
 /* Inside on_step: RFLAGS (the engine's TF hidden) and RCX after the retired instruction, what
  * lib/x86_step.h needs to tell a taken conditional branch. */
 void arch_step_regs(uint64_t *rflags, uint64_t *rcx);

@@ -224,6 +224,7 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 		fail_config(bi, err);
 	arch_set_exit_mode((enum exit_mode)opts.exit_mode);
 	arch_set_exit_hold((unsigned)opts.screen_hold_s);
+	arch_set_step_skip((unsigned)opts.ss_skip);
 	print_banner(bi);
 	consoles_up(bi, &opts);
 	struct memmap mm = {(const struct boot_mem_range *)bi->mmap, bi->mmap_count};

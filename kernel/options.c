@@ -182,6 +182,7 @@ static const struct cfg_enum_value pebs_group_values[] = {
 #define PEBS_COUNTER_MAX	7	/* IA32_PEBS_ENABLE bits 7:0 at most before extended PEBS */
 #define PROGRAM_WATCHDOG_MAX_MS 3600000 /* an hour */
 #define SPMU_DROP_MAX		1000000
+#define SS_SKIP_MAX		1000000
 #define WL_ITERATIONS_MAX	1000000 /* a library workload's loop: about a second stepped */
 #define WL_RECURSION_MAX	256	/* 16 bytes of stack a level, in the kernel's stack */
 
@@ -257,6 +258,11 @@ static const struct cfg_option option_table[] = {
     {"chase.nodes", CFG_UINT,
      "workload chase: its working set in 64-byte nodes, a power of two; 0 = 256",
      OPT(wl_chase_nodes), 2, WL_CHASE_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
+    {"ss.skip", CFG_UINT,
+     "test only: the single-step engine leaves out every Nth trap whose path the code decides "
+     "(after a non-branch or a direct JMP or CALL), as a platform that skips traps would, so "
+     "that rebuilding the path between two traps is exercised; 0 = off",
+     OPT(ss_skip), 0, SS_SKIP_MAX, NULL, PLAIN},
     {"spmu.drop", CFG_UINT,
      "test only: the software PMU misses the Nth taken branch of every run, so that the "
      "self-checks are seen to fail; 0 = off",

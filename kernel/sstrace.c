@@ -19,18 +19,51 @@ struct sstrace {
 	unsigned count;
 	uint64_t dropped;	   /* branches beyond the buffer: counted, never silently lost */
 	uint64_t undecodable;	   /* retired instructions the decoder refused */
-	uint64_t redirected;	   /* went somewhere its instruction cannot lead: not followed */
+	uint64_t redirected;	   /* went somewhere its instruction cannot lead, and the path
+				    * there could not be rebuilt: not followed */
 	uint64_t first_redirected; /* the first such instruction's address */
+	bool count_only;	   /* bench: branches counted, not kept */
 	uint64_t pre_ip;	   /* the instruction about to run, decoded before it ran */
 	bool pre_ok;
 	struct x86_step_insn pre;
 };
 
+static struct sstrace trace;
+
+static void record(struct sstrace *t, uint64_t from, uint64_t to)
+{
+	if (t->count == SSTRACE_MAX_BRANCHES || t->count_only) {
+		t->dropped++; /* bench runs count the branches they see, and keep none */
+		return;
+	}
+	t->recs[t->count].from = from;
+	t->recs[t->count].to = to;
+	t->count++;
+}
+
+/* A trap that stood for more than one instruction: the branches on the path it covered,
+ * rebuilt from the code; a path that cannot be rebuilt is said (trace_one). */
+static void rebuilt(struct sstrace *t, uint64_t retired, const struct x86_step_insn *si,
+		    uint64_t next, const struct x86_step_regs *r)
+{
+	struct x86_path_step path[X86_PATH_MAX];
+	int n = arch_step_rebuild(retired, si, next, r, path);
+	if (n <= 0) {
+		if (t->redirected++ == 0)
+			t->first_redirected = retired;
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		if (path[i].outcome == X86_STEP_TAKEN)
+			record(t, path[i].ip, path[i].next);
+}
+
 /* What the trap after `retired` says, from the instruction's semantics (lib/x86_step.h), as
  * it was decoded before it ran (code may rewrite itself); then `next`, about to run, is
  * decoded for the following step. */
-static enum x86_step_outcome classify(struct sstrace *t, uint64_t retired, uint64_t next)
+static void on_step(void *ctx, uint64_t retired, uint64_t next)
 {
+	struct sstrace *t = ctx;
 	struct x86_insn in;
 	bool ok = t->pre_ip == retired && t->pre_ok;
 	struct x86_step_insn si = t->pre;
@@ -44,34 +77,15 @@ static enum x86_step_outcome classify(struct sstrace *t, uint64_t retired, uint6
 		t->pre = x86_step_insn_of(&in);
 	if (!ok) {
 		t->undecodable++;
-		return X86_STEP_SEQUENTIAL;
+		return;
 	}
 	struct x86_step_regs r;
 	arch_step_regs(&r.rflags, &r.rcx);
 	enum x86_step_outcome o = x86_step_classify(&si, retired, next, &r);
-	if (o == X86_STEP_REDIRECTED && t->redirected++ == 0)
-		t->first_redirected = retired;
-	return o;
-}
-
-static struct sstrace trace;
-
-static void record(struct sstrace *t, uint64_t from, uint64_t to)
-{
-	if (t->count == SSTRACE_MAX_BRANCHES) {
-		t->dropped++;
-		return;
-	}
-	t->recs[t->count].from = from;
-	t->recs[t->count].to = to;
-	t->count++;
-}
-
-static void on_step(void *ctx, uint64_t retired, uint64_t next)
-{
-	struct sstrace *t = ctx;
-	if (classify(t, retired, next) == X86_STEP_TAKEN)
+	if (o == X86_STEP_TAKEN)
 		record(t, retired, next);
+	else if (o == X86_STEP_REDIRECTED)
+		rebuilt(t, retired, &si, next, &r);
 }
 
 /* An exception's delivery or its handler's return: recorded as BTS would. */
@@ -79,14 +93,6 @@ static void on_transfer(void *ctx, uint64_t from, uint64_t to, bool delivery)
 {
 	(void)delivery; /* both are records alike */
 	record(ctx, from, to);
-}
-
-/* Decode and count only: what a step costs with the decoder but no record keeping. */
-static void on_step_count(void *ctx, uint64_t retired, uint64_t next)
-{
-	struct sstrace *t = ctx;
-	if (classify(t, retired, next) == X86_STEP_TAKEN)
-		t->dropped++; /* counted as branches seen; bench runs keep no records */
 }
 
 static bool trace_one(const struct workload *w, void *ctx)
@@ -100,20 +106,22 @@ static bool trace_one(const struct workload *w, void *ctx)
 	if (w->reset)
 		w->reset();
 	memset(&trace, 0, sizeof(trace));
-	uint64_t steps = 0, reps = 0, escaped = 0, t0 = arch_timestamp();
+	trace.count_only = w->bench;
+	struct arch_step_counts n;
+	uint64_t t0 = arch_timestamp();
 	uint64_t stepped =
-	    arch_single_step(w->fn, arg, w->bench ? on_step_count : on_step,
-			     w->bench ? NULL : on_transfer, &trace, &steps, &reps, &escaped);
+	    arch_single_step(w->fn, arg, on_step, w->bench ? NULL : on_transfer, &trace, &n);
 	uint64_t cycles = arch_timestamp() - t0;
+	uint64_t escaped = n.escaped_at;
 	if (w->done)
 		w->done(kprintf);
 	uint64_t expect = w->expect_native ? plain : workload_expect(w, arg);
 	bool ok = plain == expect && stepped == expect && trace.undecodable == 0 &&
 		  trace.redirected == 0 && escaped == 0;
 	kprintf("ss-begin %s steps=%lu branches=%u dropped=%lu undecodable=%lu result=%lu "
-		"expected=%lu rep-iterations=%lu redirected=%lu tsc-cycles=%lu\n",
-		w->name, steps, trace.count, trace.dropped, trace.undecodable, stepped, expect,
-		reps, trace.redirected, cycles);
+		"expected=%lu rep-iterations=%lu redirected=%lu rebuilt=%lu tsc-cycles=%lu\n",
+		w->name, n.steps, trace.count, trace.dropped, trace.undecodable, stepped, expect,
+		n.rep_iterations, trace.redirected, n.rebuilt, cycles);
 	if (trace.redirected)
 		kprintf("error: ss: %s: the path between two traps could not be followed %lu "
 			"time(s), first after the instruction at %#lx: branches may be missing\n",

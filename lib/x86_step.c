@@ -93,8 +93,12 @@ enum x86_step_outcome x86_step_classify(const struct x86_step_insn *in, uint64_t
 	case X86_BR_JCC:
 	case X86_BR_JCXZ_LOOP:
 		if (conditional_taken(in, after))
-			return X86_STEP_TAKEN;
+			return next == x86_step_target(in, retired) ? X86_STEP_TAKEN
+								    : X86_STEP_REDIRECTED;
 		return next == sequential ? X86_STEP_NOT_TAKEN : X86_STEP_REDIRECTED;
+	case X86_BR_JMP_REL:
+	case X86_BR_CALL_REL:
+		return next == x86_step_target(in, retired) ? X86_STEP_TAKEN : X86_STEP_REDIRECTED;
 	case X86_BR_INT:
 	case X86_BR_SYSCALL:
 	case X86_BR_SYSENTER:
@@ -104,6 +108,88 @@ enum x86_step_outcome x86_step_classify(const struct x86_step_insn *in, uint64_t
 		 * branch of the workload's to report (delivery is not modelled yet). */
 		return next == sequential ? X86_STEP_SEQUENTIAL : X86_STEP_TAKEN;
 	default:
-		return X86_STEP_TAKEN; /* JMP, CALL, RET, far transfers, IRET, SYSRET, SYSEXIT */
+		return X86_STEP_TAKEN; /* indirect JMP and CALL, RET, far transfers, IRET, SYSRET,
+					* SYSEXIT: their target is data */
 	}
+}
+
+struct path_search {
+	x86_path_decode_fn decode;
+	void *ctx;
+	uint64_t to;
+	const struct x86_step_regs *after;
+	unsigned length; /* of the paths sought */
+	unsigned found;	 /* paths of that length that reach `to` */
+	struct x86_path_step cur[X86_PATH_MAX], first_found[X86_PATH_MAX];
+};
+
+static void extend(struct path_search *s, unsigned depth, uint64_t ip,
+		   const struct x86_step_insn *in);
+
+/* Instruction `depth` of the path goes on at `next` (outcome o): the rest from there. */
+static void go_on(struct path_search *s, unsigned depth, uint64_t next, enum x86_step_outcome o)
+{
+	struct x86_step_insn in;
+	s->cur[depth].next = next;
+	s->cur[depth].outcome = (uint8_t)o;
+	if (s->decode(s->ctx, next, &in) == 0)
+		extend(s, depth + 1, next, &in);
+}
+
+static void extend(struct path_search *s, unsigned depth, uint64_t ip,
+		   const struct x86_step_insn *in)
+{
+	struct x86_path_step *p = &s->cur[depth];
+	p->ip = ip;
+	p->insn = *in;
+	if (depth + 1 == s->length) {
+		/* The last instruction: the trap after it is the one that came, its registers
+		 * are the trap's. */
+		enum x86_step_outcome o = x86_step_classify(in, ip, s->to, s->after);
+		if (o != X86_STEP_SEQUENTIAL && o != X86_STEP_TAKEN && o != X86_STEP_NOT_TAKEN)
+			return;
+		p->next = s->to;
+		p->outcome = (uint8_t)o;
+		if (s->found++ == 0)
+			for (unsigned i = 0; i < s->length; i++)
+				s->first_found[i] = s->cur[i];
+		return;
+	}
+	uint64_t sequential = ip + in->length;
+	switch (in->branch) {
+	case X86_BR_NONE:
+	case X86_BR_XBEGIN:
+		go_on(s, depth, sequential, X86_STEP_SEQUENTIAL);
+		return;
+	case X86_BR_JMP_REL:
+	case X86_BR_CALL_REL:
+		go_on(s, depth, x86_step_target(in, ip), X86_STEP_TAKEN);
+		return;
+	case X86_BR_JCC:
+	case X86_BR_JCXZ_LOOP: /* its registers are gone: both ways */
+		go_on(s, depth, sequential, X86_STEP_NOT_TAKEN);
+		go_on(s, depth, x86_step_target(in, ip), X86_STEP_TAKEN);
+		return;
+	default:
+		return; /* the target is data: only the last instruction of a path */
+	}
+}
+
+int x86_path_rebuild(x86_path_decode_fn decode, void *ctx, uint64_t from,
+		     const struct x86_step_insn *first, uint64_t to,
+		     const struct x86_step_regs *after, struct x86_path_step path[X86_PATH_MAX])
+{
+	struct path_search s = {.decode = decode, .ctx = ctx, .to = to, .after = after};
+	for (s.length = 2; s.length <= X86_PATH_MAX; s.length++) {
+		s.found = 0;
+		extend(&s, 0, from, first);
+		if (s.found > 1)
+			return -1;
+		if (s.found == 1) {
+			for (unsigned i = 0; i < s.length; i++)
+				path[i] = s.first_found[i];
+			return (int)s.length;
+		}
+	}
+	return 0;
 }

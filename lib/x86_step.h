@@ -37,12 +37,21 @@ struct x86_step_insn {
 	uint8_t opcode_map; /* X86_MAP_*: a string opcode only counts in the one-byte map */
 	uint16_t prefixes;  /* X86_PFX_*: REP/REPNE, VEX/EVEX/XOP */
 	bool address32;	    /* 67H: JrCXZ and LOOP count in ECX */
+	bool has_rel;	    /* a direct branch (or XBEGIN): rel gives its target */
+	int32_t rel;
 };
 
 static inline struct x86_step_insn x86_step_insn_of(const struct x86_insn *in)
 {
-	return (struct x86_step_insn){in->length,     (uint8_t)in->branch, in->opcode,
-				      in->opcode_map, in->prefixes,	   in->address32};
+	return (struct x86_step_insn){
+	    in->length,	  (uint8_t)in->branch, in->opcode,  in->opcode_map,
+	    in->prefixes, in->address32,       in->has_rel, in->rel};
+}
+
+/* Where a direct branch at ip goes when taken (x86_branch_target). */
+static inline uint64_t x86_step_target(const struct x86_step_insn *in, uint64_t ip)
+{
+	return ip + in->length + (uint64_t)(int64_t)in->rel;
 }
 
 /* The registers after the instruction (the single-step trap's frame). Jcc, JrCXZ and LOOPcc
@@ -55,8 +64,39 @@ struct x86_step_regs {
 bool x86_condition_holds(unsigned cc, uint64_t rflags);
 /* A string instruction (MOVS, CMPS, STOS, LODS, SCAS, INS, OUTS) with a REP/REPE/REPNE prefix. */
 bool x86_is_rep_string(const struct x86_step_insn *in);
-/* The outcome of the instruction at `retired` when the next trap stands at `next`. */
+/* The outcome of the instruction at `retired` when the next trap stands at `next`. A direct
+ * branch that did not land where it leads (its target, or the next instruction when not taken)
+ * is X86_STEP_REDIRECTED. */
 enum x86_step_outcome x86_step_classify(const struct x86_step_insn *in, uint64_t retired,
 					uint64_t next, const struct x86_step_regs *after);
+
+/*
+ * One trap that stood for more than one instruction (SDM Vol. 3B 6.8.3: MOV SS holds the
+ * single-step trap back for one instruction; a platform may skip one): the path from the
+ * instruction at `from` (decoded before it ran) to `to`, where the trap landed, rebuilt from
+ * the code. Every instruction but the last goes where its code says: a non-branch to the next
+ * instruction, a direct JMP or CALL to its target, a conditional branch either way (decided
+ * by which way reaches `to`); an indirect branch, a return or a far transfer can only be the
+ * last, its target being data. The last one's outcome comes from the registers after it, the
+ * trap's (`after`). The shortest path wins; two paths of that length, or none of at most
+ * X86_PATH_MAX instructions, cannot be rebuilt.
+ */
+#define X86_PATH_MAX 4
+
+struct x86_path_step {
+	uint64_t ip, next;
+	struct x86_step_insn insn;
+	uint8_t outcome; /* X86_STEP_SEQUENTIAL, X86_STEP_TAKEN or X86_STEP_NOT_TAKEN */
+};
+
+/* Decodes the instruction at ip for the rebuild: 0, or nonzero where it cannot (unmapped, not
+ * an instruction). */
+typedef int (*x86_path_decode_fn)(void *ctx, uint64_t ip, struct x86_step_insn *out);
+
+/* The number of instructions written to path[] (2 to X86_PATH_MAX, `from` first), 0 when no
+ * path leads to `to`, or -1 when more than one does. */
+int x86_path_rebuild(x86_path_decode_fn decode, void *ctx, uint64_t from,
+		     const struct x86_step_insn *first, uint64_t to,
+		     const struct x86_step_regs *after, struct x86_path_step path[X86_PATH_MAX]);
 
 #endif

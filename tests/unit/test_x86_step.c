@@ -142,11 +142,134 @@ static void other_instructions(void **state)
 	assert_int_equal(STEP(AT + 2, 2, 0, 0x48, 0xcf), X86_STEP_TAKEN);
 }
 
+static void direct_branches_that_land_elsewhere_are_redirected(void **state)
+{
+	(void)state;
+	/* jmp .+0x12 landing at .+2, call rel32 landing past the call, jz taken (ZF=1) landing at
+	 * the next instruction: not where the instruction leads, so not its branch */
+	assert_int_equal(STEP(AT + 2, 2, 0, 0xeb, 0x10), X86_STEP_REDIRECTED);
+	assert_int_equal(STEP(AT + 0x12, 2, 0, 0xeb, 0x10), X86_STEP_TAKEN);
+	assert_int_equal(STEP(AT + 5, 2, 0, 0xe8, 0x10, 0, 0, 0), X86_STEP_REDIRECTED);
+	assert_int_equal(STEP(AT + 2, 2 | ZF, 0, 0x74, 0x10), X86_STEP_REDIRECTED);
+	assert_int_equal(STEP(AT + 0x12, 2 | ZF, 0, 0x74, 0x10), X86_STEP_TAKEN);
+	/* a backward jmp rel8 (EB FE: jmp .) */
+	assert_int_equal(STEP(AT, 2, 0, 0xeb, 0xfe), X86_STEP_TAKEN);
+}
+
+/* Path rebuilding: code at AT, as bytes (SDM Vol. 2 opcodes; each case's assembly beside it). */
+struct code {
+	const uint8_t *bytes;
+	size_t n;
+};
+
+static int decode_code(void *ctx, uint64_t ip, struct x86_step_insn *out)
+{
+	const struct code *c = ctx;
+	if (ip < AT || ip >= AT + c->n)
+		return -1; /* not mapped */
+	struct x86_insn in;
+	if (x86_decode(c->bytes + (ip - AT), c->n - (ip - AT), &in) != 0)
+		return -1;
+	*out = x86_step_insn_of(&in);
+	return 0;
+}
+
+static int rebuild(const uint8_t *bytes, size_t n, uint64_t to, uint64_t rflags,
+		   struct x86_path_step path[X86_PATH_MAX])
+{
+	struct code c = {bytes, n};
+	struct x86_step_insn first;
+	assert_int_equal(decode_code(&c, AT, &first), 0);
+	struct x86_step_regs after = {.rflags = rflags, .rcx = 0};
+	return x86_path_rebuild(decode_code, &c, AT, &first, to, &after, path);
+}
+#define REBUILD(to, fl, path, ...)                                                                 \
+	rebuild((const uint8_t[]){__VA_ARGS__}, sizeof((const uint8_t[]){__VA_ARGS__}), (to),      \
+		(fl), (path))
+
+static void expect_step(const struct x86_path_step *p, uint64_t ip, uint64_t next,
+			enum x86_step_outcome o)
+{
+	if (p->ip != ip || p->next != next || p->outcome != o)
+		fail_msg("step %#lx -> %#lx (%d), expected %#lx -> %#lx (%d)", (unsigned long)p->ip,
+			 (unsigned long)p->next, p->outcome, (unsigned long)ip, (unsigned long)next,
+			 o);
+}
+
+static void straight_line_and_direct_branches_are_rebuilt(void **state)
+{
+	(void)state;
+	struct x86_path_step p[X86_PATH_MAX];
+	/* mov %rcx,%rax; nop: one trap after both */
+	assert_int_equal(REBUILD(AT + 4, 2, p, 0x48, 0x89, 0xc8, 0x90), 2);
+	expect_step(&p[0], AT, AT + 3, X86_STEP_SEQUENTIAL);
+	expect_step(&p[1], AT + 3, AT + 4, X86_STEP_SEQUENTIAL);
+	/* nop; nop; nop: two traps missing */
+	assert_int_equal(REBUILD(AT + 3, 2, p, 0x90, 0x90, 0x90), 3);
+	expect_step(&p[2], AT + 2, AT + 3, X86_STEP_SEQUENTIAL);
+	/* jmp .+3 (over a nop); nop: the jump is taken to AT + 3 */
+	assert_int_equal(REBUILD(AT + 4, 2, p, 0xeb, 0x01, 0x90, 0x90), 2);
+	expect_step(&p[0], AT, AT + 3, X86_STEP_TAKEN);
+	expect_step(&p[1], AT + 3, AT + 4, X86_STEP_SEQUENTIAL);
+	/* call 1f; 1: push %rax: the call to the next instruction is taken */
+	assert_int_equal(REBUILD(AT + 6, 2, p, 0xe8, 0, 0, 0, 0, 0x50), 2);
+	expect_step(&p[0], AT, AT + 5, X86_STEP_TAKEN);
+	/* nop; jmp *%rax: an indirect branch as the last goes where the trap landed */
+	assert_int_equal(REBUILD(AT + 0x100, 2, p, 0x90, 0xff, 0xe0), 2);
+	expect_step(&p[1], AT + 1, AT + 0x100, X86_STEP_TAKEN);
+}
+
+static void conditional_branches_by_the_way_that_reaches_the_trap(void **state)
+{
+	(void)state;
+	struct x86_path_step p[X86_PATH_MAX];
+	/* nop; jz .+0x10: the last instruction's condition is the trap's ZF */
+	assert_int_equal(REBUILD(AT + 0x13, 2 | ZF, p, 0x90, 0x74, 0x10), 2);
+	expect_step(&p[1], AT + 1, AT + 0x13, X86_STEP_TAKEN);
+	assert_int_equal(REBUILD(AT + 3, 2, p, 0x90, 0x74, 0x10), 2);
+	expect_step(&p[1], AT + 1, AT + 3, X86_STEP_NOT_TAKEN);
+	/* ... and a trap at the target with ZF clear leads nowhere */
+	assert_int_equal(REBUILD(AT + 0x13, 2, p, 0x90, 0x74, 0x10), 0);
+	/* jz .+6; nop x4; nop: in the middle, the way that reaches the trap decides */
+	assert_int_equal(REBUILD(AT + 3, 2, p, 0x74, 0x04, 0x90, 0x90, 0x90, 0x90, 0x90), 2);
+	expect_step(&p[0], AT, AT + 2, X86_STEP_NOT_TAKEN);
+	assert_int_equal(REBUILD(AT + 7, 2, p, 0x74, 0x04, 0x90, 0x90, 0x90, 0x90, 0x90), 2);
+	expect_step(&p[0], AT, AT + 6, X86_STEP_TAKEN);
+	/* loop .+4 (E2 02) over a nop: both ways differ, so the middle is decided */
+	assert_int_equal(REBUILD(AT + 5, 2, p, 0xe2, 0x02, 0x90, 0x90, 0x90), 2);
+	expect_step(&p[0], AT, AT + 4, X86_STEP_TAKEN);
+}
+
+static void paths_the_code_cannot_tell_are_refused(void **state)
+{
+	(void)state;
+	struct x86_path_step p[X86_PATH_MAX];
+	/* jz .+2; nop: taken or not, both reach AT + 3 (its flags are gone) */
+	assert_int_equal(REBUILD(AT + 3, 2, p, 0x74, 0x00, 0x90), -1);
+	/* jmp *%rax; nop: where the jump went is data */
+	assert_int_equal(REBUILD(AT + 3, 2, p, 0xff, 0xe0, 0x90), 0);
+	/* ret, then anything */
+	assert_int_equal(REBUILD(AT + 2, 2, p, 0xc3, 0x90), 0);
+	/* more than X86_PATH_MAX instructions */
+	assert_int_equal(REBUILD(AT + X86_PATH_MAX + 1, 2, p, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90),
+			 0);
+	/* a jump out of the code the decoder may read */
+	assert_int_equal(REBUILD(AT + 0x43, 2, p, 0xeb, 0x40, 0x90), 0);
+	/* backwards of the start: nop; jmp .-1 lands on the nop again (a loop of two) */
+	assert_int_equal(REBUILD(AT + 1, 2, p, 0x90, 0xeb, 0xfd), 3);
+	expect_step(&p[1], AT + 1, AT, X86_STEP_TAKEN);
+	expect_step(&p[2], AT, AT + 1, X86_STEP_SEQUENTIAL);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(every_condition_over_every_flag_combination),
     cmocka_unit_test(branches_to_the_next_instruction_are_taken),
     cmocka_unit_test(conditional_branches_follow_their_condition),
     cmocka_unit_test(rep_string_iterations_are_not_branches),
     cmocka_unit_test(other_instructions),
+    cmocka_unit_test(direct_branches_that_land_elsewhere_are_redirected),
+    cmocka_unit_test(straight_line_and_direct_branches_are_rebuilt),
+    cmocka_unit_test(conditional_branches_by_the_way_that_reaches_the_trap),
+    cmocka_unit_test(paths_the_code_cannot_tell_are_refused),
 };
 UNIT_MAIN(tests)

@@ -66,6 +66,7 @@ struct cpu_session {
 	struct trace_ctx *ctx; /* non-NULL while a workload runs */
 	uint64_t virtual_pmis, virtual_pmis_masked;
 	uint64_t lost, first_lost; /* steps the model could not follow, the first one's address */
+	uint64_t rebuilt; /* traps that stood for more than one instruction (feed_rebuilt) */
 	struct exception_seen exc[SESSION_EXCEPTIONS];
 	unsigned nexc, exc_lost;
 	/* The data accesses of the instruction about to run, computed from the registers
@@ -239,6 +240,54 @@ static void roi_now(void)
 	roi_apply(here());
 }
 
+/* One instruction to the model; what it asks of the runner (SPMU_FEED_*) but BTF's trap, which
+ * is delivered here (after the instruction it follows). */
+static inline __attribute__((always_inline)) unsigned
+feed_one(struct spmu *m, struct cpu_session *cs, const struct spmu_feed_step *st)
+{
+	if (cs->drop_at && st->outcome == X86_STEP_TAKEN && ++cs->taken_seen == cs->drop_at)
+		return 0; /* test only (option spmu.drop): this taken branch never happened */
+	unsigned want = spmu_feed(m, st);
+	if (want & SPMU_FEED_BTF_TRAP)
+		cs->extra_step(cs->extra_ctx, st->retired, st->next);
+	return want;
+}
+
+/*
+ * One trap that stood for more than one instruction (st->next is not where st->retired leads):
+ * the path between, rebuilt from the code (lib/x86_step.h), each instruction fed in order. The
+ * registers of the instructions inside the path are gone: PEBS records written for them hold
+ * those at its end, and their memory accesses are unknown (counted as mem-unknown while a
+ * counter counts memory events). A path that cannot be rebuilt is fed as it is: lost.
+ */
+static __attribute__((noinline)) unsigned feed_rebuilt(struct spmu *m, struct cpu_session *cs,
+						       const struct spmu_feed_step *st)
+{
+	struct x86_step_regs after = {st->frame->rflags & ~RFLAGS_TF, st->frame->rcx};
+	struct x86_path_step path[X86_PATH_MAX];
+	int n = ss_rebuild(st->retired, &st->insn, st->next, &after, path);
+	if (n <= 0)
+		return feed_one(m, cs, st);
+	unsigned want = 0;
+	for (int i = 0; i < n; i++) {
+		struct spmu_feed_step p = *st;
+		p.retired = path[i].ip;
+		p.next = path[i].next;
+		p.insn = path[i].insn;
+		p.outcome = (enum x86_step_outcome)path[i].outcome;
+		if (i + 1 < n)
+			p.cpl_to = st->cpl_from; /* only the last may change rings */
+		if (i > 0) {
+			p.load = p.store = false;
+			if (want & SPMU_FEED_MEMORY)
+				cs->mem_unknown++;
+		}
+		want |= feed_one(m, cs, &p);
+	}
+	cs->rebuilt++;
+	return want;
+}
+
 /* Feed the model from the single-step engine: every retired instruction, every taken branch. */
 static void model_step(void *ctx, uint64_t retired, uint64_t next)
 {
@@ -246,15 +295,7 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	struct cpu_session *cs = here();
 	const struct decoded *in = decode_cached(cs, retired, false);
 	if (!in)
-		return;	   /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
-	if (cs->drop_at) { /* test only (option spmu.drop): this taken branch never happened */
-		struct x86_step_insn si = x86_step_insn_of(&in->insn);
-		const struct trap_frame *fr = ss_step_frame();
-		struct x86_step_regs regs = {fr->rflags, fr->rcx};
-		if (x86_step_classify(&si, retired, next, &regs) == X86_STEP_TAKEN &&
-		    ++cs->taken_seen == cs->drop_at)
-			return;
-	}
+		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
 	struct spmu_feed_step st = {
 	    .retired = retired,
 	    .next = next,
@@ -262,6 +303,8 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	    .frame = ss_step_frame(),
 	    .btf_hook = cs->extra_step != NULL,
 	};
+	struct x86_step_regs after = {st.frame->rflags & ~RFLAGS_TF, st.frame->rcx};
+	st.outcome = x86_step_classify(&st.insn, retired, next, &after);
 	if (cs->mem.ip == retired) {
 		st.load = cs->mem.load;
 		st.store = cs->mem.store;
@@ -269,7 +312,8 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 		st.store_addr = cs->mem.store_addr;
 	}
 	ss_step_cpls(&st.cpl_from, &st.cpl_to);
-	unsigned want = spmu_feed(m, &st);
+	unsigned want =
+	    st.outcome == X86_STEP_REDIRECTED ? feed_rebuilt(m, cs, &st) : feed_one(m, cs, &st);
 	const struct decoded *upcoming = decode_cached(cs, next, true); /* before it runs */
 	if (upcoming && (want & SPMU_FEED_MEMORY))
 		predict_memory(cs, upcoming, st.frame);
@@ -277,8 +321,6 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 		cs->mem.ip = 0;
 	if ((want & SPMU_FEED_LOST) && cs->lost++ == 0)
 		cs->first_lost = retired;
-	if (want & SPMU_FEED_BTF_TRAP)
-		cs->extra_step(cs->extra_ctx, retired, next);
 	if (want & SPMU_FEED_PMI)
 		deliver_virtual_pmi(cs);
 	if (cs->user->roi_pending)
@@ -318,6 +360,7 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 	cs->nexc = cs->exc_lost = 0;
 	cs->virtual_pmis = cs->virtual_pmis_masked = 0;
 	cs->lost = cs->first_lost = 0;
+	cs->rebuilt = 0;
 	cs->mem.ip = 0;
 	cs->mem_unknown = 0;
 	cs->drop_at = t->model ? q->opt->spmu_drop : 0;
@@ -356,6 +399,12 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 	cs->ctx = 0;
 	if (q->done)
 		q->done(tprintf);
+	if (cs->rebuilt)
+		tprintf(
+		    "trace: %s: %lu trap(s) stood for more than one instruction: the path of "
+		    "each was rebuilt from the code (inside one, PEBS records hold the registers "
+		    "at its end)\n",
+		    t->label, cs->rebuilt);
 	if (cs->lost) {
 		tprintf("error: %s: the path between two traps could not be followed %lu time(s), "
 			"first after the instruction at %#lx: records may be missing\n",

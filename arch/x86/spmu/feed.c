@@ -56,11 +56,11 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	    .load_addr = s->load_addr,
 	    .store_addr = s->store_addr,
 	};
-	/* Taken or not from the instruction's semantics (lib/x86_step.h): a branch to the next
-	 * instruction is a branch; a handler resuming elsewhere is not the instruction's branch.
-	 * (REP string iterations never get here: the engine swallows them, singlestep.c.) */
-	struct x86_step_regs after = {.rflags = f->rflags & ~RFLAGS_TF, .rcx = f->rcx};
-	enum x86_step_outcome o = x86_step_classify(&s->insn, s->retired, s->next, &after);
+	/* Taken or not from the instruction's semantics (lib/x86_step.h), decided by the runner:
+	 * a branch to the next instruction is a branch; a handler resuming elsewhere is not the
+	 * instruction's branch. (REP string iterations never get here: the engine swallows them,
+	 * singlestep.c.) */
+	enum x86_step_outcome o = s->outcome;
 	/* A taken branch is recorded as it retires, before the counters tick: the branch whose
 	 * retirement overflows a counter is in the LBR stack the PMI freezes (the record Linux's
 	 * PEBS IP fix-up expects at LBR.TO, SDM Vol. 3B 18.6.2.4.2 / Linux

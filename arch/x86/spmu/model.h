@@ -29,8 +29,13 @@ const struct spmu_personality *spmu_personality_of(const struct spmu *m);
 struct spmu_feed_step {
 	uint64_t retired, next;
 	struct x86_step_insn insn; /* the retired instruction, decoded */
+	/* What it did (lib/x86_step.h x86_step_classify, or a rebuilt path's step):
+	 * X86_STEP_TAKEN is recorded as a branch; X86_STEP_REDIRECTED is a step whose path could
+	 * not be followed (SPMU_FEED_LOST). */
+	enum x86_step_outcome outcome;
 	unsigned cpl_from, cpl_to;
-	const struct trap_frame *frame; /* the registers after it (the engine's #DB frame) */
+	const struct trap_frame *frame; /* the registers after it (the engine's #DB frame; inside a
+					 * rebuilt path, those after the path's last instruction) */
 	bool btf_hook; /* the runner delivers BTF traps (else a pending one stays pending) */
 	/* Its data accesses, addresses from the registers before it (lib/x86_mem.h); asked
 	 * for only while the previous step said SPMU_FEED_MEMORY. */

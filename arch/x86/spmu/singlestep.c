@@ -2,6 +2,7 @@
 #include "arch/x86/spmu/singlestep.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/idt.h"
+#include "arch/x86/cpu/paging.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "kernel/arch.h"
@@ -23,6 +24,9 @@ struct ss_state {
 	struct ss_step_view *view; /* this CPU's ss_step_views entry: frame and CPLs of a step */
 	uint64_t steps;
 	uint64_t rep_iterations; /* traps inside a REP string instruction (not steps) */
+	uint64_t rebuilt;	 /* traps that stood for more than one instruction (ss_rebuild) */
+	uint64_t skip_seen;	 /* option ss.skip: traps that could have been left out */
+	uint64_t skipped_to;	 /* option ss.skip: where the trap left out landed, or 0 */
 	/* The frame of the workload's exception whose handler runs (unstepped), or NULL: until
 	 * its IRET, traps are the handler's, not the workload's. */
 	struct trap_frame *exc_frame;
@@ -38,6 +42,7 @@ struct ss_state {
 
 static struct ss_state state[MAX_CPUS];
 struct ss_step_view ss_step_views[MAX_CPUS];
+static unsigned skip_every; /* option ss.skip (test only) */
 
 /* This CPU's engine state, or NULL this early in boot (exception paths ask before per-CPU
  * areas exist). */
@@ -77,6 +82,9 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->view = &ss_step_views[this_cpu()->index];
 	s->steps = 0;
 	s->rep_iterations = 0;
+	s->rebuilt = 0;
+	s->skip_seen = 0;
+	s->skipped_to = 0;
 	s->exc_frame = NULL;
 	s->nmi_frame = NULL;
 	s->next_opcode_ip = 0;
@@ -95,6 +103,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->active = false;
 	r->steps = s->steps;
 	r->rep_iterations = s->rep_iterations;
+	r->rebuilt = s->rebuilt;
 }
 
 /* Opcodes the engine treats itself (SDM Vol. 2 Tables ). */
@@ -105,6 +114,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 #define OPC_SYSCALL  X86_OPCODE_0F(0x05)
 #define OPC_SYSRET   X86_OPCODE_0F(0x07)
 #define OPC_INT1     0xf1 /* INT1 (ICEBP): a #DB without DR6.BS */
+#define OPC_INT3     0xcc
 #define OPC_INTN     0xcd /* INT n: n = 1 delivers vector 1 too */
 #define MODRM_REG(m) (((m) >> 3) & 7)
 #define SREG_SS	     2
@@ -242,6 +252,68 @@ static void report_step(struct ss_state *s, struct trap_frame *f, uint64_t retir
 	s->view->frame = NULL;
 }
 
+void arch_set_step_skip(unsigned every)
+{
+	skip_every = every;
+}
+
+/*
+ * Option ss.skip (test only): whether to leave this trap out, as a platform that skips
+ * single-step traps would, so that the step hooks see one trap for two instructions and must
+ * rebuild the path (ss_rebuild). Only a trap whose path the code decides can go: after an
+ * instruction that is no branch or a direct JMP or CALL (an indirect branch's target is data),
+ * at the same privilege level, with the engine's own duties (TF, DR6, the run's exit) not due
+ * at either instruction, and not while the workload steps itself.
+ */
+static __attribute__((noinline)) bool skip_trap(struct ss_state *s, const struct trap_frame *f)
+{
+	uint64_t ran = s->skipped_to ? s->skipped_to : s->prev; /* what retired just now */
+	unsigned opcode = opcode_at(ran), landing = opcode_at(f->rip);
+	s->skipped_to = 0;
+	if (s->vtf || touches_tf(opcode) || dr6_matters(opcode) || touches_tf(landing) ||
+	    dr6_matters(landing) || f->rip == (uint64_t)ss_exit || s->prev_cpl != (f->cs & 3))
+		return false;
+	struct x86_insn in;
+	if (x86_decode((const uint8_t *)ran, X86_MAX_INSN_LENGTH, &in) != 0 ||
+	    (in.branch != X86_BR_NONE && in.branch != X86_BR_JMP_REL &&
+	     in.branch != X86_BR_CALL_REL) ||
+	    ++s->skip_seen % skip_every != 0)
+		return false;
+	s->skipped_to = f->rip;
+	return true;
+}
+
+/* Whether the bytes an instruction at ip may occupy are mapped (the rebuild follows code the
+ * workload has not run yet, and a direct branch's target may be anywhere). */
+static bool code_mapped(uint64_t ip)
+{
+	uint64_t pa, flags, size;
+	return paging_translate(ip, &pa, &flags, &size) &&
+	       paging_translate(ip + X86_MAX_INSN_LENGTH - 1, &pa, &flags, &size);
+}
+
+static int decode_mapped(void *ctx, uint64_t ip, struct x86_step_insn *out)
+{
+	(void)ctx;
+	struct x86_insn in;
+	if (!code_mapped(ip) || x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) != 0)
+		return -1;
+	*out = x86_step_insn_of(&in);
+	return 0;
+}
+
+int ss_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t next,
+	       const struct x86_step_regs *after, struct x86_path_step path[X86_PATH_MAX])
+{
+	struct ss_state *s = state_here();
+	int n = x86_path_rebuild(decode_mapped, NULL, retired, in, next, after, path);
+	if (n > 0 && s && s->active) {
+		s->steps += (uint64_t)n - 1; /* the trap's own step is counted already */
+		s->rebuilt++;
+	}
+	return n;
+}
+
 bool ss_debug_trap(struct trap_frame *f)
 {
 	struct ss_state *s = state_here();
@@ -264,6 +336,8 @@ bool ss_debug_trap(struct trap_frame *f)
 		s->rep_iterations++;
 		return true;
 	}
+	if (skip_every && skip_trap(s, f))
+		return true;
 	s->view->cpl_from = s->prev_cpl;
 	s->view->cpl_to = f->cs & 3; /* the privilege level execution continues at */
 	bool own = s->vtf;	     /* the workload's TF was set: this trap is its own too */
@@ -299,16 +373,22 @@ bool ss_debug_trap(struct trap_frame *f)
 
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next),
-			  ss_transfer_fn on_transfer, void *ctx, uint64_t *steps,
-			  uint64_t *rep_iterations, uint64_t *escaped_at)
+			  ss_transfer_fn on_transfer, void *ctx, struct arch_step_counts *counts)
 {
 	struct ss_result r;
 	struct ss_hooks h = {on_step, on_transfer, ctx};
 	ss_run(fn, arg, &h, false, &r);
-	*steps = r.steps;
-	*rep_iterations = r.rep_iterations;
-	*escaped_at = r.escaped_at;
+	*counts = (struct arch_step_counts){.steps = r.steps,
+					    .rep_iterations = r.rep_iterations,
+					    .rebuilt = r.rebuilt,
+					    .escaped_at = r.escaped_at};
 	return r.retval;
+}
+
+int arch_step_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t next,
+		      const struct x86_step_regs *after, struct x86_path_step path[X86_PATH_MAX])
+{
+	return ss_rebuild(retired, in, next, after, path);
 }
 
 void arch_step_regs(uint64_t *rflags, uint64_t *rcx)
@@ -349,6 +429,11 @@ void ss_note_exception(struct trap_frame *f)
 	s->exc_cpl = s->prev_cpl;
 	if (f->rip == s->prev)
 		return;
+	/* s->prev retired without a trap of its own: an INT3 or INT n raised this, or a trap
+	 * went missing (option ss.skip) before the instruction at f->rip faulted or was
+	 * interrupted, which then is the one the delivery starts from. */
+	unsigned opcode = opcode_at(s->prev);
+	bool raised_by_prev = opcode == OPC_INT3 || opcode == OPC_INTN || opcode == OPC_INT1;
 	s->steps++;
 	s->view->cpl_from = s->prev_cpl;
 	s->view->cpl_to = f->cs & 3;
@@ -357,6 +442,10 @@ void ss_note_exception(struct trap_frame *f)
 		s->hooks.step(s->hooks.ctx, s->prev, f->rip);
 	s->view->frame = NULL;
 	set_prev(s, f->rip, s->view->cpl_to);
+	if (!raised_by_prev) {
+		s->exc_from = s->prev;
+		s->exc_cpl = s->prev_cpl;
+	}
 }
 
 static void report_transfer(struct ss_state *s, struct trap_frame *f, uint64_t from, uint64_t to,

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# One single-step trap for more than one instruction: the path between two traps rebuilt from
+# the code (lib/x86_step.c x86_path_rebuild). QEMU's TCG traps after every instruction but a
+# MOV SS, so the test option ss.skip=N makes the engine leave out every Nth trap whose path the
+# code decides (after a non-branch or a direct JMP or CALL), as a platform that skips traps
+# would. Expectations: QEMU's execution log of the same boot (every instruction it ran), as in
+# sstrace.t: the engine's branches and step counts, BTS's records and the LBR stack must be
+# QEMU's, as if no trap had gone missing. Then a path that cannot be rebuilt (every eligible
+# trap left out: paths longer than the rebuild follows) must fail its run with the address,
+# never pass as ok.
+. "$(dirname "$0")/lib.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+names=(loop calls indirect edges flags user faults)
+nw=${#names[@]}
+list=$(
+	IFS=,
+	echo "${names[*]}"
+)
+user_va=0x7f0000000000
+
+sym() { nm "$build/kernel.elf" | awk -v s="$1" '$3 == s { print "0x" $1 }'; }
+boot --timeout 300 --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
+	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$user_va+0x1000")" \
+	--qemu-arg -D --qemu-arg "$work/exec.log" \
+	-- ss="$list" trace=bts,lbr spmu=skylake workload="$list" ss.skip=3
+status_is 0 "with every third eligible trap left out, every run gives its result and passes"
+
+QEB_TAKEN="$(sym edge_jz_taken) $(sym edge_jrcxz_taken)" \
+	"$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/exec.log" "$user_va=user_code_page:0x1000" \
+	>"$work/qemu.txt" 2>"$work/err"
+ok $? "the oracle read QEMU's log $(head -c 200 "$work/err")"
+runs=$(grep -c '^run ' "$work/qemu.txt")
+[ "$runs" = $((3 * nw)) ]
+ok $? "QEMU's log holds the $((3 * nw)) single-stepped runs: ss, bts, lbr for each workload ($runs)"
+branches() { printf '%s\n' "$1" | grep -v '^run '; }
+ss() {
+	printf '%s\n' "$out" | awk -v w="$1" '$1 == "ss-begin" { on = ($2 == w); if (on) for (i = 1; i <= NF; i++) if ($i ~ /^steps=/) { split($i, a, "="); print "run", a[2] } }
+		$1 == "ss-end" { on = 0 } on && $1 == "ss-branch" { print $2, $3 }'
+}
+records() {
+	printf '%s\n' "$out" | awk -v f="$1" -v l="$2" -v k="$3" -v a="$4" -v b="$5" '
+		$1 == "trace-begin" && $2 == f { on = ($3 == l) } $1 == "trace-end" { on = 0 }
+		on && $1 == k { print $a, $b }'
+}
+same() { # same GOT WANT DESCRIPTION
+	[ -n "$2" ] && [ "$1" = "$2" ]
+	ok $? "$3"
+	[ "$1" = "$2" ] || diff <(printf '%s\n' "$1") <(printf '%s\n' "$2") | head -n 8 | sed 's/^/# /'
+}
+# flags' branches before its own #DB, which clears DEBUGCTL.LBR (edges.t)
+before_own_db() {
+	awk -v t="$(sym flags_tf_trap)" -v iret="$(sym trap_iret)" '$1 "" != iret "" && $1 "" >= t "" { exit } { print }'
+}
+
+w=0
+for name in "${names[@]}"; do
+	w=$((w + 1))
+	q=$(nth "$work/qemu.txt" "$w")
+	same "$(ss "$name")" "$q" "engine, $name: QEMU's taken branches and step count, traps left out"
+	rebuilt=$(printf '%s\n' "$out" | sed -n "s/^ss-begin $name .* rebuilt=\([0-9]*\).*/\1/p")
+	[ "${rebuilt:-0}" -gt 0 ]
+	ok $? "engine, $name: traps were left out and their paths rebuilt (rebuilt=$rebuilt)"
+	line=$(printf '%s\n' "$out" | grep "^trace-begin bts $name@")
+	same "run $(sed -n 's/.* steps=\([0-9]*\) .*/\1/p' <<<"$line")" "$(nth "$work/qemu.txt" $((w + nw)) | sed -n 1p)" \
+		"bts, $name: the session's step count is QEMU's"
+	same "$(records bts "$name@skylake" bts 2 3)" "$(branches "$(nth "$work/qemu.txt" $((w + nw)))")" \
+		"bts, $name: every record is QEMU's branch, in order"
+	printf '%s\n' "$out" | grep -q "^trace: $name@skylake cpu=0: [1-9][0-9]* trap(s) stood for more than one instruction"
+	ok $? "bts and lbr, $name: the session says how many traps stood for more than one instruction"
+	lq=$(branches "$(nth "$work/qemu.txt" $((w + 2 * nw)))")
+	[ "$name" = flags ] && lq=$(printf '%s\n' "$lq" | before_own_db)
+	same "$(records lbr "$name@skylake" lbr 3 4)" "$(printf '%s\n' "$lq" | tac | head -n 32)" \
+		"lbr, $name: the stack holds QEMU's newest branches, newest first"
+done
+
+# Every eligible trap left out: runs of more instructions than a rebuild follows
+# (X86_PATH_MAX). The run must say where it lost the path, and fail.
+boot -- ss=calls trace=bts spmu=skylake workload=calls ss.skip=1
+status_is 1 "paths that cannot be rebuilt fail the boot"
+lo=$(sym __workload_start) hi=$(sym __workload_end)
+for what in "ss: calls" "calls@skylake cpu=0"; do
+	at=$(printf '%s\n' "$out" | sed -n "s/^error: $what: the path between two traps could not be followed [0-9]* time(s), first after the instruction at \(0x[0-9a-f]*\).*/\1/p")
+	[ -n "$at" ] && [ $((at)) -ge $((lo)) ] && [ $((at)) -lt $((hi)) ]
+	ok $? "$what: the path lost is said, with an address in the workload ($at)"
+done
+has "ss-end calls MISMATCH" "ss: calls fails rather than passing with branches missing"
+done_testing
