@@ -8,11 +8,6 @@
 #define FLAG_SF (1u << 7)
 #define FLAG_OF (1u << 11)
 
-#define OPC_LOOPNE 0xe0
-#define OPC_LOOPE  0xe1
-#define OPC_LOOP   0xe2
-#define OPC_JRCXZ  0xe3
-
 bool x86_condition_holds(unsigned cc, uint64_t rflags)
 {
 	bool cf = rflags & FLAG_CF, pf = rflags & FLAG_PF, zf = rflags & FLAG_ZF;
@@ -57,60 +52,6 @@ bool x86_is_rep_string(const struct x86_step_insn *in)
 	/* INS/OUTS 6C-6F, MOVS/CMPS A4-A7, STOS/LODS/SCAS AA-AF (SDM Vol. 2 Table A-2). */
 	return (op >= 0x6c && op <= 0x6f) || (op >= 0xa4 && op <= 0xa7) ||
 	       (op >= 0xaa && op <= 0xaf);
-}
-
-/* Whether a conditional branch's condition held, from the registers after it. */
-static bool conditional_taken(const struct x86_step_insn *in, const struct x86_step_regs *r)
-{
-	if (in->branch == X86_BR_JCC)
-		return x86_condition_holds(in->opcode, r->rflags);
-	uint64_t count = in->address32 ? (r->rcx & 0xffffffffu) : r->rcx;
-	bool zf = r->rflags & FLAG_ZF;
-	switch (in->opcode) {
-	case OPC_JRCXZ:
-		return count == 0;
-	case OPC_LOOP:
-		return count != 0; /* RCX already decremented */
-	case OPC_LOOPE:
-		return count != 0 && zf;
-	default: /* OPC_LOOPNE */
-		return count != 0 && !zf;
-	}
-}
-
-enum x86_step_outcome x86_step_classify(const struct x86_step_insn *in, uint64_t retired,
-					uint64_t next, const struct x86_step_regs *after)
-{
-	uint64_t sequential = retired + in->length;
-	switch (in->branch) {
-	case X86_BR_NONE:
-	case X86_BR_XBEGIN: /* falls through when it executes (SDM Vol. 1 16.3.8) */
-		if (next == sequential)
-			return X86_STEP_SEQUENTIAL;
-		if (next == retired && x86_is_rep_string(in))
-			return X86_STEP_REP_ITERATION;
-		return X86_STEP_REDIRECTED;
-	case X86_BR_JCC:
-	case X86_BR_JCXZ_LOOP:
-		if (conditional_taken(in, after))
-			return next == x86_step_target(in, retired) ? X86_STEP_TAKEN
-								    : X86_STEP_REDIRECTED;
-		return next == sequential ? X86_STEP_NOT_TAKEN : X86_STEP_REDIRECTED;
-	case X86_BR_JMP_REL:
-	case X86_BR_CALL_REL:
-		return next == x86_step_target(in, retired) ? X86_STEP_TAKEN : X86_STEP_REDIRECTED;
-	case X86_BR_INT:
-	case X86_BR_SYSCALL:
-	case X86_BR_SYSENTER:
-		/* Entries into the kernel whose handler runs unstepped (delivery and SYSCALL's
-		 * FMASK clear TF): the engine sees the instruction and then where the handler
-		 * resumed the workload. Back at the next instruction, the round trip left no
-		 * branch of the workload's to report (delivery is not modelled yet). */
-		return next == sequential ? X86_STEP_SEQUENTIAL : X86_STEP_TAKEN;
-	default:
-		return X86_STEP_TAKEN; /* indirect JMP and CALL, RET, far transfers, IRET, SYSRET,
-					* SYSEXIT: their target is data */
-	}
 }
 
 struct path_search {

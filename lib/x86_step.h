@@ -64,11 +64,65 @@ struct x86_step_regs {
 bool x86_condition_holds(unsigned cc, uint64_t rflags);
 /* A string instruction (MOVS, CMPS, STOS, LODS, SCAS, INS, OUTS) with a REP/REPE/REPNE prefix. */
 bool x86_is_rep_string(const struct x86_step_insn *in);
+/* Whether a conditional branch's condition held, from the registers after it (JrCXZ, LOOP,
+ * LOOPE, LOOPNE: opcodes E3H, E2H, E1H, E0H). */
+static inline bool x86_step_condition_held(const struct x86_step_insn *in,
+					   const struct x86_step_regs *r)
+{
+	if (in->branch == X86_BR_JCC)
+		return x86_condition_holds(in->opcode, r->rflags);
+	uint64_t count = in->address32 ? (r->rcx & 0xffffffffu) : r->rcx;
+	bool zf = r->rflags & (1u << 6); /* RFLAGS.ZF (SDM Vol. 1 3.4.3) */
+	switch (in->opcode) {
+	case 0xe3: /* JrCXZ */
+		return count == 0;
+	case 0xe2:		   /* LOOP */
+		return count != 0; /* RCX already decremented */
+	case 0xe1:		   /* LOOPE */
+		return count != 0 && zf;
+	default: /* 0xe0: LOOPNE */
+		return count != 0 && !zf;
+	}
+}
+
 /* The outcome of the instruction at `retired` when the next trap stands at `next`. A direct
  * branch that did not land where it leads (its target, or the next instruction when not taken)
- * is X86_STEP_REDIRECTED. */
-enum x86_step_outcome x86_step_classify(const struct x86_step_insn *in, uint64_t retired,
-					uint64_t next, const struct x86_step_regs *after);
+ * is X86_STEP_REDIRECTED. Inline: the single-step engine asks on every step. */
+static inline enum x86_step_outcome x86_step_classify(const struct x86_step_insn *in,
+						      uint64_t retired, uint64_t next,
+						      const struct x86_step_regs *after)
+{
+	uint64_t sequential = retired + in->length;
+	switch (in->branch) {
+	case X86_BR_NONE:
+	case X86_BR_XBEGIN: /* falls through when it executes (SDM Vol. 1 16.3.8) */
+		if (next == sequential)
+			return X86_STEP_SEQUENTIAL;
+		if (next == retired && x86_is_rep_string(in))
+			return X86_STEP_REP_ITERATION;
+		return X86_STEP_REDIRECTED;
+	case X86_BR_JCC:
+	case X86_BR_JCXZ_LOOP:
+		if (x86_step_condition_held(in, after))
+			return next == x86_step_target(in, retired) ? X86_STEP_TAKEN
+								    : X86_STEP_REDIRECTED;
+		return next == sequential ? X86_STEP_NOT_TAKEN : X86_STEP_REDIRECTED;
+	case X86_BR_JMP_REL:
+	case X86_BR_CALL_REL:
+		return next == x86_step_target(in, retired) ? X86_STEP_TAKEN : X86_STEP_REDIRECTED;
+	case X86_BR_INT:
+	case X86_BR_SYSCALL:
+	case X86_BR_SYSENTER:
+		/* Entries into the kernel whose handler runs unstepped (delivery and SYSCALL's
+		 * FMASK clear TF): the engine sees the instruction and then where the handler
+		 * resumed the workload. Back at the next instruction, the instruction itself made
+		 * no branch (the delivery and the handler's IRET are the engine's transfers). */
+		return next == sequential ? X86_STEP_SEQUENTIAL : X86_STEP_TAKEN;
+	default:
+		return X86_STEP_TAKEN; /* indirect JMP and CALL, RET, far transfers, IRET, SYSRET,
+					* SYSEXIT: their target is data */
+	}
+}
 
 /*
  * One trap that stood for more than one instruction (SDM Vol. 3B 6.8.3: MOV SS holds the

@@ -56,4 +56,10 @@ static inline struct percpu *percpu_current(void)
 extern struct percpu *percpu_by_index[MAX_CPUS];
 extern unsigned percpu_count;
 
+/* A pointer to this CPU's slot of a static array (&array[this_cpu()->index]) the compiler no
+ * longer knows the origin of (as Linux's OPTIMIZER_HIDE_VAR): it then keeps the pointer in a
+ * register rather than computing the address again at each use, instructions QEMU's TCG runs
+ * one by one on every single-step trap. */
+#define PERCPU_SLOT_OPAQUE(p) __asm__("" : "+r"(p))
+
 #endif

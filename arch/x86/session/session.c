@@ -47,8 +47,9 @@
  * entry keeps the bytes it was decoded from: code that rewrites itself is decoded again. */
 struct decoded {
 	uint64_t ip;
-	struct x86_insn insn; /* length 0: empty slot */
-	uint8_t bytes[X86_MAX_INSN_LENGTH];
+	struct x86_insn insn;	   /* length 0: empty slot */
+	struct x86_step_insn step; /* what the classifier and the model need of it */
+	uint8_t bytes[16];	   /* the instruction's (at most 15), then stale bytes */
 };
 #define DECODE_CACHE_PAGES                                                                         \
 	((DECODE_CACHE_SIZE * sizeof(struct decoded) + PAGE_SIZE - 1) / PAGE_SIZE)
@@ -91,7 +92,9 @@ static struct cpu_session cpu_sessions[MAX_CPUS];
 
 static struct cpu_session *here(void)
 {
-	return &cpu_sessions[this_cpu()->index];
+	struct cpu_session *cs = &cpu_sessions[this_cpu()->index];
+	PERCPU_SLOT_OPAQUE(cs);
+	return cs;
 }
 
 /*
@@ -114,10 +117,22 @@ static void deliver_virtual_pmi(struct cpu_session *cs)
 		lapic_send_ipi(0, APIC_DM_FIXED, VEC_PMI, APIC_DEST_SELF);
 }
 
-static bool same_bytes(const struct decoded *slot)
+/* Whether the bytes at slot->ip are still those it was decoded from. Inline, on every step:
+ * two 8-byte compares where the 16 bytes at ip lie in one page (bytes beyond the instruction,
+ * masked out, may not be mapped past a page end), else byte by byte. */
+static inline __attribute__((always_inline)) bool same_bytes(const struct decoded *slot)
 {
 	const uint8_t *code = (const uint8_t *)slot->ip;
-	for (unsigned i = 0; i < slot->insn.length; i++)
+	unsigned n = slot->insn.length;
+	if ((slot->ip & (PAGE_SIZE - 1)) <= PAGE_SIZE - 16) {
+		uint64_t now[2], then[2]; /* __builtin_: the kernel builds with -fno-builtin */
+		__builtin_memcpy(now, code, sizeof(now));
+		__builtin_memcpy(then, slot->bytes, sizeof(then));
+		uint64_t lo_mask = n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
+		uint64_t hi_mask = n <= 8 ? 0 : (1ull << (8 * (n - 8))) - 1;
+		return ((now[0] ^ then[0]) & lo_mask) == 0 && ((now[1] ^ then[1]) & hi_mask) == 0;
+	}
+	for (unsigned i = 0; i < n; i++)
 		if (code[i] != slot->bytes[i])
 			return false;
 	return true;
@@ -142,6 +157,7 @@ decode_cached(struct cpu_session *cs, uint64_t ip, bool before_run)
 			return NULL;
 		}
 		slot->ip = ip;
+		slot->step = x86_step_insn_of(&slot->insn);
 		memcpy(slot->bytes, (const void *)ip, slot->insn.length);
 	}
 	return slot;
@@ -296,21 +312,19 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	const struct decoded *in = decode_cached(cs, retired, false);
 	if (!in)
 		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
-	struct spmu_feed_step st = {
-	    .retired = retired,
-	    .next = next,
-	    .insn = x86_step_insn_of(&in->insn),
-	    .frame = ss_step_frame(),
-	    .btf_hook = cs->extra_step != NULL,
-	};
+	struct spmu_feed_step st; /* every field set: no zeroing (a REP STOS under QEMU's TCG) */
+	st.retired = retired;
+	st.next = next;
+	st.insn = in->step;
+	st.frame = ss_step_frame();
+	st.btf_hook = cs->extra_step != NULL;
 	struct x86_step_regs after = {st.frame->rflags & ~RFLAGS_TF, st.frame->rcx};
 	st.outcome = x86_step_classify(&st.insn, retired, next, &after);
-	if (cs->mem.ip == retired) {
-		st.load = cs->mem.load;
-		st.store = cs->mem.store;
-		st.load_addr = cs->mem.load_addr;
-		st.store_addr = cs->mem.store_addr;
-	}
+	bool mem = cs->mem.ip == retired;
+	st.load = mem && cs->mem.load;
+	st.store = mem && cs->mem.store;
+	st.load_addr = mem ? cs->mem.load_addr : 0;
+	st.store_addr = mem ? cs->mem.store_addr : 0;
 	ss_step_cpls(&st.cpl_from, &st.cpl_to);
 	unsigned want =
 	    st.outcome == X86_STEP_REDIRECTED ? feed_rebuilt(m, cs, &st) : feed_one(m, cs, &st);

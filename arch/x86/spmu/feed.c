@@ -15,7 +15,9 @@ static unsigned take_pmi(struct spmu *m)
 	return SPMU_FEED_PMI;
 }
 
-unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
+/* The step to the counters (and the stand-in cache, for a data access): the whole record
+ * PEBS may need. Out of line: most steps have nothing to count. */
+static __attribute__((noinline)) void retire_counted(struct spmu *m, const struct spmu_feed_step *s)
 {
 	const struct trap_frame *f = s->frame;
 	/* The registers go into PEBS records only: copied while PEBS is enabled. */
@@ -56,6 +58,11 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	    .load_addr = s->load_addr,
 	    .store_addr = s->store_addr,
 	};
+	spmu_retire(m, &st);
+}
+
+unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
+{
 	/* Taken or not from the instruction's semantics (lib/x86_step.h), decided by the runner:
 	 * a branch to the next instruction is a branch; a handler resuming elsewhere is not the
 	 * instruction's branch. (REP string iterations never get here: the engine swallows them,
@@ -68,7 +75,10 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	if (o == X86_STEP_TAKEN)
 		spmu_branch(m, s->retired, s->next, (enum x86_branch_kind)s->insn.branch,
 			    s->cpl_from, s->cpl_to);
-	spmu_retire(m, &st);
+	if (m->ctr.live || s->load || s->store)
+		retire_counted(m, s);
+	else
+		spmu_retire_uncounted(m);
 	unsigned out = s->btf_hook && spmu_btf_trap(m) ? SPMU_FEED_BTF_TRAP : 0;
 	if (o == X86_STEP_REDIRECTED)
 		out |= SPMU_FEED_LOST;

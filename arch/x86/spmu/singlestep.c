@@ -49,7 +49,11 @@ static unsigned skip_every; /* option ss.skip (test only) */
 static struct ss_state *state_here(void)
 {
 	struct percpu *cpu = percpu_current();
-	return cpu ? &state[cpu->index] : NULL;
+	if (!cpu)
+		return NULL;
+	struct ss_state *s = &state[cpu->index];
+	PERCPU_SLOT_OPAQUE(s);
+	return s;
 }
 
 static inline uint64_t read_dr6(void)
@@ -133,6 +137,23 @@ static bool dr6_matters(unsigned opcode)
 	return opcode == OPC_INT1 || opcode == OPC_INTN || opcode == OPC_MOV_SR;
 }
 
+/* Opcodes the engine has work for besides reporting the step: those hide_tf and dr6_matters
+ * name. One test on every trap (a bit in a table for the one-byte map). */
+#define SPECIAL_BIT(op, base) ((op) >= (base) && (op) < (base) + 64 ? 1ull << ((op) - (base)) : 0)
+#define SPECIAL_WORD(base)                                                                         \
+	(SPECIAL_BIT(OPC_PUSHF, base) | SPECIAL_BIT(OPC_POPF, base) |                              \
+	 SPECIAL_BIT(OPC_IRET, base) | SPECIAL_BIT(OPC_MOV_SR, base) |                             \
+	 SPECIAL_BIT(OPC_INT1, base) | SPECIAL_BIT(OPC_INTN, base))
+
+static inline bool engine_special(unsigned opcode)
+{
+	static const uint64_t one_byte[4] = {SPECIAL_WORD(0x00), SPECIAL_WORD(0x40),
+					     SPECIAL_WORD(0x80), SPECIAL_WORD(0xc0)};
+	if (opcode < 0x100)
+		return (one_byte[opcode >> 6] >> (opcode & 63)) & 1;
+	return opcode == OPC_SYSCALL || opcode == OPC_SYSRET;
+}
+
 /* The instruction that will retire next, at `cpl`: traps open user access while it is ring
  * 3's. */
 static inline void move_prev(struct ss_state *s, uint64_t ip, unsigned cpl)
@@ -167,7 +188,7 @@ static uint64_t with_tf(uint64_t rflags, bool tf)
  *   image's TF is clear: set TF in the frame again;
  * - SYSRET is different: whether a trap follows it depends on the TF it loads from R11 (QEMU
  *   target/i386/tcg/translate.c: "The TF bit is checked after the sysret insn completes"),
- *   so before one retires, R11's TF is set (keep_tf_for_sysret) and given back after it;
+ *   so before one retires, R11's TF is set (before_special) and given back after it;
  * - an exception's frame: ss_note_delivery and ss_note_resume.
  * The POPF in the engine's own exit stub (the trap lands on ss_exit) is left alone.
  */
@@ -215,17 +236,6 @@ static inline void hide_tf(struct ss_state *s, unsigned opcode, uint64_t retired
 {
 	if (touches_tf(opcode))
 		hide_tf_of(s, opcode, retired, f);
-}
-
-/* The next instruction is a SYSRET: make the RFLAGS it loads keep TF (see hide_tf). */
-static void keep_tf_for_sysret(struct ss_state *s, struct trap_frame *f)
-{
-	s->next_opcode = opcode_at(f->rip); /* the next step's opcode, read once */
-	s->next_opcode_ip = f->rip;
-	if (s->next_opcode != OPC_SYSRET)
-		return;
-	s->sysret_tf = f->r11 & RFLAGS_TF;
-	f->r11 |= RFLAGS_TF;
 }
 
 /* MOV SS holds the single-step trap until after the next instruction (SDM Vol. 3B 6.8.3,
@@ -314,17 +324,50 @@ int ss_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t next,
 	return n;
 }
 
+/* The step after an instruction engine_special names: TF kept the engine's (hide_tf), and the
+ * trap MOV SS held back split into its two instructions. */
+static __attribute__((noinline)) void special_step(struct ss_state *s, unsigned opcode,
+						   struct trap_frame *f)
+{
+	hide_tf(s, opcode, s->prev, f);
+	uint64_t second = mov_ss_shadowed(opcode, s->prev);
+	if (second && second != f->rip) {
+		/* The MOV SS and the instruction after it: report both, the second with the
+		 * trap's own frame (the first one's registers are not visible any more). */
+		report_step(s, f, s->prev, second);
+		s->view->cpl_from = s->view->cpl_to;
+		hide_tf(s, opcode_at(second), second, f);
+		report_step(s, f, second, f->rip);
+	} else {
+		report_step(s, f, s->prev, f->rip);
+	}
+}
+
+/* Before an instruction engine_special names runs: a SYSRET keeps the engine's TF (see
+ * hide_tf), and DR6 is cleared where the trap after it must be told apart (dr6_matters). */
+static __attribute__((noinline)) void before_special(struct ss_state *s, unsigned opcode,
+						     struct trap_frame *f)
+{
+	if (opcode == OPC_SYSRET) {
+		s->sysret_tf = f->r11 & RFLAGS_TF;
+		f->r11 |= RFLAGS_TF;
+	}
+	if (dr6_matters(opcode))
+		write_dr6(DR6_INIT_VALUE);
+}
+
 bool ss_debug_trap(struct trap_frame *f)
 {
 	struct ss_state *s = state_here();
 	if (!s || !s->active)
 		return false;
 	unsigned opcode = s->next_opcode_ip == s->prev ? s->next_opcode : opcode_at(s->prev);
+	bool special = engine_special(opcode);
 	/* With DR7 clear (no breakpoints), the one #DB a stepped instruction can raise besides the
 	 * single-step trap is INT1's or INT 1's: DR6.BS tells them apart, cleared before such an
 	 * instruction ran (at the trap before it, or set_prev). Elsewhere DR6 is left alone:
 	 * reading and writing it on every trap costs QEMU's TCG a helper and a block end. */
-	if (dr6_matters(opcode)) {
+	if (special && dr6_matters(opcode)) {
 		if (!(read_dr6() & DR6_BS))
 			return false;
 		write_dr6(DR6_INIT_VALUE); /* DR6 bits are sticky */
@@ -341,22 +384,15 @@ bool ss_debug_trap(struct trap_frame *f)
 	s->view->cpl_from = s->prev_cpl;
 	s->view->cpl_to = f->cs & 3; /* the privilege level execution continues at */
 	bool own = s->vtf;	     /* the workload's TF was set: this trap is its own too */
-	hide_tf(s, opcode, s->prev, f);
-	uint64_t second = mov_ss_shadowed(opcode, s->prev);
-	if (second && second != f->rip) {
-		/* The MOV SS and the instruction after it: report both, the second with the
-		 * trap's own frame (the first one's registers are not visible any more). */
-		report_step(s, f, s->prev, second);
-		s->view->cpl_from = s->view->cpl_to;
-		hide_tf(s, opcode_at(second), second, f);
-		report_step(s, f, second, f->rip);
-	} else {
+	if (special)
+		special_step(s, opcode, f);
+	else
 		report_step(s, f, s->prev, f->rip);
-	}
 	move_prev(s, f->rip, s->view->cpl_to);
-	keep_tf_for_sysret(s, f);
-	if (dr6_matters(s->next_opcode))
-		write_dr6(DR6_INIT_VALUE);
+	s->next_opcode = opcode_at(f->rip); /* the next step's opcode, read once */
+	s->next_opcode_ip = f->rip;
+	if (engine_special(s->next_opcode))
+		before_special(s, s->next_opcode, f);
 	if (f->rip == (uint64_t)ss_exit) {
 		s->active = false; /* TF is clear from here on */
 		return true;

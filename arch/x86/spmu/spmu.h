@@ -121,6 +121,13 @@ struct spmu_step {
 };
 /* Counters count it; a PEBS-enabled counter that overflows writes a record. */
 void spmu_retire(struct spmu *m, const struct spmu_step *st);
+/* spmu_retire of a step without data accesses while no counter can count (ctr.live clear):
+ * all that moves is LBR_INFO's cycle count (a cycle is an instruction here). Inline: the
+ * common step. */
+static inline void spmu_retire_uncounted(struct spmu *m)
+{
+	m->steps_since_lbr++;
+}
 /*
  * An exception or interrupt delivered while the workload runs (not the engine's own
  * single-step traps, which real hardware would not take): the last exception record takes
