@@ -93,6 +93,10 @@ static inline enum x86_step_outcome x86_step_classify(const struct x86_step_insn
 						      const struct x86_step_regs *after)
 {
 	uint64_t sequential = retired + in->length;
+	/* Most steps: no branch, on to the next instruction. Tested before the switch, which
+	 * compiles to a jump table (an indirect jump ends a translation block under QEMU's TCG). */
+	if (in->branch == X86_BR_NONE && next == sequential)
+		return X86_STEP_SEQUENTIAL;
 	switch (in->branch) {
 	case X86_BR_NONE:
 	case X86_BR_XBEGIN: /* falls through when it executes (SDM Vol. 1 16.3.8) */
