@@ -6,6 +6,7 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 #include "lib/x86_decode.h"
+#include "lib/x86_decode_cache.h"
 #include "lib/x86_step.h"
 
 #define SSTRACE_MAX_BRANCHES 16384
@@ -23,12 +24,11 @@ struct sstrace {
 				    * there could not be rebuilt: not followed */
 	uint64_t first_redirected; /* the first such instruction's address */
 	bool count_only;	   /* bench: branches counted, not kept */
-	uint64_t pre_ip;	   /* the instruction about to run, decoded before it ran */
-	bool pre_ok;
-	struct x86_step_insn pre;
 };
 
 static struct sstrace trace;
+/* The workload's instructions, each decoded from its bytes before it ran. */
+static struct x86_decoded decoded[X86_DECODE_CACHE_SIZE];
 
 static void record(struct sstrace *t, uint64_t from, uint64_t to)
 {
@@ -60,32 +60,23 @@ static void rebuilt(struct sstrace *t, uint64_t retired, const struct x86_step_i
 
 /* What the trap after `retired` says, from the instruction's semantics (lib/x86_step.h), as
  * it was decoded before it ran (code may rewrite itself); then `next`, about to run, is
- * decoded for the following step. */
+ * decoded (or its cached decoding checked against its bytes) for the following step. */
 static void on_step(void *ctx, uint64_t retired, uint64_t next)
 {
 	struct sstrace *t = ctx;
-	struct x86_insn in;
-	bool ok = t->pre_ip == retired && t->pre_ok;
-	struct x86_step_insn si = t->pre;
-	if (!ok && x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) == 0) {
-		ok = true;
-		si = x86_step_insn_of(&in);
-	}
-	t->pre_ip = next;
-	t->pre_ok = x86_decode((const uint8_t *)next, X86_MAX_INSN_LENGTH, &in) == 0;
-	if (t->pre_ok)
-		t->pre = x86_step_insn_of(&in);
-	if (!ok) {
+	const struct x86_decoded *in = x86_decode_cached(decoded, retired, false);
+	x86_decode_cached(decoded, next, true);
+	if (!in) {
 		t->undecodable++;
 		return;
 	}
 	struct x86_step_regs r;
 	arch_step_regs(&r.rflags, &r.rcx);
-	enum x86_step_outcome o = x86_step_classify(&si, retired, next, &r);
+	enum x86_step_outcome o = x86_step_classify(&in->step, retired, next, &r);
 	if (o == X86_STEP_TAKEN)
 		record(t, retired, next);
 	else if (o == X86_STEP_REDIRECTED)
-		rebuilt(t, retired, &si, next, &r);
+		rebuilt(t, retired, &in->step, next, &r);
 }
 
 /* An exception's delivery or its handler's return: recorded as BTS would. */
@@ -106,6 +97,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 	if (w->reset)
 		w->reset();
 	memset(&trace, 0, sizeof(trace));
+	memset(decoded, 0, sizeof(decoded));
 	trace.count_only = w->bench;
 	struct arch_step_counts n;
 	uint64_t t0 = arch_timestamp();

@@ -31,9 +31,9 @@
 #include "lib/list.h"
 #include "lib/string.h"
 #include "lib/x86_decode.h"
+#include "lib/x86_decode_cache.h"
 #include "lib/x86_mem.h"
 
-#define DECODE_CACHE_SIZE  1024 /* entries, direct-mapped by address */
 #define SESSION_EXCEPTIONS 8
 /* Per CPU, the records drained during a run (option trace.store; 0: from free memory): at
  * least 1 MiB (5000 raw PEBS records of 200 bytes, 43000 BTS records), at most 64 MiB, an
@@ -45,14 +45,8 @@
 
 /* Decoded instructions by address: a loop body is decoded once, not once per iteration. Each
  * entry keeps the bytes it was decoded from: code that rewrites itself is decoded again. */
-struct decoded {
-	uint64_t ip;
-	struct x86_insn insn;	   /* length 0: empty slot */
-	struct x86_step_insn step; /* what the classifier and the model need of it */
-	uint8_t bytes[16];	   /* the instruction's (at most 15), then stale bytes */
-};
 #define DECODE_CACHE_PAGES                                                                         \
-	((DECODE_CACHE_SIZE * sizeof(struct decoded) + PAGE_SIZE - 1) / PAGE_SIZE)
+	((X86_DECODE_CACHE_SIZE * sizeof(struct x86_decoded) + PAGE_SIZE - 1) / PAGE_SIZE)
 
 struct exception_seen {
 	uint32_t vector;
@@ -61,7 +55,7 @@ struct exception_seen {
 
 /* Per-CPU session state the traps and PMIs of the running workload reach. */
 struct cpu_session {
-	struct decoded *cache;
+	struct x86_decoded *cache;
 	void *scratch;
 	uint64_t scratch_pages;
 	struct trace_ctx *ctx; /* non-NULL while a workload runs */
@@ -117,52 +111,6 @@ static void deliver_virtual_pmi(struct cpu_session *cs)
 		lapic_send_ipi(0, APIC_DM_FIXED, VEC_PMI, APIC_DEST_SELF);
 }
 
-/* Whether the bytes at slot->ip are still those it was decoded from. Inline, on every step:
- * two 8-byte compares where the 16 bytes at ip lie in one page (bytes beyond the instruction,
- * masked out, may not be mapped past a page end), else byte by byte. */
-static inline __attribute__((always_inline)) bool same_bytes(const struct decoded *slot)
-{
-	const uint8_t *code = (const uint8_t *)slot->ip;
-	unsigned n = slot->insn.length;
-	if ((slot->ip & (PAGE_SIZE - 1)) <= PAGE_SIZE - 16) {
-		uint64_t now[2], then[2]; /* __builtin_: the kernel builds with -fno-builtin */
-		__builtin_memcpy(now, code, sizeof(now));
-		__builtin_memcpy(then, slot->bytes, sizeof(then));
-		uint64_t lo_mask = n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
-		uint64_t hi_mask = n <= 8 ? 0 : (1ull << (8 * (n - 8))) - 1;
-		return ((now[0] ^ then[0]) & lo_mask) == 0 && ((now[1] ^ then[1]) & hi_mask) == 0;
-	}
-	for (unsigned i = 0; i < n; i++)
-		if (code[i] != slot->bytes[i])
-			return false;
-	return true;
-}
-
-/*
- * The decoding of the instruction at ip. `before_run`: ip is about to run (the step that ends
- * at it was just reported), so the cached entry is checked against the bytes there and decoded
- * again if they changed; otherwise (ip has just retired) the entry is taken as it is: it was
- * made before ip ran (a previous call with before_run), even if ip then rewrote itself. An
- * instruction the engine reports without having stood at it first (the second one under a
- * MOV SS, a resume address) is decoded now. Inline: twice a step, and under QEMU's TCG each call
- * and return ends a translation block.
- */
-static inline __attribute__((always_inline)) const struct decoded *
-decode_cached(struct cpu_session *cs, uint64_t ip, bool before_run)
-{
-	struct decoded *slot = &cs->cache[ip % DECODE_CACHE_SIZE];
-	if (slot->ip != ip || slot->insn.length == 0 || (before_run && !same_bytes(slot))) {
-		if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &slot->insn) != 0) {
-			slot->insn.length = 0;
-			return NULL;
-		}
-		slot->ip = ip;
-		slot->step = x86_step_insn_of(&slot->insn);
-		memcpy(slot->bytes, (const void *)ip, slot->insn.length);
-	}
-	return slot;
-}
-
 static struct x86_gprs gprs_of(const struct trap_frame *f)
 {
 	return (struct x86_gprs){{f->rax, f->rcx, f->rdx, f->rbx, f->rsp, f->rbp, f->rsi, f->rdi,
@@ -171,7 +119,7 @@ static struct x86_gprs gprs_of(const struct trap_frame *f)
 
 /* The accesses of the instruction d (decoded from its bytes before it runs), from the
  * registers before it: the trap frame of the step that ended at it. */
-static void predict_memory(struct cpu_session *cs, const struct decoded *d,
+static void predict_memory(struct cpu_session *cs, const struct x86_decoded *d,
 			   const struct trap_frame *f)
 {
 	const struct x86_insn *in = &d->insn;
@@ -309,7 +257,7 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 {
 	struct spmu *m = ctx;
 	struct cpu_session *cs = here();
-	const struct decoded *in = decode_cached(cs, retired, false);
+	const struct x86_decoded *in = x86_decode_cached(cs->cache, retired, false);
 	if (!in)
 		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
 	struct spmu_feed_step st; /* every field set: no zeroing (a REP STOS under QEMU's TCG) */
@@ -328,7 +276,8 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	ss_step_cpls(&st.cpl_from, &st.cpl_to);
 	unsigned want =
 	    st.outcome == X86_STEP_REDIRECTED ? feed_rebuilt(m, cs, &st) : feed_one(m, cs, &st);
-	const struct decoded *upcoming = decode_cached(cs, next, true); /* before it runs */
+	const struct x86_decoded *upcoming =
+	    x86_decode_cached(cs->cache, next, true); /* before it runs */
 	if (upcoming && (want & SPMU_FEED_MEMORY))
 		predict_memory(cs, upcoming, st.frame);
 	else
@@ -395,7 +344,7 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 		cs->user->roi_now = NULL;
 	} else {
 		struct ss_result res;
-		memset(cs->cache, 0, DECODE_CACHE_SIZE * sizeof(struct decoded));
+		memset(cs->cache, 0, X86_DECODE_CACHE_SIZE * sizeof(struct x86_decoded));
 		struct ss_hooks h = {t->model ? model_step : hardware_step,
 				     t->model ? model_transfer : NULL, t->model};
 		ss_run(q->fn, q->arg, &h, interrupts, &res);

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Decodings of the instructions a single-stepped workload runs, cached by address (direct
+ * mapped) with the bytes each came from, so that code that rewrites itself is decoded again
+ * (issue 13: "decode each instruction from its bytes before it runs, ... and drop any cached
+ * decoding when the code at an address changes"). Used on every step by the single-step
+ * engine's trace (kernel/sstrace.c) and the software PMU's runner (arch/x86/session/session.c):
+ * inline, as under QEMU's TCG each call and return ends a translation block. Pure,
+ * freestanding, host-tested (tests/unit/test_x86_decode_cache.c).
+ */
+#ifndef LIB_X86_DECODE_CACHE_H
+#define LIB_X86_DECODE_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/x86_decode.h"
+#include "lib/x86_step.h"
+
+#define X86_DECODE_CACHE_SIZE 1024 /* entries */
+#define X86_DECODE_PAGE                                                                            \
+	4096 /* the smallest page: bytes past an instruction may be unmapped                       \
+	      * beyond its end */
+
+struct x86_decoded {
+	uint64_t ip;
+	struct x86_insn insn;	   /* length 0: empty slot */
+	struct x86_step_insn step; /* what the classifier needs of it (lib/x86_step.h) */
+	uint8_t bytes[16];	   /* the instruction's (at most 15), then stale bytes */
+};
+
+/* Whether the bytes at slot->ip are still those it was decoded from: two 8-byte compares where
+ * the 16 bytes at ip lie in one page (the bytes beyond the instruction, masked out, may not be
+ * mapped past a page end), else byte by byte. */
+static inline __attribute__((always_inline)) bool
+x86_decoded_same_bytes(const struct x86_decoded *slot)
+{
+	const uint8_t *code = (const uint8_t *)(uintptr_t)slot->ip;
+	unsigned n = slot->insn.length;
+	if ((slot->ip & (X86_DECODE_PAGE - 1)) <= X86_DECODE_PAGE - 16) {
+		uint64_t now[2], then[2]; /* __builtin_: the kernel builds with -fno-builtin */
+		__builtin_memcpy(now, code, sizeof(now));
+		__builtin_memcpy(then, slot->bytes, sizeof(then));
+		uint64_t lo_mask = n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
+		uint64_t hi_mask = n <= 8 ? 0 : (1ull << (8 * (n - 8))) - 1;
+		return ((now[0] ^ then[0]) & lo_mask) == 0 && ((now[1] ^ then[1]) & hi_mask) == 0;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (code[i] != slot->bytes[i])
+			return false;
+	return true;
+}
+
+/*
+ * The decoding of the instruction at ip, from cache[X86_DECODE_CACHE_SIZE], or NULL where the
+ * bytes there are no instruction. `before_run`: ip is about to run, so the cached entry is
+ * checked against the bytes there and decoded again if they changed; otherwise (ip has just
+ * retired) the entry is taken as it is: it was made before ip ran (a previous call with
+ * before_run), even if ip then rewrote itself. An instruction not seen before is decoded now.
+ */
+static inline __attribute__((always_inline)) const struct x86_decoded *
+x86_decode_cached(struct x86_decoded *cache, uint64_t ip, bool before_run)
+{
+	struct x86_decoded *slot = &cache[ip % X86_DECODE_CACHE_SIZE];
+	if (slot->ip != ip || slot->insn.length == 0 ||
+	    (before_run && !x86_decoded_same_bytes(slot))) {
+		const uint8_t *code = (const uint8_t *)(uintptr_t)ip;
+		if (x86_decode(code, X86_MAX_INSN_LENGTH, &slot->insn) != 0) {
+			slot->insn.length = 0;
+			return 0;
+		}
+		slot->ip = ip;
+		slot->step = x86_step_insn_of(&slot->insn);
+		for (unsigned i = 0; i < slot->insn.length; i++)
+			slot->bytes[i] = code[i];
+	}
+	return slot;
+}
+
+#endif
