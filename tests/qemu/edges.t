@@ -27,43 +27,20 @@ names=(edges flags smc)
 nw=${#names[@]}
 [ "$runs" = $((3 * nw)) ]
 ok $? "QEMU's log holds the $((3 * nw)) single-stepped runs: ss, bts, lbr for each workload ($runs)"
-branches() { printf '%s\n' "$1" | grep -v '^run '; }
-
-# The engine's runs in the oracle's format.
-ss() {
-	printf '%s\n' "$out" | awk -v w="$1" '$1 == "ss-begin" { on = ($2 == w); if (on) for (i = 1; i <= NF; i++) if ($i ~ /^steps=/) { split($i, a, "="); print "run", a[2] } }
-		$1 == "ss-end" { on = 0 } on && $1 == "ss-branch" { print $2, $3 }'
-}
-# A session's KIND records: the given fields.
-records() {
-	printf '%s\n' "$out" | awk -v f="$1" -v l="$2" -v k="$3" -v a="$4" -v b="$5" '
-		$1 == "trace-begin" && $2 == f { on = ($3 == l) } $1 == "trace-end" { on = 0 }
-		on && $1 == k { print $a, $b }'
-}
-same() { # same GOT WANT DESCRIPTION
-	[ -n "$2" ] && [ "$1" = "$2" ]
-	ok $? "$3"
-	[ "$1" = "$2" ] || diff <(printf '%s\n' "$1") <(printf '%s\n' "$2") | head -n 8 | sed 's/^/# /'
-}
-
-# flags' branches before its own #DB (string comparison: mawk reads 0x... as lossy numbers).
-before_own_db() {
-	awk -v t="$(sym flags_tf_trap)" -v iret="$(sym trap_iret)" '$1 "" != iret "" && $1 "" >= t "" { exit } { print }'
-}
 
 w=0
 for name in "${names[@]}"; do
 	w=$((w + 1))
 	q=$(nth "$work/qemu.txt" "$w")
-	k=$(ss "$name")
+	k=$(ss_run "$name")
 	same "$k" "$q" "engine, $name: the same taken branches and step count as QEMU"
 	line=$(printf '%s\n' "$out" | grep "^trace-begin bts $name@")
 	same "run $(sed -n 's/.* steps=\([0-9]*\) .*/\1/p' <<<"$line")" "$(nth "$work/qemu.txt" $((w + nw)) | sed -n 1p)" \
 		"bts, $name: the session's step count is QEMU's for that run"
 	# BTS, circular, 8 records: QEMU's last 8 branches oldest first, the rest overwritten
 	# (SDM Vol. 3B 17.4.9.3).
-	nq=$(branches "$q" | wc -l)
-	same "$(records bts "$name@skylake" bts 2 3)" "$(branches "$q" | tail -n 8)" \
+	nq=$(run_branches "$q" | wc -l)
+	same "$(kind_records bts "$name@skylake" bts 2 3)" "$(run_branches "$q" | tail -n 8)" \
 		"bts, $name: QEMU's last (up to) 8 branches, oldest first"
 	if [ "$nq" -gt 8 ]; then want="wrapped=yes overwritten=$((nq - 8))"; else want="wrapped=no overwritten=0"; fi
 	case "$line" in *" $want "*) r=0 ;; *) r=1 ;; esac
@@ -73,13 +50,13 @@ for name in "${names[@]}"; do
 	# debug exception (#DB), it automatically clears the LBR flag", SDM 253668-032US 16.4.2):
 	# the stack ends with the branches before it (straight-line code: those from below
 	# flags_tf_trap, and the IRETs back from handlers).
-	lq=$(branches "$(nth "$work/qemu.txt" $((w + 2 * nw)))")
-	[ "$name" = flags ] && lq=$(printf '%s\n' "$lq" | before_own_db)
-	lbr=$(records lbr "$name@skylake" lbr 3 4)
+	lq=$(run_branches "$(nth "$work/qemu.txt" $((w + 2 * nw)))")
+	[ "$name" = flags ] && lq=$(printf '%s\n' "$lq" | before_own_db "$(sym flags_tf_trap)" "$(sym trap_iret)")
+	lbr=$(kind_records lbr "$name@skylake" lbr 3 4)
 	same "$lbr" "$(printf '%s\n' "$lq" | tac | head -n 32)" \
 		"lbr, $name: the stack holds QEMU's branches of that run, newest first (flags: up to its own #DB)"
 	[ "$w" = 1 ] && edges=$k
-	[ "$name" = smc ] && smc_bts=$(records bts "$name@skylake" bts 2 3) smc_lbr=$lbr smc_ss=$k
+	[ "$name" = smc ] && smc_bts=$(kind_records bts "$name@skylake" bts 2 3) smc_lbr=$lbr smc_ss=$k
 done
 
 # Code that rewrites itself (workloads/smc.S), from the source: smc_jcc is a JE, taken, then
@@ -115,14 +92,14 @@ reps=$(printf '%s\n' "$out" | sed -n 's/^ss-begin edges .* rep-iterations=\([0-9
 ok $? "engine: 100 + 10 REP iterations make 108 extra traps, none a step ($reps)"
 for name in flags_jmp_popf flags_jmp_mov_ss flags_jmp_ud2; do
 	from=$(printf '%#x' "$(sym "$name")")
-	ss flags | grep -q "^$from "
+	ss_run flags | grep -q "^$from "
 	ok $? "engine: the jmp at $name is recorded from its own address"
 done
 # The workload's own single-stepping: after its POPF sets TF, the trap comes after the next
 # instruction (SDM Vol. 3B 17.3.1.4), at flags_tf_trap, and reaches its handler (which ends it):
 # one #DB, in both sessions, besides the #UD.
 for fac in bts lbr; do
-	got=$(records "$fac" "flags@skylake" exception 2 3 | tr '\n' ' ')
+	got=$(kind_records "$fac" "flags@skylake" exception 2 3 | tr '\n' ' ')
 	want="vector=6 rip=$(sym flags_ud2) vector=1 rip=$(sym flags_tf_trap) "
 	same "$got" "$want" "$fac, flags: the #UD, then the workload's own single-step #DB at flags_tf_trap"
 done
@@ -131,6 +108,6 @@ done
 # the #UD's delivery to the stub vector 6's gate names; the handler (workloads/faults.c) resumes
 # two bytes on, through the stubs' IRETQ (SDM Vol. 3B 17.4.8.1: exceptions are recorded).
 want=$(printf '%#x %#x\n%#x %#x' "$(sym flags_ud2)" "$(sym exc_stub_6)" "$(sym trap_iret)" "$(sym flags_jmp_ud2)")
-got=$(ss flags | grep -A1 "^$(printf '%#x' "$(sym flags_ud2)") ")
+got=$(ss_run flags | grep -A1 "^$(printf '%#x' "$(sym flags_ud2)") ")
 same "$got" "$want" "engine: flags_ud2's only record is the #UD's delivery, then the IRET to two bytes on"
 done_testing

@@ -68,6 +68,39 @@ relay_kernel_tap() {
 # its lines), the "run" line included.
 nth() { awk -v w="$2" '/^run / { n++ } n == w' "$1"; }
 
+# run_branches RUN: the "FROM TO" lines of one oracle run (nth), without its "run" line.
+run_branches() { printf '%s\n' "$1" | grep -v '^run '; }
+
+# ss_run WORKLOAD: the engine's run of WORKLOAD (option ss) in the last boot's output, in the
+# oracle's format: "run STEPS", then its taken branches.
+ss_run() {
+	printf '%s\n' "$out" | awk -v w="$1" '$1 == "ss-begin" { on = ($2 == w); if (on) for (i = 1; i <= NF; i++) if ($i ~ /^steps=/) { split($i, a, "="); print "run", a[2] } }
+		$1 == "ss-end" { on = 0 } on && $1 == "ss-branch" { print $2, $3 }'
+}
+
+# kind_records FACILITY LABEL KIND FIELD-A FIELD-B: fields A and B of one session's KIND lines
+# (session_records for lines of another kind than the facility's, such as "exception").
+kind_records() {
+	printf '%s\n' "$out" | awk -v f="$1" -v l="$2" -v k="$3" -v a="$4" -v b="$5" '
+		$1 == "trace-begin" && $2 == f { on = ($3 == l) } $1 == "trace-end" { on = 0 }
+		on && $1 == k { print $a, $b }'
+}
+
+# same GOT WANT DESCRIPTION: one check that GOT equals WANT (not empty); on a mismatch the start
+# of the diff, as TAP comments.
+same() {
+	[ -n "$2" ] && [ "$1" = "$2" ]
+	ok $? "$3"
+	[ "$1" = "$2" ] || diff <(printf '%s\n' "$1") <(printf '%s\n' "$2") | head -n 8 | sed 's/^/# /'
+}
+
+# before_own_db TF-TRAP IRET: the "FROM TO" lines on stdin up to the workload flags' own
+# single-step #DB at TF-TRAP (its IRETs back from handlers, at IRET, excepted), which clears
+# DEBUGCTL.LBR (edges.t). Addresses compared as strings: mawk reads 0x... as lossy numbers.
+before_own_db() {
+	awk -v t="$1" -v iret="$2" '$1 "" != iret "" && $1 "" >= t "" { exit } { print }'
+}
+
 # session_records FACILITY LABEL FIELD-A FIELD-B [CPU]: fields A and B of one session's record
 # lines ("FACILITY ..." between "trace-begin FACILITY LABEL" and "trace-end"), in the last
 # boot's output; with CPU, only that CPU's session ("cpu=CPU" after the label).

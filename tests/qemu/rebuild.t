@@ -33,44 +33,25 @@ ok $? "the oracle read QEMU's log $(head -c 200 "$work/err")"
 runs=$(grep -c '^run ' "$work/qemu.txt")
 [ "$runs" = $((3 * nw)) ]
 ok $? "QEMU's log holds the $((3 * nw)) single-stepped runs: ss, bts, lbr for each workload ($runs)"
-branches() { printf '%s\n' "$1" | grep -v '^run '; }
-ss() {
-	printf '%s\n' "$out" | awk -v w="$1" '$1 == "ss-begin" { on = ($2 == w); if (on) for (i = 1; i <= NF; i++) if ($i ~ /^steps=/) { split($i, a, "="); print "run", a[2] } }
-		$1 == "ss-end" { on = 0 } on && $1 == "ss-branch" { print $2, $3 }'
-}
-records() {
-	printf '%s\n' "$out" | awk -v f="$1" -v l="$2" -v k="$3" -v a="$4" -v b="$5" '
-		$1 == "trace-begin" && $2 == f { on = ($3 == l) } $1 == "trace-end" { on = 0 }
-		on && $1 == k { print $a, $b }'
-}
-same() { # same GOT WANT DESCRIPTION
-	[ -n "$2" ] && [ "$1" = "$2" ]
-	ok $? "$3"
-	[ "$1" = "$2" ] || diff <(printf '%s\n' "$1") <(printf '%s\n' "$2") | head -n 8 | sed 's/^/# /'
-}
-# flags' branches before its own #DB, which clears DEBUGCTL.LBR (edges.t)
-before_own_db() {
-	awk -v t="$(sym flags_tf_trap)" -v iret="$(sym trap_iret)" '$1 "" != iret "" && $1 "" >= t "" { exit } { print }'
-}
 
 w=0
 for name in "${names[@]}"; do
 	w=$((w + 1))
 	q=$(nth "$work/qemu.txt" "$w")
-	same "$(ss "$name")" "$q" "engine, $name: QEMU's taken branches and step count, traps left out"
+	same "$(ss_run "$name")" "$q" "engine, $name: QEMU's taken branches and step count, traps left out"
 	rebuilt=$(printf '%s\n' "$out" | sed -n "s/^ss-begin $name .* rebuilt=\([0-9]*\).*/\1/p")
 	[ "${rebuilt:-0}" -gt 0 ]
 	ok $? "engine, $name: traps were left out and their paths rebuilt (rebuilt=$rebuilt)"
 	line=$(printf '%s\n' "$out" | grep "^trace-begin bts $name@")
 	same "run $(sed -n 's/.* steps=\([0-9]*\) .*/\1/p' <<<"$line")" "$(nth "$work/qemu.txt" $((w + nw)) | sed -n 1p)" \
 		"bts, $name: the session's step count is QEMU's"
-	same "$(records bts "$name@skylake" bts 2 3)" "$(branches "$(nth "$work/qemu.txt" $((w + nw)))")" \
+	same "$(kind_records bts "$name@skylake" bts 2 3)" "$(run_branches "$(nth "$work/qemu.txt" $((w + nw)))")" \
 		"bts, $name: every record is QEMU's branch, in order"
 	printf '%s\n' "$out" | grep -q "^trace: $name@skylake cpu=0: [1-9][0-9]* trap(s) stood for more than one instruction"
 	ok $? "bts and lbr, $name: the session says how many traps stood for more than one instruction"
-	lq=$(branches "$(nth "$work/qemu.txt" $((w + 2 * nw)))")
-	[ "$name" = flags ] && lq=$(printf '%s\n' "$lq" | before_own_db)
-	same "$(records lbr "$name@skylake" lbr 3 4)" "$(printf '%s\n' "$lq" | tac | head -n 32)" \
+	lq=$(run_branches "$(nth "$work/qemu.txt" $((w + 2 * nw)))")
+	[ "$name" = flags ] && lq=$(printf '%s\n' "$lq" | before_own_db "$(sym flags_tf_trap)" "$(sym trap_iret)")
+	same "$(kind_records lbr "$name@skylake" lbr 3 4)" "$(printf '%s\n' "$lq" | tac | head -n 32)" \
 		"lbr, $name: the stack holds QEMU's newest branches, newest first"
 done
 
