@@ -146,16 +146,11 @@ static void drainer(void *arg)
 	}
 }
 
-static uint64_t deadline_in(uint64_t us)
-{
-	return rdtsc() + us * timer_info()->tsc_hz / 1000000;
-}
-
 /* Waits for CPU c's call; meanwhile the records it streams are written out when live. */
 static bool wait_cpu(struct cpu_runs *r, unsigned c)
 {
 	while (!smp_call_finished(c, r->seq[c])) {
-		if ((int64_t)(rdtsc() - r->deadline) >= 0)
+		if (tsc_passed(r->deadline))
 			return false;
 		if (!(r->live && trace_live_drain(c)))
 			cpu_pause();
@@ -179,9 +174,7 @@ static void run_here(struct cpu_runs *r, struct cpu_job *job)
 	if (!drained)
 		return;
 	__atomic_store_n(&drainer_stop, true, __ATOMIC_RELEASE);
-	uint64_t end = deadline_in(CROSS_CALL_TIMEOUT_US);
-	while (!smp_call_finished(idle, seq) && (int64_t)(rdtsc() - end) < 0)
-		cpu_pause();
+	smp_call_wait(idle, seq, tsc_deadline(CROSS_CALL_TIMEOUT_US));
 }
 
 enum trace_outcome arch_trace_workload(const struct trace_request *req)
@@ -213,7 +206,7 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 		runs.live = false;
 	}
 	bool ok = true;
-	runs.deadline = deadline_in(TRACE_CALL_TIMEOUT_US);
+	runs.deadline = tsc_deadline(TRACE_CALL_TIMEOUT_US);
 	if (mode == TRACE_CPUS_ALL) {
 		for (unsigned c = first; c <= last; c++)
 			runs.posted[c] = c != self && smp_call_post(c, one_cpu, &job, &runs.seq[c]);
@@ -222,7 +215,7 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 	bool all_skipped = true;
 	for (unsigned c = first; c <= last; c++) {
 		if (mode != TRACE_CPUS_ALL) {
-			runs.deadline = deadline_in(TRACE_CALL_TIMEOUT_US);
+			runs.deadline = tsc_deadline(TRACE_CALL_TIMEOUT_US);
 			runs.posted[c] = c != self && smp_call_post(c, one_cpu, &job, &runs.seq[c]);
 			if (c == self)
 				run_here(&runs, &job);

@@ -126,8 +126,8 @@ static struct percpu *new_percpu(unsigned index, const struct acpi_cpu *c)
 
 static bool wait_online(struct percpu *p, uint64_t us)
 {
-	uint64_t end = rdtsc() + us * timer_info()->tsc_hz / 1000000;
-	while ((int64_t)(rdtsc() - end) < 0) {
+	uint64_t end = tsc_deadline(us);
+	while (!tsc_passed(end)) {
 		if (__atomic_load_n(&p->online, __ATOMIC_ACQUIRE))
 			return true;
 		cpu_pause();
@@ -262,6 +262,16 @@ bool smp_call_finished(unsigned index, uint64_t seq)
 	       __atomic_load_n(&percpu_by_index[index]->call_done, __ATOMIC_ACQUIRE) == seq;
 }
 
+bool smp_call_wait(unsigned index, uint64_t seq, uint64_t deadline)
+{
+	while (!smp_call_finished(index, seq)) {
+		if (tsc_passed(deadline))
+			return false;
+		cpu_pause();
+	}
+	return true;
+}
+
 bool smp_run_on_cpu_within(unsigned index, void (*fn)(void *), void *arg, uint64_t timeout_us)
 {
 	if (index >= percpu_count)
@@ -273,15 +283,8 @@ bool smp_run_on_cpu_within(unsigned index, void (*fn)(void *), void *arg, uint64
 		return true;
 	}
 	uint64_t seq;
-	if (!smp_call_post(index, fn, arg, &seq))
-		return false;
-	uint64_t end = rdtsc() + timeout_us * timer_info()->tsc_hz / 1000000;
-	while (!smp_call_finished(index, seq)) {
-		if ((int64_t)(rdtsc() - end) >= 0)
-			return false;
-		cpu_pause();
-	}
-	return true;
+	return smp_call_post(index, fn, arg, &seq) &&
+	       smp_call_wait(index, seq, tsc_deadline(timeout_us));
 }
 
 static unsigned run_on_many(void (*fn)(void *), void *arg, bool include_self, uint64_t timeout_us)
@@ -289,30 +292,20 @@ static unsigned run_on_many(void (*fn)(void *), void *arg, bool include_self, ui
 	unsigned done = 0;
 	struct percpu *self = this_cpu();
 	uint64_t seqs[MAX_CPUS];
-	for (unsigned i = 0; i < percpu_count; i++) {
-		struct percpu *p = percpu_by_index[i];
-		if (p == self)
-			continue;
-		p->call_fn = fn;
-		p->call_arg = arg;
-		seqs[i] = p->call_seq + 1;
-		__atomic_store_n(&p->call_seq, seqs[i], __ATOMIC_RELEASE);
-		lapic_send_ipi(p->apic_id, APIC_DM_FIXED, VEC_IPI_CALL, APIC_DEST_NONE);
-	}
+	bool posted[MAX_CPUS];
+	for (unsigned i = 0; i < percpu_count; i++)
+		posted[i] = percpu_by_index[i] != self && smp_call_post(i, fn, arg, &seqs[i]);
 	if (include_self) {
 		fn(arg);
 		self->calls_run++;
 		done++;
 	}
-	uint64_t end = rdtsc() + timeout_us * timer_info()->tsc_hz / 1000000;
+	uint64_t end = tsc_deadline(timeout_us);
 	for (unsigned i = 0; i < percpu_count; i++) {
 		struct percpu *p = percpu_by_index[i];
 		if (p == self)
 			continue;
-		while (__atomic_load_n(&p->call_done, __ATOMIC_ACQUIRE) != seqs[i] &&
-		       (int64_t)(rdtsc() - end) < 0)
-			cpu_pause();
-		if (__atomic_load_n(&p->call_done, __ATOMIC_ACQUIRE) == seqs[i])
+		if (posted[i] && smp_call_wait(i, seqs[i], end))
 			done++;
 		else
 			kprintf("smp: CPU %u (APIC ID %u) did not finish a cross-call in time\n",

@@ -26,11 +26,12 @@ struct smp_report {
 /* Bring up every enabled AP of the MADT, one after the other, each with a timeout; a CPU that
  * does not answer is reported by APIC ID and skipped. */
 /* Cross-CPU calls with their own time-out (trace sessions single-step long workloads). */
-/* The same call without waiting: posted to CPU `index` (not this one); *seq names it for
- * smp_call_finished. */
+bool smp_run_on_cpu_within(unsigned index, void (*fn)(void *), void *arg, uint64_t timeout_us);
+/* The same call in parts: posted to CPU `index` (not this one), *seq naming it; whether it
+ * has finished; waiting for it until the TSC reaches `deadline` (tsc_deadline). */
 bool smp_call_post(unsigned index, void (*fn)(void *), void *arg, uint64_t *seq);
 bool smp_call_finished(unsigned index, uint64_t seq);
-bool smp_run_on_cpu_within(unsigned index, void (*fn)(void *), void *arg, uint64_t timeout_us);
+bool smp_call_wait(unsigned index, uint64_t seq, uint64_t deadline);
 
 void smp_init(uint64_t trampoline_phys, const struct acpi_madt_info *madt, bool pmi_as_nmi,
 	      struct smp_report *r);

@@ -144,10 +144,15 @@ const struct timer_info *timer_info(void)
 	return &info;
 }
 
+uint64_t tsc_deadline(uint64_t us)
+{
+	return rdtsc() + us * info.tsc_hz / 1000000;
+}
+
 void udelay(uint64_t us)
 {
-	uint64_t end = rdtsc() + us * info.tsc_hz / 1000000;
-	while ((int64_t)(rdtsc() - end) < 0)
+	uint64_t end = tsc_deadline(us);
+	while (!tsc_passed(end))
 		cpu_pause();
 }
 

@@ -3,7 +3,9 @@
 #ifndef ARCH_X86_TIMER_H
 #define ARCH_X86_TIMER_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include "arch/x86/cpu/cpu.h"
 
 struct timer_info {
 	uint64_t tsc_hz;
@@ -21,6 +23,12 @@ void timer_calibrate(uint64_t loader_tsc_hz);
 void timer_calibrate_apic(void);
 const struct timer_info *timer_info(void);
 void udelay(uint64_t us);
+/* The TSC value `us` microseconds from now, and whether the TSC has reached such a value. */
+uint64_t tsc_deadline(uint64_t us);
+static inline bool tsc_passed(uint64_t deadline)
+{
+	return (int64_t)(rdtsc() - deadline) >= 0;
+}
 /* This CPU's local APIC timer, one-shot on VEC_APIC_TIMER in about `us` microseconds (at most
  * what 32 bits of count allow: arm again from the interrupt), and stopped. */
 void timer_oneshot_us(uint64_t us);
