@@ -273,7 +273,7 @@ static void help_lists_every_option(void **state)
 	    "pebs.counter", "pebs.period",  "pebs.kib",	   "pebs.ldlat",  "pmc.period",
 	    "bench",	    "help",	    "serial",	   "serial.mmio", "serial.stride",
 	    "serial.width", "serial.clock", "serial.flow", "screen",	  "screen.hold",
-	    "stream.live"};
+	    "stream.live",  "ss.skip"};
 	char line[64];
 	described[0] = '\0';
 	options_describe(gather, NULL);

@@ -229,7 +229,7 @@ static __attribute__((noinline)) unsigned feed_rebuilt(struct spmu *m, struct cp
 {
 	struct x86_step_regs after = {st->frame->rflags & ~RFLAGS_TF, st->frame->rcx};
 	struct x86_path_step path[X86_PATH_MAX];
-	int n = ss_rebuild(st->retired, &st->insn, st->next, &after, path);
+	int n = arch_step_rebuild(st->retired, &st->insn, st->next, &after, path);
 	if (n <= 0)
 		return feed_one(m, cs, st);
 	unsigned want = 0;

@@ -24,9 +24,9 @@ struct ss_state {
 	struct ss_step_view *view; /* this CPU's ss_step_views entry: frame and CPLs of a step */
 	uint64_t steps;
 	uint64_t rep_iterations; /* traps inside a REP string instruction (not steps) */
-	uint64_t rebuilt;	 /* traps that stood for more than one instruction (ss_rebuild) */
-	uint64_t skip_seen;	 /* option ss.skip: traps that could have been left out */
-	uint64_t skipped_to;	 /* option ss.skip: where the trap left out landed, or 0 */
+	uint64_t rebuilt;   /* traps that stood for more than one instruction (arch_step_rebuild) */
+	uint64_t skip_seen; /* option ss.skip: traps that could have been left out */
+	uint64_t skipped_to; /* option ss.skip: where the trap left out landed, or 0 */
 	/* The frame of the workload's exception whose handler runs (unstepped), or NULL: until
 	 * its IRET, traps are the handler's, not the workload's. */
 	struct trap_frame *exc_frame;
@@ -270,7 +270,7 @@ void arch_set_step_skip(unsigned every)
 /*
  * Option ss.skip (test only): whether to leave this trap out, as a platform that skips
  * single-step traps would, so that the step hooks see one trap for two instructions and must
- * rebuild the path (ss_rebuild). Only a trap whose path the code decides can go: after an
+ * rebuild the path (arch_step_rebuild). Only a trap whose path the code decides can go: after an
  * instruction that is no branch or a direct JMP or CALL (an indirect branch's target is data),
  * at the same privilege level, with the engine's own duties (TF, DR6, the run's exit) not due
  * at either instruction, and not while the workload steps itself.
@@ -280,8 +280,8 @@ static __attribute__((noinline)) bool skip_trap(struct ss_state *s, const struct
 	uint64_t ran = s->skipped_to ? s->skipped_to : s->prev; /* what retired just now */
 	unsigned opcode = opcode_at(ran), landing = opcode_at(f->rip);
 	s->skipped_to = 0;
-	if (s->vtf || touches_tf(opcode) || dr6_matters(opcode) || touches_tf(landing) ||
-	    dr6_matters(landing) || f->rip == (uint64_t)ss_exit || s->prev_cpl != (f->cs & 3))
+	if (s->vtf || engine_special(opcode) || engine_special(landing) ||
+	    f->rip == (uint64_t)ss_exit || s->prev_cpl != (f->cs & 3))
 		return false;
 	struct x86_insn in;
 	if (x86_decode((const uint8_t *)ran, X86_MAX_INSN_LENGTH, &in) != 0 ||
@@ -312,8 +312,8 @@ static int decode_mapped(void *ctx, uint64_t ip, struct x86_step_insn *out)
 	return 0;
 }
 
-int ss_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t next,
-	       const struct x86_step_regs *after, struct x86_path_step path[X86_PATH_MAX])
+int arch_step_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t next,
+		      const struct x86_step_regs *after, struct x86_path_step path[X86_PATH_MAX])
 {
 	struct ss_state *s = state_here();
 	int n = x86_path_rebuild(decode_mapped, NULL, retired, in, next, after, path);
@@ -419,12 +419,6 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 					    .rebuilt = r.rebuilt,
 					    .escaped_at = r.escaped_at};
 	return r.retval;
-}
-
-int arch_step_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t next,
-		      const struct x86_step_regs *after, struct x86_path_step path[X86_PATH_MAX])
-{
-	return ss_rebuild(retired, in, next, after, path);
 }
 
 void arch_step_regs(uint64_t *rflags, uint64_t *rcx)

@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86/cpu/percpu.h"
-#include "lib/x86_step.h"
 
 struct trap_frame;
 
@@ -36,11 +35,11 @@ struct ss_hooks {
 struct ss_result {
 	uint64_t steps;		 /* instructions retired under TF */
 	uint64_t rep_iterations; /* REP string iterations trapped (not steps, not branches) */
-	uint64_t rebuilt;	 /* traps that stood for more than one instruction (ss_rebuild) */
-	uint64_t retval;	 /* the workload's return value */
-	uint64_t escaped_at;	 /* 0, or the instruction after which no trap came any more: the
-				  * workload cleared TF where the engine could not keep it, and
-				  * ran on unseen (a capture that ended early) */
+	uint64_t rebuilt; /* traps that stood for more than one instruction (arch_step_rebuild) */
+	uint64_t retval;  /* the workload's return value */
+	uint64_t escaped_at; /* 0, or the instruction after which no trap came any more: the
+			      * workload cleared TF where the engine could not keep it, and
+			      * ran on unseen (a capture that ended early) */
 };
 
 /* Run fn(arg) single-stepped on this CPU, telling h about every instruction and transfer;
@@ -89,10 +88,6 @@ bool ss_active_here(void);
  * arrived inside the engine's own #DB handler (a PMI sent as NMI by the software PMU), which
  * stands where the stepped workload goes on. */
 uint64_t ss_workload_ip(const struct trap_frame *f);
-/* Inside a step hook, for a step whose `next` its instruction cannot lead to: the path the
- * trap stood for, rebuilt from the code (kernel/arch.h arch_step_rebuild), counted. */
-int ss_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t next,
-	       const struct x86_step_regs *after, struct x86_path_step path[X86_PATH_MAX]);
 /* From the #DB path: true if this was the engine's single-step trap (handled). */
 bool ss_debug_trap(struct trap_frame *f);
 
