@@ -19,14 +19,10 @@ status_is 0 "edges, flags and smc give their results natively and stepped, under
 has "ss-end flags ok" "flags: the workload sees TF clear when stepped, as natively (PUSHF)"
 
 # The source makes these conditional branches taken (see edges.S); QEMU's PCs cannot tell.
-QEB_TAKEN="$(sym edge_jz_taken) $(sym edge_jrcxz_taken)" \
-	"$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/exec.log" >"$work/qemu.txt" 2>"$work/err"
-ok $? "the oracle read QEMU's log $(head -c 200 "$work/err")"
-runs=$(grep -c '^run ' "$work/qemu.txt")
 names=(edges flags smc)
 nw=${#names[@]}
-[ "$runs" = $((3 * nw)) ]
-ok $? "QEMU's log holds the $((3 * nw)) single-stepped runs: ss, bts, lbr for each workload ($runs)"
+QEB_TAKEN="$(sym edge_jz_taken) $(sym edge_jrcxz_taken)" \
+	oracle_runs "$work/exec.log" "$work/qemu.txt" $((3 * nw)) ": ss, bts, lbr for each workload"
 
 w=0
 for name in "${names[@]}"; do

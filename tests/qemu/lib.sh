@@ -68,6 +68,19 @@ relay_kernel_tap() {
 # its lines), the "run" line included.
 nth() { awk -v w="$2" '/^run / { n++ } n == w' "$1"; }
 
+# oracle_runs LOG OUT WANT WHAT [MAPPING...]: QEMU's execution log LOG through
+# scripts/qemu-exec-branches (its QEB_* settings from the caller's environment) into OUT, in two
+# checks: the oracle read the log, and it holds WANT single-stepped runs (WHAT: which they are).
+oracle_runs() {
+	local log=$1 dst=$2 want=$3 what=$4 runs
+	shift 4
+	"$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$log" "$@" >"$dst" 2>"$dst.err"
+	ok $? "the oracle read QEMU's log ($(wc -l <"$dst") lines) $(head -c 200 "$dst.err")"
+	runs=$(grep -c '^run ' "$dst")
+	[ "$runs" = "$want" ]
+	ok $? "QEMU's log holds the $want single-stepped runs$what ($runs)"
+}
+
 # run_branches RUN: the "FROM TO" lines of one oracle run (nth), without its "run" line.
 run_branches() { printf '%s\n' "$1" | grep -v '^run '; }
 

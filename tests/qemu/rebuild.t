@@ -27,12 +27,8 @@ boot --timeout 300 --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
 status_is 0 "with every third eligible trap left out, every run gives its result and passes"
 
 QEB_TAKEN="$(sym edge_jz_taken) $(sym edge_jrcxz_taken)" \
-	"$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/exec.log" "$user_va=user_code_page:0x1000" \
-	>"$work/qemu.txt" 2>"$work/err"
-ok $? "the oracle read QEMU's log $(head -c 200 "$work/err")"
-runs=$(grep -c '^run ' "$work/qemu.txt")
-[ "$runs" = $((3 * nw)) ]
-ok $? "QEMU's log holds the $((3 * nw)) single-stepped runs: ss, bts, lbr for each workload ($runs)"
+	oracle_runs "$work/exec.log" "$work/qemu.txt" $((3 * nw)) ": ss, bts, lbr for each workload" \
+	"$user_va=user_code_page:0x1000"
 
 w=0
 for name in "${names[@]}"; do

@@ -39,12 +39,7 @@ boot --timeout 300 --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
 status_is 0 "every workload gives its expected result when stepped, traced by BTS and by LBR"
 has "using the SOFTWARE PMU as 'skylake'" "the software PMU is announced loudly"
 
-"$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/exec.log" "$user_va=user_code_page:0x1000" \
-	>"$work/qemu.txt" 2>"$work/oracle.err"
-ok $? "the oracle read QEMU's log ($(wc -l <"$work/qemu.txt") lines) $(head -c 200 "$work/oracle.err")"
-runs=$(grep -c '^run ' "$work/qemu.txt")
-[ "$runs" = "$total_runs" ]
-ok $? "QEMU's log holds the $total_runs single-stepped runs ($runs)"
+oracle_runs "$work/exec.log" "$work/qemu.txt" "$total_runs" "" "$user_va=user_code_page:0x1000"
 
 # The exception stubs the fault workload enters (#BP, #PF) and the stubs' IRETQ, as the oracle
 # prints addresses.
