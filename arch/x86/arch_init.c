@@ -16,6 +16,7 @@
 #include "arch/x86/session/session.h"
 #include "arch/x86/spmu/singlestep.h"
 #include "arch/x86/workloads/faults.h"
+#include "arch/x86/smp/pit_rate.h"
 #include "arch/x86/smp/smp.h"
 #include "arch/x86/smp/timer.h"
 #include "arch/x86/cpu/usermode.h"
@@ -138,11 +139,15 @@ void arch_smp_init(const struct boot_info *bi, bool pmi_as_nmi)
 	timer_calibrate(bi->tsc_hz);
 	timer_calibrate_apic();
 	const struct timer_info *t = timer_info();
-	kprintf("timer: TSC %lu kHz (from %s; PIT %lu kHz +-%lu ppm%s, loader %lu kHz); APIC timer "
-		"%lu kHz\n",
-		t->tsc_hz / 1000, t->tsc_source,
-		(t->tsc_hz_pit ? t->tsc_hz_pit : t->tsc_hz_pit_rejected) / 1000,
-		t->pit_uncertainty_ppm, t->tsc_hz_pit ? "" : " rejected", t->tsc_hz_loader / 1000,
+	kprintf("timer: TSC %lu kHz (from %s; PIT %lu kHz ", t->tsc_hz / 1000, t->tsc_source,
+		(t->tsc_hz_pit ? t->tsc_hz_pit : t->tsc_hz_pit_rejected) / 1000);
+	if (t->pit_uncertainty_ppm >= PIT_UNCERTAINTY_WHOLE)
+		kprintf("rejected: its reads too far apart to count the counter's turns");
+	else
+		kprintf("+-%lu ppm%s", t->pit_uncertainty_ppm, t->tsc_hz_pit ? "" : " rejected");
+	if (t->pit_attempts > 1)
+		kprintf(", best of %u measurements", t->pit_attempts);
+	kprintf(", loader %lu kHz); APIC timer %lu kHz\n", t->tsc_hz_loader / 1000,
 		t->apic_timer_hz / 1000);
 	kprintf("apic: %s mode%s; PMI on %s\n", lapic_mode_name(),
 		lapic_x2apic_mode() ? "" : " (CPUID.01H:ECX[21] x2APIC is clear)",

@@ -117,8 +117,13 @@ SELFTEST(timers)
 			    t->pit_uncertainty_ppm);
 	}
 	report(t->apic_timer_hz > 0, "APIC timer runs (%lu kHz)", t->apic_timer_hz / 1000);
-	uint64_t start = rdtsc();
-	udelay(1000);
-	uint64_t us = tsc_to_us(rdtsc() - start);
+	/* The shortest of three: a vCPU descheduled on a loaded host only lengthens a wait. */
+	uint64_t us = UINT64_MAX;
+	for (unsigned i = 0; i < 3; i++) {
+		uint64_t start = rdtsc();
+		udelay(1000);
+		uint64_t took = tsc_to_us(rdtsc() - start);
+		us = took < us ? took : us;
+	}
 	report(us >= 1000 && us < 5000, "udelay(1000) waits about 1 ms by the TSC (%lu us)", us);
 }

@@ -12,8 +12,9 @@ struct timer_info {
 	const char *tsc_source; /* "CPUID 15H", "CPUID 16H", "PIT", "loader" */
 	uint64_t tsc_hz_loader; /* the loader's Stall()-based estimate, for comparison */
 	uint64_t tsc_hz_pit;	/* measured against the PIT, 0 if not measured or not trusted */
-	uint64_t pit_uncertainty_ppm; /* from the sample brackets */
+	uint64_t pit_uncertainty_ppm; /* from the reads' brackets; 1000000: a turn may be unseen */
 	uint64_t tsc_hz_pit_rejected; /* a PIT figure too disturbed to use (uncertainty > 1%) */
+	unsigned pit_attempts;	      /* measurements taken (again when one was disturbed) */
 	uint64_t apic_timer_hz;	      /* local APIC timer input clock, measured against the TSC */
 };
 
