@@ -149,14 +149,15 @@ ok $? "PEBS samples are instant events in the trace view ($(cat "$work/pebs.inst
 
 # stream.live: btsint and PEBS records leave while the run goes on, taken from the store's ring
 # by a drainer (an idle CPU while the boot CPU traces, the boot CPU while CPU 1 does). Each
-# session delivers more records than its store holds (trace.store=128 KiB: 24-byte BTS records,
-# SDM Vol. 3B 17.4.8.2 "three 64-bit" fields; PEBS records of the size= the session states),
-# with nothing lost and digests ok; the BTS sessions still match sort's signature exactly (the
+# session delivers many times more records than its store holds (trace.store=4 KiB: 24-byte BTS
+# records, SDM Vol. 3B 17.4.8.2 "three 64-bit" fields; PEBS records of the size= the session
+# states; fewer than one drain of the DS buffer), with nothing lost: a full store waits for the
+# drainer, however slowly the host runs its CPU; and digests ok; the BTS sessions still match sort's signature exactly (the
 # workload's source) and PEBS takes a sample every period+1 instructions (SDM 18.4.4), as the
 # selfchecks say; each session's frames come before its summary line, which is printed once
 # the run is over.
 boot --smp 2 --timeout 120 -- stream=text stream.live=on trace=btsint,pebs workload=sort \
-	sort.n=200 trace.store=128 pebs.period=20 pebs.kib=8 trace.cpus=each
+	sort.n=200 trace.store=4 pebs.period=20 pebs.kib=8 trace.cpus=each
 printf '%s\n' "$out" >"$work/live"
 "$dec" "$work/live" >"$work/live.dec" 2>"$work/live.err"
 drc=$?
@@ -166,18 +167,18 @@ perl -e 'my ($log, $dec) = @ARGV; my (%cap, %kernel, %bad);
 		if (/^trace-begin (\S+) (\S+) (cpu=\d)\b.* records=(\d+)\b/) {
 			my ($k, $rec) = ("$1 $2 $3", $4);
 			my $size = $1 eq "btsint" ? 24 : (/ size=(\d+)/)[0];
-			$cap{$k} = int(128 * 1024 / $size); $kernel{$k} = $rec;
+			$cap{$k} = int(4 * 1024 / $size); $kernel{$k} = $rec;
 			$bad{$k} .= " not-live" unless / streamed-live=[1-9]/ } }
 	open(my $d, "<", $dec) or die; my $s = 0;
 	while (<$d>) { next unless /^stream-end (\S+) (\S+) (cpu=\d) records=(\d+) lost=(\d+) digest=(\S+)/;
 		my $k = "$1 $2 $3"; $s++;
 		$bad{$k} .= " lost=$5" if $5; $bad{$k} .= " digest=$6" if $6 ne "ok";
 		$bad{$k} .= " records=$4/kernel $kernel{$k}" if $4 != ($kernel{$k} // -1);
-		$bad{$k} .= " $4<=cap $cap{$k}" if $4 <= ($cap{$k} // 1e9) }
+		$bad{$k} .= " $4<=10x cap $cap{$k}" if $4 <= 10 * ($cap{$k} // 1e9) }
 	my @b = map { "$_:$bad{$_}" } grep { $bad{$_} } sort keys %bad;
 	print scalar(keys %kernel), " sessions, $s decoded @b\n"; exit(@b || $s != 4 || keys(%kernel) != 4)' \
 	"$work/live" "$work/live.dec" >"$work/live.sum"
-ok $? "stream.live: every btsint and PEBS session delivered more records than its store holds, none lost, digests ok: $(cat "$work/live.sum")"
+ok $? "stream.live: every btsint and PEBS session delivered more than 10 times the records its store holds, none lost, digests ok: $(cat "$work/live.sum")"
 [ "$rc" = 0 ] && [ "$drc" = 0 ] && [ "$(grep -c '^ok [0-9]* - selfcheck btsint sort.*the signature exactly' "$work/live")" = 2 ] &&
 	[ "$(grep -c '^ok [0-9]* - selfcheck pebs sort.* every 21 allow' "$work/live")" = 2 ]
 ok $? "stream.live: the sessions pass and match the workload's signature and the sampling period (exit $rc, decoder $drc)"

@@ -43,6 +43,11 @@ enum uart_reg {
 #define UART_MSR_CTS	  BIT(4)
 #define UART_FIFO_DEPTH	  16	  /* bytes the 16550A's transmit FIFO accepts per THRE */
 #define UART_SPINS	  1000000 /* bound on any poll (~ms at port-I/O speed) */
+/* Bound on a wait for the transmitter: a UART that has not taken a byte in this many polls (a
+ * few seconds under QEMU, whose THRE waits for the host to read its chardev; longer on
+ * silicon) is treated as gone. 1000000 was a tenth of a second under TCG: a host reader
+ * descheduled that long on a loaded machine lost the rest of the log. */
+#define UART_TX_SPINS	  20000000
 #define UART_SCRATCH_TEST 0x5a
 #define UART_RX_DRAIN_MAX 256 /* more than any receive FIFO holds */
 #define LOOPBACK_PATTERNS "\x55\xaa"
@@ -236,7 +241,7 @@ static bool ready_for_burst(struct uart *u)
 {
 	if (u->timed_out)
 		return false;
-	for (unsigned i = 0; i < UART_SPINS; i++) {
+	for (unsigned i = 0; i < UART_TX_SPINS; i++) {
 		if ((reg_in(&u->d, UART_LSR) & UART_LSR_THRE) &&
 		    (!u->d.rtscts || (reg_in(&u->d, UART_MSR) & UART_MSR_CTS)))
 			return true;

@@ -18,6 +18,7 @@
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/selfcheck.h"
 #include "arch/x86/session/stores.h"
+#include "arch/x86/smp/timer.h"
 #include "kernel/arch.h"
 #include "lib/fmt.h"
 
@@ -39,7 +40,8 @@ void bts_store_record(void *ctx, const struct bts_record *r)
 		copy.flags |= BTS_FLAG_LEAK;
 	}
 	uint64_t n = s->n;
-	if (n == __atomic_load_n(&s->limit, __ATOMIC_ACQUIRE)) {
+	if (n == __atomic_load_n(&s->limit, __ATOMIC_ACQUIRE) &&
+	    !store_wait_room(&s->limit, n, &s->room_wait_us)) {
 		s->lost_full++;
 		return;
 	}
@@ -49,12 +51,27 @@ void bts_store_record(void *ctx, const struct bts_record *r)
 	__atomic_store_n(&s->n, n + 1, __ATOMIC_RELEASE);
 }
 
+bool store_wait_room(const uint64_t *limit, uint64_t n, uint64_t *room_wait_us)
+{
+	if (!*room_wait_us)
+		return false;
+	uint64_t deadline = tsc_deadline(*room_wait_us);
+	while (n == __atomic_load_n(limit, __ATOMIC_ACQUIRE)) {
+		if (tsc_passed(deadline)) {
+			*room_wait_us = 0;
+			return false;
+		}
+		cpu_pause();
+	}
+	return true;
+}
+
 void bts_store_init(struct bts_store *s, void *mem, uint64_t bytes)
 {
 	s->rec = s->at = mem;
 	s->cap = s->limit = bytes / sizeof(struct bts_record);
 	s->end = s->rec + s->cap;
-	s->n = s->taken = 0;
+	s->n = s->taken = s->room_wait_us = 0;
 }
 
 bool bts_store_take(struct bts_store *s, struct bts_record *out)
@@ -162,10 +179,10 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	bool live = interrupt_mode && o->stream_live && o->stream != TRACE_STREAM_OFF;
 	struct bts_delivery dl = {.store = &store, .sc = &sc, .text = !live};
 	if (live) {
-		ts_live_ring_check(t, fac, store.cap, cfg.records, "a larger trace.store");
 		dl.stream = trace_stream_begin(fac, t->label);
 		trace_stream_path(dl.stream, o->stream_path);
-		trace_live_open(live_pump, &dl);
+		ts_live_open(t, fac, store.cap, cfg.records, "a larger trace.store", live_pump, &dl,
+			     &store.room_wait_us);
 	}
 	bool ok = ts_check(t, ds_area_install(d), MSR_IA32_DS_AREA, fac) &&
 		  ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, plan.debugctl), MSR_IA32_DEBUGCTL, fac);
@@ -175,6 +192,7 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	trace_pmi_end(&st);
 	if (live)
 		trace_live_close();
+	store.room_wait_us = 0; /* no drainer from here on: the session takes the rest */
 	/* What is left after the run (BTS stopped above), through the routine's own ops; in
 	 * circular mode oldest first, and whether older records were overwritten. */
 	bool wrapped = false;

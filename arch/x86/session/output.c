@@ -93,6 +93,7 @@ static struct live_source {
 	trace_live_fn pump;
 	void *ctx;
 	struct spinlock lock;
+	bool served; /* a drainer takes this CPU's records while it runs */
 } live[MAX_CPUS];
 static char *spare;
 static uint64_t live_bytes[MAX_CPUS]; /* written by the drainer during the CPU's run */
@@ -104,13 +105,20 @@ bool trace_live_prepare(void)
 	return spare != NULL;
 }
 
-void trace_live_open(trace_live_fn pump, void *ctx)
+void trace_live_serve(unsigned cpu, bool served)
+{
+	if (cpu < MAX_CPUS)
+		__atomic_store_n(&live[cpu].served, served, __ATOMIC_RELEASE);
+}
+
+bool trace_live_open(trace_live_fn pump, void *ctx)
 {
 	struct live_source *l = &live[this_cpu()->index];
 	uint64_t flags = spin_lock_irqsave(&l->lock);
 	l->pump = pump;
 	l->ctx = ctx;
 	spin_unlock_irqrestore(&l->lock, flags);
+	return pump && __atomic_load_n(&l->served, __ATOMIC_ACQUIRE);
 }
 
 void trace_live_close(void)

@@ -38,7 +38,11 @@ void trace_stream_header(const char *const *pairs, unsigned n);
  * own record stream (whose frames go to that CPU's buffer), never tprintf. */
 typedef void (*trace_live_fn)(void *ctx);
 bool trace_live_prepare(void); /* boot CPU: the drainer's spare buffer, allocated once */
-void trace_live_open(trace_live_fn pump, void *ctx);
+/* Runner: whether a drainer takes CPU `cpu`'s records while it runs (not when every CPU
+ * traces at once, nor with one CPU). */
+void trace_live_serve(unsigned cpu, bool served);
+/* True when a drainer serves this CPU: its session's store may then wait for room. */
+bool trace_live_open(trace_live_fn pump, void *ctx);
 void trace_live_close(void);
 /* Drainer: one round for CPU `cpu`; returns the bytes written to the console. */
 uint64_t trace_live_drain(unsigned cpu);

@@ -42,7 +42,8 @@ void pebs_store_record(void *ctx, const void *record, size_t size)
 {
 	struct pebs_store *s = ctx;
 	uint64_t n = s->n;
-	if (n == __atomic_load_n(&s->limit, __ATOMIC_ACQUIRE) || size != s->size) {
+	if (size != s->size || (n == __atomic_load_n(&s->limit, __ATOMIC_ACQUIRE) &&
+				!store_wait_room(&s->limit, n, &s->room_wait_us))) {
 		s->lost_full++;
 		return;
 	}
@@ -58,7 +59,7 @@ void pebs_store_init(struct pebs_store *s, void *mem, uint64_t bytes)
 	s->raw = s->at = mem;
 	s->cap = s->limit = bytes / s->size;
 	s->end = s->raw + s->cap * s->size;
-	s->n = s->taken = 0;
+	s->n = s->taken = s->room_wait_us = 0;
 }
 
 /* Kept record number i (of all kept) through the session's layout: PEBS_OK or the decoder's
@@ -316,14 +317,14 @@ static bool session_pebs(struct trace_ctx *t)
 	struct pebs_delivery dl = {
 	    .s = &s, .sc = &sc, .text = !live, .with_lbr = with_lbr, .mem = ch.mem >= 0};
 	if (live) {
-		ts_live_ring_check(t, "pebs", s.cap, nrec,
-				   "a larger trace.store, or a smaller pebs.kib,");
 		dl.stream = trace_stream_begin("pebs", t->label);
-		trace_live_open(live_pump, &dl);
+		ts_live_open(t, "pebs", s.cap, nrec, "a larger trace.store, or a smaller pebs.kib,",
+			     live_pump, &dl, &s.room_wait_us);
 	}
 	uint64_t steps = 0, result = ok ? ts_run(t, true, &steps) : 0;
 	if (live)
 		trace_live_close();
+	s.room_wait_us = 0; /* no drainer from here on: the session takes the rest */
 	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL,
 		       "pebs") &&
 	      ts_check(t, pmu_wrmsr(MSR_IA32_PEBS_ENABLE, 0), MSR_IA32_PEBS_ENABLE, "pebs") &&

@@ -170,11 +170,16 @@ static void run_here(struct cpu_runs *r, struct cpu_job *job)
 		__atomic_store_n(&drainer_stop, false, __ATOMIC_RELEASE);
 		drained = smp_call_post(idle, drainer, &self, &seq);
 	}
+	trace_live_serve(self, drained);
 	one_cpu(job);
+	trace_live_serve(self, false);
 	if (!drained)
 		return;
+	/* The drainer ends after its current write, which waits for the console as long as the
+	 * host takes to read it: the boot CPU must not write (its flush, its lines) meanwhile. */
 	__atomic_store_n(&drainer_stop, true, __ATOMIC_RELEASE);
-	smp_call_wait(idle, seq, tsc_deadline(CROSS_CALL_TIMEOUT_US));
+	if (!smp_call_wait(idle, seq, tsc_deadline(TRACE_CALL_TIMEOUT_US)))
+		kprintf("error: trace: the drainer on CPU %u did not stop in time\n", idle);
 }
 
 enum trace_outcome arch_trace_workload(const struct trace_request *req)
@@ -216,6 +221,7 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 	for (unsigned c = first; c <= last; c++) {
 		if (mode != TRACE_CPUS_ALL) {
 			runs.deadline = tsc_deadline(TRACE_CALL_TIMEOUT_US);
+			trace_live_serve(c, runs.live && c != self); /* this CPU drains it below */
 			runs.posted[c] = c != self && smp_call_post(c, one_cpu, &job, &runs.seq[c]);
 			if (c == self)
 				run_here(&runs, &job);
@@ -224,6 +230,7 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 			kprintf("error: trace: CPU %u did not finish in time\n", c);
 			ok = false;
 		}
+		trace_live_serve(c, false);
 		if (runs.live)
 			kprintf("trace: CPU %u: %lu bytes of its output written while it ran "
 				"(stream.live)\n",

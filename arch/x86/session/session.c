@@ -20,6 +20,7 @@
 #include "arch/x86/spmu/singlestep.h"
 #include "arch/x86/smp/smp.h"
 #include "arch/x86/session/output.h"
+#include "arch/x86/session/stores.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/vectors.h"
 #include "arch/x86/user/run.h"
@@ -460,13 +461,19 @@ bool ts_check(struct trace_ctx *t, int rc, uint32_t msr, const char *what)
 	return false;
 }
 
-void ts_live_ring_check(const struct trace_ctx *t, const char *facility, uint64_t ring,
-			uint64_t drain, const char *remedy)
+void ts_live_open(const struct trace_ctx *t, const char *facility, uint64_t ring, uint64_t drain,
+		  const char *remedy, trace_live_fn pump, void *ctx, uint64_t *room_wait_us)
 {
+	if (trace_live_open(pump, ctx)) {
+		*room_wait_us = STORE_ROOM_WAIT_US;
+		return;
+	}
 	if (ring < drain)
-		tprintf("warning: %s: %s: the store's ring holds %lu records, fewer than one drain "
-			"of the buffer (%lu): records will be lost (%s keeps them)\n",
-			facility, t->label, ring, drain, remedy);
+		tprintf(
+		    "warning: %s: %s: the store's ring holds %lu records, fewer than one drain "
+		    "of the buffer (%lu), and no other CPU drains it during the run: records will "
+		    "be lost (%s keeps them)\n",
+		    facility, t->label, ring, drain, remedy);
 }
 
 void ts_skip(struct trace_ctx *t, const char *facility, const char *reason)

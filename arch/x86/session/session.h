@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "arch/x86/spmu/singlestep.h"
 #include "arch/x86/spmu/model.h"
+#include "arch/x86/session/output.h"
 #include "arch/x86/caps/caps.h"
 #include "kernel/arch.h"
 
@@ -34,9 +35,11 @@ bool ts_check(struct trace_ctx *t, int rc, uint32_t msr, const char *what);
 uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps);
 /* "SKIP: <facility>: <reason>" into the report; the session counts as skipped. */
 void ts_skip(struct trace_ctx *t, const char *facility, const char *reason);
-/* stream.live: warns when the store's ring (records) cannot take one drain of the DS buffer. */
-void ts_live_ring_check(const struct trace_ctx *t, const char *facility, uint64_t ring,
-			uint64_t drain, const char *remedy);
+/* stream.live: registers the session's pump (trace_live_open). With a drainer serving this CPU,
+ * a full store waits for it (*room_wait_us); without one, a store's ring (records) smaller than
+ * one drain of the DS buffer loses records, which is said. */
+void ts_live_open(const struct trace_ctx *t, const char *facility, uint64_t ring, uint64_t drain,
+		  const char *remedy, trace_live_fn pump, void *ctx, uint64_t *room_wait_us);
 /* A per-step hook for the next ts_run (BTF): on the model, called for each step BTF turns
  * into a #DB; on the hardware, for each #DB. NULL to remove. */
 void ts_set_step_hook(ss_step_fn fn, void *ctx);

@@ -16,16 +16,26 @@
 
 /* A ring of cap records: the service routine appends at `at` (n counts every record kept) while
  * n is below limit, the session or the live drainer takes them oldest first (taken counts them)
- * and moves limit to taken + cap: the appending side compares two numbers and nothing more. */
+ * and moves limit to taken + cap: the appending side compares two numbers and nothing more.
+ * When a drainer serves the CPU (trace_live_served), a full ring waits for it to take some, up
+ * to room_wait_us once in the session; without one, or past that, the record is lost and
+ * counted. */
 struct bts_store {
 	struct bts_record *rec, *at, *end;
 	uint64_t n, limit, cap, taken;
-	uint64_t lost_full; /* drained, but the store was full */
-	uint64_t filtered;  /* outside the traced ring, dropped on request */
-	uint64_t flagged;   /* outside the traced ring, kept and marked */
-	enum bts_ring ring; /* the ring the user asked for */
+	uint64_t room_wait_us; /* 0: a full ring loses the record at once */
+	uint64_t lost_full;    /* drained, but the store was full */
+	uint64_t filtered;     /* outside the traced ring, dropped on request */
+	uint64_t flagged;      /* outside the traced ring, kept and marked */
+	enum bts_ring ring;    /* the ring the user asked for */
 	enum bts_leak leak;
 };
+/* A live drainer that has not made room in this long is not coming: the session stops waiting. */
+#define STORE_ROOM_WAIT_US 2000000
+/* The appending side of a full ring (n == *limit): waits for the drainer to move *limit, up to
+ * *room_wait_us, which a wait in vain sets to 0. True when there is room. */
+bool store_wait_room(const uint64_t *limit, uint64_t n, uint64_t *room_wait_us);
+
 /* An empty store in `bytes` of memory at `mem` (the ring, the counts, not the ring options). */
 void bts_store_init(struct bts_store *s, void *mem, uint64_t bytes);
 void bts_store_record(void *ctx, const struct bts_record *r);
@@ -43,8 +53,9 @@ struct pebs_store {
 	uint8_t *at, *end;
 	size_t size;
 	uint64_t n, limit, cap, taken, lost_full;
-	uint64_t bad;	      /* undecodable */
-	uint64_t first_error; /* -(enum pebs_err) of the first of them */
+	uint64_t room_wait_us; /* as struct bts_store's */
+	uint64_t bad;	       /* undecodable */
+	uint64_t first_error;  /* -(enum pebs_err) of the first of them */
 };
 /* An empty store of records of s->size bytes in `bytes` of memory at `mem`. */
 void pebs_store_init(struct pebs_store *s, void *mem, uint64_t bytes);
