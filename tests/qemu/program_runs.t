@@ -32,14 +32,14 @@ qemu_log_args() { # the QEMU execution log over the workload range and the progr
 		--qemu-arg -D --qemu-arg "$1"
 }
 
-# ---- system calls, on two CPUs (tests/programs/syscalls.c: every check sets a bit: 1023) ----
+# ---- system calls, on two CPUs (tests/programs/syscalls.c: every check sets a bit: 2047) ----
 boot --smp 2 --timeout 120 --program "$progs/syscalls.elf" -- ss=program workload=program trace=bts \
 	spmu=skylake trace.cpus=each
 status_is 0 "syscalls: runs natively, stepped and under BTS on each of 2 CPUs"
-has "result=1023 expected=1023" "syscalls: every check of the source holds (exit status 1023 = 2^10 - 1)"
-n=$(printf '%s\n' "$out" | grep -c "^trace-begin bts program@skylake cpu=[01] .*result=1023$")
+has "result=2047 expected=2047" "syscalls: every check of the source holds, the vector registers (SSE, and AVX where CPUID has it) among them, on both CPUs (exit status 2047 = 2^11 - 1)"
+n=$(printf '%s\n' "$out" | grep -c "^trace-begin bts program@skylake cpu=[01] .*result=2047$")
 [ "$n" = 2 ]
-ok $? "syscalls: the BTS sessions on CPU 0 and CPU 1 both end with 1023 ($n)"
+ok $? "syscalls: the BTS sessions on CPU 0 and CPU 1 both end with 2047 ($n)"
 has "program-output cpu=0: hello from a user program" "syscalls: BT_SYS_WRITE's bytes reach the log as a line"
 has "program-output cpu=1: cpu 1 says hi" "syscalls: BT_SYS_CPU says 1 on CPU 1, and a line from its stack is written"
 has "program-output cpu=0: cpu 0 says hi" "syscalls: ... and 0 on the boot CPU"

@@ -39,9 +39,40 @@ static void protect_from_user(void)
 	usermode_smap = ebx & C07_EBX_SMAP;
 }
 
+uint64_t usermode_xcr0;
+
+/*
+ * The vector registers a program compiled for this CPU may use (-msse4.2, -mavx2, -march=native):
+ * SSE by CR4.OSFXSR/OSXMMEXCPT with CR0.EM clear and CR0.MP set (SDM Vol. 3A 9.6, "Initializing
+ * SSE/SSE2/SSE3/SSSE3 Extensions"); AVX and AVX-512 by CR4.OSXSAVE and XCR0 where CPUID.01H:ECX
+ * and leaf 0DH say the processor has them (SDM Vol. 1 13.3, 14.3). The kernel itself never
+ * touches them (-mgeneral-regs-only), so a program's vector state is its own for the run.
+ */
+static void enable_vector_state(void)
+{
+	write_cr0((read_cr0() & ~CR0_EM) | CR0_MP);
+	write_cr4(read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT);
+	struct cpuid_regs l1 = cpuid(CPUID_LEAF_VERSION, 0);
+	uint32_t max = cpuid(CPUID_LEAF_VENDOR, 0).eax;
+	usermode_xcr0 = 0;
+	if (!(l1.ecx & C01_ECX_XSAVE) || max < CPUID_LEAF_XSAVE)
+		return;
+	uint64_t supported = cpuid(CPUID_LEAF_XSAVE, 0).eax;
+	uint64_t xcr0 = XCR0_X87 | XCR0_SSE;
+	if ((l1.ecx & C01_ECX_AVX) && (supported & XCR0_AVX)) {
+		xcr0 |= XCR0_AVX;
+		if ((supported & XCR0_AVX512) == XCR0_AVX512)
+			xcr0 |= XCR0_AVX512;
+	}
+	write_cr4(read_cr4() | CR4_OSXSAVE);
+	__asm__ volatile("xsetbv" : : "c"(0), "a"((uint32_t)xcr0), "d"((uint32_t)(xcr0 >> 32)));
+	usermode_xcr0 = xcr0;
+}
+
 void usermode_init_cpu(void)
 {
 	protect_from_user();
+	enable_vector_state();
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 	/* SYSRET: CS = base + 16 = user code, SS = base + 8 = user data (RPL 3 forced). */
 	wrmsr(MSR_STAR, STAR_SYSCALL_CS(SEL_KERNEL_CODE) | STAR_SYSRET_BASE(SEL_KERNEL_DATA));
@@ -60,8 +91,11 @@ bool usermode_init(uint64_t kernel_phys_base, const void *syscall_entry, const v
 		kprintf("error: cannot map the ring 3 workload pages\n");
 		return false;
 	}
-	kprintf("usermode: SMEP %s, SMAP %s (CPUID.07H.0:EBX[7], [20])\n",
-		usermode_smep ? "on" : "not on this CPU", usermode_smap ? "on" : "not on this CPU");
+	kprintf("usermode: SMEP %s, SMAP %s (CPUID.07H.0:EBX[7], [20]); vector state for programs: "
+		"SSE%s%s (XCR0 %#lx)\n",
+		usermode_smep ? "on" : "not on this CPU", usermode_smap ? "on" : "not on this CPU",
+		usermode_xcr0 & XCR0_AVX ? ", AVX" : "",
+		(usermode_xcr0 & XCR0_AVX512) == XCR0_AVX512 ? ", AVX-512" : "", usermode_xcr0);
 	return true;
 }
 

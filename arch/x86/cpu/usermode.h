@@ -14,6 +14,8 @@
  * (a system call's buffer; the single-step engine, which decodes the workload's instructions
  * and hides its TF in what PUSHF stored) open access for just that (SDM Vol. 3A 4.6). */
 extern bool usermode_smap;
+/* XCR0 as usermode_init_cpu set it (0: no XSAVE); the vector state programs may use. */
+extern uint64_t usermode_xcr0;
 static inline void user_access_begin(void)
 {
 	if (usermode_smap)

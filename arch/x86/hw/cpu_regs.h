@@ -26,8 +26,17 @@
 #define CR4_OSFXSR     BIT(9)
 #define CR4_OSXMMEXCPT BIT(10)
 #define CR4_LA57       BIT(12) /* 5-level paging */
+#define CR4_OSXSAVE    BIT(18) /* XSETBV/XGETBV and XCR0 enabled (SDM Vol. 1 13.3) */
 #define CR4_SMEP       BIT(20) /* SDM Vol. 3A 4.6: no instruction fetch from user pages in ring 0 */
 #define CR4_SMAP       BIT(21) /* 4.6: no data access to user pages in ring 0 unless RFLAGS.AC */
+
+/* XCR0: the state components XSAVE manages and their instructions may use (SDM Vol. 1 13.3,
+ * "Enabling the XSAVE Feature Set and XSAVE-Enabled Features"). Bit 0 must be set; AVX needs
+ * SSE; the three AVX-512 components go together, with AVX. */
+#define XCR0_X87    BIT(0)
+#define XCR0_SSE    BIT(1)
+#define XCR0_AVX    BIT(2)
+#define XCR0_AVX512 (BIT(5) | BIT(6) | BIT(7)) /* opmask, ZMM_Hi256, Hi16_ZMM */
 
 /* IA32_EFER (SDM Vol. 3A 2.2.1, Table 2-1) */
 #define EFER_SCE BIT(0)

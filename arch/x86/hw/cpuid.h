@@ -14,6 +14,7 @@
 #define CPUID_LEAF_VERSION	0x01u	    /* signature and feature flags */
 #define CPUID_LEAF_EXT_FEAT	0x07u	    /* sub-leaf 0: structured extended features */
 #define CPUID_LEAF_PERFMON	0x0au	    /* architectural performance monitoring */
+#define CPUID_LEAF_XSAVE	0x0du	    /* sub-leaf 0: XCR0 bits the processor supports */
 #define CPUID_LEAF_HYBRID	0x1au	    /* native model ID / hybrid core type */
 #define CPUID_LEAF_ARCH_LBR	0x1cu	    /* Architectural LBR enumeration */
 #define CPUID_LEAF_TSC		0x15u	    /* TSC/core crystal clock ratio */
@@ -33,6 +34,8 @@
 #define C01_ECX_DS_CPL	   BIT(4)  /* CPL-qualified debug store, SDM Vol. 3B 17.4.6 */
 #define C01_ECX_PDCM	   BIT(15) /* IA32_PERF_CAPABILITIES exists */
 #define C01_ECX_X2APIC	   BIT(21)
+#define C01_ECX_XSAVE	   BIT(26) /* XSAVE/XRSTOR, XSETBV/XGETBV, XCR0 */
+#define C01_ECX_AVX	   BIT(28)
 #define C01_ECX_HYPERVISOR BIT(31) /* reserved on bare metal (reads 0), set by hypervisors */
 #define C01_EBX_APIC_ID	   GENMASK(31, 24) /* initial APIC ID (SDM Vol. 2A CPUID, leaf 01H) */
 #define C01_EDX_DS	   BIT(21)	   /* Debug Store; IA32_MISC_ENABLE BTS/PEBS bits valid */
