@@ -466,7 +466,8 @@ static void spmu_round_trip(void **state)
 				      0x3,
 				      14,
 				      lbr,
-				      2};
+				      2,
+				      NULL};
 	for (unsigned f = 0; f <= 4; f++) {
 		for (int trap = 0; trap < 2; trap++) {
 			uint64_t cfg = f == 4 ? 0xf | (1ull << 24) : 0;

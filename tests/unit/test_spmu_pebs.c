@@ -58,8 +58,17 @@ static void legacy_formats(void **state)
 {
 	(void)state;
 	static const size_t sizes[] = {144, 176, 192, 200};
-	struct pebs_sample s = {
-	    0xffffffff80001000ull, 0xffffffff80001003ull, 0x1, 0x1234, &regs, 0, 0, 0, NULL, 0};
+	struct pebs_sample s = {0xffffffff80001000ull,
+				0xffffffff80001003ull,
+				0x1,
+				0x1234,
+				&regs,
+				0,
+				0,
+				0,
+				NULL,
+				0,
+				NULL};
 	for (unsigned fmt = 0; fmt <= 3; fmt++) {
 		for (int trap = 0; trap < 2; trap++) {
 			struct pebs_config c = {fmt, false, trap, 0};
@@ -93,7 +102,7 @@ static void adaptive_groups(void **state)
 	(void)state;
 	const struct pebs_lbr_entry lbr[2] = {{0xa1, 0xa2, 0xa3}, {0xb1, 0xb2, 0xb3}};
 	struct pebs_sample s = {
-	    0xffffffff80002000ull, 0xffffffff80002005ull, 0x2, 99, &regs, 0, 0, 0, lbr, 2};
+	    0xffffffff80002000ull, 0xffffffff80002005ull, 0x2, 99, &regs, 0, 0, 0, lbr, 2, NULL};
 	uint64_t cfg = PEBS_DATACFG_MEMINFO | PEBS_DATACFG_GP | PEBS_DATACFG_LBRS |
 		       FIELD_PREP(PEBS_DATACFG_LBR_COUNT, 1); /* two LBR entries */
 	struct pebs_config c = {4, true, true, cfg};
@@ -123,10 +132,36 @@ static void adaptive_groups(void **state)
 	assert_int_equal(pebs_record_size(&xmm), 32 + 256);
 }
 
+/* The XMM group between GPRs and LBRs (Linux setup_pebs_adaptive_sample_data reads the groups
+ * in that order), XMM0's low quadword first (struct pebs_xmm: two entries per register); zero
+ * when the caller has no registers to give. */
+static void adaptive_xmm_group(void **state)
+{
+	(void)state;
+	struct pebs_xmm x;
+	for (unsigned i = 0; i < 32; i++)
+		x.xmm[i] = 0x1000 + i;
+	struct pebs_sample s = {0x5000, 0x5003, 1, 7, &regs, 0, 0, 0, NULL, 0, &x};
+	uint64_t cfg = PEBS_DATACFG_GP | PEBS_DATACFG_XMMS;
+	struct pebs_config c = {4, true, true, cfg};
+	size_t size = 32 + 144 + 256;
+	assert_int_equal(pebs_record_size(&c), size);
+	struct ds_area64 ds = area(size, 3, 100);
+	assert_true(pebs_write(&ds, at, &c, &s).stored);
+	size_t xo = 32 + 144;
+	assert_int_equal(q(xo), 0x1000);	       /* XMM0 bits 63:0 */
+	assert_int_equal(q(xo + 8), 0x1001);	       /* XMM0 bits 127:64 */
+	assert_int_equal(q(xo + 15 * 16 + 8), 0x101f); /* XMM15 bits 127:64 */
+	s.xmm = NULL;
+	assert_true(pebs_write(&ds, at, &c, &s).stored);
+	for (unsigned i = 0; i < 32; i++)
+		assert_int_equal(q(size + xo + 8 * i), 0);
+}
+
 static void buffer_is_not_circular(void **state)
 {
 	(void)state;
-	struct pebs_sample s = {0x1000, 0x1001, 1, 0, &regs, 0, 0, 0, NULL, 0};
+	struct pebs_sample s = {0x1000, 0x1001, 1, 0, &regs, 0, 0, 0, NULL, 0, NULL};
 	struct pebs_config c = {3, false, true, 0};
 	struct ds_area64 ds = area(200, 3, 2);
 	struct pebs_write_result r1 = pebs_write(&ds, at, &c, &s);
@@ -144,6 +179,7 @@ static void buffer_is_not_circular(void **state)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(legacy_formats),
     cmocka_unit_test(adaptive_groups),
+    cmocka_unit_test(adaptive_xmm_group),
     cmocka_unit_test(buffer_is_not_circular),
 };
 UNIT_MAIN(tests)

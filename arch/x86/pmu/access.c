@@ -27,10 +27,29 @@ static void *model_linear(uint64_t a)
 	return a ? arch_phys_to_virt(a) : 0;
 }
 
+/* XMM0-15 as the workload left them, for the model's adaptive PEBS XMM group (16 bytes each,
+ * XMM0 first: Linux arch/x86/include/asm/perf_event.h, struct pebs_xmm): the kernel is built
+ * with -mgeneral-regs-only and never touches them, and SSE is on (usermode.c). */
+static void model_read_xmm(struct pebs_xmm *out)
+{
+	__asm__ volatile("movdqu %%xmm0, 0x00(%0)\n\tmovdqu %%xmm1, 0x10(%0)\n\t"
+			 "movdqu %%xmm2, 0x20(%0)\n\tmovdqu %%xmm3, 0x30(%0)\n\t"
+			 "movdqu %%xmm4, 0x40(%0)\n\tmovdqu %%xmm5, 0x50(%0)\n\t"
+			 "movdqu %%xmm6, 0x60(%0)\n\tmovdqu %%xmm7, 0x70(%0)\n\t"
+			 "movdqu %%xmm8, 0x80(%0)\n\tmovdqu %%xmm9, 0x90(%0)\n\t"
+			 "movdqu %%xmm10, 0xa0(%0)\n\tmovdqu %%xmm11, 0xb0(%0)\n\t"
+			 "movdqu %%xmm12, 0xc0(%0)\n\tmovdqu %%xmm13, 0xd0(%0)\n\t"
+			 "movdqu %%xmm14, 0xe0(%0)\n\tmovdqu %%xmm15, 0xf0(%0)"
+			 :
+			 : "r"(out->xmm)
+			 : "memory");
+}
+
 void pmu_use_model(const struct spmu_personality *p)
 {
 	struct pmu_backend *b = here();
 	spmu_init(&b->state, p, model_linear);
+	b->state.read_xmm = model_read_xmm;
 	b->model = true;
 }
 

@@ -125,8 +125,11 @@ static void write_adaptive(uint8_t *dst, size_t size, const struct pebs_config *
 		memcpy(dst + off, &g, sizeof(g));
 		off += sizeof(g);
 	}
-	if (c->data_cfg & PEBS_DATACFG_XMMS)
-		off += sizeof(struct pebs_xmm); /* zero: the kernel runs without SSE state */
+	if (c->data_cfg & PEBS_DATACFG_XMMS) {
+		if (s->xmm)
+			memcpy(dst + off, s->xmm, sizeof(*s->xmm));
+		off += sizeof(struct pebs_xmm);
+	}
 	if (c->data_cfg & PEBS_DATACFG_LBRS) {
 		unsigned n = (unsigned)FIELD_GET(PEBS_DATACFG_LBR_COUNT, c->data_cfg) + 1;
 		for (unsigned i = 0; i < n && i < s->lbr_count; i++)

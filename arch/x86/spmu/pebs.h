@@ -4,8 +4,9 @@
  * and adaptive PEBS (format 4 with IA32_PERF_CAPABILITIES[14] and MSR_PEBS_DATA_CFG groups),
  * into the DS PEBS buffer with its threshold (references.md 5.2, 6.2-6.5). Pure.
  * Data linear address, data source and latency come from the sampled instruction's access
- * (spmu.h: the cache stand-in); what the model cannot know is zero and documented: TSX tuning
- * (no transactions), XMM registers (the kernel runs without SSE state).
+ * (spmu.h: the cache stand-in); the XMM group holds the registers the caller read at the
+ * sampled instruction; what the model cannot know is zero and documented: TSX tuning (no
+ * transactions).
  */
 #ifndef ARCH_X86_SPMU_PEBS_H
 #define ARCH_X86_SPMU_PEBS_H
@@ -33,6 +34,7 @@ struct pebs_sample {
 	uint64_t latency;		  /* load latency in cycles (load latency), else 0 */
 	const struct pebs_lbr_entry *lbr; /* newest first, for the adaptive LBR group */
 	unsigned lbr_count;
+	const struct pebs_xmm *xmm; /* XMM0-15 after the sampled instruction; NULL: zero */
 };
 
 struct pebs_config {

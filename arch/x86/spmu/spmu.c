@@ -353,6 +353,15 @@ static void pebs_event(struct spmu *m, unsigned bit, const struct spmu_step *st,
 		m->stats.pebs_dropped++;
 		return;
 	}
+	/* Without the counter's adaptive bit the record is the basic group alone (reference
+	 * 6.1: Linux sets EVTSEL bit 34 / FIXED_CTR_CTRL bit 32+4m for adaptive PEBS). */
+	bool adaptive = bit < 32 ? (m->ctr.evtsel[bit] & EVTSEL_ADAPTIVE)
+				 : (m->ctr.fixed_ctrl & FIXED_CTRL_ADAPTIVE(bit - 32));
+	m->pebs.data_cfg = adaptive ? m->pebs_data_cfg : 0;
+	struct pebs_xmm xmm;
+	bool with_xmm = (m->pebs.data_cfg & PEBS_DATACFG_XMMS) && m->read_xmm;
+	if (with_xmm)
+		m->read_xmm(&xmm);
 	struct pebs_lbr_entry lbr[ARCH_LBR_MAX_DEPTH];
 	struct pebs_sample s = {
 	    .eventing_ip = st->retired,
@@ -370,12 +379,8 @@ static void pebs_event(struct spmu *m, unsigned bit, const struct spmu_step *st,
 	    .latency = kind == SPMU_MEM_LOAD_LATENCY ? ld->latency : 0,
 	    .lbr = lbr,
 	    .lbr_count = lbr_snapshot(m, lbr, ARCH_LBR_MAX_DEPTH),
+	    .xmm = with_xmm ? &xmm : NULL,
 	};
-	/* Without the counter's adaptive bit the record is the basic group alone (reference
-	 * 6.1: Linux sets EVTSEL bit 34 / FIXED_CTR_CTRL bit 32+4m for adaptive PEBS). */
-	bool adaptive = bit < 32 ? (m->ctr.evtsel[bit] & EVTSEL_ADAPTIVE)
-				 : (m->ctr.fixed_ctrl & FIXED_CTRL_ADAPTIVE(bit - 32));
-	m->pebs.data_cfg = adaptive ? m->pebs_data_cfg : 0;
 	struct pebs_write_result r = pebs_write(ds, m->lin, &m->pebs, &s);
 	m->stats.pebs_records += r.stored;
 	m->stats.pebs_dropped += r.dropped_full;

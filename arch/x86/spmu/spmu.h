@@ -102,6 +102,9 @@ struct spmu {
 	uint64_t gp_value;
 	const char *gp_reason;
 	void *(*lin)(uint64_t linear); /* how the model reaches DS memory; NULL if unmapped */
+	/* Reads the XMM registers as the workload left them, for the adaptive XMM group (the
+	 * kernel never touches them); NULL: the group is zero. */
+	void (*read_xmm)(struct pebs_xmm *out);
 };
 
 void spmu_init(struct spmu *m, const struct spmu_personality *p, void *(*lin)(uint64_t));
