@@ -17,7 +17,7 @@
 /* A ring of cap records: the service routine appends at `at` (n counts every record kept) while
  * n is below limit, the session or the live drainer takes them oldest first (taken counts them)
  * and moves limit to taken + cap: the appending side compares two numbers and nothing more.
- * When a drainer serves the CPU (trace_live_served), a full ring waits for it to take some, up
+ * When a drainer serves the CPU (trace_live_serve), a full ring waits for it to take some, up
  * to room_wait_us once in the session; without one, or past that, the record is lost and
  * counted. */
 struct bts_store {
