@@ -124,6 +124,14 @@ static void deliver(struct bts_delivery *d, const struct bts_record *r)
 							 .leak = r->flags & BTS_FLAG_LEAK});
 }
 
+/* Every record still in the store, oldest first. */
+static void deliver_rest(struct bts_delivery *d)
+{
+	struct bts_record r;
+	while (bts_store_take(d->store, &r))
+		deliver(d, &r);
+}
+
 #define LIVE_BATCH 1024 /* records a drainer round takes: a bounded hold of the lock */
 
 static void live_pump(void *ctx)
@@ -206,9 +214,12 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, fac);
 	struct trace_pmi_stats st;
 	trace_pmi_end(&st);
-	if (live)
-		trace_live_close();
 	store.room_wait_us = 0; /* no drainer from here on: the session takes the rest */
+	if (live) {
+		trace_live_close();
+		deliver_rest(
+		    &dl); /* what the drainer left in the ring, to make room for the rest */
+	}
 	/* What is left after the run (BTS stopped above), through the routine's own ops; in
 	 * circular mode oldest first, and whether older records were overwritten. */
 	bool wrapped = false;
@@ -246,9 +257,7 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 		trace_stream_path(dl.stream, o->stream_path);
 	}
 	struct bt_writer *stream = dl.stream;
-	struct bts_record r;
-	while (bts_store_take(&store, &r))
-		deliver(&dl, &r);
+	deliver_rest(&dl);
 	if (stream) {
 		/* Every record the hardware or the model wrote and this session does not deliver,
 		 * with its reason (the stream's END; the trace-begin line says the same). */

@@ -186,6 +186,18 @@ static void live_pump(void *ctx)
 	}
 }
 
+/* Every record still in the store, oldest first; the undecodable counted, as the pump does. */
+static void deliver_rest(struct pebs_delivery *d)
+{
+	struct pebs_sample p;
+	for (int got; (got = pebs_store_take(d->s, &p)) != 0;) {
+		if (got > 0)
+			deliver(d, &p);
+		else
+			count_bad(d->s, got);
+	}
+}
+
 struct pebs_choice {
 	bool fixed;
 	uint8_t event, umask;
@@ -339,9 +351,12 @@ static bool session_pebs(struct trace_ctx *t)
 			     live_pump, &dl, &s.room_wait_us);
 	}
 	uint64_t steps = 0, result = ok ? ts_run(t, true, &steps) : 0;
-	if (live)
-		trace_live_close();
 	s.room_wait_us = 0; /* no drainer from here on: the session takes the rest */
+	if (live) {
+		trace_live_close();
+		deliver_rest(
+		    &dl); /* what the drainer left in the ring, to make room for the rest */
+	}
 	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL,
 		       "pebs") &&
 	      ts_check(t, pmu_wrmsr(MSR_IA32_PEBS_ENABLE, 0), MSR_IA32_PEBS_ENABLE, "pebs") &&
