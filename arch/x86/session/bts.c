@@ -124,12 +124,16 @@ static void deliver(struct bts_delivery *d, const struct bts_record *r)
 							 .leak = r->flags & BTS_FLAG_LEAK});
 }
 
-/* Every record still in the store, oldest first. */
-static void deliver_rest(struct bts_delivery *d)
+/* Up to `max` records from the store, oldest first, delivered; how many. */
+static uint64_t deliver_taken(struct bts_delivery *d, uint64_t max)
 {
 	struct bts_record r;
-	while (bts_store_take(d->store, &r))
+	uint64_t n = 0;
+	while (n < max && bts_store_take(d->store, &r)) {
 		deliver(d, &r);
+		n++;
+	}
+	return n;
 }
 
 #define LIVE_BATCH 1024 /* records a drainer round takes: a bounded hold of the lock */
@@ -137,11 +141,7 @@ static void deliver_rest(struct bts_delivery *d)
 static void live_pump(void *ctx)
 {
 	struct bts_delivery *d = ctx;
-	struct bts_record r;
-	for (unsigned i = 0; i < LIVE_BATCH && bts_store_take(d->store, &r); i++) {
-		deliver(d, &r);
-		d->live++;
-	}
+	d->live += deliver_taken(d, LIVE_BATCH);
 }
 
 static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
@@ -217,8 +217,8 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 	store.room_wait_us = 0; /* no drainer from here on: the session takes the rest */
 	if (live) {
 		trace_live_close();
-		deliver_rest(
-		    &dl); /* what the drainer left in the ring, to make room for the rest */
+		/* What the drainer left in the ring, to make room for the rest. */
+		deliver_taken(&dl, UINT64_MAX);
 	}
 	/* What is left after the run (BTS stopped above), through the routine's own ops; in
 	 * circular mode oldest first, and whether older records were overwritten. */
@@ -257,7 +257,7 @@ static bool session_bts(struct trace_ctx *t, bool interrupt_mode)
 		trace_stream_path(dl.stream, o->stream_path);
 	}
 	struct bt_writer *stream = dl.stream;
-	deliver_rest(&dl);
+	deliver_taken(&dl, UINT64_MAX);
 	if (stream) {
 		/* Every record the hardware or the model wrote and this session does not deliver,
 		 * with its reason (the stream's END; the trace-begin line says the same). */

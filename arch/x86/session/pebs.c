@@ -170,32 +170,29 @@ static void deliver(struct pebs_delivery *d, const struct pebs_sample *p)
 
 #define LIVE_BATCH 256 /* samples a drainer round takes: a bounded hold of the lock */
 
-static void live_pump(void *ctx)
+/* Up to `max` records from the store, oldest first: the decodable delivered (their number
+ * returned), the undecodable counted. */
+static uint64_t deliver_taken(struct pebs_delivery *d, uint64_t max)
 {
-	struct pebs_delivery *d = ctx;
 	struct pebs_sample p;
+	uint64_t delivered = 0;
 	int got = 1;
-	for (unsigned i = 0; i < LIVE_BATCH && got; i++) {
+	for (uint64_t i = 0; i < max && got; i++) {
 		got = pebs_store_take(d->s, &p);
 		if (got > 0) {
 			deliver(d, &p);
-			d->live++;
+			delivered++;
 		} else if (got < 0) {
 			count_bad(d->s, got);
 		}
 	}
+	return delivered;
 }
 
-/* Every record still in the store, oldest first; the undecodable counted, as the pump does. */
-static void deliver_rest(struct pebs_delivery *d)
+static void live_pump(void *ctx)
 {
-	struct pebs_sample p;
-	for (int got; (got = pebs_store_take(d->s, &p)) != 0;) {
-		if (got > 0)
-			deliver(d, &p);
-		else
-			count_bad(d->s, got);
-	}
+	struct pebs_delivery *d = ctx;
+	d->live += deliver_taken(d, LIVE_BATCH);
 }
 
 struct pebs_choice {
@@ -354,8 +351,8 @@ static bool session_pebs(struct trace_ctx *t)
 	s.room_wait_us = 0; /* no drainer from here on: the session takes the rest */
 	if (live) {
 		trace_live_close();
-		deliver_rest(
-		    &dl); /* what the drainer left in the ring, to make room for the rest */
+		/* What the drainer left in the ring, to make room for the rest. */
+		deliver_taken(&dl, UINT64_MAX);
 	}
 	ok &= ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL,
 		       "pebs") &&
