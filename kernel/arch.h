@@ -107,11 +107,18 @@ struct arch_step_counts {
 /* Run fn(arg) single-stepped on this CPU: on_step(ctx, retired, next) for every retired
  * instruction, on_transfer(ctx, from, to, delivery) (if not NULL) for every transfer that is
  * no instruction's branch but is recorded as one (an exception's or interrupt's delivery to its
- * handler, and the handler's return). Returns fn's result. */
+ * handler, and the handler's return). `cache` (X86_DECODE_CACHE_SIZE entries, zeroed,
+ * lib/x86_decode_cache.h) holds the instructions' decodings (arch_step_decoded). Returns fn's
+ * result. */
+struct x86_decoded;
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next),
 			  void (*on_transfer)(void *ctx, uint64_t from, uint64_t to, bool delivery),
-			  void *ctx, struct arch_step_counts *counts);
+			  void *ctx, struct x86_decoded *cache, struct arch_step_counts *counts);
+/* Inside on_step: the retired instruction's decoding, made from its bytes before it ran, and
+ * the next one's, from its bytes now (before it runs); NULL where the bytes are no
+ * instruction. */
+void arch_step_decoded(const struct x86_decoded **in, const struct x86_decoded **upcoming);
 /* Inside on_step, when `next` is not where the retired instruction leads (x86_step_classify
  * said X86_STEP_REDIRECTED): the path one trap stood for, rebuilt from the code
  * (lib/x86_step.h x86_path_rebuild, reading only mapped code); the run's step count grows by

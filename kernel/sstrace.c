@@ -64,8 +64,8 @@ static void rebuilt(struct sstrace *t, uint64_t retired, const struct x86_step_i
 static void on_step(void *ctx, uint64_t retired, uint64_t next)
 {
 	struct sstrace *t = ctx;
-	const struct x86_decoded *in = x86_decode_cached(decoded, retired, false);
-	x86_decode_cached(decoded, next, true);
+	const struct x86_decoded *in, *upcoming;
+	arch_step_decoded(&in, &upcoming);
 	if (!in) {
 		t->undecodable++;
 		return;
@@ -101,8 +101,8 @@ static bool trace_one(const struct workload *w, void *ctx)
 	trace.count_only = w->bench;
 	struct arch_step_counts n;
 	uint64_t t0 = arch_timestamp();
-	uint64_t stepped =
-	    arch_single_step(w->fn, arg, on_step, w->bench ? NULL : on_transfer, &trace, &n);
+	uint64_t stepped = arch_single_step(w->fn, arg, on_step, w->bench ? NULL : on_transfer,
+					    &trace, decoded, &n);
 	uint64_t cycles = arch_timestamp() - t0;
 	uint64_t escaped = n.escaped_at;
 	if (w->done)

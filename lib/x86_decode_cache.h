@@ -25,7 +25,9 @@ struct x86_decoded {
 	uint64_t ip;
 	struct x86_insn insn;	   /* length 0: empty slot */
 	struct x86_step_insn step; /* what the classifier needs of it (lib/x86_step.h) */
-	uint8_t bytes[16];	   /* the instruction's (at most 15), then stale bytes */
+	unsigned opcode;	   /* x86_opcode_of its bytes: the single-step engine's filter */
+	uint64_t bytes[2];	   /* the instruction's (at most 15), then zeros */
+	uint64_t mask[2];	   /* which of the 16 bytes are the instruction's */
 };
 
 /* Whether the bytes at slot->ip are still those it was decoded from: two 8-byte compares where
@@ -35,17 +37,16 @@ static inline __attribute__((always_inline)) bool
 x86_decoded_same_bytes(const struct x86_decoded *slot)
 {
 	const uint8_t *code = (const uint8_t *)(uintptr_t)slot->ip;
-	unsigned n = slot->insn.length;
 	if ((slot->ip & (X86_DECODE_PAGE - 1)) <= X86_DECODE_PAGE - 16) {
-		uint64_t now[2], then[2]; /* __builtin_: the kernel builds with -fno-builtin */
-		__builtin_memcpy(now, code, sizeof(now));
-		__builtin_memcpy(then, slot->bytes, sizeof(then));
-		uint64_t lo_mask = n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
-		uint64_t hi_mask = n <= 8 ? 0 : (1ull << (8 * (n - 8))) - 1;
-		return ((now[0] ^ then[0]) & lo_mask) == 0 && ((now[1] ^ then[1]) & hi_mask) == 0;
+		uint64_t lo, hi; /* __builtin_: the kernel builds with -fno-builtin */
+		__builtin_memcpy(&lo, code, sizeof(lo));
+		__builtin_memcpy(&hi, code + sizeof(lo), sizeof(hi));
+		return (lo & slot->mask[0]) == slot->bytes[0] &&
+		       (hi & slot->mask[1]) == slot->bytes[1];
 	}
-	for (unsigned i = 0; i < n; i++)
-		if (code[i] != slot->bytes[i])
+	const uint8_t *then = (const uint8_t *)slot->bytes;
+	for (unsigned i = 0; i < slot->insn.length; i++)
+		if (code[i] != then[i])
 			return false;
 	return true;
 }
@@ -70,8 +71,13 @@ x86_decode_cached(struct x86_decoded *cache, uint64_t ip, bool before_run)
 		}
 		slot->ip = ip;
 		slot->step = x86_step_insn_of(&slot->insn);
-		for (unsigned i = 0; i < slot->insn.length; i++)
-			slot->bytes[i] = code[i];
+		slot->opcode = x86_opcode_of(code, slot->insn.length);
+		uint8_t *then = (uint8_t *)slot->bytes, *mask = (uint8_t *)slot->mask;
+		for (unsigned i = 0; i < sizeof(slot->bytes); i++) {
+			bool its = i < slot->insn.length;
+			then[i] = its ? code[i] : 0;
+			mask[i] = its ? 0xff : 0;
+		}
 	}
 	return slot;
 }

@@ -92,17 +92,16 @@ static void nothing_past_an_instruction_at_a_page_end_is_read(void **state)
 	uint64_t ip = (uint64_t)(uintptr_t)at;
 	/* x86_decode reads at most the instruction's bytes here (its own tests); the cache's
 	 * compare must not read past them either. */
-	struct x86_decoded *slot = &cache[ip % X86_DECODE_CACHE_SIZE];
-	slot->ip = ip;
-	assert_int_equal(x86_decode(at, 2, &slot->insn), 0);
-	slot->step = x86_step_insn_of(&slot->insn);
-	memcpy(slot->bytes, at, 2);
-	const struct x86_decoded *d = x86_decode_cached(cache, ip, true);
+	const struct x86_decoded *slot = x86_decode_cached(cache, ip, true);
+	assert_non_null(slot);
+	const struct x86_decoded *d = x86_decode_cached(cache, ip, true); /* compared */
 	assert_ptr_equal(d, slot);
-	at[1] = 0x05; /* SYSCALL now */
+	assert_int_equal(d->step.branch, X86_BR_NONE); /* UD2 */
+	at[1] = 0x05;				       /* SYSCALL now */
 	d = x86_decode_cached(cache, ip, true);
 	assert_non_null(d);
 	assert_int_equal(d->step.branch, X86_BR_SYSCALL);
+	assert_int_equal(d->opcode, X86_OPCODE_0F(0x05));
 	munmap(m, 2 * page);
 }
 
@@ -116,7 +115,34 @@ static void bytes_that_are_no_instruction(void **state)
 	assert_non_null(x86_decode_cached(cache, (uint64_t)(uintptr_t)code, true));
 }
 
+/* The opcode the single-step engine filters on (x86_opcode_of): past legacy prefixes and REX,
+ * 0F-escaped as X86_OPCODE_0F. 66 9C PUSHF (16-bit), 48 0F 07 SYSRETQ, F3 48 A5 REP MOVSQ,
+ * 8E D0 MOV SS,AX, C5 F8 77 VZEROUPPER (a VEX escape is its own first byte). */
+static void the_engines_opcode_is_the_bytes_opcode(void **state)
+{
+	(void)state;
+	static const struct {
+		uint8_t bytes[4];
+		unsigned opcode;
+	} cases[] = {
+	    {{0x66, 0x9c}, 0x9c},	{{0x48, 0x0f, 0x07}, X86_OPCODE_0F(0x07)},
+	    {{0xf3, 0x48, 0xa5}, 0xa5}, {{0x8e, 0xd0}, 0x8e},
+	    {{0xc5, 0xf8, 0x77}, 0xc5},
+	};
+	for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		memset(cache, 0, sizeof(cache));
+		uint8_t code[32];
+		memset(code, 0x90, sizeof(code));
+		memcpy(code, cases[k].bytes, sizeof(cases[k].bytes));
+		const struct x86_decoded *d =
+		    x86_decode_cached(cache, (uint64_t)(uintptr_t)code, true);
+		assert_non_null(d);
+		assert_int_equal(d->opcode, cases[k].opcode);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(the_engines_opcode_is_the_bytes_opcode),
     cmocka_unit_test(a_cached_decoding_stands_until_its_bytes_change_before_it_runs),
     cmocka_unit_test(only_the_instructions_own_bytes_count),
     cmocka_unit_test(nothing_past_an_instruction_at_a_page_end_is_read),

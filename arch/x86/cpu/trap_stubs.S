@@ -3,7 +3,8 @@
  * Entry stubs for all 256 vectors. Each pushes a zero error code where the CPU pushes none
  * (SDM Vol. 3A Table 6-1: only some exceptions push one; interrupts never do), then its vector,
  * saves every general-purpose register into a struct trap_frame (arch/x86/cpu/trap.h) and calls
- * trap_dispatch(frame). When that returns, the registers are restored and IRETQ resumes.
+ * trap_dispatch(frame) (#DB: trap_debug). When that returns, the registers are restored and
+ * IRETQ resumes.
  */
 	.text
 	.code64
@@ -19,7 +20,11 @@ exc_stub_\v:
 	pushq $0
 	.endif
 	pushq $\v
+	.if \v == 1
+	jmp debug_common
+	.else
 	jmp exception_common
+	.endif
 .endm
 
 .altmacro
@@ -29,8 +34,11 @@ exc_stub_\v:
 	.set v, v + 1
 .endr
 
+/* Save every general-purpose register into a struct trap_frame, call \handler(frame), restore
+ * them and drop the vector and error code: the trap returns through trap_iret. */
+.macro TRAP_COMMON name, handler
 	.p2align 4
-exception_common:
+\name:
 	cld
 	pushq %rax
 	pushq %rbx
@@ -51,7 +59,7 @@ exception_common:
 	/* Align the stack for the C call; keep the frame pointer in rbx (callee-saved). */
 	movq %rsp, %rbx
 	andq $-16, %rsp
-	call trap_dispatch
+	call \handler
 	movq %rbx, %rsp
 	popq %r15
 	popq %r14
@@ -69,6 +77,14 @@ exception_common:
 	popq %rbx
 	popq %rax
 	addq $16, %rsp /* vector and error code */
+.endm
+
+	/* #DB: the single-step engine's trap after every stepped instruction goes to its claim
+	 * first (trap_debug). */
+	TRAP_COMMON debug_common, trap_debug
+	jmp trap_iret
+
+	TRAP_COMMON exception_common, trap_dispatch
 	.globl trap_iret
 trap_iret:			/* every handler returns here (the software PMU's IRET record) */
 	iretq

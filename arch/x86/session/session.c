@@ -253,14 +253,13 @@ static __attribute__((noinline)) unsigned feed_rebuilt(struct spmu *m, struct cp
 	return want;
 }
 
-/* Feed the model from the single-step engine: every retired instruction, every taken branch. */
-static void model_step(void *ctx, uint64_t retired, uint64_t next)
+/* A step told whole to the model (spmu_feed): a branch, a data access, a counter that counts. */
+static __attribute__((noinline)) void model_step_whole(struct spmu *m, uint64_t retired,
+						       uint64_t next)
 {
-	struct spmu *m = ctx;
 	struct cpu_session *cs = here();
-	const struct x86_decoded *in = x86_decode_cached(cs->cache, retired, false);
-	if (!in)
-		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
+	const struct x86_decoded *in, *upcoming;
+	ss_step_decoded(&in, &upcoming);
 	struct spmu_feed_step st; /* every field set: no zeroing (a REP STOS under QEMU's TCG) */
 	st.retired = retired;
 	st.next = next;
@@ -277,8 +276,6 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	ss_step_cpls(&st.cpl_from, &st.cpl_to);
 	unsigned want =
 	    st.outcome == X86_STEP_REDIRECTED ? feed_rebuilt(m, cs, &st) : feed_one(m, cs, &st);
-	const struct x86_decoded *upcoming =
-	    x86_decode_cached(cs->cache, next, true); /* before it runs */
 	if (upcoming && (want & SPMU_FEED_MEMORY))
 		predict_memory(cs, upcoming, st.frame);
 	else
@@ -289,6 +286,24 @@ static void model_step(void *ctx, uint64_t retired, uint64_t next)
 		deliver_virtual_pmi(cs);
 	if (cs->user->roi_pending)
 		roi_apply(cs);
+}
+
+/* Feed the model from the single-step engine: every retired instruction, every taken branch. */
+static void model_step(void *ctx, uint64_t retired, uint64_t next)
+{
+	struct cpu_session *cs = here();
+	const struct x86_decoded *in, *upcoming; /* the engine's (ss_hooks.cache = cs->cache) */
+	ss_step_decoded(&in, &upcoming);
+	if (!in)
+		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
+	/* Most steps: no branch, on to the next instruction, no data access to report, nothing
+	 * else due (BTF, a region-of-interest mark, option spmu.drop), and the model's short way
+	 * (spmu_feed_plain) asks for nothing more: then the next step has no accesses to report
+	 * either. */
+	if (in->step.branch == X86_BR_NONE && next == retired + in->step.length && !cs->mem.ip &&
+	    !cs->extra_step && !cs->drop_at && !cs->user->roi_pending && spmu_feed_plain(ctx))
+		return;
+	model_step_whole(ctx, retired, next);
 }
 
 /* An exception's delivery or its handler's return, as the engine saw it: recorded by the model. */
@@ -347,7 +362,8 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 		struct ss_result res;
 		memset(cs->cache, 0, X86_DECODE_CACHE_SIZE * sizeof(struct x86_decoded));
 		struct ss_hooks h = {t->model ? model_step : hardware_step,
-				     t->model ? model_transfer : NULL, t->model};
+				     t->model ? model_transfer : NULL, t->model,
+				     t->model ? cs->cache : NULL};
 		ss_run(q->fn, q->arg, &h, interrupts, &res);
 		*steps = res.steps;
 		r = res.retval;

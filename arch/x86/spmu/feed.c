@@ -87,6 +87,14 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	return out | take_pmi(m);
 }
 
+bool spmu_feed_plain(struct spmu *m)
+{
+	if (m->ctr.live || m->ctr.counts_memory || m->pmi_pending)
+		return false;
+	spmu_retire_uncounted(m); /* spmu_feed's path for it, without the rest of a step */
+	return true;
+}
+
 unsigned spmu_feed_transfer(struct spmu *m, const struct spmu_feed_transfer *t)
 {
 	spmu_transfer(m, t->from, t->to, t->delivery ? X86_BR_INT : X86_BR_IRET, t->cpl_from,

@@ -52,6 +52,12 @@ struct spmu_feed_step {
 	    * step's accesses */
 
 unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s);
+/* The most common step, told short: an instruction that is no branch went on to the next one,
+ * with no data access to report and no BTF hook (spmu_feed_step's btf_hook clear). True if the
+ * model took it so and asks nothing of the runner (spmu_feed would return 0); false if it did
+ * not take it (a counter counts, or counts data accesses, or a PMI is pending): then the step
+ * goes to spmu_feed. */
+bool spmu_feed_plain(struct spmu *m);
 
 /* A transfer the engine reported (singlestep.h): an exception's delivery (recorded as INT-class)
  * or its handler's IRET. No instruction retires. Returns SPMU_FEED_PMI or 0. */

@@ -5,8 +5,10 @@
 #include "arch/x86/cpu/paging.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
+#include "arch/x86/cpu/usermode.h"
 #include "kernel/arch.h"
 #include "lib/x86_decode.h"
+#include "lib/x86_decode_cache.h"
 #include "lib/x86_step.h"
 
 /* DR6 (SDM Vol. 3B 17.2.3, Figure 17-2): BS = single-step caused the #DB. */
@@ -35,7 +37,14 @@ struct ss_state {
 	bool sysret_tf; /* R11.TF before the engine set it for the SYSRET about to retire */
 	uint64_t next_opcode_ip; /* where next_opcode was read (s->prev, unless a handler moved) */
 	unsigned next_opcode;
-	uint64_t exc_from; /* the instruction that raised the exception being delivered */
+	/* The trap after next_opcode_ip goes the whole way (debug_trap_whole): an instruction
+	 * engine_special names, the workload stepping itself, option ss.skip. */
+	bool next_whole;
+	/* With a decode cache (ss_hooks.cache): s->prev's decoding, made before it ran, or NULL
+	 * (a handler moved the workload: decoded when it retired). */
+	const struct x86_decoded *next_dec;
+	struct x86_decoded spare; /* a retired instruction's decoding whose slot the next needs */
+	uint64_t exc_from;	  /* the instruction that raised the exception being delivered */
 	unsigned exc_cpl;
 	struct ss_hooks hooks;
 };
@@ -92,6 +101,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->exc_frame = NULL;
 	s->nmi_frame = NULL;
 	s->next_opcode_ip = 0;
+	s->next_dec = NULL;
 	s->vtf = false; /* the caller's RFLAGS.TF, clear */
 	s->hooks = *h;
 	/* The engine decodes the workload's instructions, ring 3's too, and fixes the RFLAGS image
@@ -169,6 +179,8 @@ static inline void move_prev(struct ss_state *s, uint64_t ip, unsigned cpl)
 static void set_prev(struct ss_state *s, uint64_t ip, unsigned cpl)
 {
 	move_prev(s, ip, cpl);
+	s->next_dec = NULL;    /* not read before it runs: a handler may resume anywhere */
+	s->next_opcode_ip = 0; /* read again at the trap after it (the handler may change vtf) */
 	write_dr6(DR6_INIT_VALUE);
 }
 
@@ -251,15 +263,39 @@ static uint64_t mov_ss_shadowed(unsigned opcode, uint64_t retired)
 	return retired + in.length;
 }
 
-static void report_step(struct ss_state *s, struct trap_frame *f, uint64_t retired, uint64_t next)
+/* The decodings a step hook reads (ss_step_decoded): the retired instruction's, made before it
+ * ran (or now, where a handler moved the workload there), and the next one's, from its bytes
+ * now, before it runs. The next one's becomes the following step's retired one. */
+static inline __attribute__((always_inline)) void
+decode_step(struct ss_state *s, struct ss_step_view *v, uint64_t retired, uint64_t next)
+{
+	struct x86_decoded *cache = s->hooks.cache;
+	if (!cache)
+		return;
+	const struct x86_decoded *in = s->next_dec;
+	if (!in || in->ip != retired || in->insn.length == 0)
+		in = x86_decode_cached(cache, retired, false);
+	if (in && next % X86_DECODE_CACHE_SIZE == retired % X86_DECODE_CACHE_SIZE) {
+		s->spare = *in; /* the next one's decoding takes its slot */
+		in = &s->spare;
+	}
+	v->in = in;
+	v->upcoming = s->next_dec = x86_decode_cached(cache, next, true);
+}
+
+static inline __attribute__((always_inline)) void report_step(struct ss_state *s,
+							      struct ss_step_view *v,
+							      struct trap_frame *f,
+							      uint64_t retired, uint64_t next)
 {
 	s->steps++;
-	s->view->frame = f;
+	decode_step(s, v, retired, next);
+	v->frame = f;
 	s->in_trap = true; /* a PMI sent as NMI from on_step arrives right here */
 	if (s->hooks.step)
 		s->hooks.step(s->hooks.ctx, retired, next);
 	s->in_trap = false;
-	s->view->frame = NULL;
+	v->frame = NULL;
 }
 
 void arch_set_step_skip(unsigned every)
@@ -334,12 +370,12 @@ static __attribute__((noinline)) void special_step(struct ss_state *s, unsigned 
 	if (second && second != f->rip) {
 		/* The MOV SS and the instruction after it: report both, the second with the
 		 * trap's own frame (the first one's registers are not visible any more). */
-		report_step(s, f, s->prev, second);
+		report_step(s, s->view, f, s->prev, second);
 		s->view->cpl_from = s->view->cpl_to;
 		hide_tf(s, opcode_at(second), second, f);
-		report_step(s, f, second, f->rip);
+		report_step(s, s->view, f, second, f->rip);
 	} else {
-		report_step(s, f, s->prev, f->rip);
+		report_step(s, s->view, f, s->prev, f->rip);
 	}
 }
 
@@ -356,12 +392,28 @@ static __attribute__((noinline)) void before_special(struct ss_state *s, unsigne
 		write_dr6(DR6_INIT_VALUE);
 }
 
-bool ss_debug_trap(struct trap_frame *f)
+/* The instruction at f->rip retires next: its opcode, read once (from its decoding, where the
+ * step made one), and what is due before it runs and at the trap after it. */
+static inline __attribute__((always_inline)) void note_next(struct ss_state *s,
+							    struct trap_frame *f)
 {
-	struct ss_state *s = state_here();
-	if (!s || !s->active)
-		return false;
-	unsigned opcode = s->next_opcode_ip == s->prev ? s->next_opcode : opcode_at(s->prev);
+	uint64_t ip = f->rip;
+	unsigned opcode =
+	    s->next_dec && s->next_dec->ip == ip ? s->next_dec->opcode : opcode_at(ip);
+	bool special = engine_special(opcode);
+	s->next_opcode = opcode;
+	s->next_opcode_ip = ip;
+	s->next_whole = special || s->vtf || skip_every;
+	if (special)
+		before_special(s, opcode, f);
+}
+
+/* A trap ss_debug_trap's common path leaves here: after an instruction the engine has work
+ * for, a REP iteration or a branch to itself, a change of privilege level, the run's end, the
+ * workload stepping itself, option ss.skip. `opcode`: the retired instruction's. */
+static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struct trap_frame *f,
+						       unsigned opcode)
+{
 	bool special = engine_special(opcode);
 	/* With DR7 clear (no breakpoints), the one #DB a stepped instruction can raise besides the
 	 * single-step trap is INT1's or INT 1's: DR6.BS tells them apart, cleared before such an
@@ -375,7 +427,9 @@ bool ss_debug_trap(struct trap_frame *f)
 	/* SDM Vol. 3B 17.3.1.4: a repeated string instruction traps after every iteration, at
 	 * its own address. Those traps are not instructions and not branches: nobody sees them.
 	 * (The same address again can also be a taken branch to itself, `loop .`: decode.) */
-	if (f->rip == s->prev && is_rep_string_at(s->prev)) {
+	if (f->rip == s->prev &&
+	    (s->next_dec && s->next_dec->ip == s->prev ? x86_is_rep_string(&s->next_dec->step)
+						       : is_rep_string_at(s->prev))) {
 		s->rep_iterations++;
 		return true;
 	}
@@ -387,12 +441,9 @@ bool ss_debug_trap(struct trap_frame *f)
 	if (special)
 		special_step(s, opcode, f);
 	else
-		report_step(s, f, s->prev, f->rip);
+		report_step(s, s->view, f, s->prev, f->rip);
 	move_prev(s, f->rip, s->view->cpl_to);
-	s->next_opcode = opcode_at(f->rip); /* the next step's opcode, read once */
-	s->next_opcode_ip = f->rip;
-	if (engine_special(s->next_opcode))
-		before_special(s, s->next_opcode, f);
+	note_next(s, f);
 	if (f->rip == (uint64_t)ss_exit) {
 		s->active = false; /* TF is clear from here on */
 		return true;
@@ -407,18 +458,47 @@ bool ss_debug_trap(struct trap_frame *f)
 	return true;
 }
 
+bool ss_debug_trap(struct trap_frame *f)
+{
+	struct ss_state *s = state_here();
+	if (!s || !s->active)
+		return false;
+	uint64_t prev = s->prev, next = f->rip;
+	/* The engine reads the code it steps, and PUSHF's image: ring 3's pages too (SMAP). */
+	if (s->prev_cpl == 3 || (f->cs & 3) == 3)
+		user_access_begin();
+	if (s->next_opcode_ip != prev || s->next_whole || next == prev ||
+	    (f->cs & 3) != s->prev_cpl || next == (uint64_t)ss_exit)
+		return debug_trap_whole(
+		    s, f, s->next_opcode_ip == prev ? s->next_opcode : opcode_at(prev));
+	/* Most traps: the step from prev to next at one privilege level (the user access traps
+	 * have stays as it is, move_prev), nothing else due. */
+	struct ss_step_view *v = s->view;
+	v->cpl_from = v->cpl_to = s->prev_cpl;
+	report_step(s, v, f, prev, next);
+	s->prev = next;
+	note_next(s, f);
+	return true;
+}
+
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next),
-			  ss_transfer_fn on_transfer, void *ctx, struct arch_step_counts *counts)
+			  ss_transfer_fn on_transfer, void *ctx, struct x86_decoded *cache,
+			  struct arch_step_counts *counts)
 {
 	struct ss_result r;
-	struct ss_hooks h = {on_step, on_transfer, ctx};
+	struct ss_hooks h = {on_step, on_transfer, ctx, cache};
 	ss_run(fn, arg, &h, false, &r);
 	*counts = (struct arch_step_counts){.steps = r.steps,
 					    .rep_iterations = r.rep_iterations,
 					    .rebuilt = r.rebuilt,
 					    .escaped_at = r.escaped_at};
 	return r.retval;
+}
+
+void arch_step_decoded(const struct x86_decoded **in, const struct x86_decoded **upcoming)
+{
+	ss_step_decoded(in, upcoming);
 }
 
 void arch_step_regs(uint64_t *rflags, uint64_t *rcx)
@@ -468,6 +548,7 @@ void ss_note_exception(struct trap_frame *f)
 	s->view->cpl_from = s->prev_cpl;
 	s->view->cpl_to = f->cs & 3;
 	s->view->frame = f;
+	decode_step(s, s->view, s->prev, f->rip);
 	if (s->hooks.step)
 		s->hooks.step(s->hooks.ctx, s->prev, f->rip);
 	s->view->frame = NULL;

@@ -13,6 +13,7 @@
 #include "arch/x86/cpu/percpu.h"
 
 struct trap_frame;
+struct x86_decoded;
 
 /* Called for each retired instruction: its address, and where execution goes next. */
 typedef void (*ss_step_fn)(void *ctx, uint64_t retired, uint64_t next);
@@ -25,11 +26,14 @@ typedef void (*ss_step_fn)(void *ctx, uint64_t retired, uint64_t next);
  * two apart (kernel/arch.h's on_transfer has the same type). */
 typedef void (*ss_transfer_fn)(void *ctx, uint64_t from, uint64_t to, bool delivery);
 
-/* Who hears about a stepped run; transfer may be NULL. */
+/* Who hears about a stepped run; transfer may be NULL. With a decode cache (X86_DECODE_CACHE_SIZE
+ * entries, zeroed, lib/x86_decode_cache.h) the engine decodes every instruction before it runs
+ * and step hooks read the decodings (ss_step_decoded); without, it decodes only what it must. */
 struct ss_hooks {
 	ss_step_fn step;
 	ss_transfer_fn transfer;
 	void *ctx;
+	struct x86_decoded *cache;
 };
 
 struct ss_result {
@@ -52,6 +56,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 struct ss_step_view {
 	const struct trap_frame *frame; /* NULL outside a hook */
 	unsigned cpl_from, cpl_to;
+	const struct x86_decoded *in, *upcoming; /* see ss_step_decoded */
 };
 extern struct ss_step_view ss_step_views[MAX_CPUS];
 /* Inside a hook: the CPL the step or transfer starts at and the one execution continues at. */
@@ -66,6 +71,16 @@ static inline void ss_step_cpls(unsigned *from, unsigned *to)
 static inline const struct trap_frame *ss_step_frame(void)
 {
 	return ss_step_views[this_cpu()->index].frame;
+}
+/* Inside a step hook of a run with a decode cache (ss_hooks.cache): the retired instruction's
+ * decoding, made from its bytes before it ran, and the next one's, checked against its bytes
+ * now (before it runs); NULL where the bytes are no instruction, or without a cache. */
+static inline void ss_step_decoded(const struct x86_decoded **in,
+				   const struct x86_decoded **upcoming)
+{
+	const struct ss_step_view *v = &ss_step_views[this_cpu()->index];
+	*in = v->in;
+	*upcoming = v->upcoming;
 }
 /* An exception or interrupt the stepped workload takes, before its handler runs: account a
  * trap-class instruction that retired without its own single-step trap (see singlestep.c). */
