@@ -115,6 +115,10 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next),
 			  void (*on_transfer)(void *ctx, uint64_t from, uint64_t to, bool delivery),
 			  void *ctx, struct x86_decoded *cache, struct arch_step_counts *counts);
+/* TSC cycles fn(arg) takes under the trap flag with a #DB handler that only returns (IRETQ):
+ * the platform's own trap round trip per instruction, the floor under the engine's step. For
+ * benchmarks, with the other CPUs idle (the IDT is shared). */
+uint64_t arch_step_floor(uint64_t (*fn)(uint64_t), uint64_t arg);
 /* Inside on_step: the retired instruction's decoding, made from its bytes before it ran, and
  * the next one's, from its bytes now (before it runs); NULL where the bytes are no
  * instruction. */

@@ -70,6 +70,8 @@ static void on_step(void *ctx, uint64_t retired, uint64_t next)
 		t->undecodable++;
 		return;
 	}
+	if (in->step.branch == X86_BR_NONE && next == retired + in->step.length)
+		return; /* most steps: no branch, on to the next instruction (x86_step_classify) */
 	struct x86_step_regs r;
 	arch_step_regs(&r.rflags, &r.rcx);
 	enum x86_step_outcome o = x86_step_classify(&in->step, retired, next, &r);
@@ -96,6 +98,11 @@ static bool trace_one(const struct workload *w, void *ctx)
 		w->done(NULL);
 	if (w->reset)
 		w->reset();
+	if (w->bench) {
+		kprintf("ss-floor %s tsc-cycles=%lu\n", w->name, arch_step_floor(w->fn, arg));
+		if (w->reset)
+			w->reset();
+	}
 	memset(&trace, 0, sizeof(trace));
 	memset(decoded, 0, sizeof(decoded));
 	trace.count_only = w->bench;

@@ -94,7 +94,7 @@ void trap_dispatch(struct trap_frame *f)
 /* The #DB stub's entry: the single-step engine traps after every instruction it steps, so its
  * claim is asked first, before anything else dispatch does (it opens user access itself where
  * it reads the workload's ring 3 code). */
-void trap_debug(struct trap_frame *f)
+TRAP_STEP_HOT void trap_debug(struct trap_frame *f)
 {
 	trap_claim_fn debug = claims[TRAP_CLAIM_DEBUG];
 	if (debug && debug(f))

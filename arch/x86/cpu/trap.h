@@ -84,6 +84,11 @@ bool trap_add_resume_observer(trap_observer_fn fn);
 /* The registered claim, or NULL (exceptions.c asks for the fixup and NMI claims). */
 trap_claim_fn trap_claim(enum trap_claim which);
 
+/* The code every single-step trap runs, placed in one page (linker.ld: under QEMU's TCG a jump
+ * or call to another page costs a translation-block lookup): the #DB stub, trap_debug, the
+ * engine's trap and the software PMU's common step. */
+#define TRAP_STEP_HOT __attribute__((section(".text.step_hot")))
+
 /* Called by every stub of arch/x86/cpu/trap_stubs.S but #DB's, which calls trap_debug: the
  * debug claim first (it opens user access itself where it needs it), then trap_dispatch's
  * path. */

@@ -14,15 +14,15 @@
 .endm
 
 .macro EXC_STUB v
+	.if \v == 1
+	/* #DB: in the step's hot page, falling into debug_common (below) */
+	.else
 	.p2align 4
 exc_stub_\v:
 	.if !(\v == 8 || \v == 10 || \v == 11 || \v == 12 || \v == 13 || \v == 14 || \v == 17 || \v == 21 || \v == 29 || \v == 30)
 	pushq $0
 	.endif
 	pushq $\v
-	.if \v == 1
-	jmp debug_common
-	.else
 	jmp exception_common
 	.endif
 .endm
@@ -37,7 +37,6 @@ exc_stub_\v:
 /* Save every general-purpose register into a struct trap_frame, call \handler(frame), restore
  * them and drop the vector and error code: the trap returns through trap_iret. */
 .macro TRAP_COMMON name, handler
-	.p2align 4
 \name:
 	cld
 	pushq %rax
@@ -80,10 +79,19 @@ exc_stub_\v:
 .endm
 
 	/* #DB: the single-step engine's trap after every stepped instruction goes to its claim
-	 * first (trap_debug). */
+	 * first (trap_debug), all in one page with the code it runs (TRAP_STEP_HOT,
+	 * arch/x86/cpu/trap.h). It returns through an IRETQ of its own: a debug exception's
+	 * return is never a record of the software PMU's (arch/x86/spmu/singlestep.c). */
+	.pushsection .text.step_hot, "ax"
+	.p2align 4
+exc_stub_1:
+	pushq $0
+	pushq $1
 	TRAP_COMMON debug_common, trap_debug
-	jmp trap_iret
+	iretq
+	.popsection
 
+	.p2align 4
 	TRAP_COMMON exception_common, trap_dispatch
 	.globl trap_iret
 trap_iret:			/* every handler returns here (the software PMU's IRET record) */

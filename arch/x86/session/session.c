@@ -289,7 +289,7 @@ static __attribute__((noinline)) void model_step_whole(struct spmu *m, uint64_t 
 }
 
 /* Feed the model from the single-step engine: every retired instruction, every taken branch. */
-static void model_step(void *ctx, uint64_t retired, uint64_t next)
+TRAP_STEP_HOT static void model_step(void *ctx, uint64_t retired, uint64_t next)
 {
 	struct cpu_session *cs = here();
 	const struct x86_decoded *in, *upcoming; /* the engine's (ss_hooks.cache = cs->cache) */

@@ -87,7 +87,7 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	return out | take_pmi(m);
 }
 
-bool spmu_feed_plain(struct spmu *m)
+TRAP_STEP_HOT bool spmu_feed_plain(struct spmu *m)
 {
 	if (m->ctr.live || m->ctr.counts_memory || m->pmi_pending)
 		return false;

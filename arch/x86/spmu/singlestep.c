@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "arch/x86/spmu/singlestep.h"
 #include "arch/x86/cpu/cpu.h"
+#include "arch/x86/cpu/desc.h"
 #include "arch/x86/cpu/idt.h"
 #include "arch/x86/cpu/paging.h"
 #include "arch/x86/cpu/percpu.h"
@@ -458,7 +459,7 @@ static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struc
 	return true;
 }
 
-bool ss_debug_trap(struct trap_frame *f)
+TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
 {
 	struct ss_state *s = state_here();
 	if (!s || !s->active)
@@ -479,6 +480,19 @@ bool ss_debug_trap(struct trap_frame *f)
 	s->prev = next;
 	note_next(s, f);
 	return true;
+}
+
+extern const char ss_floor_trap[];
+
+uint64_t arch_step_floor(uint64_t (*fn)(uint64_t), uint64_t arg)
+{
+	/* The IDT is every CPU's: only while the others are idle (make bench's ss=bench). */
+	idt_set_gate(VEC_DB, (uint64_t)ss_floor_trap, IST_DEBUG, 0);
+	uint64_t t0 = arch_timestamp();
+	ss_enter(fn, arg, 0);
+	uint64_t cycles = arch_timestamp() - t0;
+	idt_set_gate(VEC_DB, trap_stub_table[VEC_DB], IST_DEBUG, 0);
+	return cycles;
 }
 
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,

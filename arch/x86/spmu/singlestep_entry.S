@@ -32,4 +32,11 @@ ss_exit:
 	popq %rbp
 	ret
 
+/* A #DB handler that only returns (arch_step_floor): the platform's own trap round trip. */
+	.text
+	.globl ss_floor_trap
+	.p2align 4
+ss_floor_trap:
+	iretq
+
 	.section .note.GNU-stack,"",@progbits
