@@ -271,8 +271,10 @@ static inline __attribute__((always_inline)) void
 decode_step(struct ss_state *s, struct ss_step_view *v, uint64_t retired, uint64_t next)
 {
 	struct x86_decoded *cache = s->hooks.cache;
-	if (!cache)
+	if (!cache) {
+		v->in = v->upcoming = NULL;
 		return;
+	}
 	const struct x86_decoded *in = s->next_dec;
 	if (!in || in->ip != retired || in->insn.length == 0)
 		in = x86_decode_cached(cache, retired, false);
