@@ -131,7 +131,7 @@ help:
 	@echo "                while the run goes on); scripts/capture DEVICE records one (README)"
 	@echo "make test       host unit tests (cmocka, ASan+UBSan) and QEMU tests, under prove"
 	@echo "make unit-test  host unit tests only;  make qemu-test  QEMU tests only"
-	@echo "make bench      boot timing, AP bring-up, single-step speed (bare, full software PMU),"
+	@echo "make bench      boot timing, AP bring-up, single-step speed (trap floor, bare, full model),"
 	@echo "                PMI/DS service routine instructions per PMI and per record, stream"
 	@echo "                bytes per record, serial console throughput (RUNS=N)"
 	@echo "make format     clang-format the tree;  make format-check  fail on unformatted code"
