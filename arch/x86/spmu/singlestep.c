@@ -51,7 +51,11 @@ struct ss_state {
 };
 
 static struct ss_state state[MAX_CPUS];
-struct ss_step_view ss_step_views[MAX_CPUS];
+/* Page-aligned (its own pages): QEMU's softmmu TLB is direct-mapped and small, and each step
+ * touches the view, the model and the next instruction's bytes; with the view 2 MiB from the
+ * model's counters (the .bss layout before this) they evicted each other and three accesses a
+ * step took QEMU's slow path (counted with uprobes on helper_le_ldq_mmu/stq_mmu). */
+struct ss_step_view ss_step_views[MAX_CPUS] __attribute__((aligned(4096)));
 static unsigned skip_every; /* option ss.skip (test only) */
 
 /* This CPU's engine state, or NULL this early in boot (exception paths ask before per-CPU
