@@ -70,8 +70,8 @@ static void on_step(void *ctx, uint64_t retired, uint64_t next)
 		t->undecodable++;
 		return;
 	}
-	if (in->step.branch == X86_BR_NONE && next == retired + in->step.length)
-		return; /* most steps: no branch, on to the next instruction (x86_step_classify) */
+	if (x86_step_plain(&in->step, retired, next))
+		return; /* most steps: no branch, no record (x86_step_classify) */
 	struct x86_step_regs r;
 	arch_step_regs(&r.rflags, &r.rcx);
 	enum x86_step_outcome o = x86_step_classify(&in->step, retired, next, &r);

@@ -85,6 +85,13 @@ static inline bool x86_step_condition_held(const struct x86_step_insn *in,
 	}
 }
 
+/* Most steps: an instruction that is no branch went on to the next one (x86_step_classify's
+ * X86_STEP_SEQUENTIAL, decided without the registers). */
+static inline bool x86_step_plain(const struct x86_step_insn *in, uint64_t retired, uint64_t next)
+{
+	return in->branch == X86_BR_NONE && next == retired + in->length;
+}
+
 /* The outcome of the instruction at `retired` when the next trap stands at `next`. A direct
  * branch that did not land where it leads (its target, or the next instruction when not taken)
  * is X86_STEP_REDIRECTED. Inline: the single-step engine asks on every step. */
@@ -95,7 +102,7 @@ static inline enum x86_step_outcome x86_step_classify(const struct x86_step_insn
 	uint64_t sequential = retired + in->length;
 	/* Most steps: no branch, on to the next instruction. Tested before the switch, which
 	 * compiles to a jump table (an indirect jump ends a translation block under QEMU's TCG). */
-	if (in->branch == X86_BR_NONE && next == sequential)
+	if (x86_step_plain(in, retired, next))
 		return X86_STEP_SEQUENTIAL;
 	switch (in->branch) {
 	case X86_BR_NONE:

@@ -300,8 +300,8 @@ TRAP_STEP_HOT static void model_step(void *ctx, uint64_t retired, uint64_t next)
 	 * else due (BTF, a region-of-interest mark, option spmu.drop), and the model's short way
 	 * (spmu_feed_plain) asks for nothing more: then the next step has no accesses to report
 	 * either. */
-	if (in->step.branch == X86_BR_NONE && next == retired + in->step.length && !cs->mem.ip &&
-	    !cs->extra_step && !cs->drop_at && !cs->user->roi_pending && spmu_feed_plain(ctx))
+	if (x86_step_plain(&in->step, retired, next) && !cs->mem.ip && !cs->extra_step &&
+	    !cs->drop_at && !cs->user->roi_pending && spmu_feed_plain(ctx))
 		return;
 	model_step_whole(ctx, retired, next);
 }
