@@ -51,6 +51,28 @@ x86_decoded_same_bytes(const struct x86_decoded *slot)
 	return true;
 }
 
+/* x86_decode_cached's miss: slot decoded afresh from the bytes at ip (out of line, so that the
+ * hit stays a few instructions in its caller). */
+static __attribute__((noinline, cold)) const struct x86_decoded *
+x86_decode_fill(struct x86_decoded *slot, uint64_t ip)
+{
+	const uint8_t *code = (const uint8_t *)(uintptr_t)ip;
+	if (x86_decode(code, X86_MAX_INSN_LENGTH, &slot->insn) != 0) {
+		slot->insn.length = 0;
+		return 0;
+	}
+	slot->ip = ip;
+	slot->step = x86_step_insn_of(&slot->insn);
+	slot->opcode = x86_opcode_of(code, slot->insn.length);
+	uint8_t *then = (uint8_t *)slot->bytes, *mask = (uint8_t *)slot->mask;
+	for (unsigned i = 0; i < sizeof(slot->bytes); i++) {
+		bool its = i < slot->insn.length;
+		then[i] = its ? code[i] : 0;
+		mask[i] = its ? 0xff : 0;
+	}
+	return slot;
+}
+
 /*
  * The decoding of the instruction at ip, from cache[X86_DECODE_CACHE_SIZE], or NULL where the
  * bytes there are no instruction. `before_run`: ip is about to run, so the cached entry is
@@ -63,22 +85,8 @@ x86_decode_cached(struct x86_decoded *cache, uint64_t ip, bool before_run)
 {
 	struct x86_decoded *slot = &cache[ip % X86_DECODE_CACHE_SIZE];
 	if (slot->ip != ip || slot->insn.length == 0 ||
-	    (before_run && !x86_decoded_same_bytes(slot))) {
-		const uint8_t *code = (const uint8_t *)(uintptr_t)ip;
-		if (x86_decode(code, X86_MAX_INSN_LENGTH, &slot->insn) != 0) {
-			slot->insn.length = 0;
-			return 0;
-		}
-		slot->ip = ip;
-		slot->step = x86_step_insn_of(&slot->insn);
-		slot->opcode = x86_opcode_of(code, slot->insn.length);
-		uint8_t *then = (uint8_t *)slot->bytes, *mask = (uint8_t *)slot->mask;
-		for (unsigned i = 0; i < sizeof(slot->bytes); i++) {
-			bool its = i < slot->insn.length;
-			then[i] = its ? code[i] : 0;
-			mask[i] = its ? 0xff : 0;
-		}
-	}
+	    (before_run && !x86_decoded_same_bytes(slot)))
+		return x86_decode_fill(slot, ip);
 	return slot;
 }
 

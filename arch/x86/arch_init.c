@@ -32,7 +32,7 @@ static struct percpu bsp_percpu;
 /* The trap layer calls up only through these (cpu/trap.h): set once, before any workload. */
 static void wire_trap_hooks(void)
 {
-	trap_set_claim(TRAP_CLAIM_DEBUG, ss_debug_trap);
+	ss_install_entry(); /* #DB: the engine's entry first, trap dispatch for the rest */
 	trap_set_claim(TRAP_CLAIM_FIXUP, workload_fault_fixup);
 	trap_set_claim(TRAP_CLAIM_NMI, pmi_nmi_claim);
 	trap_add_observer(pmu_trap_observer);	 /* first the engine and the model ... */

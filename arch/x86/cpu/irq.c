@@ -57,17 +57,13 @@ void irq_register(unsigned vector, irq_handler_fn fn)
 		irq_handlers[vector] = fn;
 }
 
-/* Every trap but the one the debug claim took. */
-static void dispatch(struct trap_frame *f, bool debug_claim_asked)
+void trap_dispatch(struct trap_frame *f)
 {
 	struct percpu *cpu = percpu_current();
 	/* STAC ends a translation block under QEMU's TCG: only where user pages may be touched.
 	 * RFLAGS comes back from the frame at IRETQ. */
 	if (cpu && (cpu->user_access_in_traps || (f->cs & 3) == 3))
 		user_access_begin();
-	trap_claim_fn debug = claims[TRAP_CLAIM_DEBUG];
-	if (f->vector == VEC_DB && !debug_claim_asked && debug && debug(f))
-		return; /* the single-step engine's own trap: invisible to the model */
 	for (unsigned i = 0; i < n_observers; i++)
 		observers[i](f); /* the engine and the model, the session's exception record */
 	if (f->vector < NUM_EXCEPTION_VECTORS) {
@@ -84,20 +80,4 @@ static void dispatch(struct trap_frame *f, bool debug_claim_asked)
 	if (unexpected_irqs[f->vector & 0xff]++ == 0)
 		kprintf("warning: unexpected interrupt on vector %#lx (no handler); ignored\n",
 			f->vector);
-}
-
-void trap_dispatch(struct trap_frame *f)
-{
-	dispatch(f, false);
-}
-
-/* The #DB stub's entry: the single-step engine traps after every instruction it steps, so its
- * claim is asked first, before anything else dispatch does (it opens user access itself where
- * it reads the workload's ring 3 code). */
-TRAP_STEP_HOT void trap_debug(struct trap_frame *f)
-{
-	trap_claim_fn debug = claims[TRAP_CLAIM_DEBUG];
-	if (debug && debug(f))
-		return;
-	dispatch(f, true);
 }

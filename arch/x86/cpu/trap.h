@@ -63,8 +63,6 @@ _Static_assert(__builtin_offsetof(struct trap_frame, rip) == 17 * 8, "CPU frame 
  * trap, in the order they were added, before it is dispatched.
  */
 enum trap_claim {
-	TRAP_CLAIM_DEBUG, /* #DB, first of all: the single-step engine's own trap (called before
-			   * user access is opened, trap_debug) */
 	TRAP_CLAIM_FIXUP, /* an exception the running workload raised on purpose */
 	TRAP_CLAIM_NMI,	  /* an NMI that is a PMI (option pmi=nmi) */
 	TRAP_CLAIM_USER,  /* an exception in ring 3: it ends the user program's run */
@@ -85,15 +83,13 @@ bool trap_add_resume_observer(trap_observer_fn fn);
 trap_claim_fn trap_claim(enum trap_claim which);
 
 /* The code every single-step trap runs, placed in one page (linker.ld: under QEMU's TCG a jump
- * or call to another page costs a translation-block lookup): the #DB stub, trap_debug, the
- * engine's trap and the software PMU's common step. */
+ * or call to another page costs a translation-block lookup): the single-step engine's #DB
+ * entry and trap, and the software PMU's common step. */
 #define TRAP_STEP_HOT __attribute__((section(".text.step_hot")))
 
-/* Called by every stub of arch/x86/cpu/trap_stubs.S but #DB's, which calls trap_debug: the
- * debug claim first (it opens user access itself where it needs it), then trap_dispatch's
- * path. */
+/* Called by every stub of arch/x86/cpu/trap_stubs.S (trap_stub_table; #DB's gate names the
+ * single-step engine's entry, which goes on to #DB's stub for every #DB not its own). */
 void trap_dispatch(struct trap_frame *f);
-void trap_debug(struct trap_frame *f);
 extern const uint64_t trap_stub_table[256];
 /* The IRETQ every stub returns through (arch/x86/cpu/trap_stubs.S). */
 extern const char trap_iret[];

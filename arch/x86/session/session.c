@@ -288,20 +288,26 @@ static __attribute__((noinline)) void model_step_whole(struct spmu *m, uint64_t 
 		roi_apply(cs);
 }
 
-/* Feed the model from the single-step engine: every retired instruction, every taken branch. */
+/* A plain step (x86_step_plain: no branch, on to the next instruction; ss_hooks.plain): the
+ * short way when there is no data access to report and nothing else due (BTF, a
+ * region-of-interest mark, option spmu.drop), and the model's short way (spmu_feed_plain) asks
+ * for nothing more; then the next step has no accesses to report either. */
+TRAP_STEP_HOT static bool model_plain(void *ctx)
+{
+	const struct cpu_session *cs = here();
+	return !cs->mem.ip && !cs->extra_step && !cs->drop_at && !cs->user->roi_pending &&
+	       spmu_feed_plain(ctx);
+}
+
+/* Feed the model from the single-step engine: every retired instruction, every taken branch
+ * (most plain steps come to model_plain instead). */
 TRAP_STEP_HOT static void model_step(void *ctx, uint64_t retired, uint64_t next)
 {
-	struct cpu_session *cs = here();
 	const struct x86_decoded *in, *upcoming; /* the engine's (ss_hooks.cache = cs->cache) */
 	ss_step_decoded(&in, &upcoming);
 	if (!in)
 		return; /* the engine's own check (kernel/sstrace.c) reports undecodable steps */
-	/* Most steps: no branch, on to the next instruction, no data access to report, nothing
-	 * else due (BTF, a region-of-interest mark, option spmu.drop), and the model's short way
-	 * (spmu_feed_plain) asks for nothing more: then the next step has no accesses to report
-	 * either. */
-	if (x86_step_plain(&in->step, retired, next) && !cs->mem.ip && !cs->extra_step &&
-	    !cs->drop_at && !cs->user->roi_pending && spmu_feed_plain(ctx))
+	if (x86_step_plain(&in->step, retired, next) && model_plain(ctx))
 		return;
 	model_step_whole(ctx, retired, next);
 }
@@ -363,7 +369,7 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 		memset(cs->cache, 0, X86_DECODE_CACHE_SIZE * sizeof(struct x86_decoded));
 		struct ss_hooks h = {t->model ? model_step : hardware_step,
 				     t->model ? model_transfer : NULL, t->model,
-				     t->model ? cs->cache : NULL};
+				     t->model ? cs->cache : NULL, t->model ? model_plain : NULL};
 		ss_run(q->fn, q->arg, &h, interrupts, &res);
 		*steps = res.steps;
 		r = res.retval;

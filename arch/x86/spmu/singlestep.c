@@ -41,6 +41,9 @@ struct ss_state {
 	/* The trap after next_opcode_ip goes the whole way (debug_trap_whole): an instruction
 	 * engine_special names, the workload stepping itself, option ss.skip. */
 	bool next_whole;
+	/* Where the trap after s->prev lands when s->prev is a plain step (ss_hooks.plain): the
+	 * instruction after it; 0 when the trap goes the common or the whole way (note_next). */
+	uint64_t plain_to;
 	/* With a decode cache (ss_hooks.cache): s->prev's decoding, made before it ran, or NULL
 	 * (a handler moved the workload: decoded when it retired). */
 	const struct x86_decoded *next_dec;
@@ -186,6 +189,7 @@ static void set_prev(struct ss_state *s, uint64_t ip, unsigned cpl)
 	move_prev(s, ip, cpl);
 	s->next_dec = NULL;    /* not read before it runs: a handler may resume anywhere */
 	s->next_opcode_ip = 0; /* read again at the trap after it (the handler may change vtf) */
+	s->plain_to = 0;
 	write_dr6(DR6_INIT_VALUE);
 }
 
@@ -405,12 +409,19 @@ static inline __attribute__((always_inline)) void note_next(struct ss_state *s,
 							    struct trap_frame *f)
 {
 	uint64_t ip = f->rip;
-	unsigned opcode =
-	    s->next_dec && s->next_dec->ip == ip ? s->next_dec->opcode : opcode_at(ip);
+	const struct x86_decoded *dec = s->next_dec && s->next_dec->ip == ip ? s->next_dec : NULL;
+	unsigned opcode = dec ? dec->opcode : opcode_at(ip);
 	bool special = engine_special(opcode);
 	s->next_opcode = opcode;
 	s->next_opcode_ip = ip;
 	s->next_whole = special || s->vtf || skip_every;
+	/* A plain step's trap lands right after it (x86_step_plain); the run's end is no step
+	 * of the workload's. */
+	uint64_t after = dec ? ip + dec->step.length : 0;
+	s->plain_to = dec && s->hooks.plain && !s->next_whole && dec->step.branch == X86_BR_NONE &&
+			      after != (uint64_t)ss_exit
+			  ? after
+			  : 0;
 	if (special)
 		before_special(s, opcode, f);
 }
@@ -465,21 +476,37 @@ static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struc
 	return true;
 }
 
-TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
+bool ss_plain_nothing(void *ctx)
 {
-	struct ss_state *s = state_here();
-	if (!s || !s->active)
+	(void)ctx;
+	return true;
+}
+
+/* A plain step (note_next armed s->plain_to for it): the hook's short way, and the next
+ * instruction decoded before it runs. False: the hook wants the step in full. */
+static inline __attribute__((always_inline)) bool plain_step(struct ss_state *s,
+							     struct trap_frame *f)
+{
+	if (s->hooks.plain != ss_plain_nothing && !s->hooks.plain(s->hooks.ctx))
 		return false;
+	s->steps++;
+	s->prev = f->rip;
+	s->next_dec = x86_decode_cached(s->hooks.cache, f->rip, true);
+	note_next(s, f);
+	return true;
+}
+
+/* The traps that are no plain step the hook takes its short way for. */
+static TRAP_STEP_HOT __attribute__((noinline)) bool debug_trap_common(struct ss_state *s,
+								      struct trap_frame *f)
+{
 	uint64_t prev = s->prev, next = f->rip;
-	/* The engine reads the code it steps, and PUSHF's image: ring 3's pages too (SMAP). */
-	if (s->prev_cpl == 3 || (f->cs & 3) == 3)
-		user_access_begin();
 	if (s->next_opcode_ip != prev || s->next_whole || next == prev ||
 	    (f->cs & 3) != s->prev_cpl || next == (uint64_t)ss_exit)
 		return debug_trap_whole(
 		    s, f, s->next_opcode_ip == prev ? s->next_opcode : opcode_at(prev));
-	/* Most traps: the step from prev to next at one privilege level (the user access traps
-	 * have stays as it is, move_prev), nothing else due. */
+	/* The step from prev to next at one privilege level (the user access traps have stays as
+	 * it is, move_prev), nothing else due. */
 	struct ss_step_view *v = s->view;
 	v->cpl_from = v->cpl_to = s->prev_cpl;
 	report_step(s, v, f, prev, next);
@@ -488,7 +515,29 @@ TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
 	return true;
 }
 
+TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
+{
+	struct ss_state *s = state_here();
+	if (!s || !s->active)
+		return false;
+	/* The engine reads the code it steps, and PUSHF's image: ring 3's pages too (SMAP). */
+	if (s->prev_cpl == 3 || (f->cs & 3) == 3)
+		user_access_begin();
+	/* Most traps of all: a plain step (the retired instruction's decoding, made before it
+	 * ran, says no branch, and the trap landed right after it, at the same privilege level). */
+	if (f->rip == s->plain_to && (f->cs & 3) == s->prev_cpl && plain_step(s, f))
+		return true;
+	return debug_trap_common(s, f);
+}
+
 extern const char ss_floor_trap[];
+
+extern const char ss_debug_entry[];
+
+void ss_install_entry(void)
+{
+	idt_set_gate(VEC_DB, (uint64_t)ss_debug_entry, IST_DEBUG, 0);
+}
 
 uint64_t arch_step_floor(uint64_t (*fn)(uint64_t), uint64_t arg)
 {
@@ -497,7 +546,7 @@ uint64_t arch_step_floor(uint64_t (*fn)(uint64_t), uint64_t arg)
 	uint64_t t0 = arch_timestamp();
 	ss_enter(fn, arg, 0);
 	uint64_t cycles = arch_timestamp() - t0;
-	idt_set_gate(VEC_DB, trap_stub_table[VEC_DB], IST_DEBUG, 0);
+	ss_install_entry();
 	return cycles;
 }
 
@@ -507,7 +556,8 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  struct arch_step_counts *counts)
 {
 	struct ss_result r;
-	struct ss_hooks h = {on_step, on_transfer, ctx, cache};
+	/* kernel/arch.h: on_step is not told of plain steps (sstrace.c takes none of them). */
+	struct ss_hooks h = {on_step, on_transfer, ctx, cache, cache ? ss_plain_nothing : NULL};
 	ss_run(fn, arg, &h, false, &r);
 	*counts = (struct arch_step_counts){.steps = r.steps,
 					    .rep_iterations = r.rep_iterations,

@@ -34,7 +34,14 @@ struct ss_hooks {
 	ss_transfer_fn transfer;
 	void *ctx;
 	struct x86_decoded *cache;
+	/* With a cache, or NULL: a plain step (x86_step_plain on the decoding made before the
+	 * instruction ran: no branch, on to the next instruction, at one privilege level, nothing
+	 * else due in the engine) goes here instead of to `step`, which then hears of it only if
+	 * this returns false. ss_plain_nothing: plain steps need nothing from the hook (only
+	 * counted, ss_result.steps); the engine does not call it. */
+	bool (*plain)(void *ctx);
 };
+bool ss_plain_nothing(void *ctx);
 
 struct ss_result {
 	uint64_t steps;		 /* instructions retired under TF */
@@ -103,7 +110,9 @@ bool ss_active_here(void);
  * arrived inside the engine's own #DB handler (a PMI sent as NMI by the software PMU), which
  * stands where the stepped workload goes on. */
 uint64_t ss_workload_ip(const struct trap_frame *f);
-/* From the #DB path: true if this was the engine's single-step trap (handled). */
+/* The engine's #DB entry (singlestep_entry.S) in #DB's IDT gate: set once at boot. */
+void ss_install_entry(void);
+/* From the engine's #DB entry: true if this was the engine's single-step trap (handled). */
 bool ss_debug_trap(struct trap_frame *f);
 
 /* The entry stub's bounds (in .text.workload, arch/x86/spmu/singlestep_entry.S). */

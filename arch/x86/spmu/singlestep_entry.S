@@ -9,6 +9,9 @@
  * TF, is the last one.
  */
 #include "arch/x86/hw/cpu_regs.h"
+#include "arch/x86/cpu/trap_frame.h"
+
+#define DB_VECTOR 1 /* #DB (SDM Vol. 3A Table 6-1; VEC_DB in arch/x86/cpu/trap.h) */
 
 	.section .text.workload, "ax"
 	.globl ss_enter, ss_first_insn, ss_exit
@@ -31,6 +34,33 @@ ss_exit:
 	popfq
 	popq %rbp
 	ret
+
+/*
+ * The #DB gate's handler (ss_install_entry): the engine's trap after every stepped instruction
+ * comes straight to ss_debug_trap, in one page with the code it runs (TRAP_STEP_HOT,
+ * arch/x86/cpu/trap.h), and returns through an IRETQ of its own (a debug exception's return is
+ * never a record of the software PMU's). A #DB that is not the engine's (INT1, INT 1, the
+ * workload stepping itself, any #DB outside a stepped run) goes on to #DB's stub in
+ * trap_stub_table, as if it had come there: trap dispatch, the workload's handler.
+ */
+	.section .text.step_hot, "ax"
+	.globl ss_debug_entry
+	.p2align 4
+ss_debug_entry:
+	pushq $0		/* #DB pushes no error code (SDM Vol. 3A Table 6-1) */
+	pushq $DB_VECTOR
+	SAVE_TRAP_REGS
+	movq %rsp, %rdi
+	movq %rsp, %rbx		/* the frame, kept in a callee-saved register */
+	andq $-16, %rsp
+	call ss_debug_trap
+	movq %rbx, %rsp
+	testb %al, %al
+	jz 1f
+	RESTORE_TRAP_REGS
+	iretq
+1:	RESTORE_TRAP_REGS
+	jmp *trap_stub_table + 8 * DB_VECTOR(%rip)
 
 /* A #DB handler that only returns (arch_step_floor): the platform's own trap round trip. */
 	.text
