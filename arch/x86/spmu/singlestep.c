@@ -405,13 +405,10 @@ static __attribute__((noinline)) void before_special(struct ss_state *s, unsigne
 
 /* The instruction at f->rip retires next: its opcode, read once (from its decoding, where the
  * step made one), and what is due before it runs and at the trap after it. */
-static inline __attribute__((always_inline)) void note_next(struct ss_state *s,
-							    struct trap_frame *f)
+static inline __attribute__((always_inline)) void arm_next(struct ss_state *s, uint64_t ip,
+							   const struct x86_decoded *dec,
+							   unsigned opcode, bool special)
 {
-	uint64_t ip = f->rip;
-	const struct x86_decoded *dec = s->next_dec && s->next_dec->ip == ip ? s->next_dec : NULL;
-	unsigned opcode = dec ? dec->opcode : opcode_at(ip);
-	bool special = engine_special(opcode);
 	s->next_opcode = opcode;
 	s->next_opcode_ip = ip;
 	s->next_whole = special || s->vtf || skip_every;
@@ -422,6 +419,16 @@ static inline __attribute__((always_inline)) void note_next(struct ss_state *s,
 			      after != (uint64_t)ss_exit
 			  ? after
 			  : 0;
+}
+
+static inline __attribute__((always_inline)) void note_next(struct ss_state *s,
+							    struct trap_frame *f)
+{
+	uint64_t ip = f->rip;
+	const struct x86_decoded *dec = s->next_dec && s->next_dec->ip == ip ? s->next_dec : NULL;
+	unsigned opcode = dec ? dec->opcode : opcode_at(ip);
+	bool special = engine_special(opcode);
+	arm_next(s, ip, dec, opcode, special);
 	if (special)
 		before_special(s, opcode, f);
 }
@@ -476,30 +483,61 @@ static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struc
 	return true;
 }
 
+/* The CPU's part of the #DB frame (SDM Vol. 3A 6.14.2, Figure 6-9), all a plain step reads of
+ * it: the engine's entry saved only the registers a C call may change (ss_plain_trap). */
+struct db_cpu_frame {
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+_Static_assert(sizeof(struct db_cpu_frame) ==
+		   sizeof(struct trap_frame) - __builtin_offsetof(struct trap_frame, rip),
+	       "the CPU's frame ends struct trap_frame");
+_Static_assert(__builtin_offsetof(struct trap_frame, cs) -
+		       __builtin_offsetof(struct trap_frame, rip) ==
+		   __builtin_offsetof(struct db_cpu_frame, cs),
+	       "CS follows RIP");
+
 bool ss_plain_nothing(void *ctx)
 {
 	(void)ctx;
 	return true;
 }
 
-/* A plain step (note_next armed s->plain_to for it): the hook's short way, and the next
- * instruction decoded before it runs. False: the hook wants the step in full. */
-static inline __attribute__((always_inline)) bool plain_step(struct ss_state *s,
-							     struct trap_frame *f)
+/*
+ * Most traps of all, from the engine's entry before it saves the whole frame: a plain step
+ * (note_next armed s->plain_to: the retired instruction's decoding, made before it ran, says
+ * no branch, and the trap landed right after it, at the same privilege level), the next
+ * instruction decoded before it runs and no instruction the engine has work for, and the
+ * hook's short way taking it (ss_hooks.plain). False, with nothing changed but the decode
+ * cache: the entry goes on to ss_debug_trap with the whole frame.
+ */
+TRAP_STEP_HOT bool ss_plain_trap(const struct db_cpu_frame *c)
 {
+	struct ss_state *s = state_here();
+	if (!s || !s->active || c->rip != s->plain_to || (c->cs & 3) != s->prev_cpl)
+		return false;
+	if (s->prev_cpl == 3)
+		user_access_begin(); /* the code the engine reads is ring 3's (SMAP) */
+	const struct x86_decoded *dec = x86_decode_cached(s->hooks.cache, c->rip, true);
+	if (!dec || engine_special(dec->opcode))
+		return false; /* before_special may write the frame */
 	if (s->hooks.plain != ss_plain_nothing && !s->hooks.plain(s->hooks.ctx))
 		return false;
 	s->steps++;
-	s->prev = f->rip;
-	s->next_dec = x86_decode_cached(s->hooks.cache, f->rip, true);
-	note_next(s, f);
+	s->prev = c->rip;
+	s->next_dec = dec;
+	arm_next(s, c->rip, dec, dec->opcode, false);
 	return true;
 }
 
-/* The traps that are no plain step the hook takes its short way for. */
-static TRAP_STEP_HOT __attribute__((noinline)) bool debug_trap_common(struct ss_state *s,
-								      struct trap_frame *f)
+/* Every trap ss_plain_trap did not take: the engine's, or not (false: trap dispatch's). */
+TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
 {
+	struct ss_state *s = state_here();
+	if (!s || !s->active)
+		return false;
+	/* The engine reads the code it steps, and PUSHF's image: ring 3's pages too (SMAP). */
+	if (s->prev_cpl == 3 || (f->cs & 3) == 3)
+		user_access_begin();
 	uint64_t prev = s->prev, next = f->rip;
 	if (s->next_opcode_ip != prev || s->next_whole || next == prev ||
 	    (f->cs & 3) != s->prev_cpl || next == (uint64_t)ss_exit)
@@ -513,21 +551,6 @@ static TRAP_STEP_HOT __attribute__((noinline)) bool debug_trap_common(struct ss_
 	s->prev = next;
 	note_next(s, f);
 	return true;
-}
-
-TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
-{
-	struct ss_state *s = state_here();
-	if (!s || !s->active)
-		return false;
-	/* The engine reads the code it steps, and PUSHF's image: ring 3's pages too (SMAP). */
-	if (s->prev_cpl == 3 || (f->cs & 3) == 3)
-		user_access_begin();
-	/* Most traps of all: a plain step (the retired instruction's decoding, made before it
-	 * ran, says no branch, and the trap landed right after it, at the same privilege level). */
-	if (f->rip == s->plain_to && (f->cs & 3) == s->prev_cpl && plain_step(s, f))
-		return true;
-	return debug_trap_common(s, f);
 }
 
 extern const char ss_floor_trap[];

@@ -112,7 +112,10 @@ bool ss_active_here(void);
 uint64_t ss_workload_ip(const struct trap_frame *f);
 /* The engine's #DB entry (singlestep_entry.S) in #DB's IDT gate: set once at boot. */
 void ss_install_entry(void);
-/* From the engine's #DB entry: true if this was the engine's single-step trap (handled). */
+/* From the engine's #DB entry (singlestep.c): a plain step, with the CPU's part of the frame
+ * only; then any other trap with the whole frame. True if it was the engine's (handled). */
+struct db_cpu_frame;
+bool ss_plain_trap(const struct db_cpu_frame *c);
 bool ss_debug_trap(struct trap_frame *f);
 
 /* The entry stub's bounds (in .text.workload, arch/x86/spmu/singlestep_entry.S). */
