@@ -105,11 +105,12 @@ struct arch_step_counts {
 	uint64_t escaped_at;	 /* 0, or the instruction after which no trap came any more */
 };
 /* Run fn(arg) single-stepped on this CPU: on_step(ctx, retired, next) for every retired
- * instruction, on_transfer(ctx, from, to, delivery) (if not NULL) for every transfer that is
- * no instruction's branch but is recorded as one (an exception's or interrupt's delivery to its
- * handler, and the handler's return). `cache` (X86_DECODE_CACHE_SIZE entries, zeroed,
- * lib/x86_decode_cache.h) holds the instructions' decodings (arch_step_decoded). Returns fn's
- * result. */
+ * instruction (with a cache, but the plain ones: x86_step_plain on the decoding made before the
+ * instruction ran, no branch and on to the next one, which are only counted), on_transfer(ctx,
+ * from, to, delivery) (if not NULL) for every transfer that is no instruction's branch but is
+ * recorded as one (an exception's or interrupt's delivery to its handler, and the handler's
+ * return). `cache` (X86_DECODE_CACHE_SIZE entries, zeroed, lib/x86_decode_cache.h) holds the
+ * instructions' decodings (arch_step_decoded). Returns fn's result. */
 struct x86_decoded;
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next),

@@ -71,7 +71,7 @@ static void on_step(void *ctx, uint64_t retired, uint64_t next)
 		return;
 	}
 	if (x86_step_plain(&in->step, retired, next))
-		return; /* most steps: no branch, no record (x86_step_classify) */
+		return; /* no branch, no record (x86_step_classify; most never come here, arch.h) */
 	struct x86_step_regs r;
 	arch_step_regs(&r.rflags, &r.rcx);
 	enum x86_step_outcome o = x86_step_classify(&in->step, retired, next, &r);
