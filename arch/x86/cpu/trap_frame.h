@@ -2,8 +2,9 @@
 /*
  * Saving and restoring the general-purpose registers of a struct trap_frame (cpu/trap.h), for
  * the assembly entry stubs: the trap stubs (cpu/trap_stubs.S) and the single-step engine's own
- * #DB entry (spmu/singlestep_entry.S) lay the frame out alike. Below the registers the stub has
- * pushed the vector and the error code, below those the CPU its frame (SDM Vol. 3A 6.14.2).
+ * #DB entry (spmu/singlestep_entry.S) lay the frame out alike. At higher addresses than the
+ * registers lie the vector and the error code the stub pushed, then the CPU's own frame (SDM
+ * Vol. 3A 6.14.2).
  */
 #ifndef ARCH_X86_CPU_TRAP_FRAME_H
 #define ARCH_X86_CPU_TRAP_FRAME_H
