@@ -267,6 +267,8 @@ $(BUILD)/host/test_acpi_console: $(BUILD)/gen/acpi_tables.h
 $(BUILD)/host/test_acpi_console: HOST_CFLAGS += -I$(BUILD)/gen
 # zlib's crc32() is the independent CRC the slicing-by-8 one is checked against.
 $(BUILD)/host/test_crc32: HOST_LDLIBS += -lz
+# The record store: one producer and one consumer thread.
+$(BUILD)/host/test_record_store: HOST_LDLIBS += -lpthread
 
 # The sources a test links come from its `// UNIT-SOURCES: a.c b.c` line.
 unit_sources = $(shell sed -n 's|^// UNIT-SOURCES:||p' $(1))

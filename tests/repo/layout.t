@@ -43,6 +43,16 @@ ok "$([ -z "$bad" ] && echo 0 || echo 1)" "only arch/x86/spmu/ and the MSR acces
 bad=$(git ls-files 'arch/x86/drivers/*.[chS]' | xargs grep -nliE 'spmu|software PMU' 2>/dev/null)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no driver file mentions the software PMU${bad:+ ($bad)}"
 
+# 4b. The drivers own the registers (issue 32): sessions reach a facility through its driver
+# (arch/x86/drivers/driver.h) and never access an MSR themselves.
+bad=$(git ls-files 'arch/x86/session/*.[chS]' | xargs grep -nE '\b(pmu_rdmsr|pmu_wrmsr|rdmsr|wrmsr)\b' 2>/dev/null)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "arch/x86/session/ touches no MSR (the drivers do)${bad:+: $bad}"
+bad=
+for f in bts btsint lbr_legacy lbr_arch pebs btf pmc; do
+	git ls-files 'arch/x86/drivers/*.c' | xargs grep -qE "^const struct facility_driver ${f}_driver = " || bad="$bad $f"
+done
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "every facility is a value of the driver interface (drivers/driver.h)${bad:+ (missing:$bad)}"
+
 # 5. Kernel code in every arch/x86 sub-folder is freestanding too (style.t's rule, recursive).
 bad=$(git ls-files 'arch/*.c' 'arch/*.h' | xargs grep -lE '#include <(stdio|stdlib|string|assert)\.h>' 2>/dev/null)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no file under arch/ includes a hosted libc header${bad:+ ($bad)}"

@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/drivers/pebs.c arch/x86/spmu/pebs.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/drivers/pebs_record.c arch/x86/spmu/pebs.c lib/fmt.c
 // clang-format on
 /*
  * PEBS record sizes and the decoder against references.md 6.2-6.3, built byte by byte: every qword
@@ -12,7 +12,7 @@
 #include "tests/unit/unit.h"
 #include <stdlib.h>
 #include <string.h>
-#include "arch/x86/drivers/pebs.h"
+#include "arch/x86/drivers/pebs_record.h"
 #include "arch/x86/spmu/pebs.h"
 
 #define MARK 0x5a000000ull

@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/drivers/pmc.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c lib/list.c
+// UNIT-SOURCES: arch/x86/drivers/pmc_plan.c arch/x86/drivers/pmc_program.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c lib/list.c
 // clang-format on
 /*
  * The counter driver (arch/x86/drivers/pmc.c) against SDM Vol. 3B 18.2 / 17.4.7 and
@@ -195,31 +195,31 @@ static void freeze_bits(void **state)
 	struct pmc_freeze f = {.lbrs = true, .perfmon = true};
 	uint64_t bits = 0xbad;
 	c.freeze.kind = TC_FREEZE_LEGACY;
-	assert_int_equal(pmc_freeze_bits(&c, &f, &bits, why, sizeof(why)), 0);
+	assert_int_equal(pmc_freeze_bits(&c, &f, &bits, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(bits, DEBUGCTL_FREEZE_LBRS_ON_PMI | DEBUGCTL_FREEZE_PERFMON_ON_PMI);
 	assert_int_equal(bits, 0x1800); /* DEBUGCTL bits 11, 12 */
 	c.freeze.kind = TC_FREEZE_STREAMLINED;
 	f = (struct pmc_freeze){.lbrs = true};
-	assert_int_equal(pmc_freeze_bits(&c, &f, &bits, why, sizeof(why)), 0);
+	assert_int_equal(pmc_freeze_bits(&c, &f, &bits, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(bits, 0x800);
 	f = (struct pmc_freeze){.smm = true};
-	assert_int_equal(pmc_freeze_bits(&c, &f, &bits, why, sizeof(why)), -1);
+	assert_int_equal(pmc_freeze_bits(&c, &f, &bits, why, sizeof(why)), STATUS_UNSUPPORTED);
 	assert_string_equal(why,
 			    "freeze while in SMM: IA32_PERF_CAPABILITIES[12] is clear on this CPU");
 	assert_int_equal(bits, 0);
 	c.freeze.while_smm = true;
-	assert_int_equal(pmc_freeze_bits(&c, &f, &bits, why, sizeof(why)), 0);
+	assert_int_equal(pmc_freeze_bits(&c, &f, &bits, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(bits, DEBUGCTL_FREEZE_WHILE_SMM); /* bit 14 */
 	assert_int_equal(bits, 0x4000);
 	c.freeze.kind = TC_FREEZE_NONE;
 	strcpy(c.freeze.reason, "CPUID.0AH:EAX[7:0] ArchPerfMonVerID 1 < 2 (SDM 17.4.7)");
 	f = (struct pmc_freeze){.perfmon = true, .smm = true};
-	assert_int_equal(pmc_freeze_bits(&c, &f, &bits, why, sizeof(why)), -1);
+	assert_int_equal(pmc_freeze_bits(&c, &f, &bits, why, sizeof(why)), STATUS_UNSUPPORTED);
 	assert_string_equal(why, "freeze on PMI: CPUID.0AH:EAX[7:0] ArchPerfMonVerID 1 < 2 "
 				 "(SDM 17.4.7)");
 	assert_int_equal(bits, 0);
 	f = (struct pmc_freeze){0};
-	assert_int_equal(pmc_freeze_bits(&c, &f, &bits, why, sizeof(why)), 0);
+	assert_int_equal(pmc_freeze_bits(&c, &f, &bits, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(bits, 0);
 }
 
@@ -242,6 +242,9 @@ static const struct trace_caps *model(const char *name)
 	return &m.caps;
 }
 
+/* The MSR a programming call refused, when it refuses. */
+static uint32_t msr;
+
 static void model_gp_overflow_pmi(void **state)
 {
 	(void)state;
@@ -250,13 +253,13 @@ static void model_gp_overflow_pmi(void **state)
 	struct pmc_event e = {
 	    .event = ARCH_EVENT_INSTRUCTIONS, .usr = true, .os = true, .pmi = true, .period = 10};
 	assert_int_equal(pmc_check_gp(c, 0, &e, why, sizeof(why)), STATUS_OK);
-	assert_int_equal(pmc_program_gp(c, 0, &e), 0);
+	assert_int_equal(pmc_program_gp(c, 0, &e, &msr), STATUS_OK);
 	assert_int_equal(rd(MSR_IA32_PERFEVTSEL0), 0x5300c0); /* USR OS INT EN, event C0H */
 	assert_int_equal(rd(MSR_IA32_PMC0), 0xfffffffffff6ull);
 	assert_int_equal(pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, BIT(0)), STATUS_OK);
 	int64_t v = 0;
 	retire(3, 3);
-	assert_true(pmc_read_gp(c, 0, &v));
+	assert_int_equal(pmc_read_gp(c, 0, &v), STATUS_OK);
 	assert_int_equal(v, -7);
 	retire(6, 0);
 	assert_int_equal(rd(MSR_IA32_PERF_GLOBAL_STATUS), 0);
@@ -265,17 +268,18 @@ static void model_gp_overflow_pmi(void **state)
 	assert_int_equal(rd(MSR_IA32_PERF_GLOBAL_STATUS), BIT(0));
 	assert_true(m.pmi_pending);
 	assert_int_equal(m.stats.pmis_requested, 1);
-	assert_true(pmc_read_gp(c, 0, &v));
+	assert_int_equal(pmc_read_gp(c, 0, &v), STATUS_OK);
 	assert_int_equal(v, 0);
 	/* a period past 2^31 - 1 goes through IA32_A_PMC1 */
 	e.period = (1ull << 40) + 5;
-	assert_int_equal(pmc_program_gp(c, 1, &e), 0);
+	assert_int_equal(pmc_program_gp(c, 1, &e, &msr), STATUS_OK);
 	assert_int_equal(rd(MSR_IA32_PMC0 + 1), (0 - e.period) & MASK48);
-	assert_true(pmc_read_gp(c, 1, &v));
+	assert_int_equal(pmc_read_gp(c, 1, &v), STATUS_OK);
 	assert_int_equal(v, -(int64_t)e.period);
 	/* a counter the CPU lacks: the failing MSR comes back */
-	assert_int_equal(pmc_program_gp(c, 4, &e), MSR_IA32_PERFEVTSEL0 + 4);
-	assert_false(pmc_read_gp(c, 4, &v));
+	assert_int_equal(pmc_program_gp(c, 4, &e, &msr), STATUS_REFUSED);
+	assert_int_equal(msr, MSR_IA32_PERFEVTSEL0 + 4);
+	assert_int_equal(pmc_read_gp(c, 4, &v), STATUS_REFUSED);
 	assert_int_equal(m.gp_msr, MSR_IA32_PMC0 + 4);
 }
 
@@ -286,9 +290,9 @@ static void model_reset_all(void **state)
 	struct pmc_event e = {
 	    .event = ARCH_EVENT_INSTRUCTIONS, .usr = true, .pmi = true, .period = 2};
 	for (unsigned n = 0; n < 4; n++, e.period++) /* periods 2, 3, 4, 5 */
-		assert_int_equal(pmc_program_gp(c, n, &e), 0);
-	assert_int_equal(pmc_program_fixed(c, 0, true, true, true, 2), 0);
-	assert_int_equal(pmc_program_fixed(c, 2, true, false, false, 9), 0);
+		assert_int_equal(pmc_program_gp(c, n, &e, &msr), STATUS_OK);
+	assert_int_equal(pmc_program_fixed(c, 0, true, true, true, 2, &msr), STATUS_OK);
+	assert_int_equal(pmc_program_fixed(c, 2, true, false, false, 9, &msr), STATUS_OK);
 	/* streamlined freeze: the PMI also sets LBR_Frz and CTR_Frz (references.md 7.3) */
 	assert_int_equal(pmu_wrmsr(MSR_IA32_DEBUGCTL,
 				   DEBUGCTL_FREEZE_LBRS_ON_PMI | DEBUGCTL_FREEZE_PERFMON_ON_PMI),
@@ -301,7 +305,7 @@ static void model_reset_all(void **state)
 	retire(1, 3); /* frozen: not counted */
 	assert_int_equal(rd(MSR_IA32_PMC0 + 3), (0 - 3ull) & MASK48);
 	assert_int_equal(rd(MSR_IA32_FIXED_CTR0 + 2), (0 - 7ull) & MASK48);
-	assert_int_equal(pmc_reset_all(c), 0);
+	assert_int_equal(pmc_reset_all(c, &msr), STATUS_OK);
 	for (unsigned n = 0; n < 4; n++) {
 		assert_int_equal(rd(MSR_IA32_PERFEVTSEL0 + n), 0);
 		assert_int_equal(rd(MSR_IA32_PMC0 + n), 0);
@@ -322,27 +326,27 @@ static void model_core2_legacy_writes(void **state)
 	assert_int_equal(c->perfmon.gp_width, 40);
 	struct pmc_event e = {.event = ARCH_EVENT_INSTRUCTIONS, .usr = true, .period = P31};
 	assert_int_equal(pmc_check_gp(c, 1, &e, why, sizeof(why)), STATUS_OK);
-	assert_int_equal(pmc_program_gp(c, 1, &e), 0);
+	assert_int_equal(pmc_program_gp(c, 1, &e, &msr), STATUS_OK);
 	/* -period sign-extended from bit 31 to 40 bits */
 	assert_int_equal(rd(MSR_IA32_PMC0 + 1), 0xff80000001ull);
 	e.period = 1000;
-	assert_int_equal(pmc_program_gp(c, 0, &e), 0);
+	assert_int_equal(pmc_program_gp(c, 0, &e, &msr), STATUS_OK);
 	assert_int_equal(rd(MSR_IA32_PMC0), 0xfffffffc18ull);
 	int64_t v = 0;
-	assert_true(pmc_read_gp(c, 0, &v));
+	assert_int_equal(pmc_read_gp(c, 0, &v), STATUS_OK);
 	assert_int_equal(v, -1000);
 	e.period = P31 + 1;
 	assert_int_equal(pmc_check_gp(c, 0, &e, why, sizeof(why)), STATUS_INVALID);
 	/* overflow after exactly `period` events; GLOBAL_CTRL's GP bits are set at power-on */
 	e = (struct pmc_event){
 	    .event = ARCH_EVENT_INSTRUCTIONS, .usr = true, .pmi = true, .period = 5};
-	assert_int_equal(pmc_program_gp(c, 0, &e), 0);
+	assert_int_equal(pmc_program_gp(c, 0, &e, &msr), STATUS_OK);
 	retire(4, 3);
 	assert_false(m.pmi_pending);
 	retire(1, 3);
 	assert_true(m.pmi_pending);
 	assert_int_equal(rd(MSR_IA32_PERF_GLOBAL_STATUS), BIT(0));
-	assert_int_equal(pmc_reset_all(c), 0);
+	assert_int_equal(pmc_reset_all(c, &msr), STATUS_OK);
 	assert_int_equal(rd(MSR_IA32_PERF_GLOBAL_STATUS), 0);
 	assert_int_equal(m.stats.gp_faults, 0); /* IA32_A_PMCx never touched */
 }
@@ -354,14 +358,14 @@ static void model_fixed_fields(void **state)
 	/* counter 1: OS USR PMI (0xb); counter 2: OS USR (0x3) */
 	assert_int_equal(pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, 0x3b0), STATUS_OK);
 	assert_int_equal(pmc_check_fixed(c, 0, 100, why, sizeof(why)), STATUS_OK);
-	assert_int_equal(pmc_program_fixed(c, 0, true, false, true, 100), 0);
+	assert_int_equal(pmc_program_fixed(c, 0, true, false, true, 100, &msr), STATUS_OK);
 	assert_int_equal(rd(MSR_IA32_FIXED_CTR_CTRL),
 			 0x3b0 | FIXED_CTRL_USR(0) | FIXED_CTRL_PMI(0));
 	assert_int_equal(rd(MSR_IA32_FIXED_CTR_CTRL), 0x3ba);
 	assert_int_equal(rd(MSR_IA32_FIXED_CTR0), (0 - 100ull) & MASK48);
 	assert_int_equal(rd(MSR_IA32_FIXED_CTR0 + 1), 0);
 	/* reprogramming counter 1 replaces its field alone */
-	assert_int_equal(pmc_program_fixed(c, 1, false, true, false, 7), 0);
+	assert_int_equal(pmc_program_fixed(c, 1, false, true, false, 7, &msr), STATUS_OK);
 	assert_int_equal(rd(MSR_IA32_FIXED_CTR_CTRL), 0x31a);
 	assert_int_equal(rd(MSR_IA32_FIXED_CTR0 + 1), (0 - 7ull) & MASK48);
 	assert_int_equal(rd(MSR_IA32_FIXED_CTR0), (0 - 100ull) & MASK48);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "arch/x86/hw/cpu_regs.h"
 #include "arch/x86/hw/cpuid.h"
+#include "arch/x86/hw/msr.h"
 #include "lib/bits.h"
 
 static inline void outb(uint16_t port, uint8_t v)
@@ -54,6 +55,14 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 			 :
 			 : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32))
 			 : "memory");
+}
+
+/* The FS and GS bases of the running code (IA32_FS_BASE, IA32_GS_BASE, SDM Vol. 3A 3.4.4.1):
+ * what a segment-prefixed memory operand adds. */
+static inline void cpu_segment_bases(uint64_t *fs, uint64_t *gs)
+{
+	*fs = rdmsr(MSR_FS_BASE);
+	*gs = rdmsr(MSR_GS_BASE);
 }
 
 struct cpuid_regs {

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib/x86_decode.h"
 
 #define USER_CODE_VA  0x00007f0000000000ull /* alias of user_code_page (arch/x86/user/entry.S) */
 #define USER_STACK_VA 0x00007f0000002000ull /* one page; the top is USER_CODE_VA + 0x3000 */
@@ -25,6 +26,16 @@ static inline void user_access_end(void)
 {
 	if (usermode_smap)
 		__asm__ volatile("clac" ::: "memory");
+}
+
+/* Decode the instruction at an address a capture recorded, after the run (lib/x86_decode.c's
+ * status): ring 3 code too, with user access open for the read. */
+static inline int usermode_decode_recorded(uint64_t ip, struct x86_insn *in)
+{
+	user_access_begin();
+	int rc = x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, in);
+	user_access_end();
+	return rc;
 }
 
 /* On the boot CPU, after paging_init: returns false (with a message) on failure. */

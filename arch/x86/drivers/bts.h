@@ -1,55 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Branch Trace Store driver (SDM Vol. 3B 17.4.5-17.4.9; references.md 5): which IA32_DEBUGCTL
- * encoding of Table 17-6 a configuration needs (CPL-qualified only with DS-CPL), how the BTS
- * buffer of a DS area is laid out for circular or interrupt mode, and what to do with the
- * records that cross a CPL boundary (a user-only trace still records the kernel TO of a
- * SYSCALL: references.md 5.5 / 8, Linux filters them). Pure: host-tested.
+ * The BTS driver (arch/x86/drivers/bts.c; the pure decisions: bts_plan.h): circular mode, a
+ * buffer whose threshold lies above the absolute maximum, read once the run is over; interrupt
+ * mode (btsint), a small buffer whose threshold leaves headroom, drained by the PMI/DS service
+ * routine at every threshold PMI and the rest after the run. Records crossing out of the traced
+ * ring are filtered or flagged (option bts.leak).
  */
-#ifndef ARCH_X86_BTS_H
-#define ARCH_X86_BTS_H
+#ifndef ARCH_X86_DRIVERS_BTS_H
+#define ARCH_X86_DRIVERS_BTS_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
-#include "lib/status.h"
-#include "arch/x86/hw/ds_layout.h"
-#include "arch/x86/caps/caps.h"
+#include "arch/x86/drivers/bts_plan.h"
+#include "arch/x86/pmu/ds_area.h"
 
-enum bts_ring { BTS_RING_ALL, BTS_RING_USER, BTS_RING_KERNEL };
-enum bts_leak { BTS_LEAK_FILTER, BTS_LEAK_FLAG };
-enum bts_mode { BTS_CIRCULAR, BTS_INTERRUPT };
+#define BTS_FLAG_LEAK BIT(63) /* in the store's copy only: the record left the traced ring */
 
-struct bts_config {
-	enum bts_ring ring;
-	enum bts_leak leak;
-	enum bts_mode mode;
-	uint64_t records;  /* buffer size in records */
-	uint64_t headroom; /* interrupt mode: records the buffer still holds past the threshold */
+struct bts_state {
+	struct bts_plan plan;
+	struct ds_percpu *ds;
+	bool counted;		    /* the backend counts what it stored (not silicon) */
+	uint64_t stored_before;	    /* its count before the run */
+	uint64_t filtered, flagged; /* outside the traced ring: dropped / kept and marked */
+	uint64_t at_end;	    /* records drained after the run */
+	bool wrapped;		    /* circular mode: the buffer went round */
+	uint64_t overwritten;	    /* ... and this many were overwritten (when counted) */
+	uint64_t dropped;	    /* records the backend could not store */
 };
 
-/* What the driver does; `software_ring` when the CPU lacks DS-CPL and the ring is filtered
- * from the records instead (said in the session header). */
-struct bts_plan {
-	uint64_t debugctl; /* TR | BTS [| BTINT] [| BTS_OFF_OS | BTS_OFF_USR] */
-	bool software_ring;
-};
+/* The service routine's sink for BTS records (ctx: the struct facility_run): the traced ring's
+ * filter, then the store. The path make bench's bench-isr measures. */
+void bts_isr_record(void *ctx, const struct bts_record *r);
 
-int bts_plan(const struct trace_caps *c, const struct bts_config *b, struct bts_plan *out,
-	     char *why, size_t why_size);
-/* Lay out the buffer at `base` (linear) in the DS area; 0, or -1 with a message. */
-enum status bts_buffer_setup(struct ds_area64 *ds, uint64_t base, const struct bts_config *b,
-			     char *why, size_t why_size);
-
-/* A record with an address outside the traced ring (canonical halves: the kernel's is the
- * upper one). */
-static inline bool bts_record_leaks(const struct bts_record *r, enum bts_ring ring)
-{
-	uint64_t kernel_half = BIT(63); /* upper canonical half: where kernels live */
-	bool from_k = r->from & kernel_half, to_k = r->to & kernel_half;
-	return ring == BTS_RING_USER ? from_k || to_k
-				     : ring == BTS_RING_KERNEL && (!from_k || !to_k);
-}
-const char *bts_ring_name(enum bts_ring r);
+/* Bench only: `records` BTS records in CPU d's buffer as the hardware leaves them at a
+ * threshold PMI (the threshold one record above the base), DS_AREA programmed. */
+void bts_fake_records(struct ds_percpu *d, unsigned records, uint64_t base_ip);
 
 #endif

@@ -1,482 +1,413 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The PEBS driver (SDM Vol. 3B 18.4.4 and the later PEBS sections; references.md 6): the DS
+ * buffer and the counter's reset slot (its offset depends on the format), the counter programmed
+ * without INT (its PMI is the buffer's, references.md 6.1), MSR_PEBS_DATA_CFG for adaptive
+ * groups, MSR_PEBS_LD_LAT for load latency, IA32_PEBS_ENABLE, then IA32_PERF_GLOBAL_CTRL; the
+ * PMI/DS service routine copies the records into the store, the rest is drained after the run.
+ */
 #include "arch/x86/drivers/pebs.h"
+#include "arch/x86/drivers/driver.h"
+#include "arch/x86/drivers/lbr.h"
+#include "arch/x86/drivers/pmc.h"
+#include "arch/x86/caps/pmi_ack.h"
 #include "arch/x86/hw/pmu_regs.h"
-#include <stdarg.h>
+#include "arch/x86/pmu/access.h"
+#include "arch/x86/pmu/isr_hook.h"
+#include "kernel/arch.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-/* Group bits of DATA_CFG that the basic group's qword 0 mirrors (references.md 6.3). */
-#define DATACFG_GROUP_BITS                                                                         \
-	(PEBS_DATACFG_MEMINFO | PEBS_DATACFG_GP | PEBS_DATACFG_XMMS | PEBS_DATACFG_LBRS |          \
-	 PEBS_DATACFG_CNTR | PEBS_DATACFG_METRICS)
+#define PEBS_PMI_MAX_LOOPS   100
+#define PEBS_LBR_ENTRIES     4 /* LBR group entries per record (DATA_CFG[31:24] + 1) */
+#define PERFMON_V5	     5
+#define PEBS_CORE2_MAX_BYTES 4096 /* one page: see the quirk in plan_buffer */
+#define PEBS_LIVE_BATCH	     256
 
-/* DS counter-reset slots (references.md 5.2, Linux intel_ds.h, LKML PEBS format 5). */
-#define RESET_GP_SLOTS(fmt)    ((fmt) >= 5 ? 32u : 8u)
-#define RESET_FIXED_SLOTS(fmt) ((fmt) >= 5 ? 16u : 4u)
-_Static_assert(DS_PEBS_RESET_FIXED(4, 0) == DS_PEBS_RESET_GP(8), "fmt <= 4: fixed after 8 GP");
-_Static_assert(DS_PEBS_RESET_FIXED(5, 0) == DS_PEBS_RESET_GP(32), "fmt 5: fixed after 32 GP");
-_Static_assert(DS_PEBS_RESET_FIXED(5, 15) + 8 == sizeof(struct ds_area64), "fmt 5 fills the area");
+/* The stream's IP semantics are the decoder's, value for value. */
+_Static_assert((int)BT_PEBS_EXACT == (int)PEBS_IP_EXACT && (int)BT_PEBS_TRAP == (int)PEBS_IP_TRAP &&
+		   (int)BT_PEBS_FAULT == (int)PEBS_IP_FAULT,
+	       "lib/stream.h's enum bt_pebs_ip follows enum pebs_ip_kind");
 
-#define LD_LAT_COUNTERS 4 /* LL_EN_PMC0-3, IA32_PEBS_ENABLE bits 35:32 (references.md 6.1) */
+/* The drain's sink, inside the PMI/DS service routine: a copy and nothing more (REP MOVSQ: the
+ * record's quadwords, SDM Vol. 2B "MOVS/MOVSB/MOVSW/MOVSD/MOVSQ"; decoding waits until after
+ * the run). A record of another size than the session's is not the session's: lost. */
+void pebs_isr_record(void *ctx, const void *record, size_t size)
+{
+	struct facility_run *r = ctx;
+	if (size != r->store.size) {
+		r->store.lost_full++;
+		return;
+	}
+	void *dst = record_store_reserve(&r->store);
+	if (!dst)
+		return; /* counted lost by the store */
+	size_t quads = size / sizeof(uint64_t);
+	__asm__ volatile("rep movsq" : "+D"(dst), "+S"(record), "+c"(quads) : : "memory");
+	record_store_commit(&r->store);
+}
 
-static const char *const error_names[] = {
-    [-PEBS_OK] = "ok",
-    [-PEBS_ERR_ARG] = "null argument",
-    [-PEBS_ERR_FORMAT] = "unsupported PEBS record format",
-    [-PEBS_ERR_DATA_CFG] = "DATA_CFG selects groups not decoded (format 6 counters/metrics)",
-    [-PEBS_ERR_SHORT] = "fewer bytes than the record size",
-    [-PEBS_ERR_SIZE_MISMATCH] = "record size field differs from the size DATA_CFG implies",
-    [-PEBS_ERR_GROUPS] = "record group mask differs from DATA_CFG",
-    [-PEBS_ERR_NO_PEBS] = "PEBS not available",
-    [-PEBS_ERR_COUNTER] = "counter absent or not PEBS-capable",
-    [-PEBS_ERR_LOAD_LATENCY] = "load-latency enable not available",
-    [-PEBS_ERR_EXTENDED] = "extended PEBS on fixed counters not available",
-    [-PEBS_ERR_CONFLICT] = "load latency and extended PEBS both requested",
-    [-PEBS_ERR_RANGE] = "load-latency threshold above 0xffff cycles",
-    [-PEBS_ERR_EVENT] = "memory event not tabled for this processor",
+/* ---- plan ---------------------------------------------------------------------------------- */
+
+struct pebs_choice {
+	bool fixed;
+	uint8_t event, umask;
+	bool load_latency;
+	int mem; /* enum pebs_mem_event (the event and umask come from the processor), or -1 */
 };
 
-const char *pebs_error_name(int err)
+/* The events of option pebs.event. */
+static const struct pebs_choice pebs_events[] = {
+    [TRACE_PEBS_INSTRUCTIONS] = {false, ARCH_EVENT_INSTRUCTIONS, 0, false, -1},
+    [TRACE_PEBS_BRANCHES] = {false, ARCH_EVENT_BRANCHES, 0, false, -1},
+    [TRACE_PEBS_LOADS] = {false, 0, 0, true, PEBS_MEM_LOAD_LATENCY},
+    [TRACE_PEBS_FIXED0] = {true, 0, 0, false, -1},
+    [TRACE_PEBS_ALL_LOADS] = {false, 0, 0, false, PEBS_MEM_ALL_LOADS},
+    [TRACE_PEBS_STORES] = {false, 0, 0, false, PEBS_MEM_STORES},
+};
+
+/* MSR_PEBS_DATA_CFG for option pebs.groups (TRACE_PEBS_* bits; references.md 6.3). */
+static uint64_t pebs_data_cfg(uint64_t groups)
 {
-	if (err > 0 || err <= -(int)ARRAY_SIZE(error_names) || !error_names[-err])
-		return "unknown PEBS error";
-	return error_names[-err];
+	return (groups & TRACE_PEBS_MEMINFO ? PEBS_DATACFG_MEMINFO : 0) |
+	       (groups & TRACE_PEBS_GPR ? PEBS_DATACFG_GP : 0) |
+	       (groups & TRACE_PEBS_XMM ? PEBS_DATACFG_XMMS : 0) |
+	       (groups & TRACE_PEBS_LBR
+		    ? PEBS_DATACFG_LBRS | FIELD_PREP(PEBS_DATACFG_LBR_COUNT, PEBS_LBR_ENTRIES - 1)
+		    : 0);
 }
 
-const char *pebs_ip_kind_name(enum pebs_ip_kind k)
+static enum status pebs_available(const struct trace_caps *c, const char **why)
 {
-	static const char *const names[] = {
-	    [PEBS_IP_EXACT] = "exact", [PEBS_IP_TRAP] = "trap", [PEBS_IP_FAULT] = "fault"};
-	return (unsigned)k < ARRAY_SIZE(names) ? names[k] : "?";
+	*why = c->pebs.reason;
+	return c->pebs.kind == TC_PEBS_YES ? STATUS_OK : STATUS_UNSUPPORTED;
 }
 
-/* Whether the configuration is one this module decodes. */
-static int config_error(unsigned format, bool adaptive, uint64_t data_cfg)
+/* The event, the counter and their enable bits: STATUS_UNSUPPORTED where the CPU lacks one. */
+static enum status plan_event(struct facility_run *r, char *why, size_t n)
 {
-	if (format > PEBS_FORMAT_MAX_SUPPORTED)
-		return PEBS_ERR_FORMAT; /* format 6+: references.md 6.4 marks it unconfirmed */
-	if (adaptive && format < PEBS_FORMAT_FIRST_BASIC)
-		return PEBS_ERR_FORMAT; /* Linux clears the baseline bit below format 4
-					   (references.md 1.5) */
-	if (adaptive && (data_cfg & (PEBS_DATACFG_CNTR | PEBS_DATACFG_METRICS)))
-		return PEBS_ERR_DATA_CFG; /* reserved before format 6 */
-	return PEBS_OK;
-}
-
-static unsigned lbr_entries(uint64_t data_cfg)
-{
-	if (!(data_cfg & PEBS_DATACFG_LBRS))
-		return 0;
-	return (unsigned)FIELD_GET(PEBS_DATACFG_LBR_COUNT, data_cfg) + 1;
-}
-
-size_t pebs_record_bytes(unsigned format, bool adaptive, uint64_t data_cfg)
-{
-	if (config_error(format, adaptive, data_cfg) != PEBS_OK)
-		return 0;
-	switch (format) { /* references.md 6.2 */
-	case 0:
-		return sizeof(struct pebs_record_fmt0); /* 144 */
-	case 1:
-		return sizeof(struct pebs_record_fmt1); /* 176 */
-	case 2:
-		return sizeof(struct pebs_record_fmt2); /* 192 */
-	case 3:
-		return sizeof(struct pebs_record_fmt3); /* 200 */
+	const struct trace_caps *c = r->caps;
+	const struct trace_options *o = r->opt;
+	struct pebs_state *p = &r->u.pebs;
+	struct pebs_choice ch = pebs_events[o->pebs_event];
+	if (c->pebs.kind != TC_PEBS_YES) {
+		fmt_snprintf(why, n, "%s", c->pebs.reason);
+		return STATUS_UNSUPPORTED;
 	}
-	/* Formats 4 and 5: the same record (format 5 changes only the DS reset layout, reference
-	 * 6.4). Without PERF_CAPABILITIES[14], the basic group alone. Groups in DATA_CFG order
-	 * (references.md 6.3): memory info, GPRs, XMM, LBR entries. */
-	size_t n = sizeof(struct pebs_basic);
-	if (!adaptive)
-		return n;
-	if (data_cfg & PEBS_DATACFG_MEMINFO)
-		n += sizeof(struct pebs_meminfo);
-	if (data_cfg & PEBS_DATACFG_GP)
-		n += sizeof(struct pebs_gprs);
-	if (data_cfg & PEBS_DATACFG_XMMS)
-		n += sizeof(struct pebs_xmm);
-	return n + sizeof(struct pebs_lbr_entry) * lbr_entries(data_cfg);
+	if (ch.mem >= 0 && pebs_memory_event(c, (enum pebs_mem_event)ch.mem, &ch.event, &ch.umask,
+					     why, n) != PEBS_OK)
+		return STATUS_UNSUPPORTED;
+	p->fixed = ch.fixed;
+	p->event = ch.event;
+	p->umask = ch.umask;
+	p->load_latency = ch.load_latency;
+	p->mem = ch.mem;
+	/* The load-latency enables (PEBS_ENABLE bits 32+n) exist before perfmon v5 only; from v5
+	 * the event alone selects load latency (references.md 6.1). */
+	bool ll_enable = ch.load_latency && c->perfmon.version < PERFMON_V5;
+	/* The counter: GP counter pebs.counter, or fixed counter 0 (extended PEBS). */
+	p->counter = ch.fixed ? 0 : (unsigned)o->pebs_counter;
+	uint32_t gp = ch.fixed ? 0 : (uint32_t)BIT(p->counter);
+	if (pebs_enable_bits(c, gp, ch.fixed ? BIT(0) : 0, ll_enable ? gp : 0, &p->enable, why,
+			     n) != PEBS_OK ||
+	    (ch.load_latency && pebs_ld_lat_value((unsigned)o->pebs_ldlat, &p->ldlat) != PEBS_OK))
+		return STATUS_UNSUPPORTED;
+	struct pmc_event ev = {
+	    .event = ch.event, .usr = true, .os = true, .period = o->pebs_period};
+	if (!ch.fixed && pmc_check_gp(c, p->counter, &ev, why, n) != STATUS_OK)
+		return STATUS_UNSUPPORTED;
+	p->global = ch.fixed ? GLOBAL_STATUS_FIXED(0) : BIT(p->counter);
+	return STATUS_OK;
 }
 
-/* Formats 0-3: a prefix of the format-3 record (references.md 6.2). */
-static void decode_legacy(unsigned format, bool trap_like, const void *rec, size_t size,
-			  struct pebs_decoded *o)
+/* The record layout, the reset slot and the buffer: STATUS_INVALID when they do not fit. */
+static enum status plan_buffer(struct facility_run *r, char *why, size_t n)
 {
-	struct pebs_record_fmt3 r;
-	memcpy(&r, rec, size); /* the fields a shorter format lacks read as 0 */
-	memset((uint8_t *)&r + size, 0, sizeof(r) - size);
-	const struct pebs_gprs_legacy *g = &r.f2.f1.g;
+	const struct trace_caps *c = r->caps;
+	struct pebs_state *p = &r->u.pebs;
+	p->format = c->pebs.format;
+	p->adaptive = c->pebs.adaptive;
+	p->trap_like = c->pebs.trap_like;
+	/* groups exist in adaptive PEBS only */
+	p->data_cfg = p->adaptive ? pebs_data_cfg(r->opt->pebs_groups) : 0;
+	/* The LBR group copies the LBR stack into each record: the LBRs must run. */
+	p->with_lbr = (p->data_cfg & PEBS_DATACFG_LBRS) && c->lbr.kind != TC_LBR_NONE;
+	p->size = pebs_record_bytes(p->format, p->adaptive, p->data_cfg);
+	p->ds = ds_area_this_cpu();
+	p->reset_off = pebs_counter_reset_offset(p->format, p->fixed, p->counter);
+	if (!p->size || !p->ds || !p->reset_off || p->ds->pebs_bytes < 2 * p->size) {
+		fmt_snprintf(
+		    why, n,
+		    "format %u (adaptive %d) has no record layout here, or the buffer (%lu "
+		    "bytes) holds fewer than 2 records",
+		    p->format, p->adaptive, p->ds ? p->ds->pebs_bytes : 0);
+		return STATUS_INVALID;
+	}
+	/* Core 2 (format 0) quirk: a PEBS buffer larger than one page made the WRMSR to
+	 * GLOBAL_CTRL hang; Linux uses 4 KiB there (references.md 6.4, 8). */
+	p->buffer_bytes = r->opt->pebs_kib * 1024;
+	p->core2_cap = p->format == 0 && p->buffer_bytes > PEBS_CORE2_MAX_BYTES;
+	if (p->core2_cap)
+		p->buffer_bytes = PEBS_CORE2_MAX_BYTES;
+	p->records = p->buffer_bytes / p->size;
+	return STATUS_OK;
+}
 
-	/* The legacy order (RAX, RBX, RCX, RDX, RSI, RDI, RBP, RSP) into the adaptive one. */
-	o->has_gprs = true;
-	o->gprs = (struct pebs_gprs){
-	    .flags = g->rflags,
-	    .ip = g->rip,
-	    .ax = g->rax,
-	    .cx = g->rcx,
-	    .dx = g->rdx,
-	    .bx = g->rbx,
-	    .sp = g->rsp,
-	    .bp = g->rbp,
-	    .si = g->rsi,
-	    .di = g->rdi,
-	    .r8 = g->r8,
-	    .r9 = g->r9,
-	    .r10 = g->r10,
-	    .r11 = g->r11,
-	    .r12 = g->r12,
-	    .r13 = g->r13,
-	    .r14 = g->r14,
-	    .r15 = g->r15,
+static enum status pebs_plan(struct facility_run *r, char *why, size_t n)
+{
+	struct pebs_state *p = &r->u.pebs;
+	enum status st = plan_event(r, why, n);
+	if (st == STATUS_OK)
+		st = plan_buffer(r, why, n);
+	if (st != STATUS_OK)
+		return st;
+	why[0] = 0;
+	r->record_size = p->size;
+	r->interrupts = true;
+	r->live = true;
+	r->live_drain = p->records;
+	r->live_batch = PEBS_LIVE_BATCH;
+	r->live_remedy = "a larger trace.store, or a smaller pebs.kib,";
+	r->check = CHECK_SAMPLES;
+	/* the record is written on the event after the overflow (SDM Vol. 3B 18.4.4) */
+	r->check_every = r->opt->pebs_period + 1;
+	return STATUS_OK;
+}
+
+/* ---- arm, disarm, drain --------------------------------------------------------------------- */
+
+/* The buffer, its threshold one record below the end, and the counter's reset value. */
+static void buffer_setup(struct facility_run *r)
+{
+	struct pebs_state *p = &r->u.pebs;
+	struct ds_area64 *ds = p->ds->area;
+	unsigned width = p->fixed ? r->caps->perfmon.fixed_width : r->caps->perfmon.gp_width;
+	uint64_t reload = pmc_period_value(width, r->opt->pebs_period);
+	ds->pebs_base = ds->pebs_index = p->ds->pebs_phys;
+	ds->pebs_abs_max = p->ds->pebs_phys + p->records * p->size;
+	ds->pebs_threshold = pebs_threshold_multi(ds->pebs_base, ds->pebs_abs_max, p->size, 1);
+	memcpy((uint8_t *)ds + p->reset_off, &reload, sizeof(reload));
+}
+
+/* The counter, without INT; adaptive records on a fixed counter need its adaptive bit. */
+static enum status program_counter(struct facility_run *r, uint32_t *msr)
+{
+	const struct trace_caps *c = r->caps;
+	struct pebs_state *p = &r->u.pebs;
+	enum status st = pmc_reset_all(c, msr);
+	if (st != STATUS_OK)
+		return st;
+	if (!p->fixed) {
+		struct pmc_event ev = {
+		    .event = p->event,
+		    .umask = p->umask,
+		    .usr = true,
+		    .os = true,
+		    .period = r->opt->pebs_period,
+		    .extra = p->adaptive ? EVTSEL_ADAPTIVE : 0,
+		};
+		return pmc_program_gp(c, p->counter, &ev, msr);
+	}
+	st = pmc_program_fixed(c, 0, true, true, false, r->opt->pebs_period, msr);
+	uint64_t ctrl = 0;
+	*msr = MSR_IA32_FIXED_CTR_CTRL;
+	if (st == STATUS_OK && p->adaptive && (st = pmu_rdmsr(MSR_IA32_FIXED_CTR_CTRL, &ctrl)) == 0)
+		st = pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, ctrl | FIXED_CTRL_ADAPTIVE(0));
+	return st;
+}
+
+static bool wr(struct facility_run *r, uint32_t msr, uint64_t v)
+{
+	return drv_check(r, pmu_wrmsr(msr, v), msr, "pebs");
+}
+
+/* The LBR group copies the stack into each record: the LBRs run with every branch kept. */
+static bool lbr_on(struct facility_run *r)
+{
+	uint32_t msr = 0;
+	enum status st = lbr_enable_for_sampling(r->caps, 0, &msr);
+	return drv_check(r, st, msr, "lbr");
+}
+
+static enum status pebs_arm(struct facility_run *r)
+{
+	const struct trace_caps *c = r->caps;
+	struct pebs_state *p = &r->u.pebs;
+	buffer_setup(r);
+	struct ds_isr_config isr = {
+	    .perfmon_version = c->perfmon.version,
+	    .ds_area = p->ds->area_phys,
+	    .pebs = true,
+	    .pebs_record_size = p->size,
+	    .global_ctrl = p->global,
+	    .pebs_enable = p->enable,
+	    .max_loops = PEBS_PMI_MAX_LOOPS,
+	    /* what the routine restores on exit: the LBRs stay on (legacy enable bit) */
+	    .debugctl = p->with_lbr && c->lbr.kind == TC_LBR_LEGACY ? DEBUGCTL_LBR : 0,
 	};
-	/* RIP at 0x08 (SDM 18.4.4.2): after the sampled instruction when trap-like. */
-	o->has_next_ip = trap_like;
-	o->next_ip = trap_like ? g->rip : 0;
-	if (format >= 2) { /* eventing IP at 0xb0 (SDM 18.11.2) */
-		o->ip_kind = PEBS_IP_EXACT;
-		o->has_eventing_ip = true;
-		o->eventing_ip = r.f2.eventing_ip;
-	} else if (trap_like) {
-		o->ip_kind = PEBS_IP_TRAP;
-	} else {
-		o->ip_kind = PEBS_IP_FAULT;
-		o->has_eventing_ip = true;
-		o->eventing_ip = g->rip;
-	}
-	if (format >= 1) { /* SDM 18.8.1.1 */
-		o->has_status = true;
-		o->status_exact = format >= 3; /* SDM 18.13.1.1: "applicable counter" from 0011B */
-		o->status = r.f2.f1.status;
-		o->has_meminfo = true;
-		o->data_addr = r.f2.f1.dla;
-		o->data_src = r.f2.f1.dse;
-		o->latency = r.f2.f1.latency;
-	}
-	if (format >= 2) {
-		o->has_tsx = true;
-		o->tsx_tuning = r.f2.tsx_tuning;
-	}
-	if (format >= 3) {
-		o->has_tsc = true;
-		o->tsc = r.tsc;
-	}
+	struct trace_pmi_sinks sinks = {.pebs_record = pebs_isr_record, .ctx = r};
+	uint32_t msr = 0;
+	enum status st = program_counter(r, &msr);
+	trace_pmi_begin(&isr, &sinks, pmi_ack_for(c));
+	bool ok = drv_check(r, st, msr, "pebs") && (!p->with_lbr || lbr_on(r)) &&
+		  drv_check(r, ds_area_install(p->ds), MSR_IA32_DS_AREA, "pebs") &&
+		  (!p->adaptive || wr(r, MSR_PEBS_DATA_CFG, p->data_cfg)) &&
+		  (!p->load_latency || wr(r, MSR_PEBS_LD_LAT, p->ldlat)) &&
+		  wr(r, MSR_IA32_PEBS_ENABLE, p->enable) &&
+		  wr(r, MSR_IA32_PERF_GLOBAL_CTRL, p->global);
+	return ok ? STATUS_OK : STATUS_REFUSED;
 }
 
-/* Formats 4/5: the basic group, then the DATA_CFG groups in order (references.md 6.3). */
-static int decode_basic(uint64_t cfg, const void *rec, size_t size, struct pebs_decoded *o)
+static enum status pebs_disarm(struct facility_run *r)
 {
-	const uint8_t *p = rec;
-	struct pebs_basic b;
-	memcpy(&b, p, sizeof(b));
-
-	/* Linux sanity-checks the self-described size against DATA_CFG's (references.md 6.3). */
-	uint64_t compared =
-	    DATACFG_GROUP_BITS | (cfg & PEBS_DATACFG_LBRS ? PEBS_DATACFG_LBR_COUNT : 0);
-	if ((b.format_size ^ cfg) & compared)
-		return PEBS_ERR_GROUPS;
-	if (FIELD_GET(PEBS_BASIC_SIZE_FIELD, b.format_size) != size)
-		return PEBS_ERR_SIZE_MISMATCH;
-
-	o->groups = (uint32_t)FIELD_GET(PEBS_BASIC_GROUP_FIELD, b.format_size);
-	o->retire_latency = (uint32_t)FIELD_GET(PEBS_BASIC_RETIRE_LAT, b.format_size);
-	o->ip_kind = PEBS_IP_EXACT;
-	o->has_eventing_ip = true;
-	o->eventing_ip = b.ip;
-	o->has_status = o->status_exact = true;
-	o->status = b.applicable_counters;
-	o->has_tsc = true;
-	o->tsc = b.tsc;
-
-	size_t off = sizeof(b);
-	if (cfg & PEBS_DATACFG_MEMINFO) {
-		struct pebs_meminfo m;
-		memcpy(&m, p + off, sizeof(m));
-		o->has_meminfo = o->has_tsx = true;
-		o->data_addr = m.address;
-		o->data_src = m.aux;
-		o->latency = m.latency;
-		o->tsx_tuning = m.tsx_tuning;
-		off += sizeof(m);
+	struct pebs_state *p = &r->u.pebs;
+	bool ok = wr(r, MSR_IA32_PERF_GLOBAL_CTRL, 0) && wr(r, MSR_IA32_PEBS_ENABLE, 0) &&
+		  wr(r, MSR_IA32_DEBUGCTL, 0);
+	uint32_t msr = 0;
+	if (p->with_lbr) {
+		enum status st = lbr_disable(r->caps, &msr);
+		ok &= drv_check(r, st, msr, "lbr");
 	}
-	if (cfg & PEBS_DATACFG_GP) {
-		memcpy(&o->gprs, p + off, sizeof(o->gprs));
-		o->has_gprs = true;
-		o->has_next_ip = true; /* the GPR group's RIP is the architectural IP */
-		o->next_ip = o->gprs.ip;
-		off += sizeof(o->gprs);
-	}
-	if (cfg & PEBS_DATACFG_XMMS) {
-		o->has_xmm = true;
-		o->xmm_offset = (uint32_t)off;
-		off += sizeof(struct pebs_xmm);
-	}
-	o->lbr_count = lbr_entries(cfg);
-	if (o->lbr_count) {
-		o->lbr_offset = (uint32_t)off;
-		o->lbr = p + off;
-	}
-	return PEBS_OK;
+	trace_pmi_end(&r->pmi);
+	return ok ? STATUS_OK : STATUS_REFUSED;
 }
 
-int pebs_decode(unsigned format, bool adaptive, bool trap_like, uint64_t data_cfg, const void *rec,
-		size_t avail, struct pebs_decoded *out)
+static void count_bad(struct pebs_state *p, int err)
 {
-	if (!out)
-		return PEBS_ERR_ARG;
-	memset(out, 0, sizeof(*out));
-	if (!rec)
-		return PEBS_ERR_ARG;
-	int err = config_error(format, adaptive, data_cfg);
-	if (err != PEBS_OK)
-		return err;
-	/* Without the baseline bit there is no MSR_PEBS_DATA_CFG: the basic group alone. */
-	uint64_t cfg = adaptive ? data_cfg : 0;
-	size_t size = pebs_record_bytes(format, adaptive, cfg);
-	if (avail < size)
-		return PEBS_ERR_SHORT;
-	out->format = format;
-	out->adaptive = adaptive;
-	out->size = (uint32_t)size;
-	if (format < PEBS_FORMAT_FIRST_BASIC) {
-		decode_legacy(format, trap_like, rec, size, out);
-		return PEBS_OK;
-	}
-	err = decode_basic(cfg, rec, size, out);
-	if (err != PEBS_OK)
-		memset(out, 0, sizeof(*out));
-	return err;
+	if (!p->bad++)
+		p->first_error = (uint64_t)-err;
 }
 
-bool pebs_lbr_get(const struct pebs_decoded *s, unsigned i, struct pebs_lbr_entry *e)
+/* Kept record `stored` through the session's layout: PEBS_OK or the decoder's error. */
+static int decode(const struct facility_run *r, const void *stored, struct pebs_decoded *d)
 {
-	if (!s || !s->lbr || i >= s->lbr_count)
+	const struct pebs_state *p = &r->u.pebs;
+	return pebs_decode(p->format, p->adaptive, p->trap_like, p->data_cfg, stored, p->size, d);
+}
+
+static enum status pebs_drain(struct facility_run *r)
+{
+	struct pebs_state *p = &r->u.pebs;
+	/* What is left after the run (PEBS stopped), through the routine's own ops. */
+	p->at_end = trace_pmi_drain_pebs(p->ds->area, p->size);
+	uint32_t msr = 0;
+	enum status st = pmc_reset_all(r->caps, &msr);
+	drv_check(r, st, msr, "pebs");
+	uint64_t bts_dropped;
+	pmu_backend_drops(&bts_dropped, &p->dropped);
+	/* Every record not yet taken decoded once, so that the summary counts the undecodable. */
+	uint64_t pending = record_store_pending(&r->store);
+	for (uint64_t i = 0; i < pending; i++) {
+		struct pebs_decoded d;
+		int err = decode(r, record_store_peek(&r->store, i), &d);
+		if (err != PEBS_OK)
+			count_bad(p, err);
+	}
+	p->drained = true;
+	uint64_t full = r->store.lost_full;
+	r->end_lost = full + p->dropped + p->bad;
+	if (full || p->dropped || p->bad)
+		fmt_snprintf(r->end_why, sizeof(r->end_why),
+			     "store-full=%lu dropped=%lu undecodable=%lu", full, p->dropped,
+			     p->bad);
+	r->check_skip = r->opt->pebs_event != TRACE_PEBS_INSTRUCTIONS
+			    ? "pebs.event is not instructions"
+			: full || p->dropped || p->bad ? "records were lost"
+						       : NULL;
+	return st;
+}
+
+static void pebs_describe(struct facility_run *r, const struct run_facts *f)
+{
+	static const char *const counter_names[] = {"pmc0", "pmc1", "pmc2", "pmc3",
+						    "pmc4", "pmc5", "pmc6", "pmc7"};
+	const struct pebs_state *p = &r->u.pebs;
+	const struct trace_pmi_stats *st = &r->pmi;
+	r->print("trace-begin pebs %s steps=%lu records=%lu format=%u adaptive=%d trap=%d "
+		 "event=%#x umask=%#x mem-unknown=%lu period=%lu counter=%s enable=%#lx "
+		 "data-cfg=%#lx size=%zu pmis=%lu virtual-pmis=%lu "
+		 "masked=%lu drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu "
+		 "bad=%lu buffer=%lu%s storms=%lu streamed-live=%lu result=%lu\n",
+		 r->label, f->steps, r->store.n - p->bad, p->format, p->adaptive, p->trap_like,
+		 p->event, p->umask, f->mem_unknown, r->opt->pebs_period,
+		 p->fixed ? "fixed0" : counter_names[p->counter], p->enable, p->data_cfg, p->size,
+		 st->pmis, f->virtual_pmis, f->virtual_pmis_masked, st->pebs_drains,
+		 st->pebs_drained, p->at_end, p->dropped, r->store.lost_full, p->bad,
+		 p->buffer_bytes, p->core2_cap ? "(core2-cap)" : "", st->storms, f->streamed_live,
+		 f->result);
+}
+
+static bool pebs_deliver(struct facility_run *r, const void *stored, const struct record_sink *k)
+{
+	struct pebs_state *p = &r->u.pebs;
+	struct pebs_decoded d;
+	int err = decode(r, stored, &d);
+	if (err != PEBS_OK) {
+		if (!p->drained)
+			count_bad(p, err); /* taken live: the drain's pass will not see it */
 		return false;
-	memcpy(e, (const uint8_t *)s->lbr + (size_t)i * sizeof(*e), sizeof(*e));
+	}
+	struct pebs_lbr_entry e = {0};
+	pebs_lbr_get(&d, 0, &e); /* entry 0: the newest branch, if the record has the group */
+	bool mem = p->mem >= 0;
+	struct trace_record t = {.kind = TREC_PEBS,
+				 .pebs = {.ev = d.has_eventing_ip ? d.eventing_ip : d.gprs.ip,
+					  .next = d.has_next_ip ? d.next_ip : d.gprs.ip,
+					  .status = d.status,
+					  .size = (uint32_t)p->size,
+					  .ip = (uint8_t)d.ip_kind,
+					  .has_lbr = p->with_lbr,
+					  .lbr_from = e.from,
+					  .lbr_to = e.to,
+					  .has_mem = mem,
+					  .dla = d.has_meminfo ? d.data_addr : 0,
+					  .dse = d.has_meminfo ? d.data_src : 0,
+					  .lat = d.has_meminfo ? d.latency : 0}};
+	k->put(k->ctx, &t);
 	return true;
 }
 
-uint32_t pebs_counter_reset_offset(unsigned format, bool fixed, unsigned index)
+static bool pebs_finish(struct facility_run *r)
 {
-	if (format > PEBS_FORMAT_MAX_SUPPORTED)
-		return 0;
-	if (index >= (fixed ? RESET_FIXED_SLOTS(format) : RESET_GP_SLOTS(format)))
-		return 0;
-	uint32_t off = fixed ? DS_PEBS_RESET_FIXED(format, index) : DS_PEBS_RESET_GP(index);
-	if (off < offsetof(struct ds_area64, pebs_counter_reset) ||
-	    off + sizeof(uint64_t) > sizeof(struct ds_area64))
-		return 0;
-	return off;
-}
-
-uint64_t pebs_threshold_single(uint64_t base, size_t record_size)
-{
-	return base + record_size;
-}
-
-uint64_t pebs_threshold_multi(uint64_t base, uint64_t abs_max, size_t record_size,
-			      unsigned counters)
-{
-	uint64_t lowest = base + record_size;
-	if (record_size == 0 || abs_max <= base)
-		return lowest;
-	uint64_t records = (abs_max - base) / record_size;
-	if (records <= counters)
-		return lowest;
-	return base + (records - counters) * record_size; /* >= lowest: one record or more */
-}
-
-/* The first set bit of `bits` not in `allowed`, or -1. */
-static int first_outside(uint32_t bits, uint32_t allowed)
-{
-	uint32_t bad = bits & ~allowed;
-	return bad ? __builtin_ctz(bad) : -1;
-}
-
-static uint32_t low_mask(unsigned n)
-{
-	return n >= 32 ? UINT32_MAX : (uint32_t)(BIT(n) - 1);
-}
-
-/* Say why into `why` (when given) and return err. */
-__attribute__((format(printf, 4, 5))) static int refuse(char *why, size_t size, int err,
-							const char *f, ...)
-{
-	if (why && size) {
-		va_list ap;
-		va_start(ap, f);
-		fmt_vsnprintf(why, size, f, ap);
-		va_end(ap);
-	}
-	return err;
-}
-
-int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixed_mask,
-		     uint32_t load_latency_mask, uint64_t *out, char *why, size_t why_size)
-{
-	if (why && why_size)
-		why[0] = '\0';
-	if (!out)
-		return PEBS_ERR_ARG;
-	*out = 0;
-	if (!c)
-		return PEBS_ERR_ARG;
-	if (c->pebs.kind != TC_PEBS_YES)
-		return refuse(why, why_size, PEBS_ERR_NO_PEBS, "no PEBS on this CPU: %s",
-			      c->pebs.reason);
-	unsigned fmt = c->pebs.format, v = c->perfmon.version;
-	if (fmt > PEBS_FORMAT_MAX_SUPPORTED)
-		return refuse(why, why_size, PEBS_ERR_FORMAT,
-			      "PEBS format %u not supported (formats 0-%u)", fmt,
-			      PEBS_FORMAT_MAX_SUPPORTED);
-
-	/* GP counters: Core 2/Bonnell PMC0 only (SDM 18.4.4.1); Nehalem..Skylake PMC0-3 (SDM
-	 * Nehalem/Sandy Bridge PEBS sections, references.md 6.1 constraints); format 4+ any counter
-	 * with a DS reset slot. */
-	unsigned pebs_gp = c->perfmon.gp_counters;
-	const char *rule = "";
-	if (fmt == 0 && pebs_gp > 1) {
-		pebs_gp = 1;
-		rule = ", format 0 (Core 2/Bonnell) samples on PMC0 only";
-	} else if (fmt >= 1 && fmt <= 3 && pebs_gp > 4) {
-		pebs_gp = 4;
-		rule = ", formats 1-3 (Nehalem..Skylake) sample on PMC0-PMC3 only";
-	}
-	if (pebs_gp > RESET_GP_SLOTS(fmt)) {
-		pebs_gp = RESET_GP_SLOTS(fmt);
-		rule = ", the DS area has reset slots for no more";
-	}
-	int bad = first_outside(gp_mask, low_mask(pebs_gp));
-	if (bad >= 0)
-		return refuse(why, why_size, PEBS_ERR_COUNTER,
-			      "PEBS on PMC%d refused: %u GP counters%s; accepted gp mask 0x%x", bad,
-			      c->perfmon.gp_counters, rule, low_mask(pebs_gp));
-
-	/* Load latency (references.md 6.1): LL_EN_PMCn, perfmon < v5, Nehalem onwards. */
-	if (load_latency_mask) {
-		if (v >= 5 || fmt < 1)
-			return refuse(
-			    why, why_size, PEBS_ERR_LOAD_LATENCY,
-			    "load-latency enable bits refused: they exist with PEBS format "
-			    ">= 1 and perfmon < v5 (this CPU: format %u, v%u); accepted "
-			    "load-latency mask 0",
-			    fmt, v);
-		uint32_t ll_ok = gp_mask & low_mask(LD_LAT_COUNTERS);
-		bad = first_outside(load_latency_mask, ll_ok);
-		if (bad >= 0)
-			return refuse(
-			    why, why_size, PEBS_ERR_LOAD_LATENCY,
-			    "load latency on PMC%d refused: only on PMC0-PMC3 that also have "
-			    "PEBS in the gp mask; accepted load-latency mask 0x%x",
-			    bad, ll_ok);
-	}
-
-	/* Extended PEBS on fixed counters (references.md 6.1, 1.5 row 14). */
-	if (fixed_mask) {
-		if (!c->perf_cap.pebs_baseline || fmt < PEBS_FORMAT_FIRST_BASIC)
-			return refuse(why, why_size, PEBS_ERR_EXTENDED,
-				      "PEBS on fixed counters refused: extended PEBS needs "
-				      "IA32_PERF_CAPABILITIES[14] and PEBS format >= 4 (this CPU: "
-				      "baseline %u, format %u); accepted fixed mask 0",
-				      (unsigned)c->perf_cap.pebs_baseline, fmt);
-		uint32_t fixed_ok = c->perfmon.fixed_mask & low_mask(RESET_FIXED_SLOTS(fmt));
-		bad = first_outside(fixed_mask, fixed_ok);
-		if (bad >= 0)
-			return refuse(why, why_size, PEBS_ERR_EXTENDED,
-				      "PEBS on fixed counter %d refused: no such counter or no DS "
-				      "reset slot; accepted fixed mask 0x%x",
-				      bad, fixed_ok);
-	}
-	if (fixed_mask && load_latency_mask)
-		return refuse(why, why_size, PEBS_ERR_CONFLICT,
-			      "load latency and extended PEBS both requested: both use "
-			      "IA32_PEBS_ENABLE bits 32+; request one of them");
-
-	uint64_t v64 = gp_mask; /* PEBS_ENABLE_GP(n) */
-	for (unsigned i = 0; i < 32; i++) {
-		if (load_latency_mask & BIT(i))
-			v64 |= PEBS_ENABLE_LD_LAT(i);
-		if (fixed_mask & BIT(i))
-			v64 |= PEBS_ENABLE_FIXED(i);
-	}
-	*out = v64;
-	return PEBS_OK;
-}
-
-int pebs_ld_lat_value(unsigned cycles, uint64_t *out)
-{
-	if (!out)
-		return PEBS_ERR_ARG;
-	*out = 0;
-	if (cycles > PEBS_LD_LAT_THRESHOLD)
-		return PEBS_ERR_RANGE;
-	*out = FIELD_PREP(PEBS_LD_LAT_THRESHOLD, cycles);
-	return PEBS_OK;
-}
-
-/*
- * Memory events per microarchitecture (family 6 models). Nehalem/Westmere: MEM_INST_RETIRED
- * .LOADS 0BH/01H, .STORES 0BH/02H, .LATENCY_ABOVE_THRESHOLD 0BH/10H (SDM Vol. 3B 18.8.1,
- * Linux mem_ld_nhm "event=0x0b,umask=0x10"). Sandy Bridge and later big cores:
- * MEM_TRANS_RETIRED.LATENCY_ABOVE_THRESHOLD 1CDH (18.9.4.2, Linux mem_ld_snb/mem_ld_hsw);
- * Haswell onwards the all-loads/all-stores events D0H/81H and D0H/82H (MEM_UOPS_RETIRED on
- * Haswell/Broadwell, MEM_INST_RETIRED from Skylake; Linux mem_st_hsw "event=0xd0,umask=0x82").
- * Sandy/Ivy Bridge stores need the precise-store facility (PEBS_ENABLE[63] on PMC3): not
- * offered. Atom cores: not tabled.
- */
-#define EVENT_NHM_MEM_INST	0x0b
-#define UMASK_NHM_LOADS		0x01
-#define UMASK_NHM_STORES	0x02
-#define UMASK_NHM_LATENCY	0x10
-#define EVENT_MEM_TRANS_RETIRED 0xcd
-#define UMASK_LOAD_LATENCY	0x01
-#define EVENT_MEM_INST_RETIRED	0xd0
-#define UMASK_ALL_LOADS		0x81
-#define UMASK_ALL_STORES	0x82
-
-static const uint8_t nehalem_models[] = {0x1a, 0x1e, 0x1f, 0x2e, 0x25, 0x2c, 0x2f};
-static const uint8_t snb_ivb_models[] = {0x2a, 0x2d, 0x3a, 0x3e};
-/* Atom family 6 models (Bonnell .. Crestmont) whose memory events differ: not tabled. */
-static const uint8_t atom_models[] = {0x1c, 0x26, 0x27, 0x35, 0x36, 0x37, 0x4a,
-				      0x4c, 0x4d, 0x5a, 0x5d, 0x5c, 0x5f, 0x7a,
-				      0x86, 0x96, 0x9c, 0xaf, 0xb6, 0xbe, 0xdd};
-
-static bool model_in(uint32_t model, const uint8_t *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (list[i] == model)
-			return true;
+	const struct pebs_state *p = &r->u.pebs;
+	const struct trace_pmi_stats *st = &r->pmi;
+	if (!r->store.lost_full && !p->bad && !st->storms && !st->msr_errors)
+		return true;
+	r->print("error: pebs: %s: %lu records lost (store full), %lu undecodable (first: %s), "
+		 "%lu storms, %lu refused MSR accesses\n",
+		 r->label, r->store.lost_full, p->bad,
+		 p->bad ? pebs_error_name(-(int)p->first_error) : "-", st->storms, st->msr_errors);
 	return false;
 }
 
-#define IN(list) model_in(c->model, list, sizeof(list))
+const struct facility_driver pebs_driver = {
+    .name = "pebs",
+    .available = pebs_available,
+    .plan = pebs_plan,
+    .arm = pebs_arm,
+    .disarm = pebs_disarm,
+    .drain = pebs_drain,
+    .describe = pebs_describe,
+    .deliver = pebs_deliver,
+    .finish = pebs_finish,
+};
 
-int pebs_memory_event(const struct trace_caps *c, enum pebs_mem_event which, uint8_t *event,
-		      uint8_t *umask, char *why, size_t why_size)
+void pebs_fake_records(struct ds_percpu *d, unsigned records, uint64_t base_ip)
 {
-	static const char *const names[] = {"load latency", "all loads", "stores"};
-	if (c->pebs.format == 0 || c->family != 6 || IN(atom_models))
-		return refuse(why, why_size, PEBS_ERR_EVENT,
-			      "%s: no PEBS memory event with a data address tabled for family %u "
-			      "model %#x (PEBS format %u); tabled: Nehalem and later big cores",
-			      names[which], c->family, c->model, c->pebs.format);
-	if (IN(nehalem_models)) {
-		static const uint8_t u[] = {UMASK_NHM_LATENCY, UMASK_NHM_LOADS, UMASK_NHM_STORES};
-		*event = EVENT_NHM_MEM_INST;
-		*umask = u[which];
-		return PEBS_OK;
+	struct ds_area64 *ds = d->area;
+	size_t size = sizeof(struct pebs_record_fmt3);
+	uint8_t *buf = arch_phys_to_virt(d->pebs_phys);
+	memset(buf, 0, records * size);
+	for (unsigned i = 0; i < records; i++) {
+		struct pebs_record_fmt3 *p = (struct pebs_record_fmt3 *)(buf + i * size);
+		p->f2.eventing_ip = base_ip + i;
+		p->f2.f1.g.rip = base_ip + i + 1;
+		p->f2.f1.status = BIT(0);
 	}
-	if (which == PEBS_MEM_LOAD_LATENCY) {
-		*event = EVENT_MEM_TRANS_RETIRED;
-		*umask = UMASK_LOAD_LATENCY;
-		return PEBS_OK;
-	}
-	if (IN(snb_ivb_models))
-		return refuse(why, why_size, PEBS_ERR_EVENT,
-			      "%s: Sandy/Ivy Bridge have no all-loads/all-stores PEBS event with a "
-			      "data address (stores need precise store on PMC3); accepted: loads",
-			      names[which]);
-	*event = EVENT_MEM_INST_RETIRED;
-	*umask = which == PEBS_MEM_ALL_LOADS ? UMASK_ALL_LOADS : UMASK_ALL_STORES;
-	return PEBS_OK;
+	ds->pebs_base = d->pebs_phys;
+	ds->pebs_index = d->pebs_phys + records * size;
+	ds->pebs_abs_max = d->pebs_phys + d->pebs_bytes / size * size;
+	ds->pebs_threshold = d->pebs_phys;
+	ds_area_install(d);
+	pmu_wrmsr(MSR_IA32_PERF_GLOBAL_STATUS_SET, GLOBAL_STATUS_DS_BUFFER); /* as a threshold */
 }

@@ -1,204 +1,216 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Counter programming through the PMU accessor (SDM Vol. 3B 18.2; references.md 7.1, 8) and the
+ * counter-sampling driver: general-purpose counter 0 on instructions retired with INT set, a PMI
+ * per pmc.period, the service routine (arch/x86/pmu/isr_hook.c) recording the interrupted
+ * instruction pointer and re-arming the period; fixed counter 0 alongside as a cross-check; the
+ * freeze option applies, and the routine undoes a legacy freeze or acknowledges a streamlined
+ * one.
+ */
 #include "arch/x86/drivers/pmc.h"
-#include "arch/x86/hw/ds_layout.h"
-#include "arch/x86/pmu/access.h"
+#include "arch/x86/drivers/driver.h"
+#include "arch/x86/drivers/lbr.h"
+#include "arch/x86/caps/pmi_ack.h"
 #include "arch/x86/hw/pmu_regs.h"
-#include "kernel/arch.h"
+#include "arch/x86/pmu/access.h"
+#include "arch/x86/pmu/isr_hook.h"
+#include "lib/bits.h"
 #include "lib/fmt.h"
-#include "lib/string.h"
 
-#define LEGACY_PERIOD_MAX ((1ull << 31) - 1) /* IA32_PMCx writes sign-extend bit 31 */
+#define PMC_SAMPLED	  0
+#define PMC_PMI_MAX_LOOPS 100
 
-uint64_t pmc_period_value(unsigned width, uint64_t period)
+/* ---- the counter-sampling driver ----------------------------------------------------------- */
+
+/* A sample in the store: the interrupted IP and the LBR snapshot's newest entry (or 0s). */
+struct pmc_sample {
+	uint64_t ip, lbr_from, lbr_to;
+};
+
+/* In the PMI, before the ack unfreezes the stack: the sample's newest branch. */
+static void snapshot(void *ctx)
 {
-	return (0 - period) & genmask(width - 1, 0);
+	struct facility_run *r = ctx;
+	struct pmc_state *p = &r->u.pmc;
+	p->snapshots++;
+	if (lbr_newest(r->caps, &p->from, &p->to) != STATUS_OK)
+		p->snapshot_failed++;
 }
 
-int64_t pmc_sign_extend(uint64_t raw, unsigned width)
+static void sample(void *ctx, unsigned counter, uint64_t ip)
 {
-	unsigned shift = 64 - width;
-	return (int64_t)(raw << shift) >> shift;
+	struct facility_run *r = ctx;
+	struct pmc_state *p = &r->u.pmc;
+	if (counter != PMC_SAMPLED) {
+		p->other_counters++;
+		return;
+	}
+	struct pmc_sample s = {ip, p->from, p->to};
+	record_store_put(&r->store, &s);
 }
 
-static uint64_t period_max(const struct trace_caps *c, unsigned width, bool fixed)
+static enum status pmc_available(const struct trace_caps *c, const char **why)
 {
-	/* Full-width writes (fixed counters always are) reach half the counter range: the
-	 * overflow is the sign change (references.md 8). */
-	if (fixed || c->perf_cap.full_width_write)
-		return genmask(width - 2, 0);
-	return LEGACY_PERIOD_MAX;
+	*why = "no architectural performance monitoring (CPUID.0AH:EAX[7:0] = 0)";
+	return c->perfmon.version >= 1 ? STATUS_OK : STATUS_UNSUPPORTED;
 }
 
-enum status pmc_check_gp(const struct trace_caps *c, unsigned n, const struct pmc_event *e,
-			 char *why, size_t why_size)
+static enum status pmc_plan(struct facility_run *r, char *why, size_t n)
 {
-	if (c->perfmon.version == 0 || n >= c->perfmon.gp_counters) {
-		fmt_snprintf(why, why_size,
-			     "general-purpose counter %u: this CPU has %u (CPUID.0AH:EAX[15:8], "
-			     "perfmon version %u)",
-			     n, c->perfmon.gp_counters, c->perfmon.version);
-		return STATUS_INVALID;
-	}
-	uint64_t max = period_max(c, c->perfmon.gp_width, false);
-	if (e->period > max) {
-		fmt_snprintf(why, why_size,
-			     "period %lu too large for counter %u; accepted: 1..%lu%s", e->period,
-			     n, max, c->perf_cap.full_width_write ? "" : " (no full-width writes)");
-		return STATUS_INVALID;
-	}
-	if (!e->usr && !e->os) {
-		fmt_snprintf(why, why_size, "counter %u counts in no ring; accepted: user, kernel",
-			     n);
-		return STATUS_INVALID;
-	}
-	return STATUS_OK;
-}
-
-enum status pmc_check_fixed(const struct trace_caps *c, unsigned m, uint64_t period, char *why,
-			    size_t why_size)
-{
-	if (c->perfmon.version < 2 || !(c->perfmon.fixed_mask & BIT(m))) {
-		fmt_snprintf(why, why_size,
-			     "fixed counter %u: not present (supported mask %#x, perfmon version "
-			     "%u)",
-			     m, c->perfmon.fixed_mask, c->perfmon.version);
-		return STATUS_INVALID;
-	}
-	uint64_t max = period_max(c, c->perfmon.fixed_width, true);
-	if (period > max) {
-		fmt_snprintf(why, why_size,
-			     "period %lu too large for fixed counter %u; accepted: "
-			     "1..%lu",
-			     period, m, max);
-		return STATUS_INVALID;
-	}
-	return STATUS_OK;
-}
-
-void pmc_gp_write_target(const struct trace_caps *c, unsigned n, uint64_t value, uint32_t *msr,
-			 uint64_t *out)
-{
-	if (c->perf_cap.full_width_write) {
-		*msr = MSR_IA32_A_PMC0 + n;
-		*out = value & genmask(c->perfmon.gp_width - 1, 0);
-	} else {
-		*msr = MSR_IA32_PMC0 + n;
-		*out = value & GENMASK(31, 0);
-	}
-}
-
-uint64_t pmc_evtsel(const struct pmc_event *e)
-{
-	return FIELD_PREP(EVTSEL_EVENT, e->event) | FIELD_PREP(EVTSEL_UMASK, e->umask) |
-	       (e->usr ? EVTSEL_USR : 0) | (e->os ? EVTSEL_OS : 0) | (e->pmi ? EVTSEL_INT : 0) |
-	       EVTSEL_EN | e->extra;
-}
-
-int pmc_freeze_bits(const struct trace_caps *c, const struct pmc_freeze *f, uint64_t *bits,
-		    char *why, size_t why_size)
-{
-	*bits = 0;
-	if ((f->lbrs || f->perfmon) && c->freeze.kind == TC_FREEZE_NONE) {
-		fmt_snprintf(why, why_size, "freeze on PMI: %s", c->freeze.reason);
-		return -1;
-	}
-	if (f->perfmon && c->freeze.perfmon_refused) {
-		fmt_snprintf(why, why_size, "freeze on PMI (perfmon): %s", TC_KVM_RULE_DEBUGCTL);
-		return -1;
-	}
-	if (f->smm && !c->freeze.while_smm) {
-		/* DEBUGCTL[14] is valid only with IA32_PERF_CAPABILITIES[12] (references.md
-		 * 2, 7.6). */
-		fmt_snprintf(
-		    why, why_size,
-		    "freeze while in SMM: IA32_PERF_CAPABILITIES[12] is clear on this CPU");
-		return -1;
-	}
-	*bits = (f->lbrs ? DEBUGCTL_FREEZE_LBRS_ON_PMI : 0) |
-		(f->perfmon ? DEBUGCTL_FREEZE_PERFMON_ON_PMI : 0) |
-		(f->smm ? DEBUGCTL_FREEZE_WHILE_SMM : 0);
-	return 0;
-}
-
-void pmc_freeze_from_options(uint64_t mask, struct pmc_freeze *f)
-{
-	f->lbrs = mask & TRACE_FREEZE_LBRS;
-	f->perfmon = mask & TRACE_FREEZE_PERFMON;
-	f->smm = mask & TRACE_FREEZE_SMM;
-}
-
-uint32_t pmc_program_gp(const struct trace_caps *c, unsigned n, const struct pmc_event *e)
-{
+	const struct trace_caps *c = r->caps;
+	struct pmc_state *p = &r->u.pmc;
+	p->ev = (struct pmc_event){
+	    .event = ARCH_EVENT_INSTRUCTIONS,
+	    .usr = true,
+	    .os = true,
+	    .pmi = true,
+	    .period = r->opt->pmc_period,
+	};
+	struct pmc_freeze fr;
+	pmc_freeze_from_options(r->opt->freeze, &fr);
+	if (pmc_check_gp(c, PMC_SAMPLED, &p->ev, why, n) != STATUS_OK ||
+	    pmc_freeze_bits(c, &fr, &p->freeze, why, n) != STATUS_OK)
+		return STATUS_UNSUPPORTED;
+	p->fixed = pmc_check_fixed(c, 0, 0, why, n) == STATUS_OK;
+	why[0] = 0;
+	p->enable = BIT(PMC_SAMPLED) | (p->fixed ? GLOBAL_STATUS_FIXED(0) : 0);
+	/* With freeze=lbrs the LBRs run and every sample reads its newest branch while frozen. */
+	p->with_lbr = fr.lbrs && c->lbr.kind != TC_LBR_NONE;
+	p->isr = (struct ds_isr_config){
+	    .perfmon_version = c->perfmon.version,
+	    .debugctl = p->freeze,
+	    .global_ctrl = p->enable,
+	    .n_gp = 1,
+	    .max_loops = PMC_PMI_MAX_LOOPS,
+	    .lbr_snapshot = p->with_lbr,
+	};
+	if (p->with_lbr && c->lbr.kind == TC_LBR_LEGACY)
+		p->isr.debugctl |= DEBUGCTL_LBR; /* what the routine restores: a legacy freeze
+						    clears it */
 	uint32_t msr;
-	uint64_t v;
-	pmc_gp_write_target(c, n, pmc_period_value(c->perfmon.gp_width, e->period), &msr, &v);
-	if (pmu_wrmsr(MSR_IA32_PERFEVTSEL0 + n, 0) != STATUS_OK)
-		return MSR_IA32_PERFEVTSEL0 + n;
-	if (pmu_wrmsr(msr, v) != STATUS_OK)
-		return msr;
-	if (pmu_wrmsr(MSR_IA32_PERFEVTSEL0 + n, pmc_evtsel(e)) != STATUS_OK)
-		return MSR_IA32_PERFEVTSEL0 + n;
-	return 0;
+	uint64_t reload;
+	pmc_gp_write_target(c, PMC_SAMPLED, pmc_period_value(c->perfmon.gp_width, p->ev.period),
+			    &msr, &reload);
+	p->isr.gp_reload[PMC_SAMPLED] = reload;
+	p->isr.full_width = msr != MSR_IA32_PMC0 + PMC_SAMPLED; /* IA32_A_PMCx chosen */
+	r->record_size = sizeof(struct pmc_sample);
+	r->interrupts = true;
+	r->check = CHECK_SAMPLES;
+	r->check_every = p->ev.period;
+	return STATUS_OK;
 }
 
-uint32_t pmc_program_fixed(const struct trace_caps *c, unsigned m, bool usr, bool os, bool pmi,
-			   uint64_t period)
+static enum status pmc_arm(struct facility_run *r)
 {
-	uint64_t ctrl = 0;
-	if (pmu_rdmsr(MSR_IA32_FIXED_CTR_CTRL, &ctrl) != STATUS_OK)
-		return MSR_IA32_FIXED_CTR_CTRL;
-	ctrl &= ~FIXED_CTRL_FIELD(m);
-	ctrl |= (os ? FIXED_CTRL_OS(m) : 0) | (usr ? FIXED_CTRL_USR(m) : 0) |
-		(pmi ? FIXED_CTRL_PMI(m) : 0);
-	if (pmu_wrmsr(MSR_IA32_FIXED_CTR0 + m, pmc_period_value(c->perfmon.fixed_width, period)) !=
-	    STATUS_OK)
-		return MSR_IA32_FIXED_CTR0 + m;
-	if (pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, ctrl) != STATUS_OK)
-		return MSR_IA32_FIXED_CTR_CTRL;
-	return 0;
-}
-
-uint32_t pmc_reset_all(const struct trace_caps *c)
-{
-	if (c->perfmon.version >= 2 && pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0) != STATUS_OK)
-		return MSR_IA32_PERF_GLOBAL_CTRL;
-	for (unsigned n = 0; n < c->perfmon.gp_counters; n++) {
-		if (pmu_wrmsr(MSR_IA32_PERFEVTSEL0 + n, 0) != STATUS_OK)
-			return MSR_IA32_PERFEVTSEL0 + n;
-		if (pmu_wrmsr(MSR_IA32_PMC0 + n, 0) != STATUS_OK)
-			return MSR_IA32_PMC0 + n;
+	const struct trace_caps *c = r->caps;
+	struct pmc_state *p = &r->u.pmc;
+	uint32_t msr = 0;
+	enum status st = pmc_reset_all(c, &msr);
+	if (!st)
+		st = pmc_program_gp(c, PMC_SAMPLED, &p->ev, &msr);
+	if (!st && p->fixed)
+		st = pmc_program_fixed(c, 0, true, true, false, 0, &msr);
+	bool ok = drv_check(r, st, msr, "pmc");
+	if (ok && p->with_lbr) {
+		st = lbr_enable_for_sampling(c, p->freeze, &msr);
+		ok = drv_check(r, st, msr, "lbr");
+	} else if (ok) {
+		ok =
+		    drv_check(r, pmu_wrmsr(MSR_IA32_DEBUGCTL, p->freeze), MSR_IA32_DEBUGCTL, "pmc");
 	}
-	if (c->perfmon.version >= 2) {
-		if (c->perfmon.fixed_counters && pmu_wrmsr(MSR_IA32_FIXED_CTR_CTRL, 0) != STATUS_OK)
-			return MSR_IA32_FIXED_CTR_CTRL;
-		for (unsigned m = 0; m < c->perfmon.fixed_counters; m++)
-			if ((c->perfmon.fixed_mask & BIT(m)) &&
-			    pmu_wrmsr(MSR_IA32_FIXED_CTR0 + m, 0) != STATUS_OK)
-				return MSR_IA32_FIXED_CTR0 + m;
-		/* Clear what is left in GLOBAL_STATUS: overflow bits of an earlier session, the
-		 * PEBS buffer and CondChgd bits, and on v4+ the freeze bits
-		 * (references.md 7.2-7.3); never bits this driver does not own (metrics, PT, ASCI,
-		 * uncore). */
-		uint64_t owned =
-		    genmask(c->perfmon.gp_counters ? c->perfmon.gp_counters - 1 : 0, 0) |
-		    ((uint64_t)c->perfmon.fixed_mask << 32) | GLOBAL_STATUS_DS_BUFFER |
-		    GLOBAL_STATUS_COND_CHGD;
-		if (c->perfmon.version >= 4)
-			owned |= GLOBAL_STATUS_LBR_FRZ | GLOBAL_STATUS_CTR_FRZ;
-		uint64_t status = 0;
-		if (pmu_rdmsr(MSR_IA32_PERF_GLOBAL_STATUS, &status) == STATUS_OK &&
-		    (status & owned) &&
-		    pmu_wrmsr(MSR_IA32_PERF_GLOBAL_OVF_CTRL, status & owned) != STATUS_OK)
-			return MSR_IA32_PERF_GLOBAL_OVF_CTRL;
-	}
-	return 0;
+	struct trace_pmi_sinks sinks = {
+	    .overflow = sample,
+	    .lbr_snapshot = p->with_lbr ? snapshot : 0,
+	    .ctx = r,
+	};
+	trace_pmi_begin(&p->isr, &sinks, pmi_ack_for(c));
+	ok = ok && drv_check(r, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, p->enable),
+			     MSR_IA32_PERF_GLOBAL_CTRL, "pmc");
+	return ok ? STATUS_OK : STATUS_REFUSED;
 }
 
-bool pmc_read_gp(const struct trace_caps *c, unsigned n, int64_t *value)
+static enum status pmc_disarm(struct facility_run *r)
 {
-	uint64_t raw = 0;
-	if (pmu_rdmsr(MSR_IA32_PMC0 + n, &raw) != STATUS_OK)
-		return false;
-	*value = pmc_sign_extend(raw, c->perfmon.gp_width);
+	const struct trace_caps *c = r->caps;
+	struct pmc_state *p = &r->u.pmc;
+	bool ok =
+	    drv_check(r, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL, "pmc");
+	trace_pmi_end(&r->pmi);
+	ok &=
+	    drv_check(r, pmc_read_gp(c, PMC_SAMPLED, &p->left), MSR_IA32_PMC0 + PMC_SAMPLED, "pmc");
+	if (p->fixed)
+		ok &= drv_check(r, pmu_rdmsr(MSR_IA32_FIXED_CTR0, &p->fixed_count),
+				MSR_IA32_FIXED_CTR0, "pmc");
+	ok &= drv_check(r, pmu_wrmsr(MSR_IA32_DEBUGCTL, 0), MSR_IA32_DEBUGCTL, "pmc");
+	uint32_t msr = 0;
+	enum status st = p->with_lbr ? lbr_disable(c, &msr) : STATUS_OK;
+	ok &= drv_check(r, st, msr, "lbr");
+	st = pmc_reset_all(c, &msr);
+	ok &= drv_check(r, st, msr, "pmc");
+	return ok ? STATUS_OK : STATUS_REFUSED;
+}
+
+static enum status pmc_drain(struct facility_run *r)
+{
+	uint64_t full = r->store.lost_full;
+	r->end_lost = full;
+	if (full)
+		fmt_snprintf(r->end_why, sizeof(r->end_why), "store-full");
+	r->check_skip = full || r->pmi.storms ? "samples were lost" : NULL;
+	return STATUS_OK;
+}
+
+static void pmc_describe(struct facility_run *r, const struct run_facts *f)
+{
+	const struct pmc_state *p = &r->u.pmc;
+	const struct trace_pmi_stats *st = &r->pmi;
+	/* left is -(events to the next overflow): the run's events are samples * period plus
+	 * period + left. */
+	r->print("trace-begin pmc %s steps=%lu samples=%lu period=%lu pmis=%lu virtual-pmis=%lu "
+		 "masked=%lu overflows=%lu frozen=%lu freeze=%#lx remainder=%ld fixed0=%lu "
+		 "lost=%lu storms=%lu snapshots=%lu ack=%s masked-at-entry=%lu masked-at-exit=%lu "
+		 "result=%lu\n",
+		 r->label, f->steps, r->store.n, p->ev.period, st->pmis, f->virtual_pmis,
+		 f->virtual_pmis_masked, st->overflows, st->frozen, p->freeze,
+		 (int64_t)p->ev.period + p->left, p->fixed_count, r->store.lost_full, st->storms,
+		 p->snapshots, pmi_ack_name(pmi_ack_for(r->caps)), st->masked_at_entry,
+		 st->masked_at_exit, f->result);
+}
+
+static bool pmc_deliver(struct facility_run *r, const void *stored, const struct record_sink *k)
+{
+	const struct pmc_sample *s = stored;
+	bool lbr = r->u.pmc.with_lbr;
+	struct trace_record t = {.kind = TREC_SAMPLE,
+				 .sample = {.ip = s->ip,
+					    .has_lbr = lbr,
+					    .lbr_from = lbr ? s->lbr_from : 0,
+					    .lbr_to = lbr ? s->lbr_to : 0}};
+	k->put(k->ctx, &t);
 	return true;
 }
+
+static bool pmc_finish(struct facility_run *r)
+{
+	const struct pmc_state *p = &r->u.pmc;
+	const struct trace_pmi_stats *st = &r->pmi;
+	if (!r->store.lost_full && !st->storms && !st->msr_errors && !p->other_counters &&
+	    !p->snapshot_failed)
+		return true;
+	r->print("error: pmc: %s: %lu samples lost (store full), %lu storms, %lu refused MSR "
+		 "accesses, %lu overflows of counters not sampled\n",
+		 r->label, r->store.lost_full, st->storms, st->msr_errors, p->other_counters);
+	return false;
+}
+
+const struct facility_driver pmc_driver = {
+    .name = "pmc",
+    .available = pmc_available,
+    .plan = pmc_plan,
+    .arm = pmc_arm,
+    .disarm = pmc_disarm,
+    .drain = pmc_drain,
+    .describe = pmc_describe,
+    .deliver = pmc_deliver,
+    .finish = pmc_finish,
+};

@@ -1,62 +1,45 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The performance-counter driver (SDM Vol. 3B 18.2 architectural performance monitoring;
- * references.md 7.1 and 8 "Counters / PMI"): general-purpose counters from a raw event select and
- * unit mask with USR/OS/INT, fixed counters, periods as negative counts of the counter's
- * width, full-width writes through IA32_A_PMCx when IA32_PERF_CAPABILITIES[13] says so (the
- * legacy IA32_PMCx alias takes 32 bits sign-extended, so its periods stop at 2^31 - 1),
- * sign-extended reads; and the freeze controls of IA32_DEBUGCTL. Pure decisions are separate
- * from the MSR writes so host tests check them.
+ * The counters (arch/x86/drivers/pmc.c; the pure decisions: pmc_plan.h): programming a general-
+ * purpose or fixed counter through the PMU accessor, resetting them all, reading one back; and
+ * the counter-sampling driver: general-purpose counter 0 counts instructions retired
+ * (architectural event C0H) with INT set and a period of pmc.period, each overflow's PMI records
+ * the interrupted instruction pointer (and, with freeze=lbrs, the frozen LBR stack's newest
+ * entry) and re-arms the period; fixed counter 0 counts alongside as a cross-check.
  */
-#ifndef ARCH_X86_PMC_H
-#define ARCH_X86_PMC_H
+#ifndef ARCH_X86_DRIVERS_PMC_H
+#define ARCH_X86_DRIVERS_PMC_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
+#include "arch/x86/drivers/pmc_plan.h"
+#include "arch/x86/pmu/ds_isr.h"
 #include "lib/status.h"
-#include "arch/x86/caps/caps.h"
 
-struct pmc_event {
-	uint8_t event, umask; /* IA32_PERFEVTSELx[7:0], [15:8] */
-	bool usr, os;	      /* count at CPL > 0 / CPL 0 */
-	bool pmi;	      /* INT: a PMI on overflow (sampling); off for PEBS counters */
-	uint64_t period;      /* overflow after this many events; 0 = count only */
-	uint64_t extra;	      /* further EVTSEL bits (e.g. adaptive PEBS, bit 34) */
+struct pmc_state {
+	struct pmc_event ev;
+	uint64_t freeze; /* DEBUGCTL freeze bits */
+	bool fixed;	 /* fixed counter 0 counts alongside */
+	bool with_lbr;	 /* freeze=lbrs: each sample carries the LBR stack's newest entry */
+	uint64_t enable; /* IA32_PERF_GLOBAL_CTRL */
+	struct ds_isr_config isr;
+	uint64_t from, to; /* the newest branch of the last LBR snapshot */
+	uint64_t other_counters, snapshots, snapshot_failed;
+	int64_t left;	      /* the sampled counter after the run: -(events to the overflow) */
+	uint64_t fixed_count; /* fixed counter 0 after the run */
 };
 
-/* Counter value that overflows after `period` events: -period in `width` bits. */
-uint64_t pmc_period_value(unsigned width, uint64_t period);
-/* Sign-extend a raw `width`-bit counter reading (references.md 8: shift = 64 - width). */
-int64_t pmc_sign_extend(uint64_t raw, unsigned width);
-/* Checks a GP counter request against the capability record; 0 or -1 with a message. */
-enum status pmc_check_gp(const struct trace_caps *c, unsigned n, const struct pmc_event *e,
-			 char *why, size_t why_size);
-enum status pmc_check_fixed(const struct trace_caps *c, unsigned m, uint64_t period, char *why,
-			    size_t why_size);
-/* The MSR a counter value is written through, and the value: full width via IA32_A_PMCx, else
- * the low 32 bits to IA32_PMCx (which sign-extends bit 31). */
-void pmc_gp_write_target(const struct trace_caps *c, unsigned n, uint64_t value, uint32_t *msr,
-			 uint64_t *out);
-uint64_t pmc_evtsel(const struct pmc_event *e);
-
-/* Freeze requests (SDM 17.4.7, references.md 7.3 and 7.6). */
-struct pmc_freeze {
-	bool lbrs, perfmon, smm;
-};
-/* IA32_DEBUGCTL bits for the request; -1 with a message when the CPU lacks one. */
-int pmc_freeze_bits(const struct trace_caps *c, const struct pmc_freeze *f, uint64_t *bits,
-		    char *why, size_t why_size);
-/* The request of option freeze (TRACE_FREEZE_* bits, kernel/arch.h). */
-void pmc_freeze_from_options(uint64_t mask, struct pmc_freeze *f);
-
-/* MSR programming on the running CPU through the PMU accessor; 0 or the failing MSR. */
-uint32_t pmc_program_gp(const struct trace_caps *c, unsigned n, const struct pmc_event *e);
-uint32_t pmc_program_fixed(const struct trace_caps *c, unsigned m, bool usr, bool os, bool pmi,
-			   uint64_t period);
-/* Stop and clear every counter the CPU has (GLOBAL_CTRL, EVTSELs, FIXED_CTR_CTRL, counts). */
-uint32_t pmc_reset_all(const struct trace_caps *c);
-/* Read a GP counter sign-extended; false if refused. */
-bool pmc_read_gp(const struct trace_caps *c, unsigned n, int64_t *value);
+/* Program GP counter n (EVTSEL cleared, the period's value, then EVTSEL): the refused MSR in
+ * *msr. */
+enum status pmc_program_gp(const struct trace_caps *c, unsigned n, const struct pmc_event *e,
+			   uint32_t *msr);
+/* Program fixed counter m (its FIXED_CTR_CTRL field and the period's value). */
+enum status pmc_program_fixed(const struct trace_caps *c, unsigned m, bool usr, bool os, bool pmi,
+			      uint64_t period, uint32_t *msr);
+/* Stop and clear every counter the CPU has (GLOBAL_CTRL, EVTSELs, FIXED_CTR_CTRL, counts, the
+ * status bits this driver owns). */
+enum status pmc_reset_all(const struct trace_caps *c, uint32_t *msr);
+/* GP counter n, sign-extended from the counter's width. */
+enum status pmc_read_gp(const struct trace_caps *c, unsigned n, int64_t *value);
 
 #endif

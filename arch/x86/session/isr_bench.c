@@ -10,13 +10,11 @@
  */
 #include "arch/x86/pmu/ds_area.h"
 #include "arch/x86/pmu/ds_isr.h"
-#include "arch/x86/drivers/pebs.h"
+#include "arch/x86/drivers/driver.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/pmu/access.h"
-#include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/spmu/singlestep.h"
 #include "arch/x86/pmu/isr_hook.h"
-#include "arch/x86/session/stores.h"
 #include "arch/x86/cpu/trap.h"
 #include "kernel/arch.h"
 #include "kernel/console.h"
@@ -59,61 +57,35 @@ static uint64_t call_routine(uint64_t arg)
 	return 0;
 }
 
-/* Instructions the routine executes for one PMI with `records` BTS or PEBS records due. */
+/* Instructions the routine executes for one PMI with `records` BTS or PEBS records due, into
+ * the store of run r through the drivers' own sinks. */
 static uint64_t measure(const struct ds_isr_config *cfg, const struct trace_pmi_sinks *sinks,
-			void (*fill)(struct ds_percpu *d, unsigned records, void *ctx), void *ctx,
-			unsigned records, uint64_t *model_accesses)
+			void (*fake)(struct ds_percpu *d, unsigned records, uint64_t base_ip),
+			struct facility_run *r, void *mem, uint64_t bytes, unsigned records,
+			uint64_t *model_accesses)
 {
-	struct ds_percpu *d = ds_area_this_cpu();
-	fill(d, records, ctx);
-	pmu_wrmsr(MSR_IA32_DS_AREA, d->area_phys);
+	record_store_init(&r->store, mem, bytes, r->record_size);
+	fake(ds_area_this_cpu(), records, BENCH_USER_ADDRESS);
 	trace_pmi_begin(cfg, sinks, PMI_ACK_LATE); /* Skylake's */
 	struct path_count c = {0};
-	struct ss_result r;
+	struct ss_result res;
 	struct ss_hooks h = {count_step, NULL, &c, NULL, NULL};
-	ss_run(call_routine, 0, &h, false, &r);
+	ss_run(call_routine, 0, &h, false, &res);
 	struct trace_pmi_stats st;
 	trace_pmi_end(&st);
 	*model_accesses = c.model_entries;
 	return c.driver + c.model_entries;
 }
 
-static void fill_bts(struct ds_percpu *d, unsigned records, void *ctx)
+/* Every stored record decodes as the format-3 record the bench wrote. */
+static bool pebs_decodable(const struct record_store *s)
 {
-	struct bts_store *s = ctx;
-	bts_store_init(s, s->rec, s->cap * sizeof(struct bts_record));
-	struct ds_area64 *ds = d->area;
-	struct bts_record *r = arch_phys_to_virt(d->bts_phys);
-	for (unsigned i = 0; i < records; i++)
-		r[i] = (struct bts_record){BENCH_USER_ADDRESS + i, BENCH_USER_ADDRESS + 2 * i, 0};
-	ds->bts_base = d->bts_phys;
-	ds->bts_index = d->bts_phys + records * sizeof(struct bts_record);
-	ds->bts_abs_max =
-	    d->bts_phys + d->bts_bytes / sizeof(struct bts_record) * sizeof(struct bts_record);
-	/* One record: reached when records are due (a BTS threshold PMI), not after the drain. */
-	ds->bts_threshold = d->bts_phys + sizeof(struct bts_record);
-}
-
-static void fill_pebs(struct ds_percpu *d, unsigned records, void *ctx)
-{
-	struct pebs_store *s = ctx;
-	pebs_store_init(s, s->raw, s->cap * s->size);
-	struct ds_area64 *ds = d->area;
-	size_t size = sizeof(struct pebs_record_fmt3);
-	uint8_t *buf = arch_phys_to_virt(d->pebs_phys);
-	memset(buf, 0, records * size);
-	for (unsigned i = 0; i < records; i++) {
-		struct pebs_record_fmt3 *p = (struct pebs_record_fmt3 *)(buf + i * size);
-		p->f2.eventing_ip = BENCH_USER_ADDRESS + i;
-		p->f2.f1.g.rip = BENCH_USER_ADDRESS + i + 1;
-		p->f2.f1.status = BIT(0);
+	for (uint64_t i = 0; i < record_store_pending(s); i++) {
+		struct pebs_decoded d;
+		if (pebs_decode(3, false, true, 0, record_store_peek(s, i), s->size, &d) != PEBS_OK)
+			return false;
 	}
-	ds->pebs_base = d->pebs_phys;
-	ds->pebs_index = d->pebs_phys + records * size;
-	ds->pebs_abs_max = d->pebs_phys + d->pebs_bytes / size * size;
-	ds->pebs_threshold = d->pebs_phys;
-	uint64_t status = GLOBAL_STATUS_DS_BUFFER; /* what the threshold would have set */
-	pmu_wrmsr(MSR_IA32_PERF_GLOBAL_STATUS_SET, status);
+	return true;
 }
 
 bool arch_bench_isr(void)
@@ -128,8 +100,8 @@ bool arch_bench_isr(void)
 	void *store = arch_phys_to_virt(store_pa);
 	uint64_t store_bytes = BENCH_STORE_PAGES * 4096;
 
-	struct bts_store bts = {0};
-	bts_store_init(&bts, store, store_bytes);
+	static struct facility_run bts, pebs; /* zeroed: ring all, filter */
+	bts.record_size = sizeof(struct bts_record);
 	struct ds_isr_config bcfg = {
 	    .perfmon_version = 4,
 	    .ds_area = ds_area_this_cpu()->area_phys,
@@ -137,18 +109,14 @@ bool arch_bench_isr(void)
 	    .debugctl = 0, /* left stopped: nothing runs between the bench's PMIs */
 	    .max_loops = 100,
 	};
-	struct trace_pmi_sinks bsinks = {.bts_record = bts_store_record, .ctx = &bts};
+	struct trace_pmi_sinks bsinks = {.bts_record = bts_isr_record, .ctx = &bts};
 	uint64_t acc0, accn;
-	uint64_t b0 = measure(&bcfg, &bsinks, fill_bts, &bts, 0, &acc0);
-	uint64_t bn = measure(&bcfg, &bsinks, fill_bts, &bts, BENCH_RECORDS, &accn);
-	bool bts_ok = bts.n == BENCH_RECORDS;
+	uint64_t b0 = measure(&bcfg, &bsinks, bts_fake_records, &bts, store, store_bytes, 0, &acc0);
+	uint64_t bn = measure(&bcfg, &bsinks, bts_fake_records, &bts, store, store_bytes,
+			      BENCH_RECORDS, &accn);
+	bool bts_ok = bts.store.n == BENCH_RECORDS;
 
-	struct pebs_store pebs = {
-	    .format = 3,
-	    .trap_like = true,
-	    .size = sizeof(struct pebs_record_fmt3),
-	};
-	pebs_store_init(&pebs, store, store_bytes);
+	pebs.record_size = sizeof(struct pebs_record_fmt3);
 	struct ds_isr_config pcfg = {
 	    .perfmon_version = 4,
 	    .ds_area = bcfg.ds_area,
@@ -156,23 +124,25 @@ bool arch_bench_isr(void)
 	    .pebs_record_size = sizeof(struct pebs_record_fmt3),
 	    .max_loops = 100,
 	};
-	struct trace_pmi_sinks psinks = {.pebs_record = pebs_store_record, .ctx = &pebs};
+	struct trace_pmi_sinks psinks = {.pebs_record = pebs_isr_record, .ctx = &pebs};
 	uint64_t pacc0, paccn;
-	uint64_t p0 = measure(&pcfg, &psinks, fill_pebs, &pebs, 0, &pacc0);
-	uint64_t pn = measure(&pcfg, &psinks, fill_pebs, &pebs, BENCH_RECORDS, &paccn);
-	bool pebs_ok = pebs.n == BENCH_RECORDS && pebs_store_check(&pebs) == BENCH_RECORDS;
+	uint64_t p0 =
+	    measure(&pcfg, &psinks, pebs_fake_records, &pebs, store, store_bytes, 0, &pacc0);
+	uint64_t pn = measure(&pcfg, &psinks, pebs_fake_records, &pebs, store, store_bytes,
+			      BENCH_RECORDS, &paccn);
+	bool pebs_ok = pebs.store.n == BENCH_RECORDS && pebs_decodable(&pebs.store);
 	pmu_use_hardware();
 	page_free(store_pa, BENCH_STORE_PAGES);
 
 	uint64_t bts_per = (bn - b0) / BENCH_RECORDS, pebs_per = (pn - p0) / BENCH_RECORDS;
 	kprintf("bench-isr: bts per-pmi=%lu per-record=%lu.%02lu msr-accesses=%lu records=%lu\n",
-		b0, bts_per, (bn - b0) % BENCH_RECORDS * 100 / BENCH_RECORDS, acc0, bts.n);
+		b0, bts_per, (bn - b0) % BENCH_RECORDS * 100 / BENCH_RECORDS, acc0, bts.store.n);
 	kprintf("bench-isr: pebs per-pmi=%lu per-record=%lu.%02lu msr-accesses=%lu records=%lu\n",
-		p0, pebs_per, (pn - p0) % BENCH_RECORDS * 100 / BENCH_RECORDS, pacc0, pebs.n);
+		p0, pebs_per, (pn - p0) % BENCH_RECORDS * 100 / BENCH_RECORDS, pacc0, pebs.store.n);
 	if (!bts_ok || !pebs_ok) {
 		kprintf(
 		    "error: bench-isr: the routine delivered %lu BTS and %lu PEBS records of %d\n",
-		    bts.n, pebs.n, BENCH_RECORDS);
+		    bts.store.n, pebs.store.n, BENCH_RECORDS);
 		return false;
 	}
 	if (pebs_per > BENCH_PEBS_MAX) {

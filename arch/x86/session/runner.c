@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The session runner: pick the backend (the hardware when it has the facility, else the
- * software PMU, said loudly), run the facility's session through its ops (facility.h) on the
+ * software PMU, said loudly), run the facility's session through its driver (capture.c,
+ * arch/x86/drivers/driver.h) on the
  * CPUs the options ask for — the boot CPU, each CPU in turn, or all CPUs at once — and print
  * every CPU's report from the boot CPU (arch/x86/session/output.h).
  */
-#include "arch/x86/session/facility.h"
+#include "arch/x86/drivers/driver.h"
+#include "arch/x86/session/capture.h"
 #include "arch/x86/caps/report.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/pmu/access.h"
@@ -20,16 +22,6 @@
 #include "lib/string.h"
 
 #define TRACE_CALL_TIMEOUT_US 60000000 /* single-stepped workloads on a busy host */
-
-static const struct facility_ops *const facilities[TRACE_FACILITIES] = {
-    [TRACE_LBR] = &facility_lbr,   [TRACE_BTS] = &facility_bts, [TRACE_BTSINT] = &facility_btsint,
-    [TRACE_PEBS] = &facility_pebs, [TRACE_BTF] = &facility_btf, [TRACE_PMC] = &facility_pmc,
-};
-
-const struct facility_ops *facility_ops_of(enum trace_facility f)
-{
-	return f < TRACE_FACILITIES && facilities[f] ? facilities[f] : &facility_lbr;
-}
 
 struct cpu_job {
 	const struct trace_request *req;
@@ -53,9 +45,8 @@ static void one_cpu(void *arg)
 	}
 	struct trace_ctx t = {.req = &own, .ok = true};
 	const struct trace_caps *hw = caps_of_cpu(cpu);
-	const char *why;
-	const struct facility_ops *ops = facility_ops_of(q->facility);
-	if (hw ? ops->available(hw, &why) : (why = "no capability record", false)) {
+	const char *why = "no capability record";
+	if (hw && facility_driver_of(q->facility, hw)->available(hw, &why) == STATUS_OK) {
 		pmu_use_hardware();
 		t.caps = hw;
 	} else {
@@ -78,7 +69,7 @@ static void one_cpu(void *arg)
 	fmt_snprintf(t.label, sizeof(t.label), "%s@%s cpu=%u", q->workload,
 		     t.model ? spmu_personality_name(spmu_personality_of(t.model)) : "hardware",
 		     cpu);
-	bool ok = ops->run(&t);
+	bool ok = capture_session(&t, facility_driver_of(q->facility, t.caps));
 	pmu_use_hardware();
 	job->outcome[cpu] = !(ok && t.ok) ? TRACE_FAILED : t.skipped ? TRACE_SKIPPED : TRACE_PASSED;
 }
@@ -119,7 +110,7 @@ unsigned arch_facility_hardware_cpus(enum trace_facility f)
 	const char *why;
 	for (unsigned c = 0; c < arch_cpu_count(); c++) {
 		const struct trace_caps *caps = caps_of_cpu(c);
-		hw += caps && facility_ops_of(f)->available(caps, &why);
+		hw += caps && facility_driver_of(f, caps)->available(caps, &why) == STATUS_OK;
 	}
 	return hw;
 }
@@ -199,7 +190,7 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 	memset(&runs, 0, sizeof(runs));
 	job.req = req;
 	for (unsigned c = first; c <= last; c++) {
-		if (!ts_prepare_cpu(c, req->opt)) {
+		if (!ts_prepare_cpu(c, req->opt) || !capture_prepare_cpu(c)) {
 			kprintf("error: trace: out of memory for CPU %u's buffers\n", c);
 			return TRACE_FAILED;
 		}

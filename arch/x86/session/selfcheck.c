@@ -3,6 +3,7 @@
 #include "arch/x86/session/selfcheck.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
+#include "arch/x86/cpu/usermode.h"
 #include "arch/x86/session/session.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -68,7 +69,7 @@ void selfcheck_record(struct selfcheck *c, uint64_t from, uint64_t to)
 		return;
 	c->inside++;
 	struct x86_insn in;
-	if (ts_decode_recorded(from, &in) != 0) {
+	if (usermode_decode_recorded(from, &in) != 0) {
 		c->undecodable++;
 		return;
 	}

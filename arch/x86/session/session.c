@@ -10,17 +10,14 @@
 #include "arch/x86/caps/report.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/pmu/ds_area.h"
-#include "arch/x86/drivers/lbr.h"
-#include "arch/x86/drivers/pmc.h"
+#include "arch/x86/drivers/ler.h"
+#include "arch/x86/drivers/pause.h"
 #include "arch/x86/smp/lapic.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/pmu/access.h"
-#include "arch/x86/hw/pmu_regs.h"
-#include "arch/x86/hw/lbr_regs.h"
 #include "arch/x86/spmu/singlestep.h"
 #include "arch/x86/smp/smp.h"
 #include "arch/x86/session/output.h"
-#include "arch/x86/session/stores.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/vectors.h"
 #include "arch/x86/user/run.h"
@@ -77,10 +74,7 @@ struct cpu_session {
 	void *extra_ctx;
 	struct user_run *user; /* this CPU's user program run (its region-of-interest marks) */
 	/* A region of interest paused: the enable bits it cleared, to restore on resume. */
-	struct {
-		bool paused, global, lbr_ctl; /* which MSRs it saved */
-		uint64_t debugctl, global_ctrl, arch_lbr_ctl;
-	} roi;
+	struct facility_pause roi;
 };
 
 static struct cpu_session cpu_sessions[MAX_CPUS];
@@ -132,8 +126,7 @@ static void predict_memory(struct cpu_session *cs, const struct x86_decoded *d,
 		return;
 	uint64_t fs = 0, gs = 0;
 	if (in->prefixes & X86_PFX_SEG) {
-		fs = rdmsr(MSR_FS_BASE);
-		gs = rdmsr(MSR_GS_BASE);
+		cpu_segment_bases(&fs, &gs);
 	}
 	struct x86_gprs g = gprs_of(f);
 	cs->mem.ip = ip;
@@ -143,50 +136,31 @@ static void predict_memory(struct cpu_session *cs, const struct x86_decoded *d,
 	cs->mem.store_addr = u.store ? x86_mem_address(in, &u, u.store, ip, &g, fs, gs) : 0;
 }
 
-/*
- * Region of interest (include/baretrace/user.h, option program.roi=marks). Pausing clears
- * every enable bit a facility session sets — DEBUGCTL's LBR, BTF, TR and BTS (SDM Vol. 3B
- * 17.4.1), IA32_PERF_GLOBAL_CTRL (counters, hence PEBS; perfmon version 2 and later, 18.2.2),
- * IA32_LBR_CTL.LBREn (Architectural LBR) — and resuming writes back what was there, through
- * the one PMU accessor (the hardware or the model alike).
- */
-#define ROI_DEBUGCTL_BITS (DEBUGCTL_LBR | DEBUGCTL_BTF | DEBUGCTL_TR | DEBUGCTL_BTS)
+/* Region of interest (include/baretrace/user.h, option program.roi=marks): every facility
+ * paused or resumed by its drivers (arch/x86/drivers/pause.h); a refusal fails the session. */
+static void roi_said(struct cpu_session *cs, enum status st, uint32_t msr)
+{
+	struct trace_ctx *t = cs->ctx;
+	if (st == STATUS_OK)
+		return;
+	const char *reason = pmu_last_refusal();
+	tprintf("error: %s: roi: MSR %#x refused (#GP)%s%s\n", t->label, msr, *reason ? ": " : "",
+		reason);
+	t->ok = false;
+}
 
 static void roi_pause(struct cpu_session *cs)
 {
-	struct trace_ctx *t = cs->ctx;
-	if (cs->roi.paused || !t)
-		return;
-	cs->roi.global = t->caps->perfmon.version >= 2;
-	cs->roi.lbr_ctl = t->caps->arch_lbr.present;
-	ts_check(t, pmu_rdmsr(MSR_IA32_DEBUGCTL, &cs->roi.debugctl), MSR_IA32_DEBUGCTL, "roi");
-	ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, cs->roi.debugctl & ~ROI_DEBUGCTL_BITS),
-		 MSR_IA32_DEBUGCTL, "roi");
-	if (cs->roi.global &&
-	    ts_check(t, pmu_rdmsr(MSR_IA32_PERF_GLOBAL_CTRL, &cs->roi.global_ctrl),
-		     MSR_IA32_PERF_GLOBAL_CTRL, "roi"))
-		ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0), MSR_IA32_PERF_GLOBAL_CTRL,
-			 "roi");
-	if (cs->roi.lbr_ctl && ts_check(t, pmu_rdmsr(MSR_IA32_LBR_CTL, &cs->roi.arch_lbr_ctl),
-					MSR_IA32_LBR_CTL, "roi"))
-		ts_check(t, pmu_wrmsr(MSR_IA32_LBR_CTL, cs->roi.arch_lbr_ctl & ~LBR_CTL_LBREN),
-			 MSR_IA32_LBR_CTL, "roi");
-	cs->roi.paused = true;
+	uint32_t msr = 0;
+	if (cs->ctx)
+		roi_said(cs, facility_pause(cs->ctx->caps, &cs->roi, &msr), msr);
 }
 
 static void roi_resume(struct cpu_session *cs)
 {
-	struct trace_ctx *t = cs->ctx;
-	if (!cs->roi.paused || !t)
-		return;
-	if (cs->roi.lbr_ctl)
-		ts_check(t, pmu_wrmsr(MSR_IA32_LBR_CTL, cs->roi.arch_lbr_ctl), MSR_IA32_LBR_CTL,
-			 "roi");
-	if (cs->roi.global)
-		ts_check(t, pmu_wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, cs->roi.global_ctrl),
-			 MSR_IA32_PERF_GLOBAL_CTRL, "roi");
-	ts_check(t, pmu_wrmsr(MSR_IA32_DEBUGCTL, cs->roi.debugctl), MSR_IA32_DEBUGCTL, "roi");
-	cs->roi.paused = false;
+	uint32_t msr = 0;
+	if (cs->ctx)
+		roi_said(cs, facility_resume(&cs->roi, &msr), msr);
 }
 
 /* The program's pending mark, if any: right after the instruction that made it. */
@@ -404,14 +378,6 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 	return r;
 }
 
-int ts_decode_recorded(uint64_t ip, struct x86_insn *in)
-{
-	user_access_begin();
-	int rc = x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, in);
-	user_access_end();
-	return rc;
-}
-
 void *ts_scratch(uint64_t *bytes)
 {
 	*bytes = here()->scratch_pages * PAGE_SIZE;
@@ -454,8 +420,8 @@ void trace_note_exception(struct trap_frame *f)
 	struct exception_seen *e = &cs->exc[cs->nexc++];
 	e->vector = (uint32_t)f->vector;
 	e->rip = f->rip;
-	if (pmu_rdmsr(MSR_LER_FROM, &e->ler_from) != STATUS_OK ||
-	    pmu_rdmsr(MSR_LER_TO, &e->ler_to) != STATUS_OK)
+	uint32_t msr;
+	if (ler_read(&e->ler_from, &e->ler_to, &msr) != STATUS_OK)
 		e->ler_from = e->ler_to = 0;
 }
 
@@ -470,32 +436,6 @@ void ts_print_exceptions(struct trace_ctx *t)
 			cs->exc_lost, SESSION_EXCEPTIONS);
 		t->ok = false;
 	}
-}
-
-bool ts_check(struct trace_ctx *t, int rc, uint32_t msr, const char *what)
-{
-	if (rc == STATUS_OK)
-		return true;
-	const char *reason = pmu_last_refusal();
-	tprintf("error: %s: %s: MSR %#x refused (#GP)%s%s\n", t->label, what, msr,
-		*reason ? ": " : "", reason);
-	t->ok = false;
-	return false;
-}
-
-void ts_live_open(const struct trace_ctx *t, const char *facility, uint64_t ring, uint64_t drain,
-		  const char *remedy, trace_live_fn pump, void *ctx, uint64_t *room_wait_us)
-{
-	if (trace_live_open(pump, ctx)) {
-		*room_wait_us = STORE_ROOM_WAIT_US;
-		return;
-	}
-	if (ring < drain)
-		tprintf(
-		    "warning: %s: %s: the store's ring holds %lu records, fewer than one drain "
-		    "of the buffer (%lu), and no other CPU drains it during the run: records will "
-		    "be lost (%s keeps them)\n",
-		    facility, t->label, ring, drain, remedy);
 }
 
 void ts_skip(struct trace_ctx *t, const char *facility, const char *reason)

@@ -1,16 +1,16 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/drivers/bts.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/drivers/bts_plan.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c
 // clang-format on
 /*
- * The BTS driver (arch/x86/drivers/bts.c) against SDM Vol. 3B 17.4.9.3 / Table 17-6 and reference
- * sections 2, 5.3-5.5 and 8: every DEBUGCTL encoding bts_plan produces, the software-ring
+ * The BTS driver (arch/x86/drivers/bts_plan.c) against SDM Vol. 3B 17.4.9.3 / Table 17-6 and
+ * reference sections 2, 5.3-5.5 and 8: every DEBUGCTL encoding bts_plan produces, the software-ring
  * fallback without DS-CPL, the refusal without BTS, the buffer layout of circular and interrupt
  * mode, the CPL-crossing records bts_record_leaks flags; then the plan and the layout driven
  * through the software PMU (skylake), where a user-only trace stores the SYSCALL's kernel TO.
  */
 #include "tests/unit/unit.h"
 #include <string.h>
-#include "arch/x86/drivers/bts.h"
+#include "arch/x86/drivers/bts_plan.h"
 #include "arch/x86/spmu/spmu.h"
 
 /* The IA32_DEBUGCTL bits of Figure 17-3 (references.md 2), pinned to their positions. */
@@ -64,28 +64,29 @@ static void table_17_6_rows(void **state)
 	assert_int_equal(c.bts.kind, TC_BTS_CPL_QUALIFIED);
 	assert_true(c.ds_cpl);
 	static const struct {
-		enum bts_ring ring;
+		enum trace_ring ring;
 		enum bts_mode mode;
 		uint64_t debugctl, hex;
 	} rows[] = {
 	    /* TR BTS OFF_OS OFF_USR BTINT = 1 1 0 0 0: every CPL, circular */
-	    {BTS_RING_ALL, BTS_CIRCULAR, DEBUGCTL_TR | DEBUGCTL_BTS, 0xc0},
+	    {TRACE_RING_ALL, BTS_CIRCULAR, DEBUGCTL_TR | DEBUGCTL_BTS, 0xc0},
 	    /* 1 1 1 0 0: CPL > 0 only */
-	    {BTS_RING_USER, BTS_CIRCULAR, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTS_OFF_OS, 0x2c0},
+	    {TRACE_RING_USER, BTS_CIRCULAR, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTS_OFF_OS,
+	     0x2c0},
 	    /* 1 1 0 1 0: CPL = 0 only */
-	    {BTS_RING_KERNEL, BTS_CIRCULAR, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTS_OFF_USR,
+	    {TRACE_RING_KERNEL, BTS_CIRCULAR, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTS_OFF_USR,
 	     0x4c0},
 	    /* BTINT = 1: the same, with the threshold interrupt */
-	    {BTS_RING_ALL, BTS_INTERRUPT, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT, 0x1c0},
-	    {BTS_RING_USER, BTS_INTERRUPT,
+	    {TRACE_RING_ALL, BTS_INTERRUPT, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT, 0x1c0},
+	    {TRACE_RING_USER, BTS_INTERRUPT,
 	     DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT | DEBUGCTL_BTS_OFF_OS, 0x3c0},
-	    {BTS_RING_KERNEL, BTS_INTERRUPT,
+	    {TRACE_RING_KERNEL, BTS_INTERRUPT,
 	     DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT | DEBUGCTL_BTS_OFF_USR, 0x5c0},
 	};
 	for (unsigned i = 0; i < ARRAY_SIZE(rows); i++) {
 		struct bts_config b = {.ring = rows[i].ring, .mode = rows[i].mode, .records = 64};
 		struct bts_plan p = {.debugctl = 0xdead, .software_ring = true};
-		assert_int_equal(bts_plan(&c, &b, &p, why, sizeof(why)), 0);
+		assert_int_equal(bts_plan(&c, &b, &p, why, sizeof(why)), STATUS_OK);
 		assert_int_equal(p.debugctl, rows[i].debugctl);
 		assert_int_equal(p.debugctl, rows[i].hex);
 		assert_false(p.software_ring);
@@ -103,16 +104,16 @@ static void software_ring_without_ds_cpl(void **state)
 	assert_int_equal(c.bts.kind, TC_BTS_YES);
 	struct bts_plan p;
 	/* BTS_OFF_OS / BTS_OFF_USR are reserved without DS-CPL (SDM 17.4.9.3): never set. */
-	struct bts_config b = {.ring = BTS_RING_USER, .mode = BTS_CIRCULAR};
-	assert_int_equal(bts_plan(&c, &b, &p, why, sizeof(why)), 0);
+	struct bts_config b = {.ring = TRACE_RING_USER, .mode = BTS_CIRCULAR};
+	assert_int_equal(bts_plan(&c, &b, &p, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(p.debugctl, DEBUGCTL_TR | DEBUGCTL_BTS);
 	assert_true(p.software_ring);
-	b = (struct bts_config){.ring = BTS_RING_KERNEL, .mode = BTS_INTERRUPT};
-	assert_int_equal(bts_plan(&c, &b, &p, why, sizeof(why)), 0);
+	b = (struct bts_config){.ring = TRACE_RING_KERNEL, .mode = BTS_INTERRUPT};
+	assert_int_equal(bts_plan(&c, &b, &p, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(p.debugctl, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT);
 	assert_true(p.software_ring);
-	b = (struct bts_config){.ring = BTS_RING_ALL, .mode = BTS_CIRCULAR};
-	assert_int_equal(bts_plan(&c, &b, &p, why, sizeof(why)), 0);
+	b = (struct bts_config){.ring = TRACE_RING_ALL, .mode = BTS_CIRCULAR};
+	assert_int_equal(bts_plan(&c, &b, &p, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(p.debugctl, DEBUGCTL_TR | DEBUGCTL_BTS);
 	assert_false(p.software_ring); /* nothing to filter */
 }
@@ -122,18 +123,18 @@ static void refused_without_bts(void **state)
 	(void)state;
 	struct trace_caps c = caps_from(bts_unavailable);
 	assert_int_equal(c.bts.kind, TC_BTS_NO);
-	struct bts_config b = {.ring = BTS_RING_ALL, .mode = BTS_CIRCULAR, .records = 64};
+	struct bts_config b = {.ring = TRACE_RING_ALL, .mode = BTS_CIRCULAR, .records = 64};
 	struct bts_plan p;
-	assert_int_equal(bts_plan(&c, &b, &p, why, sizeof(why)), -1);
+	assert_int_equal(bts_plan(&c, &b, &p, why, sizeof(why)), STATUS_UNSUPPORTED);
 	assert_string_equal(why, "no BTS: IA32_MISC_ENABLE[11] BTS_UNAVAILABLE=1");
 	/* a record built by hand: the reason it carries is the one reported */
 	struct trace_caps h;
 	memset(&h, 0, sizeof(h));
 	h.bts.kind = TC_BTS_NO;
 	strcpy(h.bts.reason, "CPUID.01H:EDX.DS[21] = 0");
-	assert_int_equal(bts_plan(&h, &b, &p, why, sizeof(why)), -1);
+	assert_int_equal(bts_plan(&h, &b, &p, why, sizeof(why)), STATUS_UNSUPPORTED);
 	assert_string_equal(why, "no BTS: CPUID.01H:EDX.DS[21] = 0");
-	assert_int_equal(bts_plan(NULL, &b, &p, why, sizeof(why)), -1);
+	assert_int_equal(bts_plan(NULL, &b, &p, why, sizeof(why)), STATUS_UNSUPPORTED);
 	assert_string_equal(why, "no BTS: no capability record");
 }
 
@@ -208,31 +209,31 @@ static void leaks_by_ring(void **state)
 	const struct bts_record la57_user = {0x00ff000000001000ull, 0x0000800000000000ull, 0};
 	const struct bts_record la57_kern = {0xff00000000001000ull, 0xff00000000002000ull, 0};
 
-	assert_true(bts_record_leaks(&syscall, BTS_RING_USER));
-	assert_true(bts_record_leaks(&sysret, BTS_RING_USER));
-	assert_false(bts_record_leaks(&user, BTS_RING_USER));
-	assert_true(bts_record_leaks(&kern, BTS_RING_USER));
-	assert_false(bts_record_leaks(&top_user, BTS_RING_USER));
-	assert_true(bts_record_leaks(&low_kern, BTS_RING_USER));
-	assert_false(bts_record_leaks(&la57_user, BTS_RING_USER));
-	assert_true(bts_record_leaks(&la57_kern, BTS_RING_USER));
+	assert_true(bts_record_leaks(&syscall, TRACE_RING_USER));
+	assert_true(bts_record_leaks(&sysret, TRACE_RING_USER));
+	assert_false(bts_record_leaks(&user, TRACE_RING_USER));
+	assert_true(bts_record_leaks(&kern, TRACE_RING_USER));
+	assert_false(bts_record_leaks(&top_user, TRACE_RING_USER));
+	assert_true(bts_record_leaks(&low_kern, TRACE_RING_USER));
+	assert_false(bts_record_leaks(&la57_user, TRACE_RING_USER));
+	assert_true(bts_record_leaks(&la57_kern, TRACE_RING_USER));
 
-	assert_true(bts_record_leaks(&syscall, BTS_RING_KERNEL));
-	assert_true(bts_record_leaks(&sysret, BTS_RING_KERNEL));
-	assert_true(bts_record_leaks(&user, BTS_RING_KERNEL));
-	assert_false(bts_record_leaks(&kern, BTS_RING_KERNEL));
-	assert_false(bts_record_leaks(&low_kern, BTS_RING_KERNEL));
-	assert_true(bts_record_leaks(&la57_user, BTS_RING_KERNEL));
-	assert_false(bts_record_leaks(&la57_kern, BTS_RING_KERNEL));
+	assert_true(bts_record_leaks(&syscall, TRACE_RING_KERNEL));
+	assert_true(bts_record_leaks(&sysret, TRACE_RING_KERNEL));
+	assert_true(bts_record_leaks(&user, TRACE_RING_KERNEL));
+	assert_false(bts_record_leaks(&kern, TRACE_RING_KERNEL));
+	assert_false(bts_record_leaks(&low_kern, TRACE_RING_KERNEL));
+	assert_true(bts_record_leaks(&la57_user, TRACE_RING_KERNEL));
+	assert_false(bts_record_leaks(&la57_kern, TRACE_RING_KERNEL));
 
-	assert_false(bts_record_leaks(&syscall, BTS_RING_ALL)); /* nothing is outside "all" */
-	assert_false(bts_record_leaks(&sysret, BTS_RING_ALL));
-	assert_false(bts_record_leaks(&user, BTS_RING_ALL));
-	assert_false(bts_record_leaks(&kern, BTS_RING_ALL));
+	assert_false(bts_record_leaks(&syscall, TRACE_RING_ALL)); /* nothing is outside "all" */
+	assert_false(bts_record_leaks(&sysret, TRACE_RING_ALL));
+	assert_false(bts_record_leaks(&user, TRACE_RING_ALL));
+	assert_false(bts_record_leaks(&kern, TRACE_RING_ALL));
 
-	assert_string_equal(bts_ring_name(BTS_RING_ALL), "all");
-	assert_string_equal(bts_ring_name(BTS_RING_USER), "user");
-	assert_string_equal(bts_ring_name(BTS_RING_KERNEL), "kernel");
+	assert_string_equal(bts_ring_name(TRACE_RING_ALL), "all");
+	assert_string_equal(bts_ring_name(TRACE_RING_USER), "user");
+	assert_string_equal(bts_ring_name(TRACE_RING_KERNEL), "kernel");
 }
 
 static struct ds_area64 *ds(void)
@@ -251,7 +252,7 @@ static struct bts_plan model_session(const struct bts_config *b)
 	memset(mem, 0, sizeof(mem));
 	spmu_init(&m, spmu_personality_find("skylake"), lin);
 	struct bts_plan p;
-	assert_int_equal(bts_plan(&m.caps, b, &p, why, sizeof(why)), 0);
+	assert_int_equal(bts_plan(&m.caps, b, &p, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(bts_buffer_setup(ds(), BUF_LIN, b, why, sizeof(why)), STATUS_OK);
 	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DS_AREA, DS_LIN), STATUS_OK);
 	assert_int_equal(spmu_wrmsr(&m, MSR_IA32_DEBUGCTL, p.debugctl), STATUS_OK);
@@ -261,7 +262,7 @@ static struct bts_plan model_session(const struct bts_config *b)
 static void model_user_ring_stores_the_syscall(void **state)
 {
 	(void)state;
-	struct bts_config b = {.ring = BTS_RING_USER, .mode = BTS_CIRCULAR, .records = 16};
+	struct bts_config b = {.ring = TRACE_RING_USER, .mode = BTS_CIRCULAR, .records = 16};
 	struct bts_plan p = model_session(&b);
 	assert_int_equal(p.debugctl, DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTS_OFF_OS);
 	spmu_branch(&m, USER_A, USER_B, X86_BR_JMP_REL, 3, 3);	      /* user -> user */
@@ -276,15 +277,15 @@ static void model_user_ring_stores_the_syscall(void **state)
 	assert_int_equal(rec(1)->from, USER_B + 0x10);
 	assert_int_equal(rec(1)->to, KERN_A); /* the kernel address the hardware leaks */
 	assert_int_equal(rec(2)->from, 0);    /* nothing more written */
-	assert_false(bts_record_leaks(rec(0), BTS_RING_USER));
-	assert_true(bts_record_leaks(rec(1), BTS_RING_USER));
+	assert_false(bts_record_leaks(rec(0), TRACE_RING_USER));
+	assert_true(bts_record_leaks(rec(1), TRACE_RING_USER));
 	assert_false(m.pmi_pending); /* circular: threshold above abs max */
 }
 
 static void model_circular_wraps_without_pmi(void **state)
 {
 	(void)state;
-	struct bts_config b = {.ring = BTS_RING_ALL, .mode = BTS_CIRCULAR, .records = 2};
+	struct bts_config b = {.ring = TRACE_RING_ALL, .mode = BTS_CIRCULAR, .records = 2};
 	model_session(&b);
 	for (unsigned i = 0; i < 3; i++)
 		spmu_branch(&m, USER_A + i, USER_B, X86_BR_JMP_REL, 3, 3);
@@ -300,7 +301,7 @@ static void model_interrupt_threshold_headroom(void **state)
 {
 	(void)state;
 	struct bts_config b = {
-	    .ring = BTS_RING_KERNEL, .mode = BTS_INTERRUPT, .records = 4, .headroom = 1};
+	    .ring = TRACE_RING_KERNEL, .mode = BTS_INTERRUPT, .records = 4, .headroom = 1};
 	struct bts_plan p = model_session(&b);
 	assert_int_equal(p.debugctl,
 			 DEBUGCTL_TR | DEBUGCTL_BTS | DEBUGCTL_BTINT | DEBUGCTL_BTS_OFF_USR);
@@ -319,7 +320,7 @@ static void model_interrupt_threshold_headroom(void **state)
 	assert_int_equal(ds()->bts_index, BUF_LIN + 4 * REC);
 	assert_int_equal(rec(3)->from, KERN_A + 3);
 	for (unsigned i = 0; i < 4; i++)
-		assert_false(bts_record_leaks(rec(i), BTS_RING_KERNEL));
+		assert_false(bts_record_leaks(rec(i), TRACE_RING_KERNEL));
 }
 
 static const struct CMUnitTest tests[] = {

@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/drivers/lbr.c arch/x86/spmu/lbr.c arch/x86/spmu/arch_lbr.c arch/x86/caps/lbr_models.c lib/list.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/drivers/lbr_plan.c arch/x86/spmu/lbr.c arch/x86/spmu/arch_lbr.c arch/x86/caps/lbr_models.c lib/list.c lib/fmt.c
 // clang-format on
 /*
  * LBR filter -> MSR_LBR_SELECT / IA32_LBR_CTL values against hand-computed constants (bit
@@ -10,7 +10,7 @@
 #include "tests/unit/unit.h"
 #include <string.h>
 #include "arch/x86/hw/ds_layout.h"
-#include "arch/x86/drivers/lbr.h"
+#include "arch/x86/drivers/lbr_plan.h"
 #include "arch/x86/caps/lbr_models.h"
 #include "arch/x86/spmu/arch_lbr.h"
 #include "arch/x86/spmu/lbr.h"
@@ -66,7 +66,7 @@ static uint64_t select_ok(struct trace_caps c, const struct lbr_filter *f, bool 
 {
 	uint64_t v = ~0ull;
 	why[0] = 0;
-	assert_int_equal(lbr_select_value(&c, f, &v, sw, why, sizeof(why)), 0);
+	assert_int_equal(lbr_select_value(&c, f, &v, sw, why, sizeof(why)), STATUS_OK);
 	assert_string_equal(why, "");
 	return v;
 }
@@ -76,7 +76,7 @@ static void select_refused(struct trace_caps c, const struct lbr_filter *f, cons
 	uint64_t v = 0x5a5a;
 	bool sw = true;
 	why[0] = 0;
-	assert_int_equal(lbr_select_value(&c, f, &v, &sw, why, sizeof(why)), -1);
+	assert_int_not_equal(lbr_select_value(&c, f, &v, &sw, why, sizeof(why)), STATUS_OK);
 	assert_non_null(strstr(why, needle));
 	assert_int_equal(v, 0x5a5a); /* untouched */
 }
@@ -175,7 +175,7 @@ static uint64_t ctl_ok(struct trace_caps c, const struct lbr_filter *f)
 				   c.arch_lbr.branch_filter, c.arch_lbr.call_stack,
 				   c.arch_lbr.timed};
 	const char *reason = NULL;
-	assert_int_equal(arch_lbr_ctl_value(&c, f, &v, why, sizeof(why)), 0);
+	assert_int_equal(arch_lbr_ctl_value(&c, f, &v, why, sizeof(why)), STATUS_OK);
 	arch_lbr_init(&model, &mc);
 	assert_int_equal(arch_lbr_write_ctl(&model, v, &reason), 0); /* the model accepts it */
 	return v;
@@ -185,7 +185,7 @@ static void ctl_refused(struct trace_caps c, const struct lbr_filter *f, const c
 {
 	uint64_t v = 0x5a5a;
 	why[0] = 0;
-	assert_int_equal(arch_lbr_ctl_value(&c, f, &v, why, sizeof(why)), -1);
+	assert_int_not_equal(arch_lbr_ctl_value(&c, f, &v, why, sizeof(why)), STATUS_OK);
 	assert_non_null(strstr(why, needle));
 	assert_int_equal(v, 0x5a5a);
 }
@@ -230,23 +230,23 @@ static void test_quirks(void **state)
 	struct trace_caps old = BONNELL;
 	(void)state;
 	/* Call stack + FREEZE_LBRS_ON_PMI, legacy and Arch LBR; either alone is fine. */
-	assert_int_equal(quirk(SKYLAKE, &user_stack, lbr_frz), -1);
+	assert_int_equal(quirk(SKYLAKE, &user_stack, lbr_frz), STATUS_UNSUPPORTED);
 	assert_non_null(strstr(why, "TOS"));
-	assert_int_equal(quirk(arch(true, true, true), &user_stack, lbr_frz), -1);
-	assert_int_equal(quirk(SKYLAKE, &user_stack, DEBUGCTL_LBR), 0);
-	assert_int_equal(quirk(SKYLAKE, &user_all, lbr_frz), 0);
+	assert_int_equal(quirk(arch(true, true, true), &user_stack, lbr_frz), STATUS_UNSUPPORTED);
+	assert_int_equal(quirk(SKYLAKE, &user_stack, DEBUGCTL_LBR), STATUS_OK);
+	assert_int_equal(quirk(SKYLAKE, &user_all, lbr_frz), STATUS_OK);
 	/* Bonnell: stepping 10 is fine, 9 is not (references.md 3.3, 8). */
-	assert_int_equal(quirk(old, &user_all, DEBUGCTL_LBR), 0);
+	assert_int_equal(quirk(old, &user_all, DEBUGCTL_LBR), STATUS_OK);
 	old.stepping = 9;
-	assert_int_equal(quirk(old, &user_all, DEBUGCTL_LBR), -1);
+	assert_int_equal(quirk(old, &user_all, DEBUGCTL_LBR), STATUS_UNSUPPORTED);
 	assert_non_null(strstr(why, "stepping 9"));
 	/* Old Atoms clear TR when FREEZE_LBRS_ON_PMI is set: only the combination is refused,
 	 * and not on Silvermont. */
-	assert_int_equal(quirk(BONNELL, &user_all, bts_frz), -1);
+	assert_int_equal(quirk(BONNELL, &user_all, bts_frz), STATUS_UNSUPPORTED);
 	assert_non_null(strstr(why, "DEBUGCTL.TR"));
-	assert_int_equal(quirk(BONNELL, &user_all, DEBUGCTL_TR | DEBUGCTL_BTS), 0);
-	assert_int_equal(quirk(BONNELL, &user_all, lbr_frz), 0);
-	assert_int_equal(quirk(SILVERMONT, &user_all, bts_frz), 0);
+	assert_int_equal(quirk(BONNELL, &user_all, DEBUGCTL_TR | DEBUGCTL_BTS), STATUS_OK);
+	assert_int_equal(quirk(BONNELL, &user_all, lbr_frz), STATUS_OK);
+	assert_int_equal(quirk(SILVERMONT, &user_all, bts_frz), STATUS_OK);
 }
 
 static void test_pick_depth(void **state)
