@@ -95,7 +95,7 @@ static enum status plan_event(struct facility_run *r, char *why, size_t n)
 		return STATUS_UNSUPPORTED;
 	}
 	if (ch.mem >= 0 && pebs_memory_event(c, (enum pebs_mem_event)ch.mem, &ch.event, &ch.umask,
-					     why, n) != PEBS_OK)
+					     why, n) != STATUS_OK)
 		return STATUS_UNSUPPORTED;
 	p->fixed = ch.fixed;
 	p->event = ch.event;
@@ -109,8 +109,8 @@ static enum status plan_event(struct facility_run *r, char *why, size_t n)
 	p->counter = ch.fixed ? 0 : (unsigned)o->pebs_counter;
 	uint32_t gp = ch.fixed ? 0 : (uint32_t)BIT(p->counter);
 	if (pebs_enable_bits(c, gp, ch.fixed ? BIT(0) : 0, ll_enable ? gp : 0, &p->enable, why,
-			     n) != PEBS_OK ||
-	    (ch.load_latency && pebs_ld_lat_value((unsigned)o->pebs_ldlat, &p->ldlat) != PEBS_OK))
+			     n) != STATUS_OK ||
+	    (ch.load_latency && pebs_ld_lat_value((unsigned)o->pebs_ldlat, &p->ldlat) != STATUS_OK))
 		return STATUS_UNSUPPORTED;
 	struct pmc_event ev = {
 	    .event = ch.event, .usr = true, .os = true, .period = o->pebs_period};
@@ -272,14 +272,14 @@ static enum status pebs_disarm(struct facility_run *r)
 	return ok ? STATUS_OK : STATUS_REFUSED;
 }
 
-static void count_bad(struct pebs_state *p, int err)
+static void count_bad(struct pebs_state *p, enum pebs_defect d)
 {
 	if (!p->bad++)
-		p->first_error = (uint64_t)-err;
+		p->first_defect = d;
 }
 
-/* Kept record `stored` through the session's layout: PEBS_OK or the decoder's error. */
-static int decode(const struct facility_run *r, const void *stored, struct pebs_decoded *d)
+/* Kept record `stored` through the session's layout (d->defect says what is wrong). */
+static enum status decode(const struct facility_run *r, const void *stored, struct pebs_decoded *d)
 {
 	const struct pebs_state *p = &r->u.pebs;
 	return pebs_decode(p->format, p->adaptive, p->trap_like, p->data_cfg, stored, p->size, d);
@@ -299,9 +299,8 @@ static enum status pebs_drain(struct facility_run *r)
 	uint64_t pending = record_store_pending(&r->store);
 	for (uint64_t i = 0; i < pending; i++) {
 		struct pebs_decoded d;
-		int err = decode(r, record_store_peek(&r->store, i), &d);
-		if (err != PEBS_OK)
-			count_bad(p, err);
+		if (decode(r, record_store_peek(&r->store, i), &d) != STATUS_OK)
+			count_bad(p, d.defect);
 	}
 	p->drained = true;
 	uint64_t full = r->store.lost_full;
@@ -341,10 +340,9 @@ static bool pebs_deliver(struct facility_run *r, const void *stored, const struc
 {
 	struct pebs_state *p = &r->u.pebs;
 	struct pebs_decoded d;
-	int err = decode(r, stored, &d);
-	if (err != PEBS_OK) {
+	if (decode(r, stored, &d) != STATUS_OK) {
 		if (!p->drained)
-			count_bad(p, err); /* taken live: the drain's pass will not see it */
+			count_bad(p, d.defect); /* taken live: the drain's pass will not see it */
 		return false;
 	}
 	struct pebs_lbr_entry e = {0};
@@ -376,7 +374,7 @@ static bool pebs_finish(struct facility_run *r)
 	r->print("error: pebs: %s: %lu records lost (store full), %lu undecodable (first: %s), "
 		 "%lu storms, %lu refused MSR accesses\n",
 		 r->label, r->store.lost_full, p->bad,
-		 p->bad ? pebs_error_name(-(int)p->first_error) : "-", st->storms, st->msr_errors);
+		 p->bad ? pebs_defect_name(p->first_defect) : "-", st->storms, st->msr_errors);
 	return false;
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "arch/x86/drivers/pebs_record.h"
+#include "arch/x86/caps/pebs_models.h"
 #include "arch/x86/hw/pmu_regs.h"
 #include <stdarg.h>
 #include "lib/fmt.h"
@@ -19,28 +20,20 @@ _Static_assert(DS_PEBS_RESET_FIXED(5, 15) + 8 == sizeof(struct ds_area64), "fmt 
 
 #define LD_LAT_COUNTERS 4 /* LL_EN_PMC0-3, IA32_PEBS_ENABLE bits 35:32 (references.md 6.1) */
 
-static const char *const error_names[] = {
-    [-PEBS_OK] = "ok",
-    [-PEBS_ERR_ARG] = "null argument",
-    [-PEBS_ERR_FORMAT] = "unsupported PEBS record format",
-    [-PEBS_ERR_DATA_CFG] = "DATA_CFG selects groups not decoded (format 6 counters/metrics)",
-    [-PEBS_ERR_SHORT] = "fewer bytes than the record size",
-    [-PEBS_ERR_SIZE_MISMATCH] = "record size field differs from the size DATA_CFG implies",
-    [-PEBS_ERR_GROUPS] = "record group mask differs from DATA_CFG",
-    [-PEBS_ERR_NO_PEBS] = "PEBS not available",
-    [-PEBS_ERR_COUNTER] = "counter absent or not PEBS-capable",
-    [-PEBS_ERR_LOAD_LATENCY] = "load-latency enable not available",
-    [-PEBS_ERR_EXTENDED] = "extended PEBS on fixed counters not available",
-    [-PEBS_ERR_CONFLICT] = "load latency and extended PEBS both requested",
-    [-PEBS_ERR_RANGE] = "load-latency threshold above 0xffff cycles",
-    [-PEBS_ERR_EVENT] = "memory event not tabled for this processor",
+static const char *const defect_names[] = {
+    [PEBS_DEFECT_NONE] = "none",
+    [PEBS_DEFECT_ARG] = "null argument",
+    [PEBS_DEFECT_FORMAT] = "unsupported PEBS record format",
+    [PEBS_DEFECT_DATA_CFG] = "DATA_CFG selects groups not decoded (format 6 counters/metrics)",
+    [PEBS_DEFECT_SHORT] = "fewer bytes than the record size",
+    [PEBS_DEFECT_SIZE_MISMATCH] = "record size field differs from the size DATA_CFG implies",
+    [PEBS_DEFECT_GROUPS] = "record group mask differs from DATA_CFG",
 };
+_Static_assert(ARRAY_SIZE(defect_names) == PEBS_DEFECTS, "a phrase for every defect");
 
-const char *pebs_error_name(int err)
+const char *pebs_defect_name(enum pebs_defect d)
 {
-	if (err > 0 || err <= -(int)ARRAY_SIZE(error_names) || !error_names[-err])
-		return "unknown PEBS error";
-	return error_names[-err];
+	return (unsigned)d < PEBS_DEFECTS ? defect_names[d] : "unknown PEBS defect";
 }
 
 const char *pebs_ip_kind_name(enum pebs_ip_kind k)
@@ -51,16 +44,16 @@ const char *pebs_ip_kind_name(enum pebs_ip_kind k)
 }
 
 /* Whether the configuration is one this module decodes. */
-static int config_error(unsigned format, bool adaptive, uint64_t data_cfg)
+static enum pebs_defect config_error(unsigned format, bool adaptive, uint64_t data_cfg)
 {
 	if (format > PEBS_FORMAT_MAX_SUPPORTED)
-		return PEBS_ERR_FORMAT; /* format 6+: references.md 6.4 marks it unconfirmed */
+		return PEBS_DEFECT_FORMAT; /* format 6+: references.md 6.4 marks it unconfirmed */
 	if (adaptive && format < PEBS_FORMAT_FIRST_BASIC)
-		return PEBS_ERR_FORMAT; /* Linux clears the baseline bit below format 4
+		return PEBS_DEFECT_FORMAT; /* Linux clears the baseline bit below format 4
 					   (references.md 1.5) */
 	if (adaptive && (data_cfg & (PEBS_DATACFG_CNTR | PEBS_DATACFG_METRICS)))
-		return PEBS_ERR_DATA_CFG; /* reserved before format 6 */
-	return PEBS_OK;
+		return PEBS_DEFECT_DATA_CFG; /* reserved before format 6 */
+	return PEBS_DEFECT_NONE;
 }
 
 static unsigned lbr_entries(uint64_t data_cfg)
@@ -72,7 +65,7 @@ static unsigned lbr_entries(uint64_t data_cfg)
 
 size_t pebs_record_bytes(unsigned format, bool adaptive, uint64_t data_cfg)
 {
-	if (config_error(format, adaptive, data_cfg) != PEBS_OK)
+	if (config_error(format, adaptive, data_cfg) != PEBS_DEFECT_NONE)
 		return 0;
 	switch (format) { /* references.md 6.2 */
 	case 0:
@@ -164,7 +157,8 @@ static void decode_legacy(unsigned format, bool trap_like, const void *rec, size
 }
 
 /* Formats 4/5: the basic group, then the DATA_CFG groups in order (references.md 6.3). */
-static int decode_basic(uint64_t cfg, const void *rec, size_t size, struct pebs_decoded *o)
+static enum pebs_defect decode_basic(uint64_t cfg, const void *rec, size_t size,
+				     struct pebs_decoded *o)
 {
 	const uint8_t *p = rec;
 	struct pebs_basic b;
@@ -174,9 +168,9 @@ static int decode_basic(uint64_t cfg, const void *rec, size_t size, struct pebs_
 	uint64_t compared =
 	    DATACFG_GROUP_BITS | (cfg & PEBS_DATACFG_LBRS ? PEBS_DATACFG_LBR_COUNT : 0);
 	if ((b.format_size ^ cfg) & compared)
-		return PEBS_ERR_GROUPS;
+		return PEBS_DEFECT_GROUPS;
 	if (FIELD_GET(PEBS_BASIC_SIZE_FIELD, b.format_size) != size)
-		return PEBS_ERR_SIZE_MISMATCH;
+		return PEBS_DEFECT_SIZE_MISMATCH;
 
 	o->groups = (uint32_t)FIELD_GET(PEBS_BASIC_GROUP_FIELD, b.format_size);
 	o->retire_latency = (uint32_t)FIELD_GET(PEBS_BASIC_RETIRE_LAT, b.format_size);
@@ -216,36 +210,42 @@ static int decode_basic(uint64_t cfg, const void *rec, size_t size, struct pebs_
 		o->lbr_offset = (uint32_t)off;
 		o->lbr = p + off;
 	}
-	return PEBS_OK;
+	return PEBS_DEFECT_NONE;
 }
 
-int pebs_decode(unsigned format, bool adaptive, bool trap_like, uint64_t data_cfg, const void *rec,
-		size_t avail, struct pebs_decoded *out)
+/* A record refused: *out cleared but for what is wrong with it. */
+static enum status refused(struct pebs_decoded *out, enum pebs_defect d)
+{
+	memset(out, 0, sizeof(*out));
+	out->defect = d;
+	return STATUS_INVALID;
+}
+
+enum status pebs_decode(unsigned format, bool adaptive, bool trap_like, uint64_t data_cfg,
+			const void *rec, size_t avail, struct pebs_decoded *out)
 {
 	if (!out)
-		return PEBS_ERR_ARG;
+		return STATUS_INVALID;
 	memset(out, 0, sizeof(*out));
 	if (!rec)
-		return PEBS_ERR_ARG;
-	int err = config_error(format, adaptive, data_cfg);
-	if (err != PEBS_OK)
-		return err;
+		return refused(out, PEBS_DEFECT_ARG);
+	enum pebs_defect d = config_error(format, adaptive, data_cfg);
+	if (d != PEBS_DEFECT_NONE)
+		return refused(out, d);
 	/* Without the baseline bit there is no MSR_PEBS_DATA_CFG: the basic group alone. */
 	uint64_t cfg = adaptive ? data_cfg : 0;
 	size_t size = pebs_record_bytes(format, adaptive, cfg);
 	if (avail < size)
-		return PEBS_ERR_SHORT;
+		return refused(out, PEBS_DEFECT_SHORT);
 	out->format = format;
 	out->adaptive = adaptive;
 	out->size = (uint32_t)size;
 	if (format < PEBS_FORMAT_FIRST_BASIC) {
 		decode_legacy(format, trap_like, rec, size, out);
-		return PEBS_OK;
+		return STATUS_OK;
 	}
-	err = decode_basic(cfg, rec, size, out);
-	if (err != PEBS_OK)
-		memset(out, 0, sizeof(*out));
-	return err;
+	d = decode_basic(cfg, rec, size, out);
+	return d == PEBS_DEFECT_NONE ? STATUS_OK : refused(out, d);
 }
 
 bool pebs_lbr_get(const struct pebs_decoded *s, unsigned i, struct pebs_lbr_entry *e)
@@ -298,9 +298,9 @@ static uint32_t low_mask(unsigned n)
 	return n >= 32 ? UINT32_MAX : (uint32_t)(BIT(n) - 1);
 }
 
-/* Say why into `why` (when given) and return err. */
-__attribute__((format(printf, 4, 5))) static int refuse(char *why, size_t size, int err,
-							const char *f, ...)
+/* Say why into `why` (when given) and return st. */
+__attribute__((format(printf, 4, 5))) static enum status refuse(char *why, size_t size,
+								enum status st, const char *f, ...)
 {
 	if (why && size) {
 		va_list ap;
@@ -308,25 +308,25 @@ __attribute__((format(printf, 4, 5))) static int refuse(char *why, size_t size, 
 		fmt_vsnprintf(why, size, f, ap);
 		va_end(ap);
 	}
-	return err;
+	return st;
 }
 
-int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixed_mask,
-		     uint32_t load_latency_mask, uint64_t *out, char *why, size_t why_size)
+enum status pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixed_mask,
+			     uint32_t load_latency_mask, uint64_t *out, char *why, size_t why_size)
 {
 	if (why && why_size)
 		why[0] = '\0';
 	if (!out)
-		return PEBS_ERR_ARG;
+		return STATUS_INVALID;
 	*out = 0;
 	if (!c)
-		return PEBS_ERR_ARG;
+		return STATUS_INVALID;
 	if (c->pebs.kind != TC_PEBS_YES)
-		return refuse(why, why_size, PEBS_ERR_NO_PEBS, "no PEBS on this CPU: %s",
+		return refuse(why, why_size, STATUS_UNSUPPORTED, "no PEBS on this CPU: %s",
 			      c->pebs.reason);
 	unsigned fmt = c->pebs.format, v = c->perfmon.version;
 	if (fmt > PEBS_FORMAT_MAX_SUPPORTED)
-		return refuse(why, why_size, PEBS_ERR_FORMAT,
+		return refuse(why, why_size, STATUS_UNSUPPORTED,
 			      "PEBS format %u not supported (formats 0-%u)", fmt,
 			      PEBS_FORMAT_MAX_SUPPORTED);
 
@@ -348,7 +348,7 @@ int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixe
 	}
 	int bad = first_outside(gp_mask, low_mask(pebs_gp));
 	if (bad >= 0)
-		return refuse(why, why_size, PEBS_ERR_COUNTER,
+		return refuse(why, why_size, STATUS_UNSUPPORTED,
 			      "PEBS on PMC%d refused: %u GP counters%s; accepted gp mask 0x%x", bad,
 			      c->perfmon.gp_counters, rule, low_mask(pebs_gp));
 
@@ -356,7 +356,7 @@ int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixe
 	if (load_latency_mask) {
 		if (v >= 5 || fmt < 1)
 			return refuse(
-			    why, why_size, PEBS_ERR_LOAD_LATENCY,
+			    why, why_size, STATUS_UNSUPPORTED,
 			    "load-latency enable bits refused: they exist with PEBS format "
 			    ">= 1 and perfmon < v5 (this CPU: format %u, v%u); accepted "
 			    "load-latency mask 0",
@@ -365,7 +365,7 @@ int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixe
 		bad = first_outside(load_latency_mask, ll_ok);
 		if (bad >= 0)
 			return refuse(
-			    why, why_size, PEBS_ERR_LOAD_LATENCY,
+			    why, why_size, STATUS_UNSUPPORTED,
 			    "load latency on PMC%d refused: only on PMC0-PMC3 that also have "
 			    "PEBS in the gp mask; accepted load-latency mask 0x%x",
 			    bad, ll_ok);
@@ -374,7 +374,7 @@ int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixe
 	/* Extended PEBS on fixed counters (references.md 6.1, 1.5 row 14). */
 	if (fixed_mask) {
 		if (!c->perf_cap.pebs_baseline || fmt < PEBS_FORMAT_FIRST_BASIC)
-			return refuse(why, why_size, PEBS_ERR_EXTENDED,
+			return refuse(why, why_size, STATUS_UNSUPPORTED,
 				      "PEBS on fixed counters refused: extended PEBS needs "
 				      "IA32_PERF_CAPABILITIES[14] and PEBS format >= 4 (this CPU: "
 				      "baseline %u, format %u); accepted fixed mask 0",
@@ -382,13 +382,13 @@ int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixe
 		uint32_t fixed_ok = c->perfmon.fixed_mask & low_mask(RESET_FIXED_SLOTS(fmt));
 		bad = first_outside(fixed_mask, fixed_ok);
 		if (bad >= 0)
-			return refuse(why, why_size, PEBS_ERR_EXTENDED,
+			return refuse(why, why_size, STATUS_UNSUPPORTED,
 				      "PEBS on fixed counter %d refused: no such counter or no DS "
 				      "reset slot; accepted fixed mask 0x%x",
 				      bad, fixed_ok);
 	}
 	if (fixed_mask && load_latency_mask)
-		return refuse(why, why_size, PEBS_ERR_CONFLICT,
+		return refuse(why, why_size, STATUS_INVALID,
 			      "load latency and extended PEBS both requested: both use "
 			      "IA32_PEBS_ENABLE bits 32+; request one of them");
 
@@ -400,83 +400,50 @@ int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixe
 			v64 |= PEBS_ENABLE_FIXED(i);
 	}
 	*out = v64;
-	return PEBS_OK;
+	return STATUS_OK;
 }
 
-int pebs_ld_lat_value(unsigned cycles, uint64_t *out)
+enum status pebs_ld_lat_value(unsigned cycles, uint64_t *out)
 {
 	if (!out)
-		return PEBS_ERR_ARG;
+		return STATUS_INVALID;
 	*out = 0;
 	if (cycles > PEBS_LD_LAT_THRESHOLD)
-		return PEBS_ERR_RANGE;
+		return STATUS_INVALID;
 	*out = FIELD_PREP(PEBS_LD_LAT_THRESHOLD, cycles);
-	return PEBS_OK;
+	return STATUS_OK;
 }
 
-/*
- * Memory events per microarchitecture (family 6 models). Nehalem/Westmere: MEM_INST_RETIRED
- * .LOADS 0BH/01H, .STORES 0BH/02H, .LATENCY_ABOVE_THRESHOLD 0BH/10H (SDM Vol. 3B 18.8.1,
- * Linux mem_ld_nhm "event=0x0b,umask=0x10"). Sandy Bridge and later big cores:
- * MEM_TRANS_RETIRED.LATENCY_ABOVE_THRESHOLD 1CDH (18.9.4.2, Linux mem_ld_snb/mem_ld_hsw);
- * Haswell onwards the all-loads/all-stores events D0H/81H and D0H/82H (MEM_UOPS_RETIRED on
- * Haswell/Broadwell, MEM_INST_RETIRED from Skylake; Linux mem_st_hsw "event=0xd0,umask=0x82").
- * Sandy/Ivy Bridge stores need the precise-store facility (PEBS_ENABLE[63] on PMC3): not
- * offered. Atom cores: not tabled.
- */
-#define EVENT_NHM_MEM_INST	0x0b
-#define UMASK_NHM_LOADS		0x01
-#define UMASK_NHM_STORES	0x02
-#define UMASK_NHM_LATENCY	0x10
-#define EVENT_MEM_TRANS_RETIRED 0xcd
-#define UMASK_LOAD_LATENCY	0x01
-#define EVENT_MEM_INST_RETIRED	0xd0
-#define UMASK_ALL_LOADS		0x81
-#define UMASK_ALL_STORES	0x82
-
-static const uint8_t nehalem_models[] = {0x1a, 0x1e, 0x1f, 0x2e, 0x25, 0x2c, 0x2f};
-static const uint8_t snb_ivb_models[] = {0x2a, 0x2d, 0x3a, 0x3e};
-/* Atom family 6 models (Bonnell .. Crestmont) whose memory events differ: not tabled. */
-static const uint8_t atom_models[] = {0x1c, 0x26, 0x27, 0x35, 0x36, 0x37, 0x4a,
-				      0x4c, 0x4d, 0x5a, 0x5d, 0x5c, 0x5f, 0x7a,
-				      0x86, 0x96, 0x9c, 0xaf, 0xb6, 0xbe, 0xdd};
-
-static bool model_in(uint32_t model, const uint8_t *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (list[i] == model)
-			return true;
-	return false;
-}
-
-#define IN(list) model_in(c->model, list, sizeof(list))
-
-int pebs_memory_event(const struct trace_caps *c, enum pebs_mem_event which, uint8_t *event,
-		      uint8_t *umask, char *why, size_t why_size)
+/* Memory events per microarchitecture (event codes: hw/pmu_regs.h; which processors have which:
+ * caps/pebs_models.c). Sandy/Ivy Bridge stores need the precise-store facility
+ * (PEBS_ENABLE[63] on PMC3): not offered. Atom cores: not tabled. */
+enum status pebs_memory_event(const struct trace_caps *c, enum pebs_mem_event which, uint8_t *event,
+			      uint8_t *umask, char *why, size_t why_size)
 {
 	static const char *const names[] = {"load latency", "all loads", "stores"};
-	if (c->pebs.format == 0 || c->family != 6 || IN(atom_models))
-		return refuse(why, why_size, PEBS_ERR_EVENT,
+	enum pebs_mem_uarch u = pebs_mem_uarch_of(c->family, c->model);
+	if (c->pebs.format == 0 || u == PEBS_MEM_UARCH_NONE)
+		return refuse(why, why_size, STATUS_UNSUPPORTED,
 			      "%s: no PEBS memory event with a data address tabled for family %u "
 			      "model %#x (PEBS format %u); tabled: Nehalem and later big cores",
 			      names[which], c->family, c->model, c->pebs.format);
-	if (IN(nehalem_models)) {
-		static const uint8_t u[] = {UMASK_NHM_LATENCY, UMASK_NHM_LOADS, UMASK_NHM_STORES};
+	if (u == PEBS_MEM_UARCH_NEHALEM) {
+		static const uint8_t nhm[] = {UMASK_NHM_LATENCY, UMASK_NHM_LOADS, UMASK_NHM_STORES};
 		*event = EVENT_NHM_MEM_INST;
-		*umask = u[which];
-		return PEBS_OK;
+		*umask = nhm[which];
+		return STATUS_OK;
 	}
 	if (which == PEBS_MEM_LOAD_LATENCY) {
 		*event = EVENT_MEM_TRANS_RETIRED;
 		*umask = UMASK_LOAD_LATENCY;
-		return PEBS_OK;
+		return STATUS_OK;
 	}
-	if (IN(snb_ivb_models))
-		return refuse(why, why_size, PEBS_ERR_EVENT,
+	if (u == PEBS_MEM_UARCH_SANDY_BRIDGE)
+		return refuse(why, why_size, STATUS_UNSUPPORTED,
 			      "%s: Sandy/Ivy Bridge have no all-loads/all-stores PEBS event with a "
 			      "data address (stores need precise store on PMC3); accepted: loads",
 			      names[which]);
 	*event = EVENT_MEM_INST_RETIRED;
 	*umask = which == PEBS_MEM_ALL_LOADS ? UMASK_ALL_LOADS : UMASK_ALL_STORES;
-	return PEBS_OK;
+	return STATUS_OK;
 }

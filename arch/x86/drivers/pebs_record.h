@@ -22,28 +22,24 @@
 #include <stdint.h>
 #include "arch/x86/hw/ds_layout.h"
 #include "arch/x86/caps/caps.h"
+#include "lib/status.h"
 
 #define PEBS_FORMAT_MAX_SUPPORTED 5 /* highest format this module decodes (references.md 6.4) */
 #define PEBS_FORMAT_FIRST_BASIC	  4 /* basic group record, adaptive with PERF_CAP[14] */
 
-/* Negative results; 0 is success. pebs_error_name() gives each a stable phrase. */
-enum pebs_err {
-	PEBS_OK = 0,
-	PEBS_ERR_ARG = -1,	     /* NULL record/output pointer */
-	PEBS_ERR_FORMAT = -2,	     /* format 6+, or adaptive below format 4 */
-	PEBS_ERR_DATA_CFG = -3,	     /* DATA_CFG selects format-6 groups (CNTR/METRICS) */
-	PEBS_ERR_SHORT = -4,	     /* fewer bytes available than the record size */
-	PEBS_ERR_SIZE_MISMATCH = -5, /* basic qword 0 bits 63:48 != size from DATA_CFG */
-	PEBS_ERR_GROUPS = -6,	     /* basic qword 0 group mask != DATA_CFG's group bits */
-	PEBS_ERR_NO_PEBS = -7,	     /* capabilities say PEBS is unavailable */
-	PEBS_ERR_COUNTER = -8,	     /* GP counter absent, or not PEBS-capable on this format */
-	PEBS_ERR_LOAD_LATENCY = -9,  /* load-latency bit not available here */
-	PEBS_ERR_EXTENDED = -10,     /* extended PEBS on a fixed counter not available here */
-	PEBS_ERR_CONFLICT = -11,     /* load latency and extended PEBS both use bits 32+ */
-	PEBS_ERR_RANGE = -12,	     /* MSR_PEBS_LD_LAT threshold above 0xffff cycles */
-	PEBS_ERR_EVENT = -13,	     /* no such memory event tabled for this processor */
+/* What is wrong with a record pebs_decode refuses (its `defect`); pebs_defect_name() gives each
+ * a stable phrase. The decisions return enum status (lib/status.h) with the reason in `why`. */
+enum pebs_defect {
+	PEBS_DEFECT_NONE,
+	PEBS_DEFECT_ARG,	   /* NULL record pointer */
+	PEBS_DEFECT_FORMAT,	   /* format 6+, or adaptive below format 4 */
+	PEBS_DEFECT_DATA_CFG,	   /* DATA_CFG selects format-6 groups (CNTR/METRICS) */
+	PEBS_DEFECT_SHORT,	   /* fewer bytes available than the record size */
+	PEBS_DEFECT_SIZE_MISMATCH, /* basic qword 0 bits 63:48 != size from DATA_CFG */
+	PEBS_DEFECT_GROUPS,	   /* basic qword 0 group mask != DATA_CFG's group bits */
+	PEBS_DEFECTS,
 };
-const char *pebs_error_name(int err);
+const char *pebs_defect_name(enum pebs_defect d);
 
 /*
  * What the record's IP means (SDM 18.4.4.2 PEBSTrap; references.md 6.2, 6.6):
@@ -61,6 +57,7 @@ const char *pebs_ip_kind_name(enum pebs_ip_kind k); /* "exact", "trap", "fault" 
  * field; absent fields are 0.
  */
 struct pebs_decoded {
+	enum pebs_defect defect; /* PEBS_DEFECT_NONE when decoded */
 	unsigned format;
 	bool adaptive;
 	uint32_t size; /* record bytes, the stride to the next record */
@@ -107,9 +104,10 @@ struct pebs_decoded {
 size_t pebs_record_bytes(unsigned format, bool adaptive, uint64_t data_cfg);
 
 /* Decode the record at rec (avail bytes readable) into *out, which is always cleared first.
- * trap_like is PERF_CAPABILITIES[6]. Returns PEBS_OK or a negative enum pebs_err. */
-int pebs_decode(unsigned format, bool adaptive, bool trap_like, uint64_t data_cfg, const void *rec,
-		size_t avail, struct pebs_decoded *out);
+ * trap_like is PERF_CAPABILITIES[6]. STATUS_OK, or STATUS_INVALID with out->defect saying
+ * what is wrong. */
+enum status pebs_decode(unsigned format, bool adaptive, bool trap_like, uint64_t data_cfg,
+			const void *rec, size_t avail, struct pebs_decoded *out);
 
 /* Copy LBR entry i (0 = newest) of a decoded record; false if i >= lbr_count. */
 bool pebs_lbr_get(const struct pebs_decoded *s, unsigned i, struct pebs_lbr_entry *e);
@@ -133,22 +131,24 @@ uint64_t pebs_threshold_multi(uint64_t base, uint64_t abs_max, size_t record_siz
  * 6.1). Checked against *c: format 0 samples on PMC0 only, formats 1-3 on PMC0-3; load latency
  * needs perfmon < v5, format >= 1, n < 4 and PEBS on the same counter; extended PEBS needs
  * PERF_CAPABILITIES[14] and format >= 4; every counter must exist and have a DS reset slot.
- * On refusal returns a negative enum pebs_err, *out is 0 and `why` (may be NULL) says what is
+ * On refusal returns STATUS_UNSUPPORTED (the CPU cannot: no PEBS, its format, a counter or enable
+ * bit it lacks) or STATUS_INVALID (a NULL argument, a conflicting request); *out is 0 and `why`
+ * (may be NULL) says what is
  * wrong and what is accepted; on success `why` is "".
  */
-int pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixed_mask,
-		     uint32_t load_latency_mask, uint64_t *out, char *why, size_t why_size);
+enum status pebs_enable_bits(const struct trace_caps *c, uint32_t gp_mask, uint32_t fixed_mask,
+			     uint32_t load_latency_mask, uint64_t *out, char *why, size_t why_size);
 
 /* MSR_PEBS_LD_LAT value for a minimum load latency of `cycles` (bits 15:0, references.md 6.1);
- * PEBS_ERR_RANGE above 0xffff. */
-int pebs_ld_lat_value(unsigned cycles, uint64_t *out);
+ * STATUS_INVALID above 0xffff. */
+enum status pebs_ld_lat_value(unsigned cycles, uint64_t *out);
 
 /* The memory events of PEBS with a data address (SDM Vol. 3B 18.8.1 Nehalem, 18.9.4 Sandy
  * Bridge, 18.3.8 Skylake onwards; Linux arch/x86/events/intel/core.c mem-loads/mem-stores). */
 enum pebs_mem_event { PEBS_MEM_LOAD_LATENCY, PEBS_MEM_ALL_LOADS, PEBS_MEM_STORES };
-/* The event select and umask of `which` on the processor of *c; PEBS_OK, or an error with
- * the reason in why (not tabled for this microarchitecture, or no such event). */
-int pebs_memory_event(const struct trace_caps *c, enum pebs_mem_event which, uint8_t *event,
-		      uint8_t *umask, char *why, size_t why_size);
+/* The event select and umask of `which` on the processor of *c; STATUS_OK, or STATUS_UNSUPPORTED
+ * with the reason in why (not tabled for this microarchitecture, or no such event). */
+enum status pebs_memory_event(const struct trace_caps *c, enum pebs_mem_event which, uint8_t *event,
+			      uint8_t *umask, char *why, size_t why_size);
 
 #endif

@@ -49,6 +49,22 @@
 #define ARCH_EVENT_INSTRUCTIONS 0xc0 /* umask 00H */
 #define ARCH_EVENT_BRANCHES	0xc4 /* umask 00H */
 
+/* PEBS memory events with a data address, event select and unit mask: Nehalem/Westmere
+ * MEM_INST_RETIRED.LOADS 0BH/01H, .STORES 0BH/02H, .LATENCY_ABOVE_THRESHOLD 0BH/10H (SDM Vol. 3B
+ * 18.8.1, Linux mem_ld_nhm "event=0x0b,umask=0x10"); Sandy Bridge and later big cores
+ * MEM_TRANS_RETIRED.LATENCY_ABOVE_THRESHOLD 1CDH (18.9.4.2, Linux mem_ld_snb/mem_ld_hsw); Haswell
+ * onwards all loads D0H/81H and all stores D0H/82H (MEM_UOPS_RETIRED on Haswell/Broadwell,
+ * MEM_INST_RETIRED from Skylake, 18.3.8; Linux mem_st_hsw "event=0xd0,umask=0x82"). */
+#define EVENT_NHM_MEM_INST	0x0b
+#define UMASK_NHM_LOADS		0x01
+#define UMASK_NHM_STORES	0x02
+#define UMASK_NHM_LATENCY	0x10
+#define EVENT_MEM_TRANS_RETIRED 0xcd
+#define UMASK_LOAD_LATENCY	0x01
+#define EVENT_MEM_INST_RETIRED	0xd0
+#define UMASK_ALL_LOADS		0x81
+#define UMASK_ALL_STORES	0x82
+
 /* IA32_PEBS_ENABLE bits (references.md 6.1; SDM Vol. 3B 18.8.1.1 for Nehalem's PEBS_EN/LL_EN). */
 #define PEBS_ENABLE_GP(n)     BIT(n)	     /* PEBS on IA32_PMCn */
 #define PEBS_ENABLE_LD_LAT(n) BIT(32 + (n))  /* load latency on PMCn: n < 4, perfmon < v5 */

@@ -82,7 +82,8 @@ static bool pebs_decodable(const struct record_store *s)
 {
 	for (uint64_t i = 0; i < record_store_pending(s); i++) {
 		struct pebs_decoded d;
-		if (pebs_decode(3, false, true, 0, record_store_peek(s, i), s->size, &d) != PEBS_OK)
+		if (pebs_decode(3, false, true, 0, record_store_peek(s, i), s->size, &d) !=
+		    STATUS_OK)
 			return false;
 	}
 	return true;
