@@ -54,9 +54,8 @@ static enum status bts_available(const struct trace_caps *c, const char **why)
 static enum status plan_mode(struct facility_run *r, enum bts_mode mode, char *why, size_t n)
 {
 	struct bts_state *b = &r->u.bts;
-	b->ds = ds_area_this_cpu();
 	enum status st =
-	    bts_plan_options(r->caps, r->opt, mode, b->ds ? b->ds->bts_bytes : 0, &b->plan, why, n);
+	    bts_plan_options(r->caps, r->opt, mode, r->ds ? r->ds->bts_bytes : 0, &b->plan, why, n);
 	if (st != STATUS_OK)
 		return st;
 	r->record_size = sizeof(struct bts_record);
@@ -85,13 +84,13 @@ static enum status bts_arm(struct facility_run *r)
 {
 	struct bts_state *b = &r->u.bts;
 	char why[8];
-	bts_buffer_setup(b->ds->area, b->ds->bts_phys, &b->plan.cfg, why, sizeof(why));
+	bts_buffer_setup(r->ds->area, r->ds->bts_phys, &b->plan.cfg, why, sizeof(why));
 	uint64_t global_ctrl = 0;
 	if (r->caps->perfmon.version >= 2)
 		pmu_rdmsr(MSR_IA32_PERF_GLOBAL_CTRL, &global_ctrl);
 	struct ds_isr_config isr = {
 	    .perfmon_version = r->caps->perfmon.version,
-	    .ds_area = b->ds->area_phys,
+	    .ds_area = r->ds->area_phys,
 	    .bts = true,
 	    .debugctl = b->plan.debugctl,
 	    .global_ctrl = global_ctrl, /* left as the session found it */
@@ -100,11 +99,11 @@ static enum status bts_arm(struct facility_run *r)
 	struct trace_pmi_sinks sinks = {.bts_record = bts_isr_record, .ctx = r};
 	trace_pmi_begin(&isr, &sinks, pmi_ack_for(r->caps));
 	if (b->plan.cfg.mode == BTS_CIRCULAR)
-		trace_pmi_clear_bts(b->ds->area); /* so that a wrap shows (pmu/ds_isr.h) */
+		trace_pmi_clear_bts(r->ds->area); /* so that a wrap shows (pmu/ds_isr.h) */
 	b->counted = pmu_backend_bts_stored(&b->stored_before);
 	const char *name = r->drv->name;
 	bool ok =
-	    drv_check(r, ds_area_install(b->ds), MSR_IA32_DS_AREA, name) &&
+	    drv_check(r, ds_area_install(r->ds), MSR_IA32_DS_AREA, name) &&
 	    drv_check(r, pmu_wrmsr(MSR_IA32_DEBUGCTL, b->plan.debugctl), MSR_IA32_DEBUGCTL, name);
 	return ok ? STATUS_OK : STATUS_REFUSED;
 }
@@ -122,8 +121,8 @@ static enum status bts_drain(struct facility_run *r)
 	/* What is left after the run (BTS stopped), through the routine's own ops; in circular
 	 * mode oldest first, and whether older records were overwritten. */
 	b->at_end = b->plan.cfg.mode == BTS_INTERRUPT
-			? trace_pmi_drain_bts(b->ds->area)
-			: trace_pmi_drain_bts_circular(b->ds->area, &b->wrapped);
+			? trace_pmi_drain_bts(r->ds->area)
+			: trace_pmi_drain_bts_circular(r->ds->area, &b->wrapped);
 	uint64_t stored_after = 0, pebs_dropped;
 	pmu_backend_bts_stored(&stored_after);
 	uint64_t stored = stored_after - b->stored_before,

@@ -18,7 +18,6 @@
 
 struct bts_state {
 	struct bts_plan plan;
-	struct ds_percpu *ds;
 	bool counted;		    /* the backend counts what it stored (not silicon) */
 	uint64_t stored_before;	    /* its count before the run */
 	uint64_t filtered, flagged; /* outside the traced ring: dropped / kept and marked */

@@ -75,9 +75,10 @@ struct facility_run {
 	const struct facility_driver *drv;
 	const struct trace_caps *caps; /* this CPU's, or the backend's (pmu/access.h) */
 	const struct trace_options *opt;
-	const char *label;	   /* "workload@personality cpu=N", for messages */
-	workload_print_fn print;   /* the session's report */
-	struct record_store store; /* made by the session once plan has said record_size */
+	const struct ds_percpu *ds; /* this CPU's DS area and buffers (pmu/ds_area.h), or NULL */
+	const char *label;	    /* "workload@personality cpu=N", for messages */
+	workload_print_fn print;    /* the session's report */
+	struct record_store store;  /* made by the session once plan has said record_size */
 	bool ok; /* a driver clears it when a register or its records went wrong */
 
 	/* plan's, for the session. */
@@ -123,7 +124,8 @@ struct facility_driver {
 	/* STATUS_OK when the capability record has the facility; else STATUS_UNSUPPORTED and
 	 * *why, the record's reason. */
 	enum status (*available)(const struct trace_caps *c, const char **why);
-	/* Every register value of the session from r->caps and r->opt; sets plan's fields of r.
+	/* Every register value of the session from r->caps, r->opt and r->ds's sizes alone (pure:
+	 * host-tested); sets plan's fields of r.
 	 * STATUS_UNSUPPORTED: the CPU cannot do what the options ask (the session SKIPs with
 	 * why); STATUS_INVALID: a request that cannot work (the session fails with why). On
 	 * STATUS_OK a non-empty why is a note the session prints. */

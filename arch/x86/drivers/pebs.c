@@ -133,14 +133,13 @@ static enum status plan_buffer(struct facility_run *r, char *why, size_t n)
 	/* The LBR group copies the LBR stack into each record: the LBRs must run. */
 	p->with_lbr = (p->data_cfg & PEBS_DATACFG_LBRS) && c->lbr.kind != TC_LBR_NONE;
 	p->size = pebs_record_bytes(p->format, p->adaptive, p->data_cfg);
-	p->ds = ds_area_this_cpu();
 	p->reset_off = pebs_counter_reset_offset(p->format, p->fixed, p->counter);
-	if (!p->size || !p->ds || !p->reset_off || p->ds->pebs_bytes < 2 * p->size) {
+	if (!p->size || !r->ds || !p->reset_off || r->ds->pebs_bytes < 2 * p->size) {
 		fmt_snprintf(
 		    why, n,
 		    "format %u (adaptive %d) has no record layout here, or the buffer (%lu "
 		    "bytes) holds fewer than 2 records",
-		    p->format, p->adaptive, p->ds ? p->ds->pebs_bytes : 0);
+		    p->format, p->adaptive, r->ds ? r->ds->pebs_bytes : 0);
 		return STATUS_INVALID;
 	}
 	/* Core 2 (format 0) quirk: a PEBS buffer larger than one page made the WRMSR to
@@ -180,11 +179,11 @@ static enum status pebs_plan(struct facility_run *r, char *why, size_t n)
 static void buffer_setup(struct facility_run *r)
 {
 	struct pebs_state *p = &r->u.pebs;
-	struct ds_area64 *ds = p->ds->area;
+	struct ds_area64 *ds = r->ds->area;
 	unsigned width = p->fixed ? r->caps->perfmon.fixed_width : r->caps->perfmon.gp_width;
 	uint64_t reload = pmc_period_value(width, r->opt->pebs_period);
-	ds->pebs_base = ds->pebs_index = p->ds->pebs_phys;
-	ds->pebs_abs_max = p->ds->pebs_phys + p->records * p->size;
+	ds->pebs_base = ds->pebs_index = r->ds->pebs_phys;
+	ds->pebs_abs_max = r->ds->pebs_phys + p->records * p->size;
 	ds->pebs_threshold = pebs_threshold_multi(ds->pebs_base, ds->pebs_abs_max, p->size, 1);
 	memcpy((uint8_t *)ds + p->reset_off, &reload, sizeof(reload));
 }
@@ -236,7 +235,7 @@ static enum status pebs_arm(struct facility_run *r)
 	buffer_setup(r);
 	struct ds_isr_config isr = {
 	    .perfmon_version = c->perfmon.version,
-	    .ds_area = p->ds->area_phys,
+	    .ds_area = r->ds->area_phys,
 	    .pebs = true,
 	    .pebs_record_size = p->size,
 	    .global_ctrl = p->global,
@@ -250,7 +249,7 @@ static enum status pebs_arm(struct facility_run *r)
 	enum status st = program_counter(r, &msr);
 	trace_pmi_begin(&isr, &sinks, pmi_ack_for(c));
 	bool ok = drv_check(r, st, msr, "pebs") && (!p->with_lbr || lbr_on(r)) &&
-		  drv_check(r, ds_area_install(p->ds), MSR_IA32_DS_AREA, "pebs") &&
+		  drv_check(r, ds_area_install(r->ds), MSR_IA32_DS_AREA, "pebs") &&
 		  (!p->adaptive || wr(r, MSR_PEBS_DATA_CFG, p->data_cfg)) &&
 		  (!p->load_latency || wr(r, MSR_PEBS_LD_LAT, p->ldlat)) &&
 		  wr(r, MSR_IA32_PEBS_ENABLE, p->enable) &&
@@ -289,7 +288,7 @@ static enum status pebs_drain(struct facility_run *r)
 {
 	struct pebs_state *p = &r->u.pebs;
 	/* What is left after the run (PEBS stopped), through the routine's own ops. */
-	p->at_end = trace_pmi_drain_pebs(p->ds->area, p->size);
+	p->at_end = trace_pmi_drain_pebs(r->ds->area, p->size);
 	uint32_t msr = 0;
 	enum status st = pmc_reset_all(r->caps, &msr);
 	drv_check(r, st, msr, "pebs");

@@ -34,12 +34,11 @@ struct pebs_state {
 	uint32_t reset_off;		/* the counter's reset slot in the DS area */
 	uint64_t buffer_bytes, records; /* the buffer, and the records it holds */
 	bool core2_cap;			/* format 0: capped to one page (the quirk in pebs.c) */
-	struct ds_percpu *ds;
-	uint64_t at_end;	       /* records drained after the run */
-	uint64_t dropped;	       /* records the backend could not store */
-	uint64_t bad;		       /* undecodable */
-	enum pebs_defect first_defect; /* what was wrong with the first of them */
-	bool drained;		       /* the drain decoded every record left once (bad counted) */
+	uint64_t at_end;		/* records drained after the run */
+	uint64_t dropped;		/* records the backend could not store */
+	uint64_t bad;			/* undecodable */
+	enum pebs_defect first_defect;	/* what was wrong with the first of them */
+	bool drained;			/* the drain decoded every record left once (bad counted) */
 };
 
 /* The service routine's sink for PEBS records (ctx: the struct facility_run): a copy, nothing

@@ -10,6 +10,7 @@
 #include "arch/x86/drivers/driver.h"
 #include "arch/x86/drivers/ler.h"
 #include "arch/x86/cpu/percpu.h"
+#include "arch/x86/pmu/ds_area.h"
 #include "arch/x86/session/output.h"
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/sink.h"
@@ -125,6 +126,7 @@ static bool prepare(struct capture *c, struct trace_ctx *t, const struct facilit
 	*r = (struct facility_run){.drv = drv,
 				   .caps = t->caps,
 				   .opt = t->req->opt,
+				   .ds = ds_area_this_cpu(),
 				   .label = t->label,
 				   .print = tprintf,
 				   .ok = true};
