@@ -13,16 +13,7 @@
 # decode must give are the kernel's own record lines in the same log (stream=text prints both),
 # never an earlier output of the decoder. Exit statuses: btdecode's, as README documents them
 # (0 complete, 1 damaged or incomplete, 3 no record stream in the input).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${BUILD:-$top/build}
-case "$build" in /*) ;; *) build=$top/$build ;; esac
-dec=$build/btdecode
-here=$top/tests/views
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 last=0
-ok() { n=$((n + 1)) last=$1; if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/lib.sh"
 
 cap=$here/two-cpus.log
 # frames FILE: "LINE CPU FRAME TYPE" for every "@BT1 " line (types: 1 BEGIN, 2 BTS, 3 END,
