@@ -414,7 +414,7 @@ static void frame_number(struct cpu_state *c, const struct bt_frame *f)
 	else if (c->seen && f->seq < c->next_seq)
 		problem("cpu %u: frame %" PRIu32 " after frame %" PRIu32
 			": the numbers go back (frames out of order, or a boot whose first frames "
-			"are lost)",
+			"are lost); skipped, so that no record comes twice or out of order",
 			f->cpu, f->seq, c->next_seq - 1);
 	if (f->seq >= c->next_seq || !c->seen) {
 		c->missing_frames += f->seq - (c->seen ? c->next_seq : 0);
@@ -451,8 +451,11 @@ static void frame(const struct bt_frame *f)
 	boot.last_cpu = f->cpu;
 	boot.last_seq = f->seq;
 	all_frames++;
+	bool back = c->seen && f->seq < c->next_seq;
 	frame_number(c, f);
 	c->frames++;
+	if (back)
+		return;
 	if (view->frame)
 		view->frame(f, line_no);
 	switch (f->type) {

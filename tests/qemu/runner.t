@@ -122,14 +122,15 @@ serial+='selfcheck: 2 checks: 2 passed\r\nrun finished: PASS\r\n'
 # what the progress line must say, counted here from the lines above: trace-end lines, the
 # records= of the BTS session and the LBR session's entries, the frame lines
 sessions=$(printf '%b' "$serial" | grep -c '^trace-end ')
+checks=$(printf '%b' "$serial" | grep -c '^ok [0-9]* - selfcheck ')
 records=$(($(printf '%b' "$serial" | sed -n 's/^trace-begin .* records=\([0-9]*\).*/\1/p') + $(printf '%b' "$serial" | grep -c '^lbr [0-9]')))
 on_tty "$work/tty"
 tty=$(tr -d '\r' <"$work/tty")
-[ "$rc" = 0 ] && grep -q "\[ scripts/run: $sessions sessions, $records records, 1 frame, " <<<"$tty" &&
+[ "$rc" = 0 ] && grep -q "\[ scripts/run: $sessions sessions ($checks check passed), $records records, 1 frame, " <<<"$tty" &&
 	grep -q '^summary: bts 1 1 0 0 1/1$' <<<"$tty" && grep -q '^selfcheck: 2 checks' <<<"$tty" &&
 	grep -q '^run finished: PASS$' <<<"$tty" && grep -q 'warning: worth seeing' <<<"$tty" &&
 	! grep -q 'bts 0x1\|lbr 0 0x1\|kernel ready\|@BT1' <<<"$tty"
-ok $? "on a terminal: one progress line ($sessions sessions, $records records, 1 frame), the warning and the summary lines, no log line (status $rc)"
+ok $? "on a terminal: one progress line ($sessions sessions, $checks self-check, $records records, 1 frame), the warning and the summary lines, no log line (status $rc)"
 grep -q "the whole serial log: $work/b/run.log" <<<"$tty" && printf '%b' "$serial" | cmp -s - "$work/b/run.log"
 ok $? "on a terminal: the whole serial log in build/run.log, byte for byte, named at the end"
 [ "$(grep -o '\[ scripts/run: ' "$work/tty" | wc -l)" -ge 2 ] && grep -q $'\r\033\\[K\\[ scripts/run: ' "$work/tty"
@@ -177,7 +178,7 @@ ok $? "Ctrl-C typed on the terminal: status $rc in ${secs}s, QEMU gone"
 rc=$?
 tty=$(tr -d '\r' <"$work/tty.real")
 entries=$(tr -d '\r' <"$work/b/run.log" | awk '$1 == "trace-begin" { on = 1 } $1 == "trace-end" { on = 0 } on && $1 == "lbr"' | wc -l)
-[ "$rc" = 0 ] && [ "$entries" -gt 0 ] && grep -q "\[ scripts/run: 1 session, $entries records, " <<<"$tty" &&
+[ "$rc" = 0 ] && [ "$entries" -gt 0 ] && grep -q "\[ scripts/run: 1 session (1 check passed), $entries records, " <<<"$tty" &&
 	grep -q '^run finished: PASS$' <<<"$tty" && grep -q '^summary: lbr ' <<<"$tty" &&
 	! grep -q 'kernel ready' <<<"$tty" && grep -q '^kernel ready' <(tr -d '\r' <"$work/b/run.log")
 ok $? "a real boot on a terminal: its progress line (1 session, the $entries LBR entries of its log), its summary, the log in build/run.log (status $rc)"

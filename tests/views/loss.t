@@ -147,9 +147,34 @@ s1=$(awk '$2 == 0 && $4 == 5 { print $1; exit }' "$work/frames")
 awk -v a="$s1" 'FNR == a { held = $0; next } { print } FNR == a + 1 { print held }' "$cap" >"$work/swap"
 frames "$work/swap" | awk -v a="$s1" '$1 == a { x = $3 } $1 == a + 1 { print x, $3 }' >"$work/swap.seq"
 decode swap "$work/swap"
-[ "$rc" = 1 ] && read -r sa sb <"$work/swap.seq" && said swap "cpu 0: frame $sb\b.*(back|order)"
-ok $? "two frames of CPU 0 swapped (now $(cat "$work/swap.seq")): exit $rc, the step back named"
+# subsequence A B: the lines of file A stand in file B in the same order, none more often
+subsequence() {
+	perl -e 'open(my $a, "<", $ARGV[0]) or die; open(my $b, "<", $ARGV[1]) or die;
+		my $want = <$a>; while (defined $want && defined(my $l = <$b>)) { $want = <$a> if $l eq $want }
+		exit(defined $want)' "$1" "$2"
+}
+records swap >"$work/swap.rec"
+[ "$rc" = 1 ] && read -r sa sb <"$work/swap.seq" && said swap "cpu 0: frame $sb\b.*(back|order)" &&
+	subsequence "$work/swap.rec" "$work/kernel"
+ok $? "two frames of CPU 0 swapped (now $(cat "$work/swap.seq")): exit $rc, the step back named, the records shown the kernel's in its order"
 show swap
+
+# two record frames of one session swapped: a long session written here (mkcapture), the
+# records it is given are the ones that may come back, in their order
+awk 'BEGIN { print "header baretrace=test cpus=1"; print "begin bts long@test cpu=0"
+	for (i = 0; i < 600; i++) printf "bts %d %d 0x10\n", 4096 + 64 * i, 8192 + 32 * i
+	print "end 0"; print "log run finished: PASS" }' >"$work/long.records"
+"$build/host/mkcapture" <"$work/long.records" >"$work/long"
+awk '$1 == "bts" { printf "bts %#x %#x 0x10\n", $2, $3 }' "$work/long.records" >"$work/long.want"
+frames "$work/long" >"$work/long.frames"
+l1=$(awk '$4 == 2 { print $1; exit }' "$work/long.frames")
+awk -v a="$l1" 'FNR == a { held = $0; next } { print } FNR == a + 1 { print held }' "$work/long" >"$work/lswap"
+decode lswap "$work/lswap"
+records lswap >"$work/lswap.rec"
+[ "$(grep -c '^@BT1' "$work/long")" -ge 5 ] && [ "$rc" = 1 ] && said lswap "go back" &&
+	subsequence "$work/lswap.rec" "$work/long.want" && [ -s "$work/lswap.rec" ]
+ok $? "two record frames of one session swapped: exit $rc, the records shown are the session's in their order, none twice ($(wc -l <"$work/lswap.rec") of 600)"
+show lswap
 
 # ---- line ends and blanks ------------------------------------------------------------------------
 tr -d '\r' <"$cap" | sed '/^@BT1 /s/$/ \t/' >"$work/blanks"
