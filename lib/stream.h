@@ -12,6 +12,12 @@
  *
  * A boot's stream starts with a HEADER frame (frame 0 of the boot CPU): the kernel's version
  * and build id, the processor, its microcode, the TSC rate, the CPUs, as "key=value" strings.
+ * Each CPU numbers its frames from 0 in every boot. The boot ends with the kernel's last line,
+ * "run finished: WORD" (BT_RUN_END), after every CPU's frames; and, once the kernel sends it,
+ * with the boot's END frame before that line: a HEADER frame of the boot CPU whose string
+ * "end=CPU:FRAMES,..." (BT_END_PAIR) says how many frames each CPU sent in this boot, the END
+ * frame itself not counted. A reader that has the END frame can prove that no CPU lost its
+ * last frames; the last line alone proves only that the capture was not cut.
  * Frames of one capture session, in order: BEGIN (the facility's and the session's names),
  * records (BTS, or LBR entries), END (records sent, records lost and why, and a digest: the
  * CRC-32 of the raw records, a BTS record as its 24 bytes, SDM Vol. 3B Table 17-6 layout, with
@@ -45,6 +51,10 @@
 /* base64 of a whole frame, without prefix or newline */
 #define BT_TEXT_MAX (((BT_FRAME_MAX + 2) / 3) * 4)
 #define BT_NAME_MAX 64 /* a facility's or session's name in BEGIN */
+/* The boot's end: the kernel's last line (kernel/boot_info.h RUN_MARKER) and the END frame's
+ * string, "end=CPU:FRAMES,..." */
+#define BT_RUN_END  "run finished: "
+#define BT_END_PAIR "end="
 /* records in one frame at most: a PATH frame's record can be a single bit */
 #define BT_FRAME_RECORDS_MAX (BT_PAYLOAD_MAX * 8)
 

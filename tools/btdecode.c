@@ -2,17 +2,20 @@
 /*
  * btdecode: reads a capture (a serial log, a file, a pipe or a serial device read as a file)
  * and rebuilds the records of the record stream (lib/stream.h) from its "@BT1 " lines, skipping
- * the human log around them. Every frame's CRC is checked; a damaged line, a missing frame (a
- * gap in a CPU's sequence numbers), a session without its end and a digest that does not match
- * are reported with the line they were found on. It never gives a view a record it did not
- * decode from an intact frame of its own session.
+ * the human log around them. A capture is complete only when the decoder can prove it: every
+ * frame's CRC holds; each CPU's frames are numbered from 0 in every boot without a gap, a
+ * duplicate or a step back; every session has its BEGIN and END, its record count and digest
+ * match; every boot starts with its HEADER and ends with the kernel's last line ("run
+ * finished: ...") or its END frame, which counts each CPU's frames. Anything else is reported
+ * with its line, CPU, frame number and session. It never gives a view a record it did not
+ * decode from an intact frame of its own session, and a duplicated frame's records only once.
  *
  *   btdecode [--view VIEW] [--elf KERNEL.elf] [--program FILE[@0xBIAS]] [FILE]
  *
  * The views (tools/bt_views.c, tools/bt_calls.c; README "Records off the machine"): text (the
  * records as the kernel prints them, the default), verify, stats, json, perf, raw, folded,
- * trace. Exit status: 0 every frame intact and every session whole, 1 something was damaged,
- * missing or did not match, 2 bad usage or an unreadable input.
+ * trace. Exit status: 0 the capture is complete, 1 something was damaged, missing, doubled or
+ * did not match, 2 bad usage or an unreadable input, 3 no record stream in the input at all.
  */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
@@ -31,23 +34,45 @@
 #define LINE_MAX_LEN (BT_TEXT_PREFIX_LEN + BT_TEXT_MAX + 64)
 #define WHY_MAX	     256
 #define MAX_PAIRS    64
+#define RECENT	     64 /* frames a CPU's duplicates are looked for among */
 #define EXIT_DAMAGED 1
 #define EXIT_USAGE   2
+#define EXIT_NONE    3 /* no record stream in the input */
+
+/* A frame seen: its number and CRC tell a duplicate. */
+struct seen_frame {
+	uint32_t seq, crc;
+	uint64_t line;
+};
 
 struct cpu_state {
+	/* this boot */
 	bool seen;
-	uint32_t next_seq;
+	uint32_t next_seq; /* one past the highest frame number seen */
 	bool in_session;
 	char facility[BT_NAME_MAX], name[BT_NAME_MAX];
 	struct bt_session s; /* the open session, as the views see it */
 	uint32_t digest;
+	struct seen_frame recent[RECENT];
+	unsigned n_recent;
 	/* totals */
 	uint64_t frames, sessions, all_records, wire_bytes, missing_frames;
 };
 
+/* The boot being read: from its first frame to the kernel's last line or its END frame. */
+static struct {
+	uint64_t number; /* 1, 2, ...: boots in the capture */
+	uint64_t frames;
+	bool header;	     /* a HEADER frame that is not the END */
+	uint64_t first_line; /* its first frame's */
+	uint64_t last_line;  /* its last frame's */
+	unsigned last_cpu;   /* and that frame's CPU and number */
+	uint32_t last_seq;
+} boot;
+
 static struct cpu_state cpus[MAX_CPUS];
 static const struct bt_view *view = &bt_view_text;
-static uint64_t problems, bad_lines, line_no;
+static uint64_t problems, bad_lines, line_no, all_frames, nul_bytes;
 FILE *out_records, *out_problems;
 uint64_t bt_record_wire_bytes;
 
@@ -61,6 +86,15 @@ static void problem(const char *fmt, ...)
 	fputc('\n', out_problems);
 	va_end(ap);
 	problems++;
+}
+
+/* The open session of a CPU, as problems name it. */
+static const char *session_name(const struct cpu_state *c)
+{
+	static char buf[2 * BT_NAME_MAX + 64];
+	snprintf(buf, sizeof(buf), "session %s %s (BEGIN at frame %" PRIu32 ")", c->facility,
+		 c->name, c->s.number);
+	return buf;
 }
 
 /* One frame's records, held until its session number says whose they are. */
@@ -106,24 +140,27 @@ static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame
 	uint32_t digest, session;
 	char why[WHY_MAX];
 	if (bt_read_end(f, &session, &records, &lost, &digest, why, sizeof(why))) {
-		problem("cpu %u: malformed END frame", cpu);
+		problem("cpu %u: frame %" PRIu32 ": malformed END frame", cpu, f->seq);
 		return;
 	}
 	if (!c->in_session || session != c->s.number) {
-		problem("cpu %u: END of session %" PRIu32 " whose BEGIN is missing (%" PRIu64
-			" records)",
-			cpu, session, records);
+		problem("cpu %u: frame %" PRIu32
+			": END of the session whose BEGIN was frame %" PRIu32
+			", which is missing (%" PRIu64 " records)",
+			cpu, f->seq, session, records);
 		return;
 	}
 	const char *verdict = "ok";
 	if (c->s.records != records) {
 		verdict = "incomplete";
-		problem("cpu %u: %s %s: %" PRIu64 " of %" PRIu64 " records decoded", cpu,
-			c->facility, c->name, c->s.records, records);
+		problem("cpu %u: frame %" PRIu32 ": %s: %" PRIu64 " of its %" PRIu64
+			" records decoded",
+			cpu, f->seq, session_name(c), c->s.records, records);
 	} else if (c->digest != digest) {
 		verdict = "mismatch";
-		problem("cpu %u: %s %s: the records' digest %08x is not the kernel's %08x", cpu,
-			c->facility, c->name, c->digest, digest);
+		problem("cpu %u: frame %" PRIu32 ": %s: the records' digest %08x is not the "
+			"kernel's %08x",
+			cpu, f->seq, session_name(c), c->digest, digest);
 	}
 	if (view->end)
 		view->end(&c->s,
@@ -163,12 +200,13 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 			"the code is not the one the kernel walked",
 			f->cpu, f->seq);
 	else if (n < 0)
-		problem("cpu %u: malformed records in frame %" PRIu32 "%s", f->cpu, f->seq,
+		problem("cpu %u: frame %" PRIu32 ": malformed records%s", f->cpu, f->seq,
 			fr.n ? ": the session will be incomplete" : "");
 	if (!c->in_session || session != c->s.number) {
-		problem("cpu %u: %u records of session %" PRIu32
-			" whose BEGIN is missing: not shown",
-			f->cpu, fr.n, session);
+		problem("cpu %u: frame %" PRIu32
+			": %u records of the session whose BEGIN was frame "
+			"%" PRIu32 ", which is missing: not shown",
+			f->cpu, f->seq, fr.n, session);
 		return;
 	}
 	if (n < 0)
@@ -230,51 +268,204 @@ static void forget_code(void)
 	bt_read_path_cache(insn_cache);
 }
 
+/* The boot is over: the kernel's last line, its END frame, another boot's first frame or the
+ * end of the capture (missing: what is said when the boot did not end as it should, NULL when
+ * it did). Every CPU starts afresh. */
+static void boot_close(const char *missing)
+{
+	if (boot.frames) {
+		for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
+			struct cpu_state *c = &cpus[cpu];
+			if (c->in_session)
+				problem("cpu %u: %s: no END before the boot's end%s", cpu,
+					session_name(c),
+					missing ? " (the capture ends or another boot starts)"
+						: "");
+		}
+		if (!boot.header)
+			problem(
+			    "boot %" PRIu64 " (frames from line %" PRIu64
+			    "): no HEADER frame (the boot CPU's frame 0: which kernel, build and "
+			    "processor made the capture)",
+			    boot.number, boot.first_line);
+		if (missing)
+			problem("boot %" PRIu64 ": %s, and the boot has no end: no 'run finished:' "
+				"line (the kernel's last) nor END frame after its last frame (line "
+				"%" PRIu64 ", cpu %u frame %" PRIu32
+				"): what the run sent after it "
+				"is missing",
+				boot.number, missing, boot.last_line, boot.last_cpu, boot.last_seq);
+		boot.number++;
+	}
+	for (unsigned cpu = 0; cpu < MAX_CPUS; cpu++) {
+		struct cpu_state *c = &cpus[cpu];
+		c->seen = c->in_session = false;
+		c->next_seq = 0;
+		c->n_recent = 0;
+	}
+	boot.frames = 0;
+	boot.header = false;
+}
+
+/* The boot's END frame (lib/stream.h: "end=CPU:FRAMES,..."), sent as frame `seq` of `cpu`:
+ * each CPU named must have sent that many frames, and no other CPU any. */
+static void boot_end_frame(unsigned cpu, uint32_t seq, const char *counts)
+{
+	bool named[MAX_CPUS] = {false};
+	for (const char *p = counts; *p;) {
+		char *end;
+		errno = 0;
+		unsigned long c = strtoul(p, &end, 10), n = 0;
+		bool good = end != p && *end == ':' && c < MAX_CPUS;
+		if (good) {
+			p = end + 1;
+			n = strtoul(p, &end, 10);
+			good = end != p && (*end == ',' || !*end) && !errno && n <= UINT32_MAX;
+		}
+		if (!good) {
+			problem("cpu %u: frame %" PRIu32 ": the boot's END 'end=%s' is malformed "
+				"(accepted: CPU:FRAMES, separated by commas)",
+				cpu, seq, counts);
+			break;
+		}
+		p = *end ? end + 1 : end;
+		struct cpu_state *s = &cpus[c];
+		named[c] = true;
+		uint64_t want = n + (c == cpu), have = s->seen ? s->next_seq : 0;
+		if (have + 1 == want)
+			problem("cpu %lu: frame %" PRIu64 " missing: the boot's END says the CPU "
+				"sent %lu frames",
+				c, have, n);
+		else if (have < want)
+			problem("cpu %lu: frames %" PRIu64 "..%" PRIu64 " missing (%" PRIu64
+				"): the boot's END says the CPU sent %lu frames",
+				c, have, want - 1, want - have, n);
+		else if (have > want)
+			problem("cpu %lu: frames 0..%" PRIu64 " came, and the boot's END says the "
+				"CPU sent %lu",
+				c, have - 1, n);
+		if (have < want)
+			s->missing_frames += want - have;
+	}
+	for (unsigned c = 0; c < MAX_CPUS; c++)
+		if (cpus[c].seen && !named[c])
+			problem("cpu %u: frames 0..%" PRIu32 " came, and the boot's END does not "
+				"name the CPU",
+				c, cpus[c].next_seq - 1);
+}
+
 static void header_frame(const struct bt_frame *f)
 {
 	static struct pair_list l;
 	l.n = l.used = 0;
 	if (bt_read_header(f, keep_pair, &l) < 0)
-		problem("cpu %u: malformed HEADER frame", f->cpu);
+		problem("cpu %u: frame %" PRIu32 ": malformed HEADER frame", f->cpu, f->seq);
 	forget_code();
 	if (view->header)
 		view->header(f->cpu, l.p, l.n);
+	for (unsigned i = 0; i < l.n; i++) {
+		if (!strncmp(l.p[i], BT_END_PAIR, strlen(BT_END_PAIR))) {
+			boot_end_frame(f->cpu, f->seq, l.p[i] + strlen(BT_END_PAIR));
+			boot_close(NULL);
+			return;
+		}
+	}
+	boot.header = true;
+}
+
+/* The frame's CRC, as it came (a duplicate has the same number and CRC). */
+static uint32_t frame_crc(const struct bt_frame *f)
+{
+	const uint8_t *p = f->payload + f->len;
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Whether the CPU already had this frame in this boot (among its last RECENT): *line gets
+ * where; else it is remembered. A number not seen yet is never a duplicate. */
+static bool duplicate(struct cpu_state *c, uint32_t seq, uint32_t crc, uint64_t *line)
+{
+	unsigned n = c->n_recent < RECENT ? c->n_recent : RECENT;
+	for (unsigned i = 0; c->seen && seq < c->next_seq && i < n; i++) {
+		if (c->recent[i].seq == seq && c->recent[i].crc == crc) {
+			*line = c->recent[i].line;
+			return true;
+		}
+	}
+	c->recent[c->n_recent++ % RECENT] = (struct seen_frame){seq, crc, line_no};
+	return false;
+}
+
+/* Frame numbers: each CPU's run from 0 in every boot, one by one. */
+static void frame_number(struct cpu_state *c, const struct bt_frame *f)
+{
+	if (!c->seen && f->seq == 1)
+		problem("cpu %u: frame 0 missing (the CPU's first in this boot)", f->cpu);
+	else if (!c->seen && f->seq > 1)
+		problem("cpu %u: frames 0..%" PRIu32 " missing (%" PRIu32
+			"): the CPU's first in this boot",
+			f->cpu, f->seq - 1, f->seq);
+	else if (c->seen && f->seq == c->next_seq + 1)
+		problem("cpu %u: frame %" PRIu32 " missing%s%s", f->cpu, c->next_seq,
+			c->in_session ? ", in " : "", c->in_session ? session_name(c) : "");
+	else if (c->seen && f->seq > c->next_seq)
+		problem("cpu %u: frames %" PRIu32 "..%" PRIu32 " missing (%" PRIu32 ")%s%s", f->cpu,
+			c->next_seq, f->seq - 1, f->seq - c->next_seq, c->in_session ? ", in " : "",
+			c->in_session ? session_name(c) : "");
+	else if (c->seen && f->seq < c->next_seq)
+		problem("cpu %u: frame %" PRIu32 " after frame %" PRIu32
+			": the numbers go back (frames out of order, or a boot whose first frames "
+			"are lost); skipped, so that no record comes twice or out of order",
+			f->cpu, f->seq, c->next_seq - 1);
+	if (f->seq >= c->next_seq || !c->seen) {
+		c->missing_frames += f->seq - (c->seen ? c->next_seq : 0);
+		c->next_seq = f->seq + 1;
+	}
+	c->seen = true;
 }
 
 static void frame(const struct bt_frame *f)
 {
-	struct cpu_state *c = &cpus[f->cpu % MAX_CPUS];
 	if (f->cpu >= MAX_CPUS) {
 		problem("frame of cpu %u: beyond %u CPUs; ignored", f->cpu, MAX_CPUS);
 		return;
 	}
-	if (c->seen && f->seq == 0 && c->next_seq != 0) {
-		/* Frame 0 again: the capture holds another boot (each starts its numbers at 0). */
-		if (c->in_session)
-			problem("cpu %u: %s %s: the stream starts again before its END", f->cpu,
-				c->facility, c->name);
-		c->in_session = false;
-		c->next_seq = 0;
+	struct cpu_state *c = &cpus[f->cpu];
+	uint64_t first;
+	/* Frame 0 again: another boot, even one that sent the same bytes as the last, unless it
+	 * comes right after a frame 0 like it (a duplicate). */
+	bool next_boot = c->seen && f->seq == 0;
+	if ((!next_boot || c->next_seq == 1) && duplicate(c, f->seq, frame_crc(f), &first)) {
+		problem("cpu %u: frame %" PRIu32 ": a duplicate of the frame on line %" PRIu64
+			": skipped, its records counted once",
+			f->cpu, f->seq, first);
+		return;
 	}
-	if (c->seen && f->seq != c->next_seq) {
-		uint32_t gap = f->seq - c->next_seq;
-		problem("cpu %u: frames %" PRIu32 "..%" PRIu32 " missing (%" PRIu32 ")", f->cpu,
-			c->next_seq, f->seq - 1, gap);
-		c->missing_frames += gap;
+	if (next_boot) {
+		boot_close("another boot's frames follow");
+		c->recent[c->n_recent++] = (struct seen_frame){0, frame_crc(f), line_no};
 	}
-	c->seen = true;
-	c->next_seq = f->seq + 1;
+	if (!boot.frames)
+		boot.first_line = line_no;
+	boot.frames++;
+	boot.last_line = line_no;
+	boot.last_cpu = f->cpu;
+	boot.last_seq = f->seq;
+	all_frames++;
+	bool back = c->seen && f->seq < c->next_seq;
+	frame_number(c, f);
 	c->frames++;
+	if (back)
+		return;
 	if (view->frame)
 		view->frame(f, line_no);
 	switch (f->type) {
 	case BT_F_BEGIN:
 		if (c->in_session)
-			problem("cpu %u: %s %s: no END before the next BEGIN", f->cpu, c->facility,
-				c->name);
+			problem("cpu %u: frame %" PRIu32 ": %s: no END before this BEGIN", f->cpu,
+				f->seq, session_name(c));
 		c->in_session = false;
 		if (bt_read_begin(f, c->facility, c->name)) {
-			problem("cpu %u: malformed BEGIN frame", f->cpu);
+			problem("cpu %u: frame %" PRIu32 ": malformed BEGIN frame", f->cpu, f->seq);
 			return;
 		}
 		c->in_session = true;
@@ -299,8 +490,8 @@ static void frame(const struct bt_frame *f)
 		header_frame(f);
 		return;
 	default:
-		problem("cpu %u: frame type %u unknown to format version %u; skipped", f->cpu,
-			f->type, BT_STREAM_VERSION);
+		problem("cpu %u: frame %" PRIu32 ": type %u unknown to format version %u; skipped",
+			f->cpu, f->seq, f->type, BT_STREAM_VERSION);
 	}
 }
 
@@ -316,11 +507,15 @@ static void wire_frame(const struct bt_frame *f, uint64_t bytes)
 
 static void line(char *s, size_t n)
 {
-	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+	/* the line's end: LF, CR, and blanks a terminal or an editor may have left */
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
 		s[--n] = 0;
 	char *at = strstr(s, BT_TEXT_PREFIX);
-	if (!at)
-		return; /* the human log */
+	if (!at) {
+		if (!strncmp(s, BT_RUN_END, strlen(BT_RUN_END)))
+			boot_close(NULL); /* the kernel's last line: the boot is over */
+		return;			  /* the human log */
+	}
 	if (at != s)
 		problem("garbage before a frame (%zu bytes); the frame is tried", (size_t)(at - s));
 	const char *b64 = at + BT_TEXT_PREFIX_LEN;
@@ -343,7 +538,7 @@ static size_t text_n;
 static bool text_long;
 
 /* Bytes of the current line: a line longer than a frame can be is cut and counted, never
- * overruns the buffer; NULs become spaces. */
+ * overruns the buffer; NULs become spaces (and are counted: UTF-16 has one every other byte). */
 static void text_bytes(const char *p, size_t take)
 {
 	if (take > sizeof(text) - 1 - text_n) {
@@ -351,8 +546,10 @@ static void text_bytes(const char *p, size_t take)
 		text_long = true;
 	}
 	memcpy(text + text_n, p, take);
-	for (char *z = text + text_n; (z = memchr(z, 0, (size_t)(text + text_n + take - z)));)
+	for (char *z = text + text_n; (z = memchr(z, 0, (size_t)(text + text_n + take - z)));) {
 		*z = ' ';
+		nul_bytes++;
+	}
 	text_n += take;
 }
 
@@ -402,16 +599,22 @@ static long binary_frame(const uint8_t *p, size_t avail, bool crlf, bool eof, st
 
 static const char BINARY_MAGIC[] = {BT_MAGIC0, BT_MAGIC1, BT_STREAM_VERSION};
 
-/* Takes what data[0..n) holds: the bytes consumed (the rest waits for more, unless eof). */
+/* Takes what data[0..n) holds: the bytes consumed (the rest waits for more, unless eof). A line
+ * ends at a LF, or at a CR: a run of CRs with or without a LF after them ends one line (CR LF
+ * from the UART, CR CR LF from a terminal's log of it, CR alone from some serial programs). */
 static size_t scan(const char *data, size_t n, bool eof)
 {
 	size_t p = 0;
 	const char *magic = memmem(data, n, BINARY_MAGIC, sizeof(BINARY_MAGIC));
+	const char *cr = memchr(data, '\r', n);
 	while (p < n) {
 		if (magic && magic < data + p)
 			magic = memmem(data + p, n - p, BINARY_MAGIC, sizeof(BINARY_MAGIC));
+		if (cr && cr < data + p)
+			cr = memchr(data + p, '\r', n - p);
 		const char *nl = memchr(data + p, '\n', n - p);
-		if (magic && (!nl || magic < nl)) {
+		const char *eol = nl && (!cr || nl < cr) ? nl : cr;
+		if (magic && (!eol || magic < eol)) {
 			text_bytes(data + p, (size_t)(magic - data) - p);
 			p = (size_t)(magic - data);
 			static uint8_t buf[BT_FRAME_MAX];
@@ -437,13 +640,26 @@ static size_t scan(const char *data, size_t n, bool eof)
 			}
 			continue;
 		}
-		if (!nl) {
-			text_bytes(data + p, n - p);
-			return n;
+		if (!eol) {
+			/* the last bytes may be a binary frame's magic cut by the chunk's end */
+			size_t keep = eof			     ? 0
+				      : n - p < sizeof(BINARY_MAGIC) ? n - p
+								     : sizeof(BINARY_MAGIC) - 1;
+			text_bytes(data + p, n - p - keep);
+			return n - keep;
 		}
-		text_bytes(data + p, (size_t)(nl - data) - p);
+		text_bytes(data + p, (size_t)(eol - data) - p);
+		size_t next = (size_t)(eol - data) + 1;
+		if (*eol == '\r') {
+			while (next < n && data[next] == '\r')
+				next++;
+			if (next == n && !eof)
+				return (size_t)(eol - data); /* a LF may follow the CRs */
+			if (next < n && data[next] == '\n')
+				next++;
+		}
 		text_end();
-		p = (size_t)(nl - data) + 1;
+		p = next;
 	}
 	return p;
 }
@@ -452,9 +668,11 @@ static size_t scan(const char *data, size_t n, bool eof)
 static int btdecode_stream(FILE *in, const char *name)
 {
 	memset(cpus, 0, sizeof(cpus));
+	memset(&boot, 0, sizeof(boot));
+	boot.number = 1;
 	bt_sym_reset();
 	forget_code();
-	problems = bad_lines = line_no = bt_record_wire_bytes = 0;
+	problems = bad_lines = line_no = bt_record_wire_bytes = all_frames = nul_bytes = 0;
 	text_n = 0;
 	text_long = false;
 	if (!out_records)
@@ -466,9 +684,16 @@ static int btdecode_stream(FILE *in, const char *name)
 	/* Read in chunks; what a chunk leaves (a line or a binary frame not yet whole) is kept. */
 	static char data[(1 << 16) + 2 * BT_FRAME_MAX + 16];
 	size_t have = 0;
+	uint64_t bytes = 0;
+	bool utf16 = false;
 	for (bool eof = false; !eof;) {
 		size_t room = sizeof(data) - have, got = room ? fread(data + have, 1, room, in) : 0;
 		eof = room && got == 0;
+		/* a UTF-16 byte-order mark (FF FE or FE FF) at the start */
+		if (!bytes && have + got >= 2)
+			utf16 = (uint8_t)data[0] + (uint8_t)data[1] == 0xff + 0xfe &&
+				((uint8_t)data[0] == 0xff || (uint8_t)data[0] == 0xfe);
+		bytes += got;
 		have += got;
 		size_t used = scan(data, have, eof);
 		if (!used && have == sizeof(data)) /* cannot be: a frame is far smaller */
@@ -482,16 +707,21 @@ static int btdecode_stream(FILE *in, const char *name)
 		fprintf(stderr, "btdecode: reading %s: %s\n", name, strerror(errno));
 		return EXIT_USAGE;
 	}
-	uint64_t frames = 0, records = 0;
+	if (boot.frames)
+		boot_close("the capture ends");
+	if (!all_frames && !bad_lines) {
+		problem("no record stream in %s: %s%s", name,
+			!bytes ? "it is empty"
+			       : "no line is a frame ('@BT1 ...') and no frame is there as bytes",
+			utf16 || nul_bytes > bytes / 4
+			    ? " (it looks like UTF-16: iconv -f UTF-16 -t UTF-8 makes it readable)"
+			    : "; the kernel sends one with stream=text or stream=binary");
+	}
+	uint64_t records = 0;
 	for (unsigned c = 0; c < MAX_CPUS; c++) {
 		struct cpu_state *s = &cpus[c];
-		if (s->in_session) {
-			problem("cpu %u: %s %s: the capture ends before its END", c, s->facility,
-				s->name);
-		}
-		frames += s->frames;
 		records += s->all_records;
-		if (view == &bt_view_stats && s->seen)
+		if (view == &bt_view_stats && s->frames)
 			fprintf(
 			    out_records,
 			    "cpu %u: frames=%" PRIu64 " missing=%" PRIu64 " sessions=%" PRIu64
@@ -509,8 +739,10 @@ static int btdecode_stream(FILE *in, const char *name)
 		fprintf(summary_view ? out_records : out_problems,
 			"btdecode: %" PRIu64 " frames, %" PRIu64 " records, %" PRIu64
 			" problems (%" PRIu64 " damaged lines)\n",
-			frames, records, problems, bad_lines);
+			all_frames, records, problems, bad_lines);
 	fflush(out_records);
+	if (!all_frames && !bad_lines)
+		return EXIT_NONE;
 	return problems ? EXIT_DAMAGED : 0;
 }
 
@@ -521,11 +753,14 @@ static void usage(FILE *to)
 		    "[FILE]\n  reads FILE (or stdin, or -) and checks every frame; views:\n");
 	for (unsigned i = 0; bt_views[i]; i++)
 		fprintf(to, "    %-7s %s\n", bt_views[i]->name, bt_views[i]->about);
-	fprintf(to,
-		"  --elf: the kernel's ELF (default: kernel.elf beside btdecode, when its build "
-		"id is the capture's)\n  --program: a user program's ELF; @0xBIAS where a "
-		"static PIE was placed (default: the capture's program-bias)\n"
-		"  exit status: 0 intact, 1 damaged or incomplete, 2 bad usage\n");
+	fprintf(
+	    to,
+	    "  --elf: the kernel's ELF (default: kernel.elf beside btdecode, when its build "
+	    "id is the capture's)\n  --program: a user program's ELF; @0xBIAS where a "
+	    "static PIE was placed (default: the capture's program-bias)\n"
+	    "  exit status: 0 complete (every frame, session and boot whole), 1 damaged, "
+	    "missing,\n  doubled or incomplete, 2 bad usage or an unreadable input, 3 no record "
+	    "stream in the input\n");
 }
 
 /* FILE[@0xBIAS] */

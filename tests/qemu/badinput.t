@@ -73,14 +73,7 @@ ok $? "help lists each of the README's $(echo "$keys" | wc -w) options ($n lines
 # A run passes only when QEMU's code and the kernel's last line agree; QEMU's own exit code 1
 # (its "error") must never pass by itself.
 fake=$work/fake
-mkdir -p "$fake"
-cat >"$fake/qemu-system-x86_64" <<'EOF'
-#!/bin/sh
-printf '%b' "$FAKE_SERIAL"
-[ -z "$FAKE_STDERR" ] || printf '%s\n' "$FAKE_STDERR" >&2
-exit "$FAKE_EXIT"
-EOF
-chmod +x "$fake/qemu-system-x86_64"
+fake_qemu "$fake"
 while IFS='|' read -r code serial stderr want text desc; do
 	[ -n "$code" ] || continue
 	run_row "$want" "$text" "runner: $desc" -- env PATH="$fake:$PATH" FAKE_EXIT="$code" \
@@ -95,7 +88,42 @@ done <<'EOF'
 5|baretrace loader\nrun finished: SKIP\n||77|scripts/run: SKIP|QEMU code 5 with SKIP: skip
 7|baretrace loader\nrun finished: BAD-INPUT\n||2|bad options or config|QEMU code 7 with BAD-INPUT: bad input
 0|baretrace loader\nkernel ready\n||3|abnormal end|QEMU exits 0 (a reset under -no-reboot): abnormal
+9|baretrace loader\nrun finished: INCOMPLETE\n||4|scripts/run: INCOMPLETE|QEMU code 9 (the kernel's status 4) with INCOMPLETE: incomplete, status 4
+1|baretrace loader\nrun finished: INCOMPLETE\n||3|says 'INCOMPLETE'|QEMU code 1 but the kernel said INCOMPLETE: abnormal
+9|baretrace loader\nrun finished: PASS\n||3|means INCOMPLETE|QEMU code 9 but the kernel said PASS: abnormal
 EOF
+
+# --log: a file in an existing folder, checked before QEMU starts (README's status 2); the
+# verdict is the kernel's line as it streams, whatever the file.
+ran=$work/ran
+while IFS='|' read -r path desc; do
+	[ -n "$path" ] || continue
+	rm -f "$ran"
+	run_row 2 "scripts/run: --log $path: " "runner: --log $desc: status 2, said" -- env PATH="$fake:$PATH" \
+		FAKE_EXIT=1 FAKE_SERIAL='baretrace loader\nrun finished: PASS\n' FAKE_PIDFILE="$ran" \
+		"$top/scripts/run" --timeout 20 --log "$path"
+	[ ! -e "$ran" ] && printf '%s\n' "$out" | grep -q "accepted: a file in an existing folder"
+	ok $? "runner: --log $desc: QEMU not started, what is accepted said"
+done <<EOF
+$work/no-such-folder/run.log|in a folder that does not exist
+$work|naming a folder
+/proc|naming /proc
+/proc/version|naming a kernel file
+/dev/null|naming /dev/null
+/dev/stdout|naming /dev/stdout
+/dev/full|naming /dev/full
+EOF
+rm -f "$ran"
+env PATH="$fake:$PATH" FAKE_EXIT=1 FAKE_SERIAL='baretrace loader\nrun finished: PASS\n' FAKE_PIDFILE="$ran" \
+	"$top/scripts/run" --timeout 20 --log "$work/own" >"$work/own" 2>&1
+rc=$?
+[ "$rc" = 2 ] && [ ! -e "$ran" ] && grep -q "this run's own output" "$work/own"
+ok $? "runner: --log naming the file its output goes to: status 2 (status $rc)"
+serial='\033[2Jfirmware\r\nbaretrace loader\r\n@BT1 QlQ=\r\n\000\001binary\r\nrun finished: PASS\r\n'
+run_row 0 "scripts/run: PASS" "runner: --log into a new file: the kernel's verdict" -- env PATH="$fake:$PATH" \
+	FAKE_EXIT=1 FAKE_SERIAL="$serial" "$top/scripts/run" --timeout 20 --log "$work/new.log"
+printf '%b' "$serial" | cmp -s - "$work/new.log"
+ok $? "runner: --log keeps every byte of the serial line as it came"
 
 # ---- runner usage --------------------------------------------------------------------------
 while IFS='|' read -r want text desc args; do

@@ -124,6 +124,32 @@ session_records() {
 		on && $1 == f { print $a, $b }'
 }
 
+# fake_qemu DIR: a stand-in qemu-system-x86_64 in DIR (put DIR first in PATH) that prints
+# FAKE_SERIAL (printf %b) on the serial line, FAKE_STDERR on stderr and exits FAKE_EXIT. With
+# FAKE_PIDFILE it writes its pid there first; with FAKE_SLEEP it then sleeps that long (as
+# itself: the same pid); with FAKE_CATCH set it ends on SIGTERM, SIGINT and SIGHUP as QEMU
+# does (its softmmu/runstate.c: "terminating on signal N from pid P (NAME)" on stderr, exit 0).
+fake_qemu() {
+	mkdir -p "$1"
+	cat >"$1/qemu-system-x86_64" <<'EOF'
+#!/bin/sh
+[ -z "$FAKE_PIDFILE" ] || echo $$ >"$FAKE_PIDFILE"
+printf '%b' "$FAKE_SERIAL"
+[ -z "$FAKE_STDERR" ] || printf '%s\n' "$FAKE_STDERR" >&2
+if [ -n "$FAKE_CATCH" ]; then
+	sleep "${FAKE_SLEEP:-60}" &
+	for s in 1 2 15; do
+		trap "kill $!; echo 'qemu-system-x86_64: terminating on signal $s from pid 1 (stand-in)' >&2; exit 0" $s
+	done
+	wait
+	exit "$FAKE_EXIT"
+fi
+[ -z "$FAKE_SLEEP" ] || exec sleep "$FAKE_SLEEP"
+exit "$FAKE_EXIT"
+EOF
+	chmod +x "$1/qemu-system-x86_64"
+}
+
 # Dump the last boot's output as TAP comments (for diagnosis when something failed).
 show_output() {
 	printf '%s\n' "$out" | sed 's/^/# /'

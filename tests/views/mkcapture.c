@@ -8,17 +8,24 @@
  *   bts FROM TO FLAGS                           a BTS record
  *   lbr INDEX FROM TO CYCLES MISPRED BR_TYPE    an LBR entry (MISPRED -1: not valid)
  *   end LOST [WHY]                              the session's END
+ *   cpu N                                       frames from now on are CPU N's (each CPU's
+ *                                               frame numbers run on from 0; CPU 0 at first)
+ *   bootend                                     the boot's END (lib/stream.h): a HEADER frame
+ *                                               of CPU 0 with "end=" and each CPU's frames
+ *   log TEXT                                    a line of the human log, as it is
  * Addresses may be written SYMBOL or SYMBOL+OFFSET: each SYMBOL=ADDRESS given as an argument.
  * --code BASE FILE: the code at BASE is FILE's bytes (objcopy -O binary): BTS records go as
  * PATH frames walked along it (lib/stream_path.h), as the kernel writes them.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/stream.h"
 
 #define MAX_SYMS 256
+#define MAX_CPUS 8
 static struct {
 	char name[64];
 	uint64_t addr;
@@ -96,10 +103,14 @@ int main(int argc, char **argv)
 			 argv[i]);
 		syms[n_syms++].addr = strtoull(eq + 1, NULL, 0);
 	}
-	static struct bt_writer w;
-	bt_writer_init(&w, 0, 0, emit, NULL);
-	if (code_len)
-		bt_writer_set_code(&w, code_fn, NULL);
+	static struct bt_writer writers[MAX_CPUS];
+	static bool used[MAX_CPUS];
+	for (unsigned c = 0; c < MAX_CPUS; c++) {
+		bt_writer_init(&writers[c], (uint16_t)c, 0, emit, NULL);
+		if (code_len)
+			bt_writer_set_code(&writers[c], code_fn, NULL);
+	}
+	struct bt_writer *wp = &writers[0];
 	char line[1024];
 	while (fgets(line, sizeof(line), stdin)) {
 		line_no++;
@@ -109,22 +120,50 @@ int main(int argc, char **argv)
 		char *save, *cmd = strtok_r(line, " \t\n", &save);
 		if (!cmd)
 			continue;
-		if (!strcmp(cmd, "header")) {
+		if (!strcmp(cmd, "log")) {
+			char *text = strtok_r(NULL, "\n", &save);
+			printf("%s\n", text ? text : "");
+			continue;
+		}
+		if (!strcmp(cmd, "cpu")) {
+			uint64_t c = number(strtok_r(NULL, " \t\n", &save));
+			if (c >= MAX_CPUS) {
+				fprintf(stderr,
+					"mkcapture: line %u: cpu %" PRIu64 ": accepted: 0..%u\n",
+					line_no, c, MAX_CPUS - 1);
+				return 2;
+			}
+			wp = &writers[c];
+			continue;
+		}
+		used[wp - writers] = true;
+		if (!strcmp(cmd, "bootend")) {
+			/* each CPU's frames so far; CPU 0's END frame itself not counted */
+			char pair[16 * MAX_CPUS] = "end=";
+			size_t n = strlen(pair);
+			for (unsigned c = 0; c < MAX_CPUS; c++)
+				if (used[c] || !c)
+					n += (size_t)snprintf(pair + n, sizeof(pair) - n,
+							      "%s%u:%" PRIu32, n > 4 ? "," : "", c,
+							      writers[c].seq);
+			const char *pairs[] = {pair};
+			bt_write_header(&writers[0], pairs, 1);
+		} else if (!strcmp(cmd, "header")) {
 			const char *pairs[32];
 			unsigned n = 0;
 			for (char *p; n < 32 && (p = strtok_r(NULL, " \t\n", &save));)
 				pairs[n++] = p;
-			bt_write_header(&w, pairs, n);
+			bt_write_header(wp, pairs, n);
 		} else if (!strcmp(cmd, "begin")) {
 			char *fac = strtok_r(NULL, " \t\n", &save),
 			     *name = strtok_r(NULL, "\n", &save);
-			bt_write_begin(&w, fac ? fac : "bts", name ? name : "");
+			bt_write_begin(wp, fac ? fac : "bts", name ? name : "");
 		} else if (!strcmp(cmd, "bts")) {
 			struct bt_bts r = {0};
 			r.from = number(strtok_r(NULL, " \t\n", &save));
 			r.to = number(strtok_r(NULL, " \t\n", &save));
 			r.flags = number(strtok_r(NULL, " \t\n", &save));
-			bt_write_bts(&w, &r);
+			bt_write_bts(wp, &r);
 		} else if (!strcmp(cmd, "lbr")) {
 			struct bt_lbr e = {0};
 			e.index = (uint32_t)number(strtok_r(NULL, " \t\n", &save));
@@ -136,16 +175,17 @@ int main(int argc, char **argv)
 			e.mispred_valid = mispred >= 0;
 			e.mispred = mispred > 0;
 			e.br_type = signed_field(strtok_r(NULL, " \t\n", &save));
-			bt_write_lbr(&w, &e);
+			bt_write_lbr(wp, &e);
 		} else if (!strcmp(cmd, "end")) {
 			uint64_t lost = number(strtok_r(NULL, " \t\n", &save));
 			char *why = strtok_r(NULL, "\n", &save);
-			bt_write_end(&w, lost, why ? why : "");
+			bt_write_end(wp, lost, why ? why : "");
 		} else {
-			fprintf(
-			    stderr,
-			    "mkcapture: line %u: '%s': accepted: header, begin, bts, lbr, end\n",
-			    line_no, cmd);
+			fprintf(stderr,
+				"mkcapture: line %u: '%s': accepted: header, begin, bts, lbr, end, "
+				"cpu, "
+				"bootend, log\n",
+				line_no, cmd);
 			return 2;
 		}
 	}

@@ -9,16 +9,7 @@
 # nm's symbol table does, the branch kinds are the instructions' own, llvm-profgen (the AutoFDO
 # consumer) makes a profile of the perf view, and a wrong ELF or bad usage is refused.
 # REGOLDEN=1 rewrites the golden files (review the diff by hand before committing it).
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${BUILD:-$top/build}
-case "$build" in /*) ;; *) build=$top/$build ;; esac
-dec=$build/btdecode
-here=$top/tests/views
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0
-ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; }
+. "$(dirname "$0")/lib.sh"
 
 id=0123456789abcdef0123456789abcdef01234567
 base=0x401000
