@@ -29,6 +29,7 @@ enum run_status {
 	RUN_FAIL = 1,
 	RUN_SKIP = 2,
 	RUN_BAD_CONFIG = 3, /* options or config file rejected */
+	RUN_INCOMPLETE = 4, /* records were lost or withheld: a capture is not whole */
 };
 
 /* ---- consoles (README "Consoles") ---- */
@@ -152,6 +153,14 @@ enum trace_ring { TRACE_RING_ALL, TRACE_RING_USER, TRACE_RING_KERNEL };
 enum trace_leak { TRACE_LEAK_FILTER, TRACE_LEAK_FLAG };
 /* stream: the records also as the checked record stream (lib/stream.h, tools/btdecode). */
 enum trace_stream { TRACE_STREAM_OFF, TRACE_STREAM_TEXT, TRACE_STREAM_BINARY };
+/* capture.full: what a full record store does. */
+enum trace_full {
+	TRACE_FULL_WAIT, /* the workload waits while records are handed on (the default) */
+	TRACE_FULL_STOP, /* the capture ends at a record boundary; the rest is counted */
+	TRACE_FULL_WRAP, /* the oldest record makes room (the newest kept, as circular BTS) */
+};
+/* stream.live */
+enum trace_live { TRACE_LIVE_AUTO, TRACE_LIVE_ON, TRACE_LIVE_OFF };
 
 /* lbr.filter: the seven branch classes of LBR_SELECT bits 2-8 and LBR_CTL bits 16-22 (SDM Vol.
  * 3B 17.7.2 Table 17-11, 17.8 Table 17-12; Architectural LBR: IA32_LBR_CTL), the rings, and
@@ -206,9 +215,10 @@ struct trace_options {
 	uint64_t pmc_period;
 	uint64_t spmu_drop; /* test only: the model misses the Nth taken branch of a run; 0 = off */
 	uint64_t stream;    /* enum trace_stream */
-	uint64_t stream_path; /* BTS records along the code (lib/stream_path.h): 1 on, 0 off */
-	uint64_t stream_live; /* records streamed during the run (session/output.h): 1 on, 0 off */
-	uint64_t store_kib;   /* per CPU store of a run's records; 0: sized from free memory */
+	uint64_t stream_path;  /* BTS records along the code (lib/stream_path.h): 1 on, 0 off */
+	uint64_t stream_live;  /* enum trace_live: records streamed during the run (output.h) */
+	uint64_t store_kib;    /* per CPU store of a run's records; 0: sized from free memory */
+	uint64_t capture_full; /* enum trace_full */
 };
 
 /* The software PMU's personalities (option spmu), by index: the name, or NULL past the last.
@@ -243,19 +253,26 @@ struct trace_request {
 };
 
 /* How a capture went: every CPU's session passed, one failed, or every one was skipped (the
- * facility is absent and no software PMU stands in). */
-enum trace_outcome { TRACE_PASSED, TRACE_FAILED, TRACE_SKIPPED };
+ * facility is absent and no software PMU stands in), or one did not deliver every record
+ * (incomplete: lost or withheld, said with the count and the reason). */
+enum trace_outcome { TRACE_PASSED, TRACE_FAILED, TRACE_SKIPPED, TRACE_INCOMPLETE };
 
 /* Capture the workload with the facility on the CPUs the options ask for: on the hardware
  * when it has the facility, else on the software PMU presenting as `personality` (or SKIP
  * with the reason). Prints the records. */
 enum trace_outcome arch_trace_workload(const struct trace_request *req);
+/* Whether the trace options' buffers and stores fit the memory that is free, on the CPUs that
+ * trace at once; false with the sizes and what to change in why. Before the first session. */
+bool arch_trace_check_memory(const struct trace_options *o, char *why, size_t size);
 
 /* The self-checks printed so far (a TAP line each: "ok N - selfcheck FACILITY LABEL ..."). */
 struct arch_selfcheck_tally {
 	unsigned checks, failed, skipped;
 };
 void arch_selfcheck_tally(struct arch_selfcheck_tally *out);
+/* Each session so far that did not deliver every record, a line through put: which, how many
+ * records, why ("bts loop@skylake cpu=0: 12 records not delivered (store-full=12)"). */
+void arch_trace_losses(workload_print_fn put);
 /* How many CPUs have facility f in hardware (the rest use the software PMU, or skip). */
 unsigned arch_facility_hardware_cpus(enum trace_facility f);
 
@@ -389,6 +406,8 @@ unsigned arch_report_oddities(workload_print_fn put);
 /* stream=text or binary: the wire (binary true: raw frames; else "@BT1 " base64 lines) and the
  * record stream's HEADER frames (lib/stream.h), from the boot CPU. */
 void arch_trace_stream_header(bool binary);
+/* The boot's END frame, after every session: how many frames each CPU sent (lib/stream.h). */
+void arch_trace_stream_end(void);
 /* Another HEADER frame, of the run's own "key=value" strings (options, program). */
 void arch_trace_stream_pairs(const char *const *pairs, unsigned n);
 uint64_t arch_timestamp(void); /* TSC */

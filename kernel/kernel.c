@@ -19,6 +19,7 @@ static const char *const status_names[] = {
     [RUN_FAIL] = "FAIL",
     [RUN_SKIP] = "SKIP",
     [RUN_BAD_CONFIG] = "BAD-INPUT",
+    [RUN_INCOMPLETE] = "INCOMPLETE",
 };
 
 const char *run_status_name(enum run_status status)

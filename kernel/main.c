@@ -55,10 +55,11 @@ static void warn_option(void *ctx, const char *line)
 	kprintf("warning: %s\n", line);
 }
 
-/* What the requested parts of a run came to: failed if any failed, skipped if every one that
- * ran was skipped (a facility the CPU lacks), else passed; nothing requested passes. */
+/* What the requested parts of a run came to: failed if any failed, incomplete if a capture did
+ * not deliver every record, skipped if every one that ran was skipped (a facility the CPU
+ * lacks), else passed; nothing requested passes. */
 struct tally {
-	unsigned passed, failed, skipped;
+	unsigned passed, failed, skipped, incomplete;
 };
 
 static void tally_add(struct tally *t, enum run_status s)
@@ -66,12 +67,15 @@ static void tally_add(struct tally *t, enum run_status s)
 	t->passed += s == RUN_PASS;
 	t->failed += s == RUN_FAIL;
 	t->skipped += s == RUN_SKIP;
+	t->incomplete += s == RUN_INCOMPLETE;
 }
 
 static enum run_status tally_status(const struct tally *t)
 {
 	if (t->failed)
 		return RUN_FAIL;
+	if (t->incomplete)
+		return RUN_INCOMPLETE;
 	return t->skipped && !t->passed ? RUN_SKIP : RUN_PASS;
 }
 
@@ -266,11 +270,17 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	if (opts.ss.n)
 		tally_add(&t, sstrace_run(&opts.ss, &opts) ? RUN_PASS : RUN_FAIL);
 	if (opts.trace.n) {
+		char why[512];
+		if (!arch_trace_check_memory(&opts.tr, why, sizeof(why))) {
+			kprintf("error: %s\n", why);
+			arch_exit(RUN_BAD_CONFIG);
+		}
 		tracing_given_options(bi->options, bi->config);
 		enum trace_outcome out = tracing_run(&opts, &sum);
-		tally_add(&t, out == TRACE_FAILED    ? RUN_FAIL
-			      : out == TRACE_SKIPPED ? RUN_SKIP
-						     : RUN_PASS);
+		tally_add(&t, out == TRACE_FAILED	? RUN_FAIL
+			      : out == TRACE_INCOMPLETE ? RUN_INCOMPLETE
+			      : out == TRACE_SKIPPED	? RUN_SKIP
+							: RUN_PASS);
 	}
 	if (opts.bench == BENCH_ISR)
 		tally_add(&t, arch_bench_isr() ? RUN_PASS : RUN_FAIL);

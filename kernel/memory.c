@@ -62,6 +62,12 @@ uint64_t page_alloc_below(uint64_t pages, uint64_t limit)
 	return phys;
 }
 
+uint64_t page_alloc_uncleared(uint64_t pages)
+{
+	uint64_t phys = pmm_alloc(&allocator, pages, 1, 0);
+	return phys == PMM_NO_PAGE ? 0 : phys;
+}
+
 bool page_free(uint64_t phys, uint64_t pages)
 {
 	return pmm_free(&allocator, phys, pages);

@@ -16,6 +16,9 @@ bool memory_init(const struct memmap *mm);
 uint64_t page_alloc(uint64_t pages);
 /* The same, entirely below `limit` (bytes). */
 uint64_t page_alloc_below(uint64_t pages, uint64_t limit);
+/* Contiguous pages left as they are: for memory written before it is read (a record store of
+ * hundreds of MiB, which clearing would cost seconds under emulation); 0 when none. */
+uint64_t page_alloc_uncleared(uint64_t pages);
 bool page_free(uint64_t phys, uint64_t pages);
 struct pmm *memory_allocator(void);
 

@@ -103,6 +103,20 @@ static const struct cfg_enum_value stream_values[] = {
     {NULL, 0, 0},
 };
 
+static const struct cfg_enum_value live_values[] = {
+    {"auto", TRACE_LIVE_AUTO, 0},
+    {"on", TRACE_LIVE_ON, 0},
+    {"off", TRACE_LIVE_OFF, 0},
+    {NULL, 0, 0},
+};
+
+static const struct cfg_enum_value full_values[] = {
+    {"wait", TRACE_FULL_WAIT, 0},
+    {"stop", TRACE_FULL_STOP, 0},
+    {"wrap", TRACE_FULL_WRAP, 0},
+    {NULL, 0, 0},
+};
+
 static const struct cfg_enum_value on_off_values[] = {
     {"off", 0, 0},
     {"on", 1, 0},
@@ -278,19 +292,24 @@ static const struct cfg_option option_table[] = {
      "BTS records crossing into the other ring (e.g. SYSCALL's kernel target): filter or flag",
      OPT(tr.bts_leak), 0, 0, leak_values, PLAIN},
     {"stream", CFG_ENUM,
-     "BTS records, LBR entries and PEBS samples also as the checked record stream: text = "
-     "'@BT1 ' lines between the log's, binary = the frames as bytes (tools/btdecode reads "
-     "both back)",
+     "how records leave: text = the checked record stream as '@BT1 ' lines between the log's, "
+     "binary = its frames as bytes (tools/btdecode reads both back), off = a text line per "
+     "record (for reading by eye; long captures are many times larger)",
      OPT(tr.stream), 0, 0, stream_values, PLAIN},
     {"stream.path", CFG_ENUM,
      "BTS records in the stream: on = taken/not-taken bits along the decoded code, as Intel "
      "PT (the decoder needs the ELF files), off = each record's address deltas",
      OPT(tr.stream_path), 0, 0, on_off_values, PLAIN},
     {"stream.live", CFG_ENUM,
-     "records of btsint and pebs sessions streamed while the run goes on, by a CPU that "
-     "is not tracing (the store becomes a ring: a run may outgrow trace.store); off = after "
-     "the run",
-     OPT(tr.stream_live), 0, 0, on_off_values, PLAIN},
+     "records of sessions that make them during the run (btsint, pebs, pmc, btf) streamed "
+     "while it goes on by a CPU that is not tracing; auto = on with a stream, off = after "
+     "the run (or when the store fills)",
+     OPT(tr.stream_live), 0, 0, live_values, PLAIN},
+    {"capture.full", CFG_ENUM,
+     "a full record store: wait = the workload waits while records are handed on, stop = the "
+     "capture ends there (the rest counted, the run INCOMPLETE), wrap = the oldest records "
+     "make room (counted, INCOMPLETE)",
+     OPT(tr.capture_full), 0, 0, full_values, PLAIN},
     {"trace.store", CFG_UINT,
      "KiB per CPU for the records a run drains (BTS, PEBS, BTF, counter samples); 0 = from "
      "free memory (an eighth shared by the CPUs, 1 MiB to 64 MiB)",
@@ -382,6 +401,7 @@ void options_defaults(struct kernel_options *o)
 	o->tr.pebs_period = 37;
 	o->tr.pebs_kib = 64;
 	o->tr.pmc_period = 50;
+	o->tr.stream = TRACE_STREAM_TEXT;
 	o->tr.stream_path = 1;
 	o->program_watchdog_ms = DEFAULT_PROGRAM_WATCHDOG_MS;
 }
@@ -525,7 +545,7 @@ static bool options_check(const struct kernel_options *o, char *err, size_t size
 		    "ret");
 		return false;
 	}
-	if (t->stream_live && t->stream == TRACE_STREAM_OFF) {
+	if (t->stream_live == TRACE_LIVE_ON && t->stream == TRACE_STREAM_OFF) {
 		fmt_snprintf(err, size,
 			     "option 'stream.live': on needs the record stream; accepted with it: "
 			     "stream=text or stream=binary");

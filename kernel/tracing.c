@@ -11,13 +11,13 @@ struct trace_ctx {
 	enum trace_facility facility;
 	int personality;
 	const struct kernel_options *all;
-	unsigned passed, failed, skipped;
+	unsigned passed, failed, skipped, incomplete;
 };
 
 void tracing_print_table(const struct tracing_summary *sum, workload_print_fn put)
 {
-	put("%-8s %8s %6s %6s %7s %10s  %s", "facility", "sessions", "passed", "failed", "skipped",
-	    "selfchecks", "where");
+	put("%-8s %8s %6s %6s %7s %10s %10s  %s", "facility", "sessions", "passed", "failed",
+	    "skipped", "incomplete", "selfchecks", "where");
 	for (unsigned f = 0; f < sum->n; f++) {
 		const struct tracing_row *r = &sum->row[f];
 		unsigned cpus = arch_cpu_count(), hw = r->hw_cpus;
@@ -34,9 +34,9 @@ void tracing_print_table(const struct tracing_summary *sum, workload_print_fn pu
 		else
 			fmt_snprintf(where, sizeof(where),
 				     "hardware on %u of %u CPUs, skipped elsewhere", hw, cpus);
-		put("%-8s %8u %6u %6u %7u %10s  %s", options_facility_name(r->facility),
-		    r->passed + r->failed + r->skipped, r->passed, r->failed, r->skipped, checks,
-		    where);
+		put("%-8s %8u %6u %6u %7u %10u %10s  %s", options_facility_name(r->facility),
+		    r->passed + r->failed + r->skipped + r->incomplete, r->passed, r->failed,
+		    r->skipped, r->incomplete, checks, where);
 	}
 }
 
@@ -74,6 +74,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 	t->passed += out == TRACE_PASSED;
 	t->failed += out == TRACE_FAILED;
 	t->skipped += out == TRACE_SKIPPED;
+	t->incomplete += out == TRACE_INCOMPLETE;
 	return out != TRACE_FAILED;
 }
 
@@ -136,6 +137,23 @@ static void stream_run_header(void)
 		arch_trace_stream_pairs(pairs, n);
 }
 
+/* The sessions a run holds: facility x personality x workload x CPU, each ending in its
+ * trace-end line or its SKIP line (scripts/progress counts them). */
+static bool count_workload(const struct workload *w, void *ctx)
+{
+	(void)w;
+	(*(unsigned *)ctx)++;
+	return true;
+}
+
+static unsigned sessions_of(const struct kernel_options *o)
+{
+	unsigned workloads = 0;
+	workload_for_each(&o->workload, count_workload, &workloads);
+	unsigned cpus = o->tr.cpus == TRACE_CPUS_BOOT ? 1 : arch_cpu_count();
+	return o->trace.n * (o->spmu.n ? o->spmu.n : 1) * workloads * cpus;
+}
+
 enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_summary *out)
 {
 	struct trace_ctx t = {.all = o};
@@ -154,6 +172,7 @@ enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_su
 		    fmt_snprintf(sum->personalities + len, sizeof(sum->personalities) - len, "%s%s",
 				 p ? "," : "", arch_spmu_name(o->spmu.item[p], &explicit_only));
 	}
+	kprintf("trace: %u sessions\n", sessions_of(o));
 	for (unsigned f = 0; f < o->trace.n; f++) {
 		t.facility = (enum trace_facility)o->trace.item[f];
 		struct trace_ctx before = t;
@@ -173,12 +192,16 @@ enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_su
 		    .passed = t.passed - before.passed,
 		    .failed = t.failed - before.failed,
 		    .skipped = t.skipped - before.skipped,
+		    .incomplete = t.incomplete - before.incomplete,
 		    .checks = {after.checks - checks_before.checks,
 			       after.failed - checks_before.failed,
 			       after.skipped - checks_before.skipped},
 		};
 	}
+	if (o->tr.stream != TRACE_STREAM_OFF)
+		arch_trace_stream_end();
 	tracing_print_table(sum, summary_line);
+	arch_trace_losses(summary_line);
 	struct arch_selfcheck_tally sc;
 	arch_selfcheck_tally(&sc);
 	sum->checks = sc;
@@ -189,5 +212,7 @@ enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_su
 		    sc.checks, sc.checks - sc.failed - sc.skipped, sc.failed, sc.skipped);
 	if (t.failed)
 		return TRACE_FAILED;
+	if (t.incomplete)
+		return TRACE_INCOMPLETE;
 	return t.passed ? TRACE_PASSED : TRACE_SKIPPED;
 }

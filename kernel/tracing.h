@@ -12,7 +12,7 @@ struct kernel_options;
 /* What the sessions of one facility came to (the summary table's row; the hardware report's). */
 struct tracing_row {
 	enum trace_facility facility;
-	unsigned passed, failed, skipped;
+	unsigned passed, failed, skipped, incomplete;
 	unsigned hw_cpus; /* CPUs whose own facility it ran on (the rest: the software PMU) */
 	struct arch_selfcheck_tally checks;
 };

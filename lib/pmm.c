@@ -133,3 +133,19 @@ bool pmm_page_in_use(const struct pmm *p, uint64_t phys)
 	uint64_t i = phys / PMM_PAGE_SIZE;
 	return i >= p->npages || bit_test(p, i);
 }
+
+uint64_t pmm_largest_run(const struct pmm *p)
+{
+	uint64_t best = 0, run = 0;
+	for (uint64_t i = 0; i < p->npages; i++) {
+		if (!(i % 64) && i + 64 <= p->npages && p->bitmap[i / 64] == ~0ull) {
+			run = 0; /* 64 pages in use at once */
+			i += 63;
+			continue;
+		}
+		run = bit_test(p, i) ? 0 : run + 1;
+		if (run > best)
+			best = run;
+	}
+	return best;
+}

@@ -34,5 +34,7 @@ uint64_t pmm_alloc(struct pmm *p, uint64_t pages, uint64_t align_pages, uint64_t
 /* Free an allocation; returns false (and changes nothing) if any page was already free. */
 bool pmm_free(struct pmm *p, uint64_t phys, uint64_t pages);
 bool pmm_page_in_use(const struct pmm *p, uint64_t phys);
+/* The longest run of free pages, in pages (what one contiguous allocation can get at most). */
+uint64_t pmm_largest_run(const struct pmm *p);
 
 #endif

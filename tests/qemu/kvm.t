@@ -21,7 +21,7 @@ printf '%s\n' "$cmd" | grep -q -- ' -machine q35,accel=kvm ' &&
 ok $? "--kvm: the command line has accel=kvm, -cpu host,migratable=no,pmu=on, OVMF and the exit device"
 [ -n "$work" ] && [ -f "$work/esp/EFI/BOOT/BOOTX64.EFI" ] &&
 	cmp -s "$work/esp/EFI/BOOT/BOOTX64.EFI" "$build/BOOTX64.EFI" &&
-	[ "$(cat "$work/esp/baretrace.cfg")" = "$(printf 'trace=lbr\nworkload=calls')" ]
+	[ "$(cat "$work/esp/baretrace.cfg")" = "$(printf 'trace=lbr\nworkload=calls\nstream=off')" ]
 ok $? "--dry-run: the boot volume it names is kept, with the loader and the options"
 has 'scripts/run: --kvm: what the guest will get on this host' "--kvm: says what the guest will get before booting"
 

@@ -12,10 +12,22 @@ out="" # output of the last boot
 rc=0   # exit status of the last boot
 
 # boot [runner args...] [-- kernel options...]: run once, keep output in $out, status in $rc.
+# A boot with kernel options gets its records as text lines (stream=off), which most tests read,
+# unless it names a stream (or a config file does); a boot without any runs the default session
+# as a user gets it, on the default wire (stream=text, which the stream tests read back with
+# tools/btdecode).
 boot() {
-	local log
+	local log args=("$@") wire= a after=
+	for a in "$@"; do
+		case "$a" in
+		--) after=1 ;;
+		stream=* | --config) wire=no ;;
+		*) [ -n "$after" ] && [ -z "$wire" ] && wire=off ;;
+		esac
+	done
+	[ "$wire" = off ] && args+=("stream=off")
 	log=$(mktemp)
-	"$top/scripts/run" "$@" >"$log" 2>&1
+	"$top/scripts/run" "${args[@]}" >"$log" 2>&1
 	rc=$?
 	out=$(cat "$log")
 	rm -f "$log"

@@ -17,6 +17,19 @@ kernel_records() {
 	awk -v k="$1" '$1 == "trace-begin" { s = $2 " " $3 " " $4; print "= " s; next }
 		$1 == "trace-end" { s = "" } s != "" && $1 == k { print }' "$2"
 }
+# text_twin FILE [runner args] -- OPTIONS: the same boot with stream=off appended to FILE: records
+# go once (README "Nothing lost"), so the kernel's own lines of a streamed capture come from its
+# twin, which the software PMU makes record for record the same.
+text_twin() {
+	local file=$1 a=() x
+	shift
+	for x in "$@"; do
+		[ "$x" = stream=text ] && x=stream=off
+		a+=("$x")
+	done
+	boot "${a[@]}"
+	printf '%s\n' "$out" >>"$file"
+}
 # decoded_records KIND FILE: the same from btdecode's text view in FILE
 decoded_records() {
 	awk -v k="$1" '$1 == "stream-begin" { print "= " $2 " " $3 " " $4; next } $1 == k { print }' "$2"
@@ -30,8 +43,12 @@ boot --smp 2 --timeout 120 -- stream=text trace=bts,btsint spmu=skylake,core2 \
 status_is 0 "stream=text: the sessions pass"
 cat "$work/leak" >>"$work/log" # one capture with both boots in it, as a log of two runs
 printf '%s\n' "$out" >>"$work/log"
+text_twin "$work/log.text" --timeout 60 -- stream=text trace=bts workload=user bts.ring=user \
+	bts.leak=flag
+text_twin "$work/log.text" --smp 2 --timeout 120 -- stream=text trace=bts,btsint \
+	spmu=skylake,core2 workload=loop,calls,indirect,switch,sort trace.cpus=all
 # kernel's records of each session, "FACILITY LABEL" then its bts lines, sessions in log order
-kernel_records bts "$work/log" >"$work/kernel"
+kernel_records bts "$work/log.text" >"$work/kernel"
 "$dec" "$work/log" >"$work/decoded" 2>"$work/err"
 drc=$?
 decoded_records bts "$work/decoded" >"$work/rebuilt"
@@ -112,7 +129,11 @@ ok $? "the $whole sessions that survived whole decode record for record ($same)"
 boot --timeout 120 -- stream=text trace=lbr spmu=skylake,nehalem,core2,arrowlake \
 	workload=loop,calls,indirect,user lbr.filter=call,ret,cond
 printf '%s\n' "$out" >"$work/lbr"
-kernel_records lbr "$work/lbr" >"$work/lbr.kernel"
+lrc=$rc
+text_twin "$work/lbr.text" --timeout 120 -- stream=text trace=lbr spmu=skylake,nehalem,core2,arrowlake \
+	workload=loop,calls,indirect,user lbr.filter=call,ret,cond
+rc=$lrc
+kernel_records lbr "$work/lbr.text" >"$work/lbr.kernel"
 "$dec" "$work/lbr" >"$work/lbr.dec" 2>"$work/lbr.err"
 drc=$?
 awk '$1 == "stream-begin" { s = "= " $2 " " $3 " " $4 "\n"; next }
@@ -133,7 +154,11 @@ ok $? "LBR: $n sessions on three personalities, $(grep -c '^lbr ' "$work/lbr.reb
 boot --timeout 120 -- stream=text trace=pebs spmu=icelake,skylake,nehalem workload=sort \
 	pebs.event=loads pebs.groups=meminfo,gpr,lbr pebs.period=5
 printf '%s\n' "$out" >"$work/pebs"
-kernel_records pebs "$work/pebs" >"$work/pebs.kernel"
+prc=$rc
+text_twin "$work/pebs.text" --timeout 120 -- stream=text trace=pebs spmu=icelake,skylake,nehalem \
+	workload=sort pebs.event=loads pebs.groups=meminfo,gpr,lbr pebs.period=5
+rc=$prc
+kernel_records pebs "$work/pebs.text" >"$work/pebs.kernel"
 "$dec" "$work/pebs" >"$work/pebs.dec" 2>"$work/pebs.err"
 drc=$?
 decoded_records pebs "$work/pebs.dec" >"$work/pebs.rebuilt"

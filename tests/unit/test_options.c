@@ -227,10 +227,18 @@ static void values_that_can_only_fail_are_refused_at_boot(void **state)
 	refused("pebs.event=fixed0 pebs.counter=2", "does not apply to pebs.event=fixed0");
 	refused("pebs.kib=2", "accepted: 4..4096");
 	/* Records streamed live are the record stream's: nothing to stream without it. */
-	refused("stream.live=on", "'stream.live': on needs the record stream; accepted with it: "
-				  "stream=text or stream=binary");
+	refused("stream=off stream.live=on",
+		"'stream.live': on needs the record stream; accepted with it: "
+		"stream=text or stream=binary");
 	assert_true(parse(NULL, "stream=binary stream.live=on"));
-	assert_int_equal(o.tr.stream_live, 1);
+	assert_int_equal(o.tr.stream_live, TRACE_LIVE_ON);
+	/* the defaults: the text wire, streamed live where a CPU is free, a full store waits */
+	assert_true(parse(NULL, "trace=bts"));
+	assert_int_equal(o.tr.stream, TRACE_STREAM_TEXT);
+	assert_int_equal(o.tr.stream_live, TRACE_LIVE_AUTO);
+	assert_int_equal(o.tr.capture_full, TRACE_FULL_WAIT);
+	assert_true(parse(NULL, "stream=off capture.full=stop"));
+	assert_int_equal(o.tr.capture_full, TRACE_FULL_STOP);
 	refused("pebs.period=0", "accepted: 1..2147483648");
 }
 

@@ -106,16 +106,40 @@ static void random_sequence_matches_reference(void **state)
 				used[live[k].phys / PMM_PAGE_SIZE + i] = false;
 			live[k] = live[--nlive];
 		}
-		uint64_t free_ref = 0;
-		for (int i = 0; i < NPAGES; i++)
+		uint64_t free_ref = 0, run = 0, longest = 0;
+		for (int i = 0; i < NPAGES; i++) {
 			free_ref += !used[i];
+			run = used[i] ? 0 : run + 1;
+			longest = run > longest ? run : longest;
+		}
 		assert_int_equal(p.free_pages, free_ref);
+		if (step % 97 == 0) /* the longest free run, by the reference */
+			assert_int_equal(pmm_largest_run(&p), longest);
 	}
 	for (int i = 0; i < NPAGES; i++)
 		assert_int_equal(pmm_page_in_use(&p, (uint64_t)i * PMM_PAGE_SIZE), used[i]);
 }
 
+/* Runs across whole 64-page words and at the bitmap's ragged end (NPAGES is no multiple of
+ * 64). */
+static void largest_run(void **state)
+{
+	(void)state;
+	struct pmm p;
+	setup(&p);
+	assert_int_equal(pmm_largest_run(&p), 0);
+	pmm_release_range(&p, 10 * PMM_PAGE_SIZE, 5);
+	assert_int_equal(pmm_largest_run(&p), 5);
+	pmm_release_range(&p, 100 * PMM_PAGE_SIZE, 300);
+	assert_int_equal(pmm_largest_run(&p), 300);
+	pmm_release_range(&p, 990 * PMM_PAGE_SIZE, 10);
+	assert_int_equal(pmm_largest_run(&p), 300);
+	pmm_release_range(&p, 400 * PMM_PAGE_SIZE, 590); /* joins 100..399 to 400..999 */
+	assert_int_equal(pmm_largest_run(&p), 900);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(largest_run),
     cmocka_unit_test(starts_all_in_use_then_releases),
     cmocka_unit_test(alloc_is_contiguous_aligned_and_limited),
     cmocka_unit_test(free_refuses_double_and_foreign),

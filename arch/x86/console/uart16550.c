@@ -228,6 +228,7 @@ bool uart_open(struct uart *u, const struct uart_desc *d, uint32_t baud, char *w
 	}
 	reg_out(d, UART_MCR, UART_MCR_DTR | UART_MCR_RTS | UART_MCR_OUT2);
 	u->open = true;
+	u->timed_out = u->transmitted = false;
 	return true;
 }
 
@@ -236,17 +237,24 @@ void uart_close(struct uart *u)
 	u->open = false;
 }
 
-/* Wait (bounded) until the FIFO is empty (and CTS, when asked); then a burst may be written. */
+/* Wait until the FIFO is empty (and CTS, when asked); then a burst may be written. A UART that
+ * has never taken a byte gets a bounded wait, then counts as gone (nothing hangs on a UART that
+ * is not wired); once it has transmitted, a wait is the host's or the flow control's (a reader
+ * that stopped reading, CTS held low) and lasts as long as that does: bytes wait, never drop. */
 static bool ready_for_burst(struct uart *u)
 {
 	if (u->timed_out)
 		return false;
-	for (unsigned i = 0; i < UART_TX_SPINS; i++) {
+	for (uint64_t i = 0;; i++) {
 		if ((reg_in(&u->d, UART_LSR) & UART_LSR_THRE) &&
-		    (!u->d.rtscts || (reg_in(&u->d, UART_MSR) & UART_MSR_CTS)))
+		    (!u->d.rtscts || (reg_in(&u->d, UART_MSR) & UART_MSR_CTS))) {
+			u->transmitted = true;
 			return true;
+		}
 		if (i == 0 && u->d.rtscts)
 			u->cts_waits++;
+		if (!u->transmitted && i >= UART_TX_SPINS)
+			break;
 		cpu_pause();
 	}
 	u->timed_out = true;

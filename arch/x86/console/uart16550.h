@@ -12,7 +12,8 @@
 struct uart {
 	struct uart_desc d;
 	bool open;
-	bool timed_out;		 /* a transmit wait ran out: the UART is treated as gone */
+	bool timed_out;		 /* it never took a byte in a transmit wait: treated as gone */
+	bool transmitted;	 /* it has taken bytes since uart_open: later waits are a host's */
 	bool rate_refused;	 /* uart_open failed on the baud rate alone (the UART is there) */
 	uint32_t baud;		 /* the rate programmed (or found) */
 	uint32_t divisor;	 /* DLL/DLM */

@@ -13,6 +13,8 @@
 #include "arch/x86/pmu/access.h"
 #include "lib/fmt.h"
 
+#define BTF_LIVE_BATCH 1024
+
 /* Every processor with an LBR stack has DEBUGCTL.BTF (SDM Vol. 3B 17.4.1); a KVM guest's
  * writes of it are dropped. */
 static enum status btf_available(const struct trace_caps *c, const char **why)
@@ -33,6 +35,8 @@ static enum status btf_plan(struct facility_run *r, char *why, size_t n)
 		return STATUS_UNSUPPORTED;
 	}
 	r->record_size = sizeof(uint64_t); /* the branch target */
+	r->live = true;			   /* targets come during the run */
+	r->live_batch = BTF_LIVE_BATCH;
 	r->check = CHECK_NONE;
 	return STATUS_OK;
 }
@@ -94,12 +98,12 @@ static bool btf_deliver(struct facility_run *r, const void *stored, const struct
 	return true;
 }
 
+/* Targets lost leave the capture incomplete (the session says so); a refused re-arm fails. */
 static bool btf_finish(struct facility_run *r)
 {
-	if (!r->store.lost_full && !r->u.btf.rearm_failed)
+	if (!r->u.btf.rearm_failed)
 		return true;
-	r->print("error: btf: %s: %lu targets lost (store full), %lu re-arms refused\n", r->label,
-		 r->store.lost_full, r->u.btf.rearm_failed);
+	r->print("error: btf: %s: %lu re-arms refused\n", r->label, r->u.btf.rearm_failed);
 	return false;
 }
 

@@ -182,15 +182,16 @@ static bool bts_deliver(struct facility_run *r, const void *stored, const struct
 	return true;
 }
 
+/* Records lost or overwritten leave the capture incomplete (the session says so); a PMI storm
+ * or a refused access in the service routine is a failure. */
 static bool bts_finish(struct facility_run *r)
 {
 	const struct trace_pmi_stats *st = &r->pmi;
-	if (!r->store.lost_full && !st->storms && !st->msr_errors)
+	if (!st->storms && !st->msr_errors)
 		return true;
-	r->print("error: %s: %s: %lu records lost (store of %lu full), %lu PMI storms, %lu "
-		 "refused MSR accesses in the service routine\n",
-		 r->drv->name, r->label, r->store.lost_full, r->store.cap, st->storms,
-		 st->msr_errors);
+	r->print("error: %s: %s: %lu PMI storms, %lu refused MSR accesses in the service "
+		 "routine\n",
+		 r->drv->name, r->label, st->storms, st->msr_errors);
 	return false;
 }
 

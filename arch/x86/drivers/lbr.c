@@ -162,9 +162,10 @@ static enum status arch_drain(struct facility_run *r)
 static void arch_describe(struct facility_run *r, const struct run_facts *f)
 {
 	const struct lbr_state *l = &r->u.lbr;
-	r->print("trace-begin lbr %s steps=%lu depth=%u format=arch ctl=%#lx result=%lu "
-		 "tsc-cycles=%lu\n",
-		 r->label, f->steps, l->depth, l->ctl, f->result, f->tsc_cycles);
+	r->print(
+	    "trace-begin lbr %s steps=%lu depth=%u entries=%lu format=arch ctl=%#lx result=%lu "
+	    "tsc-cycles=%lu\n",
+	    r->label, f->steps, l->depth, r->store.n, l->ctl, f->result, f->tsc_cycles);
 }
 
 const struct facility_driver lbr_arch_driver = {
@@ -254,9 +255,9 @@ static enum status legacy_drain(struct facility_run *r)
 static void legacy_describe(struct facility_run *r, const struct run_facts *f)
 {
 	const struct lbr_state *l = &r->u.lbr;
-	r->print("trace-begin lbr %s steps=%lu depth=%u format=%u select=%#lx%s result=%lu "
-		 "tsc-cycles=%lu\n",
-		 r->label, f->steps, l->depth, l->format, l->select,
+	r->print("trace-begin lbr %s steps=%lu depth=%u entries=%lu format=%u select=%#lx%s "
+		 "result=%lu tsc-cycles=%lu\n",
+		 r->label, f->steps, l->depth, r->store.n, l->format, l->select,
 		 l->sw_filter ? " software-filter" : "", f->result, f->tsc_cycles);
 }
 

@@ -364,16 +364,18 @@ static bool pebs_deliver(struct facility_run *r, const void *stored, const struc
 	return true;
 }
 
+/* Records lost leave the capture incomplete (the session says so); an undecodable record, a
+ * PMI storm or a refused access in the service routine is a failure. */
 static bool pebs_finish(struct facility_run *r)
 {
 	const struct pebs_state *p = &r->u.pebs;
 	const struct trace_pmi_stats *st = &r->pmi;
-	if (!r->store.lost_full && !p->bad && !st->storms && !st->msr_errors)
+	if (!p->bad && !st->storms && !st->msr_errors)
 		return true;
-	r->print("error: pebs: %s: %lu records lost (store full), %lu undecodable (first: %s), "
-		 "%lu storms, %lu refused MSR accesses\n",
-		 r->label, r->store.lost_full, p->bad,
-		 p->bad ? pebs_defect_name(p->first_defect) : "-", st->storms, st->msr_errors);
+	r->print("error: pebs: %s: %lu undecodable records (first: %s), %lu storms, %lu refused "
+		 "MSR accesses\n",
+		 r->label, p->bad, p->bad ? pebs_defect_name(p->first_defect) : "-", st->storms,
+		 st->msr_errors);
 	return false;
 }
 

@@ -19,6 +19,7 @@
 
 #define PMC_SAMPLED	  0
 #define PMC_PMI_MAX_LOOPS 100
+#define PMC_LIVE_BATCH	  1024
 
 /* ---- the counter-sampling driver ----------------------------------------------------------- */
 
@@ -95,6 +96,8 @@ static enum status pmc_plan(struct facility_run *r, char *why, size_t n)
 	p->isr.full_width = msr != MSR_IA32_PMC0 + PMC_SAMPLED; /* IA32_A_PMCx chosen */
 	r->record_size = sizeof(struct pmc_sample);
 	r->interrupts = true;
+	r->live = true; /* samples come during the run */
+	r->live_batch = PMC_LIVE_BATCH;
 	r->check = CHECK_SAMPLES;
 	r->check_every = p->ev.period;
 	return STATUS_OK;
@@ -190,16 +193,17 @@ static bool pmc_deliver(struct facility_run *r, const void *stored, const struct
 	return true;
 }
 
+/* Samples lost leave the capture incomplete (the session says so); a PMI storm, a refused
+ * access, an overflow of a counter not sampled or an LBR snapshot that failed is a failure. */
 static bool pmc_finish(struct facility_run *r)
 {
 	const struct pmc_state *p = &r->u.pmc;
 	const struct trace_pmi_stats *st = &r->pmi;
-	if (!r->store.lost_full && !st->storms && !st->msr_errors && !p->other_counters &&
-	    !p->snapshot_failed)
+	if (!st->storms && !st->msr_errors && !p->other_counters && !p->snapshot_failed)
 		return true;
-	r->print("error: pmc: %s: %lu samples lost (store full), %lu storms, %lu refused MSR "
-		 "accesses, %lu overflows of counters not sampled\n",
-		 r->label, r->store.lost_full, st->storms, st->msr_errors, p->other_counters);
+	r->print("error: pmc: %s: %lu storms, %lu refused MSR accesses, %lu overflows of counters "
+		 "not sampled, %lu LBR snapshots failed\n",
+		 r->label, st->storms, st->msr_errors, p->other_counters, p->snapshot_failed);
 	return false;
 }
 

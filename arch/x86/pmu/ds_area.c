@@ -35,7 +35,7 @@ bool ds_area_prepare(unsigned cpu, uint64_t bts_bytes, uint64_t pebs_bytes)
 	struct ds_percpu *d = &areas[cpu];
 	_Static_assert(sizeof(struct ds_area64) <= PAGE_SIZE, "the DS area fits one page");
 	if (!d->area_phys)
-		d->area_phys = page_alloc(1);
+		d->area_phys = page_alloc(DS_AREA_PAGES);
 	if (!d->area_phys || !ensure(&d->bts_phys, &d->bts_bytes, bts_bytes) ||
 	    !ensure(&d->pebs_phys, &d->pebs_bytes, pebs_bytes))
 		return false;

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include "arch/x86/hw/ds_layout.h"
 
+#define DS_AREA_PAGES 1 /* the management area itself */
+
 struct ds_percpu {
 	uint64_t area_phys;		/* IA32_DS_AREA value (linear = physical here) */
 	struct ds_area64 *area;		/* its kernel pointer */

@@ -19,46 +19,43 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-/* A live drainer that has not made room in this long is not coming: the session stops waiting. */
-#define STORE_ROOM_WAIT_US 2000000
+#define SELF_DELIVERY_BATCH 4096 /* records a full store hands on at once without a drainer */
 
 /* The session's state: per CPU (sessions run on several at once), not on the stack, allocated
  * with the CPU's other buffers. */
 struct capture {
 	struct facility_run run;
 	struct session_sink sink;
-	uint64_t room_wait_us; /* what is left of the wait for a drainer; 0: none serves */
-	uint64_t live;	       /* records the drainer delivered during the run */
+	enum trace_full full; /* option capture.full */
+	bool served;	      /* a live drainer takes the records while the run goes on */
+	bool running;	      /* the run goes on: a full store may wait or hand records on */
+	uint64_t live;	      /* records the drainer delivered during the run */
+	uint64_t early;	      /* records the session handed on itself during the run */
+	uint64_t wrapped;     /* the oldest records a full store gave up (capture.full=wrap) */
+	uint64_t held_tsc;    /* TSC cycles the workload was held while the store made room */
 };
 static struct capture *captures[MAX_CPUS];
+
+/* The sessions that did not deliver every record, for the run's summary (arch_trace_losses). */
+#define LOSSES_KEPT 32
+#define LOSS_LINE   192
+static char losses[LOSSES_KEPT][LOSS_LINE];
+static uint32_t nlosses;
+
+uint64_t capture_pages(void)
+{
+	return (sizeof(struct capture) + PAGE_SIZE - 1) / PAGE_SIZE;
+}
 
 bool capture_prepare_cpu(unsigned cpu)
 {
 	if (cpu >= MAX_CPUS)
 		return false;
 	if (!captures[cpu]) {
-		uint64_t pa = page_alloc((sizeof(struct capture) + PAGE_SIZE - 1) / PAGE_SIZE);
+		uint64_t pa = page_alloc(capture_pages());
 		captures[cpu] = pa ? arch_phys_to_virt(pa) : NULL;
 	}
 	return captures[cpu] != NULL;
-}
-
-/* The store's full ring while a drainer serves this CPU: wait for it to take some, up to
- * STORE_ROOM_WAIT_US once in the session; then the record is lost and counted. */
-static bool wait_for_drainer(struct record_store *s)
-{
-	struct capture *c = s->full_ctx;
-	if (!c->room_wait_us)
-		return false;
-	uint64_t deadline = tsc_deadline(c->room_wait_us);
-	while (s->n == __atomic_load_n(&s->limit, __ATOMIC_ACQUIRE)) {
-		if (tsc_passed(deadline)) {
-			c->room_wait_us = 0;
-			return false;
-		}
-		cpu_pause();
-	}
-	return true;
 }
 
 /* Up to `max` stored records, oldest first, through the driver to the sink; how many were
@@ -77,6 +74,32 @@ static uint64_t deliver_stored(struct capture *c, uint64_t max)
 	return delivered;
 }
 
+/* The store is full (its producer: the PMI/DS service routine, a single-step hook, a drain).
+ * capture.full=wait: while the run goes on, the workload waits — for the live drainer to take
+ * records, or, with none, while this CPU hands the oldest records on itself (their lines or
+ * frames then come before the session's summary); after the run the session takes them as it
+ * goes. stop: the capture ends here, what follows is counted. wrap: the oldest record makes
+ * room, counted. */
+static bool store_full(struct record_store *s)
+{
+	struct capture *c = s->full_ctx;
+	if (c->full == TRACE_FULL_STOP)
+		return false;
+	if (c->full == TRACE_FULL_WRAP) {
+		record_store_drop(s);
+		c->wrapped++;
+		return true;
+	}
+	uint64_t t0 = arch_timestamp();
+	if (c->served)
+		while (s->n == __atomic_load_n(&s->limit, __ATOMIC_ACQUIRE))
+			cpu_pause();
+	else
+		c->early += deliver_stored(c, SELF_DELIVERY_BATCH);
+	c->held_tsc += arch_timestamp() - t0;
+	return true;
+}
+
 /* stream.live: the drainer's round, on the drainer's CPU with the source's lock held. */
 static void live_pump(void *ctx)
 {
@@ -91,24 +114,6 @@ static void stream_begin(struct capture *c, struct trace_ctx *t)
 		trace_stream_path(c->sink.stream, t->req->opt->stream_path);
 }
 
-/* With a drainer serving this CPU, a full store waits for it; without one, a store smaller
- * than one drain of the hardware buffer loses records, which is said. */
-static void live_open(struct capture *c, struct trace_ctx *t)
-{
-	struct facility_run *r = &c->run;
-	stream_begin(c, t);
-	if (trace_live_open(live_pump, c)) {
-		c->room_wait_us = STORE_ROOM_WAIT_US;
-		return;
-	}
-	if (r->store.cap < r->live_drain)
-		tprintf(
-		    "warning: %s: %s: the store's ring holds %lu records, fewer than one drain "
-		    "of the buffer (%lu), and no other CPU drains it during the run: records will "
-		    "be lost (%s keeps them)\n",
-		    r->drv->name, t->label, r->store.cap, r->live_drain, r->live_remedy);
-}
-
 /* A single-step trap of the run, to the driver that asked for them (BTF). */
 static void step_hook(void *ctx, uint64_t retired, uint64_t next)
 {
@@ -116,26 +121,27 @@ static void step_hook(void *ctx, uint64_t retired, uint64_t next)
 	r->drv->step(r, retired, next);
 }
 
-/* plan and the store; false when the session ends here (*ok says how). */
+/* plan and the store; false when the session ends here (*out says how). */
 static bool prepare(struct capture *c, struct trace_ctx *t, const struct facility_driver *drv,
-		    bool *ok)
+		    enum trace_outcome *out)
 {
 	struct facility_run *r = &c->run;
+	const struct trace_options *o = t->req->opt;
 	char why[TS_WHY_LEN] = "";
 	memset(c, 0, sizeof(*c));
 	*r = (struct facility_run){.drv = drv,
 				   .caps = t->caps,
-				   .opt = t->req->opt,
+				   .opt = o,
 				   .ds = ds_area_this_cpu(),
 				   .label = t->label,
 				   .print = tprintf,
 				   .ok = true};
 	enum status st = drv->plan(r, why, sizeof(why));
-	*ok = st == STATUS_OK || st == STATUS_UNSUPPORTED;
+	*out = st == STATUS_UNSUPPORTED ? TRACE_SKIPPED : TRACE_FAILED;
 	if (st == STATUS_UNSUPPORTED) {
 		ts_skip(t, drv->name, why);
 		/* The stream says so too: a session the decoder knows was skipped, not missing. */
-		if (t->req->opt->stream != TRACE_STREAM_OFF) {
+		if (o->stream != TRACE_STREAM_OFF) {
 			stream_begin(c, t);
 			bt_write_end(c->sink.stream, 0, "skipped");
 		}
@@ -150,36 +156,44 @@ static bool prepare(struct capture *c, struct trace_ctx *t, const struct facilit
 	if (r->record_size && !record_store_init(&r->store, mem, bytes, r->record_size)) {
 		tprintf("error: %s: %s: no room for one record of %zu bytes in the store\n",
 			drv->name, t->label, r->record_size);
-		*ok = false;
 		return false;
 	}
-	r->store.full = wait_for_drainer;
+	c->full = (enum trace_full)o->capture_full;
+	r->store.full = store_full;
 	r->store.full_ctx = c;
 	return true;
 }
 
-/* arm, the workload, disarm, and what the drainer left; the run's facts. */
+/* arm, the workload, disarm, and what the drainer left; the run's facts. Records go once: as
+ * stream frames when the session streams (its BEGIN first, so that they may leave at any time),
+ * else as text lines. */
 static void run(struct capture *c, struct trace_ctx *t, struct run_facts *f)
 {
 	struct facility_run *r = &c->run;
-	bool live = r->live && t->req->opt->stream_live && t->req->opt->stream != TRACE_STREAM_OFF;
-	session_sink_init(&c->sink, t, !live);
+	const struct trace_options *o = t->req->opt;
+	bool stream = o->stream != TRACE_STREAM_OFF;
+	session_sink_init(&c->sink, t, !stream);
+	if (stream)
+		stream_begin(c, t);
+	/* wrap gives up the oldest records itself: no drainer may take them meanwhile */
+	bool live =
+	    r->live && stream && o->stream_live != TRACE_LIVE_OFF && c->full != TRACE_FULL_WRAP;
 	if (live)
-		live_open(c, t);
+		c->served = trace_live_open(live_pump, c);
 	if (r->drv->step)
 		ts_set_step_hook(step_hook, r);
 	enum status armed = r->drv->arm(r);
+	c->running = true;
 	uint64_t t0 = arch_timestamp();
 	f->result = armed == STATUS_OK ? ts_run(t, r->interrupts, &f->steps) : 0;
 	f->tsc_cycles = arch_timestamp() - t0;
 	ts_set_step_hook(0, 0);
 	r->drv->disarm(r);
-	c->room_wait_us = 0; /* no drainer from here on: the session takes the rest */
 	if (live) {
 		trace_live_close();
-		deliver_stored(c,
-			       UINT64_MAX); /* what the drainer left, to make room for the rest */
+		c->served = false; /* no drainer from here on: the session takes the rest */
 	}
+	c->running = false;
 	f->streamed_live = c->live;
 	f->virtual_pmis = ts_virtual_pmis(&f->virtual_pmis_masked);
 	f->mem_unknown = ts_mem_unknown();
@@ -214,27 +228,72 @@ static void check(struct capture *c, struct trace_ctx *t)
 	}
 }
 
-bool capture_session(struct trace_ctx *t, const struct facility_driver *drv)
+/* What the session did not deliver, said: how many records and why (the stream's END says the
+ * same), and how long the workload waited for room. True when every record was delivered. */
+static bool say_losses(struct capture *c, struct trace_ctx *t)
+{
+	struct facility_run *r = &c->run;
+	const char *fac = r->drv->name;
+	if (c->held_tsc)
+		tprintf("note: %s: %s: the workload was held %lu us while the store made room "
+			"(capture.full=wait; %lu records handed on during the run)\n",
+			fac, t->label, tsc_to_us(c->held_tsc), c->early + c->live);
+	if (!r->end_lost)
+		return true;
+	tprintf("incomplete: %s: %s: %lu records not delivered (%s)\n", fac, t->label, r->end_lost,
+		r->end_why);
+	uint32_t i = __atomic_fetch_add(&nlosses, 1, __ATOMIC_RELAXED);
+	if (i < LOSSES_KEPT)
+		fmt_snprintf(losses[i], LOSS_LINE, "%s %s: %lu records not delivered (%s)", fac,
+			     t->label, r->end_lost, r->end_why);
+	return false;
+}
+
+/* The oldest records capture.full=wrap gave up join the losses, and the self-check cannot hold
+ * the capture to the signature. */
+static void count_wrapped(struct capture *c)
+{
+	struct facility_run *r = &c->run;
+	if (!c->wrapped)
+		return;
+	size_t at = strlen(r->end_why);
+	fmt_snprintf(r->end_why + at, sizeof(r->end_why) - at, "%swrapped=%lu", at ? " " : "",
+		     c->wrapped);
+	r->end_lost += c->wrapped;
+	r->check_skip = "capture.full=wrap gave up the oldest records";
+}
+
+enum trace_outcome capture_session(struct trace_ctx *t, const struct facility_driver *drv)
 {
 	struct capture *c = captures[this_cpu()->index];
 	struct facility_run *r = &c->run;
-	bool ok;
-	if (!prepare(c, t, drv, &ok))
-		return ok;
+	enum trace_outcome out;
+	if (!prepare(c, t, drv, &out))
+		return out;
 	struct run_facts f = {0};
 	run(c, t, &f);
 	drv->drain(r);
 	drv->describe(r, &f);
-	if (!c->sink.stream && t->req->opt->stream != TRACE_STREAM_OFF)
-		stream_begin(c, t);
 	deliver_stored(c, UINT64_MAX);
+	count_wrapped(c);
 	if (c->sink.stream)
 		bt_write_end(c->sink.stream, r->end_lost, r->end_why);
 	check(c, t);
 	if (r->ler && r->ok)
 		print_ler(r);
 	ts_print_exceptions(t);
-	ok = drv->finish(r) && r->ok;
+	bool whole = say_losses(c, t);
+	bool ok = drv->finish(r) && r->ok;
 	tprintf("trace-end %s %s\n", drv->name, t->label);
-	return ok;
+	return !ok ? TRACE_FAILED : !whole ? TRACE_INCOMPLETE : TRACE_PASSED;
+}
+
+void arch_trace_losses(workload_print_fn put)
+{
+	uint32_t n = __atomic_load_n(&nlosses, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n && i < LOSSES_KEPT; i++)
+		put("incomplete: %s", losses[i]);
+	if (n > LOSSES_KEPT)
+		put("incomplete: and %u more sessions (each said so in its own lines)",
+		    n - LOSSES_KEPT);
 }

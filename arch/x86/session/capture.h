@@ -4,13 +4,18 @@
 #define ARCH_X86_SESSION_CAPTURE_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include "kernel/arch.h"
 
 struct trace_ctx;
 struct facility_driver;
 
 /* Boot CPU, before a run: CPU cpu's session state (allocated once); false when memory runs out. */
 bool capture_prepare_cpu(unsigned cpu);
-/* false: the session failed (said); a SKIP is a success (t->skipped). */
-bool capture_session(struct trace_ctx *t, const struct facility_driver *drv);
+/* The pages capture_prepare_cpu takes. */
+uint64_t capture_pages(void);
+/* How the session went: passed, failed (said), skipped (said), or incomplete: records were not
+ * delivered (said, with how many and why). */
+enum trace_outcome capture_session(struct trace_ctx *t, const struct facility_driver *drv);
 
 #endif

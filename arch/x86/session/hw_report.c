@@ -235,6 +235,11 @@ void arch_trace_stream_pairs(const char *const *pairs, unsigned n)
 	trace_stream_header(pairs, n);
 }
 
+void arch_trace_stream_end(void)
+{
+	trace_stream_end(arch_cpu_count());
+}
+
 void arch_trace_stream_header(bool binary)
 {
 	trace_stream_wire(binary);

@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Per-CPU trace output: a ring of whole units (a line of tprintf, a stream frame) between the CPU
+ * (or the live drainer writing frames for it) and the one CPU that owns the serial console. A
+ * unit goes in whole or waits for room: the owner takes what is complete and writes it out; a
+ * producer that owns the console itself makes its own room. Nothing is dropped, and a reader
+ * never sees half a line or half a frame.
+ */
 #include "arch/x86/session/output.h"
 #include <stdarg.h>
 #include "arch/x86/cpu/percpu.h"
@@ -14,16 +21,26 @@
 #include "lib/x86_decode.h"
 
 #define OUT_BYTES (TRACE_OUT_PAGES * PAGE_SIZE)
+#define UNIT_MAX  2048 /* one tprintf at most; longer ones are cut and counted (no record is) */
 
-/* A CPU's output. The lock is taken by the CPU writing it and, while its records stream live,
- * by the drainer taking what it has written so far. */
-struct out_buffer {
-	char *text;
-	uint64_t used, dropped;
-	struct spinlock lock;
+/* A CPU's output. Producers (the CPU, or the drainer writing its frames) hold `producer`; the
+ * console's owner consumes without it: head and committed are the producer's, tail the
+ * consumer's, each read by the other side with acquire. */
+struct out_ring {
+	char *buf;
+	uint64_t head;	    /* bytes written so far */
+	uint64_t committed; /* of them, those in whole units */
+	uint64_t tail;	    /* bytes the owner has written out */
+	uint64_t cut;	    /* tprintf bytes past UNIT_MAX, cut */
+	uint64_t waits;	    /* times a unit waited for room */
+	struct spinlock producer;
+	char unit[UNIT_MAX];
 };
 
-static struct out_buffer buffers[MAX_CPUS];
+static struct out_ring rings[MAX_CPUS];
+/* The CPU that writes trace output to the serial console now (the boot CPU, or the drainer it
+ * names while it traces itself). */
+static volatile unsigned console_owner;
 
 static char *out_pages(void)
 {
@@ -35,80 +52,132 @@ bool trace_out_prepare(unsigned cpu)
 {
 	if (cpu >= MAX_CPUS)
 		return false;
-	if (!buffers[cpu].text)
-		buffers[cpu].text = out_pages();
-	return buffers[cpu].text != NULL;
+	if (!rings[cpu].buf)
+		rings[cpu].buf = out_pages();
+	return rings[cpu].buf != NULL;
 }
 
-static void sink(void *ctx, const char *s, size_t n)
+void trace_out_owner(unsigned cpu)
 {
-	struct out_buffer *b = ctx;
-	uint64_t room = OUT_BYTES - b->used;
-	uint64_t take = n < room ? n : room;
-	memcpy(b->text + b->used, s, take);
-	b->used += take;
-	b->dropped += n - take;
+	__atomic_store_n(&console_owner, cpu, __ATOMIC_RELEASE);
 }
 
-static void out_vprintf(struct out_buffer *b, const char *fmt, va_list ap)
+/* The owner: what CPU cpu's ring holds in whole units, to the console; how many bytes. */
+static uint64_t ring_drain(struct out_ring *r)
 {
-	if (!b->text) {
+	uint64_t tail = r->tail, end = __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE);
+	uint64_t n = end - tail;
+	while (tail != end) {
+		uint64_t at = tail % OUT_BYTES, piece = end - tail;
+		if (piece > OUT_BYTES - at)
+			piece = OUT_BYTES - at;
+		arch_console_write(r->buf + at, piece);
+		tail += piece;
+	}
+	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+uint64_t trace_out_produced(unsigned cpu)
+{
+	return cpu < MAX_CPUS ? __atomic_load_n(&rings[cpu].committed, __ATOMIC_ACQUIRE) : 0;
+}
+
+uint64_t trace_out_drain(unsigned cpu)
+{
+	return cpu < MAX_CPUS && rings[cpu].buf ? ring_drain(&rings[cpu]) : 0;
+}
+
+/* Producer: room for n more bytes. The console's owner makes it by writing out; any other CPU
+ * waits for the owner to (the boot CPU drains every CPU it waits for). */
+static void make_room(struct out_ring *r, uint64_t n)
+{
+	bool waited = false;
+	while (r->head + n - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) > OUT_BYTES) {
+		if (__atomic_load_n(&console_owner, __ATOMIC_ACQUIRE) == this_cpu()->index)
+			ring_drain(r);
+		else
+			cpu_pause();
+		waited = true;
+	}
+	r->waits += waited;
+}
+
+/* Producer (lock held): one unit, whole, then visible to the owner. */
+static void ring_put(struct out_ring *r, const char *s, uint64_t n)
+{
+	make_room(r, n);
+	while (n) {
+		uint64_t at = r->head % OUT_BYTES, piece = n < OUT_BYTES - at ? n : OUT_BYTES - at;
+		memcpy(r->buf + at, s, piece);
+		r->head += piece;
+		s += piece;
+		n -= piece;
+	}
+	__atomic_store_n(&r->committed, r->head, __ATOMIC_RELEASE);
+}
+
+static void out_vprintf(struct out_ring *r, const char *fmt, va_list ap)
+{
+	if (!r->buf) {
 		kvprintf(fmt, ap);
 		return;
 	}
-	uint64_t flags = spin_lock_irqsave(&b->lock);
-	fmt_vformat(sink, b, fmt, ap);
-	spin_unlock_irqrestore(&b->lock, flags);
+	uint64_t flags = spin_lock_irqsave(&r->producer);
+	int len = fmt_vsnprintf(r->unit, UNIT_MAX, fmt, ap);
+	uint64_t n = len < 0 ? 0 : (uint64_t)len;
+	if (n >= UNIT_MAX) {
+		r->cut += n - (UNIT_MAX - 1);
+		n = UNIT_MAX - 1;
+	}
+	ring_put(r, r->unit, n);
+	spin_unlock_irqrestore(&r->producer, flags);
 }
 
 void tprintf(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	out_vprintf(&buffers[this_cpu()->index], fmt, ap);
+	out_vprintf(&rings[this_cpu()->index], fmt, ap);
 	va_end(ap);
 }
 
 uint64_t trace_out_flush(unsigned cpu)
 {
-	struct out_buffer *b = cpu < MAX_CPUS ? &buffers[cpu] : 0;
-	if (!b || !b->text)
+	struct out_ring *r = cpu < MAX_CPUS ? &rings[cpu] : 0;
+	if (!r || !r->buf)
 		return 0;
-	arch_console_write(b->text, b->used);
-	uint64_t dropped = b->dropped;
-	if (dropped)
-		kprintf("error: CPU %u: trace output truncated: %lu bytes dropped (buffer of %lu "
-			"KiB)\n",
-			cpu, dropped, OUT_BYTES / 1024);
-	b->used = b->dropped = 0;
-	return dropped;
+	ring_drain(r);
+	uint64_t cut = r->cut;
+	if (cut)
+		kprintf("error: CPU %u: trace output: %lu bytes of lines longer than %d bytes were "
+			"cut (no record is that long)\n",
+			cpu, cut, UNIT_MAX);
+	r->cut = 0;
+	return cut;
 }
 
 /* ---- records streamed while the run goes on ------------------------------------------------ */
 
-/* The session on a CPU that hands out records during its run (trace_live_open), and the
- * drainer's spare buffer: it takes a CPU's output by exchanging buffers, then writes it out
- * without holding the CPU's lock. */
+/* The session on a CPU that hands out records during its run (trace_live_open): its pump, which
+ * the drainer calls with the source's lock held so that it never runs after trace_live_close. */
 static struct live_source {
 	trace_live_fn pump;
 	void *ctx;
 	struct spinlock lock;
 	bool served; /* a drainer takes this CPU's records while it runs */
 } live[MAX_CPUS];
-static char *spare;
 static uint64_t live_bytes[MAX_CPUS]; /* written by the drainer during the CPU's run */
-
-bool trace_live_prepare(void)
-{
-	if (!spare)
-		spare = out_pages();
-	return spare != NULL;
-}
 
 void trace_live_serve(unsigned cpu, bool served)
 {
 	if (cpu < MAX_CPUS)
 		__atomic_store_n(&live[cpu].served, served, __ATOMIC_RELEASE);
+}
+
+bool trace_live_served(void)
+{
+	return __atomic_load_n(&live[this_cpu()->index].served, __ATOMIC_ACQUIRE);
 }
 
 bool trace_live_open(trace_live_fn pump, void *ctx)
@@ -126,29 +195,23 @@ void trace_live_close(void)
 	trace_live_open(NULL, NULL);
 }
 
+/* The drainer, owner of the console: what the CPU wrote out first (so that a producer waiting
+ * for room goes on), then a round of its records if nobody is writing to its output now. */
 uint64_t trace_live_drain(unsigned cpu)
 {
-	if (cpu >= MAX_CPUS || !spare || !buffers[cpu].text)
+	if (cpu >= MAX_CPUS || !rings[cpu].buf)
 		return 0;
+	uint64_t n = ring_drain(&rings[cpu]);
 	struct live_source *l = &live[cpu];
-	uint64_t flags = spin_lock_irqsave(&l->lock);
-	if (l->pump)
-		l->pump(l->ctx);
-	spin_unlock_irqrestore(&l->lock, flags);
-	struct out_buffer *b = &buffers[cpu];
-	flags = spin_lock_irqsave(&b->lock);
-	char *full = b->text;
-	uint64_t used = b->used;
-	if (used) {
-		b->text = spare;
-		b->used = 0;
-		spare = full;
+	uint64_t flags;
+	if (spin_trylock_irqsave(&l->lock, &flags)) {
+		if (l->pump)
+			l->pump(l->ctx);
+		spin_unlock_irqrestore(&l->lock, flags);
 	}
-	spin_unlock_irqrestore(&b->lock, flags);
-	if (used)
-		arch_console_write(full, used);
-	live_bytes[cpu] += used;
-	return used;
+	n += ring_drain(&rings[cpu]);
+	live_bytes[cpu] += n;
+	return n;
 }
 
 uint64_t trace_live_written(unsigned cpu)
@@ -164,37 +227,32 @@ uint64_t trace_live_written(unsigned cpu)
 /* One writer per CPU for the whole boot: its frame numbers run on across sessions. */
 static struct bt_writer writers[MAX_CPUS];
 
-static void out_printf(struct out_buffer *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void out_printf(struct out_buffer *b, const char *fmt, ...)
+/* A frame, whole, into the output of the writer's CPU (ctx), from that CPU or from the drainer;
+ * before the CPU has an output (the boot's HEADER), straight to the console. */
+static void emit_unit(struct out_ring *r, const char *s, size_t n)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	out_vprintf(b, fmt, ap);
-	va_end(ap);
+	if (!r->buf) {
+		arch_console_write(s, n);
+		return;
+	}
+	uint64_t flags = spin_lock_irqsave(&r->producer);
+	ring_put(r, s, n);
+	spin_unlock_irqrestore(&r->producer, flags);
 }
 
-/* Into the output of the writer's CPU (ctx), from that CPU or from the drainer. */
+/* stream=text: "@BT1 " base64 lines. */
 static void emit_text(void *ctx, const uint8_t *frame, size_t len)
 {
 	char line[BT_TEXT_PREFIX_LEN + BT_TEXT_MAX + 2];
-	bt_text_line(frame, len, line);
-	out_printf(ctx, "%s", line);
+	size_t n = bt_text_line(frame, len, line);
+	emit_unit(ctx, line, n);
 }
 
-/* stream=binary: the frame's bytes as they are, into the CPU's output (or straight to the
- * serial console), between the human log's lines. The UART sends each LF as CR LF (uart16550.c);
- * a reader undoes that (README "Records off the machine"). */
+/* stream=binary: the frame's bytes as they are, between the human log's lines. The UART sends
+ * each LF as CR LF (uart16550.c); a reader undoes that (README "Records off the machine"). */
 static void emit_binary(void *ctx, const uint8_t *frame, size_t len)
 {
-	struct out_buffer *b = ctx;
-	if (!b->text) {
-		arch_console_write((const char *)frame, len);
-		return;
-	}
-	uint64_t flags = spin_lock_irqsave(&b->lock);
-	sink(b, (const char *)frame, len);
-	spin_unlock_irqrestore(&b->lock, flags);
+	emit_unit(ctx, (const char *)frame, len);
 }
 
 static bool wire_binary;
@@ -213,7 +271,7 @@ static struct bt_writer *writer_here(void)
 	if (!w->emit) {
 		uint32_t seq = w->seq; /* its frame numbers run on */
 		bt_writer_init(w, (uint16_t)cpu, seq, wire_binary ? emit_binary : emit_text,
-			       &buffers[cpu]);
+			       &rings[cpu]);
 	}
 	return w;
 }
@@ -246,4 +304,22 @@ struct bt_writer *trace_stream_begin(const char *facility, const char *session)
 void trace_stream_header(const char *const *pairs, unsigned n)
 {
 	bt_write_header(writer_here(), pairs, n);
+}
+
+unsigned trace_stream_frames(unsigned cpu)
+{
+	return cpu < MAX_CPUS ? writers[cpu].seq : 0;
+}
+
+void trace_stream_end(unsigned cpus)
+{
+	static char pair[BT_PAYLOAD_MAX];
+	size_t n = (size_t)fmt_snprintf(pair, sizeof(pair), "%s", BT_END_PAIR);
+	for (unsigned c = 0; c < cpus && c < MAX_CPUS && n < sizeof(pair); c++)
+		if (c == 0 || writers[c].seq)
+			n += (size_t)fmt_snprintf(pair + n, sizeof(pair) - n, "%s%u:%u",
+						  c ? "," : "", c, writers[c].seq);
+	const char *const pairs[] = {pair};
+	trace_stream_header(pairs, 1);
+	trace_out_flush(this_cpu()->index);
 }

@@ -18,10 +18,11 @@
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/smp/timer.h"
 #include "kernel/console.h"
+#include "kernel/memory.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-#define TRACE_CALL_TIMEOUT_US 60000000 /* single-stepped workloads on a busy host */
+#define TRACE_CALL_TIMEOUT_US 60000000 /* a CPU that shows no progress this long is stuck */
 
 struct cpu_job {
 	const struct trace_request *req;
@@ -69,9 +70,9 @@ static void one_cpu(void *arg)
 	fmt_snprintf(t.label, sizeof(t.label), "%s@%s cpu=%u", q->workload,
 		     t.model ? spmu_personality_name(spmu_personality_of(t.model)) : "hardware",
 		     cpu);
-	bool ok = capture_session(&t, facility_driver_of(q->facility, t.caps));
+	enum trace_outcome out = capture_session(&t, facility_driver_of(q->facility, t.caps));
 	pmu_use_hardware();
-	job->outcome[cpu] = !(ok && t.ok) ? TRACE_FAILED : t.skipped ? TRACE_SKIPPED : TRACE_PASSED;
+	job->outcome[cpu] = out == TRACE_FAILED || !t.ok ? TRACE_FAILED : out;
 }
 
 static struct arch_selfcheck_tally tally;
@@ -120,12 +121,11 @@ unsigned arch_facility_hardware_cpus(enum trace_facility f)
 struct cpu_runs {
 	uint64_t seq[MAX_CPUS];
 	bool posted[MAX_CPUS];
-	uint64_t deadline;
 	bool live;
 };
 
-/* The drainer an idle CPU runs while the boot CPU traces: it streams the boot CPU's records
- * until told to stop. */
+/* The drainer an idle CPU runs while the boot CPU traces: it owns the console meanwhile and
+ * writes the boot CPU's output (and, when live, streams its records) until told to stop. */
 static volatile bool drainer_stop;
 
 static void drainer(void *arg)
@@ -135,21 +135,35 @@ static void drainer(void *arg)
 		if (!trace_live_drain(cpu))
 			cpu_pause();
 	}
+	trace_live_drain(cpu);
 }
 
-/* Waits for CPU c's call; meanwhile the records it streams are written out when live. */
+/* A CPU's sign of life: what it has written, and the instructions it has stepped. */
+static uint64_t progress(unsigned c)
+{
+	return trace_out_produced(c) + ss_steps_of(c);
+}
+
+/* Waits for CPU c's call, writing out its output (and, when live, streaming its records)
+ * meanwhile; false when it shows no progress for TRACE_CALL_TIMEOUT_US. */
 static bool wait_cpu(struct cpu_runs *r, unsigned c)
 {
+	uint64_t seen = progress(c), deadline = tsc_deadline(TRACE_CALL_TIMEOUT_US);
 	while (!smp_call_finished(c, r->seq[c])) {
-		if (tsc_passed(r->deadline))
+		uint64_t now = progress(c);
+		if (now != seen) {
+			seen = now;
+			deadline = tsc_deadline(TRACE_CALL_TIMEOUT_US);
+		} else if (tsc_passed(deadline)) {
 			return false;
-		if (!(r->live && trace_live_drain(c)))
+		}
+		if (!trace_live_drain(c))
 			cpu_pause();
 	}
 	return true;
 }
 
-/* The boot CPU's own session, an idle CPU draining it when live and there is one. */
+/* The boot CPU's own session, an idle CPU (when there is one) owning the console meanwhile. */
 static void run_here(struct cpu_runs *r, struct cpu_job *job)
 {
 	static unsigned self;
@@ -157,11 +171,14 @@ static void run_here(struct cpu_runs *r, struct cpu_job *job)
 	unsigned idle = self == 0 ? 1 : 0;
 	uint64_t seq = 0;
 	bool drained = false;
-	if (r->live && idle < arch_cpu_count()) {
+	if (idle < arch_cpu_count()) {
 		__atomic_store_n(&drainer_stop, false, __ATOMIC_RELEASE);
+		trace_out_owner(idle);
 		drained = smp_call_post(idle, drainer, &self, &seq);
+		if (!drained)
+			trace_out_owner(self);
 	}
-	trace_live_serve(self, drained);
+	trace_live_serve(self, drained && r->live);
 	one_cpu(job);
 	trace_live_serve(self, false);
 	if (!drained)
@@ -171,6 +188,7 @@ static void run_here(struct cpu_runs *r, struct cpu_job *job)
 	__atomic_store_n(&drainer_stop, true, __ATOMIC_RELEASE);
 	if (!smp_call_wait(idle, seq, tsc_deadline(TRACE_CALL_TIMEOUT_US)))
 		kprintf("error: trace: the drainer on CPU %u did not stop in time\n", idle);
+	trace_out_owner(self);
 }
 
 enum trace_outcome arch_trace_workload(const struct trace_request *req)
@@ -189,47 +207,71 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 	memset(&job, 0, sizeof(job));
 	memset(&runs, 0, sizeof(runs));
 	job.req = req;
+	/* Every traced CPU's buffers first, then the stores from what is left. */
 	for (unsigned c = first; c <= last; c++) {
 		if (!ts_prepare_cpu(c, req->opt) || !capture_prepare_cpu(c)) {
 			kprintf("error: trace: out of memory for CPU %u's buffers\n", c);
 			return TRACE_FAILED;
 		}
 	}
-	runs.live = req->opt->stream_live && req->opt->stream != TRACE_STREAM_OFF;
-	if (runs.live && !trace_live_prepare()) {
-		kprintf("warning: trace: no memory for the live stream's buffer: records are "
-			"streamed after the run\n");
-		runs.live = false;
-	}
+	for (unsigned c = first; c <= last; c++)
+		if (!ts_prepare_store(c, req->opt, last - c + 1))
+			return TRACE_FAILED;
+	runs.live = req->opt->stream_live != TRACE_LIVE_OFF && req->opt->stream != TRACE_STREAM_OFF;
 	bool ok = true;
-	runs.deadline = tsc_deadline(TRACE_CALL_TIMEOUT_US);
+	trace_out_owner(self);
 	if (mode == TRACE_CPUS_ALL) {
 		for (unsigned c = first; c <= last; c++)
 			runs.posted[c] = c != self && smp_call_post(c, one_cpu, &job, &runs.seq[c]);
 		one_cpu(&job); /* every CPU traces: none is idle to drain this one */
 	}
-	bool all_skipped = true;
+	bool all_skipped = true, incomplete = false;
 	for (unsigned c = first; c <= last; c++) {
 		if (mode != TRACE_CPUS_ALL) {
-			runs.deadline = tsc_deadline(TRACE_CALL_TIMEOUT_US);
 			trace_live_serve(c, runs.live && c != self); /* this CPU drains it below */
 			runs.posted[c] = c != self && smp_call_post(c, one_cpu, &job, &runs.seq[c]);
 			if (c == self)
 				run_here(&runs, &job);
 		}
 		if (c != self && !(runs.posted[c] && wait_cpu(&runs, c))) {
-			kprintf("error: trace: CPU %u did not finish in time\n", c);
+			kprintf("error: trace: CPU %u showed no progress for %u s\n", c,
+				TRACE_CALL_TIMEOUT_US / 1000000);
 			ok = false;
 		}
 		trace_live_serve(c, false);
+		uint64_t live_bytes = trace_live_written(c);
+		trace_out_flush(c); /* the CPU's lines whole, before the boot CPU's own */
 		if (runs.live)
 			kprintf("trace: CPU %u: %lu bytes of its output written while it ran "
 				"(stream.live)\n",
-				c, trace_live_written(c));
-		trace_out_flush(c);
+				c, live_bytes);
 		report_selfcheck(req, c, job.outcome[c]);
 		ok &= job.outcome[c] != TRACE_FAILED;
+		incomplete |= job.outcome[c] == TRACE_INCOMPLETE;
 		all_skipped &= job.outcome[c] == TRACE_SKIPPED;
 	}
-	return !ok ? TRACE_FAILED : all_skipped ? TRACE_SKIPPED : TRACE_PASSED;
+	return !ok	     ? TRACE_FAILED
+	       : incomplete  ? TRACE_INCOMPLETE
+	       : all_skipped ? TRACE_SKIPPED
+			     : TRACE_PASSED;
+}
+
+bool arch_trace_check_memory(const struct trace_options *o, char *why, size_t size)
+{
+	unsigned cpus = o->cpus == TRACE_CPUS_BOOT ? 1 : arch_cpu_count();
+	uint64_t buffers = ts_cpu_pages(o) + capture_pages();
+	uint64_t store = o->store_kib ? (o->store_kib * 1024 + PAGE_SIZE - 1) / PAGE_SIZE : 1;
+	uint64_t free = memory_allocator()->free_pages, reserve = ts_reserve_pages(free);
+	uint64_t need = cpus * (buffers + store) + reserve;
+	if (need <= free)
+		return true;
+	fmt_snprintf(why, size,
+		     "the trace options need %lu KiB on %u CPU%s (per CPU: %lu KiB of buffers for "
+		     "bts.records, pebs.kib and the output, trace.store %lu KiB; and %lu KiB kept "
+		     "for the boot), and %lu KiB are free: a smaller trace.store, bts.records or "
+		     "pebs.kib, trace.cpus=boot, or more memory (scripts/run --memory)",
+		     need * PAGE_SIZE / 1024, cpus, cpus == 1 ? "" : "s",
+		     buffers * PAGE_SIZE / 1024, store * PAGE_SIZE / 1024,
+		     reserve * PAGE_SIZE / 1024, free * PAGE_SIZE / 1024);
+	return false;
 }

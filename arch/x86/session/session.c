@@ -11,6 +11,7 @@
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/pmu/ds_area.h"
 #include "arch/x86/drivers/ler.h"
+#include "arch/x86/drivers/bts_plan.h"
 #include "arch/x86/drivers/pause.h"
 #include "arch/x86/smp/lapic.h"
 #include "arch/x86/cpu/percpu.h"
@@ -33,12 +34,12 @@
 #include "lib/x86_mem.h"
 
 #define SESSION_EXCEPTIONS 8
-/* Per CPU, the records drained during a run (option trace.store; 0: from free memory): at
- * least 1 MiB (5000 raw PEBS records of 200 bytes, 43000 BTS records), at most 64 MiB, an
- * eighth of the free memory shared by the CPUs in between. */
-#define SCRATCH_PAGES_MIN    256
-#define SCRATCH_PAGES_MAX    16384
-#define SCRATCH_FREE_SHARE   8
+/* Per traced CPU, the record store (option trace.store; 0: from free memory): what is free once
+ * every traced CPU has its other buffers, less STORE_RESERVE_PAGES (or an eighth, when memory
+ * is short) for what the boot needs later, shared by the traced CPUs. */
+#define STORE_RESERVE_PAGES  4096 /* 16 MiB */
+#define STORE_RESERVE_SHARE  8
+#define STORE_PAGES_MIN	     1 /* one page: the smallest store (trace.store=4) */
 #define BTS_BUFFER_MAX_BYTES (1000000ull * sizeof(struct bts_record))
 
 /* Decoded instructions by address: a loop body is decoded once, not once per iteration. Each
@@ -384,18 +385,6 @@ void *ts_scratch(uint64_t *bytes)
 	return here()->scratch;
 }
 
-/* The store's pages for option trace.store (KiB; 0: sized from free memory). */
-static uint64_t scratch_pages(const struct trace_options *o)
-{
-	if (o->store_kib)
-		return (o->store_kib * 1024 + PAGE_SIZE - 1) / PAGE_SIZE;
-	unsigned cpus = arch_cpu_count() ? arch_cpu_count() : 1;
-	uint64_t pages = memory_allocator()->free_pages / SCRATCH_FREE_SHARE / cpus;
-	return pages < SCRATCH_PAGES_MIN   ? SCRATCH_PAGES_MIN
-	       : pages > SCRATCH_PAGES_MAX ? SCRATCH_PAGES_MAX
-					   : pages;
-}
-
 uint64_t ts_mem_unknown(void)
 {
 	return here()->mem_unknown;
@@ -446,11 +435,24 @@ void ts_skip(struct trace_ctx *t, const char *facility, const char *reason)
 
 static uint64_t bts_buffer_bytes(const struct trace_options *o)
 {
-	uint64_t records = o->bts_records ? o->bts_records : 2730;
+	uint64_t records = o->bts_records ? o->bts_records : BTS_CIRCULAR_RECORDS;
 	return records * sizeof(struct bts_record);
 }
 
-/* Boot CPU: memory for CPU `cpu` (the page allocator is not shared between CPUs). */
+static uint64_t pages_of(uint64_t bytes)
+{
+	return (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
+}
+
+/* What the boot keeps free for later, with `free` pages free now. */
+static uint64_t reserve_pages(uint64_t free)
+{
+	uint64_t share = free / STORE_RESERVE_SHARE;
+	return share < STORE_RESERVE_PAGES ? share : STORE_RESERVE_PAGES;
+}
+
+/* Boot CPU: memory for CPU `cpu` (the page allocator is not shared between CPUs): everything
+ * but the store. */
 bool ts_prepare_cpu(unsigned cpu, const struct trace_options *o)
 {
 	struct cpu_session *cs = &cpu_sessions[cpu];
@@ -461,22 +463,47 @@ bool ts_prepare_cpu(unsigned cpu, const struct trace_options *o)
 			return false;
 		cs->cache = arch_phys_to_virt(pa);
 	}
-	if (!cs->scratch) {
-		uint64_t pages = scratch_pages(o), pa = page_alloc(pages);
-		if (!pa) {
-			kprintf("error: trace: no %lu KiB for CPU %u's store of records "
-				"(trace.store)\n",
-				pages * PAGE_SIZE / 1024, cpu);
-			return false;
-		}
-		cs->scratch = arch_phys_to_virt(pa);
-		cs->scratch_pages = pages;
-		if (cpu == 0)
-			kprintf("trace: a store of %lu KiB per CPU for the records of a run "
-				"(trace.store%s)\n",
-				pages * PAGE_SIZE / 1024,
-				o->store_kib ? "" : "=0: from free memory");
-	}
 	return trace_out_prepare(cpu) &&
 	       ds_area_prepare(cpu, bts_buffer_bytes(o), o->pebs_kib * 1024);
+}
+
+uint64_t ts_cpu_pages(const struct trace_options *o)
+{
+	return DECODE_CACHE_PAGES + TRACE_OUT_PAGES + pages_of(bts_buffer_bytes(o)) +
+	       pages_of(o->pebs_kib * 1024) + DS_AREA_PAGES;
+}
+
+uint64_t ts_reserve_pages(uint64_t free)
+{
+	return reserve_pages(free);
+}
+
+/* Boot CPU, once every traced CPU has its other buffers: CPU cpu's store, the trace.store KiB
+ * asked for, else its share of what is free (one of `sharing` CPUs), in one piece. */
+bool ts_prepare_store(unsigned cpu, const struct trace_options *o, unsigned sharing)
+{
+	struct cpu_session *cs = &cpu_sessions[cpu];
+	if (cs->scratch)
+		return true;
+	struct pmm *m = memory_allocator();
+	uint64_t pages = pages_of(o->store_kib * 1024);
+	if (!o->store_kib) {
+		uint64_t free = m->free_pages, spare = free - reserve_pages(free);
+		pages = spare / (sharing ? sharing : 1);
+		uint64_t run = pmm_largest_run(m);
+		pages = pages > run ? run : pages;
+		pages = pages < STORE_PAGES_MIN ? STORE_PAGES_MIN : pages;
+	}
+	uint64_t pa = page_alloc_uncleared(pages); /* records are written before they are read */
+	if (!pa) {
+		kprintf("error: trace: no %lu KiB in one piece for CPU %u's store of records "
+			"(trace.store)\n",
+			pages * PAGE_SIZE / 1024, cpu);
+		return false;
+	}
+	cs->scratch = arch_phys_to_virt(pa);
+	cs->scratch_pages = pages;
+	kprintf("trace: CPU %u: a store of %lu KiB for the records of a run (trace.store%s)\n", cpu,
+		pages * PAGE_SIZE / 1024, o->store_kib ? "" : "=0: its share of free memory");
+	return true;
 }

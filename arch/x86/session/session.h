@@ -51,7 +51,15 @@ void trace_note_exception(struct trap_frame *f);
 /* Last exception records taken during the run (the sessions print them). */
 void ts_print_exceptions(struct trace_ctx *t);
 
-/* Boot CPU, before a run: CPU cpu's decode cache, scratch, output and DS buffers. */
+/* Boot CPU, before a run: CPU cpu's decode cache, output and DS buffers (allocated once). */
 bool ts_prepare_cpu(unsigned cpu, const struct trace_options *o);
+/* The pages ts_prepare_cpu takes for one CPU with options o. */
+uint64_t ts_cpu_pages(const struct trace_options *o);
+/* Boot CPU, once every traced CPU has its other buffers: CPU cpu's record store (allocated
+ * once), trace.store's KiB or its share, with `sharing` CPUs, of what is free less the
+ * boot's reserve, in one piece. */
+bool ts_prepare_store(unsigned cpu, const struct trace_options *o, unsigned sharing);
+/* The pages the boot keeps free for later when `free` are free. */
+uint64_t ts_reserve_pages(uint64_t free);
 
 #endif

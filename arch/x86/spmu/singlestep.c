@@ -63,6 +63,11 @@ static unsigned skip_every; /* option ss.skip (test only) */
 
 /* This CPU's engine state, or NULL this early in boot (exception paths ask before per-CPU
  * areas exist). */
+uint64_t ss_steps_of(unsigned cpu)
+{
+	return cpu < MAX_CPUS ? __atomic_load_n(&state[cpu].steps, __ATOMIC_RELAXED) : 0;
+}
+
 static struct ss_state *state_here(void)
 {
 	struct percpu *cpu = percpu_current();

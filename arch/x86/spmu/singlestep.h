@@ -121,4 +121,8 @@ bool ss_debug_trap(struct trap_frame *f);
 /* The entry stub's bounds (in .text.workload, arch/x86/spmu/singlestep_entry.S). */
 extern const char ss_first_insn[], ss_exit[];
 
+/* Instructions CPU cpu's current (or last) single-stepped run has retired so far: another CPU's
+ * sign of its progress. */
+uint64_t ss_steps_of(unsigned cpu);
+
 #endif
