@@ -35,7 +35,7 @@ KERNEL_LDFLAGS := -nostdlib -static --build-id=sha1 -z max-page-size=0x1000 -z n
 	-T linker.ld
 
 # arch/x86 is built from its sub-folders without listing files (arch/x86/README.md).
-ARCH_DIRS := arch/x86 $(sort $(dir $(wildcard arch/x86/*/)))
+ARCH_DIRS := arch/x86 $(patsubst %/,%,$(sort $(wildcard arch/x86/*/)))
 KERNEL_SRCS := $(sort $(wildcard kernel/*.c kernel/*.S lib/*.c $(foreach d,$(ARCH_DIRS),$(d)/*.c $(d)/*.S)))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 

@@ -23,5 +23,9 @@ ok "$([ -z "$bad" ] && echo 0 || echo 1)" "kernel code includes no hosted libc h
 bad=$(git ls-files 'tools/*.c' 'tools/*.h' 2>/dev/null | xargs -r grep -nE '#include "' |
 	grep -vE '#include "(lib/|arch/x86/hw/|tools/)' | head -n 5)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "tools/ includes only lib/ and arch/x86/hw/ headers (and its own)${bad:+: $bad}"
+# The build's paths are spelled once: no "dir//file" in any command make runs (make -n: printed,
+# not run; -B: every target, built or not).
+bad=$(make -nB V=1 test 2>&1 | grep -n '//' | head -n 3)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no path in make V=1's commands has '//'${bad:+: $bad}"
 echo "1..$n"
 exit $failed
