@@ -8,6 +8,7 @@
  * single-step engine follows the move like any handler's (its resume observer).
  */
 #include "arch/x86/user/run.h"
+#include "arch/x86/user/roundtrip.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/desc.h"
 #include "arch/x86/cpu/trap.h"

@@ -12,6 +12,7 @@
 #include "arch/x86/cpu/pagetable.h"
 #include "arch/x86/cpu/paging.h"
 #include "arch/x86/cpu/trap.h"
+#include "arch/x86/workloads/workloads.h"
 #include "kernel/arch.h"
 #include "kernel/memory.h"
 

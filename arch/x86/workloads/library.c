@@ -6,6 +6,7 @@
  * instructions the run retires. sort's counts depend on its data: the same generator and the
  * same insertion sort run here in C, counting the branches the assembly takes at each step.
  */
+#include "arch/x86/workloads/workloads.h"
 #include "kernel/arch.h"
 
 extern const char arch_wl_loop_end[], arch_wl_calls_end[], arch_wl_indirect_end[], edges_end[],

@@ -6,6 +6,7 @@
  * and the MOV are put back.
  */
 #include "arch/x86/cpu/paging.h"
+#include "arch/x86/workloads/workloads.h"
 #include "kernel/arch.h"
 
 #define SMC_JE	0x74
