@@ -5,7 +5,7 @@
  * found later, and the screen, start with the whole log, not its middle.
  */
 #include "kernel/console.h"
-#include "kernel/arch.h"
+#include "kernel/arch_console.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 

@@ -4,7 +4,7 @@
  * the ones written in generic C here (memory, program, bench), indexed in that order.
  */
 #include "kernel/workloads.h"
-#include "kernel/arch.h"
+#include "kernel/arch_workloads.h"
 #include "kernel/program.h"
 #include "kernel/options.h"
 #include "lib/bits.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The architecture half of bring-up, and CPU description for the banner. */
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/console.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/caps/cpu_ident.h"

@@ -4,7 +4,7 @@
 /*
  * kernel/options: every option goes through the one parser into its typed value, and the
  * checks across options refuse at boot what could only fail later. Expected values come from
- * the option vocabulary the README documents (names, enums, TRACE_* bits of kernel/arch.h)
+ * the option vocabulary the README documents (names, enums, TRACE_* bits of kernel/arch_trace.h)
  * and the SDM rules quoted where a check rests on one.
  */
 #include "tests/unit/unit.h"
@@ -13,6 +13,9 @@
 #include "kernel/options.h"
 #include "kernel/selftest.h"
 #include "kernel/workloads.h"
+#include "kernel/arch_console.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_trace.h"
 
 /* The kernel's self-test names live in a linker section; this test names its own. */
 const char *selftest_name(unsigned i, bool *explicit_only)

@@ -4,7 +4,8 @@
  * machine reset. Whatever the mode, the last resort is a halt loop with interrupts off, so a
  * run never returns into nothing or resets silently by accident.
  */
-#include "kernel/arch.h"
+#include "kernel/arch_console.h"
+#include "kernel/arch_cpu.h"
 #include "arch/x86/cpu/cpu.h"
 #include "kernel/boot_info.h"
 #include "kernel/console.h"

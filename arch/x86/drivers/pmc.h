@@ -47,7 +47,7 @@ struct pmc_freeze {
 /* IA32_DEBUGCTL bits for the request; -1 with a message when the CPU lacks one. */
 int pmc_freeze_bits(const struct trace_caps *c, const struct pmc_freeze *f, uint64_t *bits,
 		    char *why, size_t why_size);
-/* The request of option freeze (TRACE_FREEZE_* bits, kernel/arch.h). */
+/* The request of option freeze (TRACE_FREEZE_* bits, kernel/arch_trace.h). */
 void pmc_freeze_from_options(uint64_t mask, struct pmc_freeze *f);
 
 /* MSR programming on the running CPU through the PMU accessor; 0 or the failing MSR. */

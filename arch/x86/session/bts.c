@@ -19,7 +19,7 @@
 #include "arch/x86/session/selfcheck.h"
 #include "arch/x86/session/stores.h"
 #include "arch/x86/smp/timer.h"
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
 #include "lib/fmt.h"
 
 #define BTS_CIRCULAR_RECORDS  2730 /* 64 KiB, Linux's size (references.md 5.3) */

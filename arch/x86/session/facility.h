@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include "arch/x86/caps/caps.h"
 #include "arch/x86/session/session.h"
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
 
 /* A session's SKIP or refusal message: a capability reason with the words around it. */
 #define TS_WHY_LEN (TRACE_CAPS_REASON_LEN + 128)

@@ -16,6 +16,7 @@
 #include "lib/stream.h"
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/selfcheck.h"
+#include "kernel/arch_cpu.h"
 #include "lib/bits.h"
 #include "lib/x86_decode.h"
 

@@ -3,7 +3,8 @@
 #include <stdarg.h>
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/spinlock.h"
-#include "kernel/arch.h"
+#include "kernel/arch_console.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/console.h"
 #include "kernel/memmap.h"
 #include "kernel/memory.h"

@@ -25,6 +25,8 @@
 #include "arch/x86/cpu/vectors.h"
 #include "arch/x86/user/run.h"
 #include "arch/x86/cpu/usermode.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_step.h"
 #include "kernel/console.h"
 #include "kernel/memmap.h"
 #include "kernel/memory.h"

@@ -16,7 +16,7 @@
 #include "arch/x86/spmu/model.h"
 #include "arch/x86/session/output.h"
 #include "arch/x86/caps/caps.h"
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
 
 struct trace_ctx {
 	const struct trace_request *req;

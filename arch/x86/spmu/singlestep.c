@@ -7,7 +7,8 @@
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/usermode.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_step.h"
 #include "lib/x86_decode.h"
 #include "lib/x86_decode_cache.h"
 #include "lib/x86_step.h"
@@ -579,7 +580,7 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  struct arch_step_counts *counts)
 {
 	struct ss_result r;
-	/* kernel/arch.h: on_step is not told of plain steps (sstrace.c takes none of them). */
+	/* kernel/arch_step.h: on_step is not told of plain steps (sstrace.c takes none of them). */
 	struct ss_hooks h = {on_step, on_transfer, ctx, cache, cache ? ss_plain_nothing : NULL};
 	ss_run(fn, arg, &h, false, &r);
 	*counts = (struct arch_step_counts){.steps = r.steps,

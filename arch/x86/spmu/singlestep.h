@@ -23,7 +23,7 @@ typedef void (*ss_step_fn)(void *ctx, uint64_t retired, uint64_t next);
  * exception the workload raised, FROM the instruction that raised it (a trap such as INT3
  * after it retired, a fault without retiring) TO the handler its IDT gate names; and the
  * handler's IRET back, FROM the IRETQ TO where the workload resumes. `delivery` tells the
- * two apart (kernel/arch.h's on_transfer has the same type). */
+ * two apart (kernel/arch_step.h's on_transfer has the same type). */
 typedef void (*ss_transfer_fn)(void *ctx, uint64_t from, uint64_t to, bool delivery);
 
 /* Who hears about a stepped run; transfer may be NULL. With a decode cache (X86_DECODE_CACHE_SIZE

@@ -7,7 +7,8 @@
  */
 #include "arch/x86/cpu/paging.h"
 #include "arch/x86/workloads/workloads.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_workloads.h"
 
 #define SMC_JE	0x74
 #define SMC_MOV 0xc6 /* MOV Eb,Ib */
