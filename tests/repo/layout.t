@@ -53,9 +53,10 @@ bad=$(git ls-files 'arch/*.c' 'arch/*.h' | xargs grep -lE '#include <(stdio|stdl
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no file under arch/ includes a hosted libc header${bad:+ ($bad)}"
 
 # 6. Citations a reader can follow: no pointer to files outside the repository (the private
-# "ref N.M" digest, "seed sdm/N" excerpts, "[L-msr]"-style keys, ../shared/), and every
-# "references.md N.M" topic cited exists in docs/references.md.
-private='(\b[Rr]ef(erence)?s? [0-9]+(\.[0-9]+)?\b|seed sdm/|\[(L|LKML|KVM)-[a-z0-9]+\]|\[(SDM|Fuchsia|Xen)\]|\.\./shared/)'
+# "ref N.M" digest, "seed sdm/N" excerpts or any "excerpts" of the SDM, "[L-msr]"-style keys,
+# ../shared/ and the design.md and style.md there), and every "references.md N.M" topic cited
+# exists in docs/references.md.
+private='(\b[Rr]ef(erence)?s? [0-9]+(\.[0-9]+)?\b|seed sdm/|\b[Ee]xcerpts?\b|\[(L|LKML|KVM)-[a-z0-9]+\]|\[(SDM|Fuchsia|Xen)\]|\.\./shared/|\b(design|style)\.md\b)'
 bad=$(git ls-files | grep -vE '^docs/|^tests/repo/layout\.t$' | grep -E '\.(c|h|S|t|sh|md|ld)$|^Makefile$|^scripts/' |
 	xargs grep -nE "$private" 2>/dev/null | head -n 5)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "comments cite public sources or docs/references.md, nothing outside the repository${bad:+: $bad}"

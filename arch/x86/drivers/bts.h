@@ -6,8 +6,8 @@
  * records that cross a CPL boundary (a user-only trace still records the kernel TO of a
  * SYSCALL: references.md 5.5 / 8, Linux filters them). Pure: host-tested.
  */
-#ifndef ARCH_X86_BTS_H
-#define ARCH_X86_BTS_H
+#ifndef ARCH_X86_DRIVERS_BTS_H
+#define ARCH_X86_DRIVERS_BTS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -14,8 +14,8 @@
  * Register bits come from the hardware contract: hw/lbr_regs.h (LBR_SELECT_*, LBR_CTL_*,
  * record fields, enum lbr_format, the branch classes) and hw/pmu_regs.h (DEBUGCTL_*).
  */
-#ifndef ARCH_X86_LBR_DECODE_H
-#define ARCH_X86_LBR_DECODE_H
+#ifndef ARCH_X86_DRIVERS_LBR_H
+#define ARCH_X86_DRIVERS_LBR_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -14,8 +14,8 @@
  * and later are refused: references.md 6.4 marks which parts report them, and the group layout,
  * unconfirmed.
  */
-#ifndef ARCH_X86_PEBS_RECORD_H
-#define ARCH_X86_PEBS_RECORD_H
+#ifndef ARCH_X86_DRIVERS_PEBS_H
+#define ARCH_X86_DRIVERS_PEBS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -8,8 +8,8 @@
  * sign-extended reads; and the freeze controls of IA32_DEBUGCTL. Pure decisions are separate
  * from the MSR writes so host tests check them.
  */
-#ifndef ARCH_X86_PMC_H
-#define ARCH_X86_PMC_H
+#ifndef ARCH_X86_DRIVERS_PMC_H
+#define ARCH_X86_DRIVERS_PMC_H
 
 #include <stdbool.h>
 #include <stddef.h>

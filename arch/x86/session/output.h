@@ -6,8 +6,8 @@
  * never interleave on the wire.
  * A full buffer drops text and counts it; the flush says how much was lost.
  */
-#ifndef ARCH_X86_TRACE_OUT_H
-#define ARCH_X86_TRACE_OUT_H
+#ifndef ARCH_X86_SESSION_OUTPUT_H
+#define ARCH_X86_SESSION_OUTPUT_H
 
 #include <stdbool.h>
 #include <stdint.h>

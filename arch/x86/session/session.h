@@ -7,8 +7,8 @@
  * (arch/x86/session/output.h): "trace-begin FACILITY LABEL key=value...", one line per record,
  * "trace-end FACILITY LABEL".
  */
-#ifndef ARCH_X86_TRACE_SESSION_H
-#define ARCH_X86_TRACE_SESSION_H
+#ifndef ARCH_X86_SESSION_SESSION_H
+#define ARCH_X86_SESSION_SESSION_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -50,7 +50,7 @@ uint64_t ts_virtual_pmis(uint64_t *masked);
 /* Stepped instructions of the last run whose memory operand lib/x86_mem.c does not classify
  * (counted while the model counted memory events; their accesses are not reported). */
 uint64_t ts_mem_unknown(void);
-/* Every exception the running workload takes (arch/x86/cpu/irq.c): its last exception record. */
+/* Every exception the running workload takes (arch/x86/cpu/trap.c): its last exception record. */
 struct trap_frame;
 void trace_note_exception(struct trap_frame *f);
 /* Last exception records taken during the run (the sessions print them). */

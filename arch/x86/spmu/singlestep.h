@@ -5,8 +5,8 @@
  * "Single-Step Exception Condition"). The software PMU is driven from here. The kernel's own
  * handlers are never stepped: delivery through an interrupt gate clears TF, IRET restores it.
  */
-#ifndef ARCH_X86_SINGLESTEP_H
-#define ARCH_X86_SINGLESTEP_H
+#ifndef ARCH_X86_SPMU_SINGLESTEP_H
+#define ARCH_X86_SPMU_SINGLESTEP_H
 
 #include <stdbool.h>
 #include <stdint.h>
