@@ -49,8 +49,8 @@ bad=$(for t in $(git ls-files 'tests/unit/test_*.c'); do
 done)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "every unit test is named after a source it tests${bad:+ (not: $bad)}"
 # The build's paths are spelled once: no "dir//file" in any command make runs (make -n: printed,
-# not run; -B: every target, built or not).
-bad=$(make -nB V=1 test 2>&1 | grep -n '//' | head -n 3)
+# not run; -B: every target, built or not; the flags of a make that runs this test left out).
+bad=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -nB V=1 test 2>&1 | grep -n '//' | head -n 3)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no path in make V=1's commands has '//'${bad:+: $bad}"
 echo "1..$n"
 exit $failed
