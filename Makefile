@@ -35,7 +35,7 @@ KERNEL_LDFLAGS := -nostdlib -static --build-id=sha1 -z max-page-size=0x1000 -z n
 	-T linker.ld
 
 # arch/x86 is built from its sub-folders without listing files (arch/x86/README.md).
-ARCH_DIRS := arch/x86 $(sort $(dir $(wildcard arch/x86/*/)))
+ARCH_DIRS := arch/x86 $(patsubst %/,%,$(sort $(wildcard arch/x86/*/)))
 KERNEL_SRCS := $(sort $(wildcard kernel/*.c kernel/*.S lib/*.c $(foreach d,$(ARCH_DIRS),$(d)/*.c $(d)/*.S)))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
@@ -93,8 +93,11 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(sort $(wildcard tests/
 # ---- host: the kernel's option parser as a checker (scripts/check-options.c, for mkimage) -------
 # The same sources the kernel builds its options from; self-test names come from the kernel
 # sources' SELFTEST(name) lines (in link order), as the kernel's .selftests section has them.
-CHECK_OPTIONS_SRCS := scripts/check-options.c scripts/workload-stubs.c kernel/options.c kernel/workloads.c lib/config.c \
-	lib/fmt.c lib/string.c boot/text.c arch/x86/spmu/personality.c
+# The workload tables (kernel/workloads.c, arch/x86/workloads/table.c) give their names alone
+# there (-DBT_HOST: no code pointers, kernel/arch_workloads.h).
+CHECK_OPTIONS_SRCS := scripts/check-options.c kernel/options.c kernel/workloads.c \
+	arch/x86/workloads/table.c lib/config.c lib/fmt.c lib/string.c boot/text.c \
+	arch/x86/spmu/personality.c
 HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 
 .PHONY: all deps run test unit-test qemu-test bench format format-check fresh-check help clean usb \

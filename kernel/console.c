@@ -5,7 +5,7 @@
  * found later, and the screen, start with the whole log, not its middle.
  */
 #include "kernel/console.h"
-#include "kernel/arch.h"
+#include "kernel/arch_console.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 
@@ -98,4 +98,14 @@ void console_print_exit_note(void)
 void console_settle(void)
 {
 	backlog.keeping = false;
+}
+
+void console_serial_write(const char *s, size_t n)
+{
+	arch_console_write(s, n);
+}
+
+void console_serial_describe(char *buf, size_t size)
+{
+	arch_console_describe(buf, size);
 }

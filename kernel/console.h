@@ -9,6 +9,11 @@
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kvprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 void kputs(const char *s); /* no newline added */
+/* Bytes to the serial console alone, as they are (a trace session's output and its record
+ * stream's frames: not for the screen, not kept for a later console). */
+void console_serial_write(const char *s, size_t n);
+/* The serial console in one line (arch_console_describe), for headers. */
+void console_serial_describe(char *buf, size_t size);
 /* PREFIX, the formatted text (at most KPRINTF_LINE_MAX - 1 bytes) and a newline: a tagged line
  * ("report: ...", "summary: ..."), for printers passed around as line callbacks. */
 #define KPRINTF_LINE_MAX 512

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* State of the running kernel that several parts read: its own module, below all of them. */
 #include "kernel/kernel.h"
+#include "kernel/arch_cpu.h"
 
 static const struct boot_info *boot_info;
 

@@ -3,7 +3,7 @@
 #ifndef KERNEL_KERNEL_H
 #define KERNEL_KERNEL_H
 
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 
 struct boot_info;
 

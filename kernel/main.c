@@ -4,7 +4,10 @@
  * problem can be reported), then options, memory, the architecture (GDT/TSS/IDT, own page
  * tables), the banner and reports, the selected self-tests, and the exit status.
  */
-#include "kernel/arch.h"
+#include "kernel/arch_console.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_step.h"
+#include "kernel/arch_trace.h"
 #include "kernel/boot_info.h"
 #include "kernel/build_id.h"
 #include "kernel/report.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/memory.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/console.h"
 #include "lib/bits.h"
 #include "lib/string.h"

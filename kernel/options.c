@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/options.h"
-#include "kernel/arch.h"
+#include "kernel/arch_console.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_trace.h"
+#include "kernel/arch_workloads.h"
 #include "kernel/selftest.h"
 #include "kernel/workloads.h"
 #include "lib/bits.h"

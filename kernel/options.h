@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
 #include "kernel/boot_info.h"
 #include "lib/config.h"
 

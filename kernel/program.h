@@ -9,7 +9,8 @@
 #define KERNEL_PROGRAM_H
 
 #include <stdbool.h>
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_workloads.h"
 #include "kernel/boot_info.h"
 #include "lib/elf_user.h"
 

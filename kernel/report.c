@@ -6,6 +6,8 @@
 #include "kernel/console.h"
 #include "kernel/options.h"
 #include "kernel/version.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_report.h"
 #include "lib/fmt.h"
 
 #define CPU_TEXT_MAX  160

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/selftest.h"
 #include "kernel/console.h"
+#include "kernel/arch_cpu.h"
 #include "lib/config.h"
 #include "lib/fmt.h"
 

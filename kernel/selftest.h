@@ -8,7 +8,7 @@
 #define KERNEL_SELFTEST_H
 
 #include <stdbool.h>
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 
 struct selftest {
 	const char *name;

@@ -9,6 +9,7 @@
 #include "lib/string.h"
 
 #include "kernel/kernel.h"
+#include "kernel/arch_cpu.h"
 extern const uint8_t __build_id_note[], __rodata_end[];
 
 #define RSDP_SIGNATURE "RSD PTR " /* ACPI 6.x 5.2.5.3 */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/sstrace.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_step.h"
+#include "kernel/arch_workloads.h"
 #include "kernel/console.h"
 #include "kernel/workloads.h"
 #include "lib/fmt.h"
@@ -71,7 +73,8 @@ static void on_step(void *ctx, uint64_t retired, uint64_t next)
 		return;
 	}
 	if (x86_step_plain(&in->step, retired, next))
-		return; /* no branch, no record (x86_step_classify; most never come here, arch.h) */
+		return; /* no branch, no record (x86_step_classify; most never come here,
+			   arch_step.h) */
 	struct x86_step_regs r;
 	arch_step_regs(&r.rflags, &r.rcx);
 	enum x86_step_outcome o = x86_step_classify(&in->step, retired, next, &r);

@@ -5,6 +5,9 @@
 #include "kernel/workloads.h"
 #include "kernel/console.h"
 #include "kernel/program.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_trace.h"
+#include "kernel/arch_workloads.h"
 #include "lib/fmt.h"
 
 struct trace_ctx {

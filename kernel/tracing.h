@@ -4,7 +4,8 @@
 #ifndef KERNEL_TRACING_H
 #define KERNEL_TRACING_H
 
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
+#include "kernel/arch_workloads.h"
 #include "lib/config.h"
 
 struct kernel_options;

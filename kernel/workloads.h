@@ -10,28 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "kernel/arch.h"
-
-struct workload {
-	const char *name;
-	const char *what;
-	uint64_t (*fn)(uint64_t arg);
-	uint64_t arg;
-	uint64_t expect;     /* fn(arg)'s result, checked after every run */
-	bool bench;	     /* long-running: left out of "all"; traced without keeping records */
-	void (*reset)(void); /* run (not traced) before each run, or NULL */
-	bool concurrent;     /* may run on several CPUs at once (no shared single slot) */
-	bool explicit_only;  /* left out of "all": runs only when named */
-	bool expect_native;  /* the expected result is that of a native run just before, on the
-			      * same CPU (the user program's exit status); `expect` is unused */
-	/* run (not traced) after each run, or NULL: says how it ended with print (NULL: quiet) */
-	void (*done)(workload_print_fn print);
-	uint64_t (*expect_of)(uint64_t arg); /* the expected result, when not a constant */
-	/* the library's branch signature for an argument (kernel/arch.h), or NULL */
-	void (*signature)(uint64_t arg, struct workload_signature *s);
-	/* offsetof(struct kernel_options, ...) of the option that sets arg (0 there: arg), or 0 */
-	size_t arg_option;
-};
+#include "kernel/arch_workloads.h"
 
 struct kernel_options;
 /* w's argument: its option's value when given, else w->arg. */

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "boot/text.h"
-#include "kernel/arch.h"
 #include "kernel/boot_info.h"
 #include "kernel/options.h"
 

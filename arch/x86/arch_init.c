@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The architecture half of bring-up, and CPU description for the banner. */
-#include "kernel/arch.h"
+/* The architecture half of bring-up: the folders wired together, the CPUs brought up. */
+#include "kernel/arch_console.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/console.h"
 #include "arch/x86/cpu/cpu.h"
-#include "arch/x86/caps/cpu_ident.h"
 #include "arch/x86/cpu/desc.h"
+#include "arch/x86/cpu/exit.h"
 #include "arch/x86/cpu/paging.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/smp/acpi.h"
@@ -22,15 +23,13 @@
 #include "arch/x86/cpu/usermode.h"
 #include "arch/x86/user/run.h"
 #include "kernel/boot_info.h"
-#include "lib/fmt.h"
-#include "lib/string.h"
 
 #define XAPIC_DEFAULT_BASE_PHYS 0xfee00000ull /* SDM 10.4.1 */
 
 static struct percpu bsp_percpu;
 
-/* The trap layer calls up only through these (cpu/trap.h): set once, before any workload. */
-static void wire_trap_hooks(void)
+/* cpu/ calls up only through these (cpu/trap.h, cpu/exit.h): set once, before any workload. */
+static void wire_hooks(void)
 {
 	ss_install_entry(); /* #DB: the engine's entry first, trap dispatch for the rest */
 	trap_set_claim(TRAP_CLAIM_FIXUP, workload_fault_fixup);
@@ -40,6 +39,7 @@ static void wire_trap_hooks(void)
 	trap_add_resume_observer(
 	    ss_note_resume); /* a handler that resumes the workload elsewhere */
 	user_run_init();     /* ring 3 exceptions end the run; the watchdog's timer */
+	exit_set_screen_probe(arch_screen_active); /* screen.hold: the exit asks the console */
 }
 
 void arch_early_init(void)
@@ -50,7 +50,7 @@ void arch_early_init(void)
 	percpu_by_index[0] = &bsp_percpu;
 	percpu_count = 1;
 	percpu_install(&bsp_percpu);
-	wire_trap_hooks();
+	wire_hooks();
 }
 
 bool arch_init(const struct boot_info *bi, const struct memmap *mm)
@@ -60,49 +60,6 @@ bool arch_init(const struct boot_info *bi, const struct memmap *mm)
 		return false;
 	}
 	return usermode_init(bi->kernel_phys_base, user_syscall_entry, user_code_page);
-}
-
-static void copy_regs(char *dst, const uint32_t *regs, unsigned n)
-{
-	memcpy(dst, regs, n * sizeof(uint32_t));
-}
-
-void arch_describe_cpu(char *out, size_t size)
-{
-	struct cpuid_regs v = cpuid(CPUID_LEAF_VENDOR, 0);
-	char vendor[13];
-	uint32_t vregs[3] = {v.ebx, v.edx, v.ecx}; /* "GenuineIntel" order */
-	copy_regs(vendor, vregs, 3);
-	vendor[12] = 0;
-
-	struct cpuid_regs one = cpuid(CPUID_LEAF_VERSION, 0);
-	struct cpu_signature sig = cpu_signature_decode(one.eax);
-
-	char brand[49] = "";
-	if (cpuid(CPUID_LEAF_EXT_MAX, 0).eax >= CPUID_LEAF_BRAND_LAST) {
-		for (uint32_t leaf = CPUID_LEAF_BRAND_FIRST; leaf <= CPUID_LEAF_BRAND_LAST;
-		     leaf++) {
-			struct cpuid_regs b = cpuid(leaf, 0);
-			uint32_t r[4] = {b.eax, b.ebx, b.ecx, b.edx};
-			copy_regs(brand + 16 * (leaf - CPUID_LEAF_BRAND_FIRST), r, 4);
-		}
-		brand[48] = 0;
-	}
-	const char *b = brand;
-	while (*b == ' ')
-		b++;
-
-	char hv[13] = "none";
-	if (one.ecx & C01_ECX_HYPERVISOR) {
-		struct cpuid_regs h = cpuid(CPUID_LEAF_HV_VENDOR, 0);
-		uint32_t hregs[3] = {h.ebx, h.ecx, h.edx};
-		copy_regs(hv, hregs, 3);
-		hv[12] = 0;
-	}
-	fmt_snprintf(out, size,
-		     "%s family %#x model %#x stepping %u (signature %#x) \"%s\", hypervisor: %s",
-		     vendor, sig.family, sig.model, sig.stepping, one.eax,
-		     *b ? b : "no brand string", hv[0] ? hv : "present, unnamed");
 }
 
 static void print_cpu_table(void)

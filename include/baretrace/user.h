@@ -17,8 +17,8 @@
  * (option program.watchdog, milliseconds) ends it with a report on the log, and the boot then
  * ends with status 2 (bad input).
  */
-#ifndef BARETRACE_USER_H
-#define BARETRACE_USER_H
+#ifndef INCLUDE_BARETRACE_USER_H
+#define INCLUDE_BARETRACE_USER_H
 
 #include <stdint.h>
 

@@ -23,5 +23,34 @@ ok "$([ -z "$bad" ] && echo 0 || echo 1)" "kernel code includes no hosted libc h
 bad=$(git ls-files 'tools/*.c' 'tools/*.h' 2>/dev/null | xargs -r grep -nE '#include "' |
 	grep -vE '#include "(lib/|arch/x86/hw/|tools/)' | head -n 5)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "tools/ includes only lib/ and arch/x86/hw/ headers (and its own)${bad:+: $bad}"
+# Names say where a thing is. An include guard is its header's path (arch/x86/caps/caps.h:
+# ARCH_X86_CAPS_CAPS_H; include/baretrace/user.h, which programs include by that path too:
+# INCLUDE_BARETRACE_USER_H), as its first #ifndef and #define.
+bad=$(for f in $(git ls-files '*.h'); do
+	want=$(printf '%s' "$f" | tr 'a-z/.-' 'A-Z___')
+	guard=$(grep -m2 -E '^#[[:space:]]*(ifndef|define)[[:space:]]' "$f" | awk '{print $2}' | paste -sd' ')
+	[ "$guard" = "$want $want" ] || printf '%s ' "$f"
+done)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "every include guard is its header's path${bad:+ (not: $bad)}"
+# A unit test is named after what it tests: tests/unit/test_NAME.c, NAME the base name of a
+# source on its UNIT-SOURCES line or of a header it includes, alone or after its folder's name
+# (test_spmu_bts.c: arch/x86/spmu/bts.c, beside test_bts.c: arch/x86/drivers/bts.c).
+bad=$(for t in $(git ls-files 'tests/unit/test_*.c'); do
+	name=${t#tests/unit/test_}
+	name=${name%.c}
+	found=
+	for f in $(sed -n 's|^// UNIT-SOURCES:||p' "$t") $(sed -n 's|^#include "\([^"]*\)".*|\1|p' "$t" | grep -v '^tests/'); do
+		b=$(basename "$f")
+		b=${b%.*}
+		d=$(basename "$(dirname "$f")")
+		[ "$name" = "$b" ] || [ "$name" = "${d}_$b" ] && found=1
+	done
+	[ -n "$found" ] || printf '%s ' "$t"
+done)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "every unit test is named after a source it tests${bad:+ (not: $bad)}"
+# The build's paths are spelled once: no "dir//file" in any command make runs (make -n: printed,
+# not run; -B: every target, built or not; the flags of a make that runs this test left out).
+bad=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -nB V=1 test 2>&1 | grep -n '//' | head -n 3)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no path in make V=1's commands has '//'${bad:+: $bad}"
 echo "1..$n"
 exit $failed

@@ -14,6 +14,7 @@
 #include "arch/x86/caps/lbr_models.h"
 #include "arch/x86/spmu/arch_lbr.h"
 #include "arch/x86/spmu/lbr.h"
+#include "kernel/arch_trace.h"
 
 static char why[256];
 

@@ -1,10 +1,10 @@
 // clang-format off
-// UNIT-SOURCES: scripts/workload-stubs.c kernel/options.c kernel/workloads.c lib/config.c lib/fmt.c lib/string.c arch/x86/spmu/personality.c
+// UNIT-SOURCES: kernel/options.c kernel/workloads.c arch/x86/workloads/table.c lib/config.c lib/fmt.c lib/string.c arch/x86/spmu/personality.c
 // clang-format on
 /*
  * kernel/options: every option goes through the one parser into its typed value, and the
  * checks across options refuse at boot what could only fail later. Expected values come from
- * the option vocabulary the README documents (names, enums, TRACE_* bits of kernel/arch.h)
+ * the option vocabulary the README documents (names, enums, TRACE_* bits of kernel/arch_trace.h)
  * and the SDM rules quoted where a check rests on one.
  */
 #include "tests/unit/unit.h"
@@ -13,6 +13,9 @@
 #include "kernel/options.h"
 #include "kernel/selftest.h"
 #include "kernel/workloads.h"
+#include "kernel/arch_console.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_trace.h"
 
 /* The kernel's self-test names live in a linker section; this test names its own. */
 const char *selftest_name(unsigned i, bool *explicit_only)
@@ -260,6 +263,33 @@ static void facility_names(void **state)
 	assert_string_equal(options_facility_name(TRACE_PMC), "pmc");
 }
 
+/* The workload options set their workload's argument (kernel/workloads.c pairs them by name
+ * with the architecture's table); 0 or absent leaves the workload's own. */
+static void workload_options_set_their_workloads_argument(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *workload, *option;
+		uint64_t own;
+	} cases[] = {{"switch", "switch.n", 30},
+		     {"recursion", "recursion.depth", 12},
+		     {"sort", "sort.n", 48},
+		     {"hash", "hash.n", 64},
+		     {"chase", "chase.nodes", 256}};
+	char args[64];
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct workload *w = workload_at(wl(cases[i].workload));
+		snprintf(args, sizeof(args), "%s=8", cases[i].option);
+		assert_true(parse(NULL, args));
+		assert_int_equal(workload_arg(w, &o), 8);
+		assert_true(parse(NULL, ""));
+		assert_int_equal(workload_arg(w, &o), cases[i].own);
+		assert_int_equal(workload_arg(w, NULL), cases[i].own);
+	}
+	assert_true(parse(NULL, "switch.n=8"));
+	assert_int_equal(workload_arg(workload_at(wl("loop")), &o), 100);
+}
+
 static char described[16384];
 
 static void gather(void *ctx, const char *s, size_t n)
@@ -329,6 +359,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(values_that_can_only_fail_are_refused_at_boot),
     cmocka_unit_test(a_key_given_twice_is_a_warning),
     cmocka_unit_test(facility_names),
+    cmocka_unit_test(workload_options_set_their_workloads_argument),
     cmocka_unit_test(help_lists_every_option),
     cmocka_unit_test(comments_only_mean_no_options),
 };

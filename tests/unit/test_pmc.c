@@ -14,7 +14,7 @@
 #include <string.h>
 #include "arch/x86/hw/ds_layout.h"
 #include "arch/x86/drivers/pmc.h"
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/spmu/spmu.h"

@@ -190,7 +190,7 @@ static void decode_perfmon(struct trace_caps *c)
 	/*
 	 * v5+: ECX is a bitmap of supported fixed counters. Linux takes fls(ECX)
 	 * (references.md 1.2); the SDM's rule "counter i supported if ECX[i] or EDX[4:0] > i" is
-	 * not in our reference excerpts (unconfirmed here). Taking the union satisfies both
+	 * not confirmed here from the SDM's text. Taking the union satisfies both
 	 * whenever they agree.
 	 */
 	if (p->version >= PERFMON_V_FIXED_BITMAP) {

@@ -18,8 +18,8 @@
  * Sources are cited beside each field: SDM sections and the source keys of
  * docs/references.md (written "references.md 1.4" for its section 1.4).
  */
-#ifndef ARCH_X86_TRACE_CAPS_H
-#define ARCH_X86_TRACE_CAPS_H
+#ifndef ARCH_X86_CAPS_CAPS_H
+#define ARCH_X86_CAPS_CAPS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,7 +3,8 @@
  * trace_caps_collect(): the only impure part of the capability record. Executes CPUID and the
  * two capability RDMSRs on the calling CPU, each MSR behind the CPUID bit that says it exists
  * (arch/x86/caps/caps.h). These are read-only capability MSRs read once at probe time, so they use
- * cpu.h's rdmsr() directly rather than the PMU MSR accessor (design.md) that drivers use.
+ * cpu.h's rdmsr() directly rather than the PMU MSR accessor (arch/x86/pmu/access.c) that
+ * drivers use.
  */
 #include "arch/x86/caps/caps.h"
 #include "arch/x86/cpu/cpu.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* CPU identification from CPUID leaf 01H and the vendor/brand leaves. */
-#ifndef ARCH_X86_CPU_IDENT_H
-#define ARCH_X86_CPU_IDENT_H
+#ifndef ARCH_X86_CAPS_CPU_IDENT_H
+#define ARCH_X86_CAPS_CPU_IDENT_H
 
 #include <stdint.h>
 

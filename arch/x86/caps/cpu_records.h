@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Recorded processors, for tests/unit/test_trace_caps.c and the software PMU personalities
+ * Recorded processors, for tests/unit/test_caps.c and the software PMU personalities
  * (arch/x86/spmu/personality.c): CPUID leaves and capability MSRs as
  * trace_caps_collect() would read them. Provenance of each value is stated per record:
  *
@@ -16,8 +16,8 @@
  * Leaves above a record's maximum basic leaf are zero, as trace_caps_collect() leaves them;
  * leaf 07H is sub-leaf 0. Feature bits the decoder never reads are kept as dumped.
  */
-#ifndef ARCH_X86_CPU_RECORDS_H
-#define ARCH_X86_CPU_RECORDS_H
+#ifndef ARCH_X86_CAPS_CPU_RECORDS_H
+#define ARCH_X86_CAPS_CPU_RECORDS_H
 
 #include "arch/x86/caps/caps.h"
 

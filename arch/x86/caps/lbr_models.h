@@ -5,8 +5,8 @@
  * model (references.md 3.3: Linux's intel_pmu_lbr_init_* and Fuchsia lbr, both citing SDM Vol. 3B
  * Table 17-4). Pure data, used by trace_caps_decode().
  */
-#ifndef ARCH_X86_LBR_MODELS_H
-#define ARCH_X86_LBR_MODELS_H
+#ifndef ARCH_X86_CAPS_LBR_MODELS_H
+#define ARCH_X86_CAPS_LBR_MODELS_H
 
 #include <stdint.h>
 #include "lib/bits.h"

@@ -10,8 +10,8 @@
  *    cores after Tremont, i.e. the E-cores of hybrid parts (Linux mid_ack).
  * Pure: chosen from the capability record, host-tested on recorded processors.
  */
-#ifndef ARCH_X86_PMI_ACK_H
-#define ARCH_X86_PMI_ACK_H
+#ifndef ARCH_X86_CAPS_PMI_ACK_H
+#define ARCH_X86_CAPS_PMI_ACK_H
 
 #include "arch/x86/caps/caps.h"
 

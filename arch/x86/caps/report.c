@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "arch/x86/caps/report.h"
 #include "arch/x86/cpu/percpu.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/console.h"
 #include "lib/string.h"
 

@@ -6,6 +6,7 @@
  * PEBS has the DS area's 64-bit layout.
  */
 #include "kernel/selftest.h"
+#include "kernel/arch_cpu.h"
 #include "arch/x86/caps/report.h"
 #include "arch/x86/smp/lapic.h"
 #include "arch/x86/cpu/percpu.h"

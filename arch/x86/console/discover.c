@@ -9,7 +9,7 @@
 #include "arch/x86/console/serial.h"
 #include "arch/x86/console/uart16550.h"
 #include "arch/x86/smp/acpi.h"
-#include "kernel/arch.h"
+#include "kernel/arch_console.h"
 #include "kernel/boot_info.h"
 #include "kernel/console.h"
 #include "lib/fmt.h"

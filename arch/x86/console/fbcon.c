@@ -6,7 +6,8 @@
  * lower half moves up (redrawn from a text copy: reading back a write-combined or uncached
  * framebuffer is slow on real hardware).
  */
-#include "kernel/arch.h"
+#include "kernel/arch_console.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/boot_info.h"
 #include "lib/fmt.h"
 #include "lib/string.h"

@@ -4,7 +4,7 @@
  * it). Calls nothing that prints, so the console is below everything that does.
  */
 #include "arch/x86/console/serial.h"
-#include "kernel/arch.h"
+#include "kernel/arch_console.h"
 #include "lib/fmt.h"
 
 struct uart console_uart;

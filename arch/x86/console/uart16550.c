@@ -7,7 +7,7 @@
  */
 #include "arch/x86/console/uart16550.h"
 #include "arch/x86/cpu/cpu.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 #include "lib/bits.h"
 #include "lib/fmt.h"
 #include "lib/string.h"

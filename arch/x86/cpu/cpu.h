@@ -4,8 +4,8 @@
  * kernel uses. PMU and debug MSRs never go through rdmsr()/wrmsr() here directly: they will
  * have their own accessor (arch/x86/pmu/access.h); these are for architectural MSRs.
  */
-#ifndef ARCH_X86_CPU_H
-#define ARCH_X86_CPU_H
+#ifndef ARCH_X86_CPU_CPU_H
+#define ARCH_X86_CPU_CPU_H
 
 #include <stdint.h>
 #include "arch/x86/hw/cpu_regs.h"

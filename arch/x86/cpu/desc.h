@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Segment selectors, IST slots and the descriptor-table set-up entry points. */
-#ifndef ARCH_X86_DESC_H
-#define ARCH_X86_DESC_H
+#ifndef ARCH_X86_CPU_DESC_H
+#define ARCH_X86_CPU_DESC_H
 
 #include <stdint.h>
 

@@ -5,7 +5,7 @@
  * build/kernel.elf (scripts/symbolize), then ends the run with a failure status. Never a
  * silent reset: a nested fault prints a one-line note and exits at once.
  */
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/console.h"
 #include "kernel/build_id.h"
 #include "kernel/boot_info.h"

@@ -4,7 +4,8 @@
  * machine reset. Whatever the mode, the last resort is a halt loop with interrupts off, so a
  * run never returns into nothing or resets silently by accident.
  */
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
+#include "arch/x86/cpu/exit.h"
 #include "arch/x86/cpu/cpu.h"
 #include "kernel/boot_info.h"
 #include "kernel/console.h"
@@ -25,6 +26,12 @@
 static enum exit_mode exit_mode = EXIT_MODE_AUTO;
 
 static unsigned hold_seconds;
+static bool (*screen_probe)(void);
+
+void exit_set_screen_probe(bool (*on_screen)(void))
+{
+	screen_probe = on_screen;
+}
 
 void arch_set_exit_mode(enum exit_mode mode)
 {
@@ -40,7 +47,7 @@ void arch_set_exit_hold(unsigned seconds)
 static void hold_screen(void)
 {
 	const struct boot_info *bi = kernel_boot_info();
-	if (!hold_seconds || !arch_screen_active() || !bi || !bi->tsc_hz)
+	if (!hold_seconds || !screen_probe || !screen_probe() || !bi || !bi->tsc_hz)
 		return;
 	uint64_t end = rdtsc() + hold_seconds * bi->tsc_hz;
 	while (rdtsc() < end)

@@ -3,7 +3,7 @@
  * Deliberate exceptions (option `fault`, and self-tests through arch_catch_exception): each
  * exercises the exception path end to end, from the IDT to the register dump and exit status.
  */
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 #include "arch/x86/cpu/cpu.h"
 
 static void trigger_pf(void)

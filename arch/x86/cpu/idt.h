@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef ARCH_X86_IDT_H
-#define ARCH_X86_IDT_H
+#ifndef ARCH_X86_CPU_IDT_H
+#define ARCH_X86_CPU_IDT_H
 
 #include <stdint.h>
 

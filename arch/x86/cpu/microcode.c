@@ -10,7 +10,7 @@
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/hw/cpuid.h"
 #include "arch/x86/hw/msr.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 
 #define BIOS_SIGN_ID_REV_SHIFT 32
 

@@ -4,8 +4,8 @@
  * caller supplies table allocation and physical-to-virtual translation, so the same code runs
  * in the kernel (identity map) and in host unit tests (host memory).
  */
-#ifndef ARCH_X86_PAGETABLE_H
-#define ARCH_X86_PAGETABLE_H
+#ifndef ARCH_X86_CPU_PAGETABLE_H
+#define ARCH_X86_CPU_PAGETABLE_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
 #include "arch/x86/cpu/paging.h"
 #include "arch/x86/cpu/pagetable.h"
 #include "arch/x86/cpu/cpu.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/console.h"
 #include "kernel/memory.h"
 

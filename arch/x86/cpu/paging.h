@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef ARCH_X86_PAGING_H
-#define ARCH_X86_PAGING_H
+#ifndef ARCH_X86_CPU_PAGING_H
+#define ARCH_X86_CPU_PAGING_H
 
 #include <stdbool.h>
 #include <stdint.h>

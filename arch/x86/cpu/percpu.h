@@ -3,8 +3,8 @@
  * Per-CPU state, reached through GS (IA32_GS_BASE points at the CPU's struct percpu, whose
  * first field points at itself so `mov %gs:0` yields it).
  */
-#ifndef ARCH_X86_PERCPU_H
-#define ARCH_X86_PERCPU_H
+#ifndef ARCH_X86_CPU_PERCPU_H
+#define ARCH_X86_CPU_PERCPU_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * allocator in kernel/memory.c, paging, the DS area): this file calls nothing.
  */
 #include "arch/x86/cpu/cpu.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 
 void *arch_phys_to_virt(uint64_t phys)
 {

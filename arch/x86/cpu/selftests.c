@@ -14,6 +14,7 @@
 #include "arch/x86/cpu/usermode.h"
 
 #include "kernel/kernel.h"
+#include "kernel/arch_cpu.h"
 
 extern const char __text_start[], __rodata_start[], __data_start[], boot_stack_guard[];
 extern char ud2_site[], int3_site[];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The register frame every exception stub builds (arch/x86/cpu/trap_stubs.S) and its users. */
-#ifndef ARCH_X86_TRAP_H
-#define ARCH_X86_TRAP_H
+#ifndef ARCH_X86_CPU_TRAP_H
+#define ARCH_X86_CPU_TRAP_H
 
 #include <stdbool.h>
 #include <stdint.h>

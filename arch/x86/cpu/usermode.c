@@ -17,7 +17,8 @@
 #include "kernel/memory.h"
 #include "lib/elf_user.h"
 #include "lib/string.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_user.h"
 
 static uint64_t lstar; /* usermode_init's syscall_entry, for every CPU */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Ring 3 for workloads: SYSCALL/SYSRET set-up and the user code and stack mappings. */
-#ifndef ARCH_X86_USERMODE_H
-#define ARCH_X86_USERMODE_H
+#ifndef ARCH_X86_CPU_USERMODE_H
+#define ARCH_X86_CPU_USERMODE_H
 
 #include <stdbool.h>
 #include <stdint.h>

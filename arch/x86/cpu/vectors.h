@@ -4,8 +4,8 @@
  * the PMI/DS service routine never has to guess why it ran. Higher vectors have higher
  * priority classes (SDM Vol. 3A 10.8.3.1): the spurious vector is conventionally 0xFF.
  */
-#ifndef ARCH_X86_VECTORS_H
-#define ARCH_X86_VECTORS_H
+#ifndef ARCH_X86_CPU_VECTORS_H
+#define ARCH_X86_CPU_VECTORS_H
 
 #define VEC_PMI	       0xf0 /* LVT performance-counter entry (unless delivered as NMI) */
 #define VEC_IPI_CALL   0xf1 /* cross-CPU function calls */

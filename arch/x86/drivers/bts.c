@@ -13,7 +13,8 @@
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/pmu/isr_hook.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_trace.h"
 #include "lib/fmt.h"
 
 #define BTS_PMI_MAX_LOOPS 100 /* PMI-storm bound, as Linux's (references.md 7.4) */

@@ -15,9 +15,9 @@
 #include "lib/status.h"
 #include "arch/x86/hw/ds_layout.h"
 #include "arch/x86/caps/caps.h"
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
 
-/* The rings and the leak treatment are option bts.ring's and bts.leak's (kernel/arch.h). */
+/* The rings and the leak treatment are option bts.ring's and bts.leak's (kernel/arch_trace.h). */
 enum bts_mode { BTS_CIRCULAR, BTS_INTERRUPT };
 
 #define BTS_CIRCULAR_RECORDS  2730 /* 64 KiB, Linux's size (references.md 5.3) */

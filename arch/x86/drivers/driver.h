@@ -32,7 +32,7 @@
 #include "arch/x86/drivers/pebs.h"
 #include "arch/x86/drivers/pmc.h"
 #include "arch/x86/pmu/isr_hook.h"
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
 #include "lib/record_store.h"
 #include "lib/status.h"
 #include "lib/stream.h"

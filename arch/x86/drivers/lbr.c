@@ -13,7 +13,7 @@
 #include "arch/x86/cpu/usermode.h"
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/pmu/access.h"
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
 #include "lib/bits.h"
 #include "lib/fmt.h"
 #include "lib/x86_decode.h"

@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include "arch/x86/caps/caps.h"
 #include "arch/x86/hw/lbr_regs.h"
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
 #include "lib/status.h"
 
 /* ---- filter spec --------------------------------------------------------------------------- */
@@ -37,7 +37,7 @@ struct lbr_filter {
 };
 
 /*
- * The filter of option lbr.filter (TRACE_LBR_* bits, kernel/arch.h; kernel/options.c parses
+ * The filter of option lbr.filter (TRACE_LBR_* bits, kernel/arch_trace.h; kernel/options.c parses
  * the words): no ring bit means both rings; no class bit means every class, except with call
  * stack (which implies its own classes).
  */

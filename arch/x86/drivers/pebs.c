@@ -14,7 +14,8 @@
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/pmu/isr_hook.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_trace.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 

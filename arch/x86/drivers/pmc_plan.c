@@ -2,7 +2,7 @@
 #include "arch/x86/drivers/pmc_plan.h"
 #include "arch/x86/hw/ds_layout.h"
 #include "arch/x86/hw/pmu_regs.h"
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
 

@@ -48,7 +48,7 @@ struct pmc_freeze {
  * one. */
 enum status pmc_freeze_bits(const struct trace_caps *c, const struct pmc_freeze *f, uint64_t *bits,
 			    char *why, size_t why_size);
-/* The request of option freeze (TRACE_FREEZE_* bits, kernel/arch.h). */
+/* The request of option freeze (TRACE_FREEZE_* bits, kernel/arch_trace.h). */
 void pmc_freeze_from_options(uint64_t mask, struct pmc_freeze *f);
 
 #endif

@@ -6,8 +6,8 @@
  * and 10.12.1.2 Table 10-6 "Local APIC Register Address Map Supported by x2APIC" (chapter 11
  * and Tables 11-1 / 11-6 in 2023+ editions).
  */
-#ifndef ARCH_X86_APIC_REGS_H
-#define ARCH_X86_APIC_REGS_H
+#ifndef ARCH_X86_HW_APIC_REGS_H
+#define ARCH_X86_HW_APIC_REGS_H
 
 #include <stdbool.h>
 #include <stdint.h>

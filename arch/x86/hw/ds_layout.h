@@ -5,8 +5,8 @@
  * Area") and the 64-bit BTS record (Figure 17-9). The MSR numbers are in hw/msr.h, the DEBUGCTL
  * bits that govern BTS (SDM 17.4.1, Figure 17-3) in hw/pmu_regs.h, included here.
  */
-#ifndef ARCH_X86_DS_LAYOUT_H
-#define ARCH_X86_DS_LAYOUT_H
+#ifndef ARCH_X86_HW_DS_LAYOUT_H
+#define ARCH_X86_HW_DS_LAYOUT_H
 
 #include <stddef.h>
 #include <stdint.h>

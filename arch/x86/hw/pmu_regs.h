@@ -3,8 +3,8 @@
  * Architectural performance-monitoring MSRs and their bits, defined once for the drivers and
  * the software PMU (SDM Vol. 3B 18.2 architectural performance monitoring; references.md 7.1-7.2).
  */
-#ifndef ARCH_X86_PMU_REGS_H
-#define ARCH_X86_PMU_REGS_H
+#ifndef ARCH_X86_HW_PMU_REGS_H
+#define ARCH_X86_HW_PMU_REGS_H
 
 #include "arch/x86/hw/msr.h"
 #include "lib/bits.h"

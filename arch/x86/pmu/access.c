@@ -5,7 +5,7 @@
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 
 struct pmu_backend {
 	bool model;

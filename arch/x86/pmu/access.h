@@ -4,8 +4,8 @@
  * RDMSR/WRMSR or to the software PMU, so drivers never know which. A refused access returns
  * STATUS_REFUSED, from the hardware (#GP caught) or from the model (its reason is kept).
  */
-#ifndef ARCH_X86_PMU_MSR_H
-#define ARCH_X86_PMU_MSR_H
+#ifndef ARCH_X86_PMU_ACCESS_H
+#define ARCH_X86_PMU_ACCESS_H
 
 #include <stdbool.h>
 #include <stdint.h>

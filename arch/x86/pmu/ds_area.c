@@ -2,7 +2,7 @@
 #include "arch/x86/pmu/ds_area.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/pmu/access.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/memmap.h"
 #include "kernel/memory.h"
 #include "lib/string.h"

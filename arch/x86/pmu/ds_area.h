@@ -7,8 +7,8 @@
  * ring 3 workloads share CR3), so they never fault whatever runs; page-aligned, as Linux does.
  * Each session programs IA32_DS_AREA on its CPU through the PMU accessor.
  */
-#ifndef ARCH_X86_DS_AREA_H
-#define ARCH_X86_DS_AREA_H
+#ifndef ARCH_X86_PMU_DS_AREA_H
+#define ARCH_X86_PMU_DS_AREA_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
  * handed to a sink; nothing is dropped silently. Pure: MSRs and DS memory come through
  * callbacks, so host tests drive it against the software PMU.
  */
-#ifndef ARCH_X86_DS_ISR_H
-#define ARCH_X86_DS_ISR_H
+#ifndef ARCH_X86_PMU_DS_ISR_H
+#define ARCH_X86_PMU_DS_ISR_H
 
 #include <stdbool.h>
 #include <stddef.h>

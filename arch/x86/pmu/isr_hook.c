@@ -6,7 +6,7 @@
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/spmu/singlestep.h"
 #include "arch/x86/cpu/trap.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 #include "lib/string.h"
 
 struct pmi_session {

@@ -6,8 +6,8 @@
  * unmasked by the PMI entry after the routine has re-armed the counters (the "late" ack Linux
  * uses on Haswell and later big cores, references.md 7.4), then EOI.
  */
-#ifndef ARCH_X86_TRACE_PMI_H
-#define ARCH_X86_TRACE_PMI_H
+#ifndef ARCH_X86_PMU_ISR_HOOK_H
+#define ARCH_X86_PMU_ISR_HOOK_H
 
 #include <stdint.h>
 #include "arch/x86/pmu/ds_isr.h"

@@ -5,8 +5,8 @@
  * re-arms LVTPC, whose mask bit the delivery set (SDM 18.6.3: "the ISR must clear the mask bit
  * in the performance counter LVT entry"), and sends EOI unless it came as NMI.
  */
-#ifndef ARCH_X86_PMI_H
-#define ARCH_X86_PMI_H
+#ifndef ARCH_X86_PMU_PMI_H
+#define ARCH_X86_PMU_PMI_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -11,7 +11,7 @@
 #include "arch/x86/smp/lapic.h"
 #include "arch/x86/smp/smp.h"
 #include "arch/x86/smp/timer.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 
 struct pmi_check {
 	volatile uint32_t lvt_before[MAX_CPUS];

@@ -15,6 +15,7 @@
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/sink.h"
 #include "arch/x86/smp/timer.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/memory.h"
 #include "lib/fmt.h"
 #include "lib/string.h"

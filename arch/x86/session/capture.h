@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
 
 struct trace_ctx;
 struct facility_driver;

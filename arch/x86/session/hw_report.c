@@ -12,8 +12,13 @@
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/session/output.h"
+#include "kernel/console.h"
 #include "arch/x86/smp/timer.h"
-#include "kernel/arch.h"
+#include "kernel/arch_console.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_report.h"
+#include "kernel/arch_trace.h"
+#include "kernel/arch_workloads.h"
 #include "kernel/build_id.h"
 #include "kernel/version.h"
 #include "lib/fmt.h"
@@ -259,7 +264,7 @@ void arch_trace_stream_header(bool binary)
 	fmt_snprintf(cpus, sizeof(cpus), "cpus=%u", arch_cpu_count());
 	/* the serial link the stream travels (README "Consoles"): source, registers, rate, 8N1 */
 	memcpy(link, "console=", 8);
-	arch_console_describe(link + 8, sizeof(link) - 8);
+	console_serial_describe(link + 8, sizeof(link) - 8);
 	const char *const pairs[] = {version, id, cpu, micro, tsc, cpus, link};
 	trace_stream_header(pairs, sizeof(pairs) / sizeof(pairs[0]));
 	/* A second frame: where the kernel runs, and the boot CPU's capability record as its

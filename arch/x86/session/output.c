@@ -10,7 +10,8 @@
 #include <stdarg.h>
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/spinlock.h"
-#include "kernel/arch.h"
+#include "kernel/arch_console.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/console.h"
 #include "kernel/memmap.h"
 #include "kernel/memory.h"
@@ -71,7 +72,7 @@ static uint64_t ring_drain(struct out_ring *r)
 		uint64_t at = tail % OUT_BYTES, piece = end - tail;
 		if (piece > OUT_BYTES - at)
 			piece = OUT_BYTES - at;
-		arch_console_write(r->buf + at, piece);
+		console_serial_write(r->buf + at, piece);
 		tail += piece;
 	}
 	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
@@ -232,7 +233,7 @@ static struct bt_writer writers[MAX_CPUS];
 static void emit_unit(struct out_ring *r, const char *s, size_t n)
 {
 	if (!r->buf) {
-		arch_console_write(s, n);
+		console_serial_write(s, n);
 		return;
 	}
 	uint64_t flags = spin_lock_irqsave(&r->producer);

@@ -14,6 +14,7 @@
 #include "arch/x86/session/output.h"
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/selfcheck.h"
+#include "kernel/arch_cpu.h"
 #include "arch/x86/smp/smp.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/smp/timer.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Self-verification of a capture against the workload's branch signature (kernel/arch.h,
+ * Self-verification of a capture against the workload's branch signature (kernel/arch_workloads.h,
  * worked out from the workload's source): the check that works on silicon, where no QEMU log
  * exists to compare with. Records whose FROM lies in the workload's code are classified by
  * decoding the instruction there (lib/x86_decode.c): a branch's class, or — when the
@@ -15,7 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "kernel/arch.h"
+#include "kernel/arch_workloads.h"
 
 struct trace_ctx;
 

@@ -23,6 +23,8 @@
 #include "arch/x86/cpu/vectors.h"
 #include "arch/x86/user/run.h"
 #include "arch/x86/cpu/usermode.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_step.h"
 #include "kernel/console.h"
 #include "kernel/memmap.h"
 #include "kernel/memory.h"
@@ -396,7 +398,7 @@ uint64_t ts_virtual_pmis(uint64_t *masked)
 	return here()->virtual_pmis;
 }
 
-/* Called for every exception a workload takes (arch/x86/cpu/irq.c): its last exception record. */
+/* Called for every exception a workload takes (arch/x86/cpu/trap.c): its last exception record. */
 void trace_note_exception(struct trap_frame *f)
 {
 	struct cpu_session *cs = here();

@@ -16,7 +16,7 @@
 #include "arch/x86/spmu/model.h"
 #include "arch/x86/session/output.h"
 #include "arch/x86/caps/caps.h"
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
 
 /* A session's SKIP or refusal message: a capability reason with the words around it. */
 #define TS_WHY_LEN (TRACE_CAPS_REASON_LEN + 128)
@@ -45,7 +45,7 @@ uint64_t ts_virtual_pmis(uint64_t *masked);
 /* Stepped instructions of the last run whose memory operand lib/x86_mem.c does not classify
  * (counted while the model counted memory events; their accesses are not reported). */
 uint64_t ts_mem_unknown(void);
-/* Every exception the running workload takes (arch/x86/cpu/irq.c): its last exception record. */
+/* Every exception the running workload takes (arch/x86/cpu/trap.c): its last exception record. */
 struct trap_frame;
 void trace_note_exception(struct trap_frame *f);
 /* Last exception records taken during the run (the sessions print them). */

@@ -4,8 +4,8 @@
  * 5.2.7 RSDT, 5.2.8 XSDT, 5.2.12 MADT). Parsing is pure: tables are reached through a
  * caller-supplied physical-to-virtual function, so host tests feed synthetic tables.
  */
-#ifndef ARCH_X86_ACPI_H
-#define ARCH_X86_ACPI_H
+#ifndef ARCH_X86_SMP_ACPI_H
+#define ARCH_X86_SMP_ACPI_H
 
 #include <stdbool.h>
 #include <stddef.h>

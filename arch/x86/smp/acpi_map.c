@@ -2,7 +2,7 @@
 /* The kernel's acpi_map_fn: ACPI tables are reached through the identity map (paging.c),
  * which covers [0, boot_info.identity_limit); anything beyond it is refused, never touched. */
 #include "arch/x86/smp/acpi.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/boot_info.h"
 #include "kernel/kernel.h"
 

@@ -7,7 +7,7 @@
 #include "arch/x86/smp/lapic.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/vectors.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 
 #define XAPIC_ICR_SPINS	    1000000 /* bound on waiting for the ICR delivery status */
 #define APIC_TPR_ACCEPT_ALL 0

@@ -3,8 +3,8 @@
  * Local APIC, xAPIC or x2APIC behind one accessor (register map in arch/x86/hw/apic_regs.h,
  * private to lapic.c's users). The boot CPU picks the mode once; every CPU then uses it.
  */
-#ifndef ARCH_X86_LAPIC_H
-#define ARCH_X86_LAPIC_H
+#ifndef ARCH_X86_SMP_LAPIC_H
+#define ARCH_X86_SMP_LAPIC_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * (mode 0 keeps decrementing after the terminal count: Intel 8254 data sheet, "Mode 0:
  * Interrupt on Terminal Count"). Pure arithmetic, host-tested; timer.c does the port I/O.
  */
-#ifndef ARCH_X86_PIT_RATE_H
-#define ARCH_X86_PIT_RATE_H
+#ifndef ARCH_X86_SMP_PIT_RATE_H
+#define ARCH_X86_SMP_PIT_RATE_H
 
 #include <stdbool.h>
 #include <stdint.h>

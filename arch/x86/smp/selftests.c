@@ -5,6 +5,7 @@
  * timers agree.
  */
 #include "kernel/selftest.h"
+#include "kernel/arch_cpu.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/desc.h"
 #include "arch/x86/smp/lapic.h"

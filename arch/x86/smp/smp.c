@@ -16,7 +16,7 @@
 #include "arch/x86/smp/timer.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/vectors.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/console.h"
 #include "kernel/memory.h"
 #include "lib/string.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef ARCH_X86_SMP_H
-#define ARCH_X86_SMP_H
+#ifndef ARCH_X86_SMP_SMP_H
+#define ARCH_X86_SMP_SMP_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Time sources: the TSC rate and the local APIC timer rate, each with where it came from. */
-#ifndef ARCH_X86_TIMER_H
-#define ARCH_X86_TIMER_H
+#ifndef ARCH_X86_SMP_TIMER_H
+#define ARCH_X86_SMP_TIMER_H
 
 #include <stdbool.h>
 #include <stdint.h>

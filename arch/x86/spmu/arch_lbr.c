@@ -8,8 +8,8 @@ void arch_lbr_init(struct arch_lbr *a, const struct arch_lbr_caps *caps)
 {
 	memset(a, 0, sizeof(*a));
 	a->caps = *caps;
-	/* Reset value: the largest supported depth (an assumption the SDM excerpts here do not
-	 * settle; Linux always writes the depth it wants before enabling). */
+	/* Reset value: the largest supported depth (an assumption: the SDM sections cited here do
+	 * not settle it; Linux always writes the depth it wants before enabling). */
 	for (unsigned n = 0; n < 8; n++)
 		if (caps->depth_mask & BIT(n))
 			a->depth = DEPTH_STEP * (n + 1);

@@ -110,19 +110,12 @@ int spmu_counters_rdmsr(struct spmu_counters *c, uint32_t msr, uint64_t *v, bool
 	return -1;
 }
 
-int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool *handled,
-			const char **reason)
+/* A write to a counter's count: the legacy alias IA32_PMCx, the full-width IA32_A_PMCx, the fixed
+ * counters (v2+). *handled false: msr is none of them. */
+static int write_count(struct spmu_counters *c, uint32_t msr, uint64_t v, bool *handled,
+		       const char **reason)
 {
 	*handled = true;
-	if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + c->n_gp) {
-		if (v & ~(EVTSEL_VALID | (c->adaptive_pebs ? EVTSEL_ADAPTIVE : 0))) {
-			*reason = "reserved IA32_PERFEVTSELx bits";
-			return -1;
-		}
-		c->evtsel[msr - MSR_IA32_PERFEVTSEL0] = v;
-		update_live(c);
-		return 0;
-	}
 	if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + c->n_gp) {
 		/* Legacy alias: bits 31:0 written, sign-extended to the counter width (SDM
 		 * 18.2.6 "Full-Width Writes to Performance Counter Registers"). */
@@ -155,6 +148,25 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 		c->pebs_armed &= ~BIT(GLOBAL_FIXED_SHIFT + msr - MSR_IA32_FIXED_CTR0);
 		return 0;
 	}
+	*handled = false;
+	return -1;
+}
+
+/* A write to what enables counting: IA32_PERFEVTSELx, and from v2 IA32_FIXED_CTR_CTRL,
+ * IA32_PERF_GLOBAL_CTRL and IA32_PEBS_ENABLE. *handled false: msr is none of them. */
+static int write_enable(struct spmu_counters *c, uint32_t msr, uint64_t v, bool *handled,
+			const char **reason)
+{
+	*handled = true;
+	if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + c->n_gp) {
+		if (v & ~(EVTSEL_VALID | (c->adaptive_pebs ? EVTSEL_ADAPTIVE : 0))) {
+			*reason = "reserved IA32_PERFEVTSELx bits";
+			return -1;
+		}
+		c->evtsel[msr - MSR_IA32_PERFEVTSEL0] = v;
+		update_live(c);
+		return 0;
+	}
 	if (version_ge(c, 2)) {
 		switch (msr) {
 		case MSR_IA32_FIXED_CTR_CTRL:
@@ -176,6 +188,29 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 			c->global_ctrl = v;
 			update_live(c);
 			return 0;
+		case MSR_IA32_PEBS_ENABLE:
+			if (!c->pebs_valid || (v & ~c->pebs_valid)) {
+				*reason =
+				    "IA32_PEBS_ENABLE: no PEBS, or bits for counters without it";
+				return -1;
+			}
+			c->pebs_enable = v;
+			c->pebs_armed &= v;
+			return 0;
+		}
+	}
+	*handled = false;
+	return -1;
+}
+
+/* A write to IA32_PERF_GLOBAL_STATUS (read-only) or to what clears (GLOBAL_OVF_CTRL, v2+) and sets
+ * (GLOBAL_STATUS_SET, v4+) its bits. *handled false: msr is none of them. */
+static int write_status(struct spmu_counters *c, uint32_t msr, uint64_t v, bool *handled,
+			const char **reason)
+{
+	*handled = true;
+	if (version_ge(c, 2)) {
+		switch (msr) {
 		case MSR_IA32_PERF_GLOBAL_STATUS:
 			*reason = "IA32_PERF_GLOBAL_STATUS is read-only";
 			return -1;
@@ -191,15 +226,6 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 			c->global_status &= ~v; /* v4: clearing LBR_Frz / CTR_Frz unfreezes */
 			return 0;
 		}
-		case MSR_IA32_PEBS_ENABLE:
-			if (!c->pebs_valid || (v & ~c->pebs_valid)) {
-				*reason =
-				    "IA32_PEBS_ENABLE: no PEBS, or bits for counters without it";
-				return -1;
-			}
-			c->pebs_enable = v;
-			c->pebs_armed &= v;
-			return 0;
 		case MSR_IA32_PERF_GLOBAL_STATUS_SET:
 			if (!version_ge(c, 4)) {
 				*reason = "IA32_PERF_GLOBAL_STATUS_SET needs perfmon v4";
@@ -210,8 +236,20 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 		}
 	}
 	*handled = false;
-	*reason = "not a counter MSR of this processor";
 	return -1;
+}
+
+int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool *handled,
+			const char **reason)
+{
+	int r = write_count(c, msr, v, handled, reason);
+	if (!*handled)
+		r = write_enable(c, msr, v, handled, reason);
+	if (!*handled)
+		r = write_status(c, msr, v, handled, reason);
+	if (!*handled)
+		*reason = "not a counter MSR of this processor";
+	return r;
 }
 
 bool spmu_counters_lbr_frozen(const struct spmu_counters *c)

@@ -11,7 +11,7 @@
 #include "arch/x86/spmu/spmu.h"
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/caps/cpu_records.h"
-#include "kernel/arch.h"
+#include "kernel/arch_trace.h"
 #include "lib/string.h"
 
 static const struct spmu_personality personalities[] = {

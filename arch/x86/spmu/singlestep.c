@@ -7,7 +7,8 @@
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/usermode.h"
-#include "kernel/arch.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_step.h"
 #include "lib/x86_decode.h"
 #include "lib/x86_decode_cache.h"
 #include "lib/x86_step.h"
@@ -584,7 +585,7 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 			  struct arch_step_counts *counts)
 {
 	struct ss_result r;
-	/* kernel/arch.h: on_step is not told of plain steps (sstrace.c takes none of them). */
+	/* kernel/arch_step.h: on_step is not told of plain steps (sstrace.c takes none of them). */
 	struct ss_hooks h = {on_step, on_transfer, ctx, cache, cache ? ss_plain_nothing : NULL};
 	ss_run(fn, arg, &h, false, &r);
 	*counts = (struct arch_step_counts){.steps = r.steps,
@@ -676,8 +677,8 @@ static void report_transfer(struct ss_state *s, struct trap_frame *f, uint64_t f
  * never records (17.4.8.1 "except for debug exceptions"; the model takes that for BTS, and for
  * the handler's return, too). An exception's record starts at the instruction that raised it;
  * an interrupt's (vectors 32-255: here the virtual PMIs) at the instruction it interrupted,
- * which has not executed and is where the handler returns (our SDM excerpts do not say which
- * address an interrupt's FROM holds; this is the reading Intel PT states for asynchronous
+ * which has not executed and is where the handler returns (the SDM sections cited here do not say
+ * which address an interrupt's FROM holds; this is the reading Intel PT states for asynchronous
  * events, README). The handler the gate names runs at CPL 0 (cpu/idt.c).
  */
 void ss_note_delivery(struct trap_frame *f)

@@ -5,8 +5,8 @@
  * "Single-Step Exception Condition"). The software PMU is driven from here. The kernel's own
  * handlers are never stepped: delivery through an interrupt gate clears TF, IRET restores it.
  */
-#ifndef ARCH_X86_SINGLESTEP_H
-#define ARCH_X86_SINGLESTEP_H
+#ifndef ARCH_X86_SPMU_SINGLESTEP_H
+#define ARCH_X86_SPMU_SINGLESTEP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,7 +23,7 @@ typedef void (*ss_step_fn)(void *ctx, uint64_t retired, uint64_t next);
  * exception the workload raised, FROM the instruction that raised it (a trap such as INT3
  * after it retired, a fault without retiring) TO the handler its IDT gate names; and the
  * handler's IRET back, FROM the IRETQ TO where the workload resumes. `delivery` tells the
- * two apart (kernel/arch.h's on_transfer has the same type). */
+ * two apart (kernel/arch_step.h's on_transfer has the same type). */
 typedef void (*ss_transfer_fn)(void *ctx, uint64_t from, uint64_t to, bool delivery);
 
 /* Who hears about a stepped run; transfer may be NULL. With a decode cache (X86_DECODE_CACHE_SIZE

@@ -12,8 +12,8 @@
  * (arch/x86/spmu/counters.c), and PEBS formats 0-4 with adaptive groups (arch/x86/spmu/pebs.c). The
  * README lists what it does not do.
  */
-#ifndef ARCH_X86_SPMU_H
-#define ARCH_X86_SPMU_H
+#ifndef ARCH_X86_SPMU_SPMU_H
+#define ARCH_X86_SPMU_SPMU_H
 
 #include <stdbool.h>
 #include <stdint.h>

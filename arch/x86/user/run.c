@@ -8,6 +8,7 @@
  * single-step engine follows the move like any handler's (its resume observer).
  */
 #include "arch/x86/user/run.h"
+#include "arch/x86/user/roundtrip.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/desc.h"
 #include "arch/x86/cpu/trap.h"
@@ -16,6 +17,8 @@
 #include "arch/x86/smp/lapic.h"
 #include "arch/x86/smp/timer.h"
 #include "lib/string.h"
+#include "kernel/arch_user.h"
+#include "kernel/arch_workloads.h"
 
 #define WATCHDOG_RETRY_US 1000		 /* fired in ring 0 (a system call): look again */
 #define USER_RIP_MASK	  GENMASK(47, 0) /* the RIP bits a fault status carries */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A user program's run on one CPU (kernel/arch.h's arch_user_run_*): what the system calls
+ * A user program's run on one CPU (kernel/arch_user.h's arch_user_run_*): what the system calls
  * (syscalls.c), the fault claim and the watchdog (run.c) and the trace session (its region of
  * interest, arch/x86/session/session.c) share. One slot per CPU.
  */
@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86/cpu/percpu.h"
-#include "kernel/arch.h"
+#include "kernel/arch_user.h"
 #include "lib/elf_user.h"
 
 #define USER_OUTPUT_BYTES 2048			      /* per CPU and run; the rest is counted */

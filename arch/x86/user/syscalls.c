@@ -10,6 +10,7 @@
 #include "arch/x86/user/run.h"
 #include "arch/x86/cpu/usermode.h"
 #include "include/baretrace/user.h"
+#include "kernel/arch_workloads.h"
 
 /* [p, p + n) inside one of the program's ranges. */
 WORKLOAD_SECTION static bool user_buffer_ok(const struct user_run *u, uint64_t p, uint64_t n)

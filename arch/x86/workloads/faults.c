@@ -12,7 +12,8 @@
 #include "arch/x86/cpu/pagetable.h"
 #include "arch/x86/cpu/paging.h"
 #include "arch/x86/cpu/trap.h"
-#include "kernel/arch.h"
+#include "arch/x86/workloads/workloads.h"
+#include "kernel/arch_workloads.h"
 #include "kernel/memory.h"
 
 extern const char fault_workload_int3[], flags_ud2[], flags_tf_trap[];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef ARCH_X86_WORKLOAD_FAULTS_H
-#define ARCH_X86_WORKLOAD_FAULTS_H
+#ifndef ARCH_X86_WORKLOADS_FAULTS_H
+#define ARCH_X86_WORKLOADS_FAULTS_H
 
 #include <stdbool.h>
 #include <stdint.h>

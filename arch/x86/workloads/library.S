@@ -308,6 +308,6 @@ arch_wl_sort_data:
 
 	.p2align 6
 arch_wl_chase_nodes:
-	.zero CHASE_LINE * 8192		/* WL_CHASE_MAX nodes (kernel/arch.h) */
+	.zero CHASE_LINE * 8192		/* WL_CHASE_MAX nodes (kernel/arch_workloads.h) */
 
 	.section .note.GNU-stack,"",@progbits

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The workload library's branch signatures (kernel/arch.h), each worked out from the counting
- * comments of arch/x86/workloads/library.S — never from a run: what a capture of one run must
- * hold, by branch class, for branches whose FROM lies in the workload's own code, and how many
+ * The workload library's branch signatures (kernel/arch_workloads.h), each worked out from the
+ * counting comments of arch/x86/workloads/library.S — never from a run: what a capture of one run
+ * must hold, by branch class, for branches whose FROM lies in the workload's own code, and how many
  * instructions the run retires. sort's counts depend on its data: the same generator and the
  * same insertion sort run here in C, counting the branches the assembly takes at each step.
  */
-#include "kernel/arch.h"
+#include "arch/x86/workloads/workloads.h"
+#include "kernel/arch_workloads.h"
 
 extern const char arch_wl_loop_end[], arch_wl_calls_end[], arch_wl_indirect_end[], edges_end[],
     flags_end[], arch_wl_countdown_end[], arch_wl_nest_end[], arch_wl_switch_end[],

@@ -6,7 +6,9 @@
  * and the MOV are put back.
  */
 #include "arch/x86/cpu/paging.h"
-#include "kernel/arch.h"
+#include "arch/x86/workloads/workloads.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_workloads.h"
 
 #define SMC_JE	0x74
 #define SMC_MOV 0xc6 /* MOV Eb,Ib */

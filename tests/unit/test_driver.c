@@ -22,6 +22,7 @@
 #include "arch/x86/drivers/pause.h"
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/spmu/spmu.h"
+#include "kernel/arch_cpu.h"
 
 static struct spmu m;
 

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The door to the single-step engine (arch/x86/spmu/singlestep.c): a function run under the
+ * trap flag, each retired instruction told to the caller (kernel/sstrace.c).
+ */
+#ifndef KERNEL_ARCH_STEP_H
+#define KERNEL_ARCH_STEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "lib/x86_step.h"
+
+/* Test only (option ss.skip): the single-step engine leaves out every Nth trap whose path the
+ * code decides, as a platform that skips single-step traps would, so that the step hooks must
+ * rebuild the path (arch_step_rebuild); 0 = none. */
+void arch_set_step_skip(unsigned every);
+/* What a single-stepped run counted (arch_single_step). */
+struct arch_step_counts {
+	uint64_t steps;		 /* instructions retired under the trap flag */
+	uint64_t rep_iterations; /* REP string iterations trapped (not steps, not branches) */
+	uint64_t rebuilt;	 /* traps that stood for more than one instruction (their path
+				  * rebuilt from the code, arch_step_rebuild) */
+	uint64_t escaped_at;	 /* 0, or the instruction after which no trap came any more */
+};
+/* Run fn(arg) single-stepped on this CPU: on_step(ctx, retired, next) for every retired
+ * instruction (with a cache, but the plain ones: x86_step_plain on the decoding made before the
+ * instruction ran, no branch and on to the next one, which are only counted), on_transfer(ctx,
+ * from, to, delivery) (if not NULL) for every transfer that is no instruction's branch but is
+ * recorded as one (an exception's or interrupt's delivery to its handler, and the handler's
+ * return). `cache` (X86_DECODE_CACHE_SIZE entries, zeroed, lib/x86_decode_cache.h) holds the
+ * instructions' decodings (arch_step_decoded). Returns fn's result. */
+struct x86_decoded;
+uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
+			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next),
+			  void (*on_transfer)(void *ctx, uint64_t from, uint64_t to, bool delivery),
+			  void *ctx, struct x86_decoded *cache, struct arch_step_counts *counts);
+/* TSC cycles fn(arg) takes under the trap flag with a #DB handler that only returns (IRETQ):
+ * the platform's own trap round trip per instruction, the floor under the engine's step. For
+ * benchmarks, with the other CPUs idle (the IDT is shared). */
+uint64_t arch_step_floor(uint64_t (*fn)(uint64_t), uint64_t arg);
+/* Inside on_step: the retired instruction's decoding, made from its bytes before it ran, and
+ * the next one's, from its bytes now (before it runs); NULL where the bytes are no
+ * instruction. */
+void arch_step_decoded(const struct x86_decoded **in, const struct x86_decoded **upcoming);
+/* Inside on_step, when `next` is not where the retired instruction leads (x86_step_classify
+ * said X86_STEP_REDIRECTED): the path one trap stood for, rebuilt from the code
+ * (lib/x86_step.h x86_path_rebuild, reading only mapped code); the run's step count grows by
+ * the instructions found. Returns their number, 0 or -1 as x86_path_rebuild. */
+int arch_step_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t next,
+		      const struct x86_step_regs *after, struct x86_path_step path[X86_PATH_MAX]);
+/* Inside on_step: RFLAGS (the engine's TF hidden) and RCX after the retired instruction, what
+ * lib/x86_step.h needs to tell a taken conditional branch. */
+void arch_step_regs(uint64_t *rflags, uint64_t *rcx);
+
+#endif
