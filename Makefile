@@ -100,7 +100,7 @@ CHECK_OPTIONS_SRCS := scripts/check-options.c kernel/options.c kernel/workloads.
 	arch/x86/spmu/personality.c
 HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 
-.PHONY: all deps run test unit-test qemu-test bench format format-check fresh-check help clean usb \
+.PHONY: all deps run test unit-test qemu-test long-check bench format format-check fresh-check help clean usb \
 	debug report fuzz
 all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(BUILD)/mkgpt \
 	$(BUILD)/btdecode \
@@ -134,6 +134,8 @@ help:
 	@echo "                while the run goes on); scripts/capture DEVICE records one (README)"
 	@echo "make test       host unit tests (cmocka, ASan+UBSan) and QEMU tests, under prove"
 	@echo "make unit-test  host unit tests only;  make qemu-test  QEMU tests only"
+	@echo "make long-check 10,000,000-branch captures, whole, a kernel workload, a user program"
+	@echo "                and one through a stalled serial reader (minutes; LONG_BRANCHES=N)"
 	@echo "make bench      boot timing, AP bring-up, single-step speed (trap floor, bare, full model),"
 	@echo "                PMI/DS service routine instructions per PMI and per record, stream"
 	@echo "                bytes per record, serial console throughput (RUNS=N)"
@@ -290,6 +292,10 @@ unit-test: deps $(UNIT_TESTS)
 SLOW_QEMU_TESTS := tests/qemu/trace.t tests/qemu/sstrace.t tests/qemu/selfcheck.t \
 	tests/qemu/program_runs.t tests/qemu/program.t
 QEMU_TESTS := $(SLOW_QEMU_TESTS) $(filter-out $(SLOW_QEMU_TESTS),$(sort $(wildcard tests/qemu/*.t)))
+
+# Captures of 10,000,000 branches (issue 33's acceptance): minutes, so not in make test.
+long-check: all
+	$(Q)BUILD=$(BUILD) prove tests/long/*.t
 
 qemu-test: all $(BUILD)/gen/acpi_tables.h
 	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS)

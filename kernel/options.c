@@ -200,8 +200,8 @@ static const struct cfg_enum_value pebs_group_values[] = {
 #define PROGRAM_WATCHDOG_MAX_MS 3600000 /* an hour */
 #define SPMU_DROP_MAX		1000000
 #define SS_SKIP_MAX		1000000
-#define WL_ITERATIONS_MAX	1000000 /* a library workload's loop: about a second stepped */
-#define WL_RECURSION_MAX	256	/* 16 bytes of stack a level, in the kernel's stack */
+#define WL_ITERATIONS_MAX	10000000 /* a library workload's loop: 10 M (tens of M branches) */
+#define WL_RECURSION_MAX	256	 /* 16 bytes of stack a level, in the kernel's stack */
 
 /* The positional fields after `values` (flags, multiple, item), for the short table rows. */
 #define PLAIN 0, 0, NULL

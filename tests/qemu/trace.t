@@ -42,10 +42,10 @@ block() {
 		$1 == "stream-end" { on = 0 }
 		on && $1 == k'
 }
-header() { # (the TSC time a run took, and how many records left while it ran, are left out:
-	# they differ between CPUs with the host's timing)
+header() { # (the TSC time a run took, how many records left while it ran and the most the
+	# store held at once are left out: they differ between CPUs with the host's timing)
 	printf '%s\n' "$out" | awk -v f="$1" -v n="$2" -v c="cpu=$3" '$1 == "trace-begin" && $2 == f && $3 == n && $4 == c' |
-		sed 's/ tsc-cycles=[0-9]*//; s/ streamed-live=[0-9]*//'
+		sed 's/ tsc-cycles=[0-9]*//; s/ streamed-live=[0-9]*//; s/ store-peak=[0-9]*//'
 }
 # field LINE KEY: the value of KEY=VALUE in LINE
 field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }

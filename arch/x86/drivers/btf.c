@@ -85,9 +85,10 @@ static enum status btf_drain(struct facility_run *r)
 
 static void btf_describe(struct facility_run *r, const struct run_facts *f)
 {
-	r->print("trace-begin btf %s steps=%lu traps=%lu lost=%lu rearm-failed=%lu result=%lu\n",
+	r->print("trace-begin btf %s steps=%lu traps=%lu lost=%lu rearm-failed=%lu store-peak=%lu "
+		 "result=%lu\n",
 		 r->label, f->steps, r->store.n + r->store.lost_full, r->store.lost_full,
-		 r->u.btf.rearm_failed, f->result);
+		 r->u.btf.rearm_failed, f->store_peak, f->result);
 }
 
 static bool btf_deliver(struct facility_run *r, const void *stored, const struct record_sink *k)

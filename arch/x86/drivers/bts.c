@@ -156,13 +156,13 @@ static void bts_describe(struct facility_run *r, const struct run_facts *f)
 	r->print("trace-begin %s %s steps=%lu records=%lu pmis=%lu drains=%lu virtual-pmis=%lu "
 		 "masked=%lu dropped=%lu lost=%lu ring=%s%s leak=%s filtered=%lu flagged=%lu "
 		 "drained-in-pmi=%lu drained-at-end=%lu storms=%lu wrapped=%s overwritten=%s "
-		 "streamed-live=%lu result=%lu\n",
+		 "streamed-live=%lu store-peak=%lu result=%lu\n",
 		 r->drv->name, r->label, f->steps, r->store.n, st->pmis, st->bts_drains,
 		 f->virtual_pmis, f->virtual_pmis_masked, b->dropped, r->store.lost_full,
 		 bts_ring_name(b->plan.cfg.ring), b->plan.software_ring ? "(software)" : "",
 		 b->plan.cfg.leak == TRACE_LEAK_FLAG ? "flag" : "filter", b->filtered, b->flagged,
 		 st->bts_drained, b->at_end, st->storms, b->wrapped ? "yes" : "no", overwritten,
-		 f->streamed_live, f->result);
+		 f->streamed_live, f->store_peak, f->result);
 	if (b->wrapped)
 		r->print("note: %s: %s: the circular buffer of %lu records went round: %s older "
 			 "records were overwritten (SDM 17.4.9.3; a larger bts.records, or btsint, "

@@ -117,6 +117,7 @@ struct run_facts {
 	uint64_t mem_unknown;	/* stepped instructions whose memory operand is not classified */
 	uint64_t streamed_live; /* records the live drainer delivered during the run */
 	uint64_t tsc_cycles;	/* the run, in TSC cycles */
+	uint64_t store_peak;	/* the most records the store held at once */
 };
 
 struct facility_driver {

@@ -163,9 +163,11 @@ static void arch_describe(struct facility_run *r, const struct run_facts *f)
 {
 	const struct lbr_state *l = &r->u.lbr;
 	r->print(
-	    "trace-begin lbr %s steps=%lu depth=%u entries=%lu format=arch ctl=%#lx result=%lu "
+	    "trace-begin lbr %s steps=%lu depth=%u entries=%lu format=arch ctl=%#lx store-peak=%lu "
+	    "result=%lu "
 	    "tsc-cycles=%lu\n",
-	    r->label, f->steps, l->depth, r->store.n, l->ctl, f->result, f->tsc_cycles);
+	    r->label, f->steps, l->depth, r->store.n, l->ctl, f->store_peak, f->result,
+	    f->tsc_cycles);
 }
 
 const struct facility_driver lbr_arch_driver = {
@@ -256,9 +258,9 @@ static void legacy_describe(struct facility_run *r, const struct run_facts *f)
 {
 	const struct lbr_state *l = &r->u.lbr;
 	r->print("trace-begin lbr %s steps=%lu depth=%u entries=%lu format=%u select=%#lx%s "
-		 "result=%lu tsc-cycles=%lu\n",
+		 "store-peak=%lu result=%lu tsc-cycles=%lu\n",
 		 r->label, f->steps, l->depth, r->store.n, l->format, l->select,
-		 l->sw_filter ? " software-filter" : "", f->result, f->tsc_cycles);
+		 l->sw_filter ? " software-filter" : "", f->store_peak, f->result, f->tsc_cycles);
 }
 
 const struct facility_driver lbr_legacy_driver = {

@@ -326,14 +326,14 @@ static void pebs_describe(struct facility_run *r, const struct run_facts *f)
 		 "event=%#x umask=%#x mem-unknown=%lu period=%lu counter=%s enable=%#lx "
 		 "data-cfg=%#lx size=%zu pmis=%lu virtual-pmis=%lu "
 		 "masked=%lu drains=%lu drained-in-pmi=%lu drained-at-end=%lu dropped=%lu lost=%lu "
-		 "bad=%lu buffer=%lu%s storms=%lu streamed-live=%lu result=%lu\n",
+		 "bad=%lu buffer=%lu%s storms=%lu streamed-live=%lu store-peak=%lu result=%lu\n",
 		 r->label, f->steps, r->store.n - p->bad, p->format, p->adaptive, p->trap_like,
 		 p->event, p->umask, f->mem_unknown, r->opt->pebs_period,
 		 p->fixed ? "fixed0" : counter_names[p->counter], p->enable, p->data_cfg, p->size,
 		 st->pmis, f->virtual_pmis, f->virtual_pmis_masked, st->pebs_drains,
 		 st->pebs_drained, p->at_end, p->dropped, r->store.lost_full, p->bad,
 		 p->buffer_bytes, p->core2_cap ? "(core2-cap)" : "", st->storms, f->streamed_live,
-		 f->result);
+		 f->store_peak, f->result);
 }
 
 static bool pebs_deliver(struct facility_run *r, const void *stored, const struct record_sink *k)

@@ -172,12 +172,12 @@ static void pmc_describe(struct facility_run *r, const struct run_facts *f)
 	r->print("trace-begin pmc %s steps=%lu samples=%lu period=%lu pmis=%lu virtual-pmis=%lu "
 		 "masked=%lu overflows=%lu frozen=%lu freeze=%#lx remainder=%ld fixed0=%lu "
 		 "lost=%lu storms=%lu snapshots=%lu ack=%s masked-at-entry=%lu masked-at-exit=%lu "
-		 "result=%lu\n",
+		 "store-peak=%lu result=%lu\n",
 		 r->label, f->steps, r->store.n, p->ev.period, st->pmis, f->virtual_pmis,
 		 f->virtual_pmis_masked, st->overflows, st->frozen, p->freeze,
 		 (int64_t)p->ev.period + p->left, p->fixed_count, r->store.lost_full, st->storms,
 		 p->snapshots, pmi_ack_name(pmi_ack_for(r->caps)), st->masked_at_entry,
-		 st->masked_at_exit, f->result);
+		 st->masked_at_exit, f->store_peak, f->result);
 }
 
 static bool pmc_deliver(struct facility_run *r, const void *stored, const struct record_sink *k)

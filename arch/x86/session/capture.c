@@ -34,6 +34,7 @@ struct capture {
 	uint64_t early;	      /* records the session handed on itself during the run */
 	uint64_t wrapped;     /* the oldest records a full store gave up (capture.full=wrap) */
 	uint64_t held_tsc;    /* TSC cycles the workload was held while the store made room */
+	uint64_t peak;	      /* the most records the store held at once, as its consumer saw */
 };
 static struct capture *captures[MAX_CPUS];
 
@@ -64,7 +65,8 @@ bool capture_prepare_cpu(unsigned cpu)
 static uint64_t deliver_stored(struct capture *c, uint64_t max)
 {
 	struct facility_run *r = &c->run;
-	uint64_t delivered = 0;
+	uint64_t delivered = 0, pending = record_store_pending(&r->store);
+	c->peak = pending > c->peak ? pending : c->peak;
 	for (uint64_t i = 0; i < max; i++) {
 		const void *rec = record_store_oldest(&r->store);
 		if (!rec)
@@ -274,6 +276,8 @@ enum trace_outcome capture_session(struct trace_ctx *t, const struct facility_dr
 	struct run_facts f = {0};
 	run(c, t, &f);
 	drv->drain(r);
+	uint64_t pending = record_store_pending(&r->store);
+	f.store_peak = pending > c->peak ? pending : c->peak;
 	drv->describe(r, &f);
 	deliver_stored(c, UINT64_MAX);
 	count_wrapped(c);
