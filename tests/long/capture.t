@@ -28,9 +28,11 @@ run_default() {
 # count FROM-LO FROM-HI TO-LO TO-HI FILE: decoded BTS records from [FROM-LO, FROM-HI) to
 # [TO-LO, TO-HI) (hex)
 count() {
-	perl -Mbigint -ne 'BEGIN { @r = map { hex } splice(@ARGV, 0, 4); $n = 0 }
-		if (/^bts 0x(\S+) (?:<[^>]*> )?0x(\S+)/) { my ($f, $t) = (hex($1), hex($2));
-			$n++ if $f >= $r[0] && $f < $r[1] && $t >= $r[2] && $t < $r[3] }
+	# 64-bit addresses compared as 16-digit hex strings (perl's integers may be signed, and
+	# -Mbigint takes minutes over 10 million lines)
+	perl -ne 'BEGIN { @r = map { sprintf "%016s", lc } splice(@ARGV, 0, 4); tr/ /0/ for @r; $n = 0 }
+		if (/^bts 0x(\S+) (?:<[^>]*> )?0x(\S+)/) { my ($f, $t) = map { my $x = sprintf "%016s", lc; $x =~ tr/ /0/; $x } ($1, $2);
+			$n++ if $f ge $r[0] && $f lt $r[1] && $t ge $r[2] && $t lt $r[3] }
 		END { print "$n\n" }' "$@"
 }
 

@@ -22,9 +22,10 @@ sw_hi=$(nm "$build/kernel.elf" | awk '$3 == "arch_wl_switch_end" { print $1 }')
 # in_code FILE: the decoded BTS records of FILE from the switch workload's code to its code (its
 # RET and the deliveries of PMIs leave it)
 in_code() {
-	perl -Mbigint -ne 'BEGIN { ($lo, $hi) = map { hex } splice(@ARGV, 0, 2); $n = 0 }
-		if (/^bts 0x(\S+) 0x(\S+)/) { my ($f, $t) = (hex($1), hex($2));
-			$n++ if $f >= $lo && $f < $hi && $t >= $lo && $t < $hi }
+	# 64-bit addresses compared as 16-digit hex strings (perl's integers may be signed)
+	perl -ne 'BEGIN { ($lo, $hi) = map { my $x = sprintf "%016s", lc; $x =~ tr/ /0/; $x } splice(@ARGV, 0, 2); $n = 0 }
+		if (/^bts 0x(\S+) 0x(\S+)/) { my ($f, $t) = map { my $x = sprintf "%016s", lc; $x =~ tr/ /0/; $x } ($1, $2);
+			$n++ if $f ge $lo && $f lt $hi && $t ge $lo && $t lt $hi }
 		END { print "$n\n" }' "$sw_lo" "$sw_hi" "$1"
 }
 
