@@ -274,6 +274,8 @@ $(BUILD)/host/test_acpi_console: HOST_CFLAGS += -I$(BUILD)/gen
 $(BUILD)/host/test_crc32: HOST_LDLIBS += -lz
 # The record store: one producer and one consumer thread.
 $(BUILD)/host/test_record_store: HOST_LDLIBS += -lpthread
+# Zydis (libzydis-dev): the independent decoder lib/x86_decode.c is checked against.
+$(BUILD)/host/test_x86_decode_zydis: HOST_LDLIBS += -lZydis -lZycore
 
 # The sources a test links come from its `// UNIT-SOURCES: a.c b.c` line.
 unit_sources = $(shell sed -n 's|^// UNIT-SOURCES:||p' $(1))
