@@ -28,27 +28,27 @@
 #include "lib/x86_decode.h"
 #include "tests/unit/test_x86_decode_random.h"
 
-#define LIB_DIR		    "/usr/lib/x86_64-linux-gnu"
-#define LIB_BYTES_DEFAULT   (12u << 20)
+#define LIB_DIR		       "/usr/lib/x86_64-linux-gnu"
+#define LIB_BYTES_DEFAULT      (12u << 20)
 #define LIB_FILE_BYTES_DEFAULT (96u << 10)
-#define RANDOM_STRINGS	    300000
-#define RANDOM_SHAPED	    300000
-#define RANDOM_SEED	    0x243f6a8885a308d3ull /* the digits of pi: any fixed value */
-#define BUSYBOX		    "/bin/busybox"
-#define MIN_BUSYBOX_INSNS   100000
-#define MIN_RANDOM_INSNS    100000
-#define MAX_SHOWN_FAILURES  40
-#define ZY_STATUS_SLOTS	    16 /* Zydis's status codes (Status.h) fit */
-#define KIND_OTHER	    X86_BR_KIND_COUNT /* a Zydis branch with no kind here: a failure */
+#define RANDOM_STRINGS	       300000
+#define RANDOM_SHAPED	       300000
+#define RANDOM_SEED	       0x243f6a8885a308d3ull /* the digits of pi: any fixed value */
+#define BUSYBOX		       "/bin/busybox"
+#define MIN_BUSYBOX_INSNS      100000
+#define MIN_RANDOM_INSNS       100000
+#define MAX_SHOWN_FAILURES     40
+#define ZY_STATUS_SLOTS	       16		 /* Zydis's status codes (Status.h) fit */
+#define KIND_OTHER	       X86_BR_KIND_COUNT /* a Zydis branch with no kind here: a failure */
 
 /* What a comparison saw, per mode. */
 struct zy_stats {
-	unsigned long insns;			/* decoded alike */
-	unsigned long kinds[X86_BR_KIND_COUNT]; /* of them, by kind */
-	unsigned long rel;			/* direct-branch displacements compared */
-	unsigned long both_reject;		/* both reject the bytes */
-	unsigned long explained;		/* differences zy_explained() names */
-	unsigned long zydis_stricter;		/* Zydis rejects, x86_decode() decodes */
+	unsigned long insns;				 /* decoded alike */
+	unsigned long kinds[X86_BR_KIND_COUNT];		 /* of them, by kind */
+	unsigned long rel;				 /* direct-branch displacements compared */
+	unsigned long both_reject;			 /* both reject the bytes */
+	unsigned long explained;			 /* differences zy_explained() names */
+	unsigned long zydis_stricter;			 /* Zydis rejects, x86_decode() decodes */
 	unsigned long strict_by_status[ZY_STATUS_SLOTS]; /* of them, by Zydis status code */
 	unsigned long failures;
 	unsigned long bytes;
@@ -152,8 +152,8 @@ static const char *zy_explained(const uint8_t *p, size_t avail, const struct x86
 	 * other processor: SDM Vol. 2A 2.7.1) and KNC's VEX mask branches (JKZD, JKNZD: VEX map 1
 	 * opcodes 84/85, unassigned in the SDM's Table A-3). x86_decode.c decode_vex(). */
 	if (zok && (z->encoding == ZYDIS_INSTRUCTION_ENCODING_MVEX ||
-		    z->meta.isa_ext == ZYDIS_ISA_EXT_KNCV || z->meta.isa_ext == ZYDIS_ISA_EXT_KNCE ||
-		    z->meta.isa_ext == ZYDIS_ISA_EXT_KNC))
+		    z->meta.isa_ext == ZYDIS_ISA_EXT_KNCV ||
+		    z->meta.isa_ext == ZYDIS_ISA_EXT_KNCE || z->meta.isa_ext == ZYDIS_ISA_EXT_KNC))
 		return "Knights Corner";
 	/* VIA PadLock (F3 0F A6/A7: XSHA1, XCRYPT...): 0F A6 and A7 are reserved in the SDM's
 	 * Table A-3, #UD on Intel; x86_decode_tables.c marks them X. */
@@ -162,8 +162,8 @@ static const char *zy_explained(const uint8_t *p, size_t avail, const struct x86
 	/* 0F 0D (PREFETCH group) with ModRM.mod = 11b: Zydis decodes Intel XED's reserved NOP;
 	 * x86_decode.c group_rules() rejects it as AMD's APM (PREFETCH: #UD for a register
 	 * operand) and QEMU (target/i386/tcg/translate.c 0F 0D: mod 3 is illegal_op) do. */
-	if (zok && rc == X86_E_INVALID && z->opcode_map == ZYDIS_OPCODE_MAP_0F && z->opcode == 0x0d &&
-	    z->raw.modrm.mod == 3)
+	if (zok && rc == X86_E_INVALID && z->opcode_map == ZYDIS_OPCODE_MAP_0F &&
+	    z->opcode == 0x0d && z->raw.modrm.mod == 3)
 		return "0F 0D register form";
 	(void)p;
 	(void)avail;
@@ -184,7 +184,8 @@ static bool zy_lenient(ZyanStatus zs, const struct x86_insn *in)
 {
 	switch (zs) {
 	case ZYDIS_STATUS_DECODING_ERROR:
-		return in->opcode_map != X86_MAP_ONE_BYTE || (in->opcode >= 0xd8 && in->opcode <= 0xdf);
+		return in->opcode_map != X86_MAP_ONE_BYTE ||
+		       (in->opcode >= 0xd8 && in->opcode <= 0xdf);
 	case ZYDIS_STATUS_ILLEGAL_LOCK:
 	case ZYDIS_STATUS_BAD_REGISTER:
 	case ZYDIS_STATUS_ILLEGAL_LEGACY_PFX:
@@ -206,6 +207,37 @@ static void zy_fail(struct zy_stats *st, const char *what, uint64_t addr, const 
 	for (size_t i = 0; i < avail && i < X86_MAX_INSN_LENGTH; i++)
 		snprintf(hex + 3 * i, sizeof(hex) - 3 * i, "%02x ", p[i]);
 	print_message("# MISMATCH %s %#llx: %s: %s\n", what, (unsigned long long)addr, hex, why);
+}
+
+/*
+ * The parts the software PMU computes data addresses from (lib/x86_mem.c): ModRM and SIB
+ * present, the displacement's size and value, the immediates' bytes. Zydis keeps the moffs of
+ * A0-A3 as a displacement (x86_decode.h: in imm) and a 3DNow! opcode suffix as an opcode
+ * (x86_decode.h: an imm8).
+ */
+static bool zy_fields_differ(const struct x86_insn *in, const ZydisDecodedInstruction *z, char *why,
+			     size_t size)
+{
+	bool moffs = in->opcode_map == X86_MAP_ONE_BYTE && in->opcode >= 0xa0 &&
+		     in->opcode <= 0xa3 &&
+		     !(in->prefixes & (X86_PFX_VEX | X86_PFX_EVEX | X86_PFX_XOP));
+	unsigned zdisp = z->raw.disp.size / 8, zimm = (z->raw.imm[0].size + z->raw.imm[1].size) / 8;
+	unsigned disp = moffs ? in->imm_size : in->disp_size;
+	unsigned imm = moffs ? 0 : in->imm_size + in->imm2_size;
+	if (in->prefixes & X86_PFX_3DNOW)
+		imm -= 1;
+	int64_t dval = moffs ? (int64_t)z->raw.disp.value : (int64_t)in->disp;
+	bool zmodrm = z->attributes & ZYDIS_ATTRIB_HAS_MODRM,
+	     zsib = z->attributes & ZYDIS_ATTRIB_HAS_SIB;
+	if (in->has_modrm == zmodrm && in->has_sib == zsib && disp == zdisp && imm == zimm &&
+	    (!zdisp || dval == z->raw.disp.value) &&
+	    (!in->has_modrm ||
+	     in->modrm == ((z->raw.modrm.mod << 6) | (z->raw.modrm.reg << 3) | z->raw.modrm.rm)))
+		return false;
+	snprintf(why, size, "modrm %d sib %d disp %u (%lld) imm %u; Zydis %d %d %u (%lld) %u",
+		 in->has_modrm, in->has_sib, disp, (long long)dval, imm, zmodrm, zsib, zdisp,
+		 (long long)z->raw.disp.value, zimm);
+	return true;
 }
 
 /* Compare one instruction at p; returns the bytes to advance. */
@@ -251,6 +283,8 @@ static size_t zy_one(const ZydisDecoder *d, enum x86_mode mode, const uint8_t *p
 		   (in.has_rel && in.rel != z.raw.imm[0].value.s)) {
 		snprintf(why, sizeof(why), "rel %d (%d), Zydis %lld (%d)", in.rel, in.has_rel,
 			 (long long)z.raw.imm[0].value.s, z.raw.imm[0].is_relative);
+		zy_fail(st, what, addr, p, avail, why);
+	} else if (zy_fields_differ(&in, &z, why, sizeof(why))) {
 		zy_fail(st, what, addr, p, avail, why);
 	} else {
 		st->insns++;
