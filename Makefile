@@ -300,7 +300,7 @@ QEMU_TESTS := $(SLOW_QEMU_TESTS) $(filter-out $(SLOW_QEMU_TESTS),$(sort $(wildca
 # The decoder against Zydis over every byte of every x86-64 shared object in /usr/lib (about a
 # minute; make test's unit test takes a 12 MiB slice): tests/unit/test_x86_decode_zydis.c.
 decode-check: all $(BUILD)/host/test_x86_decode_zydis
-	$(Q)BUILD=$(BUILD) ZYDIS_LIB_BYTES=all ZYDIS_LIB_FILE_BYTES=all \
+	$(Q)BUILD=$(BUILD) ZYDIS_LIB_BYTES=all ZYDIS_LIB_FILE_BYTES=all ZYDIS_RANDOM=3000000 \
 		$(BUILD)/host/test_x86_decode_zydis
 
 # Captures of 10,000,000 branches (issue 33's acceptance): minutes, so not in make test.

@@ -32,7 +32,6 @@
 #define LIB_BYTES_DEFAULT      (12u << 20)
 #define LIB_FILE_BYTES_DEFAULT (96u << 10)
 #define RANDOM_STRINGS	       300000
-#define RANDOM_SHAPED	       300000
 #define RANDOM_SEED	       0x243f6a8885a308d3ull /* the digits of pi: any fixed value */
 #define BUSYBOX		       "/bin/busybox"
 #define MIN_BUSYBOX_INSNS      100000
@@ -495,10 +494,12 @@ static void usr_lib_matches_zydis(void **state)
 }
 
 /* Random byte strings (X86_MAX_INSN_LENGTH + 1 random bytes each, decoded at their start) and
- * random instruction-shaped encodings (test_x86_decode_random.h), in each mode. */
+ * as many random instruction-shaped encodings (test_x86_decode_random.h), in each mode:
+ * ZYDIS_RANDOM of each (default RANDOM_STRINGS; make decode-check: ten times more). */
 static void random_bytes_match_zydis(void **state)
 {
 	(void)state;
+	size_t strings = env_bytes("ZYDIS_RANDOM", RANDOM_STRINGS), shaped = strings;
 	for (unsigned m = X86_MODE_64; m <= X86_MODE_16; m++) {
 		ZydisDecoder d;
 		zy_init(&d, (enum x86_mode)m);
@@ -506,9 +507,9 @@ static void random_bytes_match_zydis(void **state)
 		uint64_t seed = RANDOM_SEED + m;
 		uint8_t buf[64];
 		double t = now();
-		for (unsigned i = 0; i < RANDOM_STRINGS + RANDOM_SHAPED; i++) {
+		for (size_t i = 0; i < strings + shaped; i++) {
 			size_t n = X86_MAX_INSN_LENGTH + 1;
-			if (i < RANDOM_STRINGS)
+			if (i < strings)
 				for (size_t k = 0; k < n; k++)
 					buf[k] = (uint8_t)rng_next(&seed);
 			else
