@@ -176,7 +176,7 @@ struct x86_insn {
  * /7 and far CALL/JMP with a register, MOV Sreg with no such register, 0F B8 without F3, F3 0F
  * 78); VEX/EVEX/XOP after 66/F2/F3/F0/REX or with a reserved map or payload bit. Not rejected,
  * decoded by their format for the length a processor that has them would take (the Zydis
- * cross-check, tests/unit/test_x86_decode_zydis.c, counts these by Zydis's reason): unassigned
+ * cross-check, tests/unit/test_x86_decode_zydis.h, counts these by Zydis's reason): unassigned
  * opcodes inside the 0F38, 0F3A, VEX, EVEX and XOP maps (their map's common format: ModRM,
  * imm8 where the map has one), other group members and mandatory-prefix combinations of the
  * 0F map that Table A-6 leaves blank, reserved x87 forms (Tables A-7 to A-22), LOCK on an

@@ -9,7 +9,9 @@
  *     bytes;
  *   - every instruction of build/kernel.elf's .text (reported as not run, and passing, if the
  *     kernel is not built: this test builds nothing);
- *   - a seeded stream of random encodings, decoded by objdump -b binary.
+ *   - a seeded stream of random encodings, decoded by objdump -b binary;
+ *   - Zydis over the kernel, the user programs, busybox, a slice of /usr/lib and random bytes,
+ *     in 64-, 32- and 16-bit code (test_x86_decode_zydis.h).
  */
 #include "tests/unit/unit.h"
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include "tests/unit/test_x86_decode_objdump.h"
 #include "tests/unit/test_x86_decode_corpus.h"
 #include "tests/unit/test_x86_decode_random.h"
+#include "tests/unit/test_x86_decode_zydis.h"
 
 #define OBJDUMP	    "objdump -d -z -w -M intel64"
 #define OBJDUMP_RAW "objdump -D -z -w -b binary -m i386:x86-64 -M intel64"
@@ -673,5 +676,10 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(corpus_matches_objdump),
     cmocka_unit_test(kernel_matches_objdump),
     cmocka_unit_test(random_encodings_match_objdump),
+    cmocka_unit_test(random_bytes_match_zydis),
+    cmocka_unit_test(kernel_matches_zydis),
+    cmocka_unit_test(programs_match_zydis),
+    cmocka_unit_test(busybox_matches_zydis),
+    cmocka_unit_test(usr_lib_matches_zydis),
 };
 UNIT_MAIN(tests)

@@ -1,10 +1,10 @@
-// UNIT-SOURCES: lib/x86_decode.c lib/x86_decode_tables.c
+/* SPDX-License-Identifier: MIT */
 /*
- * lib/x86_decode.c against Zydis (Debian's libzydis-dev), an independent decoder: for every
- * instruction of a corpus, the same length, the same branch class (x86_decode.h's kinds, from
- * Zydis's mnemonic and branch type) and, for a direct branch, the same displacement; and where
- * one of the two rejects the bytes, the other does too, or the difference is one that
- * x86_decode.c explains at its line (zy_explained() names them, with the SDM's rule).
+ * test_x86_decode.c's second reference: lib/x86_decode.c against Zydis (Debian's libzydis-dev), an
+ * independent decoder: for every instruction of a corpus, the same length, the same branch class
+ * (x86_decode.h's kinds, from Zydis's mnemonic and branch type) and, for a direct branch, the same
+ * displacement; and where one of the two rejects the bytes, the other does too, or the difference
+ * is one that x86_decode.c explains at its line (zy_explained() names them, with the SDM's rule).
  *
  * Corpus, swept linearly (Zydis's length; one byte on where Zydis rejects):
  *   - build/kernel.elf, the user programs (build/tests/programs, build/examples), Debian's
@@ -17,6 +17,9 @@
  * A corpus file that is missing is said (# SKIP) and the rest still runs; the random part and
  * busybox always run, so an empty comparison cannot pass.
  */
+#ifndef TESTS_UNIT_TEST_X86_DECODE_ZYDIS_H
+#define TESTS_UNIT_TEST_X86_DECODE_ZYDIS_H
+
 #include "tests/unit/unit.h"
 #include <Zydis/Zydis.h>
 #include <dirent.h>
@@ -523,9 +526,4 @@ static void random_bytes_match_zydis(void **state)
 	}
 }
 
-static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(random_bytes_match_zydis), cmocka_unit_test(kernel_matches_zydis),
-    cmocka_unit_test(programs_match_zydis),	cmocka_unit_test(busybox_matches_zydis),
-    cmocka_unit_test(usr_lib_matches_zydis),
-};
-UNIT_MAIN(tests)
+#endif
