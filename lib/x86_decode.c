@@ -279,6 +279,8 @@ static int group_rules(struct x86_insn *o)
 		case OP0F_GRP6:
 			return reg <= GRP6_LAST ? X86_I_NONE : X86_E_INVALID;
 		case OP0F_PREFETCH:
+			/* A register operand is #UD as AMD's APM (PREFETCH) and QEMU (translate.c,
+			 * 0F 0D: mod 3 is illegal_op) have it; Zydis decodes Intel XED's NOP. */
 			return mod != MOD_REG ? X86_I_NONE : X86_E_INVALID;
 		default: /* 0F 78 and 0F B8 depend on prefixes: see decode_legacy() */
 			return X86_I_NONE;
@@ -321,7 +323,10 @@ static int group_rules(struct x86_insn *o)
 	}
 }
 
-/* Branch kinds decided by the opcode alone (group 5 and XBEGIN: group_rules()). */
+/* Branch kinds decided by the opcode alone (group 5 and XBEGIN: group_rules()). Not branches,
+ * though Zydis files them with the control transfers: RSM (SMM only, #UD elsewhere), XABORT
+ * and XEND (a transaction's abort lands where no instruction branched, SDM Vol. 1 16.3.8),
+ * BOUND (#BR is an exception, recorded as its delivery). */
 static enum x86_branch_kind classify(const struct x86_insn *o)
 {
 	uint8_t op = o->opcode;
@@ -338,7 +343,8 @@ static enum x86_branch_kind classify(const struct x86_insn *o)
 			return X86_BR_SYSEXIT;
 		if (op == OP0F_GRP7 && (o->prefixes & (X86_PFX_REP | X86_PFX_REPNE)) &&
 		    o->modrm == MODRM_ERET)
-			return X86_BR_IRET; /* ERETU (F3) / ERETS (F2): FRED specification */
+			return X86_BR_IRET; /* ERETU (F3) / ERETS (F2): FRED specification (newer
+					     * than Zydis 4.0, which reads CLAC) */
 		if (op == OP0F_GRP7 && (o->prefixes & X86_PFX_REP) && o->modrm == MODRM_UIRET)
 			return X86_BR_IRET; /* UIRET (SDM Vol. 2 UIRET) */
 		return X86_BR_NONE;
@@ -477,6 +483,8 @@ static int decode_vex(struct cursor *c, struct x86_insn *o, uint8_t esc)
 		o->prefixes |= X86_PFX_EVEX;
 		map = FIELD_GET(EVEX_P0_MAP, p[0]);
 		o->rex_w = p[1] & EVEX_P1_W;
+		/* P1 bit 2 clear is Knights Corner's MVEX, #UD on every other processor (SDM
+		 * 2.7.1: the bit "must be 1"); Zydis decodes MVEX, and KNC's VEX mask branches. */
 		if ((p[0] & EVEX_P0_ZERO) || !(p[1] & EVEX_P1_ONE))
 			return X86_E_INVALID;
 		/* Maps 1-3, and 5-6 (AVX512-FP16, no immediates there); map 4 is APX's. */

@@ -14,6 +14,8 @@
  * Notes on a few cells: 0F 0F is AMD 3DNow! (ModRM, then an opcode-suffix byte, read as an
  * imm8), 0F 0E FEMMS and 0F 78/79 SSE4a are AMD too (#UD on Intel; decoded for their length
  * as objdump does); 0F 20-23 (MOV CR/DR) ignore ModRM.mod; 0F FF is UD0 with a ModRM (Intel).
+ * 0F 0F takes any suffix byte (Zydis: only the defined ones); 0F A6/A7 are reserved here
+ * (#UD on Intel; VIA's PadLock XSHA/XCRYPT for Zydis).
  */
 #define X86_DECODE_INTERNAL
 #include "lib/x86_decode.h"
