@@ -101,7 +101,7 @@ CHECK_OPTIONS_SRCS := scripts/check-options.c kernel/options.c kernel/workloads.
 HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 
 .PHONY: all deps run test unit-test qemu-test long-check bench format format-check fresh-check help clean usb \
-	debug report fuzz
+	debug report fuzz decode-check
 all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(BUILD)/mkgpt \
 	$(BUILD)/btdecode \
 	$(EXAMPLES) $(TEST_PROGRAMS)
@@ -136,6 +136,8 @@ help:
 	@echo "make unit-test  host unit tests only;  make qemu-test  QEMU tests only"
 	@echo "make long-check 10,000,000-branch captures, whole, a kernel workload, a user program"
 	@echo "                and one through a stalled serial reader (minutes; LONG_BRANCHES=N)"
+	@echo "make decode-check  lib/x86_decode.c against Zydis over all of /usr/lib's x86-64 code,"
+	@echo "                the kernel, the user programs and busybox (about a minute)"
 	@echo "make bench      boot timing, AP bring-up, single-step speed (trap floor, bare, full model),"
 	@echo "                PMI/DS service routine instructions per PMI and per record, stream"
 	@echo "                bytes per record, serial console throughput (RUNS=N)"
@@ -274,6 +276,8 @@ $(BUILD)/host/test_acpi_console: HOST_CFLAGS += -I$(BUILD)/gen
 $(BUILD)/host/test_crc32: HOST_LDLIBS += -lz
 # The record store: one producer and one consumer thread.
 $(BUILD)/host/test_record_store: HOST_LDLIBS += -lpthread
+# Zydis (libzydis-dev): the independent decoder lib/x86_decode.c is checked against.
+$(BUILD)/host/test_x86_decode: HOST_LDLIBS += -lZydis -lZycore
 
 # The sources a test links come from its `// UNIT-SOURCES: a.c b.c` line.
 unit_sources = $(shell sed -n 's|^// UNIT-SOURCES:||p' $(1))
@@ -292,6 +296,13 @@ unit-test: deps $(UNIT_TESTS)
 SLOW_QEMU_TESTS := tests/qemu/trace.t tests/qemu/sstrace.t tests/qemu/selfcheck.t \
 	tests/qemu/program_runs.t tests/qemu/program.t
 QEMU_TESTS := $(SLOW_QEMU_TESTS) $(filter-out $(SLOW_QEMU_TESTS),$(sort $(wildcard tests/qemu/*.t)))
+
+# The decoder against Zydis over every byte of every x86-64 shared object in /usr/lib (about a
+# minute; make test's unit test takes a 12 MiB slice): tests/unit/test_x86_decode_zydis.h, with
+# the rest of test_x86_decode.c (objdump's comparisons).
+decode-check: all $(BUILD)/host/test_x86_decode
+	$(Q)BUILD=$(BUILD) ZYDIS_LIB_BYTES=all ZYDIS_LIB_FILE_BYTES=all ZYDIS_RANDOM=3000000 \
+		$(BUILD)/host/test_x86_decode
 
 # Captures of 10,000,000 branches (issue 33's acceptance): minutes, so not in make test.
 long-check: all

@@ -7,6 +7,11 @@
  *   [legacy prefixes] [REX] opcode(1-3) [ModRM] [SIB] [disp 1/4] [imm 1/2/4/8]
  *   [legacy prefixes] VEX2/VEX3/EVEX/XOP payload, opcode, ModRM, [SIB] [disp] [imm]
  *
+ * 16/32-bit code (CS.L = 0, x86_decode.h enum x86_mode) has no REX (40-4F are INC/DEC), a
+ * default operand and address size of CS.D's (66H and 67H select the other), 16-bit
+ * addressing's own ModRM forms (Table 2-1: no SIB, disp16), no RIP-relative form, the i64
+ * opcodes, and VEX/EVEX only where LES/LDS/BOUND's ModRM.mod would be 11b.
+ *
  * at most 15 bytes in all (2.1.1: longer is #GP, or #UD in some cases). Attributes per opcode
  * come from appendix A (Tables A-2 and A-3, one-byte and 0F maps; A-4 and A-5, the 0F38 and
  * 0F3A maps, where every opcode has a ModRM and every 0F3A opcode an imm8), with the 64-bit
@@ -33,8 +38,9 @@
 #define PFX_SEG_GS 0x65
 
 /*
- * REX (SDM 2.2.1): 0100WRXB. In 16/32-bit modes 40-4F are INC/DEC r32. It counts only when
- * it immediately precedes the opcode (or its 0F escape); one followed by a legacy prefix or by
+ * REX (SDM 2.2.1): 0100WRXB, "instruction-prefix bytes used in 64-bit mode"; in 16/32-bit
+ * code 40-4F are INC/DEC r16/r32 (Table A-2: "REX Prefixes" only "in 64-bit mode"). It counts only
+ * when it immediately precedes the opcode (or its 0F escape); one followed by a legacy prefix or by
  * another REX is ignored but still takes a byte.
  */
 #define REX_FIRST 0x40
@@ -80,7 +86,10 @@
 #define RM_DISP32     5 /* mod=00 rm=101: RIP+disp32 in 64-bit mode, plain disp32 in 32-bit */
 #define SIB_BASE_NONE 5 /* mod=00 base=101: no base, disp32 (whatever REX.B says) */
 #define DISP8_BYTES   1
-#define DISP32_BYTES  4 /* also in 16/32-bit modes with 32-bit addressing; disp16 with 16-bit */
+#define DISP32_BYTES  4	   /* also in 16/32-bit modes with 32-bit addressing; disp16 with 16-bit */
+#define DISP16_BYTES  2	   /* 16-bit addressing (SDM Table 2-1): mod=10b, and mod=00b rm=110b */
+#define RM16_DISP16   6	   /* 16-bit addressing, mod=00b rm=110b: disp16 alone, no base */
+#define MODRM_IS_REG  0xc0 /* ModRM.mod = 11b: after C4/C5/62 in 16/32-bit code, VEX/EVEX */
 
 /* Opcodes named in the code below. */
 #define OP_POP_EV      0x8f /* group 1A: /0 only (other /r: XOP, or #UD) */
@@ -119,6 +128,9 @@
 #define OP_INT_IB      0xcd
 #define OP_IRET	       0xcf
 #define OP_INT1	       0xf1
+#define OP_CALLF_PTR   0x9a /* 16/32-bit code only, as the next two */
+#define OP_JMPF_PTR    0xea
+#define OP_INTO	       0xce
 /* 0F map */
 #define OP0F_GRP6	0x00 /* /6 (JMPE, IA-64) and /7 #UD */
 #define GRP6_LAST	5
@@ -192,7 +204,12 @@ static int take_modrm(struct cursor *c, struct x86_insn *o, bool reg_only)
 	if (mod == MOD_REG || reg_only)
 		return 0;
 	unsigned dsize = mod == MOD_DISP8 ? DISP8_BYTES : mod == MOD_DISP32 ? DISP32_BYTES : 0;
-	if (MODRM_RM(o->modrm) == RM_SIB) {
+	if (o->address_size == 2) {
+		/* 16-bit addressing (SDM Table 2-1): no SIB; disp16 for mod=10b and for
+		 * mod=00b rm=110b ([BP] has no mod=00b form). */
+		if (mod == MOD_DISP32 || (mod == MOD_MEM && MODRM_RM(o->modrm) == RM16_DISP16))
+			dsize = DISP16_BYTES;
+	} else if (MODRM_RM(o->modrm) == RM_SIB) {
 		if ((e = need(c, 1)))
 			return e;
 		o->has_sib = true;
@@ -200,7 +217,9 @@ static int take_modrm(struct cursor *c, struct x86_insn *o, bool reg_only)
 		if (mod == MOD_MEM && SIB_BASE(o->sib) == SIB_BASE_NONE)
 			dsize = DISP32_BYTES;
 	} else if (mod == MOD_MEM && MODRM_RM(o->modrm) == RM_DISP32) {
-		o->rip_relative = true; /* with 67H: EIP-relative; 32-bit modes: absolute */
+		/* 64-bit mode: RIP-relative, with 67H EIP-relative (SDM 2.2.1.6); 16/32-bit code:
+		 * disp32 alone, absolute (Table 2-2). */
+		o->rip_relative = o->mode == X86_MODE_64;
 		dsize = DISP32_BYTES;
 	}
 	if (dsize) {
@@ -235,13 +254,16 @@ static unsigned imm_bytes(const struct x86_insn *o, enum x86_imm_kind k)
 	case X86_I_WB:
 		return 2;
 	case X86_I_Z:
-		return o->operand16 ? 2 : 4;
+		return o->operand_size == 2 ? 2 : 4;
 	case X86_I_V:
-		return o->rex_w ? 8 : o->operand16 ? 2 : 4;
+		return o->operand_size;
 	case X86_I_MOFFS:
-		return o->address32 ? 4 : 8;
+		return o->address_size;
 	case X86_I_R32:
-		return 4;
+		/* 64-bit mode: rel32 whatever 66H says (Intel); else the operand size's. */
+		return o->mode != X86_MODE_64 && o->operand_size == 2 ? 2 : 4;
+	case X86_I_PTR:
+		return 2 + (o->operand_size == 2 ? 2 : 4);
 	default:
 		return 0;
 	}
@@ -257,6 +279,8 @@ static int group_rules(struct x86_insn *o)
 		case OP0F_GRP6:
 			return reg <= GRP6_LAST ? X86_I_NONE : X86_E_INVALID;
 		case OP0F_PREFETCH:
+			/* A register operand is #UD as AMD's APM (PREFETCH) and QEMU (translate.c,
+			 * 0F 0D: mod 3 is illegal_op) have it; Zydis decodes Intel XED's NOP. */
 			return mod != MOD_REG ? X86_I_NONE : X86_E_INVALID;
 		default: /* 0F 78 and 0F B8 depend on prefixes: see decode_legacy() */
 			return X86_I_NONE;
@@ -299,7 +323,10 @@ static int group_rules(struct x86_insn *o)
 	}
 }
 
-/* Branch kinds decided by the opcode alone (group 5 and XBEGIN: group_rules()). */
+/* Branch kinds decided by the opcode alone (group 5 and XBEGIN: group_rules()). Not branches,
+ * though Zydis files them with the control transfers: RSM (SMM only, #UD elsewhere), XABORT
+ * and XEND (a transaction's abort lands where no instruction branched, SDM Vol. 1 16.3.8),
+ * BOUND (#BR is an exception, recorded as its delivery). */
 static enum x86_branch_kind classify(const struct x86_insn *o)
 {
 	uint8_t op = o->opcode;
@@ -316,13 +343,22 @@ static enum x86_branch_kind classify(const struct x86_insn *o)
 			return X86_BR_SYSEXIT;
 		if (op == OP0F_GRP7 && (o->prefixes & (X86_PFX_REP | X86_PFX_REPNE)) &&
 		    o->modrm == MODRM_ERET)
-			return X86_BR_IRET; /* ERETU (F3) / ERETS (F2): FRED specification */
+			return X86_BR_IRET; /* ERETU (F3) / ERETS (F2): FRED specification (newer
+					     * than Zydis 4.0, which reads CLAC) */
 		if (op == OP0F_GRP7 && (o->prefixes & X86_PFX_REP) && o->modrm == MODRM_UIRET)
 			return X86_BR_IRET; /* UIRET (SDM Vol. 2 UIRET) */
 		return X86_BR_NONE;
 	}
 	if (o->opcode_map != X86_MAP_ONE_BYTE)
 		return X86_BR_NONE;
+	if (o->mode != X86_MODE_64) { /* the i64 far transfers and INTO (16/32-bit code) */
+		if (op == OP_CALLF_PTR)
+			return X86_BR_FAR_CALL;
+		if (op == OP_JMPF_PTR)
+			return X86_BR_FAR_JMP;
+		if (op == OP_INTO)
+			return X86_BR_INT;
+	}
 	if (op >= OP_JCC8_FIRST && op <= OP_JCC8_LAST)
 		return X86_BR_JCC;
 	if (op >= OP_LOOPNE && op <= OP_JRCXZ)
@@ -357,7 +393,8 @@ static int decode_legacy(struct cursor *c, struct x86_insn *o)
 	uint8_t attr;
 	o->opcode = (uint8_t)take(c, 1);
 	if (o->opcode != ESC_0F) {
-		attr = x86_one_byte_map[o->opcode];
+		attr = o->mode == X86_MODE_64 ? x86_one_byte_map[o->opcode]
+					      : x86_one_byte_attr_legacy(o->opcode);
 	} else {
 		if ((e = need(c, 1)))
 			return e;
@@ -446,6 +483,8 @@ static int decode_vex(struct cursor *c, struct x86_insn *o, uint8_t esc)
 		o->prefixes |= X86_PFX_EVEX;
 		map = FIELD_GET(EVEX_P0_MAP, p[0]);
 		o->rex_w = p[1] & EVEX_P1_W;
+		/* P1 bit 2 clear is Knights Corner's MVEX, #UD on every other processor (SDM
+		 * 2.7.1: the bit "must be 1"); Zydis decodes MVEX, and KNC's VEX mask branches. */
 		if ((p[0] & EVEX_P0_ZERO) || !(p[1] & EVEX_P1_ONE))
 			return X86_E_INVALID;
 		/* Maps 1-3, and 5-6 (AVX512-FP16, no immediates there); map 4 is APX's. */
@@ -498,11 +537,16 @@ static uint16_t legacy_prefix_flag(uint8_t b)
 	}
 }
 
-unsigned x86_opcode_of(const uint8_t *code, size_t avail)
+static bool is_rex(uint8_t b, enum x86_mode mode)
+{
+	return mode == X86_MODE_64 && b >= REX_FIRST && b <= REX_LAST;
+}
+
+unsigned x86_opcode_of_mode(const uint8_t *code, size_t avail, enum x86_mode mode)
 {
 	size_t n = avail < X86_MAX_INSN_LENGTH ? avail : X86_MAX_INSN_LENGTH;
 	for (size_t i = 0; i < n; i++) {
-		if (legacy_prefix_flag(code[i]) || (code[i] >= REX_FIRST && code[i] <= REX_LAST))
+		if (legacy_prefix_flag(code[i]) || is_rex(code[i], mode))
 			continue;
 		if (code[i] != ESC_0F)
 			return code[i];
@@ -511,12 +555,65 @@ unsigned x86_opcode_of(const uint8_t *code, size_t avail)
 	return 0;
 }
 
-int x86_decode(const uint8_t *code, size_t avail, struct x86_insn *out)
+unsigned x86_opcode_of(const uint8_t *code, size_t avail)
+{
+	return x86_opcode_of_mode(code, avail, X86_MODE_64);
+}
+
+/* The effective operand and address sizes (SDM Vol. 1 Table 3-4 for 16/32-bit code: 66H and 67H
+ * select the size CS.D does not; Vol. 2A 2.2.1.2, Table 2-4 for 64-bit mode: REX.W gives 64
+ * bits whatever 66H says, 67H 32-bit addresses). */
+static void set_sizes(struct x86_insn *o)
+{
+	bool opsz = o->prefixes & X86_PFX_OPSIZE, adsz = o->prefixes & X86_PFX_ADDRSZ;
+	switch (o->mode) {
+	case X86_MODE_64:
+		o->operand_size = o->rex_w ? 8 : opsz ? 2 : 4;
+		o->address_size = adsz ? 4 : 8;
+		break;
+	case X86_MODE_32:
+		o->operand_size = opsz ? 2 : 4;
+		o->address_size = adsz ? 2 : 4;
+		break;
+	default:
+		o->operand_size = opsz ? 4 : 2;
+		o->address_size = adsz ? 4 : 2;
+		break;
+	}
+	o->operand16 = o->operand_size == 2;
+	o->address32 = o->address_size == 4;
+}
+
+/* Whether the byte at the cursor starts a VEX, EVEX or XOP encoding (SDM Vol. 2A 2.3.3: in
+ * 16/32-bit code C4/C5 are LES/LDS, and 62 BOUND (2.7.1), unless the next byte's top bits are
+ * 11b, which their ModRM cannot have; AMD XOP: 8F is POP Ev unless the map field is 8 or more,
+ * a ModRM.reg POP does not have, in every mode). */
+static int vex_escape(const struct cursor *c, const struct x86_insn *o, bool *vex)
+{
+	uint8_t b = c->code[c->pos];
+	*vex = false;
+	if (b != ESC_VEX2 && b != ESC_VEX3 && b != ESC_EVEX && b != ESC_XOP)
+		return 0;
+	if (b != ESC_XOP && o->mode == X86_MODE_64) {
+		*vex = true;
+		return 0;
+	}
+	int e = need(c, 2);
+	if (e)
+		return e;
+	uint8_t next = c->code[c->pos + 1];
+	*vex = b == ESC_XOP ? FIELD_GET(VEX_MAP, next) >= XOP_MAP_LO
+			    : (next & MODRM_IS_REG) == MODRM_IS_REG;
+	return 0;
+}
+
+int x86_decode_mode(const uint8_t *code, size_t avail, enum x86_mode mode, struct x86_insn *out)
 {
 	struct cursor c = {code, avail, 0};
 	struct x86_insn *o = out;
 	int e;
 	*o = (struct x86_insn){0};
+	o->mode = (uint8_t)mode;
 	/* Legacy prefixes in any order and number, then REX (SDM 2.1.1, 2.2.1). */
 	for (;;) {
 		if ((e = need(&c, 1)))
@@ -535,7 +632,7 @@ int x86_decode(const uint8_t *code, size_t avail, struct x86_insn *out)
 			o->prefixes |= flag;
 			o->rex = 0; /* a REX followed by a legacy prefix is ignored */
 			c.pos++;
-		} else if (b >= REX_FIRST && b <= REX_LAST) {
+		} else if (is_rex(b, mode)) {
 			o->rex = b; /* a later REX replaces an earlier one */
 			c.pos++;
 		} else {
@@ -543,17 +640,15 @@ int x86_decode(const uint8_t *code, size_t avail, struct x86_insn *out)
 		}
 	}
 	o->rex_w = o->rex & REX_W;
-	o->operand16 = (o->prefixes & X86_PFX_OPSIZE) && !o->rex_w; /* REX.W wins: 2.2.1.2 */
-	o->address32 = o->prefixes & X86_PFX_ADDRSZ;
+	set_sizes(o);
 	if (o->rex)
 		o->prefixes |= X86_PFX_REX;
 
 	uint8_t b = code[c.pos];
-	bool vex = b == ESC_VEX2 || b == ESC_VEX3 || b == ESC_EVEX;
-	if (b == ESC_XOP) {
-		if ((e = need(&c, 2)))
-			return e;
-		vex = FIELD_GET(VEX_MAP, code[c.pos + 1]) >= XOP_MAP_LO;
+	bool vex;
+	if ((e = vex_escape(&c, o, &vex))) {
+		*o = (struct x86_insn){0};
+		return e;
 	}
 	if (vex) {
 		c.pos++;
@@ -573,8 +668,8 @@ uint64_t x86_branch_target(const struct x86_insn *in, uint64_t ip)
 {
 	if (!in->has_rel)
 		return 0;
-	/* 64-bit mode: no truncation (16/32-bit modes wrap to the operand size, SDM JMP/Jcc). */
-	return ip + in->length + (uint64_t)(int64_t)in->rel;
+	return (ip + in->length + (uint64_t)(int64_t)in->rel) &
+	       x86_ip_mask(in->mode, in->operand_size);
 }
 
 bool x86_branch_conditional(enum x86_branch_kind k)

@@ -5,9 +5,11 @@
  * kind (the classes of LBR_SELECT, Arch LBR LBR_CTL and BR_TYPE) and, for direct branches, the
  * target. Pure and freestanding (no tables outside this library, no allocation, no FP).
  *
- * Only 64-bit mode (IA-32e mode with CS.L = 1) is decoded; the comments in x86_decode.c say
- * where 16- and 32-bit code would differ. Where Intel and AMD disagree, Intel is implemented
- * (notably: 66H does not shorten rel32 of near JMP/CALL/Jcc in 64-bit mode on Intel).
+ * Decodes in the mode the code segment sets (enum x86_mode: 64-bit mode, CS.L = 1; or a 32-
+ * or 16-bit segment, CS.L = 0 and CS.D = 1 or 0: compatibility mode, or protected mode), with
+ * the operand and address sizes the prefixes then select (SDM Vol. 2A 2.2.1, Vol. 1 3.6 and
+ * Table 3-4). Where Intel and AMD disagree, Intel is implemented (notably: 66H does not shorten
+ * rel32 of near JMP/CALL/Jcc in 64-bit mode on Intel).
  * Rules from the Intel SDM Vol. 2, chapter 2 (Instruction Format) and appendix A (Opcode Map).
  *
  * How the kinds map onto the LBR classes (SDM Vol. 3B: "Filtering of Last Branch Records" for
@@ -54,12 +56,27 @@ enum x86_branch_kind {
 	X86_BR_KIND_COUNT, /* number of kinds, not a kind */
 };
 
+/* The mode code is decoded in: the code segment's L and D flags (SDM Vol. 3A 3.4.5: "L (64-bit
+ * code segment) flag ... If the L-bit is set, then the D-bit must be cleared"; D is the default
+ * operand and address size, 32 bits when set). X86_MODE_64 is 0: a zeroed struct is 64-bit. */
+enum x86_mode {
+	X86_MODE_64, /* IA-32e mode, CS.L = 1 */
+	X86_MODE_32, /* CS.L = 0, CS.D = 1: compatibility mode or protected mode, 32-bit segment */
+	X86_MODE_16, /* CS.L = 0, CS.D = 0: a 16-bit segment */
+};
+static inline enum x86_mode x86_mode_of_cs(bool cs_l, bool cs_d)
+{
+	return cs_l ? X86_MODE_64 : cs_d ? X86_MODE_32 : X86_MODE_16;
+}
+
 /* The opcode after the legacy prefixes and REX: the byte itself in the one-byte map (other
  * escapes such as C4, C5, 62 are returned as they are), X86_OPCODE_0F(b) for the two-byte map
  * (0F b: 0F 05 is SYSCALL), or 0 if it does not fit in avail (at most 15) bytes. A cheap filter
  * before a full x86_decode. */
 #define X86_OPCODE_0F(b) (0x0f00u | (b))
 unsigned x86_opcode_of(const uint8_t *code, size_t avail);
+/* The same in `mode`: outside 64-bit mode 40-4F are INC/DEC, opcodes (SDM Vol. 2A 2.2.1). */
+unsigned x86_opcode_of_mode(const uint8_t *code, size_t avail, enum x86_mode mode);
 
 /* First bytes that are not the opcode itself: the legacy prefixes 26 2E 36 3E 64-67 F0 F2 F3
  * (SDM Vol. 2A 2.1.1), REX 40-4F (2.2.1) and the 0F escape; one bit each, by the byte's top two
@@ -90,7 +107,7 @@ static inline unsigned x86_opcode_quick(const uint8_t *code, size_t avail)
 enum x86_decode_error {
 	X86_E_TRUNCATED = -1, /* the instruction continues past `avail` bytes */
 	X86_E_TOO_LONG = -2,  /* more than 15 bytes (prefixes included) */
-	X86_E_INVALID = -3,   /* not a valid 64-bit mode encoding (#UD on Intel) */
+	X86_E_INVALID = -3,   /* not a valid encoding in the mode (#UD on Intel) */
 };
 
 /* x86_insn.prefixes: the prefixes seen (legacy ones anywhere before the opcode) and the
@@ -121,43 +138,71 @@ enum x86_decode_error {
 struct x86_insn {
 	uint8_t length; /* 1..15 bytes */
 	enum x86_branch_kind branch;
-	bool has_rel;	    /* direct (relative) branch, or XBEGIN: rel is valid */
-	int32_t rel;	    /* sign-extended rel8/rel32 (rel16: XBEGIN with 66H only) */
-	uint16_t prefixes;  /* X86_PFX_* */
-	uint8_t segment;    /* last segment override byte (2E 36 3E 26 64 65), 0 if none */
-	uint8_t rex;	    /* the effective REX byte (40-4F), 0 if none */
-	bool rex_w;	    /* REX.W, or VEX/EVEX/XOP .W */
-	bool operand16;	    /* 66 prefix with no REX.W: 16-bit operand size (immediates) */
-	bool address32;	    /* 67 prefix: 32-bit addressing */
-	uint8_t opcode_map; /* X86_MAP_* */
-	uint8_t opcode;	    /* the opcode byte within the map (3DNow!: 0F; the suffix is imm) */
+	bool has_rel;	      /* direct (relative) branch, or XBEGIN: rel is valid */
+	int32_t rel;	      /* sign-extended rel8/rel32; rel16 with a 16-bit operand size in
+			       * 16/32-bit code, and XBEGIN's with 66H in 64-bit mode */
+	uint16_t prefixes;    /* X86_PFX_* */
+	uint8_t segment;      /* last segment override byte (2E 36 3E 26 64 65), 0 if none */
+	uint8_t rex;	      /* the effective REX byte (40-4F), 0 if none */
+	bool rex_w;	      /* REX.W, or VEX/EVEX/XOP .W */
+	bool operand16;	      /* 16-bit operand size (operand_size 2): 66H in 64/32-bit code */
+	bool address32;	      /* 32-bit addressing (address_size 4): 67H in 64-bit code */
+	uint8_t mode;	      /* enum x86_mode it was decoded in */
+	uint8_t operand_size; /* 2, 4 or 8 bytes (SDM Vol. 1 Table 3-4; 64-bit mode: 2.2.1.2) */
+	uint8_t address_size; /* 2, 4 or 8 bytes (the default, or the other with 67H) */
+	uint8_t opcode_map;   /* X86_MAP_* */
+	uint8_t opcode;	      /* the opcode byte within the map (3DNow!: 0F; the suffix is imm) */
 	bool has_modrm;
 	uint8_t modrm;
 	bool has_sib;
 	uint8_t sib;
-	bool rip_relative; /* ModRM mod=00 rm=101: disp32 relative to the next instruction */
-	uint8_t disp_size; /* 0, 1 or 4 bytes (the moffs of A0-A3 is in imm) */
+	bool rip_relative; /* ModRM mod=00 rm=101 in 64-bit mode: disp32 from the next insn */
+	uint8_t disp_size; /* 0, 1, 2 (16-bit addressing) or 4 bytes (moffs: in imm) */
 	int32_t disp;	   /* sign-extended; EVEX disp8 is not scaled here (disp8*N, SDM 2.7.5) */
-	uint8_t imm_size;  /* bytes of the first immediate: 0, 1, 2, 4, 8 (also moffs, rel) */
+	uint8_t imm_size;  /* bytes of the first immediate: 0, 1, 2, 4, 6, 8 (also moffs, rel,
+			    * the ptr16:16/32 of far CALL/JMP 9A/EA outside 64-bit mode) */
 	uint8_t imm2_size; /* bytes of a second immediate (ENTER, EXTRQ, INSERTQ): 0 or 1 */
 	uint64_t imm;	   /* first immediate, zero-extended */
 	uint8_t imm2;	   /* second immediate */
 };
 
 /*
- * Decode the instruction at code[0..avail). Returns 0 and fills *out, or a negative
+ * Decode the instruction at code[0..avail) in `mode`. Returns 0 and fills *out, or a negative
  * enum x86_decode_error: X86_E_TRUNCATED when the bytes end before the instruction does,
  * X86_E_TOO_LONG as soon as the bytes it needs go past 15 (whatever `avail`), X86_E_INVALID
- * for an encoding invalid in 64-bit mode: the "i64" opcodes, reserved one-byte and 0F opcodes,
- * group members the ModRM rules out, VEX/EVEX/XOP after 66/F2/F3/F0/REX or with a reserved map
- * or payload bit. Unassigned opcodes inside the 0F38, 0F3A, VEX, EVEX and XOP maps are not
- * rejected: they decode by their map's common format (ModRM, imm8 where the map has one).
+ * for an encoding invalid in the mode: in 64-bit mode the "i64" opcodes; reserved one-byte and
+ * 0F opcodes (the X cells of x86_decode_tables.c); the group members group_rules() names (0F 00
+ * /6-7, 0F 0D and LEA with a register, POP Ev /1-7, C6/C7 /1-7 but XABORT/XBEGIN, FE /2-7, FF
+ * /7 and far CALL/JMP with a register, MOV Sreg with no such register, 0F B8 without F3, F3 0F
+ * 78); VEX/EVEX/XOP after 66/F2/F3/F0/REX or with a reserved map or payload bit. Not rejected,
+ * decoded by their format for the length a processor that has them would take (the Zydis
+ * cross-check, tests/unit/test_x86_decode_zydis.h, counts these by Zydis's reason): unassigned
+ * opcodes inside the 0F38, 0F3A, VEX, EVEX and XOP maps (their map's common format: ModRM,
+ * imm8 where the map has one), other group members and mandatory-prefix combinations of the
+ * 0F map that Table A-6 leaves blank, reserved x87 forms (Tables A-7 to A-22), LOCK on an
+ * instruction that takes none, a control or debug register that does not exist, and EVEX
+ * payload bits a given instruction forbids: none of them retires (#UD), so no trace sees one.
  * Reads at most 15 bytes. *out is zeroed first, whatever the result.
  */
-int x86_decode(const uint8_t *code, size_t avail, struct x86_insn *out);
+int x86_decode_mode(const uint8_t *code, size_t avail, enum x86_mode mode, struct x86_insn *out);
+
+/* x86_decode_mode in 64-bit mode. */
+static inline int x86_decode(const uint8_t *code, size_t avail, struct x86_insn *out)
+{
+	return x86_decode_mode(code, avail, X86_MODE_64, out);
+}
+
+/* The mask of the instruction pointer a near branch of `in` writes: all 64 bits in 64-bit mode,
+ * else the operand size's (SDM Vol. 2 Jcc, JMP, CALL, LOOP: "IF OperandSize = 32 THEN EIP ←
+ * EIP + SignExtend(DEST)"; with 16: "EIP ← EIP AND 0000FFFFH"). */
+static inline uint64_t x86_ip_mask(unsigned mode, unsigned operand_size)
+{
+	return mode == X86_MODE_64 ? ~0ull : operand_size == 2 ? 0xffffull : 0xffffffffull;
+}
 
 /* The target of a direct branch (has_rel) at address `ip`: ip + length + rel (XBEGIN: the
- * fallback address); 0 for every other instruction. */
+ * fallback address), wrapped as x86_ip_mask says (code segment base 0, as every segment of
+ * this kernel); 0 for every other instruction. */
 uint64_t x86_branch_target(const struct x86_insn *in, uint64_t ip);
 
 /* Whether the kind is conditional (JCC, JCXZ_LOOP: LBR_SELECT's JCC class). */
@@ -169,29 +214,34 @@ const char *x86_branch_name(enum x86_branch_kind k);
 #ifdef X86_DECODE_INTERNAL
 /*
  * Shared by lib/x86_decode.c and lib/x86_decode_tables.c only: the per-opcode attributes of
- * the legacy maps, an immediate kind in the low four bits and flags above. In 16/32-bit code,
- * 67H would select 16-bit addressing (SDM Table 2-1: another ModRM decoding, disp16) and 66H
- * would make iz and near-branch displacements 16 bits; none of that applies in 64-bit mode.
+ * the legacy maps, an immediate kind in the low four bits and flags above. Sizes follow the
+ * effective operand size (2, 4 or 8 bytes) and address size of the mode and prefixes.
  */
 enum x86_imm_kind {
 	X86_I_NONE,
-	X86_I_B,     /* ib */
-	X86_I_W,     /* iw */
-	X86_I_Z,     /* iz: 2 bytes with 66H (and no REX.W), else 4 (sign-extended under REX.W) */
-	X86_I_V,     /* iv (B8+r only): 8 with REX.W, 2 with 66H, else 4 */
-	X86_I_MOFFS, /* A0-A3 moffs: 8 bytes, 4 with 67H */
+	X86_I_B, /* ib */
+	X86_I_W, /* iw */
+	X86_I_Z, /* iz: 2 bytes with a 16-bit operand size, else 4 (sign-extended under REX.W) */
+	X86_I_V, /* iv (B8+r only): the operand size, 2, 4 or 8 */
+	X86_I_MOFFS, /* A0-A3 moffs: the address size, 2, 4 or 8 */
 	X86_I_WB,    /* ENTER: iw then ib */
 	X86_I_R8,    /* rel8 */
-	X86_I_R32,   /* rel32 of near JMP/CALL/Jcc: Intel ignores 66H in 64-bit mode (AMD: rel16) */
+	X86_I_R32,   /* rel32 of near JMP/CALL/Jcc: Intel ignores 66H in 64-bit mode (AMD: rel16);
+		      * rel16 with a 16-bit operand size in 16/32-bit code */
+	X86_I_PTR,   /* ptr16:16/32 of CALLF/JMPF 9A/EA (16/32-bit code only): 2 + operand size */
 };
-#define X86_A_IMM     0x0f /* an enum x86_imm_kind */
-#define X86_A_MODRM   0x10 /* a ModRM byte follows the opcode */
-#define X86_A_BAD     0x20 /* invalid in 64-bit mode ("i64" in appendix A, or reserved) */
+#define X86_A_IMM   0x0f /* an enum x86_imm_kind */
+#define X86_A_MODRM 0x10 /* a ModRM byte follows the opcode */
+#define X86_A_BAD                                                                                  \
+	0x20		   /* invalid in 64-bit mode ("i64" in appendix A, or reserved); in        \
+			    * 16/32-bit code x86_legacy_attr() gives the i64 opcodes' cells */
 #define X86_A_GROUP   0x40 /* validity or immediate depends on ModRM (group_rules()) */
 #define X86_A_REGONLY 0x80 /* ModRM.mod ignored, always registers: MOV CR/DR (0F 20-23) */
 
 extern const uint8_t x86_one_byte_map[256]; /* SDM Table A-2 */
 extern const uint8_t x86_map_0f[256];	    /* SDM Table A-3 */
+/* A one-byte opcode's cell in 16/32-bit code: the i64 opcodes valid there, else the table's. */
+uint8_t x86_one_byte_attr_legacy(uint8_t opcode);
 #endif
 
 #endif

@@ -54,16 +54,16 @@ x86_decoded_same_bytes(const struct x86_decoded *slot)
 /* x86_decode_cached's miss: slot decoded afresh from the bytes at ip (out of line, so that the
  * hit stays a few instructions in its caller). */
 static __attribute__((noinline, cold)) const struct x86_decoded *
-x86_decode_fill(struct x86_decoded *slot, uint64_t ip)
+x86_decode_fill(struct x86_decoded *slot, uint64_t ip, enum x86_mode mode)
 {
 	const uint8_t *code = (const uint8_t *)(uintptr_t)ip;
-	if (x86_decode(code, X86_MAX_INSN_LENGTH, &slot->insn) != 0) {
+	if (x86_decode_mode(code, X86_MAX_INSN_LENGTH, mode, &slot->insn) != 0) {
 		slot->insn.length = 0;
 		return 0;
 	}
 	slot->ip = ip;
 	slot->step = x86_step_insn_of(&slot->insn);
-	slot->opcode = x86_opcode_of(code, slot->insn.length);
+	slot->opcode = x86_opcode_of_mode(code, slot->insn.length, mode);
 	uint8_t *then = (uint8_t *)slot->bytes, *mask = (uint8_t *)slot->mask;
 	for (unsigned i = 0; i < sizeof(slot->bytes); i++) {
 		bool its = i < slot->insn.length;
@@ -74,20 +74,29 @@ x86_decode_fill(struct x86_decoded *slot, uint64_t ip)
 }
 
 /*
- * The decoding of the instruction at ip, from cache[X86_DECODE_CACHE_SIZE], or NULL where the
+ * The decoding of the instruction at ip in `mode` (the same bytes decode otherwise in 16/32-bit
+ * code: a slot decoded in another mode is decoded again), from cache[X86_DECODE_CACHE_SIZE], or
+ * NULL where the
  * bytes there are no instruction. `before_run`: ip is about to run, so the cached entry is
  * checked against the bytes there and decoded again if they changed; otherwise (ip has just
  * retired) the entry is taken as it is: it was made before ip ran (a previous call with
  * before_run), even if ip then rewrote itself. An instruction not seen before is decoded now.
  */
 static inline __attribute__((always_inline)) const struct x86_decoded *
-x86_decode_cached(struct x86_decoded *cache, uint64_t ip, bool before_run)
+x86_decode_cached_mode(struct x86_decoded *cache, uint64_t ip, bool before_run, enum x86_mode mode)
 {
 	struct x86_decoded *slot = &cache[ip % X86_DECODE_CACHE_SIZE];
-	if (slot->ip != ip || slot->insn.length == 0 ||
+	if (slot->ip != ip || slot->insn.length == 0 || slot->insn.mode != mode ||
 	    (before_run && !x86_decoded_same_bytes(slot)))
-		return x86_decode_fill(slot, ip);
+		return x86_decode_fill(slot, ip, mode);
 	return slot;
+}
+
+/* x86_decode_cached_mode for 64-bit code. */
+static inline __attribute__((always_inline)) const struct x86_decoded *
+x86_decode_cached(struct x86_decoded *cache, uint64_t ip, bool before_run)
+{
+	return x86_decode_cached_mode(cache, ip, before_run, X86_MODE_64);
 }
 
 #endif

@@ -14,6 +14,8 @@
  * Notes on a few cells: 0F 0F is AMD 3DNow! (ModRM, then an opcode-suffix byte, read as an
  * imm8), 0F 0E FEMMS and 0F 78/79 SSE4a are AMD too (#UD on Intel; decoded for their length
  * as objdump does); 0F 20-23 (MOV CR/DR) ignore ModRM.mod; 0F FF is UD0 with a ModRM (Intel).
+ * 0F 0F takes any suffix byte (Zydis: only the defined ones); 0F A6/A7 are reserved here
+ * (#UD on Intel; VIA's PadLock XSHA/XCRYPT for Zydis).
  */
 #define X86_DECODE_INTERNAL
 #include "lib/x86_decode.h"
@@ -75,4 +77,31 @@ const uint8_t x86_map_0f[256] = {
 /* e */   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,
 /* f */   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,   M,
 };
+
+/*
+ * The one-byte opcodes Table A-2 marks "i64" (invalid in 64-bit mode), as 16/32-bit code has
+ * them: PUSH/POP ES CS SS DS, DAA DAS AAA AAS, PUSHA POPA, INTO and SALC have no operands;
+ * BOUND (62: memory operand only, EVEX where ModRM.mod would be 11b) and LES/LDS (C4/C5, VEX
+ * likewise: SDM Vol. 2A 2.3.3) a ModRM; 82 is 80's alias (ModRM, ib); AAM/AAD an ib; far
+ * CALL/JMP 9A/EA a ptr16:16/32. The rest are as in 64-bit mode, where 40-4F, prefixes there,
+ * are INC/DEC r (consumed as opcodes, no operands: their cells are P = 0).
+ */
+uint8_t x86_one_byte_attr_legacy(uint8_t opcode)
+{
+	switch (opcode) {
+	case 0x06: case 0x07: case 0x0e: case 0x16: case 0x17: case 0x1e: case 0x1f:
+	case 0x27: case 0x2f: case 0x37: case 0x3f: case 0x60: case 0x61: case 0xce: case 0xd6:
+		return 0;
+	case 0x62: case 0xc4: case 0xc5:
+		return M;
+	case 0x82:
+		return MB;
+	case 0xd4: case 0xd5:
+		return B;
+	case 0x9a: case 0xea:
+		return X86_I_PTR;
+	default:
+		return x86_one_byte_map[opcode];
+	}
+}
 /* clang-format on */

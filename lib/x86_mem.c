@@ -16,6 +16,10 @@
 #define SEG_GS	     0x65
 #define STACK_SLOT   8 /* a 64-bit mode push or pop; 2 with 66H (SDM Vol. 2 PUSH, POP) */
 #define WORD_SLOT    2
+#define LEGACY_SLOT  4 /* a push or pop of 32-bit code */
+#define RM_DISP32    5 /* mod = 00b, rm = 101b: RIP-relative in 64-bit mode, else disp32 alone */
+#define RM16_DISP16  6 /* 16-bit addressing, mod = 00b, rm = 110b: disp16 alone */
+#define REG_RBX	     3
 
 enum access { NONE, LOAD, STORE, RMW };
 
@@ -223,10 +227,13 @@ struct x86_mem_use x86_mem_use_of(const struct x86_insn *in)
 		u = map_0f(in->opcode, reg, mem);
 	else
 		u = mem ? unknown() : implicit(X86_MEM_NONE, X86_MEM_NONE);
-	/* A near CALL pushes 8 bytes whatever 66H says (Intel, 64-bit mode); PUSH and POP move 2
-	 * with 66H. */
+	/* 64-bit mode: a near CALL pushes 8 bytes whatever 66H says (Intel), PUSH and POP move 2
+	 * with 66H; 16/32-bit code: the operand size, 2 or 4 (SDM Vol. 2 PUSH, POP, CALL). */
 	bool call = in->branch == X86_BR_CALL_REL || in->branch == X86_BR_CALL_IND;
-	u.push_size = (in->operand16 && !call) ? WORD_SLOT : STACK_SLOT;
+	if (in->mode != X86_MODE_64)
+		u.push_size = in->operand16 ? WORD_SLOT : LEGACY_SLOT;
+	else
+		u.push_size = (in->operand16 && !call) ? WORD_SLOT : STACK_SLOT;
 	return u;
 }
 
@@ -237,14 +244,46 @@ static uint64_t segment_base(const struct x86_insn *in, uint64_t fs_base, uint64
 	return in->segment == SEG_FS ? fs_base : in->segment == SEG_GS ? gs_base : 0;
 }
 
+/* The address mask of an address size: "Address calculations are first truncated to the
+ * effective address size of the current mode (64-bit mode or compatibility mode), as
+ * overridden by any address-size prefix. The result is then zero-extended to the full 64-bit
+ * address width." (SDM Vol. 1 3.3.7). */
+static uint64_t address_mask(unsigned size)
+{
+	return size == 2 ? 0xffffull : size == 4 ? 0xffffffffull : ~0ull;
+}
+
+/* 16-bit addressing (SDM Vol. 2A Table 2-1): BX+SI, BX+DI, BP+SI, BP+DI, SI, DI, BP (disp16
+ * alone with mod = 00b), BX; then the displacement. */
+static uint64_t modrm16_address(const struct x86_insn *in, const struct x86_gprs *g)
+{
+	static const uint8_t base[8] = {REG_RBX,     REG_RBX,	  X86_REG_RBP, X86_REG_RBP,
+					X86_REG_RSI, X86_REG_RDI, X86_REG_RBP, REG_RBX};
+	static const int8_t index[8] = {X86_REG_RSI, X86_REG_RDI, X86_REG_RSI, X86_REG_RDI,
+					-1,	     -1,	  -1,	       -1};
+	unsigned mod = MODRM_MOD(in->modrm), rm = MODRM_RM(in->modrm);
+	uint64_t a = (uint64_t)(int64_t)in->disp;
+	if (mod == 0 && rm == RM16_DISP16)
+		return a & 0xffff;
+	a += g->r[base[rm]] & 0xffff;
+	if (index[rm] >= 0)
+		a += g->r[index[rm]] & 0xffff;
+	return a & 0xffff;
+}
+
 uint64_t x86_modrm_address(const struct x86_insn *in, uint64_t ip, const struct x86_gprs *g,
 			   uint64_t fs_base, uint64_t gs_base)
 {
 	uint64_t a = (uint64_t)(int64_t)in->disp;
 	unsigned mod = MODRM_MOD(in->modrm), rm = MODRM_RM(in->modrm);
 	unsigned rex_b = (in->rex & REX_B) ? 8 : 0, rex_x = (in->rex & REX_X) ? 8 : 0;
-	if (in->rip_relative) {
+	if (in->address_size == 2) {
+		a = modrm16_address(in, g);
+	} else if (in->rip_relative) {
 		a += ip + in->length;
+	} else if (mod == 0 && rm == RM_DISP32) {
+		/* 16/32-bit code: disp32 alone, no base (Table 2-2); 64-bit mode has
+		 * rip_relative here. */
 	} else if (rm == RM_SIB) {
 		unsigned index = SIB_INDEX(in->sib) | rex_x, base = SIB_BASE(in->sib);
 		if (index != SIB_NO_INDEX)
@@ -254,8 +293,7 @@ uint64_t x86_modrm_address(const struct x86_insn *in, uint64_t ip, const struct 
 	} else {
 		a += g->r[rm | rex_b];
 	}
-	if (in->address32)
-		a = (uint32_t)a;
+	a &= address_mask(in->address_size);
 	return a + segment_base(in, fs_base, gs_base);
 }
 
@@ -263,7 +301,10 @@ uint64_t x86_mem_address(const struct x86_insn *in, const struct x86_mem_use *u,
 			 enum x86_mem_where where, uint64_t ip, const struct x86_gprs *g,
 			 uint64_t fs_base, uint64_t gs_base)
 {
-	uint64_t mask = in->address32 ? 0xffffffffull : ~0ull;
+	uint64_t mask = address_mask(in->address_size);
+	/* The stack: RSP in 64-bit mode; ESP in 16/32-bit code (a stack segment with B = 1, as the
+	 * 32-bit data segments a compatibility-mode workload runs with: SDM Vol. 3A 3.4.5). */
+	uint64_t smask = in->mode == X86_MODE_64 ? ~0ull : 0xffffffffull;
 	switch (where) {
 	case X86_MEM_MODRM:
 		/* POP Ev with RSP in the address: "computes the effective address of the
@@ -277,15 +318,15 @@ uint64_t x86_mem_address(const struct x86_insn *in, const struct x86_mem_use *u,
 	case X86_MEM_MOFFS:
 		return in->imm + segment_base(in, fs_base, gs_base);
 	case X86_MEM_PUSH:
-		return g->r[X86_REG_RSP] - u->push_size;
+		return (g->r[X86_REG_RSP] - u->push_size) & smask;
 	case X86_MEM_POP:
-		return g->r[X86_REG_RSP];
+		return g->r[X86_REG_RSP] & smask;
 	case X86_MEM_RSI: /* DS:RSI, overridable */
 		return (g->r[X86_REG_RSI] & mask) + segment_base(in, fs_base, gs_base);
 	case X86_MEM_RDI: /* ES:RDI, never overridden */
 		return g->r[X86_REG_RDI] & mask;
 	case X86_MEM_RBP:
-		return g->r[X86_REG_RBP];
+		return g->r[X86_REG_RBP] & smask;
 	default:
 		return 0;
 	}

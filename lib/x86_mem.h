@@ -4,7 +4,9 @@
  * its decoded form (lib/x86_decode.h) and the registers before it executes. The software PMU
  * needs it for PEBS's data linear address ("the linear address of the source of the load, or
  * linear address of the destination of the store", SDM Vol. 3B 18.9.4.1) and for counting
- * load and store events. Pure and freestanding.
+ * load and store events. Pure and freestanding. Addresses follow the mode the instruction was
+ * decoded in (x86_decode_mode): its address size, 16-bit addressing, no RIP-relative form
+ * outside 64-bit mode, 2- or 4-byte pushes and a 32-bit stack pointer in 16/32-bit code.
  *
  * An instruction has at most one load address and one store address here: the first datum it
  * reads and the first it writes, in the order of the SDM's Operation sections (Vol. 2). The
@@ -60,9 +62,11 @@ struct x86_gprs {
 
 /*
  * The effective address of the ModRM memory operand (SDM Vol. 2 2.1.5, 2.2.1: REX.B/X extend
- * base and index, RIP-relative from the next instruction, 67H truncates to 32 bits), plus the
- * FS or GS base for a 64/65H override (segment bases of CS, DS, ES, SS are 0 in 64-bit mode).
- * `ip` is the instruction's address.
+ * base and index, RIP-relative from the next instruction in 64-bit mode, Table 2-1's 16-bit
+ * forms), truncated to the instruction's address size (Vol. 1 3.3.7), plus the FS or GS base
+ * for a 64/65H override. The bases of CS, DS, ES and SS are taken as 0: so they are in 64-bit
+ * mode, and so are this kernel's segments for 16/32-bit code (flat). `ip` is the instruction's
+ * address.
  */
 uint64_t x86_modrm_address(const struct x86_insn *in, uint64_t ip, const struct x86_gprs *g,
 			   uint64_t fs_base, uint64_t gs_base);

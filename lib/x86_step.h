@@ -32,26 +32,38 @@ enum x86_step_outcome {
  * (arch/x86/session/session.c) and for the software PMU's step record. */
 struct x86_step_insn {
 	uint8_t length;
-	uint8_t branch;	    /* enum x86_branch_kind */
-	uint8_t opcode;	    /* the condition of Jcc/LOOPcc/JrCXZ, the string operation */
-	uint8_t opcode_map; /* X86_MAP_*: a string opcode only counts in the one-byte map */
-	uint16_t prefixes;  /* X86_PFX_*: REP/REPNE, VEX/EVEX/XOP */
-	bool address32;	    /* 67H: JrCXZ and LOOP count in ECX */
-	bool has_rel;	    /* a direct branch (or XBEGIN): rel gives its target */
+	uint8_t branch;	      /* enum x86_branch_kind */
+	uint8_t opcode;	      /* the condition of Jcc/LOOPcc/JrCXZ, the string operation */
+	uint8_t opcode_map;   /* X86_MAP_*: a string opcode only counts in the one-byte map */
+	uint16_t prefixes;    /* X86_PFX_*: REP/REPNE, VEX/EVEX/XOP */
+	uint8_t address_size; /* 4 or 2: JrCXZ and LOOP count in ECX or CX; else RCX */
+	bool has_rel;	      /* a direct branch (or XBEGIN): rel gives its target */
 	int32_t rel;
+	uint8_t ip_size; /* 4 or 2: the IP bytes a near branch writes (x86_ip_mask); else 8 */
 };
 
 static inline struct x86_step_insn x86_step_insn_of(const struct x86_insn *in)
 {
 	return (struct x86_step_insn){
-	    in->length,	  (uint8_t)in->branch, in->opcode,  in->opcode_map,
-	    in->prefixes, in->address32,       in->has_rel, in->rel};
+	    .length = in->length,
+	    .branch = (uint8_t)in->branch,
+	    .opcode = in->opcode,
+	    .opcode_map = in->opcode_map,
+	    .prefixes = in->prefixes,
+	    .address_size = in->address_size,
+	    .has_rel = in->has_rel,
+	    .rel = in->rel,
+	    .ip_size = in->mode == X86_MODE_64 ? 8
+		       : in->operand_size == 2 ? 2
+					       : 4,
+	};
 }
 
 /* Where a direct branch at ip goes when taken (x86_branch_target). */
 static inline uint64_t x86_step_target(const struct x86_step_insn *in, uint64_t ip)
 {
-	return ip + in->length + (uint64_t)(int64_t)in->rel;
+	uint64_t t = ip + in->length + (uint64_t)(int64_t)in->rel;
+	return in->ip_size == 4 ? (uint32_t)t : in->ip_size == 2 ? (uint16_t)t : t;
 }
 
 /* The registers after the instruction (the single-step trap's frame). Jcc, JrCXZ and LOOPcc
@@ -71,7 +83,11 @@ static inline bool x86_step_condition_held(const struct x86_step_insn *in,
 {
 	if (in->branch == X86_BR_JCC)
 		return x86_condition_holds(in->opcode, r->rflags);
-	uint64_t count = in->address32 ? (r->rcx & 0xffffffffu) : r->rcx;
+	/* The count register is the address size's (SDM Vol. 2 LOOP: "IF AddressSize = 32 THEN
+	 * Count is ECX; ELSE IF AddressSize = 64 THEN Count is RCX; ELSE Count is CX"). */
+	uint64_t count = in->address_size == 4	 ? (r->rcx & 0xffffffffu)
+			 : in->address_size == 2 ? (r->rcx & 0xffffu)
+						 : r->rcx;
 	bool zf = r->rflags & (1u << 6); /* RFLAGS.ZF (SDM Vol. 1 3.4.3) */
 	switch (in->opcode) {
 	case 0xe3: /* JrCXZ */

@@ -9,7 +9,9 @@
  *     bytes;
  *   - every instruction of build/kernel.elf's .text (reported as not run, and passing, if the
  *     kernel is not built: this test builds nothing);
- *   - a seeded stream of random encodings, decoded by objdump -b binary.
+ *   - a seeded stream of random encodings, decoded by objdump -b binary;
+ *   - Zydis over the kernel, the user programs, busybox, a slice of /usr/lib and random bytes,
+ *     in 64-, 32- and 16-bit code (test_x86_decode_zydis.h).
  */
 #include "tests/unit/unit.h"
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include "tests/unit/test_x86_decode_objdump.h"
 #include "tests/unit/test_x86_decode_corpus.h"
 #include "tests/unit/test_x86_decode_random.h"
+#include "tests/unit/test_x86_decode_zydis.h"
 
 #define OBJDUMP	    "objdump -d -z -w -M intel64"
 #define OBJDUMP_RAW "objdump -D -z -w -b binary -m i386:x86-64 -M intel64"
@@ -306,6 +309,111 @@ static void vectors_decode_as_the_sdm_says(void **state)
 	}
 }
 
+/*
+ * 16- and 32-bit code (CS.L = 0; CS.D says which): no REX (SDM Vol. 2A 2.2.1: REX prefixes
+ * are "used in 64-bit mode"; Table A-2: 40-4F are INC/DEC otherwise), 66H/67H select the size
+ * CS.D does not (Vol. 1 Table 3-4), 16-bit addressing's ModRM (Vol. 2A Table 2-1: no SIB,
+ * disp16, mod=00b rm=110b is disp16 alone), mod=00b rm=101b an absolute disp32 (Table 2-2, no
+ * RIP-relative), the i64 opcodes valid, C4/C5/62 VEX/EVEX only where ModRM.mod would be 11b
+ * (2.3.3), near branches with rel16 under a 16-bit operand size and targets that wrap at the
+ * operand size (Jcc: "EIP <- EIP AND 0000FFFFH" when it is 16).
+ */
+struct mode_vec {
+	enum x86_mode mode;
+	const char *hex;
+	unsigned len;
+	enum x86_branch_kind kind;
+	uint64_t ip, target; /* a direct branch's target at ip */
+	unsigned disp, imm;  /* displacement and immediate bytes */
+};
+
+static const struct mode_vec mode_vectors[] = {
+    {X86_MODE_32, "40 74 05", 1, X86_BR_NONE, 0, 0, 0, 0}, /* inc %eax, then je */
+    {X86_MODE_32, "48 b8 01 02 03 04", 1, X86_BR_NONE, 0, 0, 0, 0},
+    {X86_MODE_32, "74 05", 2, X86_BR_JCC, 0x1000, 0x1007, 0, 1},
+    {X86_MODE_32, "b8 01 02 03 04", 5, X86_BR_NONE, 0, 0, 0, 4},
+    {X86_MODE_32, "66 b8 01 02", 4, X86_BR_NONE, 0, 0, 0, 2},
+    {X86_MODE_32, "8b 05 00 10 00 00", 6, X86_BR_NONE, 0, 0, 4, 0},
+    {X86_MODE_32, "8b 04 25 00 10 00 00", 7, X86_BR_NONE, 0, 0, 4, 0},
+    {X86_MODE_32, "67 8b 46 08", 4, X86_BR_NONE, 0, 0, 1, 0},
+    {X86_MODE_32, "67 8b 06 34 12", 5, X86_BR_NONE, 0, 0, 2, 0},
+    {X86_MODE_32, "67 8b 86 34 12", 5, X86_BR_NONE, 0, 0, 2, 0},
+    {X86_MODE_32, "67 8b 04", 3, X86_BR_NONE, 0, 0, 0, 0},
+    {X86_MODE_32, "a1 78 56 34 12", 5, X86_BR_NONE, 0, 0, 0, 4},
+    {X86_MODE_32, "67 a1 34 12", 4, X86_BR_NONE, 0, 0, 0, 2},
+    {X86_MODE_32, "e9 20 00 00 00", 5, X86_BR_JMP_REL, 0xfffffff0, 0x15, 0, 4},
+    {X86_MODE_32, "66 e9 10 00", 4, X86_BR_JMP_REL, 0xfff0, 0x4, 0, 2},
+    {X86_MODE_32, "66 0f 84 10 00", 5, X86_BR_JCC, 0xfff0, 0x5, 0, 2},
+    {X86_MODE_32, "e8 fb ff ff ff", 5, X86_BR_CALL_REL, 0x2000, 0x2000, 0, 4},
+    {X86_MODE_32, "9a 78 56 34 12 08 00", 7, X86_BR_FAR_CALL, 0, 0, 0, 6},
+    {X86_MODE_32, "66 ea 34 12 08 00", 6, X86_BR_FAR_JMP, 0, 0, 0, 4},
+    {X86_MODE_32, "ce", 1, X86_BR_INT, 0, 0, 0, 0},
+    {X86_MODE_32, "06", 1, X86_BR_NONE, 0, 0, 0, 0},
+    {X86_MODE_32, "61", 1, X86_BR_NONE, 0, 0, 0, 0},
+    {X86_MODE_32, "d4 0a", 2, X86_BR_NONE, 0, 0, 0, 1},
+    {X86_MODE_32, "82 c0 01", 3, X86_BR_NONE, 0, 0, 0, 1},
+    {X86_MODE_32, "62 00", 2, X86_BR_NONE, 0, 0, 0, 0},		    /* BOUND */
+    {X86_MODE_32, "c4 46 08", 3, X86_BR_NONE, 0, 0, 1, 0},	    /* LES */
+    {X86_MODE_32, "c5 f8 77", 3, X86_BR_NONE, 0, 0, 0, 0},	    /* VZEROUPPER */
+    {X86_MODE_32, "c4 e2 79 00 c1", 5, X86_BR_NONE, 0, 0, 0, 0},    /* VPSHUFB */
+    {X86_MODE_32, "62 f1 7c 48 58 c1", 6, X86_BR_NONE, 0, 0, 0, 0}, /* EVEX VADDPS */
+    {X86_MODE_32, "e2 fe", 2, X86_BR_JCXZ_LOOP, 0x10, 0x10, 0, 1},
+    {X86_MODE_32, "ff 15 00 10 00 00", 6, X86_BR_CALL_IND, 0, 0, 4, 0},
+    {X86_MODE_32, "cb", 1, X86_BR_FAR_RET, 0, 0, 0, 0},
+    {X86_MODE_16, "b8 01 02", 3, X86_BR_NONE, 0, 0, 0, 2},
+    {X86_MODE_16, "66 b8 01 02 03 04", 6, X86_BR_NONE, 0, 0, 0, 4},
+    {X86_MODE_16, "8b 46 08", 3, X86_BR_NONE, 0, 0, 1, 0},
+    {X86_MODE_16, "8b 06 34 12", 4, X86_BR_NONE, 0, 0, 2, 0},
+    {X86_MODE_16, "67 8b 05 00 00 00 00", 7, X86_BR_NONE, 0, 0, 4, 0},
+    {X86_MODE_16, "67 8b 04 24", 4, X86_BR_NONE, 0, 0, 0, 0}, /* 32-bit addressing: SIB */
+    {X86_MODE_16, "e8 fd ff", 3, X86_BR_CALL_REL, 0x100, 0x100, 0, 2},
+    {X86_MODE_16, "e9 00 01", 3, X86_BR_JMP_REL, 0xff00, 0x0003, 0, 2},
+    {X86_MODE_16, "0f 84 00 00", 4, X86_BR_JCC, 0x10, 0x14, 0, 2},
+    {X86_MODE_16, "66 e9 00 00 01 00", 6, X86_BR_JMP_REL, 0x10, 0x10016, 0, 4},
+    {X86_MODE_16, "9a 34 12 00 10", 5, X86_BR_FAR_CALL, 0, 0, 0, 4},
+    {X86_MODE_16, "a1 34 12", 3, X86_BR_NONE, 0, 0, 0, 2},
+    {X86_MODE_64, "40 74 05", 3, X86_BR_JCC, 0x1000, 0x1008, 0, 1}, /* REX, then je */
+};
+
+static void modes_decode_as_the_sdm_says(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(mode_vectors) / sizeof(mode_vectors[0]); i++) {
+		const struct mode_vec *v = &mode_vectors[i];
+		uint8_t buf[16];
+		size_t n = parse_hex(v->hex, buf, sizeof(buf));
+		struct x86_insn in;
+		int rc = x86_decode_mode(buf, n, v->mode, &in);
+		if (rc != 0 || in.length != v->len || in.branch != v->kind ||
+		    in.disp_size != v->disp || in.imm_size != v->imm)
+			fail_msg("mode %d \"%s\": rc %d length %u kind %s disp %u imm %u", v->mode,
+				 v->hex, rc, in.length, x86_branch_name(in.branch), in.disp_size,
+				 in.imm_size);
+		assert_int_equal(in.mode, v->mode);
+		assert_false(in.rip_relative && v->mode != X86_MODE_64);
+		assert_true(v->mode == X86_MODE_64 || in.rex == 0);
+		if (in.has_rel && v->ip)
+			assert_int_equal(x86_branch_target(&in, v->ip), v->target);
+	}
+	/* Invalid in 64-bit mode, valid in 16/32-bit code. */
+	static const char *const i64[] = {
+	    "06",   "1f", "27", "60", "ce", "d6", "d4 0a", "82 c0 01", "9a 00 00 00 00 08 00",
+	    "62 00"};
+	for (size_t i = 0; i < sizeof(i64) / sizeof(i64[0]); i++) {
+		uint8_t buf[16];
+		size_t n = parse_hex(i64[i], buf, sizeof(buf));
+		struct x86_insn in;
+		assert_int_equal(x86_decode_mode(buf, n, X86_MODE_32, &in), 0);
+		assert_int_equal(in.length, n);
+		if (x86_decode(buf, n, &in) != X86_E_INVALID && buf[0] != 0x62)
+			fail_msg("64-bit mode accepts i64 \"%s\"", i64[i]);
+	}
+	/* The opcode filter: 40-4F are opcodes outside 64-bit mode. */
+	static const uint8_t inc_je[] = {0x40, 0x74, 0x05};
+	assert_int_equal(x86_opcode_of_mode(inc_je, 3, X86_MODE_32), 0x40);
+	assert_int_equal(x86_opcode_of_mode(inc_je, 3, X86_MODE_64), 0x74);
+}
+
 static void fields_are_filled(void **state)
 {
 	(void)state;
@@ -561,11 +669,17 @@ static void opcode_quick_is_opcode_of(void **state)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(vectors_decode_as_the_sdm_says),
     cmocka_unit_test(fields_are_filled),
+    cmocka_unit_test(modes_decode_as_the_sdm_says),
     cmocka_unit_test(names_and_conditions),
     cmocka_unit_test(opcode_of_skips_prefixes_and_reads_0f),
     cmocka_unit_test(opcode_quick_is_opcode_of),
     cmocka_unit_test(corpus_matches_objdump),
     cmocka_unit_test(kernel_matches_objdump),
     cmocka_unit_test(random_encodings_match_objdump),
+    cmocka_unit_test(random_bytes_match_zydis),
+    cmocka_unit_test(kernel_matches_zydis),
+    cmocka_unit_test(programs_match_zydis),
+    cmocka_unit_test(busybox_matches_zydis),
+    cmocka_unit_test(usr_lib_matches_zydis),
 };
 UNIT_MAIN(tests)

@@ -141,11 +141,33 @@ static void the_engines_opcode_is_the_bytes_opcode(void **state)
 	}
 }
 
+/* The same bytes are another instruction in 32-bit code (SDM Vol. 2A 2.2.1: 40-4F are REX only
+ * in 64-bit mode): a slot decoded in one mode never answers for another. 40 74 05: REX + JE in
+ * 64-bit mode, INC EAX in 32-bit code. */
+static void a_decoding_answers_only_for_its_mode(void **state)
+{
+	(void)state;
+	memset(cache, 0, sizeof(cache));
+	uint8_t code[32] = {0x40, 0x74, 0x05};
+	uint64_t ip = (uint64_t)(uintptr_t)code;
+	const struct x86_decoded *d = x86_decode_cached(cache, ip, true);
+	assert_int_equal(d->insn.length, 3);
+	assert_int_equal(d->step.branch, X86_BR_JCC);
+	d = x86_decode_cached_mode(cache, ip, false, X86_MODE_32);
+	assert_int_equal(d->insn.length, 1);
+	assert_int_equal(d->step.branch, X86_BR_NONE);
+	assert_int_equal(d->opcode, 0x40);
+	d = x86_decode_cached(cache, ip, false);
+	assert_int_equal(d->insn.length, 3);
+	assert_int_equal(d->opcode, 0x74);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(the_engines_opcode_is_the_bytes_opcode),
     cmocka_unit_test(a_cached_decoding_stands_until_its_bytes_change_before_it_runs),
     cmocka_unit_test(only_the_instructions_own_bytes_count),
     cmocka_unit_test(nothing_past_an_instruction_at_a_page_end_is_read),
     cmocka_unit_test(bytes_that_are_no_instruction),
+    cmocka_unit_test(a_decoding_answers_only_for_its_mode),
 };
 UNIT_MAIN(tests)

@@ -90,31 +90,34 @@ static const struct mem_case cases[] = {
     {"bt %eax,(%rbx)", {0x0f, 0xa3, 0x03}, 3, UNKNOWN, NO},
 };
 
+/* One case: decoded in `mode`, its accesses' addresses with registers g. */
+static void check_case(const struct mem_case *c, enum x86_mode mode, const struct x86_gprs *g)
+{
+	struct x86_insn in;
+	print_message("# %s\n", c->asm_text);
+	assert_int_equal(x86_decode_mode(c->bytes, c->length, mode, &in), 0);
+	assert_int_equal(in.length, c->length);
+	assert_false(in.rip_relative && mode != X86_MODE_64);
+	struct x86_mem_use u = x86_mem_use_of(&in);
+	if (c->load == UNKNOWN) {
+		assert_true(u.unknown);
+		return;
+	}
+	assert_false(u.unknown);
+	uint64_t load = u.load ? x86_mem_address(&in, &u, u.load, IP, g, FS_BASE, GS_BASE) : NO;
+	uint64_t store = u.store ? x86_mem_address(&in, &u, u.store, IP, g, FS_BASE, GS_BASE) : NO;
+	assert_int_equal(load, c->load);
+	assert_int_equal(store, c->store);
+}
+
 static void table_cases(void **state)
 {
 	(void)state;
 	struct x86_gprs g;
 	for (unsigned i = 0; i < 16; i++)
 		g.r[i] = 0x1000ull * (i + 1);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct mem_case *c = &cases[i];
-		struct x86_insn in;
-		print_message("# %s\n", c->asm_text);
-		assert_int_equal(x86_decode(c->bytes, c->length, &in), 0);
-		assert_int_equal(in.length, c->length);
-		struct x86_mem_use u = x86_mem_use_of(&in);
-		if (c->load == UNKNOWN) {
-			assert_true(u.unknown);
-			continue;
-		}
-		assert_false(u.unknown);
-		uint64_t load =
-		    u.load ? x86_mem_address(&in, &u, u.load, IP, &g, FS_BASE, GS_BASE) : NO;
-		uint64_t store =
-		    u.store ? x86_mem_address(&in, &u, u.store, IP, &g, FS_BASE, GS_BASE) : NO;
-		assert_int_equal(load, c->load);
-		assert_int_equal(store, c->store);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_case(&cases[i], X86_MODE_64, &g);
 }
 
 /* 67H: the effective address is computed in 32 bits (Vol. 2 2.2.1.3 / Table 2-1). */
@@ -130,9 +133,48 @@ static void address_size_override_truncates(void **state)
 	assert_int_equal(x86_mem_address(&in, &u, u.load, IP, &g, 0, 0), 0x1000);
 }
 
+/*
+ * 16/32-bit code (decoded with x86_decode_mode): 40-4F are INC/DEC r, no memory (issue 34:
+ * "an inc is counted as a load"); mod 00b rm 101b is disp32 alone, not RIP-relative (Vol. 2A
+ * Table 2-2); addresses wrap at the address size ("Address calculations are first truncated to
+ * the effective address size of the current mode ... then zero-extended", Vol. 1 3.3.7); 67H
+ * in 32-bit code selects 16-bit addressing (Table 2-1: [BP+SI+disp8]); PUSH/CALL move the
+ * stack by the operand size, 4 (Vol. 2 PUSH, CALL), on a 32-bit stack pointer.
+ */
+static const struct mem_case cases32[] = {
+    {"inc %eax (40)", {0x40, 0x8b, 0x08}, 1, NO, NO},
+    {"dec %eax (48)", {0x48}, 1, NO, NO},
+    {"mov 0x100,%eax", {0x8b, 0x05, 0x00, 0x01, 0x00, 0x00}, 6, 0x100, NO},
+    {"mov 0x10(%eax),%ecx (EAX wraps)", {0x8b, 0x48, 0x10}, 3, 0xfu, NO},
+    {"mov (%ebx,%ecx,4),%eax", {0x8b, 0x04, 0x8b}, 3, 0x4000 + 0x2000 * 4, NO},
+    {"mov 0x4(%bp,%si),%ax (67H)", {0x67, 0x8b, 0x42, 0x04}, 4, 0x6000 + 0x7000 + 4, NO},
+    {"mov 0xfff0(%bp,%si) (wraps at 16 bits)",
+     {0x67, 0x8b, 0x82, 0x00, 0xf0},
+     5,
+     (0x6000 + 0x7000 + 0xf000) & 0xffff,
+     NO},
+    {"push %ebx", {0x53}, 1, NO, 0x5000 - 4},
+    {"push %bx", {0x66, 0x53}, 2, NO, 0x5000 - 2},
+    {"call rel32", {0xe8, 0, 0, 0, 0}, 5, NO, 0x5000 - 4},
+    {"ret", {0xc3}, 1, 0x5000, NO},
+    {"mov 0x12345678,%eax (A1 moffs32)", {0xa1, 0x78, 0x56, 0x34, 0x12}, 5, 0x12345678, NO},
+};
+
+static void compatibility_mode_addresses(void **state)
+{
+	(void)state;
+	struct x86_gprs g;
+	for (unsigned i = 0; i < 8; i++)
+		g.r[i] = 0x1000ull * (i + 1);
+	g.r[0] = 0x1ffffffffull; /* EAX = 0xffffffff: +0x10 wraps to 0xf */
+	for (size_t i = 0; i < sizeof(cases32) / sizeof(cases32[0]); i++)
+		check_case(&cases32[i], X86_MODE_32, &g);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(table_cases),
     cmocka_unit_test(address_size_override_truncates),
+    cmocka_unit_test(compatibility_mode_addresses),
 };
 
 UNIT_MAIN(tests)

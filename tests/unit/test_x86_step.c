@@ -261,6 +261,40 @@ static void paths_the_code_cannot_tell_are_refused(void **state)
 	expect_step(&p[2], AT, AT + 1, X86_STEP_SEQUENTIAL);
 }
 
+/* 16/32-bit code: a near branch's target wraps at the operand size (SDM Vol. 2 Jcc: "IF
+ * OperandSize = 16 THEN EIP <- EIP AND 0000FFFFH"; JMP likewise, EIP a 32-bit register), and
+ * LOOP counts in ECX or CX as the address size says (LOOP: "IF AddressSize = 32 THEN Count is
+ * ECX; ... ELSE Count is CX"). */
+static void legacy_mode_targets_wrap_and_count(void **state)
+{
+	(void)state;
+	static const uint8_t jmp32[] = {0xe9, 0x20, 0, 0, 0}, jmp16[] = {0x66, 0xe9, 0x10, 0x00};
+	static const uint8_t loop16[] = {0x67, 0xe2, 0xfd}; /* loop .-3 with CX */
+	struct x86_insn in;
+	struct x86_step_regs r = {.rflags = 2, .rcx = 0};
+	assert_int_equal(x86_decode_mode(jmp32, sizeof(jmp32), X86_MODE_32, &in), 0);
+	struct x86_step_insn si = x86_step_insn_of(&in);
+	assert_int_equal(x86_step_target(&si, 0xfffffff0), 0x15);
+	assert_int_equal(x86_step_classify(&si, 0xfffffff0, 0x15, &r), X86_STEP_TAKEN);
+	assert_int_equal(x86_decode_mode(jmp16, sizeof(jmp16), X86_MODE_32, &in), 0);
+	si = x86_step_insn_of(&in);
+	assert_int_equal(x86_step_target(&si, 0xfff0), 0x4);
+	assert_int_equal(x86_decode_mode(loop16, sizeof(loop16), X86_MODE_32, &in), 0);
+	si = x86_step_insn_of(&in);
+	r.rcx = 0x10000; /* CX is 0 after the decrement: not taken, whatever ECX says */
+	assert_int_equal(x86_step_classify(&si, 0x1000, 0x1003, &r), X86_STEP_NOT_TAKEN);
+	r.rcx = 0x10001;
+	assert_int_equal(x86_step_classify(&si, 0x1000, 0x1000, &r), X86_STEP_TAKEN);
+	/* The same bytes in 64-bit mode: 67H gives ECX, and the target does not wrap. */
+	assert_int_equal(x86_decode(loop16, sizeof(loop16), &in), 0);
+	si = x86_step_insn_of(&in);
+	r.rcx = 0x10000;
+	assert_int_equal(x86_step_classify(&si, 0x1000, 0x1000, &r), X86_STEP_TAKEN);
+	assert_int_equal(x86_decode(jmp32, sizeof(jmp32), &in), 0);
+	si = x86_step_insn_of(&in);
+	assert_int_equal(x86_step_target(&si, 0xfffffff0), 0x100000015ull);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(every_condition_over_every_flag_combination),
     cmocka_unit_test(branches_to_the_next_instruction_are_taken),
@@ -271,5 +305,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(straight_line_and_direct_branches_are_rebuilt),
     cmocka_unit_test(conditional_branches_by_the_way_that_reaches_the_trap),
     cmocka_unit_test(paths_the_code_cannot_tell_are_refused),
+    cmocka_unit_test(legacy_mode_targets_wrap_and_count),
 };
 UNIT_MAIN(tests)

@@ -4,6 +4,7 @@
 #define ARCH_X86_CPU_DESC_H
 
 #include <stdint.h>
+#include "lib/x86_decode.h"
 
 /* GDT layout (order fixed by SYSRET: user data must sit 8 below user code 64). */
 #define GDT_NULL	0
@@ -52,5 +53,7 @@ void gdt_init(void);
 /* Fill and load t (GDT, TSS with the given IST stack tops and RSP0), reload the segments. */
 void gdt_init_cpu(struct cpu_desc_tables *t, const uint64_t ist_tops[IST_COUNT], uint64_t rsp0);
 void idt_init(void);
+/* The mode code runs in under code segment selector cs (its descriptor's L and D flags). */
+enum x86_mode cpu_code_mode(uint64_t cs);
 
 #endif

@@ -17,6 +17,8 @@
 #define DESC_DPL(n)    FIELD_PREP(GENMASK(46, 45), (n))
 #define DESC_P	       BIT(47)
 #define DESC_L	       BIT(53) /* 64-bit code segment */
+#define DESC_DB	       BIT(54) /* code: default operand/address size 32 bits (D) */
+#define SEL_TI	       BIT(2)  /* a selector's table indicator: the LDT */
 #define DESC_G	       BIT(55)
 #define DESC_LIMIT_MAX (GENMASK(15, 0) | GENMASK(51, 48))
 
@@ -91,4 +93,24 @@ void gdt_init_cpu(struct cpu_desc_tables *t, const uint64_t ist_tops[IST_COUNT],
 			 :
 			 : "m"(gp), "i"(SEL_KERNEL_CODE), "r"(SEL_KERNEL_DATA), "r"(SEL_TSS)
 			 : "rax", "memory");
+}
+
+/*
+ * The mode the code segment `cs` runs its code in (SDM Vol. 3A 3.4.5: its descriptor's L and D
+ * flags; IA-32e mode: L = 1 is 64-bit mode, else compatibility mode with D's default size).
+ * The kernel's two code selectors are 64-bit; any other is looked up in this CPU's GDT (this
+ * kernel has no LDT: a selector with TI set, or past the GDT's limit, is taken as 64-bit, the
+ * CPU would not have loaded it).
+ */
+enum x86_mode cpu_code_mode(uint64_t cs)
+{
+	if (cs == SEL_KERNEL_CODE || cs == SEL_USER_CODE)
+		return X86_MODE_64;
+	struct gdt_pointer gp;
+	__asm__ volatile("sgdt %0" : "=m"(gp));
+	unsigned slot = (unsigned)(cs >> 3) & 0x1fff;
+	if ((cs & SEL_TI) || slot * sizeof(uint64_t) + sizeof(uint64_t) - 1 > gp.limit)
+		return X86_MODE_64;
+	uint64_t d = ((const uint64_t *)gp.base)[slot];
+	return x86_mode_of_cs(d & DESC_L, d & DESC_DB);
 }

@@ -25,6 +25,9 @@ struct ss_state {
 	bool in_trap;  /* the engine's own #DB handler runs (an NMI there is not the workload's) */
 	uint64_t prev; /* the instruction that will retire next */
 	unsigned prev_cpl;
+	/* enum x86_mode of s->prev's code segment (cpu_code_mode): 16/32-bit code (compatibility
+	 * mode) is decoded as such, and its traps all go debug_trap_whole's way. */
+	uint8_t prev_mode;
 	struct ss_step_view *view; /* this CPU's ss_step_views entry: frame and CPLs of a step */
 	uint64_t steps;
 	uint64_t rep_iterations; /* traps inside a REP string instruction (not steps) */
@@ -91,16 +94,16 @@ static inline void write_dr6(uint64_t v)
 	__asm__ volatile("mov %0, %%dr6" : : "r"(v));
 }
 
-static bool is_rep_string_at(uint64_t ip)
+static bool is_rep_string_at(uint64_t ip, enum x86_mode mode)
 {
 	struct x86_insn in;
-	if (x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) != 0)
+	if (x86_decode_mode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, mode, &in) != 0)
 		return false;
 	struct x86_step_insn si = x86_step_insn_of(&in);
 	return x86_is_rep_string(&si);
 }
 
-static void set_prev(struct ss_state *s, uint64_t ip, unsigned cpl);
+static void set_prev(struct ss_state *s, uint64_t ip, uint64_t cs);
 
 void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bool interrupts,
 	    struct ss_result *r)
@@ -121,7 +124,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	/* The engine decodes the workload's instructions, ring 3's too, and fixes the RFLAGS image
 	 * PUSHF stores on its stack: its traps touch user pages (SMAP, cpu/usermode.h) while the
 	 * instruction it reports next is ring 3's (set_prev; a trap from ring 3 opens them too). */
-	set_prev(s, (uint64_t)ss_first_insn, 0);
+	set_prev(s, (uint64_t)ss_first_insn, SEL_KERNEL_CODE);
 	s->active = true;
 	r->retval = ss_enter(fn, arg, interrupts ? RFLAGS_IF : 0);
 	this_cpu()->user_access_in_traps = false;
@@ -144,13 +147,23 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 #define OPC_INT1     0xf1 /* INT1 (ICEBP): a #DB without DR6.BS */
 #define OPC_INT3     0xcc
 #define OPC_INTN     0xcd /* INT n: n = 1 delivers vector 1 too */
+#define OPC_INTO     0xce /* INTO: #OF as a trap, 16/32-bit code only (i64) */
 #define MODRM_REG(m) (((m) >> 3) & 7)
 #define SREG_SS	     2
 
-/* The opcode at ip (lib/x86_decode.h): a cheap filter, so that only the few instructions
- * below are decoded in full. */
-static unsigned opcode_at(uint64_t ip)
+/* Whether code segment cs is one of the kernel's two 64-bit ones: cpu_code_mode's answer without
+ * a call, on the engine's common path. */
+static inline bool cs_64bit(uint64_t cs)
 {
+	return cs == SEL_KERNEL_CODE || cs == SEL_USER_CODE;
+}
+
+/* The opcode at ip in `mode` (lib/x86_decode.h): a cheap filter, so that only the few
+ * instructions below are decoded in full. */
+static unsigned opcode_at(uint64_t ip, enum x86_mode mode)
+{
+	if (mode != X86_MODE_64) /* 40-4F are INC/DEC there, not REX */
+		return x86_opcode_of_mode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, mode);
 	return x86_opcode_quick((const uint8_t *)ip, X86_MAX_INSN_LENGTH);
 }
 
@@ -178,21 +191,22 @@ static inline bool engine_special(unsigned opcode)
 	return opcode == OPC_SYSCALL || opcode == OPC_SYSRET;
 }
 
-/* The instruction that will retire next, at `cpl`: traps open user access while it is ring
- * 3's. */
-static inline void move_prev(struct ss_state *s, uint64_t ip, unsigned cpl)
+/* The instruction that will retire next, under code segment `cs`: traps open user access
+ * while it is ring 3's. */
+static inline void move_prev(struct ss_state *s, uint64_t ip, uint64_t cs)
 {
 	s->prev = ip;
-	s->prev_cpl = cpl;
-	this_cpu()->user_access_in_traps = cpl == 3;
+	s->prev_cpl = cs & 3;
+	s->prev_mode = (uint8_t)cpu_code_mode(cs);
+	this_cpu()->user_access_in_traps = s->prev_cpl == 3;
 }
 
 /* Where the engine goes on when something other than a step moved it (a handler's resume, an
  * exception's return address): also DR6 cleared, as the instruction there may be one
  * dr6_matters names (a step clears it when it sees one coming, ss_debug_trap). */
-static void set_prev(struct ss_state *s, uint64_t ip, unsigned cpl)
+static void set_prev(struct ss_state *s, uint64_t ip, uint64_t cs)
 {
-	move_prev(s, ip, cpl);
+	move_prev(s, ip, cs);
 	s->next_dec = NULL;    /* not read before it runs: a handler may resume anywhere */
 	s->next_opcode_ip = 0; /* read again at the trap after it (the handler may change vtf) */
 	s->plain_to = 0;
@@ -225,10 +239,13 @@ static __attribute__((noinline)) void hide_tf_of(struct ss_state *s, unsigned op
 	switch (opcode) {
 	case OPC_PUSHF: {
 		struct x86_insn in;
-		if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) != 0)
+		if (x86_decode_mode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, s->prev_mode,
+				    &in) != 0)
 			return;
 		if (in.operand16)
 			*(uint16_t *)f->rsp = (uint16_t)with_tf(*(uint16_t *)f->rsp, s->vtf);
+		else if (in.mode != X86_MODE_64) /* PUSHFD: the 32-bit EFLAGS image */
+			*(uint32_t *)f->rsp = (uint32_t)with_tf(*(uint32_t *)f->rsp, s->vtf);
 		else
 			*(uint64_t *)f->rsp = with_tf(*(uint64_t *)f->rsp, s->vtf);
 		return;
@@ -267,13 +284,13 @@ static inline void hide_tf(struct ss_state *s, unsigned opcode, uint64_t retired
 
 /* MOV SS holds the single-step trap until after the next instruction (SDM Vol. 3B 6.8.3,
  * 17.3.1.4): one trap stands for two instructions. The address of the second, or 0. */
-static uint64_t mov_ss_shadowed(unsigned opcode, uint64_t retired)
+static uint64_t mov_ss_shadowed(unsigned opcode, uint64_t retired, enum x86_mode mode)
 {
 	if (opcode != OPC_MOV_SR)
 		return 0;
 	struct x86_insn in;
-	if (x86_decode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, &in) != 0 || !in.has_modrm ||
-	    MODRM_REG(in.modrm) != SREG_SS)
+	if (x86_decode_mode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, mode, &in) != 0 ||
+	    !in.has_modrm || MODRM_REG(in.modrm) != SREG_SS)
 		return 0;
 	return retired + in.length;
 }
@@ -281,8 +298,10 @@ static uint64_t mov_ss_shadowed(unsigned opcode, uint64_t retired)
 /* The decodings a step hook reads (ss_step_decoded): the retired instruction's, made before it
  * ran (or now, where a handler moved the workload there), and the next one's, from its bytes
  * now, before it runs. The next one's becomes the following step's retired one. */
-static inline __attribute__((always_inline)) void
-decode_step(struct ss_state *s, struct ss_step_view *v, uint64_t retired, uint64_t next)
+static inline __attribute__((always_inline)) void decode_step(struct ss_state *s,
+							      struct ss_step_view *v,
+							      uint64_t retired, uint64_t next,
+							      enum x86_mode next_mode)
 {
 	struct x86_decoded *cache = s->hooks.cache;
 	if (!cache) {
@@ -290,14 +309,14 @@ decode_step(struct ss_state *s, struct ss_step_view *v, uint64_t retired, uint64
 		return;
 	}
 	const struct x86_decoded *in = s->next_dec;
-	if (!in || in->ip != retired || in->insn.length == 0)
-		in = x86_decode_cached(cache, retired, false);
+	if (!in || in->ip != retired || in->insn.length == 0 || in->insn.mode != s->prev_mode)
+		in = x86_decode_cached_mode(cache, retired, false, s->prev_mode);
 	if (in && next % X86_DECODE_CACHE_SIZE == retired % X86_DECODE_CACHE_SIZE) {
 		s->spare = *in; /* the next one's decoding takes its slot */
 		in = &s->spare;
 	}
 	v->in = in;
-	v->upcoming = s->next_dec = x86_decode_cached(cache, next, true);
+	v->upcoming = s->next_dec = x86_decode_cached_mode(cache, next, true, next_mode);
 }
 
 static inline __attribute__((always_inline)) void report_step(struct ss_state *s,
@@ -306,7 +325,7 @@ static inline __attribute__((always_inline)) void report_step(struct ss_state *s
 							      uint64_t retired, uint64_t next)
 {
 	s->steps++;
-	decode_step(s, v, retired, next);
+	decode_step(s, v, retired, next, cs_64bit(f->cs) ? X86_MODE_64 : cpu_code_mode(f->cs));
 	v->frame = f;
 	s->in_trap = true; /* a PMI sent as NMI from on_step arrives right here */
 	if (s->hooks.step)
@@ -331,8 +350,10 @@ void arch_set_step_skip(unsigned every)
 static __attribute__((noinline)) bool skip_trap(struct ss_state *s, const struct trap_frame *f)
 {
 	uint64_t ran = s->skipped_to ? s->skipped_to : s->prev; /* what retired just now */
-	unsigned opcode = opcode_at(ran), landing = opcode_at(f->rip);
 	s->skipped_to = 0;
+	if (s->prev_mode != X86_MODE_64 || cpu_code_mode(f->cs) != X86_MODE_64)
+		return false; /* only 64-bit code is left out (a test option) */
+	unsigned opcode = opcode_at(ran, X86_MODE_64), landing = opcode_at(f->rip, X86_MODE_64);
 	if (s->vtf || engine_special(opcode) || engine_special(landing) ||
 	    f->rip == (uint64_t)ss_exit || s->prev_cpl != (f->cs & 3))
 		return false;
@@ -355,11 +376,13 @@ static bool code_mapped(uint64_t ip)
 	       paging_translate(ip + X86_MAX_INSN_LENGTH - 1, &pa, &flags, &size);
 }
 
+/* ctx: the enum x86_mode of the code (a rebuilt path stays in its code segment). */
 static int decode_mapped(void *ctx, uint64_t ip, struct x86_step_insn *out)
 {
-	(void)ctx;
 	struct x86_insn in;
-	if (!code_mapped(ip) || x86_decode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, &in) != 0)
+	enum x86_mode mode = ctx ? *(const enum x86_mode *)ctx : X86_MODE_64;
+	if (!code_mapped(ip) ||
+	    x86_decode_mode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, mode, &in) != 0)
 		return -1;
 	*out = x86_step_insn_of(&in);
 	return 0;
@@ -369,7 +392,8 @@ int arch_step_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t
 		      const struct x86_step_regs *after, struct x86_path_step path[X86_PATH_MAX])
 {
 	struct ss_state *s = state_here();
-	int n = x86_path_rebuild(decode_mapped, NULL, retired, in, next, after, path);
+	enum x86_mode mode = s && s->active ? (enum x86_mode)s->prev_mode : X86_MODE_64;
+	int n = x86_path_rebuild(decode_mapped, &mode, retired, in, next, after, path);
 	if (n > 0 && s && s->active) {
 		s->steps += (uint64_t)n - 1; /* the trap's own step is counted already */
 		s->rebuilt++;
@@ -383,13 +407,13 @@ static __attribute__((noinline)) void special_step(struct ss_state *s, unsigned 
 						   struct trap_frame *f)
 {
 	hide_tf(s, opcode, s->prev, f);
-	uint64_t second = mov_ss_shadowed(opcode, s->prev);
+	uint64_t second = mov_ss_shadowed(opcode, s->prev, s->prev_mode);
 	if (second && second != f->rip) {
 		/* The MOV SS and the instruction after it: report both, the second with the
 		 * trap's own frame (the first one's registers are not visible any more). */
 		report_step(s, s->view, f, s->prev, second);
 		s->view->cpl_from = s->view->cpl_to;
-		hide_tf(s, opcode_at(second), second, f);
+		hide_tf(s, opcode_at(second, s->prev_mode), second, f);
 		report_step(s, s->view, f, second, f->rip);
 	} else {
 		report_step(s, s->view, f, s->prev, f->rip);
@@ -422,7 +446,7 @@ static inline __attribute__((always_inline)) void arm_next(struct ss_state *s, u
 	 * of the workload's. */
 	uint64_t after = dec ? ip + dec->step.length : 0;
 	s->plain_to = dec && s->hooks.plain && !s->next_whole && dec->step.branch == X86_BR_NONE &&
-			      after != (uint64_t)ss_exit
+			      s->prev_mode == X86_MODE_64 && after != (uint64_t)ss_exit
 			  ? after
 			  : 0;
 }
@@ -432,7 +456,7 @@ static inline __attribute__((always_inline)) void note_next(struct ss_state *s,
 {
 	uint64_t ip = f->rip;
 	const struct x86_decoded *dec = s->next_dec && s->next_dec->ip == ip ? s->next_dec : NULL;
-	unsigned opcode = dec ? dec->opcode : opcode_at(ip);
+	unsigned opcode = dec ? dec->opcode : opcode_at(ip, s->prev_mode);
 	bool special = engine_special(opcode);
 	arm_next(s, ip, dec, opcode, special);
 	if (special)
@@ -460,7 +484,7 @@ static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struc
 	 * (The same address again can also be a taken branch to itself, `loop .`: decode.) */
 	if (f->rip == s->prev &&
 	    (s->next_dec && s->next_dec->ip == s->prev ? x86_is_rep_string(&s->next_dec->step)
-						       : is_rep_string_at(s->prev))) {
+						       : is_rep_string_at(s->prev, s->prev_mode))) {
 		s->rep_iterations++;
 		return true;
 	}
@@ -473,7 +497,7 @@ static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struc
 		special_step(s, opcode, f);
 	else
 		report_step(s, s->view, f, s->prev, f->rip);
-	move_prev(s, f->rip, s->view->cpl_to);
+	move_prev(s, f->rip, f->cs);
 	note_next(s, f);
 	if (f->rip == (uint64_t)ss_exit) {
 		s->active = false; /* TF is clear from here on */
@@ -546,9 +570,11 @@ TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
 		user_access_begin();
 	uint64_t prev = s->prev, next = f->rip;
 	if (s->next_opcode_ip != prev || s->next_whole || next == prev ||
-	    (f->cs & 3) != s->prev_cpl || next == (uint64_t)ss_exit)
-		return debug_trap_whole(
-		    s, f, s->next_opcode_ip == prev ? s->next_opcode : opcode_at(prev));
+	    (f->cs & 3) != s->prev_cpl || next == (uint64_t)ss_exit ||
+	    s->prev_mode != X86_MODE_64 || !cs_64bit(f->cs))
+		return debug_trap_whole(s, f,
+					s->next_opcode_ip == prev ? s->next_opcode
+								  : opcode_at(prev, s->prev_mode));
 	/* The step from prev to next at one privilege level (the user access traps have stays as
 	 * it is, move_prev), nothing else due. */
 	struct ss_step_view *v = s->view;
@@ -641,17 +667,18 @@ void ss_note_exception(struct trap_frame *f)
 	/* s->prev retired without a trap of its own: an INT3 or INT n raised this, or a trap
 	 * went missing (option ss.skip) before the instruction at f->rip faulted or was
 	 * interrupted, which then is the one the delivery starts from. */
-	unsigned opcode = opcode_at(s->prev);
-	bool raised_by_prev = opcode == OPC_INT3 || opcode == OPC_INTN || opcode == OPC_INT1;
+	unsigned opcode = opcode_at(s->prev, s->prev_mode);
+	bool raised_by_prev = opcode == OPC_INT3 || opcode == OPC_INTN || opcode == OPC_INT1 ||
+			      (opcode == OPC_INTO && s->prev_mode != X86_MODE_64);
 	s->steps++;
 	s->view->cpl_from = s->prev_cpl;
 	s->view->cpl_to = f->cs & 3;
 	s->view->frame = f;
-	decode_step(s, s->view, s->prev, f->rip);
+	decode_step(s, s->view, s->prev, f->rip, cpu_code_mode(f->cs));
 	if (s->hooks.step)
 		s->hooks.step(s->hooks.ctx, s->prev, f->rip);
 	s->view->frame = NULL;
-	set_prev(s, f->rip, s->view->cpl_to);
+	set_prev(s, f->rip, f->cs);
 	if (!raised_by_prev) {
 		s->exc_from = s->prev;
 		s->exc_cpl = s->prev_cpl;
@@ -738,5 +765,5 @@ void ss_note_resume(struct trap_frame *f)
 	} else if (s->exc_frame || f->rip == s->prev) {
 		return; /* a trap inside the workload's exception handler, or nothing moved */
 	}
-	set_prev(s, f->rip, f->cs & 3); /* nothing retired: the handler chose where it goes on */
+	set_prev(s, f->rip, f->cs); /* nothing retired: the handler chose where it goes on */
 }
