@@ -119,7 +119,7 @@ help:
 	@echo "                stick (dd it; README 'Real hardware: a USB stick'); SIGN_KEY=K.pem"
 	@echo "                SIGN_CERT=C.pem signs the loader for Secure Boot"
 	@echo "make lava-job   build/lava-job.yaml: a LAVA job running the USB image on a lab's x86 UEFI"
-	@echo "                machine (DEVICE_TYPE=x86; qemu: LAVA's qemu device type), its result"
+	@echo "                machine (DEVICE_TYPE=x86-uefi-usb; qemu: LAVA's qemu type), its result"
 	@echo "                lines as test cases; OPTIONS='trace=bts' the kernel's, IMAGE_URL= where"
 	@echo "                the worker fetches the image (README 'A lab of machines: LAVA')"
 	@echo "make lava-check the qemu job run here by lava-dispatcher's lava-run (about a minute)"
@@ -329,7 +329,7 @@ usb: all
 # and build/lava-job.yaml for the lab's DEVICE_TYPE (qemu: LAVA's qemu device type with OVMF),
 # fetching the image from IMAGE_URL (default file:// of build/baretrace.img), checked against
 # LAVA's own job schema. make lava-check runs the qemu job here with lava-run.
-DEVICE_TYPE ?= x86
+DEVICE_TYPE ?= x86-uefi-usb
 lava-job: all
 	$(Q)scripts/install-deps lava
 	$(Q)$(MKIMAGE_USB) $(OPTIONS)

@@ -15,7 +15,7 @@ truncate -s 1M "$img" # the generator reads only its path
 scripts/lava-job --device-type qemu --image "$img" --output "$work/qemu.yaml" 2>"$work/err"
 ok $? "scripts/lava-job --device-type qemu writes a job $(cat "$work/err")"
 scripts/lava-job --image "$img" --tag uefi-usb --output "$work/lab.yaml" 2>"$work/err"
-ok $? "scripts/lava-job (a lab's x86 device type) writes a job $(cat "$work/err")"
+ok $? "scripts/lava-job (a lab's x86-uefi-usb device) writes a job $(cat "$work/err")"
 out=$(scripts/lava/validate "$work/qemu.yaml" "$work/lab.yaml" 2>&1)
 ok $? "both are valid against LAVA's job schema, strict: ${out//$'\n'/; }"
 
@@ -30,8 +30,8 @@ for v in qemu lab; do
 	py "m = $monitor; sys.exit((m['start'], m['end']) != ('baretrace loader:', 'run finished:'))" "$work/$v.yaml"
 	ok $? "$v: it watches from the loader's first line to 'run finished:'"
 done
-py "d = j['actions'][0]['deploy']; b = j['actions'][1]['boot']; sys.exit(not (j['device_type'] == 'x86' and d['to'] == 'flasher' and d['images']['image']['url'] == 'file://$img' and b['method'] == 'minimal' and j['tags'] == ['uefi-usb']))" "$work/lab.yaml"
-ok $? "lab: device type x86 (tagged), the image deployed to: flasher from its file:// URL, boot method minimal"
+py "d = j['actions'][0]['deploy']; b = j['actions'][1]['boot']; sys.exit(not (j['device_type'] == 'x86-uefi-usb' and d['to'] == 'flasher' and d['images']['image']['url'] == 'file://$img' and b['method'] == 'minimal' and j['tags'] == ['uefi-usb']))" "$work/lab.yaml"
+ok $? "lab: device type x86-uefi-usb (tagged), the image deployed to: flasher from its file:// URL, boot method minimal"
 py "d = j['actions'][0]['deploy']; c = j['context']; sys.exit(not (d['to'] == 'tmpfs' and sorted(d['images']) == ['firmware', 'stick', 'vars'] and 'usb-storage' in d['images']['stick']['image_arg'] and d['images']['firmware']['url'] == 'file:///usr/share/OVMF/OVMF_CODE_4M.fd' and c['no_kvm'] is True and c['arch'] == 'amd64'))" "$work/qemu.yaml"
 ok $? "qemu: the image on a USB stick, Debian's OVMF code and a copy of its variables, amd64 without KVM"
 
