@@ -28,7 +28,8 @@ DEV
 import sys, jinja2
 env = jinja2.Environment(loader=jinja2.FileSystemLoader(sys.argv[1:]), trim_blocks=True)
 print(env.get_template("lab-01.jinja2").render())' "$work" tests/lava scripts/lava/device-types >"$work/lab-device.yaml"
-ok $? "the device dictionary renders on the x86-uefi-usb device type"
+grep -qx "  spawn_maxread: '2000'" "$work/lab-device.yaml"
+ok $? "the device dictionary renders on the x86-uefi-usb device type, reads of 2000 bytes at most (within the search window)"
 lava_run lab
 [ "$rc" = 0 ] && [ "$(result lab lava job)" = pass ] &&
 	cmp -s "$work/lab.img" "$m/stick.img"
