@@ -46,7 +46,7 @@ got=$(awk '$1 == "baretrace" && $2 ~ /^summary_/ && $3 == "pass" { sub(/^summary
 ok $? "default: a passing case per summary row ($got)"
 [ "$(result default baretrace run_finished)" = pass ]
 ok $? "default: run_finished passes"
-build/btdecode --view verify "$work/default.serial" >"$work/verify" 2>&1
+"$build/btdecode" --view verify "$work/default.serial" >"$work/verify" 2>&1
 ok $? "default: btdecode reads the record stream back out of LAVA's log, every frame whole: $(tail -n 1 "$work/verify")"
 
 # ---- a model that drops a branch: failures ----------------------------------------------------------
