@@ -32,6 +32,9 @@ ok $? "a summary row is 'summary: FACILITY SESSIONS PASSED FAILED SKIPPED INCOMP
 ok $? "summary rows start with 'summary: '"
 [ "$(src kernel/tracing.c '"selfcheck: %u checks against the workloads'"'"' signatures: %u passed, %u failed, "')" = 1 ]
 ok $? "the self-checks' total: 'selfcheck: N checks against the workloads' signatures: P passed, F failed, S skipped'"
+[ "$(src kernel/main.c 'kprintf("\nbaretrace %s (boot_info v%u) build-id %s\n", BARETRACE_VERSION')" = 1 ] &&
+	grep -q '^#define LOADER_TAG "baretrace loader: "' boot/loader.h
+ok $? "the kernel's first line is 'baretrace VERSION (boot_info vN) build-id ID' (kernel/main.c), the loader's lines start 'baretrace loader: '"
 grep -q '^#define RUN_MARKER[[:space:]]*"run finished: "' kernel/boot_info.h &&
 	(for s in PASS FAIL SKIP BAD-INPUT INCOMPLETE; do grep -q "= \"$s\"," kernel/kernel.c || exit 1; done)
 ok $? "the last line is 'run finished: PASS|FAIL|SKIP|BAD-INPUT|INCOMPLETE' (kernel/boot_info.h, kernel/kernel.c)"
@@ -86,6 +89,9 @@ for v in PASS:pass SKIP:skip BAD-INPUT:fail INCOMPLETE:fail; do
 	[ "$(scripts/lava/cases "$work/v" | tr '\n' ' ')" = "run_finished ${v#*:} end " ]
 	ok $? "'run finished: ${v%%:*}' is the case run_finished, ${v#*:}, and ends the test"
 done
+printf 'firmware\r\nbaretrace 0.1.0 (boot_info v2) build-id 0123\r\nok 1 - selfcheck lbr loop@skylake cpu=0: fine\r\nrun finished: PASS\r\n' >"$work/banner"
+[ "$(scripts/lava/cases "$work/banner" | tr '\n' ' ')" = "selfcheck_lbr_loop_skylake_cpu_0 pass run_finished pass end " ]
+ok $? "without the loader's lines on the console (a firmware whose ConOut is the screen), the kernel's banner starts the test"
 printf 'baretrace loader: x\r\nok 1 - selfcheck lbr loop@skylake cpu=0: fine\r\n' >"$work/cut"
 scripts/lava/cases "$work/cut" >/dev/null 2>"$work/err"
 [ $? = 1 ] && grep -q "ends before 'run finished:'" "$work/err"

@@ -27,8 +27,8 @@ for v in qemu lab; do
 	ok $? "$v: the monitor's pattern is scripts/lava/result-pattern.re, unchanged"
 	py "m = $monitor; f = dict(l.rstrip('\n').split('\t') for l in open('scripts/lava/result-fixup') if l[0] != '#'); sys.exit(m['fixupdict'] != f)" "$work/$v.yaml"
 	ok $? "$v: its fixupdict is scripts/lava/result-fixup"
-	py "m = $monitor; sys.exit((m['start'], m['end']) != ('baretrace loader:', 'run finished:'))" "$work/$v.yaml"
-	ok $? "$v: it watches from the loader's first line to 'run finished:'"
+	py "m = $monitor; sys.exit((m['start'], m['end']) != ('baretrace (loader: |[0-9][^ ]* [(]boot_info v)', 'run finished:'))" "$work/$v.yaml"
+	ok $? "$v: it watches from the loader's first line or the kernel's banner to 'run finished:'"
 done
 py "d = j['actions'][0]['deploy']; b = j['actions'][1]['boot']; sys.exit(not (j['device_type'] == 'x86-uefi-usb' and d['to'] == 'flasher' and d['images']['image']['url'] == 'file://$img' and b['method'] == 'minimal' and j['tags'] == ['uefi-usb']))" "$work/lab.yaml"
 ok $? "lab: device type x86-uefi-usb (tagged), the image deployed to: flasher from its file:// URL, boot method minimal"
