@@ -94,7 +94,7 @@ printf 'firmware\r\nbaretrace 0.1.0 (boot_info v2) build-id 0123\r\nok 1 - selfc
 ok $? "without the loader's lines on the console (a firmware whose ConOut is the screen), the kernel's banner starts the test"
 printf 'baretrace loader: x\r\nok 1 - selfcheck lbr loop@skylake cpu=0: fine\r\n' >"$work/cut"
 scripts/lava/cases "$work/cut" >/dev/null 2>"$work/err"
-[ $? = 1 ] && grep -q "ends before 'run finished:'" "$work/err"
+[ $? = 1 ] && grep -q "ends before the whole 'run finished:' line" "$work/err"
 ok $? "a log without 'run finished:' never ends the test (status 1: LAVA times the test out)"
 printf 'baretrace loader: x\r\nok 1 - selfcheck lbr loop@skylake cpu=0: half a li' >"$work/half"
 [ -z "$(scripts/lava/cases "$work/half" 2>/dev/null)" ]
