@@ -46,6 +46,12 @@ got=$(awk '$1 == "baretrace" && $2 ~ /^summary_/ && $3 == "pass" { sub(/^summary
 ok $? "default: a passing case per summary row ($got)"
 [ "$(result default baretrace run_finished)" = pass ]
 ok $? "default: run_finished passes"
+n_caps=$(grep -c '^caps-json: {' "$work/default.serial")
+sed -n 's/^caps-json: //p' "$work/default.serial" | /usr/bin/python3 -c '
+import json, sys
+sys.exit(not all(json.loads(l)["type"] == "trace_caps" for l in sys.stdin))'
+[ $? = 0 ] && [ "$n_caps" -gt 0 ]
+ok $? "default: the kernel's JSON lines come back from LAVA's log as JSON ($n_caps caps-json lines: the quotes the dispatcher escaped given back)"
 "$build/btdecode" --view verify "$work/default.serial" >"$work/verify" 2>&1
 ok $? "default: btdecode reads the record stream back out of LAVA's log, every frame whole: $(tail -n 1 "$work/verify")"
 
