@@ -101,7 +101,7 @@ CHECK_OPTIONS_SRCS := scripts/check-options.c kernel/options.c kernel/workloads.
 HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 
 .PHONY: all deps run test unit-test qemu-test long-check bench format format-check fresh-check help clean usb \
-	debug report fuzz decode-check
+	debug report fuzz decode-check lava-job lava-check
 all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(BUILD)/mkgpt \
 	$(BUILD)/btdecode \
 	$(EXAMPLES) $(TEST_PROGRAMS)
@@ -118,6 +118,11 @@ help:
 	@echo "make usb        build/baretrace.img: a GPT disk with an EFI System Partition for a USB"
 	@echo "                stick (dd it; README 'Real hardware: a USB stick'); SIGN_KEY=K.pem"
 	@echo "                SIGN_CERT=C.pem signs the loader for Secure Boot"
+	@echo "make lava-job   build/lava-job.yaml: a LAVA job running the USB image on a lab's x86 UEFI"
+	@echo "                machine (DEVICE_TYPE=x86-uefi-usb; qemu: LAVA's qemu type), its result"
+	@echo "                lines as test cases; OPTIONS='trace=bts' the kernel's, IMAGE_URL= where"
+	@echo "                the worker fetches the image (README 'A lab of machines: LAVA')"
+	@echo "make lava-check the qemu job run here by lava-dispatcher's lava-run (about a minute)"
 	@echo "make report     the hardware report of a QEMU boot (option report=1 on a lab machine:"
 	@echo "                README 'The hardware report'); also in build/report.txt"
 	@echo "make debug      QEMU paused with its gdbstub and gdb with build/kernel.elf loaded: break"
@@ -313,7 +318,7 @@ qemu-test: all $(BUILD)/gen/acpi_tables.h
 
 test: deps $(UNIT_TESTS) all $(BUILD)/fuzz_btdecode $(BUILD)/host/mkcapture
 	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS) $(UNIT_TESTS) tests/repo/*.t tests/fuzz/*.t \
-		tests/views/*.t
+		tests/views/*.t tests/lava/contract.t
 
 # The kernel's default session (no config file, no options): every facility over the workload
 # library on every CPU, self-checked (the software PMU where the CPU lacks a facility, as under
@@ -326,8 +331,25 @@ run: all
 # commented example baretrace.cfg (README "Real hardware").
 # SIGN_KEY and SIGN_CERT (PEM): sign the loader for Secure Boot (README "Secure Boot");
 # PROGRAM=ELF: put a user program on it, traced by every facility (README "Real hardware").
+MKIMAGE_USB = scripts/mkimage --gpt $(if $(SIGN_KEY)$(SIGN_CERT),--sign '$(SIGN_KEY)' '$(SIGN_CERT)' )$(if $(PROGRAM),--program '$(PROGRAM)' )$(BUILD)/baretrace.img
 usb: all
-	$(Q)scripts/mkimage --gpt $(if $(SIGN_KEY)$(SIGN_CERT),--sign '$(SIGN_KEY)' '$(SIGN_CERT)' )$(if $(PROGRAM),--program '$(PROGRAM)' )$(BUILD)/baretrace.img
+	$(Q)$(MKIMAGE_USB)
+
+# A LAVA job (README "A lab of machines: LAVA"): the USB image with the kernel options OPTIONS in
+# its baretrace.cfg (none: the default session; SIGN_KEY, SIGN_CERT and PROGRAM as for make usb),
+# and build/lava-job.yaml for the lab's DEVICE_TYPE (qemu: LAVA's qemu device type with OVMF),
+# fetching the image from IMAGE_URL (default file:// of build/baretrace.img), checked against
+# LAVA's own job schema. make lava-check runs the qemu job here with lava-run.
+DEVICE_TYPE ?= x86-uefi-usb
+lava-job: all
+	$(Q)scripts/install-deps lava
+	$(Q)$(MKIMAGE_USB) $(OPTIONS)
+	$(Q)scripts/lava-job --device-type '$(DEVICE_TYPE)' $(if $(IMAGE_URL),--image '$(IMAGE_URL)' )--output $(BUILD)/lava-job.yaml
+	$(Q)scripts/lava/validate $(BUILD)/lava-job.yaml
+
+lava-check: all
+	$(Q)scripts/install-deps lava
+	$(Q)BUILD=$(BUILD) prove tests/lava/*.t
 
 # The hardware report (option report=1) of a QEMU boot: the default session, then only the
 # report's lines on the terminal and in build/report.txt (the whole log in build/report.log).

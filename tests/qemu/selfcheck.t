@@ -114,6 +114,29 @@ has "selfcheck: $((10 * nlib)) checks against the workloads' signatures: $((10 *
 	"$((10 * nlib)) self-checks (lbr, bts, btsint, pebs, pmc x $nlib workloads x 2 CPUs), all passed"
 printf '%s\n' "$out" | grep -q "^summary: lbr .*SOFTWARE PMU on 2 of 2 CPUs (model-verified, not silicon)"
 ok $? "the table says the software PMU stood in, model-verified"
+# The result contract (README "The result contract") on a real run's lines: the self-check lines
+# numbered 1..N in order, each named 'FACILITY WORKLOAD@PERSONALITY cpu=N' then ': ' or ' # SKIP ';
+# each summary row's sessions the sum of its passed, failed, skipped and incomplete; the kernel's
+# last line 'run finished: PASS'; and LAVA's reading of them (scripts/lava/cases, the monitor's
+# pattern): one case per self-check line and per row, each passing, then run_finished.
+printf '%s\n' "$out" | tr -d '\r' >"$work/default.log"
+bad=$(grep -E '^(not )?ok [0-9]+ - selfcheck ' "$work/default.log" | awk '
+	{ n++; if ($0 !~ /^(not )?ok [0-9]+ - selfcheck [a-z]+ [a-z]+(@[a-z0-9]+)? cpu=[0-9]+(: | # SKIP )./ ||
+	      $($1 == "not" ? 3 : 2) != n) print }' | head -n 3)
+[ -z "$bad" ] && grep -q '^ok 1 - selfcheck ' "$work/default.log"
+ok $? "every self-check line is 'ok|not ok N - selfcheck FAC WORKLOAD@PERS cpu=N: ...', numbered from 1${bad:+: $bad}"
+bad=$(grep -E '^summary: [a-z]+ +[0-9]' "$work/default.log" | awk '
+	$0 !~ /^summary: [a-z]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+\/[0-9]+  [^ ]/ || $3 != $4 + $5 + $6 + $7')
+[ -z "$bad" ] && grep -qx 'summary: facility sessions passed failed skipped incomplete selfchecks  where' "$work/default.log"
+ok $? "the summary's header and rows are in the documented format, sessions = passed + failed + skipped + incomplete${bad:+: $bad}"
+[ "$(grep -v '^$' "$work/default.log" | grep -v '^scripts/run' | tail -n 1)" = "run finished: PASS" ]
+ok $? "the kernel's last line is 'run finished: PASS'"
+"$top/scripts/lava/cases" "$work/default.log" >"$work/cases"
+lines=$(grep -cE '^(not )?ok [0-9]+ - selfcheck ' "$work/default.log")
+rows=$(grep -cE '^summary: [a-z]+ +[0-9]' "$work/default.log")
+[ "$(grep -c '^selfcheck_.* pass$' "$work/cases")" = "$lines" ] && [ "$(grep -c '^summary_.* pass$' "$work/cases")" = "$rows" ] &&
+	[ "$(tail -n 2 "$work/cases" | tr '\n' ' ')" = "run_finished pass end " ] && [ "$(wc -l <"$work/cases")" = $((lines + rows + 2)) ]
+ok $? "LAVA's monitor pattern reads $lines passing self-check cases, $rows summary cases and run_finished from it"
 # ---- parameters: the signatures follow the argument (checked, not assumed) ---------------------
 # (Sizes that keep every run's records within a session's store: 43690 BTS records, 5242 PEBS
 # records of 200 bytes.)
