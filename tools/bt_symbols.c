@@ -43,7 +43,8 @@ static struct module modules[MAX_MODULES];
 static struct code_range {
 	uint64_t lo, len; /* the segment's file bytes, at their run address */
 	const uint8_t *bytes;
-	const char *path;	     /* its ELF's */
+	const char *path; /* its ELF's */
+	const struct module *m;
 	uint64_t memsz, pgoff, bias; /* for perf's mmap events */
 } ranges[MAX_RANGES];
 static unsigned n_ranges;
@@ -115,7 +116,8 @@ static struct module *add_module(const char *path)
 		return NULL;
 	}
 	struct module *m = &modules[n_modules++];
-	*m = (struct module){.path = strdup(path)};
+	char *full = realpath(path, NULL); /* perf and the others open it from elsewhere */
+	*m = (struct module){.path = full ? full : strdup(path)};
 	read_build_id(path, m->build_id, sizeof(m->build_id));
 	return m;
 }
@@ -238,6 +240,7 @@ static void report_all(void)
 								 .len = ph.p_filesz,
 								 .bytes = m->raw + ph.p_offset,
 								 .path = m->path,
+								 .m = m,
 								 .memsz = ph.p_memsz,
 								 .pgoff = ph.p_offset,
 								 .bias = m->dwbias};
@@ -368,6 +371,23 @@ void bt_sym_for_each_exec(void (*fn)(const char *path, uint64_t start, uint64_t 
 		report_all();
 	for (unsigned i = 0; i < n_ranges; i++)
 		fn(ranges[i].path, ranges[i].lo, ranges[i].memsz, ranges[i].pgoff, ranges[i].bias);
+}
+
+void bt_sym_for_each_segment(void (*fn)(void *ctx, const struct bt_exec *x), void *ctx)
+{
+	if (!reported)
+		report_all();
+	for (unsigned i = 0; i < n_ranges; i++) {
+		const struct code_range *r = &ranges[i];
+		struct bt_exec x = {.path = r->path,
+				    .build_id = r->m->build_id,
+				    .is_kernel = r->m->is_kernel,
+				    .start = r->lo,
+				    .len = r->memsz,
+				    .pgoff = r->pgoff,
+				    .bias = r->bias};
+		fn(ctx, &x);
+	}
 }
 
 void bt_sym_reset(void)
