@@ -133,7 +133,11 @@ struct bt_pebs {
 #define BT_LBR_ABORT	  0x10
 #define BT_LBR_BR_TYPE	  0x20 /* an Arch LBR branch type follows (LEB128) */
 #define BT_LBR_CYCLES_OK  0x40 /* the cycle count is valid */
-#define BT_LBR_ZERO	  0x80
+/* The first entry of a snapshot a PMI took (option lbr.period, as `perf record -b` samples):
+ * the sample's IP (zig-zag LEB128, less the entry's TO) and TSC (LEB128, less the previous
+ * sample's in the frame; 0 at its start) follow. A stream of format version 1 without it is
+ * read as before; a reader older than it refuses the frame (the bit was "must be 0"). */
+#define BT_LBR_SAMPLE 0x80
 
 /* One LBR entry as the stream carries it: decoded, as the kernel prints it. */
 struct bt_lbr {
@@ -143,6 +147,8 @@ struct bt_lbr {
 	bool cycles_valid, mispred_valid, mispred, in_tx, abort;
 	uint32_t cycles;
 	int br_type; /* -1: none */
+	bool sample; /* the first entry of a PMI's snapshot: ip and tsc are the sample's */
+	uint64_t ip, tsc;
 };
 
 /* One BTS record as the stream carries it: the hardware's three fields, and the kernel's note. */
@@ -164,7 +170,7 @@ struct bt_writer {
 	uint8_t frame[BT_FRAME_MAX];
 	size_t len; /* payload bytes so far (0: no frame open) */
 	uint8_t type;
-	uint64_t prev_to, prev_flags;
+	uint64_t prev_to, prev_flags, prev_tsc;
 	uint64_t prev_size, prev_dla; /* PEBS frames' */
 	uint64_t records;
 	uint32_t digest;
@@ -249,7 +255,8 @@ long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
 /* The digest step for one record: crc = bt_digest(crc, r). */
 uint32_t bt_digest(uint32_t crc, const struct bt_bts *r);
 /* For one LBR entry: the CRC-32 of its index (4 bytes), FROM, TO (8 each), the cycles (4), the
- * control byte and the branch type (4, -1 as all ones), little-endian. */
+ * control byte and the branch type (4, -1 as all ones), then for a sample's first entry its IP
+ * and TSC (8 each), little-endian. */
 uint32_t bt_digest_lbr(uint32_t crc, const struct bt_lbr *e);
 /* For one PEBS sample: the CRC-32 of EV, NEXT, STATUS (8 bytes each), SIZE (4), the control
  * byte, then LBR FROM and TO, DLA, DSE and LAT (8 each, 0 where absent), little-endian. */

@@ -40,24 +40,24 @@
 
 /* perf.data-file-format.txt: "struct perf_file_header" and its features (the bit numbers of
  * adds_features, "HEADER_BUILD_ID = 2, ..."). */
-#define PERF_MAGIC2	     0x32454c4946524550ULL /* "PERFILE2", little-endian */
-#define HEADER_BUILD_ID	     2
-#define HEADER_ARCH	     6
-#define HEADER_NRCPUS	     7
-#define HEADER_EVENT_DESC    12
-#define HEADER_FEAT_BITS     256
-#define NAME_ALIGN	     64 /* perf_header_string lengths (header.c do_write_string) */
-#define BUILD_ID_SIZE	     20
-#define BUILD_ID_FIELD	     24 /* BUILD_ID_SIZE rounded to 8 */
-#define BT_PID		     1
-#define MAX_ATTRS	     16
-#define MAX_STACK	     64
-#define BT_PERF_WINDOW	     32 /* BTS records per branch sample: as many as a large LBR */
-#define LBR_PERIOD	     1000 /* an LBR sample's period when the stream gives none */
-#define BTS_FLAG_PREDICTED   0x10 /* SDM Vol. 3B Table 17-6 (arch/x86/hw/ds_layout.h) */
+#define PERF_MAGIC2	   0x32454c4946524550ULL /* "PERFILE2", little-endian */
+#define HEADER_BUILD_ID	   2
+#define HEADER_ARCH	   6
+#define HEADER_NRCPUS	   7
+#define HEADER_EVENT_DESC  12
+#define HEADER_FEAT_BITS   256
+#define NAME_ALIGN	   64 /* perf_header_string lengths (header.c do_write_string) */
+#define BUILD_ID_SIZE	   20
+#define BUILD_ID_FIELD	   24 /* BUILD_ID_SIZE rounded to 8 */
+#define BT_PID		   1
+#define MAX_ATTRS	   16
+#define MAX_STACK	   64
+#define BT_PERF_WINDOW	   32	/* BTS records per branch sample: as many as a large LBR */
+#define LBR_PERIOD	   1000 /* an LBR stack's period without lbr.period (not 1: below) */
+#define BTS_FLAG_PREDICTED 0x10 /* SDM Vol. 3B Table 17-6 (arch/x86/hw/ds_layout.h) */
 #define SAMPLE_TYPE                                                                                \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |           \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK |     \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK |      \
 	 PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC)
 
 struct perf_file_section {
@@ -99,12 +99,17 @@ static struct {
 	uint64_t data_size;
 	struct {
 		char name[BT_NAME_MAX];
-		uint64_t samples;
+		uint64_t samples, period;
 	} attrs[MAX_ATTRS];
+	uint64_t lbr_period; /* the capture's option lbr.period (its HEADER's config), 0: none */
 	unsigned n_attrs;
 	unsigned cur; /* the open session's attribute (index) */
 	unsigned max_cpu;
-	uint64_t time;
+	uint64_t time;	   /* the last sample's, in ns */
+	uint64_t tsc_khz;  /* the HEADER's: TSC to ns */
+	uint64_t pend_ip;  /* the LBR sample being gathered: its IP and TSC (lbr.period) */
+	uint64_t pend_tsc; /* 0: none */
+	bool pend;
 	unsigned maps_generation;
 	bool maps_done, failed;
 	char comm[16];
@@ -137,6 +142,10 @@ static unsigned attr_of(const char *facility)
 	if (pd.n_attrs == MAX_ATTRS)
 		return MAX_ATTRS - 1;
 	snprintf(pd.attrs[pd.n_attrs].name, BT_NAME_MAX, "%s", facility);
+	pd.attrs[pd.n_attrs].period = !strcmp(facility, "bts")			  ? BT_PERF_WINDOW
+				      : !strcmp(facility, "lbr") && pd.lbr_period ? pd.lbr_period
+				      : !strcmp(facility, "lbr")		  ? LBR_PERIOD
+										  : 1;
 	return pd.n_attrs++;
 }
 
@@ -189,6 +198,16 @@ static void maps(void)
 	bt_sym_for_each_segment(mmap2, NULL);
 }
 
+/* A sample's time in ns: from its TSC and the TSC rate when it has one, else just after the
+ * last sample's (perf orders records by time). */
+static void sample_time(bool has_tsc, uint64_t tsc)
+{
+	if (has_tsc && pd.tsc_khz)
+		pd.time = (uint64_t)((unsigned __int128)tsc * 1000000 / pd.tsc_khz);
+	else
+		pd.time++;
+}
+
 static void sample(unsigned cpu, uint64_t ip, uint64_t addr, uint64_t weight, uint64_t dse,
 		   uint64_t period)
 {
@@ -199,7 +218,7 @@ static void sample(unsigned cpu, uint64_t ip, uint64_t addr, uint64_t weight, ui
 	    .ip = ip,
 	    .pid = BT_PID,
 	    .tid = BT_PID,
-	    .time = ++pd.time,
+	    .time = pd.time,
 	    .addr = addr,
 	    .cpu = cpu,
 	    .period = period,
@@ -233,7 +252,10 @@ static void flush_stack(void)
 			pd.stack[pd.n - 1 - i] = t;
 		}
 	}
-	sample(pd.cpu, pd.stack[0].to, 0, 0, 0, pd.bts_window ? pd.n : 1);
+	sample_time(pd.pend, pd.pend_tsc);
+	sample(pd.cpu, pd.pend ? pd.pend_ip : pd.stack[0].to, 0, 0, 0,
+	       pd.bts_window ? pd.n : pd.attrs[pd.cur].period);
+	pd.pend = false;
 }
 
 static void pd_start(void)
@@ -251,8 +273,13 @@ static void pd_header(unsigned cpu, const char *const *pairs, unsigned n)
 	(void)cpu;
 	for (unsigned i = 0; i < n; i++) {
 		const char *v = pairs[i];
+		if (!strncmp(v, "tsc-khz=", 8))
+			pd.tsc_khz = strtoull(v + 8, NULL, 10);
 		if (strncmp(v, "config=", 7))
 			continue;
+		const char *lp = strstr(v, "lbr.period=");
+		if (lp)
+			pd.lbr_period = strtoull(lp + strlen("lbr.period="), NULL, 10);
 		/* "program = \progs\NAME.elf": the process is named NAME, as perf names it */
 		const char *p = strstr(v, "program = ");
 		if (!p)
@@ -293,9 +320,14 @@ static void pd_bts(const struct bt_session *s, const struct bt_bts *r)
 static void pd_lbr(const struct bt_session *s, const struct bt_lbr *l)
 {
 	(void)s;
-	if (pd.n && (l->index <= pd.last_index || pd.n == MAX_STACK))
+	if (pd.n && (l->sample || l->index <= pd.last_index || pd.n == MAX_STACK))
 		flush_stack();
 	pd.last_index = l->index;
+	if (l->sample) { /* a PMI's snapshot: its IP and time */
+		pd.pend = true;
+		pd.pend_ip = l->ip;
+		pd.pend_tsc = l->tsc;
+	}
 	struct perf_branch_entry e = entry(l->from, l->to);
 	if (l->mispred_valid) {
 		e.mispred = l->mispred;
@@ -317,8 +349,7 @@ static uint64_t data_source(uint64_t dse)
 		uint64_t lvl, snoop, lvl_num;
 	} src[16] = {
 	    [0x1] = {PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT, PERF_MEM_SNOOP_NONE, PERF_MEM_LVLNUM_L1},
-	    [0x2] = {PERF_MEM_LVL_LFB | PERF_MEM_LVL_HIT, PERF_MEM_SNOOP_NONE,
-		     PERF_MEM_LVLNUM_LFB},
+	    [0x2] = {PERF_MEM_LVL_LFB | PERF_MEM_LVL_HIT, PERF_MEM_SNOOP_NONE, PERF_MEM_LVLNUM_LFB},
 	    [0x3] = {PERF_MEM_LVL_L2 | PERF_MEM_LVL_HIT, PERF_MEM_SNOOP_NONE, PERF_MEM_LVLNUM_L2},
 	    [0x4] = {PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT, PERF_MEM_SNOOP_NONE, PERF_MEM_LVLNUM_L3},
 	    [0x5] = {PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT, PERF_MEM_SNOOP_MISS, PERF_MEM_LVLNUM_L3},
@@ -351,6 +382,7 @@ static void pd_pebs(const struct bt_session *s, const struct bt_pebs *p)
 	pd.n = 0;
 	if (p->has_lbr)
 		pd.stack[pd.n++] = entry(p->lbr_from, p->lbr_to);
+	sample_time(false, 0);
 	sample(s->cpu, p->ev, p->has_mem ? p->dla : 0, p->has_mem ? p->lat : 0,
 	       p->has_mem ? data_source(p->dse) : 0, 1);
 }
@@ -360,6 +392,7 @@ static void pd_sample(const struct bt_session *s, const struct bt_sample *x)
 	pd.n = 0;
 	if (x->has_lbr)
 		pd.stack[pd.n++] = entry(x->lbr_from, x->lbr_to);
+	sample_time(false, 0);
 	sample(s->cpu, x->ip, 0, 0, 0, 1);
 }
 
@@ -413,7 +446,7 @@ static struct perf_event_attr make_attr(unsigned i)
 	    .config = branches ? PERF_COUNT_HW_BRANCH_INSTRUCTIONS : 0,
 	    /* perf takes branch instructions with a period of 1 for intel_bts and prints no
 	     * branch stack for them (tools/perf/util/evsel.h evsel__is_bts) */
-	    .sample_period = !strcmp(f, "bts") ? BT_PERF_WINDOW : branches ? LBR_PERIOD : 1,
+	    .sample_period = pd.attrs[i].period,
 	    .sample_type = SAMPLE_TYPE,
 	    .sample_id_all = 1,
 	    .precise_ip = !strcmp(f, "pebs") ? 2 : 0,
@@ -532,9 +565,8 @@ static void pd_finish(void)
 		maps();
 	}
 	out_pos = 0;
-	struct perf_file_header h = {.magic = PERF_MAGIC2,
-				     .size = sizeof(h),
-				     .attr_size = sizeof(struct perf_file_attr)};
+	struct perf_file_header h = {
+	    .magic = PERF_MAGIC2, .size = sizeof(h), .attr_size = sizeof(struct perf_file_attr)};
 	uint64_t ids_at = sizeof(h);
 	h.attrs = (struct perf_file_section){ids_at + pd.n_attrs * sizeof(uint64_t),
 					     pd.n_attrs * sizeof(struct perf_file_attr)};
@@ -547,8 +579,8 @@ static void pd_finish(void)
 		out(&id, sizeof(id));
 	}
 	for (unsigned i = 0; i < pd.n_attrs; i++) {
-		struct perf_file_attr fa = {.attr = make_attr(i),
-					    .ids = {ids_at + i * sizeof(uint64_t), sizeof(uint64_t)}};
+		struct perf_file_attr fa = {
+		    .attr = make_attr(i), .ids = {ids_at + i * sizeof(uint64_t), sizeof(uint64_t)}};
 		out(&fa, sizeof(fa));
 	}
 	rewind(pd.data);

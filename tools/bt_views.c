@@ -86,6 +86,11 @@ static void text_lbr(const struct bt_session *s, const struct bt_lbr *e)
 	fprintf(out_records, " cycles=%" PRIu32 "%s mispred=%d br_type=%d%s%s\n", e->cycles,
 		e->cycles_valid ? "" : "(n/a)", e->mispred_valid ? e->mispred : -1, e->br_type,
 		e->in_tx ? " in_tx" : "", e->abort ? " abort" : "");
+	if (e->sample) { /* the first entry of a PMI's snapshot (lbr.period): the sample */
+		fputs("sample", out_records);
+		text_addr(e->ip);
+		fprintf(out_records, " tsc=%" PRIu64 "\n", e->tsc);
+	}
 }
 
 static void text_pebs(const struct bt_session *s, const struct bt_pebs *p)
@@ -248,6 +253,10 @@ static void json_lbr(const struct bt_session *s, const struct bt_lbr *e)
 		fprintf(out_records, ",\"br_type\":%d", e->br_type);
 	fprintf(out_records, ",\"in_tx\":%s,\"abort\":%s", e->in_tx ? "true" : "false",
 		e->abort ? "true" : "false");
+	if (e->sample) {
+		json_addr("sample_ip", e->ip);
+		fprintf(out_records, ",\"tsc\":%" PRIu64, e->tsc);
+	}
 	json_kind(e->from, e->br_type);
 	fputs("}\n", out_records);
 }

@@ -765,8 +765,8 @@ static void usage(FILE *to)
 	    "static PIE was placed (default: the capture's program-bias)\n"
 	    "  -h, --help: this text\n"
 	    "  exit status: 0 complete (every frame, session and boot whole), 1 damaged, "
-	    "missing,\n  doubled or incomplete, 2 bad usage or an unreadable input or output, "
-	    "3 no record\n  stream in the input\n");
+	    "missing,\n  doubled or incomplete, 2 bad usage or an unreadable input or output,\n"
+	    "  3 no record stream in the input\n");
 }
 
 /* FILE[@0xBIAS] */

@@ -9,7 +9,7 @@
 # and plus_ten all run, and every name a tool gives for the program is one of nm's.
 . "$(dirname "$0")/lib.sh"
 
-echo "1..13"
+echo "1..15"
 prog=$build/examples/branches.elf
 dec=$build/btdecode
 work=$(mktemp -d)
@@ -22,9 +22,10 @@ for t in perf create_gcov create_llvm_prof dump_gcov perf2bolt-19; do
 done
 nm "$prog" | awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u >"$work/nm"
 
+period=16
 boot --timeout 300 --program "$prog" -- workload=program trace=bts,lbr,pebs,pmc spmu=skylake \
-	stream=text
-status_is 0 "a BTS, LBR, PEBS and counter capture of branches.elf"
+	stream=text lbr.period=$period
+status_is 0 "a BTS, LBR-sampled (lbr.period=$period), PEBS and counter capture of branches.elf"
 printf '%s\n' "$out" >"$work/cap"
 
 "$dec" --view=perf.data -o "$work/perf.data" --program "$prog" "$work/cap" 2>"$work/dec.err"
@@ -44,6 +45,18 @@ for ev in bts lbr pebs pmc; do
 done
 [ "$(awk '{ print $1 }' script.out | sort -u | tr -d '\n')" = "bts:lbr:pebs:pmc:" ]
 ok $? "one event per facility: bts, lbr, pebs, pmc"
+# lbr.period: one sample per PMI, each with the session's period, and times from the TSC in
+# the order they were taken; as many samples as the kernel's line says
+# (perf prints them as "TIME: PERIOD EVENT: IP")
+perf script -i perf.data -F event,time,period,ip 2>/dev/null | awk '$3 == "lbr:" { print $1, $2 }' >lbr.samples
+want=$(printf '%s\n' "$out" | sed -n 's/^trace-begin lbr .* samples=\([0-9]*\) .*/\1/p')
+[ -n "$want" ] && [ "$want" -gt 0 ] && [ "$(wc -l <lbr.samples)" = "$want" ] &&
+	awk -v p=$period '$2 != p { exit 1 }' lbr.samples
+ok $? "perf script: $want LBR samples (the kernel's samples=), each of period $period"
+awk '{ t = $1 + 0; if (NR > 1 && t <= last) exit 1; last = t }' lbr.samples &&
+	[ "$(awk '{ print $1 }' lbr.samples | sort -u | wc -l)" = "$want" ]
+ok $? "their times rise, one per sample (TSC and the header's tsc-khz: $(head -1 lbr.samples | awk '{ print $1 }') ...)"
+
 # brstacksym with dso: "NAME+0xOFF(DSO)" for each FROM and TO; the program's names must be
 # nm's of the program, the kernel's side of the run (system calls, the single-step engine's
 # entry) nm's of kernel.elf
