@@ -226,7 +226,7 @@ $(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/crc32.c lib/string.c $(HOST_HDRS) 
 BTDECODE_SRCS := tools/btdecode.c tools/bt_views.c tools/bt_stats.c tools/bt_calls.c \
 	tools/bt_symbols.c tools/bt_perfdata.c lib/stream.c lib/stream_path.c lib/crc32.c lib/string.c lib/x86_decode.c \
 	lib/x86_decode_tables.c
-BTDECODE_LIBS := -ldw -lelf -lm
+BTDECODE_LIBS := -ldw -lelf -lm -lstdc++
 $(BUILD)/btdecode: $(BTDECODE_SRCS) tools/btdecode.h $(HOST_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")

@@ -9,7 +9,9 @@
  * load bias (program-build-id=, program-bias=): an ELF whose build id is not the capture's is
  * not used (an explicit --elf is said so on stderr), since its symbols would lie.
  */
+#include <dirent.h>
 #include <elfutils/libdwfl.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -146,6 +148,85 @@ int bt_sym_program(const char *path, bool has_bias, uint64_t bias)
 	return 0;
 }
 
+/* ---- a program's ELF found by its build id (no --program) ------------------------------- */
+
+static const char *search_dirs[2]; /* the log's folder, --debug-dir */
+
+void bt_sym_search(const char *log_dir, const char *debug_dir)
+{
+	search_dirs[0] = log_dir;
+	search_dirs[1] = debug_dir;
+}
+
+static bool has_build_id(const char *path, const char *want)
+{
+	char id[2 * 64 + 1];
+	struct stat st;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	read_build_id(path, id, sizeof(id));
+	return !strcmp(id, want);
+}
+
+/* The ELF with build id `want` in dir: debuginfod's layout first (dir/.build-id/ab/cdef...
+ * with or without ".debug", as gdb and elfutils look it up), then every file of dir itself. */
+static bool find_in(const char *dir, const char *want, char *out, size_t size)
+{
+	static const char *const suffix[] = {"", ".debug"};
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(out, size, "%s/.build-id/%.2s/%s%s", dir, want, want + 2, suffix[i]);
+		if (has_build_id(out, want))
+			return true;
+	}
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+	while (d && !found && (e = readdir(d)) != NULL) {
+		snprintf(out, size, "%s/%s", dir, e->d_name);
+		found = e->d_name[0] != '.' && has_build_id(out, want);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static bool have_program(void)
+{
+	for (unsigned i = 0; i < n_modules; i++)
+		if (!modules[i].is_kernel && !modules[i].refused)
+			return true;
+	return false;
+}
+
+/* The capture names the program by build id and none was given: look for it, or say once
+ * which ELF is needed. */
+static void find_program(void)
+{
+	static char said[BUILD_ID_HEX * 2];
+	if (!header_program_id[0] || have_program())
+		return;
+	char path[4096];
+	for (unsigned i = 0; i < 2; i++)
+		if (search_dirs[i] &&
+		    find_in(search_dirs[i], header_program_id, path, sizeof(path))) {
+			struct module *m = add_module(path);
+			if (m) {
+				m->must = false;
+				bt_text_symbols(true); /* as with --program */
+			}
+			return;
+		}
+	if (!strcmp(said, header_program_id))
+		return;
+	snprintf(said, sizeof(said), "%s", header_program_id);
+	fprintf(stderr,
+		"btdecode: the capture's program has build id %s: no ELF with it beside the "
+		"capture%s%s%s; name it with --program FILE or --debug-dir DIR (a folder of ELFs "
+		"or a .build-id/ tree)\n",
+		header_program_id, search_dirs[1] ? " or in " : "",
+		search_dirs[1] ? search_dirs[1] : "", search_dirs[1] ? "" : "");
+}
+
 /* Takes a header's value: true if it is not the one held (the modules are checked again). */
 static bool copy_value(char *to, size_t size, const char *value)
 {
@@ -171,6 +252,7 @@ void bt_sym_header_pair(const char *pair)
 	if (changed) {
 		reported = false; /* another boot, other ELFs: the modules are checked again */
 		generation++;
+		find_program();
 	}
 }
 
@@ -252,6 +334,51 @@ static void report_all(void)
 		memset(cache, 0, CACHE_SIZE * sizeof(*cache));
 }
 
+/* libstdc++'s demangler (the Itanium C++ ABI's __cxa_demangle, as perf and gdb use a
+ * demangler of the same ABI): a C++ name as people read it. */
+char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+#define DEMANGLED_MAX 8192
+static struct {
+	const char *mangled; /* the symbol table's string: its address is the key */
+	char *name;
+} demangled[DEMANGLED_MAX];
+
+static const char *demangle(const char *name)
+{
+	if (!name || strncmp(name, "_Z", 2))
+		return name;
+	size_t h = ((uintptr_t)name >> 3) % DEMANGLED_MAX;
+	for (size_t k = 0; k < DEMANGLED_MAX; k++, h = (h + 1) % DEMANGLED_MAX) {
+		if (demangled[h].mangled == name)
+			return demangled[h].name;
+		if (demangled[h].mangled)
+			continue;
+		int status = -1;
+		char *d = __cxa_demangle(name, NULL, NULL, &status);
+		demangled[h].mangled = name;
+		demangled[h].name = status == 0 && d ? d : (char *)name;
+		return demangled[h].name;
+	}
+	return name; /* the table is full: the mangled name */
+}
+
+/* Whether addr lies in one of the module's PT_LOAD segments (at its run address): a symbol
+ * found for an address outside them is only the nearest one below, not where it is. */
+static bool in_module(const struct module *m, uint64_t addr)
+{
+	size_t nph = 0;
+	if (!m->elf || elf_getphdrnum(m->elf, &nph))
+		return false;
+	for (size_t k = 0; k < nph; k++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(m->elf, (int)k, &ph) && ph.p_type == PT_LOAD &&
+		    addr - (ph.p_vaddr + m->dwbias) < ph.p_memsz)
+			return true;
+	}
+	return false;
+}
+
 static struct module *module_of(Dwfl_Module *dm)
 {
 	for (unsigned i = 0; i < n_modules; i++)
@@ -272,12 +399,12 @@ static struct cache_entry *lookup(uint64_t addr)
 	*c = (struct cache_entry){.addr = addr, .valid = true, .kind = -1};
 	Dwfl_Module *dm = dwfl_addrmodule(dwfl, addr);
 	struct module *m = dm ? module_of(dm) : NULL;
-	if (!m)
-		return c;
+	if (!m || !in_module(m, addr))
+		return c; /* outside every ELF in use: no name */
 	c->sym.module = m->path;
 	GElf_Off off = 0;
 	GElf_Sym sym;
-	c->sym.func = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL);
+	c->sym.func = demangle(dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL));
 	c->sym.offset = off;
 	Dwfl_Line *l = dwfl_module_getsrc(dm, addr);
 	if (l)

@@ -153,17 +153,52 @@ const struct bt_view bt_view_verify = {
 
 /* ---- json ------------------------------------------------------------------------------- */
 
-void bt_json_str(const char *s)
+/* The length of the well-formed UTF-8 sequence at s (RFC 3629 section 4: no overlong form, no
+ * surrogate, nothing above U+10FFFF), 0 if there is none. */
+static size_t utf8_len(const unsigned char *s)
 {
+	unsigned c = s[0];
+	size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+	if (!n || c > 0xf4)
+		return 0;
+	unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* UTF-8 passes whole; a byte that starts no well-formed sequence becomes U+FFFD. */
+void bt_json_str(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
 	fputc('"', out_records);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	while (*s) {
+		unsigned char ch = *s;
+		size_t n;
 		if (ch == '"' || ch == '\\')
 			fprintf(out_records, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
+		else if (ch < 0x20 || ch == 0x7f)
 			fprintf(out_records, "\\u%04x", ch);
-		else
+		else if (ch < 0x80)
 			fputc(ch, out_records);
+		else if ((n = utf8_len(s)) != 0) {
+			fwrite(s, 1, n, out_records);
+			s += n;
+			continue;
+		} else
+			fputs("\\ufffd", out_records);
+		s++;
 	}
 	fputc('"', out_records);
 }

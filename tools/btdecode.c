@@ -751,7 +751,8 @@ static int btdecode_stream(FILE *in, const char *name)
 static void usage(FILE *to)
 {
 	fprintf(to, "usage: btdecode [--view VIEW] [-o FILE] [--elf KERNEL.elf] "
-		    "[--program FILE[@0xBIAS]] [FILE]\n  reads FILE (or stdin, or -) and checks "
+		    "[--program FILE[@0xBIAS]] [--debug-dir DIR] [FILE]\n  reads FILE (or stdin, "
+		    "or -) and checks "
 		    "every frame; views:\n");
 	for (unsigned i = 0; bt_views[i]; i++)
 		fprintf(to, "    %-9s %s\n", bt_views[i]->name, bt_views[i]->about);
@@ -762,7 +763,9 @@ static void usage(FILE *to)
 	    "view\n    such as perf.data is never written to a terminal)\n"
 	    "  --elf: the kernel's ELF (default: kernel.elf beside btdecode, when its build "
 	    "id is the capture's)\n  --program: a user program's ELF; @0xBIAS where a "
-	    "static PIE was placed (default: the capture's program-bias)\n"
+	    "static PIE was placed (default: the capture's program-bias); without it, the ELF\n"
+	    "    with the build id the capture names, beside the capture or under --debug-dir\n"
+	    "  --debug-dir DIR: a folder of ELFs, or of a .build-id/ab/cdef...[.debug] tree\n"
 	    "  -h, --help: this text\n"
 	    "  exit status: 0 complete (every frame, session and boot whole), 1 damaged, "
 	    "missing,\n  doubled or incomplete, 2 bad usage or an unreadable input or output,\n"
@@ -842,11 +845,15 @@ static int open_output(const char *path)
 int main(int argc, char **argv)
 {
 	static const struct option longs[] = {
-	    {"view", required_argument, NULL, 'v'},    {"elf", required_argument, NULL, 'e'},
-	    {"program", required_argument, NULL, 'p'}, {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
+	    {"view", required_argument, NULL, 'v'},
+	    {"elf", required_argument, NULL, 'e'},
+	    {"program", required_argument, NULL, 'p'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"debug-dir", required_argument, NULL, 'd'},
+	    {NULL, 0, NULL, 0},
 	};
-	const char *output = NULL;
+	const char *output = NULL, *debug_dir = NULL;
 	bool have_elf = false, have_program = false;
 	int c;
 	opterr = 0;
@@ -869,6 +876,9 @@ int main(int argc, char **argv)
 		case 'o':
 			output = optarg;
 			break;
+		case 'd':
+			debug_dir = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -884,7 +894,12 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *path = optind < argc ? argv[optind] : NULL;
-	bt_text_symbols(have_elf || have_program);
+	char log_dir[4096] = ".";
+	if (path && strcmp(path, "-") && strrchr(path, '/'))
+		snprintf(log_dir, sizeof(log_dir), "%.*s", (int)(strrchr(path, '/') - path), path);
+	if (!have_program)
+		bt_sym_search(path && strcmp(path, "-") ? log_dir : NULL, debug_dir);
+	bt_text_symbols(have_elf || have_program || debug_dir);
 	if (!have_elf)
 		default_kernel(); /* the code PATH frames walk, and the symbols */
 	FILE *in = path && strcmp(path, "-") ? fopen(path, "rb") : stdin;

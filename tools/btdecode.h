@@ -77,6 +77,9 @@ int bt_sym_kernel(const char *path, bool must);
 /* A user program's ELF (--program FILE[@BIAS]): has_bias false takes the capture's
  * program-bias (else 0). 0 or -1. */
 int bt_sym_program(const char *path, bool has_bias, uint64_t bias);
+/* Where a program's ELF is looked for by the build id its capture names, when no --program
+ * is given: the capture's folder, then --debug-dir (each: a .build-id/ tree, then its files). */
+void bt_sym_search(const char *log_dir, const char *debug_dir);
 /* A HEADER pair: build ids and the program's bias are checked and taken here. */
 void bt_sym_header_pair(const char *pair);
 bool bt_sym_lookup(uint64_t addr, struct bt_sym *out);

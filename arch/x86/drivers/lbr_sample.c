@@ -25,10 +25,10 @@
 #include "lib/bits.h"
 #include "lib/fmt.h"
 
-#define SAMPLED		  0 /* general-purpose counter 0 */
-#define PMI_MAX_LOOPS	  100
-#define LIVE_BATCH	  64
-#define SAMPLE_MAX_DEPTH  64 /* Architectural LBR's deepest (CPUID.1CH:EAX, 8 * 8) */
+#define SAMPLED		 0 /* general-purpose counter 0 */
+#define PMI_MAX_LOOPS	 100
+#define LIVE_BATCH	 64
+#define SAMPLE_MAX_DEPTH 64 /* Architectural LBR's deepest (CPUID.1CH:EAX, 8 * 8) */
 
 /* A sample in the store: the interrupted IP, the TSC, the stack as read (raw MSRs). */
 struct lbr_sample_rec {
@@ -213,7 +213,8 @@ static void lbr_sample_describe(struct facility_run *r, const struct run_facts *
 		 f->result, f->tsc_cycles);
 }
 
-static bool lbr_sample_deliver(struct facility_run *r, const void *stored, const struct record_sink *k)
+static bool lbr_sample_deliver(struct facility_run *r, const void *stored,
+			       const struct record_sink *k)
 {
 	const struct lbr_sample_rec *rec = stored;
 	bool arch = r->caps->lbr.kind == TC_LBR_ARCH;
@@ -250,8 +251,7 @@ static bool lbr_sample_finish(struct facility_run *r)
 		return true;
 	r->print("error: lbr: %s: %lu storms, %lu refused MSR accesses, %lu overflows of counters "
 		 "not sampled, %lu LBR snapshots failed\n",
-		 r->label, r->pmi.storms, r->pmi.msr_errors, s->other_counters,
-		 s->snapshot_failed);
+		 r->label, r->pmi.storms, r->pmi.msr_errors, s->other_counters, s->snapshot_failed);
 	return false;
 }
 
