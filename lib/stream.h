@@ -72,7 +72,8 @@ enum bt_frame_type {
 	BT_F_END = 3,	 /* LEB128: session, records, lost; 4 bytes digest; loss reason text */
 	BT_F_HEADER = 4, /* what the stream describes: "key=value" strings, each NUL-terminated */
 	BT_F_LBR = 5,	 /* LEB128 session, then LBR entries (decoded), newest first: control
-			  * byte, LEB128 index, FROM and TO deltas as BTS, cycles, branch type */
+			  * byte, LEB128 index, FROM and TO deltas as BTS, cycles, branch type,
+			  * and a PMI sample's IP and TSC (BT_LBR_SAMPLE) */
 	BT_F_PATH = 6,	 /* LEB128 session, 16-bit record count, then BTS records as bits
 			  * along the code (lib/stream_path.h) */
 	BT_F_PEBS = 7,	 /* LEB128 session, then PEBS samples (decoded): control byte, the
