@@ -10,6 +10,7 @@
  * not used (an explicit --elf is said so on stderr), since its symbols would lie.
  */
 #include <dirent.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <sys/stat.h>
 #include <errno.h>
@@ -498,6 +499,32 @@ void bt_sym_for_each_exec(void (*fn)(const char *path, uint64_t start, uint64_t 
 		report_all();
 	for (unsigned i = 0; i < n_ranges; i++)
 		fn(ranges[i].path, ranges[i].lo, ranges[i].memsz, ranges[i].pgoff, ranges[i].bias);
+}
+
+int bt_sym_dwarf_version(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	Dwarf *dbg = dwarf_begin(fd, DWARF_C_READ);
+	Dwarf_Off next = 0;
+	size_t header_size = 0;
+	Dwarf_Half version = 0;
+	Dwarf_Die cu;
+	int got = 0;
+	if (dbg &&
+	    dwarf_next_unit(dbg, 0, &next, &header_size, &version, NULL, NULL, NULL, NULL, NULL) ==
+		0 &&
+	    dwarf_offdie(dbg, header_size, &cu)) {
+		Dwarf_Lines *lines;
+		size_t n = 0;
+		if (dwarf_getsrclines(&cu, &lines, &n) == 0 && n)
+			got = version;
+	}
+	if (dbg)
+		dwarf_end(dbg);
+	close(fd);
+	return got;
 }
 
 void bt_sym_for_each_segment(void (*fn)(void *ctx, const struct bt_exec *x), void *ctx)

@@ -107,6 +107,9 @@ struct bt_exec {
 };
 /* fn(ctx, segment) for each, the ELFs in the order they were given (the kernel's first). */
 void bt_sym_for_each_segment(void (*fn)(void *ctx, const struct bt_exec *x), void *ctx);
+/* The DWARF version of an ELF's first unit when it has a line table, 0 when it has none, -1
+ * when it cannot be read. */
+int bt_sym_dwarf_version(const char *path);
 void bt_sym_reset(void);
 
 /* A kind as the views name it: x86_branch_name's, "async" for an interrupt or exception (a FROM

@@ -83,6 +83,16 @@ assert any(sys.argv[2] in str(r.get('to_sym', '')) for r in recs), text[:400]
 EOF
 ok $? "the JSON is valid UTF-8 that Python's json reads: 'café' whole, the stray byte U+FFFD, '$want' named"
 
+# ---- perf.data of it: perf names the C++ function; AutoFDO's missing line table is said ----
+"$dec" --view=perf.data -o "$work/perf.data" "$work/cap/capture.log" 2>"$work/pd.err"
+rc=$?
+grep -q "renamed has no DWARF line table.*AutoFDO" "$work/pd.err"
+ok $((rc + $?)) "--view=perf.data: exit $rc; says the program has no line table for AutoFDO ($(head -c 90 "$work/pd.err"))"
+# perf prints a C++ name without its parameters: c++filt -p's form
+want_p=$(echo _ZN2ns4workEi | c++filt -p)
+(cd "$work" && perf script -i perf.data -F brstacksym 2>/dev/null) | grep -qF "$want_p+0x0/"
+ok $? "perf script names '$want_p' (c++filt -p) in the branch stack of that perf.data"
+
 "$dec" --view=nosuch "$work/cap/capture.log" 2>"$work/bad.err"
 rc=$?
 [ $rc = 2 ] && grep -q "accepted:.* perf.data" "$work/bad.err"
