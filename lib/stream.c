@@ -335,12 +335,16 @@ uint32_t bt_digest_pebs(uint32_t crc, const struct bt_pebs *p)
 
 void bt_write_sample(struct bt_writer *w, const struct bt_sample *s)
 {
-	uint8_t *b = room(w, BT_F_SAMPLE, 1 + 3 * LEB_MAX);
+	uint8_t *b = room(w, BT_F_SAMPLE, 1 + 4 * LEB_MAX);
 	size_t n = 1;
-	b[0] = s->has_lbr ? BT_SAMPLE_LBR : 0;
+	b[0] = (uint8_t)((s->has_lbr ? BT_SAMPLE_LBR : 0) | (s->has_tsc ? BT_SAMPLE_TSC : 0));
 	n += put_leb(b + n, bt_zigzag((int64_t)(s->ip - w->prev_to)));
 	if (s->has_lbr)
 		n += put_pair(b + n, s->ip, s->lbr_from, s->lbr_to);
+	if (s->has_tsc) {
+		n += put_leb(b + n, s->tsc - w->prev_tsc);
+		w->prev_tsc = s->tsc;
+	}
 	w->len += n;
 	w->prev_to = s->ip;
 	w->records++;
@@ -351,10 +355,15 @@ uint32_t bt_digest_sample(uint32_t crc, const struct bt_sample *s)
 {
 	uint8_t raw[8 + 1 + 8 + 8];
 	put64(raw, s->ip);
-	raw[8] = s->has_lbr ? BT_SAMPLE_LBR : 0;
+	raw[8] = (uint8_t)((s->has_lbr ? BT_SAMPLE_LBR : 0) | (s->has_tsc ? BT_SAMPLE_TSC : 0));
 	put64(raw + 9, s->has_lbr ? s->lbr_from : 0);
 	put64(raw + 17, s->has_lbr ? s->lbr_to : 0);
-	return crc32_update(crc, raw, sizeof(raw));
+	crc = crc32_update(crc, raw, sizeof(raw));
+	if (!s->has_tsc)
+		return crc;
+	uint8_t at[8];
+	put64(at, s->tsc);
+	return crc32_update(crc, at, sizeof(at));
 }
 
 const char *bt_pebs_ip_name(unsigned ip)
@@ -733,7 +742,7 @@ long bt_read_pebs(const struct bt_frame *f, uint32_t *session,
 long bt_read_sample(const struct bt_frame *f, uint32_t *session,
 		    void (*fn)(void *ctx, const struct bt_sample *s), void *ctx)
 {
-	uint64_t prev = 0, a;
+	uint64_t prev = 0, prev_tsc = 0, a;
 	size_t pos = 0;
 	long count = 0;
 	if (f->type != BT_F_SAMPLE || !get_session(f, &pos, session))
@@ -746,6 +755,12 @@ long bt_read_sample(const struct bt_frame *f, uint32_t *session,
 				      .has_lbr = control & BT_SAMPLE_LBR};
 		if (s.has_lbr && !get_pair(f, &pos, s.ip, &s.lbr_from, &s.lbr_to))
 			return -1;
+		if (control & BT_SAMPLE_TSC) {
+			if (!get_leb(f->payload, f->len, &pos, &a))
+				return -1;
+			s.has_tsc = true;
+			s.tsc = prev_tsc += a;
+		}
 		prev = s.ip;
 		fn(ctx, &s);
 		count++;

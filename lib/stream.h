@@ -84,15 +84,19 @@ enum bt_frame_type {
 			  * BT_SAMPLE_LBR the newest LBR entry's FROM less the IP, TO less FROM */
 };
 
-#define BT_SAMPLE_LBR  0x01 /* an IP sample's control byte: the LBR entry follows */
-#define BT_SAMPLE_ZERO 0xfe
+#define BT_SAMPLE_LBR 0x01 /* an IP sample's control byte: the LBR entry follows */
+/* The sample's TSC follows (LEB128, less the previous sample's in the frame; 0 at its start).
+ * A reader older than it refuses the frame (the bit was "must be 0"). */
+#define BT_SAMPLE_TSC  0x02
+#define BT_SAMPLE_ZERO 0xfc
 
 /* One IP sample: a counter-overflow sample (pmc, with the LBR stack's newest entry where the
  * session reads it) or a branch trap's target (btf). */
 struct bt_sample {
 	uint64_t ip;
-	bool has_lbr;
+	bool has_lbr, has_tsc;
 	uint64_t lbr_from, lbr_to;
+	uint64_t tsc; /* the TSC when the PMI took it (has_tsc) */
 };
 
 /* A PEBS sample's control byte. */
@@ -263,7 +267,7 @@ uint32_t bt_digest_lbr(uint32_t crc, const struct bt_lbr *e);
  * byte, then LBR FROM and TO, DLA, DSE and LAT (8 each, 0 where absent), little-endian. */
 uint32_t bt_digest_pebs(uint32_t crc, const struct bt_pebs *p);
 /* For one IP sample: the CRC-32 of IP (8 bytes), the control byte, LBR FROM and TO (8 each,
- * 0 where absent), little-endian. */
+ * 0 where absent), then the TSC (8) when it has one, little-endian. */
 uint32_t bt_digest_sample(uint32_t crc, const struct bt_sample *s);
 
 #endif

@@ -392,7 +392,7 @@ static void pd_sample(const struct bt_session *s, const struct bt_sample *x)
 	pd.n = 0;
 	if (x->has_lbr)
 		pd.stack[pd.n++] = entry(x->lbr_from, x->lbr_to);
-	sample_time(false, 0);
+	sample_time(x->has_tsc, x->tsc);
 	sample(s->cpu, x->ip, 0, 0, 0, 1);
 }
 

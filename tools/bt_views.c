@@ -324,6 +324,8 @@ static void json_sample(const struct bt_session *s, const struct bt_sample *x)
 		json_addr("lbr_from", x->lbr_from);
 		json_addr("lbr_to", x->lbr_to);
 	}
+	if (x->has_tsc)
+		fprintf(out_records, ",\"tsc\":%" PRIu64, x->tsc);
 	fputs("}\n", out_records);
 }
 

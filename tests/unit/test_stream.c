@@ -396,8 +396,9 @@ static long read_sample(const struct bt_frame *f, uint32_t *session, void *ctx)
 	return bt_read_sample(f, session, take_sample, ctx);
 }
 
-/* IP samples (counter samples with or without their LBR entry, BTF trap targets) at the
- * 64-bit extremes come back field for field, END's digest packed here. */
+/* IP samples (counter samples with or without their LBR entry and TSC, BTF trap targets) at
+ * the 64-bit extremes, TSCs rising, falling and at the extremes, come back field for field,
+ * END's digest packed here. */
 static void ip_samples_come_back(void **state)
 {
 	(void)state;
@@ -414,6 +415,9 @@ static void ip_samples_come_back(void **state)
 			sent[i].lbr_from = i % 5 ? rnd(&seed) : 0;
 			sent[i].lbr_to = rnd(&seed);
 		}
+		sent[i].has_tsc = (r >> 21) & 1;
+		if (sent[i].has_tsc)
+			sent[i].tsc = i % 7 == 0 ? UINT64_MAX : i % 11 == 0 ? 0 : rnd(&seed);
 	}
 	nlines = 0;
 	struct bt_writer w;
@@ -429,13 +433,19 @@ static void ip_samples_come_back(void **state)
 	for (unsigned i = 0; i < 1500; i++) {
 		const struct bt_sample *a = &sent[i], *b = &got.x[i];
 		assert_true(a->ip == b->ip && a->has_lbr == b->has_lbr &&
-			    a->lbr_from == b->lbr_from && a->lbr_to == b->lbr_to);
+			    a->lbr_from == b->lbr_from && a->lbr_to == b->lbr_to &&
+			    a->has_tsc == b->has_tsc && a->tsc == b->tsc);
 		uint8_t raw[25];
 		put_le(raw, a->ip, 8);
-		raw[8] = a->has_lbr ? 0x01 : 0;
+		raw[8] = (uint8_t)((a->has_lbr ? 0x01 : 0) | (a->has_tsc ? 0x02 : 0));
 		put_le(raw + 9, a->lbr_from, 8);
 		put_le(raw + 17, a->lbr_to, 8);
 		z = crc32_update(z, raw, sizeof(raw));
+		if (a->has_tsc) {
+			uint8_t at[8];
+			put_le(at, a->tsc, 8);
+			z = crc32_update(z, at, sizeof(at));
+		}
 	}
 	end_says(1500, z);
 }
