@@ -9,7 +9,7 @@
 # and plus_ten all run, and every name a tool gives for the program is one of nm's.
 . "$(dirname "$0")/lib.sh"
 
-echo "1..15"
+echo "1..16"
 prog=$build/examples/branches.elf
 dec=$build/btdecode
 work=$(mktemp -d)
@@ -24,8 +24,8 @@ nm "$prog" | awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u >"$work/nm"
 
 period=16
 boot --timeout 300 --program "$prog" -- workload=program trace=bts,lbr,pebs,pmc spmu=skylake \
-	stream=text lbr.period=$period
-status_is 0 "a BTS, LBR-sampled (lbr.period=$period), PEBS and counter capture of branches.elf"
+	stream=text lbr.period=$period pebs.event=loads
+status_is 0 "a BTS, LBR-sampled (lbr.period=$period), PEBS (loads) and counter capture of branches.elf"
 printf '%s\n' "$out" >"$work/cap"
 
 "$dec" --view=perf.data -o "$work/perf.data" --program "$prog" "$work/cap" 2>"$work/dec.err"
@@ -56,6 +56,17 @@ ok $? "perf script: $want LBR samples (the kernel's samples=), each of period $p
 awk '{ t = $1 + 0; if (NR > 1 && t <= last) exit 1; last = t }' lbr.samples &&
 	[ "$(awk '{ print $1 }' lbr.samples | sort -u | wc -l)" = "$want" ]
 ok $? "their times rise, one per sample (TSC and the header's tsc-khz: $(head -1 lbr.samples | awk '{ print $1 }') ...)"
+
+# PEBS load samples: perf reads each one's data address, weight (the latency) and data source
+# as the decoder's text has them (dla, lat, src); src 0x1 is "L1 hit" (SDM Vol. 3B table "Data
+# Source Encoding for Load Latency Record"), which perf prints as LVL L1 hit
+perf script -i perf.data -F event,ip,addr,weight,data_src 2>/dev/null | awk '$1 == "pebs:"' |
+	awk '{ l1 = ($0 ~ /LVL L1 or L1 hit/); print $NF, $2, $(NF - 1), l1 }' >pebs.perf
+"$dec" --program "$prog" "$work/cap" 2>/dev/null | awk '$1 == "pebs"' |
+	sed 's/.* \(0x[0-9a-f]*\) <[^>]*> 0x.*dla=0x\([0-9a-f]*\) src=\(0x[0-9a-f]*\) lat=\([0-9]*\).*/\1 \2 \3 \4/' |
+	awk '{ sub("^0x", "", $1); print $1, $2, $4, ($3 == "0x1") }' >pebs.text
+[ -s pebs.text ] && diff pebs.text <(awk '{ print $1, $2, $3, $4 }' pebs.perf) >/dev/null
+ok $? "perf script: $(wc -l <pebs.text) PEBS load samples with the decoder's IP, data address, weight and L1-hit data source"
 
 # brstacksym with dso: "NAME+0xOFF(DSO)" for each FROM and TO; the program's names must be
 # nm's of the program, the kernel's side of the run (system calls, the single-step engine's
