@@ -10,6 +10,7 @@
  * not used (an explicit --elf is said so on stderr), since its symbols would lie.
  */
 #include <dirent.h>
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <sys/stat.h>
@@ -499,6 +500,38 @@ void bt_sym_for_each_exec(void (*fn)(const char *path, uint64_t start, uint64_t 
 		report_all();
 	for (unsigned i = 0; i < n_ranges; i++)
 		fn(ranges[i].path, ranges[i].lo, ranges[i].memsz, ranges[i].pgoff, ranges[i].bias);
+}
+
+unsigned bt_sym_inlines(uint64_t addr, const char **names, unsigned max)
+{
+	struct cache_entry *c = lookup(addr);
+	if (!c || !c->sym.module)
+		return 0;
+	Dwfl_Module *dm = dwfl_addrmodule(dwfl, addr);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dm ? dwfl_module_addrdie(dm, addr, &bias) : NULL;
+	Dwarf_Die *innermost = NULL, *scopes = NULL;
+	int n = cu ? dwarf_getscopes(cu, addr - bias, &innermost) : 0;
+	/* the concrete chain from the innermost scope out, as eu-addr2line -i walks it (with
+	 * dwarf_getscopes alone, an inlined subroutine's abstract origin takes its callers' place)
+	 */
+	n = n > 0 ? dwarf_getscopes_die(&innermost[0], &scopes) : 0;
+	free(innermost);
+	unsigned got = 0;
+	/* innermost first: each inlined subroutine's name (from its abstract origin) */
+	for (int i = 0; i < n && got < max; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		Dwarf_Attribute a;
+		const char *name =
+		    dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &a)
+					 ? &a
+					 : dwarf_attr_integrate(&scopes[i], DW_AT_name, &a));
+		if (name)
+			names[got++] = demangle(name);
+	}
+	free(scopes);
+	return got;
 }
 
 int bt_sym_dwarf_version(const char *path)

@@ -210,6 +210,7 @@ static void json_session(const char *type, const struct bt_session *s)
 }
 
 /* "NAME":"0x...", and the symbol's "NAME_sym":"f+0x3", "NAME_line":"file.c:12" */
+#define INLINES_MAX 16
 static void json_addr(const char *name, uint64_t a)
 {
 	fprintf(out_records, ",\"%s\":\"%#" PRIx64 "\"", name, a);
@@ -224,6 +225,14 @@ static void json_addr(const char *name, uint64_t a)
 		fprintf(out_records, ",\"%s_line\":", name);
 		bt_json_str(buf);
 	}
+	const char *inl[INLINES_MAX];
+	unsigned n = bt_sym_inlines(a, inl, INLINES_MAX);
+	for (unsigned i = 0; i < n; i++) { /* "NAME_inline":["innermost",...] */
+		fprintf(out_records, i ? "," : ",\"%s_inline\":[", name);
+		bt_json_str(inl[i]);
+	}
+	if (n)
+		fputc(']', out_records);
 }
 
 static void json_kind(uint64_t from, int br_type)

@@ -107,6 +107,9 @@ struct bt_exec {
 };
 /* fn(ctx, segment) for each, the ELFs in the order they were given (the kernel's first). */
 void bt_sym_for_each_segment(void (*fn)(void *ctx, const struct bt_exec *x), void *ctx);
+/* The functions inlined at addr, innermost first (libdw's scopes: DW_TAG_inlined_subroutine),
+ * as addr2line -i lists them before the function itself: how many, at most max. */
+unsigned bt_sym_inlines(uint64_t addr, const char **names, unsigned max);
 /* The DWARF version of an ELF's first unit when it has a line table, 0 when it has none, -1
  * when it cannot be read. */
 int bt_sym_dwarf_version(const char *path);

@@ -9,7 +9,7 @@
 # and plus_ten all run, and every name a tool gives for the program is one of nm's.
 . "$(dirname "$0")/lib.sh"
 
-echo "1..16"
+echo "1..17"
 prog=$build/examples/branches.elf
 dec=$build/btdecode
 work=$(mktemp -d)
@@ -80,6 +80,38 @@ nm "$build/kernel.elf" | awk '{ print $3 }' | sort -u >kernel.nm
 in_nm bs.prog && grep -qx fib bs.prog && grep -qx pick bs.prog && grep -qx main bs.prog &&
 	! grep -vxFf kernel.nm bs.other | grep -q .
 ok $? "the branch stacks name the program's functions, each one of nm's ($(tr '\n' ' ' <bs.prog)), the rest kernel.elf's ($(tr '\n' ' ' <bs.other))"
+
+# ---- inline frames (libdw): the JSON's *_inline lists, innermost first, are the functions
+# binutils' addr2line -i gives before the one an address is in, for every program address
+"$dec" --view=json --program "$prog" "$work/cap" 2>/dev/null >json.out
+/usr/bin/python3 - "$prog" json.out >inline.out <<'EOF'
+import json, subprocess, sys
+prog, path = sys.argv[1], sys.argv[2]
+want = {}
+for line in open(path, encoding='utf-8'):
+    r = json.loads(line)
+    for k in ('from', 'to', 'ip', 'ev'):
+        if k in r and r[k].startswith('0x7e'):
+            want[r[k]] = r.get(k + '_inline', [])
+addrs = sorted(want)
+# -a: each address's line, then its chain of FUNCTION and FILE:LINE lines, inlined ones first
+out = subprocess.run(['addr2line', '-a', '-i', '-f', '-e', prog] + addrs, capture_output=True,
+                     text=True).stdout.splitlines()
+chains, cur, odd = {}, None, False
+for l in out:
+    if l.startswith('0x') and not odd:
+        cur = hex(int(l, 16))
+        chains[cur] = []
+        continue
+    if not odd:
+        chains[cur].append(l)
+    odd = not odd
+bad = [a for a in addrs if chains.get(a, [None])[:-1] != want[a]]
+print(len(addrs), sum(1 for a in addrs if want[a]), len(bad), ' '.join(bad[:3]))
+EOF
+read -r n_addr n_inl n_bad rest <inline.out
+[ "${n_bad:-1}" = 0 ] && [ "${n_inl:-0}" -gt 0 ]
+ok $? "inline frames: $n_inl of $n_addr program addresses are in inlined code, each chain as addr2line -i gives it ($rest)"
 
 # ---- perf report: the hottest symbol of the branch samples is fib ----
 perf report -i perf.data --stdio --sort sym -F overhead,sym --percent-limit 0 >report.out \
