@@ -192,7 +192,7 @@ static void maps(void)
 	} c = {.h = {.type = PERF_RECORD_COMM, .size = sizeof(c) + sizeof(struct sample_id)},
 	       .pid = BT_PID,
 	       .tid = BT_PID};
-	memcpy(c.comm, pd.comm[0] ? pd.comm : "baretrace", sizeof(c.comm) - 1);
+	snprintf(c.comm, sizeof(c.comm), "%s", pd.comm[0] ? pd.comm : "baretrace");
 	put(&c, sizeof(c));
 	put_id(0);
 	bt_sym_for_each_segment(mmap2, NULL);
