@@ -41,9 +41,10 @@ KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
 # ---- example user programs (include/baretrace/user.h; README "User programs") -------------------
 # Static, at the user window (-fpie: RIP-relative data, since the window lies above 2 GiB), general
-# registers only (the kernel keeps no SSE state for them).
+# registers only (the kernel keeps no SSE state for them). DWARF 4: the AutoFDO of Debian 12
+# (create_gcov 0.19) reads no DWARF 5 (".debug_info mangled", no .debug_ranges).
 USER_WINDOW := 0x7e0000000000
-USER_CFLAGS := $(CSTD) $(WARN) -O2 -g -ffreestanding -fpie -fno-stack-protector \
+USER_CFLAGS := $(CSTD) $(WARN) -O2 -gdwarf-4 -ffreestanding -fpie -fno-stack-protector \
 	-fcf-protection=none -mgeneral-regs-only -I. -Wno-missing-prototypes
 USER_LDFLAGS := -nostdlib -static -no-pie -Wl,-Ttext-segment=$(USER_WINDOW) -Wl,--build-id
 # The same example as a static PIE (ET_DYN: the kernel places it at the window's start and
@@ -133,8 +134,8 @@ help:
 	@echo "make run ARGS='--serial pci --screenshot F -- screen.hold=2'  console on a PCI UART,"
 	@echo "                a screen, its last image in F (README 'Consoles')"
 	@echo "make fuzz       the record decoder's libFuzzer harness for FUZZ_SECONDS (default 300)"
-	@echo "                build/btdecode [--view text|json|perf|folded|trace|stats|raw|verify]"
-	@echo "                [--elf ELF] [--program ELF] CAPTURE reads the record stream (option"
+	@echo "                build/btdecode [--view text|json|perf|perf.data|folded|trace|stats|raw|verify]"
+	@echo "                [-o FILE] [--elf ELF] [--program ELF] [--debug-dir DIR] CAPTURE reads the stream (option"
 	@echo "                stream=text or binary; stream.live=on streams btsint/pebs records"
 	@echo "                while the run goes on); scripts/capture DEVICE records one (README)"
 	@echo "make test       host unit tests (cmocka, ASan+UBSan) and QEMU tests, under prove"
@@ -230,9 +231,9 @@ $(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/crc32.c lib/string.c $(HOST_HDRS) 
 
 # ---- host: the stream decoder (tools/, README "Records off the machine") -----------------------
 BTDECODE_SRCS := tools/btdecode.c tools/bt_views.c tools/bt_stats.c tools/bt_calls.c \
-	tools/bt_symbols.c lib/stream.c lib/stream_path.c lib/crc32.c lib/string.c lib/x86_decode.c \
+	tools/bt_symbols.c tools/bt_perfdata.c lib/stream.c lib/stream_path.c lib/crc32.c lib/string.c lib/x86_decode.c \
 	lib/x86_decode_tables.c
-BTDECODE_LIBS := -ldw -lelf -lm
+BTDECODE_LIBS := -ldw -lelf -lm -lstdc++
 $(BUILD)/btdecode: $(BTDECODE_SRCS) tools/btdecode.h $(HOST_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")

@@ -83,6 +83,7 @@ struct trace_options {
 	uint64_t bts_records; /* 0: the mode's default */
 	uint64_t lbr_filter;  /* TRACE_LBR_* */
 	uint64_t lbr_depth;   /* Architectural LBR; 0 = the deepest */
+	uint64_t lbr_period;  /* branches per LBR sample (a PMI's snapshot); 0 = one at the end */
 	uint64_t freeze;      /* TRACE_FREEZE_* */
 	uint64_t pebs_event;  /* enum trace_pebs_event */
 	uint64_t pebs_groups; /* TRACE_PEBS_* adaptive groups */

@@ -326,6 +326,10 @@ static const struct cfg_option option_table[] = {
      "Architectural LBR depth: the deepest the CPU has not above it; 0 = the deepest",
      OPT(tr.lbr_depth), LBR_DEPTH_STEP, LBR_DEPTH_MAX, NULL, CFG_ZERO_DEFAULT, LBR_DEPTH_STEP,
      NULL},
+    {"lbr.period", CFG_UINT,
+     "LBR sampling as perf record -b: the whole stack with IP and TSC every N branches "
+     "retired; 0 = the stack once, at the end",
+     OPT(tr.lbr_period), 0, PERIOD_MAX, NULL, PLAIN},
     {"freeze", CFG_SET, "freeze on PMI: DEBUGCTL bits 11, 12, 14", OPT(tr.freeze), 0, 0,
      freeze_values, PLAIN},
     {"pebs.event", CFG_ENUM,

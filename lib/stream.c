@@ -128,6 +128,7 @@ static uint8_t *room(struct bt_writer *w, uint8_t type, size_t need)
 		flush(w);
 		w->type = type;
 		w->prev_to = 0;
+		w->prev_tsc = 0;
 		w->prev_flags = 0;
 		w->prev_size = 0;
 		w->prev_dla = 0;
@@ -253,12 +254,13 @@ static uint8_t lbr_control(const struct bt_lbr *e)
 			 (e->cycles_valid ? BT_LBR_CYCLES_OK : 0) |
 			 (e->mispred_valid ? BT_LBR_MISPRED_OK : 0) |
 			 (e->mispred ? BT_LBR_MISPRED : 0) | (e->in_tx ? BT_LBR_IN_TX : 0) |
-			 (e->abort ? BT_LBR_ABORT : 0) | (e->br_type >= 0 ? BT_LBR_BR_TYPE : 0));
+			 (e->abort ? BT_LBR_ABORT : 0) | (e->br_type >= 0 ? BT_LBR_BR_TYPE : 0) |
+			 (e->sample ? BT_LBR_SAMPLE : 0));
 }
 
 void bt_write_lbr(struct bt_writer *w, const struct bt_lbr *e)
 {
-	uint8_t *p = room(w, BT_F_LBR, RECORD_MAX + 3 * LEB_MAX);
+	uint8_t *p = room(w, BT_F_LBR, RECORD_MAX + 5 * LEB_MAX);
 	uint8_t control = lbr_control(e);
 	size_t n = 1;
 	p[0] = control;
@@ -268,6 +270,11 @@ void bt_write_lbr(struct bt_writer *w, const struct bt_lbr *e)
 		n += put_leb(p + n, e->cycles);
 	if (control & BT_LBR_BR_TYPE)
 		n += put_leb(p + n, (uint64_t)e->br_type);
+	if (control & BT_LBR_SAMPLE) {
+		n += put_leb(p + n, bt_zigzag((int64_t)(e->ip - e->to)));
+		n += put_leb(p + n, e->tsc - w->prev_tsc);
+		w->prev_tsc = e->tsc;
+	}
 	w->len += n;
 	w->prev_to = e->to;
 	w->records++;
@@ -328,12 +335,16 @@ uint32_t bt_digest_pebs(uint32_t crc, const struct bt_pebs *p)
 
 void bt_write_sample(struct bt_writer *w, const struct bt_sample *s)
 {
-	uint8_t *b = room(w, BT_F_SAMPLE, 1 + 3 * LEB_MAX);
+	uint8_t *b = room(w, BT_F_SAMPLE, 1 + 4 * LEB_MAX);
 	size_t n = 1;
-	b[0] = s->has_lbr ? BT_SAMPLE_LBR : 0;
+	b[0] = (uint8_t)((s->has_lbr ? BT_SAMPLE_LBR : 0) | (s->has_tsc ? BT_SAMPLE_TSC : 0));
 	n += put_leb(b + n, bt_zigzag((int64_t)(s->ip - w->prev_to)));
 	if (s->has_lbr)
 		n += put_pair(b + n, s->ip, s->lbr_from, s->lbr_to);
+	if (s->has_tsc) {
+		n += put_leb(b + n, s->tsc - w->prev_tsc);
+		w->prev_tsc = s->tsc;
+	}
 	w->len += n;
 	w->prev_to = s->ip;
 	w->records++;
@@ -344,10 +355,15 @@ uint32_t bt_digest_sample(uint32_t crc, const struct bt_sample *s)
 {
 	uint8_t raw[8 + 1 + 8 + 8];
 	put64(raw, s->ip);
-	raw[8] = s->has_lbr ? BT_SAMPLE_LBR : 0;
+	raw[8] = (uint8_t)((s->has_lbr ? BT_SAMPLE_LBR : 0) | (s->has_tsc ? BT_SAMPLE_TSC : 0));
 	put64(raw + 9, s->has_lbr ? s->lbr_from : 0);
 	put64(raw + 17, s->has_lbr ? s->lbr_to : 0);
-	return crc32_update(crc, raw, sizeof(raw));
+	crc = crc32_update(crc, raw, sizeof(raw));
+	if (!s->has_tsc)
+		return crc;
+	uint8_t at[8];
+	put64(at, s->tsc);
+	return crc32_update(crc, at, sizeof(at));
 }
 
 const char *bt_pebs_ip_name(unsigned ip)
@@ -365,7 +381,13 @@ uint32_t bt_digest_lbr(uint32_t crc, const struct bt_lbr *e)
 	put32(raw + 20, e->cycles);
 	raw[24] = lbr_control(e);
 	put32(raw + 25, (uint32_t)e->br_type);
-	return crc32_update(crc, raw, sizeof(raw));
+	crc = crc32_update(crc, raw, sizeof(raw));
+	if (!e->sample)
+		return crc;
+	uint8_t at[8 + 8];
+	put64(at, e->ip);
+	put64(at + 8, e->tsc);
+	return crc32_update(crc, at, sizeof(at));
 }
 
 void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why)
@@ -579,7 +601,7 @@ long bt_read_bts(const struct bt_frame *f, uint32_t *session,
 long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
 		 void (*fn)(void *ctx, const struct bt_lbr *e), void *ctx)
 {
-	uint64_t prev_to = 0, v;
+	uint64_t prev_to = 0, prev_tsc = 0, v;
 	size_t pos = 0;
 	long count = 0;
 	if (f->type != BT_F_LBR || !get_session(f, &pos, session))
@@ -587,8 +609,8 @@ long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
 	while (pos < f->len) {
 		uint8_t control = f->payload[pos++];
 		uint64_t index, from, to;
-		if (control & BT_LBR_ZERO || !get_leb(f->payload, f->len, &pos, &index) ||
-		    index > UINT32_MAX || !get_pair(f, &pos, prev_to, &from, &to))
+		if (!get_leb(f->payload, f->len, &pos, &index) || index > UINT32_MAX ||
+		    !get_pair(f, &pos, prev_to, &from, &to))
 			return -1;
 		struct bt_lbr e = {
 		    .index = (uint32_t)index,
@@ -610,6 +632,15 @@ long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
 			if (!get_leb(f->payload, f->len, &pos, &v) || v > INT32_MAX)
 				return -1;
 			e.br_type = (int)v;
+		}
+		if (control & BT_LBR_SAMPLE) {
+			uint64_t tsc;
+			if (!get_leb(f->payload, f->len, &pos, &v) ||
+			    !get_leb(f->payload, f->len, &pos, &tsc))
+				return -1;
+			e.sample = true;
+			e.ip = e.to + (uint64_t)bt_unzigzag(v);
+			e.tsc = prev_tsc += tsc;
 		}
 		prev_to = e.to;
 		fn(ctx, &e);
@@ -711,7 +742,7 @@ long bt_read_pebs(const struct bt_frame *f, uint32_t *session,
 long bt_read_sample(const struct bt_frame *f, uint32_t *session,
 		    void (*fn)(void *ctx, const struct bt_sample *s), void *ctx)
 {
-	uint64_t prev = 0, a;
+	uint64_t prev = 0, prev_tsc = 0, a;
 	size_t pos = 0;
 	long count = 0;
 	if (f->type != BT_F_SAMPLE || !get_session(f, &pos, session))
@@ -724,6 +755,12 @@ long bt_read_sample(const struct bt_frame *f, uint32_t *session,
 				      .has_lbr = control & BT_SAMPLE_LBR};
 		if (s.has_lbr && !get_pair(f, &pos, s.ip, &s.lbr_from, &s.lbr_to))
 			return -1;
+		if (control & BT_SAMPLE_TSC) {
+			if (!get_leb(f->payload, f->len, &pos, &a))
+				return -1;
+			s.has_tsc = true;
+			s.tsc = prev_tsc += a;
+		}
 		prev = s.ip;
 		fn(ctx, &s);
 		count++;

@@ -72,7 +72,8 @@ enum bt_frame_type {
 	BT_F_END = 3,	 /* LEB128: session, records, lost; 4 bytes digest; loss reason text */
 	BT_F_HEADER = 4, /* what the stream describes: "key=value" strings, each NUL-terminated */
 	BT_F_LBR = 5,	 /* LEB128 session, then LBR entries (decoded), newest first: control
-			  * byte, LEB128 index, FROM and TO deltas as BTS, cycles, branch type */
+			  * byte, LEB128 index, FROM and TO deltas as BTS, cycles, branch type,
+			  * and a PMI sample's IP and TSC (BT_LBR_SAMPLE) */
 	BT_F_PATH = 6,	 /* LEB128 session, 16-bit record count, then BTS records as bits
 			  * along the code (lib/stream_path.h) */
 	BT_F_PEBS = 7,	 /* LEB128 session, then PEBS samples (decoded): control byte, the
@@ -83,15 +84,19 @@ enum bt_frame_type {
 			  * BT_SAMPLE_LBR the newest LBR entry's FROM less the IP, TO less FROM */
 };
 
-#define BT_SAMPLE_LBR  0x01 /* an IP sample's control byte: the LBR entry follows */
-#define BT_SAMPLE_ZERO 0xfe
+#define BT_SAMPLE_LBR 0x01 /* an IP sample's control byte: the LBR entry follows */
+/* The sample's TSC follows (LEB128, less the previous sample's in the frame; 0 at its start).
+ * A reader older than it refuses the frame (the bit was "must be 0"). */
+#define BT_SAMPLE_TSC  0x02
+#define BT_SAMPLE_ZERO 0xfc
 
 /* One IP sample: a counter-overflow sample (pmc, with the LBR stack's newest entry where the
  * session reads it) or a branch trap's target (btf). */
 struct bt_sample {
 	uint64_t ip;
-	bool has_lbr;
+	bool has_lbr, has_tsc;
 	uint64_t lbr_from, lbr_to;
+	uint64_t tsc; /* the TSC when the PMI took it (has_tsc) */
 };
 
 /* A PEBS sample's control byte. */
@@ -133,7 +138,11 @@ struct bt_pebs {
 #define BT_LBR_ABORT	  0x10
 #define BT_LBR_BR_TYPE	  0x20 /* an Arch LBR branch type follows (LEB128) */
 #define BT_LBR_CYCLES_OK  0x40 /* the cycle count is valid */
-#define BT_LBR_ZERO	  0x80
+/* The first entry of a snapshot a PMI took (option lbr.period, as `perf record -b` samples):
+ * the sample's IP (zig-zag LEB128, less the entry's TO) and TSC (LEB128, less the previous
+ * sample's in the frame; 0 at its start) follow. A stream of format version 1 without it is
+ * read as before; a reader older than it refuses the frame (the bit was "must be 0"). */
+#define BT_LBR_SAMPLE 0x80
 
 /* One LBR entry as the stream carries it: decoded, as the kernel prints it. */
 struct bt_lbr {
@@ -143,6 +152,8 @@ struct bt_lbr {
 	bool cycles_valid, mispred_valid, mispred, in_tx, abort;
 	uint32_t cycles;
 	int br_type; /* -1: none */
+	bool sample; /* the first entry of a PMI's snapshot: ip and tsc are the sample's */
+	uint64_t ip, tsc;
 };
 
 /* One BTS record as the stream carries it: the hardware's three fields, and the kernel's note. */
@@ -164,7 +175,7 @@ struct bt_writer {
 	uint8_t frame[BT_FRAME_MAX];
 	size_t len; /* payload bytes so far (0: no frame open) */
 	uint8_t type;
-	uint64_t prev_to, prev_flags;
+	uint64_t prev_to, prev_flags, prev_tsc;
 	uint64_t prev_size, prev_dla; /* PEBS frames' */
 	uint64_t records;
 	uint32_t digest;
@@ -249,13 +260,14 @@ long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
 /* The digest step for one record: crc = bt_digest(crc, r). */
 uint32_t bt_digest(uint32_t crc, const struct bt_bts *r);
 /* For one LBR entry: the CRC-32 of its index (4 bytes), FROM, TO (8 each), the cycles (4), the
- * control byte and the branch type (4, -1 as all ones), little-endian. */
+ * control byte and the branch type (4, -1 as all ones), then for a sample's first entry its IP
+ * and TSC (8 each), little-endian. */
 uint32_t bt_digest_lbr(uint32_t crc, const struct bt_lbr *e);
 /* For one PEBS sample: the CRC-32 of EV, NEXT, STATUS (8 bytes each), SIZE (4), the control
  * byte, then LBR FROM and TO, DLA, DSE and LAT (8 each, 0 where absent), little-endian. */
 uint32_t bt_digest_pebs(uint32_t crc, const struct bt_pebs *p);
 /* For one IP sample: the CRC-32 of IP (8 bytes), the control byte, LBR FROM and TO (8 each,
- * 0 where absent), little-endian. */
+ * 0 where absent), then the TSC (8) when it has one, little-endian. */
 uint32_t bt_digest_sample(uint32_t crc, const struct bt_sample *s);
 
 #endif

@@ -9,7 +9,11 @@
  * load bias (program-build-id=, program-bias=): an ELF whose build id is not the capture's is
  * not used (an explicit --elf is said so on stderr), since its symbols would lie.
  */
+#include <dirent.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -43,7 +47,8 @@ static struct module modules[MAX_MODULES];
 static struct code_range {
 	uint64_t lo, len; /* the segment's file bytes, at their run address */
 	const uint8_t *bytes;
-	const char *path;	     /* its ELF's */
+	const char *path; /* its ELF's */
+	const struct module *m;
 	uint64_t memsz, pgoff, bias; /* for perf's mmap events */
 } ranges[MAX_RANGES];
 static unsigned n_ranges;
@@ -115,7 +120,8 @@ static struct module *add_module(const char *path)
 		return NULL;
 	}
 	struct module *m = &modules[n_modules++];
-	*m = (struct module){.path = strdup(path)};
+	char *full = realpath(path, NULL); /* perf and the others open it from elsewhere */
+	*m = (struct module){.path = full ? full : strdup(path)};
 	read_build_id(path, m->build_id, sizeof(m->build_id));
 	return m;
 }
@@ -144,6 +150,85 @@ int bt_sym_program(const char *path, bool has_bias, uint64_t bias)
 	return 0;
 }
 
+/* ---- a program's ELF found by its build id (no --program) ------------------------------- */
+
+static const char *search_dirs[2]; /* the log's folder, --debug-dir */
+
+void bt_sym_search(const char *log_dir, const char *debug_dir)
+{
+	search_dirs[0] = log_dir;
+	search_dirs[1] = debug_dir;
+}
+
+static bool has_build_id(const char *path, const char *want)
+{
+	char id[2 * 64 + 1];
+	struct stat st;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return false;
+	read_build_id(path, id, sizeof(id));
+	return !strcmp(id, want);
+}
+
+/* The ELF with build id `want` in dir: debuginfod's layout first (dir/.build-id/ab/cdef...
+ * with or without ".debug", as gdb and elfutils look it up), then every file of dir itself. */
+static bool find_in(const char *dir, const char *want, char *out, size_t size)
+{
+	static const char *const suffix[] = {"", ".debug"};
+	for (unsigned i = 0; i < 2; i++) {
+		snprintf(out, size, "%s/.build-id/%.2s/%s%s", dir, want, want + 2, suffix[i]);
+		if (has_build_id(out, want))
+			return true;
+	}
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool found = false;
+	while (d && !found && (e = readdir(d)) != NULL) {
+		snprintf(out, size, "%s/%s", dir, e->d_name);
+		found = e->d_name[0] != '.' && has_build_id(out, want);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static bool have_program(void)
+{
+	for (unsigned i = 0; i < n_modules; i++)
+		if (!modules[i].is_kernel && !modules[i].refused)
+			return true;
+	return false;
+}
+
+/* The capture names the program by build id and none was given: look for it, or say once
+ * which ELF is needed. */
+static void find_program(void)
+{
+	static char said[BUILD_ID_HEX * 2];
+	if (!header_program_id[0] || have_program())
+		return;
+	char path[4096];
+	for (unsigned i = 0; i < 2; i++)
+		if (search_dirs[i] &&
+		    find_in(search_dirs[i], header_program_id, path, sizeof(path))) {
+			struct module *m = add_module(path);
+			if (m) {
+				m->must = false;
+				bt_text_symbols(true); /* as with --program */
+			}
+			return;
+		}
+	if (!strcmp(said, header_program_id))
+		return;
+	snprintf(said, sizeof(said), "%s", header_program_id);
+	fprintf(stderr,
+		"btdecode: the capture's program has build id %s: no ELF with it beside the "
+		"capture%s%s%s; name it with --program FILE or --debug-dir DIR (a folder of ELFs "
+		"or a .build-id/ tree)\n",
+		header_program_id, search_dirs[1] ? " or in " : "",
+		search_dirs[1] ? search_dirs[1] : "", search_dirs[1] ? "" : "");
+}
+
 /* Takes a header's value: true if it is not the one held (the modules are checked again). */
 static bool copy_value(char *to, size_t size, const char *value)
 {
@@ -169,6 +254,7 @@ void bt_sym_header_pair(const char *pair)
 	if (changed) {
 		reported = false; /* another boot, other ELFs: the modules are checked again */
 		generation++;
+		find_program();
 	}
 }
 
@@ -238,6 +324,7 @@ static void report_all(void)
 								 .len = ph.p_filesz,
 								 .bytes = m->raw + ph.p_offset,
 								 .path = m->path,
+								 .m = m,
 								 .memsz = ph.p_memsz,
 								 .pgoff = ph.p_offset,
 								 .bias = m->dwbias};
@@ -247,6 +334,51 @@ static void report_all(void)
 		cache = calloc(CACHE_SIZE, sizeof(*cache));
 	else
 		memset(cache, 0, CACHE_SIZE * sizeof(*cache));
+}
+
+/* libstdc++'s demangler (the Itanium C++ ABI's __cxa_demangle, as perf and gdb use a
+ * demangler of the same ABI): a C++ name as people read it. */
+char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+#define DEMANGLED_MAX 8192
+static struct {
+	const char *mangled; /* the symbol table's string: its address is the key */
+	char *name;
+} demangled[DEMANGLED_MAX];
+
+static const char *demangle(const char *name)
+{
+	if (!name || strncmp(name, "_Z", 2))
+		return name;
+	size_t h = ((uintptr_t)name >> 3) % DEMANGLED_MAX;
+	for (size_t k = 0; k < DEMANGLED_MAX; k++, h = (h + 1) % DEMANGLED_MAX) {
+		if (demangled[h].mangled == name)
+			return demangled[h].name;
+		if (demangled[h].mangled)
+			continue;
+		int status = -1;
+		char *d = __cxa_demangle(name, NULL, NULL, &status);
+		demangled[h].mangled = name;
+		demangled[h].name = status == 0 && d ? d : (char *)name;
+		return demangled[h].name;
+	}
+	return name; /* the table is full: the mangled name */
+}
+
+/* Whether addr lies in one of the module's PT_LOAD segments (at its run address): a symbol
+ * found for an address outside them is only the nearest one below, not where it is. */
+static bool in_module(const struct module *m, uint64_t addr)
+{
+	size_t nph = 0;
+	if (!m->elf || elf_getphdrnum(m->elf, &nph))
+		return false;
+	for (size_t k = 0; k < nph; k++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(m->elf, (int)k, &ph) && ph.p_type == PT_LOAD &&
+		    addr - (ph.p_vaddr + m->dwbias) < ph.p_memsz)
+			return true;
+	}
+	return false;
 }
 
 static struct module *module_of(Dwfl_Module *dm)
@@ -269,12 +401,12 @@ static struct cache_entry *lookup(uint64_t addr)
 	*c = (struct cache_entry){.addr = addr, .valid = true, .kind = -1};
 	Dwfl_Module *dm = dwfl_addrmodule(dwfl, addr);
 	struct module *m = dm ? module_of(dm) : NULL;
-	if (!m)
-		return c;
+	if (!m || !in_module(m, addr))
+		return c; /* outside every ELF in use: no name */
 	c->sym.module = m->path;
 	GElf_Off off = 0;
 	GElf_Sym sym;
-	c->sym.func = dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL);
+	c->sym.func = demangle(dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL));
 	c->sym.offset = off;
 	Dwfl_Line *l = dwfl_module_getsrc(dm, addr);
 	if (l)
@@ -368,6 +500,81 @@ void bt_sym_for_each_exec(void (*fn)(const char *path, uint64_t start, uint64_t 
 		report_all();
 	for (unsigned i = 0; i < n_ranges; i++)
 		fn(ranges[i].path, ranges[i].lo, ranges[i].memsz, ranges[i].pgoff, ranges[i].bias);
+}
+
+unsigned bt_sym_inlines(uint64_t addr, const char **names, unsigned max)
+{
+	struct cache_entry *c = lookup(addr);
+	if (!c || !c->sym.module)
+		return 0;
+	Dwfl_Module *dm = dwfl_addrmodule(dwfl, addr);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dm ? dwfl_module_addrdie(dm, addr, &bias) : NULL;
+	Dwarf_Die *innermost = NULL, *scopes = NULL;
+	int n = cu ? dwarf_getscopes(cu, addr - bias, &innermost) : 0;
+	/* the concrete chain from the innermost scope out, as eu-addr2line -i walks it (with
+	 * dwarf_getscopes alone, an inlined subroutine's abstract origin takes its callers' place)
+	 */
+	n = n > 0 ? dwarf_getscopes_die(&innermost[0], &scopes) : 0;
+	free(innermost);
+	unsigned got = 0;
+	/* innermost first: each inlined subroutine's name (from its abstract origin) */
+	for (int i = 0; i < n && got < max; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		Dwarf_Attribute a;
+		const char *name =
+		    dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &a)
+					 ? &a
+					 : dwarf_attr_integrate(&scopes[i], DW_AT_name, &a));
+		if (name)
+			names[got++] = demangle(name);
+	}
+	free(scopes);
+	return got;
+}
+
+int bt_sym_dwarf_version(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	Dwarf *dbg = dwarf_begin(fd, DWARF_C_READ);
+	Dwarf_Off next = 0;
+	size_t header_size = 0;
+	Dwarf_Half version = 0;
+	Dwarf_Die cu;
+	int got = 0;
+	if (dbg &&
+	    dwarf_next_unit(dbg, 0, &next, &header_size, &version, NULL, NULL, NULL, NULL, NULL) ==
+		0 &&
+	    dwarf_offdie(dbg, header_size, &cu)) {
+		Dwarf_Lines *lines;
+		size_t n = 0;
+		if (dwarf_getsrclines(&cu, &lines, &n) == 0 && n)
+			got = version;
+	}
+	if (dbg)
+		dwarf_end(dbg);
+	close(fd);
+	return got;
+}
+
+void bt_sym_for_each_segment(void (*fn)(void *ctx, const struct bt_exec *x), void *ctx)
+{
+	if (!reported)
+		report_all();
+	for (unsigned i = 0; i < n_ranges; i++) {
+		const struct code_range *r = &ranges[i];
+		struct bt_exec x = {.path = r->path,
+				    .build_id = r->m->build_id,
+				    .is_kernel = r->m->is_kernel,
+				    .start = r->lo,
+				    .len = r->memsz,
+				    .pgoff = r->pgoff,
+				    .bias = r->bias};
+		fn(ctx, &x);
+	}
 }
 
 void bt_sym_reset(void)

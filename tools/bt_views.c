@@ -86,6 +86,11 @@ static void text_lbr(const struct bt_session *s, const struct bt_lbr *e)
 	fprintf(out_records, " cycles=%" PRIu32 "%s mispred=%d br_type=%d%s%s\n", e->cycles,
 		e->cycles_valid ? "" : "(n/a)", e->mispred_valid ? e->mispred : -1, e->br_type,
 		e->in_tx ? " in_tx" : "", e->abort ? " abort" : "");
+	if (e->sample) { /* the first entry of a PMI's snapshot (lbr.period): the sample */
+		fputs("sample", out_records);
+		text_addr(e->ip);
+		fprintf(out_records, " tsc=%" PRIu64 "\n", e->tsc);
+	}
 }
 
 static void text_pebs(const struct bt_session *s, const struct bt_pebs *p)
@@ -148,17 +153,52 @@ const struct bt_view bt_view_verify = {
 
 /* ---- json ------------------------------------------------------------------------------- */
 
-void bt_json_str(const char *s)
+/* The length of the well-formed UTF-8 sequence at s (RFC 3629 section 4: no overlong form, no
+ * surrogate, nothing above U+10FFFF), 0 if there is none. */
+static size_t utf8_len(const unsigned char *s)
 {
+	unsigned c = s[0];
+	size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+	if (!n || c > 0xf4)
+		return 0;
+	unsigned lo = 0x80, hi = 0xbf; /* the second byte's range */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* UTF-8 passes whole; a byte that starts no well-formed sequence becomes U+FFFD. */
+void bt_json_str(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
 	fputc('"', out_records);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	while (*s) {
+		unsigned char ch = *s;
+		size_t n;
 		if (ch == '"' || ch == '\\')
 			fprintf(out_records, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
+		else if (ch < 0x20 || ch == 0x7f)
 			fprintf(out_records, "\\u%04x", ch);
-		else
+		else if (ch < 0x80)
 			fputc(ch, out_records);
+		else if ((n = utf8_len(s)) != 0) {
+			fwrite(s, 1, n, out_records);
+			s += n;
+			continue;
+		} else
+			fputs("\\ufffd", out_records);
+		s++;
 	}
 	fputc('"', out_records);
 }
@@ -170,6 +210,7 @@ static void json_session(const char *type, const struct bt_session *s)
 }
 
 /* "NAME":"0x...", and the symbol's "NAME_sym":"f+0x3", "NAME_line":"file.c:12" */
+#define INLINES_MAX 16
 static void json_addr(const char *name, uint64_t a)
 {
 	fprintf(out_records, ",\"%s\":\"%#" PRIx64 "\"", name, a);
@@ -184,6 +225,14 @@ static void json_addr(const char *name, uint64_t a)
 		fprintf(out_records, ",\"%s_line\":", name);
 		bt_json_str(buf);
 	}
+	const char *inl[INLINES_MAX];
+	unsigned n = bt_sym_inlines(a, inl, INLINES_MAX);
+	for (unsigned i = 0; i < n; i++) { /* "NAME_inline":["innermost",...] */
+		fprintf(out_records, i ? "," : ",\"%s_inline\":[", name);
+		bt_json_str(inl[i]);
+	}
+	if (n)
+		fputc(']', out_records);
 }
 
 static void json_kind(uint64_t from, int br_type)
@@ -248,6 +297,10 @@ static void json_lbr(const struct bt_session *s, const struct bt_lbr *e)
 		fprintf(out_records, ",\"br_type\":%d", e->br_type);
 	fprintf(out_records, ",\"in_tx\":%s,\"abort\":%s", e->in_tx ? "true" : "false",
 		e->abort ? "true" : "false");
+	if (e->sample) {
+		json_addr("sample_ip", e->ip);
+		fprintf(out_records, ",\"tsc\":%" PRIu64, e->tsc);
+	}
 	json_kind(e->from, e->br_type);
 	fputs("}\n", out_records);
 }
@@ -280,6 +333,8 @@ static void json_sample(const struct bt_session *s, const struct bt_sample *x)
 		json_addr("lbr_from", x->lbr_from);
 		json_addr("lbr_to", x->lbr_to);
 	}
+	if (x->has_tsc)
+		fprintf(out_records, ",\"tsc\":%" PRIu64, x->tsc);
 	fputs("}\n", out_records);
 }
 
@@ -567,8 +622,8 @@ const struct bt_view bt_view_raw = {
 /* ---- the list ----------------------------------------------------------------------------- */
 
 const struct bt_view *const bt_views[] = {
-    &bt_view_text, &bt_view_verify, &bt_view_stats, &bt_view_json, &bt_view_perf,
-    &bt_view_raw,  &bt_view_folded, &bt_view_trace, NULL,
+    &bt_view_text, &bt_view_verify, &bt_view_stats, &bt_view_json,     &bt_view_perf,
+    &bt_view_raw,  &bt_view_folded, &bt_view_trace, &bt_view_perfdata, NULL,
 };
 
 const struct bt_view *bt_view_find(const char *name)

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -749,18 +750,26 @@ static int btdecode_stream(FILE *in, const char *name)
 #ifndef BTDECODE_NO_MAIN
 static void usage(FILE *to)
 {
-	fprintf(to, "usage: btdecode [--view VIEW] [--elf KERNEL.elf] [--program FILE[@0xBIAS]] "
-		    "[FILE]\n  reads FILE (or stdin, or -) and checks every frame; views:\n");
+	fprintf(to, "usage: btdecode [--view VIEW] [-o FILE] [--elf KERNEL.elf] "
+		    "[--program FILE[@0xBIAS]] [--debug-dir DIR] [FILE]\n  reads FILE (or stdin, "
+		    "or -) and checks "
+		    "every frame; views:\n");
 	for (unsigned i = 0; bt_views[i]; i++)
-		fprintf(to, "    %-7s %s\n", bt_views[i]->name, bt_views[i]->about);
+		fprintf(to, "    %-9s %s\n", bt_views[i]->name, bt_views[i]->about);
 	fprintf(
 	    to,
+	    "  --view VIEW, --view=VIEW: the view (default text)\n"
+	    "  -o FILE, --output=FILE: the view's output goes to FILE (default stdout; a binary "
+	    "view\n    such as perf.data is never written to a terminal)\n"
 	    "  --elf: the kernel's ELF (default: kernel.elf beside btdecode, when its build "
 	    "id is the capture's)\n  --program: a user program's ELF; @0xBIAS where a "
-	    "static PIE was placed (default: the capture's program-bias)\n"
+	    "static PIE was placed (default: the capture's program-bias); without it, the ELF\n"
+	    "    with the build id the capture names, beside the capture or under --debug-dir\n"
+	    "  --debug-dir DIR: a folder of ELFs, or of a .build-id/ab/cdef...[.debug] tree\n"
+	    "  -h, --help: this text\n"
 	    "  exit status: 0 complete (every frame, session and boot whole), 1 damaged, "
-	    "missing,\n  doubled or incomplete, 2 bad usage or an unreadable input, 3 no record "
-	    "stream in the input\n");
+	    "missing,\n  doubled or incomplete, 2 bad usage or an unreadable input or output,\n"
+	    "  3 no record stream in the input\n");
 }
 
 /* FILE[@0xBIAS] */
@@ -799,47 +808,98 @@ static void default_kernel(void)
 		bt_sym_kernel(path, false);
 }
 
+static int set_view(const char *v)
+{
+	view = bt_view_find(v);
+	if (view)
+		return 0;
+	fprintf(stderr, "btdecode: --view '%s': accepted:", v);
+	for (unsigned k = 0; bt_views[k]; k++)
+		fprintf(stderr, " %s", bt_views[k]->name);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* Where the view writes: -o FILE, else stdout; a binary view never to a terminal. */
+static int open_output(const char *path)
+{
+	if (path && strcmp(path, "-")) {
+		out_records = fopen(path, "wb");
+		if (!out_records) {
+			fprintf(stderr, "btdecode: -o %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	out_records = stdout;
+	if (view->binary && isatty(STDOUT_FILENO)) {
+		fprintf(stderr,
+			"btdecode: --view %s writes a binary file: name it with -o FILE (or "
+			"redirect stdout)\n",
+			view->name);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *path = NULL;
+	static const struct option longs[] = {
+	    {"view", required_argument, NULL, 'v'},
+	    {"elf", required_argument, NULL, 'e'},
+	    {"program", required_argument, NULL, 'p'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"debug-dir", required_argument, NULL, 'd'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *output = NULL, *debug_dir = NULL;
 	bool have_elf = false, have_program = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool has_value = i + 1 < argc;
-		if (strcmp(a, "--view") == 0 && has_value) {
-			const char *v = argv[++i];
-			view = bt_view_find(v);
-			if (!view) {
-				fprintf(stderr, "btdecode: --view '%s': accepted:", v);
-				for (unsigned k = 0; bt_views[k]; k++)
-					fprintf(stderr, " %s", bt_views[k]->name);
-				fputc('\n', stderr);
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:", longs, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			if (set_view(optarg))
 				return EXIT_USAGE;
-			}
-		} else if (strcmp(a, "--elf") == 0 && has_value) {
-			if (bt_sym_kernel(argv[++i], true))
+			break;
+		case 'e':
+			if (bt_sym_kernel(optarg, true))
 				return EXIT_USAGE;
 			have_elf = true;
-		} else if (strcmp(a, "--program") == 0 && has_value) {
-			if (program_arg(argv[++i]))
+			break;
+		case 'p':
+			if (program_arg(optarg))
 				return EXIT_USAGE;
 			have_program = true;
-		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'd':
+			debug_dir = optarg;
+			break;
+		case 'h':
 			usage(stdout);
 			return 0;
-		} else if (a[0] == '-' && a[1]) {
+		default:
 			fprintf(stderr, "btdecode: unknown option '%s' (or its value is missing)\n",
-				a);
-			usage(stderr);
-			return EXIT_USAGE;
-		} else if (!path) {
-			path = a;
-		} else {
+				argv[optind - 1]);
 			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	bt_text_symbols(have_elf || have_program);
+	if (argc - optind > 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *path = optind < argc ? argv[optind] : NULL;
+	char log_dir[4096] = ".";
+	if (path && strcmp(path, "-") && strrchr(path, '/'))
+		snprintf(log_dir, sizeof(log_dir), "%.*s", (int)(strrchr(path, '/') - path), path);
+	if (!have_program)
+		bt_sym_search(path && strcmp(path, "-") ? log_dir : NULL, debug_dir);
+	bt_text_symbols(have_elf || have_program || debug_dir);
 	if (!have_elf)
 		default_kernel(); /* the code PATH frames walk, and the symbols */
 	FILE *in = path && strcmp(path, "-") ? fopen(path, "rb") : stdin;
@@ -847,6 +907,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "btdecode: %s: %s\n", path, strerror(errno));
 		return EXIT_USAGE;
 	}
-	return btdecode_stream(in, path ? path : "stdin");
+	if (open_output(output))
+		return EXIT_USAGE;
+	int rc = btdecode_stream(in, path ? path : "stdin");
+	if (fflush(out_records) || ferror(out_records)) {
+		fprintf(stderr, "btdecode: writing %s: %s\n", output ? output : "stdout",
+			strerror(errno));
+		return EXIT_USAGE;
+	}
+	return rc;
 }
 #endif

@@ -33,6 +33,7 @@ struct bt_view {
 	const char *name;
 	const char *about;   /* one line for the usage text */
 	bool symbols;	     /* it names functions: the kernel's ELF is looked for by default */
+	bool binary;	     /* it writes bytes, not text: never to a terminal */
 	void (*start)(void); /* a capture begins: forget the last one */
 	void (*header)(unsigned cpu, const char *const *pairs, unsigned n);
 	void (*begin)(const struct bt_session *s);
@@ -50,7 +51,7 @@ extern uint64_t bt_record_wire_bytes;	 /* of the record frames' lines (BTS, PATH
 
 /* The views, NULL-terminated (bt_views.c, bt_calls.c). */
 extern const struct bt_view bt_view_text, bt_view_verify, bt_view_stats, bt_view_json, bt_view_perf,
-    bt_view_raw, bt_view_folded, bt_view_trace;
+    bt_view_raw, bt_view_folded, bt_view_trace, bt_view_perfdata;
 const struct bt_view *bt_view_find(const char *name);
 extern const struct bt_view *const bt_views[];
 
@@ -76,6 +77,9 @@ int bt_sym_kernel(const char *path, bool must);
 /* A user program's ELF (--program FILE[@BIAS]): has_bias false takes the capture's
  * program-bias (else 0). 0 or -1. */
 int bt_sym_program(const char *path, bool has_bias, uint64_t bias);
+/* Where a program's ELF is looked for by the build id its capture names, when no --program
+ * is given: the capture's folder, then --debug-dir (each: a .build-id/ tree, then its files). */
+void bt_sym_search(const char *log_dir, const char *debug_dir);
 /* A HEADER pair: build ids and the program's bias are checked and taken here. */
 void bt_sym_header_pair(const char *pair);
 bool bt_sym_lookup(uint64_t addr, struct bt_sym *out);
@@ -95,6 +99,20 @@ void bt_sym_test_code(uint64_t base, const uint8_t *bytes, size_t n);
  * PT_LOAD segment. */
 void bt_sym_for_each_exec(void (*fn)(const char *path, uint64_t start, uint64_t len, uint64_t pgoff,
 				     uint64_t bias));
+/* An executable PT_LOAD segment of an ELF in use, at its run address. */
+struct bt_exec {
+	const char *path, *build_id; /* build_id in hex, "" if it has none */
+	bool is_kernel;
+	uint64_t start, len, pgoff, bias;
+};
+/* fn(ctx, segment) for each, the ELFs in the order they were given (the kernel's first). */
+void bt_sym_for_each_segment(void (*fn)(void *ctx, const struct bt_exec *x), void *ctx);
+/* The functions inlined at addr, innermost first (libdw's scopes: DW_TAG_inlined_subroutine),
+ * as addr2line -i lists them before the function itself: how many, at most max. */
+unsigned bt_sym_inlines(uint64_t addr, const char **names, unsigned max);
+/* The DWARF version of an ELF's first unit when it has a line table, 0 when it has none, -1
+ * when it cannot be read. */
+int bt_sym_dwarf_version(const char *path);
 void bt_sym_reset(void);
 
 /* A kind as the views name it: x86_branch_name's, "async" for an interrupt or exception (a FROM

@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/drivers/driver.c arch/x86/drivers/bts.c arch/x86/drivers/bts_plan.c arch/x86/drivers/lbr.c arch/x86/drivers/lbr_plan.c arch/x86/drivers/pebs.c arch/x86/drivers/pebs_record.c arch/x86/drivers/pmc.c arch/x86/drivers/pmc_plan.c arch/x86/drivers/pmc_program.c arch/x86/drivers/btf.c arch/x86/drivers/ler.c arch/x86/drivers/pause.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c arch/x86/caps/pebs_models.c arch/x86/caps/pmi_ack.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c lib/fmt.c lib/list.c lib/record_store.c lib/x86_decode.c lib/x86_decode_tables.c
+// UNIT-SOURCES: arch/x86/drivers/driver.c arch/x86/drivers/bts.c arch/x86/drivers/bts_plan.c arch/x86/drivers/lbr.c arch/x86/drivers/lbr_sample.c arch/x86/drivers/lbr_plan.c arch/x86/drivers/pebs.c arch/x86/drivers/pebs_record.c arch/x86/drivers/pmc.c arch/x86/drivers/pmc_plan.c arch/x86/drivers/pmc_program.c arch/x86/drivers/btf.c arch/x86/drivers/ler.c arch/x86/drivers/pause.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c arch/x86/caps/pebs_models.c arch/x86/caps/pmi_ack.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c lib/fmt.c lib/list.c lib/record_store.c lib/x86_decode.c lib/x86_decode_tables.c
 // clang-format on
 /*
  * The facility drivers through their one interface (arch/x86/drivers/driver.h), on the host: each
@@ -180,7 +180,7 @@ static const struct facility_driver *armed(struct facility_run *r, const char *p
 	memset(&area, 0, sizeof(area));
 	said[0] = 0;
 	const struct trace_caps *c = spmu_caps(&m);
-	const struct facility_driver *drv = facility_driver_of(f, c);
+	const struct facility_driver *drv = facility_driver_for(f, c, o);
 	const char *why = NULL;
 	if (drv->available(c, &why) != STATUS_OK) {
 		assert_non_null(why);
@@ -359,6 +359,49 @@ static void pmc_sampling(void **state)
 	assert_int_equal(sessions, PERSONALITIES);
 }
 
+/* lbr.period: LBR sampling as perf record -b. Counter 0 counts "Branch Instruction Retired"
+ * (SDM Vol. 3B Table 20-1: event C4H, umask 00H) in both rings with INT (a PMI on overflow,
+ * 18.2.1.1) from -period; the LBRs run with FREEZE_LBRS_ON_PMI (IA32_DEBUGCTL bit 11, 18.4.7:
+ * "the processor clears the LBR flag ... when a PMI occurs") and the service routine takes
+ * the stack at each PMI. */
+#define EVENT_BR_INST_RETIRED	 0xc4
+#define DEBUGCTL_BIT_FREEZE_LBRS 11
+static void lbr_sampling(void **state)
+{
+	(void)state;
+	sessions = 0;
+	struct trace_options o = defaults();
+	o.lbr_period = 16;
+	for (size_t i = 0; i < PERSONALITIES; i++) {
+		struct facility_run r;
+		if (!armed(&r, personalities[i], TRACE_LBR, &o))
+			continue;
+		assert_ptr_equal(r.drv, &lbr_sample_driver);
+		uint64_t want = EVENT_BR_INST_RETIRED | BITN(EVTSEL_BIT_USR) | BITN(EVTSEL_BIT_OS) |
+				BITN(EVTSEL_BIT_INT) | BITN(EVTSEL_BIT_EN);
+		assert_int_equal(rd(MSR_IA32_PERFEVTSEL0), want);
+		unsigned w = r.caps->perfmon.gp_width;
+		assert_int_equal(rd(MSR_IA32_PMC0), (0 - o.lbr_period) & ((1ull << w) - 1));
+		assert_true(rd(MSR_IA32_DEBUGCTL) & BITN(DEBUGCTL_BIT_FREEZE_LBRS));
+		if (r.caps->lbr.kind == TC_LBR_ARCH)
+			assert_true(rd(MSR_IA32_LBR_CTL) & BITN(LBR_CTL_BIT_LBREN));
+		else
+			assert_true(rd(MSR_IA32_DEBUGCTL) & BITN(DEBUGCTL_BIT_LBR));
+		assert_true(isr_cfg.lbr_snapshot);
+		disarmed(&r);
+		assert_int_equal(rd(MSR_IA32_PERFEVTSEL0), 0);
+		assert_int_equal(rd(MSR_IA32_DEBUGCTL), 0);
+	}
+	assert_int_equal(sessions, PERSONALITIES);
+	/* lbr.filter cannot narrow a sample of every branch: refused, with the reason */
+	o.lbr_filter = 1;
+	spmu_init(&m, spmu_personality_find("skylake"), NULL);
+	struct facility_run r = {.caps = spmu_caps(&m), .opt = &o, .label = "x", .print = print};
+	char why[256] = "";
+	assert_int_equal(lbr_sample_driver.plan(&r, why, sizeof(why)), STATUS_INVALID);
+	assert_non_null(strstr(why, "lbr.filter"));
+}
+
 /* ---- BTF, and every facility paused ------------------------------------------------------- */
 
 static void btf_rearms(void **state)
@@ -419,6 +462,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(lbr_legacy_and_arch),
     cmocka_unit_test(pebs_counter_without_int),
     cmocka_unit_test(pmc_sampling),
+    cmocka_unit_test(lbr_sampling),
     cmocka_unit_test(btf_rearms),
     cmocka_unit_test(pause_and_resume),
     cmocka_unit_test(plan_refusals),

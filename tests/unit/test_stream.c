@@ -225,7 +225,8 @@ static long read_lbr(const struct bt_frame *f, uint32_t *session, void *ctx)
 }
 
 /* LBR entries of every shape (indexes with gaps, cycles valid or not and 0, mispredict valid
- * or not, TSX flags, Arch LBR branch types or none, 64-bit extremes) come back field for field,
+ * or not, TSX flags, Arch LBR branch types or none, 64-bit extremes, a sample's first entry
+ * with its IP and TSC, TSCs rising, falling and at the extremes) come back field for field,
  * and END's digest is the CRC-32 of the fields as bt_digest_lbr's comment lays them out. */
 static void lbr_entries_come_back(void **state)
 {
@@ -246,7 +247,12 @@ static void lbr_entries_come_back(void **state)
 		    .in_tx = (r >> 4) & 1,
 		    .abort = (r >> 5) & 1,
 		    .br_type = (r >> 6) & 1 ? (int)(rnd(&seed) % 16) : -1,
+		    .sample = (r >> 7) & 1,
 		};
+		if (sent[i].sample) {
+			sent[i].ip = i % 5 == 0 ? rnd(&seed) : sent[i].to + rnd(&seed) % 64;
+			sent[i].tsc = i % 11 == 0 ? UINT64_MAX : i % 13 == 0 ? 0 : rnd(&seed);
+		}
 	}
 	nlines = 0;
 	struct bt_writer w;
@@ -265,7 +271,9 @@ static void lbr_entries_come_back(void **state)
 			    a->cycles == b->cycles && a->cycles_valid == b->cycles_valid &&
 			    a->mispred_valid == b->mispred_valid && a->mispred == b->mispred &&
 			    a->in_tx == b->in_tx && a->abort == b->abort &&
-			    a->br_type == b->br_type);
+			    a->br_type == b->br_type && a->sample == b->sample);
+		if (a->sample)
+			assert_true(a->ip == b->ip && a->tsc == b->tsc);
 		uint8_t raw[29];
 		put_le(raw, a->index, 4);
 		put_le(raw + 4, a->from, 8);
@@ -275,8 +283,14 @@ static void lbr_entries_come_back(void **state)
 		raw[24] = (uint8_t)((a->cycles ? 0x01 : 0) | (a->mispred_valid ? 0x02 : 0) |
 				    (a->mispred ? 0x04 : 0) | (a->in_tx ? 0x08 : 0) |
 				    (a->abort ? 0x10 : 0) | (a->br_type >= 0 ? 0x20 : 0) |
-				    (a->cycles_valid ? 0x40 : 0));
+				    (a->cycles_valid ? 0x40 : 0) | (a->sample ? 0x80 : 0));
 		z = crc32_update(z, raw, sizeof(raw));
+		if (a->sample) {
+			uint8_t at[16];
+			put_le(at, a->ip, 8);
+			put_le(at + 8, a->tsc, 8);
+			z = crc32_update(z, at, sizeof(at));
+		}
 	}
 	end_says(3000, z);
 }
@@ -382,8 +396,9 @@ static long read_sample(const struct bt_frame *f, uint32_t *session, void *ctx)
 	return bt_read_sample(f, session, take_sample, ctx);
 }
 
-/* IP samples (counter samples with or without their LBR entry, BTF trap targets) at the
- * 64-bit extremes come back field for field, END's digest packed here. */
+/* IP samples (counter samples with or without their LBR entry and TSC, BTF trap targets) at
+ * the 64-bit extremes, TSCs rising, falling and at the extremes, come back field for field,
+ * END's digest packed here. */
 static void ip_samples_come_back(void **state)
 {
 	(void)state;
@@ -400,6 +415,9 @@ static void ip_samples_come_back(void **state)
 			sent[i].lbr_from = i % 5 ? rnd(&seed) : 0;
 			sent[i].lbr_to = rnd(&seed);
 		}
+		sent[i].has_tsc = (r >> 21) & 1;
+		if (sent[i].has_tsc)
+			sent[i].tsc = i % 7 == 0 ? UINT64_MAX : i % 11 == 0 ? 0 : rnd(&seed);
 	}
 	nlines = 0;
 	struct bt_writer w;
@@ -415,13 +433,19 @@ static void ip_samples_come_back(void **state)
 	for (unsigned i = 0; i < 1500; i++) {
 		const struct bt_sample *a = &sent[i], *b = &got.x[i];
 		assert_true(a->ip == b->ip && a->has_lbr == b->has_lbr &&
-			    a->lbr_from == b->lbr_from && a->lbr_to == b->lbr_to);
+			    a->lbr_from == b->lbr_from && a->lbr_to == b->lbr_to &&
+			    a->has_tsc == b->has_tsc && a->tsc == b->tsc);
 		uint8_t raw[25];
 		put_le(raw, a->ip, 8);
-		raw[8] = a->has_lbr ? 0x01 : 0;
+		raw[8] = (uint8_t)((a->has_lbr ? 0x01 : 0) | (a->has_tsc ? 0x02 : 0));
 		put_le(raw + 9, a->lbr_from, 8);
 		put_le(raw + 17, a->lbr_to, 8);
 		z = crc32_update(z, raw, sizeof(raw));
+		if (a->has_tsc) {
+			uint8_t at[8];
+			put_le(at, a->tsc, 8);
+			z = crc32_update(z, at, sizeof(at));
+		}
 	}
 	end_says(1500, z);
 }

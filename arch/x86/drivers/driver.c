@@ -22,6 +22,14 @@ const struct facility_driver *facility_driver_of(enum trace_facility f, const st
 	}
 }
 
+const struct facility_driver *facility_driver_for(enum trace_facility f, const struct trace_caps *c,
+						  const struct trace_options *o)
+{
+	if (f == TRACE_LBR && o && o->lbr_period)
+		return &lbr_sample_driver;
+	return facility_driver_of(f, c);
+}
+
 bool drv_check(struct facility_run *r, enum status st, uint32_t msr, const char *what)
 {
 	if (st == STATUS_OK)

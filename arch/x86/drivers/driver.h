@@ -150,11 +150,16 @@ struct facility_driver {
 };
 
 extern const struct facility_driver bts_driver, btsint_driver, lbr_legacy_driver, lbr_arch_driver,
-    pebs_driver, btf_driver, pmc_driver;
+    lbr_sample_driver, pebs_driver, btf_driver, pmc_driver;
 
 /* The driver of facility f on a CPU with capability record c (NULL: any): legacy or
  * Architectural LBR as c has, picked here once. */
 const struct facility_driver *facility_driver_of(enum trace_facility f, const struct trace_caps *c);
+
+/* The driver of a session of facility f with options o: facility_driver_of's, or LBR sampling
+ * (lbr_sample.c) for lbr with lbr.period. */
+const struct facility_driver *facility_driver_for(enum trace_facility f, const struct trace_caps *c,
+						  const struct trace_options *o);
 
 /* A register access of the run: true when it went through; else "error: LABEL: WHAT: MSR x
  * refused (#GP)[: reason]" is said and the run is no longer ok. */

@@ -14,7 +14,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86/drivers/lbr_plan.h"
+#include "arch/x86/drivers/pmc_plan.h"
+#include "arch/x86/pmu/ds_isr.h"
 #include "lib/status.h"
+
+/* LBR sampling (option lbr.period, lbr_sample.c): a PMI every period branches. */
+struct lbr_sampling {
+	struct pmc_event ev;
+	uint64_t enable; /* IA32_PERF_GLOBAL_CTRL */
+	struct ds_isr_config isr;
+	void *slot; /* the record the PMI's snapshot is filling */
+	uint64_t other_counters, snapshot_failed;
+	int64_t left; /* the counter after the run: -(events to the overflow) */
+};
 
 struct lbr_state {
 	struct lbr_filter filter;
@@ -26,6 +38,7 @@ struct lbr_state {
 	uint64_t ctl;	 /* Architectural: IA32_LBR_CTL */
 	uint64_t tos;	 /* legacy: MSR_LBR_TOS after the run */
 	unsigned sw_dropped;
+	struct lbr_sampling sampling;
 };
 
 /* LBRs on with every branch kept, DEBUGCTL's other bits `debugctl_extra` (a freeze); the

@@ -11,6 +11,7 @@
 #include "arch/x86/drivers/driver.h"
 #include "arch/x86/drivers/lbr.h"
 #include "arch/x86/caps/pmi_ack.h"
+#include "arch/x86/cpu/cpu.h"
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/pmu/isr_hook.h"
@@ -25,7 +26,7 @@
 
 /* A sample in the store: the interrupted IP and the LBR snapshot's newest entry (or 0s). */
 struct pmc_sample {
-	uint64_t ip, lbr_from, lbr_to;
+	uint64_t ip, lbr_from, lbr_to, tsc;
 };
 
 /* In the PMI, before the ack unfreezes the stack: the sample's newest branch. */
@@ -46,7 +47,7 @@ static void sample(void *ctx, unsigned counter, uint64_t ip)
 		p->other_counters++;
 		return;
 	}
-	struct pmc_sample s = {ip, p->from, p->to};
+	struct pmc_sample s = {ip, p->from, p->to, rdtsc()};
 	record_store_put(&r->store, &s);
 }
 
@@ -188,7 +189,9 @@ static bool pmc_deliver(struct facility_run *r, const void *stored, const struct
 				 .sample = {.ip = s->ip,
 					    .has_lbr = lbr,
 					    .lbr_from = lbr ? s->lbr_from : 0,
-					    .lbr_to = lbr ? s->lbr_to : 0}};
+					    .lbr_to = lbr ? s->lbr_to : 0,
+					    .has_tsc = true,
+					    .tsc = s->tsc}};
 	k->put(k->ctx, &t);
 	return true;
 }

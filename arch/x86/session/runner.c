@@ -71,7 +71,8 @@ static void one_cpu(void *arg)
 	fmt_snprintf(t.label, sizeof(t.label), "%s@%s cpu=%u", q->workload,
 		     t.model ? spmu_personality_name(spmu_personality_of(t.model)) : "hardware",
 		     cpu);
-	enum trace_outcome out = capture_session(&t, facility_driver_of(q->facility, t.caps));
+	enum trace_outcome out =
+	    capture_session(&t, facility_driver_for(q->facility, t.caps, q->opt));
 	pmu_use_hardware();
 	job->outcome[cpu] = out == TRACE_FAILED || !t.ok ? TRACE_FAILED : out;
 }
