@@ -216,7 +216,7 @@ $(BUILD)/check-options: $(CHECK_OPTIONS_SRCS) $(BUILD)/host/selftest_names.c $(H
 	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)
 
 # ---- host: the GPT writer of make usb (scripts/mkimage --gpt) -----------------------------------
-$(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/crc32.c lib/string.c $(HOST_HDRS) | deps
+$(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/trace_part.c lib/crc32.c lib/string.c $(HOST_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)
@@ -314,9 +314,10 @@ run: all
 # A USB stick image: GPT, one EFI System Partition (FAT32) with EFI/BOOT/BOOTX64.EFI and a
 # commented example baretrace.cfg (README "Real hardware").
 # SIGN_KEY and SIGN_CERT (PEM): sign the loader for Secure Boot (README "Secure Boot");
-# PROGRAM=ELF: put a user program on it, traced by every facility (README "Real hardware").
+# PROGRAM=ELF: put a user program on it, traced by every facility (README "Real hardware");
+# TRACE_MIB=N: the trace partition's size in MiB (default 448; 0: none; lib/trace_part.h).
 usb: all
-	$(Q)scripts/mkimage --gpt $(if $(SIGN_KEY)$(SIGN_CERT),--sign '$(SIGN_KEY)' '$(SIGN_CERT)' )$(if $(PROGRAM),--program '$(PROGRAM)' )$(BUILD)/baretrace.img
+	$(Q)scripts/mkimage --gpt $(if $(TRACE_MIB),--trace-mib '$(TRACE_MIB)' )$(if $(SIGN_KEY)$(SIGN_CERT),--sign '$(SIGN_KEY)' '$(SIGN_CERT)' )$(if $(PROGRAM),--program '$(PROGRAM)' )$(BUILD)/baretrace.img
 
 # The hardware report (option report=1) of a QEMU boot: the default session, then only the
 # report's lines on the terminal and in build/report.txt (the whole log in build/report.log).
