@@ -62,8 +62,7 @@ static int locate(const char *path, uint64_t *base)
 		return -1;
 	if (trace_part_head_ok(&stick.head))
 		return 0;
-	if (!read_at(stick.fd, GPT_SECTOR, sector, sizeof(sector)) ||
-	    memcmp(sector, "EFI PART", 8))
+	if (!read_at(stick.fd, GPT_SECTOR, sector, sizeof(sector)) || memcmp(sector, "EFI PART", 8))
 		return -1;
 	struct gpt_found f;
 	uint64_t bytes;
@@ -75,8 +74,9 @@ static int locate(const char *path, uint64_t *base)
 		r = GPT_BAD_ENTRIES;
 	free(entries);
 	if (r != GPT_OK) {
-		fprintf(stderr, "btdecode: %s: a GPT disk, but %s; accepted: make usb's image (or "
-				"the stick) with its trace partition, or the partition itself\n",
+		fprintf(stderr,
+			"btdecode: %s: a GPT disk, but %s; accepted: make usb's image (or "
+			"the stick) with its trace partition, or the partition itself\n",
 			path, gpt_result_name(r));
 		return 2;
 	}
@@ -138,12 +138,14 @@ FILE *bt_stick_open(const char *path, int *status)
 int bt_stick_finish(const char *path, int status)
 {
 	const struct trace_part_commit *c = &stick.commit;
-	fprintf(stderr, "btdecode: %s: trace partition: boot %#" PRIx64 ", build %s, options '%s'\n",
-		path, stick.head.boot_id, stick.head.build_id, stick.head.options);
+	fprintf(stderr,
+		"btdecode: %s: trace partition: boot %#" PRIx64 ", build %s, options '%s'\n", path,
+		stick.head.boot_id, stick.head.build_id, stick.head.options);
 	if (!stick.committed) {
-		fprintf(stderr, "btdecode: %s: capture INCOMPLETE: no commit block of this boot: "
-				"the kernel stopped (or the stick was pulled) before its first "
-				"checkpoint; nothing decoded\n",
+		fprintf(stderr,
+			"btdecode: %s: capture INCOMPLETE: no commit block of this boot: "
+			"the kernel stopped (or the stick was pulled) before its first "
+			"checkpoint; nothing decoded\n",
 			path);
 		return 1;
 	}
