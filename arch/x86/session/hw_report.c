@@ -250,7 +250,7 @@ bool arch_trace_stream_out(uint64_t out, const char *about)
 {
 	char hex[48];
 	build_id_hex(hex, sizeof(hex));
-	if (trace_stream_out(out == TRACE_OUT_STICK, hex, about))
+	if (trace_stream_out(out == TRACE_OUT_STICK, out == TRACE_OUT_AUTO, hex, about))
 		return true;
 	if (out == TRACE_OUT_STICK || out == TRACE_OUT_BOTH) {
 		kprintf("stick: error: trace.out=%s: no USB stick with a trace partition (above); "

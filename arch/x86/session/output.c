@@ -336,9 +336,9 @@ void trace_stream_end(unsigned cpus)
 	stick_close();
 }
 
-bool trace_stream_out(bool stick_only, const char *build_id, const char *about)
+bool trace_stream_out(bool stick_only, bool quiet, const char *build_id, const char *about)
 {
-	if (!stick_open(build_id, about))
+	if (!stick_open(build_id, about, quiet))
 		return false;
 	serial_frames = !stick_only;
 	kprintf("stick: the record stream goes to the trace partition%s\n",

@@ -67,7 +67,8 @@ unsigned trace_stream_frames(unsigned cpu);
  * out. */
 void trace_stream_end(unsigned cpus);
 /* The record stream onto the USB stick's trace partition too (or alone: stick_only), with the
- * build id and the run's options in its head; false when no stick was found (said). */
-bool trace_stream_out(bool stick_only, const char *build_id, const char *about);
+ * build id and the run's options in its head; false when no stick was found (said, unless
+ * quiet and there is no xHCI controller at all). */
+bool trace_stream_out(bool stick_only, bool quiet, const char *build_id, const char *about);
 
 #endif

@@ -170,7 +170,7 @@ static bool try_port(struct xhci *x, unsigned port, char *why, size_t size)
 	return find_partition(why, size);
 }
 
-static bool find_stick(void)
+static bool find_stick(bool quiet)
 {
 	struct xhci_pci pci;
 	char why[XHCI_WHY_MAX];
@@ -198,13 +198,16 @@ static bool find_stick(void)
 					pci.fn, port, why);
 		}
 	}
-	if (!controllers)
-		kprintf("stick: no xHCI controller on PCI: the record stream goes to the serial "
-			"line alone\n");
+	if (!controllers && !quiet)
+		kprintf("stick: no xHCI controller on PCI\n");
+	else
+		kprintf("stick: no USB stick with a trace partition (type %s) on %u xHCI "
+			"controller%s\n",
+			TRACE_PART_TYPE_TEXT, controllers, controllers == 1 ? "" : "s");
 	return false;
 }
 
-bool stick_open(const char *build_id, const char *options)
+bool stick_open(const char *build_id, const char *options, bool quiet)
 {
 	if (st.active)
 		return true;
@@ -214,7 +217,7 @@ bool stick_open(const char *build_id, const char *options)
 		kprintf("stick: no memory for its buffer\n");
 		return false;
 	}
-	if (!find_stick())
+	if (!find_stick(quiet))
 		return false;
 	st.boot_id = arch_timestamp();
 	struct trace_part_head *h = (void *)st.blk;

@@ -14,8 +14,9 @@
 
 /* Look for the stick: every xHCI controller's connected ports, the first mass-storage device
  * whose GPT has a trace partition. Writes the head (build id, options) and a first checkpoint.
- * Says what it found (or why not) on the console; true when the stream will go there. */
-bool stick_open(const char *build_id, const char *options);
+ * Says what it found (or why not) on the console (quiet: not that there is no xHCI controller
+ * at all); true when the stream will go there. */
+bool stick_open(const char *build_id, const char *options, bool quiet);
 bool stick_active(void);
 /* One frame of the record stream (any CPU; serialised inside). */
 void stick_put(const uint8_t *frame, size_t len);
