@@ -10,11 +10,11 @@
 #include "lib/fmt.h"
 #include "lib/string.h"
 
-#define CONFIG_MAX 512 /* bytes of configuration descriptor read */
-#define IO_CBW	   0
-#define IO_CSW	   64
-#define IO_DESC	   128
-#define MAX_BLOCKS 0xffffu /* WRITE (10)'s 16-bit transfer length */
+#define CONFIG_MAX  512 /* bytes of configuration descriptor read */
+#define IO_CBW	    0
+#define IO_CSW	    64
+#define IO_DESC	    128
+#define MAX_BLOCKS  0xffffu /* WRITE (10)'s 16-bit transfer length */
 #define READY_TRIES 20
 
 static long get_descriptor(struct msc *m, uint8_t type, void *buf, uint16_t len)
@@ -84,7 +84,8 @@ static enum status read_csw(struct msc *m, struct bot_csw *csw)
 static enum status bot(struct msc *m, const uint8_t *cb, uint8_t cb_len, bool in, void *buf,
 		       uint32_t len)
 {
-	struct bot_cbw cbw = {BOT_CBW_SIGNATURE, ++m->tag, len, in ? BOT_CBW_IN : 0, 0, cb_len, {0}};
+	struct bot_cbw cbw = {
+	    BOT_CBW_SIGNATURE, ++m->tag, len, in ? BOT_CBW_IN : 0, 0, cb_len, {0}};
 	memcpy(cbw.cb, cb, cb_len);
 	memcpy(m->io + IO_CBW, &cbw, sizeof(cbw));
 	bool stalled;
@@ -113,12 +114,14 @@ static enum status bot(struct msc *m, const uint8_t *cb, uint8_t cb_len, bool in
 	if (csw.signature != BOT_CSW_SIGNATURE || csw.tag != cbw.tag ||
 	    csw.status == BOT_CSW_PHASE) {
 		reset_recovery(m);
-		fmt_snprintf(m->error, sizeof(m->error), "CSW not valid (status %u): reset", csw.status);
+		fmt_snprintf(m->error, sizeof(m->error), "CSW not valid (status %u): reset",
+			     csw.status);
 		return STATUS_IO;
 	}
 	if (csw.status != BOT_CSW_PASSED || csw.residue) {
-		fmt_snprintf(m->error, sizeof(m->error), "SCSI %#x failed (CSW status %u, residue %u)",
-			     cb[0], csw.status, csw.residue);
+		fmt_snprintf(m->error, sizeof(m->error),
+			     "SCSI %#x failed (CSW status %u, residue %u)", cb[0], csw.status,
+			     csw.residue);
 		return STATUS_IO;
 	}
 	return STATUS_OK;
@@ -219,16 +222,9 @@ static enum status rw10(struct msc *m, uint8_t op, uint64_t lba, uint32_t count,
 			     lba, count, m->blocks);
 		return STATUS_INVALID;
 	}
-	uint8_t cb[10] = {op,
-			  0,
-			  (uint8_t)(lba >> 24),
-			  (uint8_t)(lba >> 16),
-			  (uint8_t)(lba >> 8),
-			  (uint8_t)lba,
-			  0,
-			  (uint8_t)(count >> 8),
-			  (uint8_t)count,
-			  0};
+	uint8_t cb[10] = {
+	    op,		  0, (uint8_t)(lba >> 24),  (uint8_t)(lba >> 16), (uint8_t)(lba >> 8),
+	    (uint8_t)lba, 0, (uint8_t)(count >> 8), (uint8_t)count,	  0};
 	return bot(m, cb, 10, op == SCSI_READ10, buf, count * m->block_size);
 }
 

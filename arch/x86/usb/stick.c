@@ -12,9 +12,9 @@
 #include "lib/string.h"
 #include "lib/trace_part.h"
 
-#define BUF_BYTES   (64u << 10) /* a write: 128 sectors */
-#define MAX_XHCI    4
-#define SECTOR	    TRACE_PART_SECTOR
+#define BUF_BYTES (64u << 10) /* a write: 128 sectors */
+#define MAX_XHCI  4
+#define SECTOR	  TRACE_PART_SECTOR
 
 static struct stick {
 	bool opened, active, dead, full;
@@ -24,8 +24,8 @@ static struct stick {
 	uint8_t *buf; /* BUF_BYTES, DMA: the data on its way */
 	uint8_t *blk; /* one page, DMA: the head, commit blocks */
 	size_t fill;
-	uint64_t flushed;      /* data bytes on the stick */
-	uint32_t crc;	       /* of them */
+	uint64_t flushed; /* data bytes on the stick */
+	uint32_t crc;	  /* of them */
 	uint64_t frames, frames_flushed;
 	uint64_t lost;	       /* bytes not written (failed, vanished, full) */
 	uint64_t checkpoint;   /* flushed bytes at the last checkpoint */
@@ -38,9 +38,10 @@ static bool write_blocks(uint64_t rel, uint32_t count, const void *buf)
 {
 	uint64_t lba = st.first + rel;
 	if (rel > st.last - st.first || count == 0 || count - 1 > st.last - lba) {
-		kprintf("stick: error: refused a write of blocks %lu+%u: outside the trace partition "
-			"(%lu-%lu)\n",
-			lba, count, st.first, st.last);
+		kprintf(
+		    "stick: error: refused a write of blocks %lu+%u: outside the trace partition "
+		    "(%lu-%lu)\n",
+		    lba, count, st.first, st.last);
 		return false;
 	}
 	uint64_t t0 = arch_timestamp();
@@ -132,7 +133,8 @@ void stick_put(const uint8_t *frame, size_t len)
 static bool find_partition(char *why, size_t size)
 {
 	if (st.m.block_size != SECTOR) {
-		fmt_snprintf(why, size, "blocks of %u bytes (accepted: %u)", st.m.block_size, SECTOR);
+		fmt_snprintf(why, size, "blocks of %u bytes (accepted: %u)", st.m.block_size,
+			     SECTOR);
 		return false;
 	}
 	uint8_t header[SECTOR];
@@ -149,7 +151,8 @@ static bool find_partition(char *why, size_t size)
 		r = gpt_find(header, st.buf, trace_part_type, &f);
 	else if (r == GPT_OK)
 		r = GPT_BAD_ENTRIES;
-	if (r == GPT_OK && (f.last_lba >= st.m.blocks || f.last_lba - f.first_lba < TRACE_PART_DATA_LBA))
+	if (r == GPT_OK &&
+	    (f.last_lba >= st.m.blocks || f.last_lba - f.first_lba < TRACE_PART_DATA_LBA))
 		r = GPT_BAD_BOUNDS;
 	if (r != GPT_OK) {
 		fmt_snprintf(why, size, "%s", gpt_result_name(r));
@@ -186,16 +189,17 @@ static bool find_stick(bool quiet)
 			if (!xhci_port_connected(x, port))
 				continue;
 			if (try_port(x, port, why, sizeof(why))) {
-				kprintf("stick: USB mass storage %04x:%04x on xHCI %02x:%02x.%x port "
-					"%u: %lu blocks of %u bytes; trace partition LBAs %lu-%lu "
-					"(%lu MiB)\n",
-					st.m.vendor, st.m.product, pci.bus, pci.dev, pci.fn, port,
-					st.m.blocks, st.m.block_size, st.first, st.last,
-					(st.last - st.first + 1) / 2048);
+				kprintf(
+				    "stick: USB mass storage %04x:%04x on xHCI %02x:%02x.%x port "
+				    "%u: %lu blocks of %u bytes; trace partition LBAs %lu-%lu "
+				    "(%lu MiB)\n",
+				    st.m.vendor, st.m.product, pci.bus, pci.dev, pci.fn, port,
+				    st.m.blocks, st.m.block_size, st.first, st.last,
+				    (st.last - st.first + 1) / 2048);
 				return true;
 			}
-			kprintf("stick: xHCI %02x:%02x.%x port %u: %s\n", pci.bus, pci.dev,
-					pci.fn, port, why);
+			kprintf("stick: xHCI %02x:%02x.%x port %u: %s\n", pci.bus, pci.dev, pci.fn,
+				port, why);
 		}
 	}
 	if (!controllers && !quiet)
@@ -256,6 +260,8 @@ void stick_close(void)
 	spin_unlock_irqrestore(&st.lock, flags);
 	kprintf("stick: %s: %lu bytes in %lu frames on the trace partition, %lu bytes lost; "
 		"written at %lu bytes/s (%lu us in writes)\n",
-		st.dead ? "INCOMPLETE" : st.full ? "FULL" : "complete", st.flushed,
-		st.frames_flushed, st.lost, us ? st.flushed * 1000000 / us : 0, us);
+		st.dead	  ? "INCOMPLETE"
+		: st.full ? "FULL"
+			  : "complete",
+		st.flushed, st.frames_flushed, st.lost, us ? st.flushed * 1000000 / us : 0, us);
 }

@@ -68,7 +68,8 @@ uint64_t xhci_phys(const void *p)
 	return (uint64_t)p - delta;
 }
 
-/* ---- registers -------------------------------------------------------------------------------- */
+/* ---- registers --------------------------------------------------------------------------------
+ */
 
 static uint32_t rd32(volatile uint8_t *base, unsigned off)
 {
@@ -100,7 +101,8 @@ static bool wait_bits(volatile uint8_t *base, unsigned off, uint32_t mask, uint3
 	return true;
 }
 
-/* ---- PCI configuration space (mechanism #1, PCI Local Bus 3.0 3.2.2.3.2) ---------------------- */
+/* ---- PCI configuration space (mechanism #1, PCI Local Bus 3.0 3.2.2.3.2) ----------------------
+ */
 
 #define PCI_CONFIG_ADDRESS_PORT 0xcf8
 #define PCI_CONFIG_DATA_PORT	0xcfc
@@ -137,7 +139,8 @@ static bool pci_is_xhci(unsigned bus, unsigned dev, unsigned fn, struct xhci_pci
 	uint32_t mask = cfg_read(bus, dev, fn, PCI_REG_BAR0) & (uint32_t)PCI_BAR_MEM_MASK;
 	cfg_write(bus, dev, fn, PCI_REG_BAR0, lo);
 	cfg_write(bus, dev, fn, PCI_REG_COMMAND, cmd);
-	*out = (struct xhci_pci){(uint8_t)bus, (uint8_t)dev, (uint8_t)fn, bar, (uint32_t)(~mask + 1)};
+	*out =
+	    (struct xhci_pci){(uint8_t)bus, (uint8_t)dev, (uint8_t)fn, bar, (uint32_t)(~mask + 1)};
 	return true;
 }
 
@@ -161,7 +164,8 @@ bool xhci_pci_find(unsigned n, struct xhci_pci *out)
 	return false;
 }
 
-/* ---- rings ------------------------------------------------------------------------------------ */
+/* ---- rings ------------------------------------------------------------------------------------
+ */
 
 static bool ring_init(struct ring *r)
 {
@@ -187,8 +191,8 @@ static uint64_t ring_put(struct ring *r, uint64_t param, uint32_t status, uint32
 	uint64_t pa = xhci_phys(t);
 	if (++r->at == RING_TRBS - 1) {
 		struct xhci_trb *link = &r->trb[RING_TRBS - 1];
-		uint32_t c = (link->control & ~(TRB_CYCLE | TRB_CHAIN)) | r->cycle |
-			     (control & TRB_CHAIN);
+		uint32_t c =
+		    (link->control & ~(TRB_CYCLE | TRB_CHAIN)) | r->cycle | (control & TRB_CHAIN);
 		__atomic_store_n(&link->control, c, __ATOMIC_RELEASE);
 		r->at = 0;
 		r->cycle ^= 1;
@@ -239,14 +243,16 @@ static int command(struct xhci *x, uint64_t param, uint32_t control, struct xhci
 	}
 	unsigned code = TRB_CODE_OF(ev->status);
 	if (code != XHCI_CC_SUCCESS) {
-		fmt_snprintf(x->error, sizeof(x->error), "command (TRB type %u): completion code %u",
-			     TRB_TYPE_OF(control), code);
+		fmt_snprintf(x->error, sizeof(x->error),
+			     "command (TRB type %u): completion code %u", TRB_TYPE_OF(control),
+			     code);
 		return STATUS_IO;
 	}
 	return STATUS_OK;
 }
 
-/* ---- bring-up (4.2) ----------------------------------------------------------------------------- */
+/* ---- bring-up (4.2) -----------------------------------------------------------------------------
+ */
 
 /* USB Legacy Support (7.1.1): ask for the controller, wait for the firmware to let go, and
  * turn its SMIs off. */
@@ -340,7 +346,8 @@ struct xhci *xhci_start(const struct xhci_pci *pci, char *why, size_t size)
 	x->db = x->cap + (rd32(x->cap, XHCI_DBOFF) & ~0x3u);
 	uint32_t hcs1 = rd32(x->cap, XHCI_HCSPARAMS1);
 	x->ports = XHCI_HCS1_MAX_PORTS(hcs1);
-	x->max_slots = XHCI_HCS1_MAX_SLOTS(hcs1) < MAX_SLOTS ? XHCI_HCS1_MAX_SLOTS(hcs1) : MAX_SLOTS;
+	x->max_slots =
+	    XHCI_HCS1_MAX_SLOTS(hcs1) < MAX_SLOTS ? XHCI_HCS1_MAX_SLOTS(hcs1) : MAX_SLOTS;
 	x->ctx_size = rd32(x->cap, XHCI_HCCPARAMS1) & XHCI_HCC1_CSZ ? 64 : 32;
 	take_from_firmware(x);
 	if (!reset(x, why, size))
@@ -384,7 +391,8 @@ bool xhci_port_alive(struct xhci *x, unsigned port)
 	return (v & (XHCI_PORT_CCS | XHCI_PORT_PED)) == (XHCI_PORT_CCS | XHCI_PORT_PED);
 }
 
-/* ---- ports and slots (4.3) ------------------------------------------------------------------------ */
+/* ---- ports and slots (4.3)
+ * ------------------------------------------------------------------------ */
 
 /* PORTSC to write back: the write-1-to-clear bits and PED left alone. */
 static uint32_t port_keep(uint32_t v)
@@ -475,7 +483,8 @@ unsigned xhci_attach(struct xhci *x, unsigned port, char *why, size_t size)
 	return slot;
 }
 
-/* ---- transfers ------------------------------------------------------------------------------------ */
+/* ---- transfers
+ * ------------------------------------------------------------------------------------ */
 
 /* Wait for the transfer event of the TRB at pa on the slot; the bytes not moved (residue), or a
  * negative status. */
@@ -485,11 +494,10 @@ static long transfer_wait(struct xhci *x, unsigned slot, uint64_t pa, bool *stal
 	if (stalled)
 		*stalled = false;
 	if (!event_wait(x, TRB_EV_TRANSFER, pa, &ev, XFER_TIMEOUT_US)) {
-		fmt_snprintf(x->error, sizeof(x->error),
-			     "no transfer event within %u ms (port %u %s)", XFER_TIMEOUT_US / 1000,
-			     x->slot[slot].port,
-			     xhci_port_alive(x, x->slot[slot].port) ? "still connected"
-								     : "disconnected");
+		fmt_snprintf(
+		    x->error, sizeof(x->error), "no transfer event within %u ms (port %u %s)",
+		    XFER_TIMEOUT_US / 1000, x->slot[slot].port,
+		    xhci_port_alive(x, x->slot[slot].port) ? "still connected" : "disconnected");
 		return STATUS_TIMEOUT;
 	}
 	unsigned code = TRB_CODE_OF(ev.status);
