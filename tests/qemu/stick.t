@@ -35,6 +35,16 @@ boot --stick "$img" --smp 2 --timeout 240 -- stream=text trace=bts,lbr \
 status_is 0 "a capture on two CPUs with the image as a USB stick passes"
 printf '%s\n' "$out" | tr -d '\r' >"$work/serial"
 has "stick: USB mass storage" "the kernel finds the stick on the xHCI controller: $(grep -m1 '^stick: USB' "$work/serial")"
+# the loader's record of the boot device (its device path's PCI and USB nodes) against the
+# firmware's own words for it (OVMF's BdsDxe: "from PciRoot(0x0)/Pci(0xD,0xF)/USB(0xP,0x0)")
+bds=$(grep -m1 -o 'from PciRoot(0x0)/Pci(0x[0-9A-F]*,0x[0-9A-F]*)/USB(0x[0-9A-F]*,' "$work/serial" |
+	sed 's/.*Pci(0x\([0-9A-F]*\),0x\([0-9A-F]*\))\/USB(0x\([0-9A-F]*\),/\1 \2 \3/')
+loader=$(sed -n 's/^baretrace loader: booted from USB: PCI device \([0-9a-f]*\)\.\([0-9a-f]*\), port \([0-9]*\).*/\1 \2 \3/p' "$work/serial")
+read -r bd bf bp <<<"${bds:-x x x}"
+read -r ld lf lp <<<"${loader:-y y y}"
+[ -n "$bds" ] && [ -n "$loader" ] && [ $((16#$bd)) = $((16#$ld)) ] && [ $((16#$bf)) = $((16#$lf)) ] &&
+	[ $((16#$bp + 1)) = "$lp" ] && grep -q "port $lp (the loader booted from it)" "$work/serial"
+ok $? "the loader's boot device (PCI $ld.$lf, port $lp) is the firmware's (BdsDxe: Pci($bd,$bf)/USB($bp)), and the kernel tries it first"
 grep -q "trace partition LBAs $tfirst-$tlast " "$work/serial"
 ok $? "at the trace partition's LBAs, as partx reads them ($tfirst-$tlast)"
 grep -q '^stick: complete: [0-9]* bytes in [0-9]* frames on the trace partition, 0 bytes lost' "$work/serial"

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The record stream onto the USB stick's trace partition (stick.h, lib/trace_part.h). */
 #include "arch/x86/usb/stick.h"
+#include <stddef.h>
 #include "arch/x86/cpu/spinlock.h"
 #include "arch/x86/smp/timer.h"
 #include "arch/x86/usb/msc.h"
 #include "kernel/arch_cpu.h"
+#include "kernel/boot_info.h"
+#include "kernel/kernel.h"
 #include "kernel/console.h"
 #include "lib/crc32.h"
 #include "lib/fmt.h"
@@ -173,6 +176,28 @@ static bool try_port(struct xhci *x, unsigned port, char *why, size_t size)
 	return find_partition(why, size);
 }
 
+/* The loader's word on the boot device (kernel/boot_info.h): on USB, the controller's PCI
+ * device and function and the root port (0 when unknown or not USB). */
+static unsigned boot_port(const struct xhci_pci *pci)
+{
+	const struct boot_info *bi = kernel_boot_info();
+	if (!bi || bi->size < offsetof(struct boot_info, boot_usb_ports) + BOOT_USB_DEPTH_MAX ||
+	    bi->boot_dev_kind != BOOT_DEV_USB || bi->boot_pci_dev != pci->dev ||
+	    bi->boot_pci_fn != pci->fn)
+		return 0;
+	return bi->boot_usb_ports[0] + 1u; /* the device path's port numbers count from 0 */
+}
+
+/* The ports in the order to try: the one booted from first. */
+static unsigned port_at(unsigned i, unsigned first)
+{
+	if (!first)
+		return i;
+	if (i == 1)
+		return first;
+	return i <= first ? i - 1 : i;
+}
+
 static bool find_stick(bool quiet)
 {
 	struct xhci_pci pci;
@@ -185,15 +210,20 @@ static bool find_stick(bool quiet)
 			kprintf("stick: xHCI %02x:%02x.%x: %s\n", pci.bus, pci.dev, pci.fn, why);
 			continue;
 		}
-		for (unsigned port = 1; port <= xhci_ports(x); port++) {
+		unsigned first = boot_port(&pci);
+		if (first > xhci_ports(x))
+			first = 0;
+		for (unsigned i = 1; i <= xhci_ports(x); i++) {
+			unsigned port = port_at(i, first);
 			if (!xhci_port_connected(x, port))
 				continue;
 			if (try_port(x, port, why, sizeof(why))) {
 				kprintf(
 				    "stick: USB mass storage %04x:%04x on xHCI %02x:%02x.%x port "
-				    "%u: %lu blocks of %u bytes; trace partition LBAs %lu-%lu "
+				    "%u%s: %lu blocks of %u bytes; trace partition LBAs %lu-%lu "
 				    "(%lu MiB)\n",
 				    st.m.vendor, st.m.product, pci.bus, pci.dev, pci.fn, port,
+				    port == first ? " (the loader booted from it)" : "",
 				    st.m.blocks, st.m.block_size, st.first, st.last,
 				    (st.last - st.first + 1) / 2048);
 				return true;
@@ -202,12 +232,12 @@ static bool find_stick(bool quiet)
 				port, why);
 		}
 	}
-	if (!controllers && !quiet)
-		kprintf("stick: no xHCI controller on PCI\n");
-	else
+	if (controllers)
 		kprintf("stick: no USB stick with a trace partition (type %s) on %u xHCI "
 			"controller%s\n",
 			TRACE_PART_TYPE_TEXT, controllers, controllers == 1 ? "" : "s");
+	else if (!quiet)
+		kprintf("stick: no xHCI controller on PCI\n");
 	return false;
 }
 
