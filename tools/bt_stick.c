@@ -175,5 +175,5 @@ int bt_stick_finish(const char *path, int status)
 			" bytes (%" PRIu64 " frames) were written; the kernel stopped, or the "
 			"stick was pulled, before its final commit block\n",
 			path, c->bytes, c->frames);
-	return status ? status : 1;
+	return status && status != 3 ? status : 1; /* 3: nothing checkpointed yet */
 }
