@@ -8,7 +8,7 @@
 # commit block: COMPLETE, INCOMPLETE at a checkpoint or with none, FULL, DAMAGED data.
 . "$(dirname "$0")/lib.sh"
 log=$here/two-cpus.log
-echo "1..12"
+echo "1..13"
 
 # mkpart OUT STATE [BYTES_CUT] [FLIP]: a trace partition of 2048 sectors holding the log's frames.
 # STATE 0: no commit block; BYTES_CUT: the commit block says fewer bytes; FLIP: a data byte flipped
@@ -56,6 +56,9 @@ read -r _ first _ <<<"$(printf '%s\n' "$layout" | grep '^trace ')"
 dd if="$work/part" of="$work/img" bs=512 seek="$first" conv=notrunc status=none
 "$dec" --view text "$work/img" >"$work/img.text" 2>"$work/img.err" && cmp -s "$work/serial.text" "$work/img.text"
 ok $? "a whole GPT image: the partition found by its type GUID (LBA $first), the same records, status 0"
+"$top/scripts/capture" --stick --out "$work/copy" "$work/img" >"$work/out" 2>&1 &&
+	cmp -s "$work/copy" "$work/part" && grep -q "capture COMPLETE" "$work/out"
+ok $? "scripts/capture --stick: verified, and --out keeps the trace partition (byte for byte the one written)"
 
 mkpart "$work/part" 1 500
 "$dec" --view verify "$work/part" >"$work/out" 2>"$work/err"
