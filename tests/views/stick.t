@@ -57,7 +57,7 @@ dd if="$work/part" of="$work/img" bs=512 seek="$first" conv=notrunc status=none
 "$dec" --view text "$work/img" >"$work/img.text" 2>"$work/img.err" && cmp -s "$work/serial.text" "$work/img.text"
 ok $? "a whole GPT image: the partition found by its type GUID (LBA $first), the same records, status 0"
 "$top/scripts/capture" --stick --out "$work/copy" "$work/img" >"$work/out" 2>&1 &&
-	cmp -s "$work/copy" "$work/part" && grep -q "capture COMPLETE" "$work/out"
+	cmp -s -n "$(stat -c %s "$work/part")" "$work/copy" "$work/part" && grep -q "capture COMPLETE" "$work/out"
 ok $? "scripts/capture --stick: verified, and --out keeps the trace partition (byte for byte the one written)"
 
 mkpart "$work/part" 1 500
