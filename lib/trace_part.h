@@ -12,8 +12,9 @@
  *          and the stream was cut there), the data bytes written and their CRC-32, the frames;
  *   LBA 2  the data: the record stream's binary frames (lib/stream.h) back to back, as
  *          stream=binary puts them on the serial line but without the human log between them,
- *          then the kernel's last line, "run finished: WORD" (lib/stream.h BT_RUN_END), as on
- *          the serial line; the last sector padded with zeros.
+ *          ending with the boot's END frame (lib/stream.h), which proves to a reader that no
+ *          CPU's last frames are missing; the last sector padded with zeros. (A reader also
+ *          takes the kernel's last line, "run finished: WORD", after the frames.)
  * Each block carries the CRC-32 (lib/crc32.h) of its bytes before the CRC field. The kernel
  * writes the head and a WRITING commit block with 0 bytes before any data (so that a stale
  * capture never passes for this boot's), a WRITING block every TRACE_PART_CHECKPOINT bytes,
