@@ -96,8 +96,10 @@ static void flush(bool all)
 	st.frames_flushed = st.frames;
 	memmove(st.buf, st.buf + bytes, st.fill - bytes);
 	st.fill -= bytes;
-	if (st.full)
-		st.lost += st.fill, st.fill = 0;
+	if (st.full) {
+		st.lost += st.fill;
+		st.fill = 0;
+	}
 }
 
 void stick_put(const uint8_t *frame, size_t len)
