@@ -224,14 +224,15 @@ $(BUILD)/check-options: $(CHECK_OPTIONS_SRCS) $(BUILD)/host/selftest_names.c $(H
 	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)
 
 # ---- host: the GPT writer of make usb (scripts/mkimage --gpt) -----------------------------------
-$(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/crc32.c lib/string.c $(HOST_HDRS) | deps
+$(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/trace_part.c lib/crc32.c lib/string.c $(HOST_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)
 
 # ---- host: the stream decoder (tools/, README "Records off the machine") -----------------------
 BTDECODE_SRCS := tools/btdecode.c tools/bt_views.c tools/bt_stats.c tools/bt_calls.c \
-	tools/bt_symbols.c tools/bt_perfdata.c lib/stream.c lib/stream_path.c lib/crc32.c lib/string.c lib/x86_decode.c \
+	tools/bt_symbols.c tools/bt_perfdata.c tools/bt_stick.c lib/gpt.c lib/trace_part.c lib/stream.c lib/stream_path.c \
+	lib/crc32.c lib/string.c lib/x86_decode.c \
 	lib/x86_decode_tables.c
 BTDECODE_LIBS := -ldw -lelf -lm -lstdc++
 $(BUILD)/btdecode: $(BTDECODE_SRCS) tools/btdecode.h $(HOST_HDRS) | deps
@@ -331,8 +332,9 @@ run: all
 # A USB stick image: GPT, one EFI System Partition (FAT32) with EFI/BOOT/BOOTX64.EFI and a
 # commented example baretrace.cfg (README "Real hardware").
 # SIGN_KEY and SIGN_CERT (PEM): sign the loader for Secure Boot (README "Secure Boot");
-# PROGRAM=ELF: put a user program on it, traced by every facility (README "Real hardware").
-MKIMAGE_USB = scripts/mkimage --gpt $(if $(SIGN_KEY)$(SIGN_CERT),--sign '$(SIGN_KEY)' '$(SIGN_CERT)' )$(if $(PROGRAM),--program '$(PROGRAM)' )$(BUILD)/baretrace.img
+# PROGRAM=ELF: put a user program on it, traced by every facility (README "Real hardware");
+# TRACE_MIB=N: the trace partition's size in MiB (default 448; 0: none; lib/trace_part.h).
+MKIMAGE_USB = scripts/mkimage --gpt $(if $(TRACE_MIB),--trace-mib '$(TRACE_MIB)' )$(if $(SIGN_KEY)$(SIGN_CERT),--sign '$(SIGN_KEY)' '$(SIGN_CERT)' )$(if $(PROGRAM),--program '$(PROGRAM)' )$(BUILD)/baretrace.img
 usb: all
 	$(Q)$(MKIMAGE_USB)
 

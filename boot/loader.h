@@ -61,6 +61,8 @@ void loader_find_framebuffer(struct boot_info *bi);
 void loader_firmware_vendor(struct boot_info *bi);
 void loader_measure_tsc(struct boot_info *bi);
 void loader_reserve_trampoline(struct boot_info *bi);
+/* boot/boot_device.c: the boot device's PCI function and USB ports, for the kernel's stick. */
+void loader_boot_device(struct loader *ld);
 
 /* boot/volume.c: files on the boot volume. The root directory (EFI_UNSUPPORTED when the boot
  * device has no file system); an open file's size (EFI_INVALID_PARAMETER for a directory,

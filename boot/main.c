@@ -104,6 +104,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return loader_fail(&ld, st, "allocating boot_info");
 
 	loader_read_options(&ld);
+	loader_boot_device(&ld);
 	loader_read_config(&ld);
 	loader_read_program(&ld);
 	loader_find_rsdp(ld.bi);

@@ -39,6 +39,9 @@ enum trace_full {
 };
 /* stream.live */
 enum trace_live { TRACE_LIVE_AUTO, TRACE_LIVE_ON, TRACE_LIVE_OFF };
+/* trace.out: where the record stream goes (issue #37): auto = the USB stick's trace partition
+ * and the serial line where the stick is found, else the serial line alone. */
+enum trace_out { TRACE_OUT_AUTO, TRACE_OUT_SERIAL, TRACE_OUT_STICK, TRACE_OUT_BOTH };
 
 /* lbr.filter: the seven branch classes of LBR_SELECT bits 2-8 and LBR_CTL bits 16-22 (SDM Vol.
  * 3B 17.7.2 Table 17-11, 17.8 Table 17-12; Architectural LBR: IA32_LBR_CTL), the rings, and
@@ -98,6 +101,7 @@ struct trace_options {
 	uint64_t stream_live;  /* enum trace_live: records streamed during the run (output.h) */
 	uint64_t store_kib;    /* per CPU store of a run's records; 0: sized from free memory */
 	uint64_t capture_full; /* enum trace_full */
+	uint64_t out;	       /* enum trace_out */
 };
 
 /* The software PMU's personalities (option spmu), by index: the name, or NULL past the last.
@@ -156,8 +160,16 @@ bool arch_bench_isr(void);
 /* stream=text or binary: the wire (binary true: raw frames; else "@BT1 " base64 lines) and the
  * record stream's HEADER frames (lib/stream.h), from the boot CPU. */
 void arch_trace_stream_header(bool binary);
-/* The boot's END frame, after every session: how many frames each CPU sent (lib/stream.h). */
+/* The boot's END frame, after every session: how many frames each CPU sent (lib/stream.h);
+ * the stick's copy then ends with its commit block. */
 void arch_trace_stream_end(void);
+/* Before the HEADER: trace.out (enum trace_out) other than serial looks for the USB stick's
+ * trace partition (arch/x86/usb/), said on the console; `about` (the run's options) goes in
+ * its head. Stick alone: the frames leave the serial line. False when the stick was asked for
+ * (stick, both) and is not there: the stream then goes to the serial line, said. */
+bool arch_trace_stream_out(uint64_t out, const char *about);
+/* The stick's copy lost frames (write failure, vanished, full): the run is INCOMPLETE. */
+bool arch_trace_stick_lost(void);
 /* Another HEADER frame, of the run's own "key=value" strings (options, program). */
 void arch_trace_stream_pairs(const char *const *pairs, unsigned n);
 

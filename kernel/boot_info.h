@@ -34,6 +34,7 @@
  * BAD-INPUT. scripts/run believes QEMU's exit code only when the serial log ends with it. */
 #define RUN_MARKER	   "run finished: "
 #define BOOT_FW_VENDOR_MAX 64
+#define BOOT_USB_DEPTH_MAX 9 /* a root port and up to seven hubs (USB 2.0 4.1.1: five) */
 
 /* Normalised memory types; efi_type keeps the firmware's own for reports. */
 enum boot_mem_type {
@@ -112,6 +113,22 @@ struct boot_info {
 	uint32_t reserved2;
 	uint64_t program_phys, program_size;
 	char program_path[BOOT_PROGRAM_PATH_MAX]; /* as the option gave it */
+
+	/* The device the loader was read from, from its device path (UEFI 2.10 10.3): on USB,
+	 * the PCI device and function of the host controller (the last PCI node before the
+	 * first USB node) and the USB port numbers from the root hub down (each node's "USB
+	 * Parent Port Number", 0-based, 10.3.4.5). Appended without a version change: the
+	 * kernel reads it only when `size` covers it. */
+	uint32_t boot_dev_kind; /* enum boot_dev_kind */
+	uint8_t boot_pci_dev, boot_pci_fn;
+	uint8_t boot_usb_depth;
+	uint8_t boot_usb_ports[BOOT_USB_DEPTH_MAX];
+};
+
+enum boot_dev_kind {
+	BOOT_DEV_UNKNOWN = 0, /* no device path */
+	BOOT_DEV_USB = 1,
+	BOOT_DEV_OTHER = 2, /* a disk on SATA, NVMe, virtio, ... (no USB node) */
 };
 
 enum boot_config_status {

@@ -106,6 +106,14 @@ static const struct cfg_enum_value stream_values[] = {
     {NULL, 0, 0},
 };
 
+static const struct cfg_enum_value out_values[] = {
+    {"auto", TRACE_OUT_AUTO, 0},
+    {"serial", TRACE_OUT_SERIAL, 0},
+    {"stick", TRACE_OUT_STICK, 0},
+    {"both", TRACE_OUT_BOTH, 0},
+    {NULL, 0, 0},
+};
+
 static const struct cfg_enum_value live_values[] = {
     {"auto", TRACE_LIVE_AUTO, 0},
     {"on", TRACE_LIVE_ON, 0},
@@ -303,6 +311,11 @@ static const struct cfg_option option_table[] = {
      "BTS records in the stream: on = taken/not-taken bits along the decoded code, as Intel "
      "PT (the decoder needs the ELF files), off = each record's address deltas",
      OPT(tr.stream_path), 0, 0, on_off_values, PLAIN},
+    {"trace.out", CFG_ENUM,
+     "where the record stream goes: serial, stick = the trace partition of the USB stick "
+     "booted from (make usb; the serial line keeps the log), both; auto = both where a stick "
+     "with a trace partition is found, else serial",
+     OPT(tr.out), 0, 0, out_values, PLAIN},
     {"stream.live", CFG_ENUM,
      "records of sessions that make them during the run (btsint, pebs, pmc, btf) streamed "
      "while it goes on by a CPU that is not tracing; auto = on with a stream, off = after "
@@ -556,6 +569,13 @@ static bool options_check(const struct kernel_options *o, char *err, size_t size
 		fmt_snprintf(err, size,
 			     "option 'stream.live': on needs the record stream; accepted with it: "
 			     "stream=text or stream=binary");
+		return false;
+	}
+	if ((t->out == TRACE_OUT_STICK || t->out == TRACE_OUT_BOTH) &&
+	    t->stream == TRACE_STREAM_OFF) {
+		fmt_snprintf(err, size,
+			     "option 'trace.out': the stick takes the record stream; accepted with "
+			     "it: stream=text or stream=binary (or trace.out=serial)");
 		return false;
 	}
 	if (t->pebs_ldlat && t->pebs_event != TRACE_PEBS_LOADS) {

@@ -163,6 +163,12 @@ enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_su
 	static struct tracing_summary local;
 	struct tracing_summary *sum = out ? out : &local;
 	if (o->tr.stream != TRACE_STREAM_OFF) {
+		if (o->tr.out != TRACE_OUT_SERIAL) {
+			static char about[STREAM_OPTIONS_MAX];
+			if (!flatten(about, sizeof(about), "", given_config))
+				flatten(about, sizeof(about), "", given_options);
+			arch_trace_stream_out(o->tr.out, about);
+		}
 		arch_trace_stream_header(o->tr.stream == TRACE_STREAM_BINARY);
 		stream_run_header();
 	}
@@ -215,7 +221,7 @@ enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_su
 		    sc.checks, sc.checks - sc.failed - sc.skipped, sc.failed, sc.skipped);
 	if (t.failed)
 		return TRACE_FAILED;
-	if (t.incomplete)
+	if (t.incomplete || arch_trace_stick_lost())
 		return TRACE_INCOMPLETE;
 	return t.passed ? TRACE_PASSED : TRACE_SKIPPED;
 }

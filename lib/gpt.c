@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* A GPT with one EFI System Partition (gpt.h; UEFI 2.10 5.2.3, 5.3). */
+/* A GPT with an EFI System Partition and a trace partition (gpt.h; UEFI 2.10 5.2.3, 5.3). */
 #include "lib/gpt.h"
+#include <stdbool.h>
 #include "lib/crc32.h"
 #include "lib/string.h"
+#include "lib/trace_part.h"
 
 #define MBR_PART_OFFSET	 446
 #define MBR_TYPE_GPT	 0xee /* protective MBR partition type */
 #define MBR_SIGNATURE	 0xaa55
 #define GPT_REVISION_1_0 0x00010000u
-#define GPT_HEADER_SIZE	 92
 #define GPT_NAME_CHARS	 36 /* UTF-16LE */
 
 /* EFI System Partition type C12A7328-F81F-11D2-BA4B-00A0C93EC93B, as stored on disk (the
@@ -49,15 +50,42 @@ static void put_header(uint8_t *at, const struct gpt_header *h)
 	memcpy(at, &c, GPT_HEADER_SIZE);
 }
 
-int gpt_make(uint64_t disk_sectors, const uint8_t disk_guid[16], const uint8_t part_guid[16],
-	     const char *name, uint8_t head[GPT_HEAD_SECTORS * GPT_SECTOR],
-	     uint8_t tail[GPT_TAIL_SECTORS * GPT_SECTOR], uint64_t *esp_last)
+static void put_entry(uint8_t *at, const uint8_t type[16], const uint8_t guid[16], uint64_t first,
+		      uint64_t last, const char *name)
+{
+	struct gpt_entry e = {.first_lba = first, .last_lba = last};
+	memcpy(e.type_guid, type, 16);
+	memcpy(e.part_guid, guid, 16);
+	for (unsigned i = 0; i < GPT_NAME_CHARS && name[i]; i++)
+		e.name[i] = (uint16_t)(uint8_t)name[i];
+	memcpy(at, &e, sizeof(e));
+}
+
+int gpt_make(uint64_t disk_sectors, struct gpt_layout *l,
+	     uint8_t head[GPT_HEAD_SECTORS * GPT_SECTOR],
+	     uint8_t tail[GPT_TAIL_SECTORS * GPT_SECTOR])
 {
 	if (disk_sectors < GPT_MIN_DISK_SECTORS)
 		return -1;
+	uint64_t last_lba = disk_sectors - 1, last_usable = last_lba - GPT_TAIL_SECTORS;
+	l->esp_first = GPT_ESP_FIRST_LBA;
+	l->esp_last = last_usable;
+	l->trace_first = l->trace_last = 0;
+	if (l->trace_sectors) {
+		if (l->trace_sectors > last_usable + 1)
+			return -1;
+		/* the trace partition's start: a 1 MiB boundary at or below last_usable + 1 - size
+		 */
+		uint64_t first =
+		    (last_usable + 1 - l->trace_sectors) / GPT_ALIGN_SECTORS * GPT_ALIGN_SECTORS;
+		if (first < GPT_ESP_FIRST_LBA + 64)
+			return -1;
+		l->trace_first = first;
+		l->trace_last = last_usable;
+		l->esp_last = first - 1;
+	}
 	memset(head, 0, GPT_HEAD_SECTORS * GPT_SECTOR);
 	memset(tail, 0, GPT_TAIL_SECTORS * GPT_SECTOR);
-	uint64_t last_lba = disk_sectors - 1;
 	/* Protective MBR: one partition of type EEH from LBA 1 over the rest of the disk (its
 	 * size saturates at 0xFFFFFFFF), CHS fields as the specification gives them. */
 	struct mbr_part pm = {.status = 0,
@@ -69,15 +97,12 @@ int gpt_make(uint64_t disk_sectors, const uint8_t disk_guid[16], const uint8_t p
 	memcpy(head + MBR_PART_OFFSET, &pm, sizeof(pm));
 	head[GPT_SECTOR - 2] = MBR_SIGNATURE & 0xff;
 	head[GPT_SECTOR - 1] = MBR_SIGNATURE >> 8;
-	/* The entries: one ESP, the rest zero (unused). */
-	*esp_last = last_lba - GPT_TAIL_SECTORS;
-	struct gpt_entry e = {.first_lba = GPT_ESP_FIRST_LBA, .last_lba = *esp_last};
-	memcpy(e.type_guid, esp_type, 16);
-	memcpy(e.part_guid, part_guid, 16);
-	for (unsigned i = 0; i < GPT_NAME_CHARS && name[i]; i++)
-		e.name[i] = (uint16_t)(uint8_t)name[i];
+	/* The entries: the ESP, the trace partition, the rest zero (unused). */
 	uint8_t *entries = head + 2 * GPT_SECTOR;
-	memcpy(entries, &e, sizeof(e));
+	put_entry(entries, esp_type, l->esp_guid, l->esp_first, l->esp_last, "baretrace");
+	if (l->trace_sectors)
+		put_entry(entries + GPT_ENTRY_SIZE, trace_part_type, l->trace_guid, l->trace_first,
+			  l->trace_last, "baretrace trace");
 	memcpy(tail, entries, GPT_ENTRY_SECTORS * GPT_SECTOR);
 	uint32_t entries_crc = crc32(entries, GPT_ENTRIES * GPT_ENTRY_SIZE);
 	struct gpt_header h = {.revision = GPT_REVISION_1_0,
@@ -85,13 +110,13 @@ int gpt_make(uint64_t disk_sectors, const uint8_t disk_guid[16], const uint8_t p
 			       .my_lba = 1,
 			       .alternate_lba = last_lba,
 			       .first_usable_lba = GPT_HEAD_SECTORS,
-			       .last_usable_lba = last_lba - GPT_TAIL_SECTORS,
+			       .last_usable_lba = last_usable,
 			       .entries_lba = 2,
 			       .entries = GPT_ENTRIES,
 			       .entry_size = GPT_ENTRY_SIZE,
 			       .entries_crc32 = entries_crc};
 	memcpy(h.signature, gpt_signature, sizeof(h.signature));
-	memcpy(h.disk_guid, disk_guid, 16);
+	memcpy(h.disk_guid, l->disk_guid, 16);
 	put_header(head + GPT_SECTOR, &h);
 	/* The backup: its header in the last LBA, its entries just before it. */
 	h.my_lba = last_lba;
@@ -99,4 +124,78 @@ int gpt_make(uint64_t disk_sectors, const uint8_t disk_guid[16], const uint8_t p
 	h.entries_lba = last_lba - GPT_ENTRY_SECTORS;
 	put_header(tail + GPT_ENTRY_SECTORS * GPT_SECTOR, &h);
 	return 0;
+}
+
+/* ---- reading (UEFI 2.10 5.3.2 "GPT Header": the checks a reader makes) ---------------------- */
+
+static bool header_ok(const uint8_t *sector, struct gpt_header *h)
+{
+	memcpy(h, sector, sizeof(*h));
+	if (memcmp(h->signature, gpt_signature, sizeof(h->signature)) ||
+	    h->header_size < GPT_HEADER_SIZE || h->header_size > GPT_SECTOR)
+		return false;
+	uint8_t copy[GPT_SECTOR];
+	memcpy(copy, sector, h->header_size);
+	memset(copy + 16, 0, 4); /* HeaderCRC32 counts as 0 (Table 5-5) */
+	return crc32(copy, h->header_size) == h->header_crc32;
+}
+
+enum gpt_result gpt_read_header(const uint8_t *sector, struct gpt_found *f, uint64_t *bytes)
+{
+	struct gpt_header h;
+	if (!header_ok(sector, &h))
+		return GPT_NO_TABLE;
+	uint64_t n = (uint64_t)h.entries * h.entry_size;
+	if (h.entry_size < GPT_ENTRY_SIZE || h.entry_size % GPT_ENTRY_SIZE || !n ||
+	    n > GPT_ENTRIES_MAX_BYTES)
+		return GPT_BAD_ENTRIES;
+	f->entries_lba = h.entries_lba;
+	f->entries = h.entries;
+	f->entry_size = h.entry_size;
+	*bytes = n;
+	return GPT_OK;
+}
+
+enum gpt_result gpt_find(const uint8_t *sector, const uint8_t *entries, const uint8_t type_guid[16],
+			 struct gpt_found *f)
+{
+	struct gpt_header h;
+	uint64_t bytes;
+	enum gpt_result r = gpt_read_header(sector, f, &bytes);
+	if (r != GPT_OK)
+		return r;
+	memcpy(&h, sector, sizeof(h));
+	if (crc32(entries, bytes) != h.entries_crc32)
+		return GPT_BAD_ENTRIES;
+	for (uint32_t i = 0; i < h.entries; i++) {
+		struct gpt_entry e;
+		memcpy(&e, entries + (uint64_t)i * h.entry_size, sizeof(e));
+		if (memcmp(e.type_guid, type_guid, 16))
+			continue;
+		if (e.first_lba > e.last_lba || e.first_lba < h.first_usable_lba ||
+		    e.last_lba > h.last_usable_lba)
+			return GPT_BAD_BOUNDS;
+		f->first_lba = e.first_lba;
+		f->last_lba = e.last_lba;
+		memcpy(f->part_guid, e.part_guid, 16);
+		return GPT_OK;
+	}
+	return GPT_NOT_FOUND;
+}
+
+const char *gpt_result_name(enum gpt_result r)
+{
+	switch (r) {
+	case GPT_OK:
+		return "found";
+	case GPT_NO_TABLE:
+		return "no GUID partition table (no 'EFI PART' header with a good CRC at LBA 1)";
+	case GPT_BAD_ENTRIES:
+		return "the partition entry array's size or CRC-32 is wrong";
+	case GPT_NOT_FOUND:
+		return "no trace partition (type " TRACE_PART_TYPE_TEXT ")";
+	case GPT_BAD_BOUNDS:
+		return "the partition's LBAs lie outside the disk's usable ones";
+	}
+	return "?";
 }

@@ -14,6 +14,8 @@ enum status {
 	STATUS_INVALID = -2,	 /* a request the caller must not make: the message says why */
 	STATUS_UNSUPPORTED = -3, /* a request this CPU cannot honour */
 	STATUS_NO_MEMORY = -4,
+	STATUS_TIMEOUT = -5, /* a device did not answer in time (the USB stick: gone, or hung) */
+	STATUS_IO = -6,	     /* a device answered with an error (a stall, a failed command) */
 };
 
 #endif

@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Write a GPT with one EFI System Partition into an existing disk image (lib/gpt.c):
- *   build/mkgpt IMAGE     (IMAGE's size: a whole number of 512-byte sectors, at least 1 MiB
- *                          plus 97 sectors)
+ * Write a GPT with an EFI System Partition, and a trace partition when asked, into an existing
+ * disk image (lib/gpt.c, lib/trace_part.h):
+ *   build/mkgpt [--trace-sectors N] IMAGE
+ *     IMAGE's size: a whole number of 512-byte sectors, at least 1 MiB plus 97 sectors, and
+ *     room for an ESP of 64 sectors besides the trace partition of N sectors (from a 1 MiB
+ *     boundary to the last usable LBA: it may be up to 1 MiB larger than asked).
  * GUIDs are random (version 4, RFC 9562): two sticks made from one build still differ. Prints
- * "esp FIRST_LBA LAST_LBA" for scripts/mkimage, which puts the FAT32 file system there.
+ * "esp FIRST_LBA LAST_LBA" for scripts/mkimage, which puts the FAT32 file system there, then
+ * "trace FIRST_LBA LAST_LBA" with a trace partition.
  * Exit status: 0 written, 2 bad usage or image.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include "lib/gpt.h"
 
@@ -33,36 +38,54 @@ int main(int argc, char **argv)
 {
 	static uint8_t head[GPT_HEAD_SECTORS * GPT_SECTOR], tail[GPT_TAIL_SECTORS * GPT_SECTOR];
 	struct stat st;
-	if (argc != 2) {
-		fprintf(stderr, "usage: mkgpt IMAGE\n");
+	struct gpt_layout l = {0};
+	int a = 1;
+	if (argc == 4 && strcmp(argv[1], "--trace-sectors") == 0) {
+		char *end;
+		l.trace_sectors = strtoull(argv[2], &end, 10);
+		if (*end || !*argv[2] || argv[2][0] == '-') {
+			fprintf(stderr,
+				"mkgpt: --trace-sectors '%s': accepted: a number of sectors\n",
+				argv[2]);
+			return 2;
+		}
+		a = 3;
+	}
+	if (argc != a + 1) {
+		fprintf(stderr, "usage: mkgpt [--trace-sectors N] IMAGE\n");
 		return 2;
 	}
-	if (stat(argv[1], &st) != 0 || st.st_size % GPT_SECTOR) {
+	const char *img = argv[a];
+	if (stat(img, &st) != 0 || st.st_size % GPT_SECTOR) {
 		fprintf(stderr,
 			"mkgpt: %s: no such image, or its size is not a whole number of %d-byte "
 			"sectors\n",
-			argv[1], GPT_SECTOR);
+			img, GPT_SECTOR);
 		return 2;
 	}
-	uint8_t disk_guid[16], part_guid[16];
-	uint64_t esp_last;
-	if (random_guid(disk_guid) || random_guid(part_guid)) {
+	if (random_guid(l.disk_guid) || random_guid(l.esp_guid) || random_guid(l.trace_guid)) {
 		fprintf(stderr, "mkgpt: cannot read /dev/urandom\n");
 		return 2;
 	}
 	uint64_t sectors = (uint64_t)st.st_size / GPT_SECTOR;
-	if (gpt_make(sectors, disk_guid, part_guid, "baretrace", head, tail, &esp_last) != 0) {
-		fprintf(stderr, "mkgpt: %s: %lu sectors; accepted: at least %d\n", argv[1],
-			(unsigned long)sectors, GPT_MIN_DISK_SECTORS);
+	if (gpt_make(sectors, &l, head, tail) != 0) {
+		fprintf(stderr,
+			"mkgpt: %s: %lu sectors; accepted: at least %d, and with a trace partition "
+			"of %lu sectors, room for it and an ESP of 64 sectors from LBA %d\n",
+			img, (unsigned long)sectors, GPT_MIN_DISK_SECTORS,
+			(unsigned long)l.trace_sectors, GPT_ESP_FIRST_LBA);
 		return 2;
 	}
-	FILE *f = fopen(argv[1], "r+b");
+	FILE *f = fopen(img, "r+b");
 	if (!f || fwrite(head, 1, sizeof(head), f) != sizeof(head) ||
 	    fseek(f, (long)((sectors - GPT_TAIL_SECTORS) * GPT_SECTOR), SEEK_SET) != 0 ||
 	    fwrite(tail, 1, sizeof(tail), f) != sizeof(tail) || fclose(f) != 0) {
-		fprintf(stderr, "mkgpt: %s: cannot write\n", argv[1]);
+		fprintf(stderr, "mkgpt: %s: cannot write\n", img);
 		return 2;
 	}
-	printf("esp %d %lu\n", GPT_ESP_FIRST_LBA, (unsigned long)esp_last);
+	printf("esp %lu %lu\n", (unsigned long)l.esp_first, (unsigned long)l.esp_last);
+	if (l.trace_sectors)
+		printf("trace %lu %lu\n", (unsigned long)l.trace_first,
+		       (unsigned long)l.trace_last);
 	return 0;
 }

@@ -12,6 +12,9 @@
  *
  *   btdecode [--view VIEW] [--elf KERNEL.elf] [--program FILE[@0xBIAS]] [FILE]
  *
+ * FILE may also be a USB stick's trace partition, or a whole stick or image holding one
+ * (tools/bt_stick.c): its data is decoded, and how complete the capture is said.
+ *
  * The views (tools/bt_views.c, tools/bt_calls.c; README "Records off the machine"): text (the
  * records as the kernel prints them, the default), verify, stats, json, perf, raw, folded,
  * trace. Exit status: 0 the capture is complete, 1 something was damaged, missing, doubled or
@@ -29,6 +32,7 @@
 #include <unistd.h>
 #include "lib/crc32.h"
 #include "lib/stream.h"
+#include "tools/bt_stick.h"
 #include "tools/btdecode.h"
 
 #define MAX_CPUS     256
@@ -902,7 +906,13 @@ int main(int argc, char **argv)
 	bt_text_symbols(have_elf || have_program || debug_dir);
 	if (!have_elf)
 		default_kernel(); /* the code PATH frames walk, and the symbols */
-	FILE *in = path && strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	int stick_status;
+	FILE *in = bt_stick_open(path, &stick_status); /* a USB stick's trace partition */
+	if (in)
+		return bt_stick_finish(path, btdecode_stream(in, path));
+	if (stick_status)
+		return stick_status;
+	in = path && strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!in) {
 		fprintf(stderr, "btdecode: %s: %s\n", path, strerror(errno));
 		return EXIT_USAGE;

@@ -12,13 +12,25 @@ img=$work/usb.img
 ok $? "scripts/mkimage --gpt writes an image: $(tail -n 1 "$work/out")"
 sectors=$(($(stat -c %s "$img") / 512))
 parts=$(partx -g -o NR,START,END,TYPE "$img")
-[ "$(printf '%s\n' "$parts" | grep -c .)" = 1 ]
-ok $? "partx finds one partition"
-read -r nr start end type <<<"$parts"
+[ "$(printf '%s\n' "$parts" | grep -c .)" = 2 ]
+ok $? "partx finds two partitions"
+read -r nr start end type <<<"$(printf '%s\n' "$parts" | sed -n 1p)"
+read -r _ tstart tend ttype <<<"$(printf '%s\n' "$parts" | sed -n 2p)"
 [ "$type" = c12a7328-f81f-11d2-ba4b-00a0c93ec93b ]
-ok $? "of the EFI System Partition type, C12A7328-F81F-11D2-BA4B-00A0C93EC93B (UEFI 2.10 5.3.3) ($type)"
-[ "$start" = 2048 ] && [ "$end" = $((sectors - 34)) ]
-ok $? "from LBA 2048 to the last usable LBA, the disk's last minus 33 ($start-$end of $sectors)"
+ok $? "the first of the EFI System Partition type, C12A7328-F81F-11D2-BA4B-00A0C93EC93B (UEFI 2.10 5.3.3) ($type)"
+[ "$ttype" = c3a5bfb3-93b4-4a05-8c3a-70db0078f423 ]
+ok $? "the second of the trace partition's type, C3A5BFB3-93B4-4A05-8C3A-70DB0078F423 (lib/trace_part.h) ($ttype)"
+[ "$sectors" = $(((64 + 448) * 2048)) ] && [ "$start" = 2048 ] && [ "$end" = $((tstart - 1)) ] &&
+	[ $((tstart % 2048)) = 0 ] && [ "$tend" = $((sectors - 34)) ] &&
+	[ $((tend - tstart + 1)) -ge $((448 * 2048 - 2048)) ]
+ok $? "a 512 MiB disk: the ESP from LBA 2048, the trace partition of 448 MiB (less the GPT's tail) from the next 1 MiB boundary to the last usable LBA, the disk's last minus 33 ($start-$end, $tstart-$tend of $sectors)"
+"$top/scripts/mkimage" --gpt --trace-mib 0 "$work/none.img" >"$work/out" 2>&1 &&
+	[ "$(partx -g -o NR "$work/none.img" | grep -c .)" = 1 ] &&
+	[ "$(stat -c %s "$work/none.img")" = $((64 << 20)) ]
+ok $? "--trace-mib 0: a 64 MiB disk with the ESP alone"
+"$top/scripts/mkimage" --gpt --trace-mib 12x "$work/none2.img" >"$work/out" 2>&1
+[ $? = 2 ] && [ ! -e "$work/none2.img" ] && grep -q "accepted: a whole number of MiB" "$work/out"
+ok $? "--trace-mib 12x: status 2, what is accepted, no image"
 [ "$(blkid -p -o value -s TYPE --offset $((start * 512)) "$img")" = vfat ] &&
 	[ "$(blkid -p -o value -s LABEL --offset $((start * 512)) "$img")" = BARETRACE ]
 ok $? "the partition holds a FAT file system labelled BARETRACE (blkid)"

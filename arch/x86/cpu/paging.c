@@ -117,6 +117,23 @@ bool paging_map_kernel_4k(uint64_t va, uint64_t pa, bool writable)
 	return true;
 }
 
+void *paging_map_mmio(uint64_t pa, uint64_t len)
+{
+	static uint64_t next = MMIO_VIRT_BASE;
+	uint64_t first = ALIGN_DOWN(pa, PAGE_4K), end = ALIGN_UP(pa + len, PAGE_4K);
+	if (end <= first || end - first > MMIO_VIRT_BASE + MMIO_VIRT_SIZE - next)
+		return NULL;
+	uint64_t va = next;
+	for (uint64_t p = first; p < end; p += PAGE_4K) {
+		if (pt_map(&kernel_pt_ops, root, va + (p - first), p, PAGE_4K,
+			   nx_bit | PTE_RW | PTE_UNCACHED) != PT_OK)
+			return NULL;
+		invlpg(va + (p - first));
+	}
+	next += end - first;
+	return (void *)(va + (pa - first));
+}
+
 bool paging_set_identity_exec(uint64_t pa, bool exec)
 {
 	uint64_t flags = exec ? 0 : (PTE_RW | nx_bit);

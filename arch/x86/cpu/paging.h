@@ -22,6 +22,13 @@ uint64_t paging_root(void);
 bool paging_map_kernel_4k(uint64_t va, uint64_t pa, bool writable);
 /* Remove a 4 KiB mapping made with paging_map_kernel_4k (the page is not freed). */
 bool paging_unmap_kernel_4k(uint64_t va);
+/* Device registers at [pa, pa + len): mapped uncached, writable, not executable, in a window of
+ * their own (MMIO_VIRT_BASE, 4 GiB), wherever the physical address is (a 64-bit BAR above the
+ * identity map). Returns the virtual address of pa, or NULL when the window or memory for the
+ * tables runs out. */
+#define MMIO_VIRT_BASE 0xfffffffe00000000ull
+#define MMIO_VIRT_SIZE (4ull << 30)
+void *paging_map_mmio(uint64_t pa, uint64_t len);
 /* Map one user-accessible 4 KiB page (ring 3 workloads). */
 bool paging_map_user_4k(uint64_t va, uint64_t pa, bool writable, bool exec);
 /* The identity page at pa (a 4 KiB leaf below 2 MiB) becomes read+execute, or back to

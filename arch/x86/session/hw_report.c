@@ -12,6 +12,7 @@
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/session/output.h"
+#include "arch/x86/usb/stick.h"
 #include "kernel/console.h"
 #include "arch/x86/smp/timer.h"
 #include "kernel/arch_console.h"
@@ -243,6 +244,26 @@ void arch_trace_stream_pairs(const char *const *pairs, unsigned n)
 void arch_trace_stream_end(void)
 {
 	trace_stream_end(arch_cpu_count());
+}
+
+bool arch_trace_stream_out(uint64_t out, const char *about)
+{
+	char hex[48];
+	build_id_hex(hex, sizeof(hex));
+	if (trace_stream_out(out == TRACE_OUT_STICK, out == TRACE_OUT_AUTO, hex, about))
+		return true;
+	if (out == TRACE_OUT_STICK || out == TRACE_OUT_BOTH) {
+		kprintf("stick: error: trace.out=%s: no USB stick with a trace partition (above); "
+			"the record stream goes to the serial line\n",
+			out == TRACE_OUT_STICK ? "stick" : "both");
+		return false;
+	}
+	return true;
+}
+
+bool arch_trace_stick_lost(void)
+{
+	return stick_lost();
 }
 
 void arch_trace_stream_header(bool binary)

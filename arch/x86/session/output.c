@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/spinlock.h"
+#include "arch/x86/usb/stick.h"
 #include "kernel/arch_console.h"
 #include "kernel/arch_cpu.h"
 #include "kernel/console.h"
@@ -241,9 +242,16 @@ static void emit_unit(struct out_ring *r, const char *s, size_t n)
 	spin_unlock_irqrestore(&r->producer, flags);
 }
 
-/* stream=text: "@BT1 " base64 lines. */
+/* trace.out=stick: the frames go to the stick alone (the serial line keeps the log). */
+static bool serial_frames = true;
+
+/* stream=text: "@BT1 " base64 lines. Every frame also goes to the USB stick's trace
+ * partition when it is open (arch/x86/usb/stick.h), as binary frames. */
 static void emit_text(void *ctx, const uint8_t *frame, size_t len)
 {
+	stick_put(frame, len);
+	if (!serial_frames)
+		return;
 	char line[BT_TEXT_PREFIX_LEN + BT_TEXT_MAX + 2];
 	size_t n = bt_text_line(frame, len, line);
 	emit_unit(ctx, line, n);
@@ -253,7 +261,9 @@ static void emit_text(void *ctx, const uint8_t *frame, size_t len)
  * each LF as CR LF (uart16550.c); a reader undoes that (README "Records off the machine"). */
 static void emit_binary(void *ctx, const uint8_t *frame, size_t len)
 {
-	emit_unit(ctx, (const char *)frame, len);
+	stick_put(frame, len);
+	if (serial_frames)
+		emit_unit(ctx, (const char *)frame, len);
 }
 
 static bool wire_binary;
@@ -323,4 +333,16 @@ void trace_stream_end(unsigned cpus)
 	const char *const pairs[] = {pair};
 	trace_stream_header(pairs, 1);
 	trace_out_flush(this_cpu()->index);
+	stick_close();
+}
+
+bool trace_stream_out(bool stick_only, bool quiet, const char *build_id, const char *about)
+{
+	if (!stick_open(build_id, about, quiet))
+		return false;
+	serial_frames = !stick_only;
+	kprintf("stick: the record stream goes to the trace partition%s\n",
+		stick_only ? " alone (trace.out=stick): the serial line keeps the log"
+			   : " and the serial line");
+	return true;
 }

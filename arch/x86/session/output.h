@@ -66,5 +66,9 @@ unsigned trace_stream_frames(unsigned cpu);
  * frames each of the first `cpus` CPUs sent, the END frame not counted; lib/stream.h), written
  * out. */
 void trace_stream_end(unsigned cpus);
+/* The record stream onto the USB stick's trace partition too (or alone: stick_only), with the
+ * build id and the run's options in its head; false when no stick was found (said, unless
+ * quiet and there is no xHCI controller at all). */
+bool trace_stream_out(bool stick_only, bool quiet, const char *build_id, const char *about);
 
 #endif
