@@ -6,11 +6,14 @@
  * Contract at kernel entry (boot/ guarantees it, kernel/ and arch/x86/cpu/entry.S rely on it):
  *  - 64-bit long mode, CPL 0, interrupts disabled, boot services exited;
  *  - CR3 holds the loader's tables: an identity map of [0, identity_limit) with 2 MiB pages,
- *    writable and executable, and the kernel's PT_LOAD segments mapped at their link
- *    addresses (KERNEL_VIRT_BASE + x -> kernel_phys_base + x);
+ *    writable and executable, the same memory again at KERNEL_DIRECT_BASE (the direct map),
+ *    and the kernel's PT_LOAD segments mapped at their link addresses
+ *    (KERNEL_VIRT_BASE + x -> kernel_phys_base + x);
  *  - RDI = physical (= identity-mapped) address of struct boot_info; the kernel sets its own stack;
  *  - the kernel image's bss is zeroed.
- * All pointers in this structure are physical addresses, which the identity map makes usable.
+ * All pointers in this structure are physical addresses. The kernel reaches them through the
+ * direct map (arch_phys_to_virt) from its first instruction: its own tables (paging_init) drop
+ * the identity map, so the lower half belongs to the user program (kernel/program.h).
  */
 #ifndef KERNEL_BOOT_INFO_H
 #define KERNEL_BOOT_INFO_H
@@ -22,6 +25,10 @@
 
 /* Where linker.ld places the kernel (the top 2 GiB, for -mcmodel=kernel). */
 #define KERNEL_VIRT_BASE 0xffffffff80000000ull
+/* The direct map of physical memory [0, identity_limit): the address Linux uses for it
+ * (page_offset_base without KASLR, Linux Documentation/arch/x86/x86_64/mm.rst), 512 GiB
+ * aligned (one PML4 slot of its own per 512 GiB). */
+#define KERNEL_DIRECT_BASE 0xffff888000000000ull
 
 #define BOOT_OPTIONS_MAX      1024 /* bytes of UEFI load options, as ASCII, NUL included */
 #define BOOT_CONFIG_MAX	      8192 /* bytes of the config file, NUL included */

@@ -24,6 +24,22 @@
 
 #define BT_USER_WINDOW 0x7e0000000000ull /* segments go in [BT_USER_WINDOW, +512 GiB) */
 
+/*
+ * How the kernel tells this ABI from Linux's (README "Trace your own program"): a program that
+ * includes this header carries an ELF note, owner "baretrace", type BT_NOTE_ABI (emitted
+ * below, into the program's PT_NOTE segment), or is an ET_EXEC linked inside BT_USER_WINDOW.
+ * Every other program is a Linux program and gets Linux's system calls and process start.
+ */
+#define BT_NOTE_ABI 0x42540001u
+__asm__(".pushsection .note.baretrace, \"a\", @note\n"
+	".balign 4\n"
+	".long 10\n"	     /* n_namesz: "baretrace" and its NUL */
+	".long 0\n"	     /* n_descsz */
+	".long 0x42540001\n" /* n_type: BT_NOTE_ABI */
+	".asciz \"baretrace\"\n"
+	".balign 4\n"
+	".popsection");
+
 #define BT_SYS_NOP	 0 /* does nothing; returns 0 */
 #define BT_SYS_EXIT	 1 /* ends the program: RDI is its status (below 2^63) */
 #define BT_SYS_WRITE	 2 /* RDI = bytes, RSI = length: to the log; returns the length */
