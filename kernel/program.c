@@ -149,11 +149,11 @@ void program_done(workload_print_fn print)
 {
 	struct user_run_end e;
 	arch_user_run_end(&e);
+	if (params.linux_abi)
+		program_linux_done(print, &e); /* the memory it used: zeroed before the next run */
 	if (!print)
 		return; /* the native reference run: its traced twin reports */
 	print_output(print, &e);
-	if (params.linux_abi)
-		program_linux_done(print, &e);
 	char sym[128];
 	symbolize(e.rip, sym, sizeof(sym));
 	if (e.kind == USER_END_FAULT) {

@@ -115,15 +115,16 @@ void program_linux_done(workload_print_fn print, const struct user_run_end *e)
 		mmap_used = e->mmap_used_hi;
 	for (unsigned i = 0; print && i < e->unsupported_n; i++) {
 		const char *name = arch_linux_syscall_name(e->unsupported_nr[i]);
-		print("note: program: cpu=%u: Linux system call %lu (%s) is not supported: -ENOSYS, "
-		      "%lu times%s\n",
-		      e->cpu, (unsigned long)e->unsupported_nr[i], name ? name : "no such call",
-		      (unsigned long)e->unsupported_count[i],
-		      name && (!strcmp(name, "clone") || !strcmp(name, "fork") ||
-			       !strcmp(name, "vfork") || !strcmp(name, "execve") ||
-			       !strcmp(name, "clone3"))
-			  ? " (threads and processes are not supported: one program, one thread)"
-			  : "");
+		print(
+		    "note: program: cpu=%u: Linux system call %lu (%s) is not supported: -ENOSYS, "
+		    "%lu times%s\n",
+		    e->cpu, (unsigned long)e->unsupported_nr[i], name ? name : "no such call",
+		    (unsigned long)e->unsupported_count[i],
+		    name && (!strcmp(name, "clone") || !strcmp(name, "fork") ||
+			     !strcmp(name, "vfork") || !strcmp(name, "execve") ||
+			     !strcmp(name, "clone3"))
+			? " (threads and processes are not supported: one program, one thread)"
+			: "");
 	}
 	if (print && e->unsupported_total)
 		print("program: cpu=%u: %lu system calls answered -ENOSYS\n", e->cpu,

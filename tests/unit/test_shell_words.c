@@ -16,7 +16,8 @@ static void splits_like_the_shell(void **state)
 	} cases[] = {
 	    {"", {NULL}},
 	    {"   \t ", {NULL}},
-	    {"mybench -n 100 \"/data/input.dat\"", {"mybench", "-n", "100", "/data/input.dat", NULL}},
+	    {"mybench -n 100 \"/data/input.dat\"",
+	     {"mybench", "-n", "100", "/data/input.dat", NULL}},
 	    {"a\"b c\"d e", {"ab cd", "e", NULL}},
 	    {"\"\" x", {"", "x", NULL}},
 	    {"a\\ b \\\"q\\\" \"in \\\" side\"", {"a b", "\"q\"", "in \" side", NULL}},

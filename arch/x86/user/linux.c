@@ -19,13 +19,13 @@
 uint8_t linux_exit_now;
 uint64_t linux_exit_status;
 
-#define ERR(e)		 ((uint64_t)-(int64_t)(e))
-#define USER_HALF_END	 0x0000800000000000ull /* canonical lower half */
-#define NS_PER_S	 1000000000ull
-#define LINUX_TID	 1 /* the one thread's id, the process's too */
-#define STDOUT_FD	 1
-#define STDERR_FD	 2
-#define IOV_SIZE	 16 /* struct iovec */
+#define ERR(e)	      ((uint64_t) - (int64_t)(e))
+#define USER_HALF_END 0x0000800000000000ull /* canonical lower half */
+#define NS_PER_S      1000000000ull
+#define LINUX_TID     1 /* the one thread's id, the process's too */
+#define STDOUT_FD     1
+#define STDERR_FD     2
+#define IOV_SIZE      16 /* struct iovec */
 
 WORKLOAD_SECTION static void copy_out(uint64_t dst, const void *src, uint64_t n)
 {
@@ -78,8 +78,8 @@ WORKLOAD_SECTION static uint64_t sys_writev(struct user_run *u, uint64_t fd, uin
 		return ERR(LNX_EFAULT);
 	uint64_t total = 0;
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t r = sys_write(u, fd, get_u64(iov + i * IOV_SIZE),
-				       get_u64(iov + i * IOV_SIZE + 8));
+		uint64_t r =
+		    sys_write(u, fd, get_u64(iov + i * IOV_SIZE), get_u64(iov + i * IOV_SIZE + 8));
 		if ((int64_t)r < 0)
 			return r;
 		total += r;

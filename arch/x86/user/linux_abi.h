@@ -91,13 +91,13 @@
 #define LNX_ARCH_SET_FS 0x1002 /* arch/x86/include/uapi/asm/prctl.h */
 #define LNX_ARCH_GET_FS 0x1003
 
-#define LNX_MAP_FIXED	  0x10 /* include/uapi/asm-generic/mman-common.h */
-#define LNX_MAP_ANONYMOUS 0x20
+#define LNX_MAP_FIXED	   0x10 /* include/uapi/asm-generic/mman-common.h */
+#define LNX_MAP_ANONYMOUS  0x20
 #define LNX_MREMAP_MAYMOVE 1
-#define LNX_PAGE	  4096ull
+#define LNX_PAGE	   4096ull
 
-#define LNX_S_IFIFO 0010000 /* include/uapi/linux/stat.h */
-#define LNX_S_IFCHR 0020000
+#define LNX_S_IFIFO	  0010000 /* include/uapi/linux/stat.h */
+#define LNX_S_IFCHR	  0020000
 #define LNX_AT_EMPTY_PATH 0x1000
 #define LNX_F_GETFD	  1
 #define LNX_F_GETFL	  3
@@ -148,25 +148,25 @@ _Static_assert(sizeof(struct lnx_sysinfo) == 112, "struct sysinfo");
 
 /* The auxiliary vector's types (include/uapi/linux/auxvec.h, arch/x86/include/uapi/asm/
  * auxvec.h). */
-#define LNX_AT_NULL	       0
-#define LNX_AT_PHDR	       3
-#define LNX_AT_PHENT	       4
-#define LNX_AT_PHNUM	       5
-#define LNX_AT_PAGESZ	       6
-#define LNX_AT_BASE	       7
-#define LNX_AT_FLAGS	       8
-#define LNX_AT_ENTRY	       9
-#define LNX_AT_UID	       11
-#define LNX_AT_EUID	       12
-#define LNX_AT_GID	       13
-#define LNX_AT_EGID	       14
-#define LNX_AT_PLATFORM	       15
-#define LNX_AT_HWCAP	       16
-#define LNX_AT_CLKTCK	       17
-#define LNX_AT_SECURE	       23
-#define LNX_AT_RANDOM	       25
-#define LNX_AT_HWCAP2	       26
-#define LNX_AT_EXECFN	       31
-#define LNX_AT_MINSIGSTKSZ     51
+#define LNX_AT_NULL	   0
+#define LNX_AT_PHDR	   3
+#define LNX_AT_PHENT	   4
+#define LNX_AT_PHNUM	   5
+#define LNX_AT_PAGESZ	   6
+#define LNX_AT_BASE	   7
+#define LNX_AT_FLAGS	   8
+#define LNX_AT_ENTRY	   9
+#define LNX_AT_UID	   11
+#define LNX_AT_EUID	   12
+#define LNX_AT_GID	   13
+#define LNX_AT_EGID	   14
+#define LNX_AT_PLATFORM	   15
+#define LNX_AT_HWCAP	   16
+#define LNX_AT_CLKTCK	   17
+#define LNX_AT_SECURE	   23
+#define LNX_AT_RANDOM	   25
+#define LNX_AT_HWCAP2	   26
+#define LNX_AT_EXECFN	   31
+#define LNX_AT_MINSIGSTKSZ 51
 
 #endif
