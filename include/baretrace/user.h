@@ -41,7 +41,7 @@ __asm__(".pushsection .note.baretrace, \"a\", @note\n"
 	".popsection");
 
 #define BT_SYS_NOP	 0 /* does nothing; returns 0 */
-#define BT_SYS_EXIT	 1 /* ends the program: RDI is its status (below 2^63) */
+#define BT_SYS_EXIT	 1 /* ends the program: RDI is its status (below 2^63; else BT_EINVAL) */
 #define BT_SYS_WRITE	 2 /* RDI = bytes, RSI = length: to the log; returns the length */
 #define BT_SYS_ROI_BEGIN 3 /* region of interest: capture from here (option program.roi) */
 #define BT_SYS_ROI_END	 4 /* ... to here; returns 0 */
@@ -68,7 +68,7 @@ static inline int64_t bt_syscall3(uint64_t nr, uint64_t a0, uint64_t a1, uint64_
 static inline __attribute__((noreturn)) void bt_exit(uint64_t status)
 {
 	bt_syscall3(BT_SYS_EXIT, status, 0, 0);
-	__builtin_unreachable();
+	__builtin_trap(); /* status >= 2^63 was refused: UD2 ends the run with #UD, said */
 }
 
 /* Write len bytes to the log (lines "program-output cpu=N: ..." after the run). */

@@ -29,6 +29,7 @@
 #define USER_STACK_TOP	0x00007f0000003000
 #define SYS_NOP		0
 #define SYS_EXIT	1
+#define BT_EINVAL	-22
 
 	.section .text.workload, "ax"
 	.globl arch_user_roundtrip, user_syscall_entry, arch_user_enter, user_abort, user_if_restored
@@ -79,10 +80,14 @@ arch_user_roundtrip:		/* rdi = n goes along to ring 3, with the caller's IF */
 
 user_syscall_entry:		/* ring 0, RCX = user RIP, R11 = user RFLAGS, IF clear */
 	cmpq $SYS_EXIT, %rax	/* all 64 bits: 2^32 + 1 is no exit */
-	je user_abort
+	je 1f
 	testq %rax, %rax
 	jnz 2f
 	sysretq			/* SYS_NOP */
+1:	btq $63, %rdi		/* a status of 2^63 or more would read as the kernel's fault */
+	jnc user_abort		/* encoding (kernel/arch_user.h): refused, BT_EINVAL */
+	movq $BT_EINVAL, %rax
+	sysretq
 2:	movq %rsp, saved_user_rsp(%rip)
 	movq user_saved_kernel_rsp(%rip), %rsp
 	andq $-16, %rsp		/* below the saved context, aligned for the C call */

@@ -114,7 +114,7 @@ struct lnx_stat {
 	uint32_t st_mode, st_uid, st_gid, pad0;
 	uint64_t st_rdev;
 	int64_t st_size, st_blksize, st_blocks;
-	uint64_t st_atime, st_atime_nsec, st_mtime, st_mtime_nsec, st_ctime, st_ctime_nsec;
+	uint64_t times[6]; /* st_atime, its nanoseconds, st_mtime, ..., st_ctime, ... */
 	int64_t unused[3];
 };
 _Static_assert(sizeof(struct lnx_stat) == 144, "x86-64 struct stat");

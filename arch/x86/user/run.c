@@ -175,18 +175,18 @@ static void user_watchdog_irq(struct trap_frame *f)
 /* The "user" workload's signature, from entry.S: arch_user_roundtrip (5 instructions, a JMP),
  * user_enter (30, ending in IRETQ), ring 3's page (1, then 6 per SYSCALL(SYS_NOP) round with a
  * JB back taken n - 1 times, then 3 ending in SYSCALL(SYS_EXIT)), the kernel's side of each
- * SYSCALL(SYS_NOP) (5, ending in SYSRETQ; JE and JNZ not taken), of SYS_EXIT (2, the JE taken)
- * and user_abort (10, ending in RET). 11n + 51 instructions. */
+ * SYSCALL(SYS_NOP) (5, ending in SYSRETQ; JE and JNZ not taken), of SYS_EXIT (4, the JE and the JNC
+ * taken) and user_abort (10, ending in RET). 11n + 53 instructions. */
 void arch_user_roundtrip_signature(uint64_t n, struct workload_signature *s)
 {
 	*s = workload_signature_of(arch_user_enter, user_entry_end);
 	s->code2_lo = USER_CODE_VA;
 	s->code2_hi = USER_CODE_VA + ELF_USER_PAGE;
 	s->taken[WL_JMP] = 1;
-	s->taken[WL_COND] = (n - 1) + 1;
+	s->taken[WL_COND] = (n - 1) + 2;
 	s->taken[WL_FAR] = 1 + (n + 1) + n; /* IRETQ, the SYSCALLs, the SYSRETs */
 	s->taken[WL_RET] = 1;
-	s->instructions = 11 * n + 51;
+	s->instructions = 11 * n + 53;
 }
 
 void user_run_init(void)
