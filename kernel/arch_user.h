@@ -53,6 +53,12 @@ uint64_t arch_user_enter(uint64_t entry, uint64_t stack_top, uint64_t arg);
 #define USER_STATUS_ENDED    (1ull << 63)
 #define USER_STATUS_WATCHDOG (USER_STATUS_ENDED | (1ull << 62))
 enum user_end_kind { USER_END_EXIT, USER_END_FAULT, USER_END_WATCHDOG };
+/* A file a Linux program may open: its absolute path ("/data/input.dat") and bytes. */
+struct user_file {
+	const char *path;
+	const uint8_t *data;
+	uint64_t size;
+};
 struct user_run_params {
 	bool linux_abi;	      /* Linux's system calls (else include/baretrace/user.h's) */
 	uint64_t watchdog_ms; /* 0: no watchdog */
@@ -63,6 +69,9 @@ struct user_run_params {
 	/* Linux programs: brk's heap [heap_lo, heap_hi) and the mmap arena [mmap_lo, mmap_hi),
 	 * mapped before (arch_user_region_map); getrandom's seed. */
 	uint64_t heap_lo, heap_hi, mmap_lo, mmap_hi, seed;
+	const struct user_file *files; /* what a Linux program may open, read-only */
+	unsigned nfiles;
+	const char *exe;   /* readlink("/proc/self/exe") */
 	char *out;	   /* where stdout and stderr go (NULL: a per-CPU 2 KiB buffer) */
 	uint64_t out_room; /* its size */
 };

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define BOOT_INFO_MAGIC	  0x4f464e4954425442ull /* "BTBTINFO" little-endian */
-#define BOOT_INFO_VERSION 2			/* 2: the user program (program_*) */
+#define BOOT_INFO_VERSION 3 /* 2: the user program (program_*); 3: its data files (data[]) */
 
 /* Where linker.ld places the kernel (the top 2 GiB, for -mcmodel=kernel). */
 #define KERNEL_VIRT_BASE 0xffffffff80000000ull
@@ -37,6 +37,9 @@
 #define BOOT_PROGRAM_OPTION   "program"	    /* the option naming it, read by loader and kernel */
 #define BOOT_PROGRAM_PATH_MAX 256	    /* its value: a path on the boot volume */
 #define BOOT_PROGRAM_MAX      (64ull << 20) /* bytes of a user program file */
+#define BOOT_DATA_DIR	      "\\data"	    /* the program's files (scripts/run --file) */
+#define BOOT_DATA_MAX	      16	    /* files of BOOT_DATA_DIR the loader reads */
+#define BOOT_DATA_NAME_MAX    64	    /* bytes of a file's name (UTF-8), NUL included */
 /* The last line of every run, loader and kernel alike: this, then PASS, FAIL, SKIP or
  * BAD-INPUT. scripts/run believes QEMU's exit code only when the serial log ends with it. */
 #define RUN_MARKER	   "run finished: "
@@ -69,6 +72,14 @@ struct boot_framebuffer {
 	uint32_t width, height, pixels_per_scanline;
 	uint32_t pixel_format; /* EFI_GRAPHICS_PIXEL_FORMAT */
 };
+
+/* A file of BOOT_DATA_DIR, read whole into EfiLoaderData pages (a Linux program opens it as
+ * /data/NAME, read-only). */
+struct boot_data_file {
+	uint64_t phys, size;
+	char name[BOOT_DATA_NAME_MAX];
+};
+_Static_assert(sizeof(struct boot_data_file) == 80, "boot_data_file layout");
 
 struct boot_info {
 	uint64_t magic;	  /* BOOT_INFO_MAGIC */
@@ -119,6 +130,12 @@ struct boot_info {
 	uint32_t reserved2;
 	uint64_t program_phys, program_size;
 	char program_path[BOOT_PROGRAM_PATH_MAX]; /* as the option gave it */
+
+	/* Version 3: the files of BOOT_DATA_DIR (when there is a program); those left out
+	 * (more than BOOT_DATA_MAX, a name too long, larger than BOOT_PROGRAM_MAX, unreadable)
+	 * are counted in data_skipped, named by the loader. */
+	uint32_t data_count, data_skipped;
+	struct boot_data_file data[BOOT_DATA_MAX];
 };
 
 enum boot_config_status {

@@ -11,7 +11,9 @@
 #include "kernel/options.h"
 #include "kernel/arch_cpu.h"
 #include "kernel/arch_user.h"
+#include "kernel/kernel.h"
 #include "lib/bits.h"
+#include "lib/fmt.h"
 #include "lib/shell_words.h"
 #include "lib/string.h"
 
@@ -23,6 +25,26 @@ static const char *argv[WORDS_MAX], *envp[WORDS_MAX];
 static size_t argc, envc;
 static char execfn[BOOT_PROGRAM_PATH_MAX];
 static uint64_t seed, heap_used, mmap_used;
+static char file_path[BOOT_DATA_MAX][BOOT_DATA_NAME_MAX + 8];
+static struct user_file files[BOOT_DATA_MAX];
+
+/* The boot volume's data files as /data/NAME (boot_info.data[], read by the loader). */
+static unsigned data_files(const struct boot_info *bi)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < bi->data_count && i < BOOT_DATA_MAX; i++) {
+		fmt_snprintf(file_path[n], sizeof(file_path[n]), "/data/%s", bi->data[i].name);
+		files[n] = (struct user_file){file_path[n], arch_phys_to_virt(bi->data[i].phys),
+					      bi->data[i].size};
+		kprintf("program: file %s, %lu bytes, read-only\n", file_path[n],
+			(unsigned long)bi->data[i].size);
+		n++;
+	}
+	if (bi->data_skipped)
+		kprintf("warning: program: %u files of \\data left out (the loader said why)\n",
+			bi->data_skipped);
+	return n;
+}
 
 /* The volume path as the program sees it: '/' for '\\' (README "Trace your own program"). */
 static void unix_path(const char *path, char *out, size_t size)
@@ -74,6 +96,9 @@ bool program_linux_load(const struct elf_user_image *img, const struct kernel_op
 	p->mmap_lo = PROGRAM_LINUX_MMAP_LO;
 	p->mmap_hi = PROGRAM_LINUX_MMAP_LO + PROGRAM_LINUX_MMAP;
 	p->seed = seed;
+	p->files = files;
+	p->nfiles = data_files(kernel_boot_info());
+	p->exe = execfn;
 	p->out = arch_phys_to_virt(out);
 	p->out_room = PROGRAM_OUTPUT_BYTES;
 	heap_used = heap;

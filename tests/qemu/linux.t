@@ -12,12 +12,16 @@ trap 'rm -rf "$work"' EXIT
 src=$top/tests/programs/linux
 
 # native NAME BINARY ARGV0 ARGS...: the host's run, stdout and stderr together, with an
-# empty environment but for A and B; its status in $work/NAME.status.
+# empty environment but for A and B, in $work (where data/ holds the files the boots get
+# in \data\: a relative path names the same file in both); its status in $work/NAME.status.
+mkdir -p "$work/data"
+printf 'pear\napple\nfig\nbanana\napple\n' >"$work/data/words.txt"
+head -c 5000 "$top/README.md" >"$work/data/input.dat"
 native() {
 	local name=$1 bin=$2 argv0=$3
 	shift 3
-	env -i A=1 'B=x y' perl -e '$p = shift; exec {$p} @ARGV' "$bin" "$argv0" "$@" \
-		</dev/null >"$work/$name.native" 2>&1
+	(cd "$work" && env -i A=1 'B=x y' perl -e '$p = shift; exec {$p} @ARGV' "$bin" "$argv0" \
+		"$@" </dev/null >"$work/$name.native" 2>&1)
 	echo $? >"$work/$name.status"
 }
 # traced NAME: what the boot's program wrote, from its program-output lines (\xNN undone).
@@ -28,7 +32,8 @@ traced() {
 # check NAME BINARY ARGV-OPTION: boot it, compare with the native run.
 check() {
 	local name=$1 bin=$2 argv=$3
-	boot --timeout 400 --program "$bin" -- workload=program trace=btsint bts.records=8192 program.watchdog=0 \
+	boot --timeout 400 --program "$bin" --file "$work/data/words.txt" \
+		--file "$work/data/input.dat" -- workload=program trace=btsint bts.records=8192 program.watchdog=0 \
 		"program.argv=$argv" 'program.env="A=1 B=x\ y"'
 	local want
 	want=$(cat "$work/$name.status")
@@ -68,6 +73,10 @@ if [ -x "$bb" ] && readelf -lW "$bb" | grep -q 'EXEC\|DYN' && ! readelf -lW "$bb
 	check busybox-awk "$bb" "\"awk $awkprog\""
 	native busybox-factor "$bb" factor 1234567890 4294967291
 	check busybox-factor "$bb" '"factor 1234567890 4294967291"'
+	native busybox-sha256sum "$bb" sha256sum data/input.dat /data/none
+	check busybox-sha256sum "$bb" '"sha256sum data/input.dat /data/none"'
+	native busybox-sort "$bb" sort -r data/words.txt
+	check busybox-sort "$bb" '"sort -r data/words.txt"'
 else
 	ok 0 "# SKIP no static /bin/busybox (Debian busybox-static; scripts/install-deps)"
 fi

@@ -18,7 +18,10 @@
 #include <fcntl.h>
 #include "arch/x86/user/linux_abi.h"
 
-#define NR(name) {#name, LNX_##name, __NR_##name}
+#define NR(name)                                                                                   \
+	{                                                                                          \
+#name, LNX_##name, __NR_##name                                                     \
+	}
 
 static void numbers_are_linux_s(void **state)
 {
@@ -95,7 +98,8 @@ static void numbers_are_linux_s(void **state)
 		if (nr[i].ours != nr[i].linux_s)
 			fail_msg("%s: ours %ld, asm/unistd_64.h %ld", nr[i].name, nr[i].ours,
 				 nr[i].linux_s);
-	assert_true(__NR_statx < LNX_SYSCALL_TABLE_SIZE && __NR_faccessat2 < LNX_SYSCALL_TABLE_SIZE);
+	assert_true(__NR_statx < LNX_SYSCALL_TABLE_SIZE &&
+		    __NR_faccessat2 < LNX_SYSCALL_TABLE_SIZE);
 }
 
 static void constants_and_layouts_are_linux_s(void **state)
@@ -125,17 +129,22 @@ static void constants_and_layouts_are_linux_s(void **state)
 	assert_int_equal(offsetof(struct lnx_stat, st_blksize), offsetof(struct stat, st_blksize));
 	assert_int_equal(sizeof(struct lnx_utsname), sizeof(struct utsname));
 	assert_int_equal(sizeof(struct lnx_sysinfo), sizeof(struct sysinfo));
-	assert_int_equal(offsetof(struct lnx_sysinfo, totalram), offsetof(struct sysinfo, totalram));
+	assert_int_equal(offsetof(struct lnx_sysinfo, totalram),
+			 offsetof(struct sysinfo, totalram));
 	assert_int_equal(offsetof(struct lnx_sysinfo, procs), offsetof(struct sysinfo, procs));
-	assert_int_equal(offsetof(struct lnx_sysinfo, mem_unit), offsetof(struct sysinfo, mem_unit));
+	assert_int_equal(offsetof(struct lnx_sysinfo, mem_unit),
+			 offsetof(struct sysinfo, mem_unit));
 	static const long at[][2] = {
-	    {LNX_AT_NULL, AT_NULL},	  {LNX_AT_PHDR, AT_PHDR},     {LNX_AT_PHENT, AT_PHENT},
-	    {LNX_AT_PHNUM, AT_PHNUM},	  {LNX_AT_PAGESZ, AT_PAGESZ}, {LNX_AT_BASE, AT_BASE},
-	    {LNX_AT_FLAGS, AT_FLAGS},	  {LNX_AT_ENTRY, AT_ENTRY},   {LNX_AT_UID, AT_UID},
-	    {LNX_AT_EUID, AT_EUID},	  {LNX_AT_GID, AT_GID},	      {LNX_AT_EGID, AT_EGID},
-	    {LNX_AT_PLATFORM, AT_PLATFORM}, {LNX_AT_HWCAP, AT_HWCAP},   {LNX_AT_CLKTCK, AT_CLKTCK},
-	    {LNX_AT_SECURE, AT_SECURE},	  {LNX_AT_RANDOM, AT_RANDOM}, {LNX_AT_HWCAP2, AT_HWCAP2},
-	    {LNX_AT_EXECFN, AT_EXECFN},	  {LNX_AT_MINSIGSTKSZ, AT_MINSIGSTKSZ},
+	    {LNX_AT_NULL, AT_NULL},	    {LNX_AT_PHDR, AT_PHDR},
+	    {LNX_AT_PHENT, AT_PHENT},	    {LNX_AT_PHNUM, AT_PHNUM},
+	    {LNX_AT_PAGESZ, AT_PAGESZ},	    {LNX_AT_BASE, AT_BASE},
+	    {LNX_AT_FLAGS, AT_FLAGS},	    {LNX_AT_ENTRY, AT_ENTRY},
+	    {LNX_AT_UID, AT_UID},	    {LNX_AT_EUID, AT_EUID},
+	    {LNX_AT_GID, AT_GID},	    {LNX_AT_EGID, AT_EGID},
+	    {LNX_AT_PLATFORM, AT_PLATFORM}, {LNX_AT_HWCAP, AT_HWCAP},
+	    {LNX_AT_CLKTCK, AT_CLKTCK},	    {LNX_AT_SECURE, AT_SECURE},
+	    {LNX_AT_RANDOM, AT_RANDOM},	    {LNX_AT_HWCAP2, AT_HWCAP2},
+	    {LNX_AT_EXECFN, AT_EXECFN},	    {LNX_AT_MINSIGSTKSZ, AT_MINSIGSTKSZ},
 	};
 	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
 		assert_int_equal(at[i][0], at[i][1]);

@@ -4,13 +4,14 @@
  * "Trace your own program"): what musl's and glibc's start-up, stdio and malloc use. Like
  * syscalls.c this is part of every traced run, so it lives in .text.workload and calls
  * nothing outside it: copies and fills are one REP MOVSB / STOSB, every pointer is checked
- * against the program's memory first (user_buffer_ok). One thread, one process: no files
- * yet (stdin is empty), stdout and stderr go to the run's output, memory comes from a heap
- * and an mmap arena mapped before the run. Any other number is -ENOSYS, tallied for the
- * report after the run.
+ * against the program's memory first (user_buffer_ok). One thread, one process: the boot
+ * volume's data files read-only (linux_files.c), stdin empty, stdout and stderr to the run's
+ * output, memory from a heap and an mmap arena mapped before the run. Any other number is -ENOSYS,
+ * tallied for the report after the run.
  */
 #include "arch/x86/user/run.h"
 #include "arch/x86/user/linux_abi.h"
+#include "arch/x86/user/linux_files.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/usermode.h"
 #include "arch/x86/hw/msr.h"
@@ -105,13 +106,16 @@ WORKLOAD_SECTION static uint64_t sys_mmap(struct user_run *u, const struct linux
 	uint64_t len = (c->a[1] + LNX_PAGE - 1) & ~(LNX_PAGE - 1);
 	if (!len || (c->a[3] & LNX_MAP_FIXED))
 		return ERR(LNX_EINVAL);
-	if (!(c->a[3] & LNX_MAP_ANONYMOUS))
-		return ERR(LNX_EBADF); /* no files yet */
 	if (len > u->mmap_hi - u->mmap_next)
 		return ERR(LNX_ENOMEM);
 	uint64_t at = u->mmap_next;
 	u->mmap_next += len;
-	return at;
+	if (c->a[3] & LNX_MAP_ANONYMOUS)
+		return at;
+	uint64_t r = linux_map_file(u, at, c->a[1], c->a[4], c->a[5]);
+	if ((int64_t)r < 0)
+		u->mmap_next -= len;
+	return r;
 }
 
 WORKLOAD_SECTION static uint64_t sys_mremap(struct user_run *u, const struct linux_call *c)
@@ -150,26 +154,63 @@ WORKLOAD_SECTION static uint64_t sys_arch_prctl(struct user_run *u, uint64_t cod
 	return ERR(LNX_EINVAL);
 }
 
-/* stdin, stdout and stderr are pipes (S_IFIFO), as in a shell's pipeline; no other file. */
-WORKLOAD_SECTION static uint64_t sys_fstat(struct user_run *u, uint64_t fd, uint64_t st)
+/* stdin, stdout and stderr are pipes (S_IFIFO), as in a shell's pipeline (size -1); a data
+ * file is a regular file, read-only. */
+WORKLOAD_SECTION static uint64_t put_stat(struct user_run *u, int64_t size, uint64_t st)
 {
-	if (fd > STDERR_FD)
-		return ERR(LNX_EBADF);
 	if (!ok(u, st, sizeof(struct lnx_stat)))
 		return ERR(LNX_EFAULT);
 	zero_out(st, sizeof(struct lnx_stat));
-	uint32_t mode = LNX_S_IFIFO | 0600;
-	int64_t blksize = (int64_t)LNX_PAGE;
+	uint32_t mode = size < 0 ? LNX_S_IFIFO | 0600 : LNX_S_IFREG | 0444;
+	int64_t blksize = (int64_t)LNX_PAGE, blocks = size < 0 ? 0 : (size + 511) / 512;
+	uint64_t nlink = 1;
 	copy_out(st + __builtin_offsetof(struct lnx_stat, st_mode), &mode, sizeof(mode));
+	copy_out(st + __builtin_offsetof(struct lnx_stat, st_nlink), &nlink, sizeof(nlink));
 	copy_out(st + __builtin_offsetof(struct lnx_stat, st_blksize), &blksize, sizeof(blksize));
+	if (size >= 0) {
+		copy_out(st + __builtin_offsetof(struct lnx_stat, st_size), &size, sizeof(size));
+		copy_out(st + __builtin_offsetof(struct lnx_stat, st_blocks), &blocks,
+			 sizeof(blocks));
+	}
 	return 0;
+}
+
+WORKLOAD_SECTION static uint64_t sys_fstat(struct user_run *u, uint64_t fd, uint64_t st)
+{
+	int64_t size;
+	return linux_fd_size(u, fd, &size) ? put_stat(u, size, st) : ERR(LNX_EBADF);
+}
+
+WORKLOAD_SECTION static uint64_t sys_stat_path(struct user_run *u, uint64_t path, uint64_t st)
+{
+	int64_t size;
+	uint64_t r = linux_path_size(u, path, &size);
+	return r ? r : put_stat(u, size, st);
 }
 
 WORKLOAD_SECTION static uint64_t sys_newfstatat(struct user_run *u, const struct linux_call *c)
 {
-	if (!(c->a[3] & LNX_AT_EMPTY_PATH))
-		return ERR(LNX_ENOENT); /* no files yet */
-	return sys_fstat(u, c->a[0], c->a[2]);
+	if (c->a[3] & LNX_AT_EMPTY_PATH)
+		return sys_fstat(u, c->a[0], c->a[2]);
+	return sys_stat_path(u, c->a[1], c->a[2]);
+}
+
+WORKLOAD_SECTION static uint64_t sys_readv(struct user_run *u, uint64_t fd, uint64_t iov,
+					   uint64_t n)
+{
+	if (n > 1024 || !ok(u, iov, n * IOV_SIZE))
+		return ERR(LNX_EFAULT);
+	uint64_t total = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t len = get_u64(iov + i * IOV_SIZE + 8);
+		uint64_t r = linux_read(u, fd, get_u64(iov + i * IOV_SIZE), len, false, 0);
+		if ((int64_t)r < 0)
+			return total ? total : r;
+		total += r;
+		if (r < len)
+			break;
+	}
+	return total;
 }
 
 WORKLOAD_SECTION static uint64_t ns_now(const struct user_run *u)
@@ -335,32 +376,19 @@ WORKLOAD_SECTION static uint64_t answer(const struct linux_call *c)
 		return 0;
 	case LNX_ioctl:
 		return ERR(LNX_ENOTTY);
-	case LNX_open:
-	case LNX_openat:
-	case LNX_access:
-	case LNX_faccessat:
-	case LNX_faccessat2:
-	case LNX_readlink:
-	case LNX_readlinkat:
-		return ERR(LNX_ENOENT); /* no files yet */
-	case LNX_close:
-		return c->a[0] <= STDERR_FD ? 0 : ERR(LNX_EBADF);
-	case LNX_lseek:
-		return c->a[0] <= STDERR_FD ? ERR(LNX_ESPIPE) : ERR(LNX_EBADF);
-	case LNX_read:
-	case LNX_readv:
-	case LNX_pread64:
-		return c->a[0] == 0 ? 0 : ERR(LNX_EBADF); /* stdin is empty */
 	case LNX_fcntl:
-		return c->a[0] > STDERR_FD	? ERR(LNX_EBADF)
-		       : c->a[1] == LNX_F_GETFL ? (c->a[0] ? LNX_O_WRONLY : LNX_O_RDONLY)
-						: 0;
+		return c->a[1] == LNX_F_GETFL
+			   ? (c->a[0] == STDOUT_FD || c->a[0] == STDERR_FD ? LNX_O_WRONLY
+									   : LNX_O_RDONLY)
+			   : 0;
 	case LNX_futex: /* one thread: nobody to wake, and a wait would wait forever */
 		return (c->a[1] & LNX_FUTEX_CMD) == LNX_FUTEX_WAIT ? ERR(LNX_EAGAIN) : 0;
 	default:
 		return ~0ull;
 	}
 }
+
+WORKLOAD_SECTION static uint64_t dispatch_files(struct user_run *u, const struct linux_call *c);
 
 WORKLOAD_SECTION static uint64_t dispatch(struct user_run *u, const struct linux_call *c)
 {
@@ -404,6 +432,39 @@ WORKLOAD_SECTION static uint64_t dispatch(struct user_run *u, const struct linux
 		return zero_old(u, a[1], 24);
 	case LNX_getcwd:
 		return sys_getcwd(u, a[0], a[1]);
+	default:
+		return dispatch_files(u, c);
+	}
+}
+
+/* The calls on paths and descriptors (linux_files.c), then those that only answer. */
+WORKLOAD_SECTION static uint64_t dispatch_files(struct user_run *u, const struct linux_call *c)
+{
+	const uint64_t *a = c->a;
+	switch (c->nr) {
+	case LNX_open:
+		return linux_openat(u, a[0], a[1]);
+	case LNX_openat:
+		return linux_openat(u, a[1], a[2]);
+	case LNX_close:
+		return linux_close(u, a[0]);
+	case LNX_read:
+		return linux_read(u, a[0], a[1], a[2], false, 0);
+	case LNX_pread64:
+		return linux_read(u, a[0], a[1], a[2], true, a[3]);
+	case LNX_readv:
+		return sys_readv(u, a[0], a[1], a[2]);
+	case LNX_lseek:
+		return linux_lseek(u, a[0], (int64_t)a[1], a[2]);
+	case LNX_access:
+		return linux_access(u, a[0], a[1]);
+	case LNX_faccessat:
+	case LNX_faccessat2:
+		return linux_access(u, a[1], a[2]);
+	case LNX_readlink:
+		return linux_readlink(u, a[0], a[1], a[2]);
+	case LNX_readlinkat:
+		return linux_readlink(u, a[1], a[2], a[3]);
 	case LNX_sched_getaffinity:
 		return sys_sched_getaffinity(u, a[1], a[2]);
 	case LNX_sysinfo:

@@ -76,17 +76,20 @@
 #define LNX_faccessat2	       439
 #define LNX_SYSCALL_TABLE_SIZE 512 /* numbers below this are named in the "unsupported" note */
 
-#define LNX_EPERM  1
-#define LNX_ENOENT 2
-#define LNX_EBADF  9
-#define LNX_EAGAIN 11
-#define LNX_ENOMEM 12
-#define LNX_EFAULT 14
-#define LNX_EINVAL 22
-#define LNX_ENOTTY 25
-#define LNX_ESPIPE 29
-#define LNX_ERANGE 34
-#define LNX_ENOSYS 38
+#define LNX_EPERM   1
+#define LNX_ENOENT  2
+#define LNX_EBADF   9
+#define LNX_EAGAIN  11
+#define LNX_ENOMEM  12
+#define LNX_EFAULT  14
+#define LNX_EINVAL  22
+#define LNX_ENOTDIR 20
+#define LNX_EMFILE  24
+#define LNX_ENOTTY  25
+#define LNX_EROFS   30
+#define LNX_ESPIPE  29
+#define LNX_ERANGE  34
+#define LNX_ENOSYS  38
 
 #define LNX_ARCH_SET_FS 0x1002 /* arch/x86/include/uapi/asm/prctl.h */
 #define LNX_ARCH_GET_FS 0x1003
@@ -98,6 +101,7 @@
 
 #define LNX_S_IFIFO	  0010000 /* include/uapi/linux/stat.h */
 #define LNX_S_IFCHR	  0020000
+#define LNX_S_IFREG	  0100000
 #define LNX_AT_EMPTY_PATH 0x1000
 #define LNX_F_GETFD	  1
 #define LNX_F_GETFL	  3

@@ -61,6 +61,11 @@ static void linux_begin(struct user_run *u, const struct user_run_params *p)
 	u->mmap_lo = u->mmap_next = p->mmap_lo;
 	u->mmap_hi = p->mmap_hi;
 	u->rand_state = p->seed | 1; /* xorshift: never 0 */
+	u->files = p->files;
+	u->nfiles = p->nfiles;
+	u->exe = p->exe;
+	for (unsigned i = 0; i < USER_FDS; i++)
+		u->fd[i].open = 0;
 	linux_exit_now = 0;
 	linux_exit_status = 0;
 	wrmsr(MSR_FS_BASE, 0);

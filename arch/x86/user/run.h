@@ -15,6 +15,7 @@
 
 #define USER_OUTPUT_BYTES 2048			      /* per CPU and run; the rest is counted */
 #define USER_MAX_RANGES	  (ELF_USER_MAX_SEGMENTS + 1) /* the segments and the stack */
+#define USER_FDS	  16 /* a Linux program's open files besides 0, 1 and 2 */
 
 /* A region-of-interest mark waiting for the session (user_run.roi_pending). */
 enum user_roi { USER_ROI_NONE, USER_ROI_BEGIN, USER_ROI_END };
@@ -44,6 +45,14 @@ struct user_run {
 	uint64_t brk_lo, brk, brk_hi, brk_top;
 	uint64_t mmap_lo, mmap_next, mmap_hi;
 	uint64_t rand_state;
+	const struct user_file *files;
+	unsigned nfiles;
+	const char *exe;
+	struct user_fd {
+		uint8_t open;
+		uint8_t file; /* index in files */
+		uint64_t off;
+	} fd[USER_FDS]; /* fd 3 + i */
 	char out_buf[USER_OUTPUT_BYTES];
 };
 
