@@ -72,18 +72,22 @@ WORKLOAD_SECTION static uint64_t sys_write(struct user_run *u, uint64_t fd, uint
 	return len;
 }
 
-WORKLOAD_SECTION static uint64_t sys_writev(struct user_run *u, uint64_t fd, uint64_t iov,
-					    uint64_t n)
+/* writev (read false) or readv: each iovec in turn; a short read ends it. */
+WORKLOAD_SECTION static uint64_t sys_iov(struct user_run *u, uint64_t fd, uint64_t iov, uint64_t n,
+					 bool read)
 {
 	if (n > 1024 || !ok(u, iov, n * IOV_SIZE))
 		return ERR(LNX_EFAULT);
 	uint64_t total = 0;
 	for (uint64_t i = 0; i < n; i++) {
+		uint64_t base = get_u64(iov + i * IOV_SIZE), len = get_u64(iov + i * IOV_SIZE + 8);
 		uint64_t r =
-		    sys_write(u, fd, get_u64(iov + i * IOV_SIZE), get_u64(iov + i * IOV_SIZE + 8));
+		    read ? linux_read(u, fd, base, len, false, 0) : sys_write(u, fd, base, len);
 		if ((int64_t)r < 0)
-			return r;
+			return total ? total : r;
 		total += r;
+		if (r < len)
+			break;
 	}
 	return total;
 }
@@ -193,24 +197,6 @@ WORKLOAD_SECTION static uint64_t sys_newfstatat(struct user_run *u, const struct
 	if (c->a[3] & LNX_AT_EMPTY_PATH)
 		return sys_fstat(u, c->a[0], c->a[2]);
 	return sys_stat_path(u, c->a[1], c->a[2]);
-}
-
-WORKLOAD_SECTION static uint64_t sys_readv(struct user_run *u, uint64_t fd, uint64_t iov,
-					   uint64_t n)
-{
-	if (n > 1024 || !ok(u, iov, n * IOV_SIZE))
-		return ERR(LNX_EFAULT);
-	uint64_t total = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t len = get_u64(iov + i * IOV_SIZE + 8);
-		uint64_t r = linux_read(u, fd, get_u64(iov + i * IOV_SIZE), len, false, 0);
-		if ((int64_t)r < 0)
-			return total ? total : r;
-		total += r;
-		if (r < len)
-			break;
-	}
-	return total;
 }
 
 WORKLOAD_SECTION static uint64_t ns_now(const struct user_run *u)
@@ -397,7 +383,7 @@ WORKLOAD_SECTION static uint64_t dispatch(struct user_run *u, const struct linux
 	case LNX_write:
 		return sys_write(u, a[0], a[1], a[2]);
 	case LNX_writev:
-		return sys_writev(u, a[0], a[1], a[2]);
+		return sys_iov(u, a[0], a[1], a[2], false);
 	case LNX_brk:
 		return sys_brk(u, a[0]);
 	case LNX_mmap:
@@ -453,7 +439,7 @@ WORKLOAD_SECTION static uint64_t dispatch_files(struct user_run *u, const struct
 	case LNX_pread64:
 		return linux_read(u, a[0], a[1], a[2], true, a[3]);
 	case LNX_readv:
-		return sys_readv(u, a[0], a[1], a[2]);
+		return sys_iov(u, a[0], a[1], a[2], true);
 	case LNX_lseek:
 		return linux_lseek(u, a[0], (int64_t)a[1], a[2]);
 	case LNX_access:

@@ -10,7 +10,7 @@
 #include "arch/x86/cpu/usermode.h"
 #include "kernel/arch_workloads.h"
 
-#define ERR(e)	      ((uint64_t)-(int64_t)(e))
+#define ERR(e)	      ((uint64_t) - (int64_t)(e))
 #define FD_BASE	      3
 #define PATH_MAX_READ 256
 #define O_ACCMODE     3
@@ -60,14 +60,22 @@ WORKLOAD_SECTION static struct user_fd *fd_of(struct user_run *u, uint64_t fd)
 	return &u->fd[fd - FD_BASE];
 }
 
-WORKLOAD_SECTION uint64_t linux_openat(struct user_run *u, uint64_t path, uint64_t flags)
+/* The file the program's path names: 0 and its index in *f, or -EFAULT, -ENOENT. */
+WORKLOAD_SECTION static uint64_t lookup(const struct user_run *u, uint64_t path, int *f)
 {
 	char buf[PATH_MAX_READ];
 	if (!path_in(u, path, buf))
 		return ERR(LNX_EFAULT);
-	int f = find(u, buf);
-	if (f < 0)
-		return ERR(LNX_ENOENT);
+	*f = find(u, buf);
+	return *f < 0 ? ERR(LNX_ENOENT) : 0;
+}
+
+WORKLOAD_SECTION uint64_t linux_openat(struct user_run *u, uint64_t path, uint64_t flags)
+{
+	int f;
+	uint64_t r = lookup(u, path, &f);
+	if (r)
+		return r;
 	if ((flags & O_ACCMODE) != LNX_O_RDONLY)
 		return ERR(LNX_EROFS);
 	if (flags & O_DIRECTORY)
@@ -128,7 +136,7 @@ WORKLOAD_SECTION uint64_t linux_lseek(struct user_run *u, uint64_t fd, int64_t o
 	struct user_fd *d = fd_of(u, fd);
 	if (!d)
 		return fd < FD_BASE ? ERR(LNX_ESPIPE) : ERR(LNX_EBADF);
-	int64_t base = how == SEEK_SET ? 0
+	int64_t base = how == SEEK_SET	 ? 0
 		       : how == SEEK_CUR ? (int64_t)d->off
 		       : how == SEEK_END ? (int64_t)u->files[d->file].size
 					 : -1;
@@ -154,14 +162,11 @@ WORKLOAD_SECTION bool linux_fd_size(struct user_run *u, uint64_t fd, int64_t *si
 /* stat on a path: the file's size, or -ENOENT (the size in *size). */
 WORKLOAD_SECTION uint64_t linux_path_size(struct user_run *u, uint64_t path, int64_t *size)
 {
-	char buf[PATH_MAX_READ];
-	if (!path_in(u, path, buf))
-		return ERR(LNX_EFAULT);
-	int f = find(u, buf);
-	if (f < 0)
-		return ERR(LNX_ENOENT);
-	*size = (int64_t)u->files[f].size;
-	return 0;
+	int f;
+	uint64_t r = lookup(u, path, &f);
+	if (!r)
+		*size = (int64_t)u->files[f].size;
+	return r;
 }
 
 WORKLOAD_SECTION uint64_t linux_access(struct user_run *u, uint64_t path, uint64_t mode)
@@ -194,8 +199,8 @@ WORKLOAD_SECTION uint64_t linux_readlink(struct user_run *u, uint64_t path, uint
 }
 
 /* A private read-only mapping of an open file: its bytes copied to fresh arena memory. */
-WORKLOAD_SECTION uint64_t linux_map_file(struct user_run *u, uint64_t at, uint64_t len,
-					 uint64_t fd, uint64_t off)
+WORKLOAD_SECTION uint64_t linux_map_file(struct user_run *u, uint64_t at, uint64_t len, uint64_t fd,
+					 uint64_t off)
 {
 	struct user_fd *d = fd_of(u, fd);
 	if (!d)
