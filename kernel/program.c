@@ -2,6 +2,7 @@
 #include "kernel/program.h"
 #include "kernel/build_id.h"
 #include "kernel/console.h"
+#include "kernel/memory.h"
 #include "kernel/workloads.h"
 #include "kernel/options.h"
 #include "kernel/arch_cpu.h"
@@ -92,6 +93,14 @@ bool program_load(const struct elf_user_image *img, const struct kernel_options 
 	    .stack_lo = stack_top - stack_pages * ELF_USER_PAGE,
 	    .stack_hi = stack_top,
 	};
+	uint64_t out = page_alloc(PROGRAM_OUTPUT_BYTES / ELF_USER_PAGE); /* both ABIs */
+	if (!out) {
+		kprintf("error: program: no memory for its output (%llu bytes)\n",
+			PROGRAM_OUTPUT_BYTES);
+		return false;
+	}
+	params.out = arch_phys_to_virt(out);
+	params.out_room = PROGRAM_OUTPUT_BYTES;
 	return !lnx || program_linux_load(&loaded, o, loaded_path, &params);
 }
 

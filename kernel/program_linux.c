@@ -85,10 +85,9 @@ bool program_linux_load(const struct elf_user_image *img, const struct kernel_op
 			(unsigned long)heap, PROGRAM_LINUX_HI);
 		return false;
 	}
-	uint64_t out = page_alloc(PROGRAM_OUTPUT_BYTES / PAGE);
-	if (!out || !arch_user_region_map(heap, PROGRAM_LINUX_HEAP / PAGE) ||
+	if (!arch_user_region_map(heap, PROGRAM_LINUX_HEAP / PAGE) ||
 	    !arch_user_region_map(PROGRAM_LINUX_MMAP_LO, PROGRAM_LINUX_MMAP / PAGE)) {
-		kprintf("error: program: no memory for its heap, mmap arena or output\n");
+		kprintf("error: program: no memory for its heap or mmap arena\n");
 		return false;
 	}
 	p->heap_lo = heap;
@@ -99,8 +98,6 @@ bool program_linux_load(const struct elf_user_image *img, const struct kernel_op
 	p->files = files;
 	p->nfiles = data_files(kernel_boot_info());
 	p->exe = execfn;
-	p->out = arch_phys_to_virt(out);
-	p->out_room = PROGRAM_OUTPUT_BYTES;
 	heap_used = heap;
 	mmap_used = PROGRAM_LINUX_MMAP_LO;
 	if (!program_linux_reset(img, p)) {
