@@ -7,14 +7,16 @@
  */
 #include "boot/loader.h"
 
-#define INFO_BYTES 1024 /* one directory entry: EFI_FILE_INFO and its name */
+#define INFO_BYTES   1024  /* one directory entry: EFI_FILE_INFO and its name */
+#define UTF8_ONE_MAX 0x7f  /* code points UTF-8 writes in one byte, */
+#define UTF8_TWO_MAX 0x7ff /* ... in two (RFC 3629 section 3) */
 
 /* The UCS-2 name as UTF-8 into out[0..n); false when it does not fit. */
 static bool utf8_name(const CHAR16 *w, char *out, size_t n)
 {
 	size_t k = 0;
 	for (; *w; w++) {
-		unsigned c = *w, len = c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+		unsigned c = *w, len = c <= UTF8_ONE_MAX ? 1 : c <= UTF8_TWO_MAX ? 2 : 3;
 		if (k + len + 1 > n)
 			return false;
 		if (len == 1) {

@@ -26,6 +26,8 @@ static void program_status(struct boot_info *bi, int32_t status, const char *wha
 		Print(L"" LOADER_TAG "program %a: %a: %r\n", bi->program_path, what, st);
 }
 
+#define UTF8_TWO_MAX 0x7ff /* the code points UTF-8 writes in two bytes or fewer (RFC 3629) */
+
 /* One UTF-8 character at *p as UCS-2 (what UEFI file names are), *p moved past it; a byte
  * that starts no valid 1-3 byte sequence stands for itself (Latin-1), as before. */
 static CHAR16 utf8_char(const char **p)
@@ -37,7 +39,7 @@ static CHAR16 utf8_char(const char **p)
 	}
 	if (s[0] >= 0xe0 && s[0] < 0xf0 && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80) {
 		CHAR16 c = (CHAR16)((s[0] & 0x0f) << 12 | (s[1] & 0x3f) << 6 | (s[2] & 0x3f));
-		if (c >= 0x800) {
+		if (c > UTF8_TWO_MAX) { /* else an overlong form */
 			*p += 3;
 			return c;
 		}
