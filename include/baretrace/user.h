@@ -31,6 +31,7 @@
  * Every other program is a Linux program and gets Linux's system calls and process start.
  */
 #define BT_NOTE_ABI 0x42540001u
+#ifndef BT_NO_ABI_NOTE /* the kernel's own syscalls.c, which is no program */
 __asm__(".pushsection .note.baretrace, \"a\", @note\n"
 	".balign 4\n"
 	".long 10\n"	     /* n_namesz: "baretrace" and its NUL */
@@ -39,6 +40,7 @@ __asm__(".pushsection .note.baretrace, \"a\", @note\n"
 	".asciz \"baretrace\"\n"
 	".balign 4\n"
 	".popsection");
+#endif
 
 #define BT_SYS_NOP	 0 /* does nothing; returns 0 */
 #define BT_SYS_EXIT	 1 /* ends the program: RDI is its status (below 2^63; else BT_EINVAL) */

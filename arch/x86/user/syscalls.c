@@ -9,6 +9,7 @@
  */
 #include "arch/x86/user/run.h"
 #include "arch/x86/cpu/usermode.h"
+#define BT_NO_ABI_NOTE /* the kernel is not a program of this ABI */
 #include "include/baretrace/user.h"
 #include "kernel/arch_workloads.h"
 
