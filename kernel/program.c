@@ -24,7 +24,7 @@ static enum run_status refuse(const struct boot_info *bi, const char *why)
 enum run_status program_check(const struct boot_info *bi, struct elf_user_image *img, bool *present)
 {
 	*present = false;
-	char why[256];
+	char why[384];
 	switch (bi->program_status) {
 	case BOOT_PROGRAM_NONE:
 		return RUN_PASS;
