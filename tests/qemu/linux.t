@@ -29,12 +29,13 @@ traced() {
 	printf '%s\n' "$out" | perl -ne 's/\r$//; next unless s/^program-output cpu=0: //;
 		s/\\x([0-9a-f]{2})/chr hex $1/ge; print' >"$work/$1.traced"
 }
-# check NAME BINARY ARGV-OPTION: boot it, compare with the native run.
+# check NAME BINARY ARGV-OPTION [KERNEL-OPTION...]: boot it, compare with the native run.
 check() {
 	local name=$1 bin=$2 argv=$3
+	shift 3
 	boot --timeout 400 --program "$bin" --file "$work/data/words.txt" \
 		--file "$work/data/input.dat" -- workload=program trace=btsint bts.records=8192 program.watchdog=0 \
-		"program.argv=$argv" 'program.env="A=1 B=x\ y"'
+		"program.argv=$argv" 'program.env="A=1 B=x\ y"' "$@"
 	local want
 	want=$(cat "$work/$name.status")
 	printf '%s\n' "$out" | grep -q "^trace-begin btsint program@.*result=$want\$"
@@ -65,7 +66,10 @@ has "PIE, placed at its ABI's base" "hello-pie: a static PIE is placed (0x555555
 
 g++ -O2 -static -o "$work/except" "$src/except.cc"
 native except "$work/except" except one two
-check except "$work/except" '"except one two"'
+# Its first throw runs ~13 M instructions (the unwinder parses .eh_frame): their 1.5 M user
+# records as text lines take minutes on the serial line, so only the kernel side's records are
+# kept (bts.ring=kernel); every instruction is still stepped, the run still compared.
+check except "$work/except" '"except one two"' bts.ring=kernel
 
 bb=/bin/busybox
 if [ -x "$bb" ] && readelf -lW "$bb" | grep -q 'EXEC\|DYN' && ! readelf -lW "$bb" | grep -q INTERP; then
