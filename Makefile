@@ -166,6 +166,17 @@ $(BUILD)/gen/font8x16.h: scripts/psf2c | deps
 FBCON_OBJ := $(filter %/fbcon.c.o,$(KERNEL_OBJS))
 $(FBCON_OBJ): KERNEL_CFLAGS += -I$(BUILD)/gen
 $(FBCON_OBJ): $(BUILD)/gen/font8x16.h
+# Linux's x86-64 system call names, for the report of an unsupported one: from Debian's
+# linux-libc-dev asm/unistd_64.h (tests/unit/test_linux_abi.c pins our numbers to it).
+UNISTD_64 := /usr/include/x86_64-linux-gnu/asm/unistd_64.h
+$(BUILD)/gen/linux_syscall_names.h: | deps
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  GEN     $@")
+	$(Q)awk '$$2 ~ /^__NR_/ { printf "[%s] = \"%s\",\n", $$3, substr($$2, 6) }' \
+		$(UNISTD_64) > $@.tmp && mv $@.tmp $@
+SYSNAMES_OBJ := $(filter %/linux_start.c.o,$(KERNEL_OBJS))
+$(SYSNAMES_OBJ): KERNEL_CFLAGS += -I$(BUILD)/gen
+$(SYSNAMES_OBJ): $(BUILD)/gen/linux_syscall_names.h
 
 $(BUILD)/kernel-obj/%.c.o: %.c | deps
 	@mkdir -p $(dir $@)

@@ -5,6 +5,7 @@
  * the leaf decides; no entry has the user or NX bit.
  */
 #include "boot/early_paging.h"
+#include "kernel/boot_info.h"
 
 #define PML4_SHIFT 39
 #define PDPT_SHIFT 30
@@ -75,14 +76,15 @@ size_t early_paging_pages_needed(const struct early_paging_layout *l)
 	uint64_t last_identity = l->identity_limit - 1;
 	uint64_t kfirst = l->kernel_virt, klast = l->kernel_virt + kernel_mapped_size(l) - 1;
 	/*
-	 * The identity map is in the lower half and the kernel in the upper half, so they share
-	 * only the PML4: each needs its own PDPTs and page directories.
+	 * The identity map is in the lower half, the direct map (KERNEL_DIRECT_BASE, 512 GiB
+	 * aligned, so the same count of tables) and the kernel in the upper half, in separate
+	 * PML4 slots: each needs its own PDPTs and page directories.
 	 */
-	uint64_t n = 1;				      /* PML4 */
-	n += regions(0, last_identity, EP_PDPT_SPAN); /* identity PDPTs */
-	n += regions(0, last_identity, EP_PD_SPAN);   /* identity PDs */
-	n += regions(kfirst, klast, EP_PDPT_SPAN);    /* kernel PDPTs */
-	n += regions(kfirst, klast, EP_PD_SPAN);      /* kernel PDs */
+	uint64_t n = 1;					  /* PML4 */
+	n += 2 * regions(0, last_identity, EP_PDPT_SPAN); /* identity and direct PDPTs */
+	n += 2 * regions(0, last_identity, EP_PD_SPAN);	  /* identity and direct PDs */
+	n += regions(kfirst, klast, EP_PDPT_SPAN);	  /* kernel PDPTs */
+	n += regions(kfirst, klast, EP_PD_SPAN);	  /* kernel PDs */
 	return (size_t)n;
 }
 
@@ -147,6 +149,8 @@ enum early_paging_status early_paging_build(const struct early_paging_layout *l,
 	if (!root || !IS_ALIGNED((uintptr_t)root, EP_PAGE_SIZE))
 		return EP_ERR_NO_MEMORY;
 	st = map_range(root, 0, 0, l->identity_limit, alloc, ctx);
+	if (st == EP_OK)
+		st = map_range(root, KERNEL_DIRECT_BASE, 0, l->identity_limit, alloc, ctx);
 	if (st == EP_OK)
 		st = map_range(root, l->kernel_virt, l->kernel_phys, kernel_mapped_size(l), alloc,
 			       ctx);

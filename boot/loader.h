@@ -77,6 +77,8 @@ const char *loader_file_problem(EFI_STATUS st, bool sizing);
 void loader_read_config(struct loader *ld);
 /* boot/program_file.c: option `program`, read from the boot volume (after the config). */
 void loader_read_program(struct loader *ld);
+/* boot/data_files.c: the program's files, BOOT_DATA_DIR (after the program). */
+void loader_read_data(struct loader *ld);
 
 /* boot/kernel_load.c */
 EFI_STATUS loader_load_kernel(struct loader *ld);

@@ -107,6 +107,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	loader_boot_device(&ld);
 	loader_read_config(&ld);
 	loader_read_program(&ld);
+	loader_read_data(&ld);
 	loader_find_rsdp(ld.bi);
 	loader_find_framebuffer(ld.bi);
 	loader_firmware_vendor(ld.bi);

@@ -26,14 +26,38 @@ static void program_status(struct boot_info *bi, int32_t status, const char *wha
 		Print(L"" LOADER_TAG "program %a: %a: %r\n", bi->program_path, what, st);
 }
 
-/* The option's path as a UEFI path: '/' becomes '\', a leading '\' is added. */
+#define UTF8_TWO_MAX 0x7ff /* the code points UTF-8 writes in two bytes or fewer (RFC 3629) */
+
+/* One UTF-8 character at *p as UCS-2 (what UEFI file names are), *p moved past it; a byte
+ * that starts no valid 1-3 byte sequence stands for itself (Latin-1), as before. */
+static CHAR16 utf8_char(const char **p)
+{
+	const unsigned char *s = (const unsigned char *)*p;
+	if (s[0] >= 0xc2 && s[0] < 0xe0 && (s[1] & 0xc0) == 0x80) {
+		*p += 2;
+		return (CHAR16)((s[0] & 0x1f) << 6 | (s[1] & 0x3f));
+	}
+	if (s[0] >= 0xe0 && s[0] < 0xf0 && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80) {
+		CHAR16 c = (CHAR16)((s[0] & 0x0f) << 12 | (s[1] & 0x3f) << 6 | (s[2] & 0x3f));
+		if (c > UTF8_TWO_MAX) { /* else an overlong form */
+			*p += 3;
+			return c;
+		}
+	}
+	*p += 1;
+	return s[0];
+}
+
+/* The option's path as a UEFI path (UTF-8 decoded): '/' becomes '\', a leading '\' is added. */
 static void wide_path(const char *p, CHAR16 *out, size_t n)
 {
 	size_t k = 0;
 	if (*p != '\\' && *p != '/' && k + 1 < n)
 		out[k++] = L'\\';
-	for (; *p && k + 1 < n; p++)
-		out[k++] = *p == '/' ? L'\\' : (CHAR16)(unsigned char)*p;
+	while (*p && k + 1 < n) {
+		CHAR16 c = utf8_char(&p);
+		out[k++] = c == '/' ? L'\\' : c;
+	}
 	out[k] = 0;
 }
 

@@ -6,11 +6,14 @@
  * Contract at kernel entry (boot/ guarantees it, kernel/ and arch/x86/cpu/entry.S rely on it):
  *  - 64-bit long mode, CPL 0, interrupts disabled, boot services exited;
  *  - CR3 holds the loader's tables: an identity map of [0, identity_limit) with 2 MiB pages,
- *    writable and executable, and the kernel's PT_LOAD segments mapped at their link
- *    addresses (KERNEL_VIRT_BASE + x -> kernel_phys_base + x);
+ *    writable and executable, the same memory again at KERNEL_DIRECT_BASE (the direct map),
+ *    and the kernel's PT_LOAD segments mapped at their link addresses
+ *    (KERNEL_VIRT_BASE + x -> kernel_phys_base + x);
  *  - RDI = physical (= identity-mapped) address of struct boot_info; the kernel sets its own stack;
  *  - the kernel image's bss is zeroed.
- * All pointers in this structure are physical addresses, which the identity map makes usable.
+ * All pointers in this structure are physical addresses. The kernel reaches them through the
+ * direct map (arch_phys_to_virt) from its first instruction: its own tables (paging_init) drop
+ * the identity map, so the lower half belongs to the user program (kernel/program.h).
  */
 #ifndef KERNEL_BOOT_INFO_H
 #define KERNEL_BOOT_INFO_H
@@ -18,10 +21,14 @@
 #include <stdint.h>
 
 #define BOOT_INFO_MAGIC	  0x4f464e4954425442ull /* "BTBTINFO" little-endian */
-#define BOOT_INFO_VERSION 2			/* 2: the user program (program_*) */
+#define BOOT_INFO_VERSION 3 /* 2: the user program (program_*); 3: its data files (data[]) */
 
 /* Where linker.ld places the kernel (the top 2 GiB, for -mcmodel=kernel). */
 #define KERNEL_VIRT_BASE 0xffffffff80000000ull
+/* The direct map of physical memory [0, identity_limit): the address Linux uses for it
+ * (page_offset_base without KASLR, Linux Documentation/arch/x86/x86_64/mm.rst), 512 GiB
+ * aligned (one PML4 slot of its own per 512 GiB). */
+#define KERNEL_DIRECT_BASE 0xffff888000000000ull
 
 #define BOOT_OPTIONS_MAX      1024 /* bytes of UEFI load options, as ASCII, NUL included */
 #define BOOT_CONFIG_MAX	      8192 /* bytes of the config file, NUL included */
@@ -30,6 +37,9 @@
 #define BOOT_PROGRAM_OPTION   "program"	    /* the option naming it, read by loader and kernel */
 #define BOOT_PROGRAM_PATH_MAX 256	    /* its value: a path on the boot volume */
 #define BOOT_PROGRAM_MAX      (64ull << 20) /* bytes of a user program file */
+#define BOOT_DATA_DIR	      "\\data"	    /* the program's files (scripts/run --file) */
+#define BOOT_DATA_MAX	      16	    /* files of BOOT_DATA_DIR the loader reads */
+#define BOOT_DATA_NAME_MAX    64	    /* bytes of a file's name (UTF-8), NUL included */
 /* The last line of every run, loader and kernel alike: this, then PASS, FAIL, SKIP or
  * BAD-INPUT. scripts/run believes QEMU's exit code only when the serial log ends with it. */
 #define RUN_MARKER	   "run finished: "
@@ -63,6 +73,14 @@ struct boot_framebuffer {
 	uint32_t width, height, pixels_per_scanline;
 	uint32_t pixel_format; /* EFI_GRAPHICS_PIXEL_FORMAT */
 };
+
+/* A file of BOOT_DATA_DIR, read whole into EfiLoaderData pages (a Linux program opens it as
+ * /data/NAME, read-only). */
+struct boot_data_file {
+	uint64_t phys, size;
+	char name[BOOT_DATA_NAME_MAX];
+};
+_Static_assert(sizeof(struct boot_data_file) == 80, "boot_data_file layout");
 
 struct boot_info {
 	uint64_t magic;	  /* BOOT_INFO_MAGIC */
@@ -113,6 +131,12 @@ struct boot_info {
 	uint32_t reserved2;
 	uint64_t program_phys, program_size;
 	char program_path[BOOT_PROGRAM_PATH_MAX]; /* as the option gave it */
+
+	/* Version 3: the files of BOOT_DATA_DIR (when there is a program); those left out
+	 * (more than BOOT_DATA_MAX, a name too long, larger than BOOT_PROGRAM_MAX, unreadable)
+	 * are counted in data_skipped, named by the loader. */
+	uint32_t data_count, data_skipped;
+	struct boot_data_file data[BOOT_DATA_MAX];
 
 	/* The device the loader was read from, from its device path (UEFI 2.10 10.3): on USB,
 	 * the PCI device and function of the host controller (the last PCI node before the

@@ -211,8 +211,11 @@ static void print_boot_time(const struct boot_info *bi)
 		total * 1000 / khz, total, kernel * 1000 / khz, khz);
 }
 
-_Noreturn void kernel_main(const struct boot_info *bi)
+_Noreturn void kernel_main(const struct boot_info *bi_phys)
 {
+	/* The loader passes a physical address; the kernel reaches memory through the direct
+	 * map (kernel/boot_info.h), and its own tables have no identity map. */
+	const struct boot_info *bi = arch_phys_to_virt((uint64_t)bi_phys);
 	tsc_kernel_entry = arch_timestamp();
 	kernel_set_boot_info(bi);
 	arch_console_early();
@@ -234,7 +237,7 @@ _Noreturn void kernel_main(const struct boot_info *bi)
 	arch_set_step_skip((unsigned)opts.ss_skip);
 	print_banner(bi);
 	consoles_up(bi, &opts);
-	struct memmap mm = {(const struct boot_mem_range *)bi->mmap, bi->mmap_count};
+	struct memmap mm = {arch_phys_to_virt(bi->mmap), bi->mmap_count};
 	if (!memory_init(&mm) || !arch_init(bi, &mm))
 		arch_exit(RUN_FAIL);
 	print_memmap(&mm, (enum memmap_detail)opts.memmap);

@@ -248,6 +248,15 @@ static const struct cfg_option option_table[] = {
      OPT(program), 0, BOOT_PROGRAM_PATH_MAX, NULL, PLAIN},
     {"program.arg", CFG_UINT, "the user program's argument (RDI at its entry)", OPT(program_arg), 0,
      UINT64_MAX, NULL, PLAIN},
+    {"program.argv", CFG_STRING,
+     "a Linux program's arguments, argv[0] first, split like shell words (blanks separate, "
+     "\"...\" groups, \\ escapes); default: the file's name",
+     OPT(program_argv), 0, PROGRAM_WORDS_MAX, NULL, PLAIN},
+    {"program.env", CFG_STRING,
+     "a Linux program's environment, NAME=value shell words; default: empty", OPT(program_env), 0,
+     PROGRAM_WORDS_MAX, NULL, PLAIN},
+    {"program.seed", CFG_UINT, "the seed of a Linux program's AT_RANDOM bytes and getrandom",
+     OPT(program_seed), 0, UINT64_MAX, NULL, PLAIN},
     {"program.roi", CFG_ENUM,
      "what a session captures of the program: the whole run, or only between its "
      "bt_roi_begin()/bt_roi_end() marks",

@@ -19,6 +19,8 @@ enum memmap_detail { MEMMAP_SUMMARY, MEMMAP_FULL };
 enum pmi_delivery { PMI_VECTOR, PMI_NMI };
 enum bench_kind { BENCH_NONE, BENCH_ISR, BENCH_CONSOLE };
 
+#define PROGRAM_WORDS_MAX 512 /* bytes of option program.argv or program.env */
+
 struct kernel_options {
 	uint64_t serial;				    /* enum console_source */
 	uint64_t serial_port;				    /* 0: none named */
@@ -42,10 +44,13 @@ struct kernel_options {
 	struct cfg_list spmu;	  /* arch_spmu_name()'s indexes; empty: the hardware only */
 	struct cfg_list workload; /* workloads the trace sessions run */
 	struct trace_options tr;  /* how the trace sessions run */
-	char program[BOOT_PROGRAM_PATH_MAX]; /* the user program (read by the loader) */
-	uint64_t program_arg;		     /* its RDI at entry */
-	uint64_t program_roi;		     /* enum program_roi */
-	uint64_t program_watchdog_ms;	     /* a run's time budget; 0: none */
+	char program[BOOT_PROGRAM_PATH_MAX];  /* the user program (read by the loader) */
+	uint64_t program_arg;		      /* its RDI at entry */
+	uint64_t program_roi;		      /* enum program_roi */
+	uint64_t program_watchdog_ms;	      /* a run's time budget; 0: none */
+	char program_argv[PROGRAM_WORDS_MAX]; /* a Linux program's argv, shell words */
+	char program_env[PROGRAM_WORDS_MAX];  /* its environment, shell words */
+	uint64_t program_seed;		      /* AT_RANDOM's bytes and getrandom's */
 	/* the library's parameters (0: the workload's default) */
 	uint64_t wl_switch_n, wl_recursion_depth, wl_sort_n, wl_hash_n, wl_chase_nodes;
 };

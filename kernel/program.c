@@ -2,6 +2,7 @@
 #include "kernel/program.h"
 #include "kernel/build_id.h"
 #include "kernel/console.h"
+#include "kernel/memory.h"
 #include "kernel/workloads.h"
 #include "kernel/options.h"
 #include "kernel/arch_cpu.h"
@@ -23,7 +24,7 @@ static enum run_status refuse(const struct boot_info *bi, const char *why)
 enum run_status program_check(const struct boot_info *bi, struct elf_user_image *img, bool *present)
 {
 	*present = false;
-	char why[256];
+	char why[384];
 	switch (bi->program_status) {
 	case BOOT_PROGRAM_NONE:
 		return RUN_PASS;
@@ -43,20 +44,24 @@ enum run_status program_check(const struct boot_info *bi, struct elf_user_image 
 	default:
 		return refuse(bi, "the loader could not read it (its note above says why)");
 	}
-	if (!elf_user_check(arch_phys_to_virt(bi->program_phys), bi->program_size,
-			    PROGRAM_WINDOW_LO, PROGRAM_WINDOW_HI, PROGRAM_BUDGET_PAGES, img, why,
+	const struct elf_user_limits lim = {PROGRAM_WINDOW_LO,	    PROGRAM_WINDOW_HI,
+					    PROGRAM_LINUX_LO,	    PROGRAM_LINUX_HI,
+					    PROGRAM_LINUX_PIE_BASE, PROGRAM_BUDGET_PAGES};
+	if (!elf_user_check(arch_phys_to_virt(bi->program_phys), bi->program_size, &lim, img, why,
 			    sizeof(why)))
 		return refuse(bi, why);
 	*present = true;
 	memcpy(loaded_path, bi->program_path, sizeof(loaded_path));
 	loaded_path[sizeof(loaded_path) - 1] = 0;
-	kprintf("program '%s': %lu bytes, static x86-64 ELF%s, %u segments in [%#lx, %#lx), entry "
-		"%#lx, %lu pages\n",
-		bi->program_path, (unsigned long)bi->program_size,
-		img->elf.dyn ? " (PIE, placed at the window's start)" : "", img->n,
-		(unsigned long)img->lo, (unsigned long)img->hi, (unsigned long)img->entry,
-		(unsigned long)img->pages);
-	if (img->elf.dyn)
+	kprintf(
+	    "program '%s': %lu bytes, static x86-64 ELF%s, %s ABI, %u segments in [%#lx, %#lx), "
+	    "entry %#lx, %lu pages\n",
+	    bi->program_path, (unsigned long)bi->program_size,
+	    img->elf.dyn ? " (PIE, placed at its ABI's base)" : "",
+	    img->abi == ELF_USER_ABI_LINUX ? "Linux" : "baretrace (include/baretrace/user.h)",
+	    img->n, (unsigned long)img->lo, (unsigned long)img->hi, (unsigned long)img->entry,
+	    (unsigned long)img->pages);
+	if (img->elf.dyn && img->abi == ELF_USER_ABI_BARETRACE)
 		kprintf("program '%s': %lu R_X86_64_RELATIVE relocations, bias %#lx\n",
 			bi->program_path, (unsigned long)img->rela_count, (unsigned long)img->bias);
 	return RUN_PASS;
@@ -67,28 +72,45 @@ static bool is_loaded, ended_badly;
 static struct user_run_params params;
 static uint64_t program_arg;
 
+static uint64_t stack_top, stack_pages, entry_rsp;
+
 bool program_load(const struct elf_user_image *img, const struct kernel_options *o)
 {
-	if (!arch_user_program_map(img, PROGRAM_STACK_TOP, PROGRAM_STACK_PAGES))
+	bool lnx = img->abi == ELF_USER_ABI_LINUX;
+	stack_top = lnx ? PROGRAM_LINUX_STACK_TOP : PROGRAM_STACK_TOP;
+	stack_pages = lnx ? PROGRAM_LINUX_STACK_PAGES : PROGRAM_STACK_PAGES;
+	if (!arch_user_program_map(img, stack_top, stack_pages))
 		return false;
 	loaded = *img;
 	is_loaded = true;
-	program_arg = o->program_arg;
+	program_arg = lnx ? 0 : o->program_arg;
+	entry_rsp = stack_top;
 	params = (struct user_run_params){
+	    .linux_abi = lnx,
 	    .watchdog_ms = o->program_watchdog_ms,
 	    .roi_marks = o->program_roi == PROGRAM_ROI_MARKS,
 	    .img = &loaded,
-	    .stack_lo = PROGRAM_STACK_TOP - PROGRAM_STACK_PAGES * ELF_USER_PAGE,
-	    .stack_hi = PROGRAM_STACK_TOP,
+	    .stack_lo = stack_top - stack_pages * ELF_USER_PAGE,
+	    .stack_hi = stack_top,
 	};
-	return true;
+	uint64_t out = page_alloc(PROGRAM_OUTPUT_BYTES / ELF_USER_PAGE); /* both ABIs */
+	if (!out) {
+		kprintf("error: program: no memory for its output (%llu bytes)\n",
+			PROGRAM_OUTPUT_BYTES);
+		return false;
+	}
+	params.out = arch_phys_to_virt(out);
+	params.out_room = PROGRAM_OUTPUT_BYTES;
+	return !lnx || program_linux_load(&loaded, o, loaded_path, &params);
 }
 
 void program_reset(void)
 {
 	if (!is_loaded)
 		return;
-	arch_user_program_reset(&loaded, PROGRAM_STACK_TOP, PROGRAM_STACK_PAGES);
+	arch_user_program_reset(&loaded, stack_top, stack_pages);
+	if (params.linux_abi && !(entry_rsp = program_linux_reset(&loaded, &params)))
+		entry_rsp = stack_top; /* cannot happen: program_linux_load built it once */
 	arch_user_run_begin(&params);
 }
 
@@ -136,6 +158,8 @@ void program_done(workload_print_fn print)
 {
 	struct user_run_end e;
 	arch_user_run_end(&e);
+	if (params.linux_abi)
+		program_linux_done(print, &e); /* the memory it used: zeroed before the next run */
 	if (!print)
 		return; /* the native reference run: its traced twin reports */
 	print_output(print, &e);
@@ -171,7 +195,7 @@ bool program_ended_badly(void)
 WORKLOAD_SECTION uint64_t program_workload(uint64_t arg)
 {
 	(void)arg;
-	return is_loaded ? arch_user_enter(loaded.entry, PROGRAM_STACK_TOP, program_arg) : 0;
+	return is_loaded ? arch_user_enter(loaded.entry, entry_rsp, program_arg) : 0;
 }
 
 unsigned program_stream_pairs(char (*pair)[PROGRAM_PAIR_MAX])

@@ -19,6 +19,25 @@
 #define PROGRAM_STACK_TOP    0x00007eff00000000ull /* the stack: pages below it */
 #define PROGRAM_STACK_PAGES  16
 #define PROGRAM_BUDGET_PAGES (64ull << 20 >> 12) /* 64 MiB of segments */
+/*
+ * A Linux program (README "Trace your own program") has the lower half, where the kernel
+ * keeps nothing (its direct map and image are in the upper half, kernel/boot_info.h):
+ * segments anywhere in [PROGRAM_LINUX_LO, PROGRAM_LINUX_HI) (the first 64 KiB stay unmapped,
+ * Linux's default vm.mmap_min_addr; above HI are the built-in ring 3 workloads' pages and the
+ * arenas below), a static PIE at PROGRAM_LINUX_PIE_BASE (Linux's ELF_ET_DYN_BASE without
+ * address randomisation), brk's heap right after its last segment (as Linux puts it without
+ * randomisation), an mmap arena and an 8 MiB stack (Linux's default RLIMIT_STACK) ending at
+ * Linux's stack top. Heap and arena are mapped before the run: a system call never maps.
+ */
+#define PROGRAM_LINUX_LO	  0x0000000000010000ull
+#define PROGRAM_LINUX_HI	  0x00007f0000000000ull
+#define PROGRAM_LINUX_PIE_BASE	  0x0000555555554000ull
+#define PROGRAM_LINUX_HEAP	  (64ull << 20) /* bytes brk may grow */
+#define PROGRAM_LINUX_MMAP_LO	  0x00007f1000000000ull
+#define PROGRAM_LINUX_MMAP	  (128ull << 20) /* bytes of the mmap arena */
+#define PROGRAM_LINUX_STACK_TOP	  0x00007ffffffff000ull
+#define PROGRAM_LINUX_STACK_PAGES (8ull << 20 >> 12)
+#define PROGRAM_OUTPUT_BYTES	  (1ull << 20) /* stdout and stderr of one run */
 
 /* RUN_PASS when there is no program or it is acceptable (then *img describes it and *present
  * is true); otherwise the refusal has been printed ("error: program ...: why; accepted: ...")
@@ -45,6 +64,17 @@ unsigned program_stream_pairs(char (*pair)[PROGRAM_PAIR_MAX]);
  * reads it) where addr is in an executable segment: their count, else 0 (a bt_code_fn's
  * answer, lib/stream_path.h). */
 size_t program_code_at(uint64_t addr, uint8_t *buf);
+/* A Linux program's parts (kernel/program_linux.c): its heap, mmap arena, output buffer and
+ * process start (argv and environment from the options); before each run, the memory the
+ * last run used zeroed and the start laid out again, the RSP to enter with returned (0: it
+ * did not fit); after it, the system calls it was refused. */
+struct user_run_params;
+struct user_run_end;
+bool program_linux_load(const struct elf_user_image *img, const struct kernel_options *o,
+			const char *path, struct user_run_params *p);
+uint64_t program_linux_reset(const struct elf_user_image *img, struct user_run_params *p);
+void program_linux_done(workload_print_fn print, const struct user_run_end *e);
+
 /* Whether a traced run of the program faulted or was stopped by the watchdog (the boot then
  * ends with status 2, bad input). */
 bool program_ended_badly(void);

@@ -52,14 +52,14 @@ static bool in_range_of_type(const struct memmap *mm, uint64_t phys, uint32_t ty
 SELFTEST(memmap)
 {
 	const struct boot_info *bi = kernel_boot_info();
-	struct memmap mm = {(const struct boot_mem_range *)bi->mmap, bi->mmap_count};
+	struct memmap mm = {arch_phys_to_virt(bi->mmap), bi->mmap_count};
 	struct memmap_summary s;
 	memmap_summarize(&mm, &s);
 	report(mm.count > 0 && s.pages_by_type[BOOT_MEM_USABLE] * PAGE_SIZE >= (16ull << 20),
 	       "memory map has %zu ranges and %lu MiB usable", mm.count,
 	       s.pages_by_type[BOOT_MEM_USABLE] * PAGE_SIZE >> 20);
 	report(in_range_of_type(&mm, bi->kernel_phys_base, BOOT_MEM_LOADER) &&
-		   in_range_of_type(&mm, (uint64_t)bi, BOOT_MEM_LOADER),
+		   in_range_of_type(&mm, (uint64_t)bi - KERNEL_DIRECT_BASE, BOOT_MEM_LOADER),
 	       "kernel image and boot_info lie in loader-owned memory");
 	report(s.unknown_types == 0, "every range has a known type");
 	bool sorted_disjoint = true;

@@ -261,8 +261,15 @@ static uint64_t note_pad(uint64_t n, uint64_t align)
  * descriptor and the next note at offsets aligned to 4 (the common case, also in ELF64) or
  * to 8 when the segment says p_align 8 (as .note.gnu.property does).
  */
-static enum elf_status scan_notes(const uint8_t *p, uint64_t len, uint64_t align, size_t max_len,
-				  const uint8_t **id, uint32_t *id_len)
+struct note_want {
+	const char *name; /* NUL included in namesz */
+	uint32_t namesz, type;
+	size_t max_len;
+};
+
+static enum elf_status scan_notes(const uint8_t *p, uint64_t len, uint64_t align,
+				  const struct note_want *w, const uint8_t **id, uint32_t *id_len,
+				  bool *found)
 {
 	uint64_t off = 0;
 	while (off < len) {
@@ -279,25 +286,27 @@ static enum elf_status scan_notes(const uint8_t *p, uint64_t len, uint64_t align
 			return ELF_ERR_NOTE;
 		const uint8_t *name = p + name_off, *desc = p + desc_off;
 		off = note_pad(desc_off + nh.n_descsz, align);
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != sizeof(gnu_note_name) ||
-		    !bytes_equal(name, gnu_note_name, sizeof(gnu_note_name)))
+		if (nh.n_type != w->type || nh.n_namesz != w->namesz ||
+		    !bytes_equal(name, w->name, w->namesz))
 			continue;
-		if (nh.n_descsz > max_len)
+		if (nh.n_descsz > w->max_len)
 			return ELF_ERR_BUILD_ID_SIZE;
 		*id = desc;
 		*id_len = nh.n_descsz;
+		*found = true;
 		return ELF_OK;
 	}
 	return ELF_OK;
 }
 
-enum elf_status elf_find_build_id(const struct elf_image *img, size_t max_len, const uint8_t **id,
-				  uint32_t *len)
+static enum elf_status find_note(const struct elf_image *img, const struct note_want *w,
+				 const uint8_t **id, uint32_t *len, bool *found)
 {
 	uint64_t phoff;
 	uint16_t n = phnum(img, &phoff);
 	*id = NULL;
 	*len = 0;
+	*found = false;
 	for (unsigned i = 0; i < n; i++) {
 		struct elf64_phdr ph;
 		read_phdr(img, phoff, i, &ph);
@@ -306,9 +315,29 @@ enum elf_status elf_find_build_id(const struct elf_image *img, size_t max_len, c
 		/* elf_validate checked that the segment lies in the file. */
 		uint64_t align = ph.p_align == NOTE_ALIGN_MAX ? NOTE_ALIGN_MAX : NOTE_ALIGN_MIN;
 		enum elf_status st =
-		    scan_notes(img->data + ph.p_offset, ph.p_filesz, align, max_len, id, len);
-		if (st != ELF_OK || *len != 0)
+		    scan_notes(img->data + ph.p_offset, ph.p_filesz, align, w, id, len, found);
+		if (st != ELF_OK || *found)
 			return st;
 	}
 	return ELF_OK;
+}
+
+enum elf_status elf_find_build_id(const struct elf_image *img, size_t max_len, const uint8_t **id,
+				  uint32_t *len)
+{
+	const struct note_want w = {gnu_note_name, sizeof(gnu_note_name), NT_GNU_BUILD_ID, max_len};
+	bool found;
+	return find_note(img, &w, id, len, &found);
+}
+
+bool elf_has_note(const struct elf_image *img, const char *name, uint32_t type)
+{
+	uint32_t namesz = 0;
+	while (name[namesz])
+		namesz++;
+	const struct note_want w = {name, namesz + 1, type, UINT32_MAX};
+	const uint8_t *desc;
+	uint32_t len;
+	bool found;
+	return find_note(img, &w, &desc, &len, &found) == ELF_OK && found;
 }

@@ -73,6 +73,8 @@ void elf_load_segments(const struct elf_image *img, void *dest);
  */
 enum elf_status elf_find_build_id(const struct elf_image *img, size_t max_len, const uint8_t **id,
 				  uint32_t *len);
+/* Whether a PT_NOTE segment holds a note with this owner name and type (a well-formed one). */
+bool elf_has_note(const struct elf_image *img, const char *name, uint32_t type);
 
 /* One program header of a validated image, as the ELF-64 format defines it. */
 struct elf_segment {

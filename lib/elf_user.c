@@ -147,17 +147,111 @@ static bool dyn_relocations(struct elf_user_image *out, uint64_t dyn_off, uint64
 	return true;
 }
 
-bool elf_user_check(const void *data, uint64_t size, uint64_t window_lo, uint64_t window_hi,
-		    uint64_t max_pages, struct elf_user_image *out, char *why, size_t why_size)
+/* Which ABI: the note of include/baretrace/user.h, or an ET_EXEC wholly inside its window. */
+static enum elf_user_abi abi_of(const struct elf_image *elf, const struct elf_user_limits *lim)
+{
+	if (elf_has_note(elf, ELF_USER_NOTE_NAME, ELF_USER_NOTE_ABI))
+		return ELF_USER_ABI_BARETRACE;
+	if (elf->dyn)
+		return ELF_USER_ABI_LINUX;
+	for (unsigned i = 0, n = elf_segment_count(elf); i < n; i++) {
+		struct elf_segment ph;
+		elf_segment_at(elf, i, &ph);
+		if (ph.type == ELF_PT_LOAD && ph.memsz &&
+		    (ph.vaddr < lim->bt_lo || ph.vaddr >= lim->bt_hi))
+			return ELF_USER_ABI_LINUX;
+	}
+	return ELF_USER_ABI_BARETRACE;
+}
+
+struct window {
+	uint64_t lo, hi;
+	const char *name;
+};
+
+/* One PT_LOAD segment, checked against the window and the segments before it. */
+static bool add_segment(struct elf_user_image *out, unsigned i, struct elf_segment ph,
+			const struct window *w, char *why, size_t why_size)
+{
+	if (out->elf.dyn && ph.vaddr >= w->hi - out->bias)
+		return refuse(why, why_size,
+			      "program header %u: PT_LOAD at offset %#lx from the base %#lx is "
+			      "past %s's end %#lx",
+			      i, (unsigned long)ph.vaddr, (unsigned long)out->bias, w->name,
+			      (unsigned long)w->hi);
+	ph.vaddr += out->bias;
+	if (out->n == ELF_USER_MAX_SEGMENTS)
+		return refuse(why, why_size, "more than %d PT_LOAD segments",
+			      ELF_USER_MAX_SEGMENTS);
+	uint64_t end = ph.vaddr + ph.memsz;
+	if (ph.vaddr < w->lo || ph.vaddr >= w->hi || ph.memsz > w->hi - ph.vaddr)
+		return refuse(why, why_size,
+			      "program header %u: PT_LOAD segment [%#lx, %#lx) is outside %s "
+			      "[%#lx, %#lx) (the kernel keeps the rest: the upper half, and the "
+			      "pages of its own ring 3 workloads)",
+			      i, (unsigned long)ph.vaddr, (unsigned long)end, w->name,
+			      (unsigned long)w->lo, (unsigned long)w->hi);
+	/* The file offset and the address agree modulo the page (mmap's rule, System V
+	 * ABI "Program Loading"): the segment can be mapped page by page. */
+	if ((ph.vaddr ^ ph.offset) & (ELF_USER_PAGE - 1))
+		return refuse(why, why_size,
+			      "program header %u: p_vaddr %#lx and p_offset %#lx differ "
+			      "modulo the 4 KiB page",
+			      i, (unsigned long)ph.vaddr, (unsigned long)ph.offset);
+	for (unsigned j = 0; j < out->n; j++) {
+		const struct elf_user_segment *o = &out->seg[j];
+		if (PAGE_DOWN(ph.vaddr) < PAGE_UP(o->vaddr + o->memsz) &&
+		    PAGE_DOWN(o->vaddr) < PAGE_UP(end))
+			return refuse(why, why_size,
+				      "program header %u: PT_LOAD segment [%#lx, %#lx) "
+				      "shares a page with [%#lx, %#lx): accepted: segments "
+				      "on pages of their own",
+				      i, (unsigned long)ph.vaddr, (unsigned long)end,
+				      (unsigned long)o->vaddr,
+				      (unsigned long)(o->vaddr + o->memsz));
+	}
+	bool exec = ph.flags & ELF_PF_X;
+	out->seg[out->n++] = (struct elf_user_segment){
+	    ph.vaddr, ph.memsz, ph.offset, ph.filesz, (ph.flags & ELF_PF_W) != 0, exec};
+	out->pages += (PAGE_UP(end) - PAGE_DOWN(ph.vaddr)) / ELF_USER_PAGE;
+	if (PAGE_DOWN(ph.vaddr) < out->lo)
+		out->lo = PAGE_DOWN(ph.vaddr);
+	if (PAGE_UP(end) > out->hi)
+		out->hi = PAGE_UP(end);
+	return true;
+}
+
+/* A Linux static PIE's dynamic section: no DT_NEEDED (its own start code relocates it). */
+static bool linux_dynamic(const struct elf_user_image *out, uint64_t dyn_off, uint64_t dyn_size,
+			  char *why, size_t n)
+{
+	const uint8_t *d = out->elf.data;
+	for (uint64_t at = dyn_off; at + ELF_DYN_SIZE <= dyn_off + dyn_size; at += ELF_DYN_SIZE) {
+		uint64_t tag = u64_at(d + at);
+		if (tag == DT_NULL)
+			break;
+		if (tag == DT_NEEDED)
+			return refuse(why, n,
+				      "the program needs shared libraries (DT_NEEDED); accepted: "
+				      "statically linked (-static or -static-pie)");
+	}
+	return true;
+}
+
+bool elf_user_check(const void *data, uint64_t size, const struct elf_user_limits *lim,
+		    struct elf_user_image *out, char *why, size_t why_size)
 {
 	*out = (struct elf_user_image){0};
-	enum elf_status st = elf_validate_type(data, size, window_lo, true, &out->elf);
-	if (st == ELF_ERR_SEG_BELOW_BASE && out->elf.dyn) /* a PIE: addresses from 0 */
-		st = elf_validate_type(data, size, 0, true, &out->elf);
+	enum elf_status st = elf_validate_type(data, size, 0, true, &out->elf);
 	if (st != ELF_OK)
-		return elf_refusal(st, out->elf.bad_phdr, window_lo, why, why_size);
-	/* A PIE goes at the window's start: every address moves by the bias. */
-	out->bias = out->elf.dyn ? window_lo : 0;
+		return elf_refusal(st, out->elf.bad_phdr, lim->bt_lo, why, why_size);
+	out->abi = abi_of(&out->elf, lim);
+	bool bt = out->abi == ELF_USER_ABI_BARETRACE;
+	struct window w = bt ? (struct window){lim->bt_lo, lim->bt_hi, "baretrace's user window"}
+			     : (struct window){lim->linux_lo, lim->linux_hi,
+					       "the lower half a Linux program gets"};
+	/* A PIE goes at its ABI's base: every address moves by the bias. */
+	out->bias = out->elf.dyn ? (bt ? lim->bt_lo : lim->linux_pie_base) : 0;
 	out->entry = out->elf.entry + out->bias;
 	out->lo = UINT64_MAX;
 	bool entry_exec = false;
@@ -166,7 +260,7 @@ bool elf_user_check(const void *data, uint64_t size, uint64_t window_lo, uint64_
 	for (unsigned i = 0; i < count; i++) {
 		struct elf_segment ph;
 		elf_segment_at(&out->elf, i, &ph);
-		if (ph.type == ELF_PT_INTERP || (ph.type == ELF_PT_DYNAMIC && !out->elf.dyn))
+		if (ph.type == ELF_PT_INTERP || (ph.type == ELF_PT_DYNAMIC && !out->elf.dyn && bt))
 			return refuse(why, why_size,
 				      "program header %u: %s: the program is dynamically linked; "
 				      "accepted: statically linked (-static or -static-pie), no "
@@ -183,65 +277,25 @@ bool elf_user_check(const void *data, uint64_t size, uint64_t window_lo, uint64_
 		}
 		if (ph.type != ELF_PT_LOAD || ph.memsz == 0)
 			continue;
-		if (out->elf.dyn && ph.vaddr >= window_hi - window_lo)
-			return refuse(why, why_size,
-				      "program header %u: PT_LOAD at offset %#lx from the base is "
-				      "past the user window's %#lx bytes",
-				      i, (unsigned long)ph.vaddr,
-				      (unsigned long)(window_hi - window_lo));
-		ph.vaddr += out->bias;
-		if (out->n == ELF_USER_MAX_SEGMENTS)
-			return refuse(why, why_size, "more than %d PT_LOAD segments",
-				      ELF_USER_MAX_SEGMENTS);
-		/* lib/elf.c saw vaddr >= window_lo (a PIE: from the bias) and no wrap before it. */
-		uint64_t end = ph.vaddr + ph.memsz;
-		if (ph.vaddr >= window_hi || ph.memsz > window_hi - ph.vaddr)
-			return refuse(
-			    why, why_size,
-			    "program header %u: PT_LOAD segment [%#lx, %#lx) runs past the "
-			    "user window's end %#lx",
-			    i, (unsigned long)ph.vaddr, (unsigned long)end,
-			    (unsigned long)window_hi);
-		/* The file offset and the address agree modulo the page (mmap's rule, System V
-		 * ABI "Program Loading"): the segment can be mapped page by page. */
-		if ((ph.vaddr ^ ph.offset) & (ELF_USER_PAGE - 1))
-			return refuse(why, why_size,
-				      "program header %u: p_vaddr %#lx and p_offset %#lx differ "
-				      "modulo the 4 KiB page",
-				      i, (unsigned long)ph.vaddr, (unsigned long)ph.offset);
-		for (unsigned j = 0; j < out->n; j++) {
-			const struct elf_user_segment *o = &out->seg[j];
-			if (PAGE_DOWN(ph.vaddr) < PAGE_UP(o->vaddr + o->memsz) &&
-			    PAGE_DOWN(o->vaddr) < PAGE_UP(end))
-				return refuse(why, why_size,
-					      "program header %u: PT_LOAD segment [%#lx, %#lx) "
-					      "shares a page with [%#lx, %#lx): accepted: segments "
-					      "on pages of their own",
-					      i, (unsigned long)ph.vaddr, (unsigned long)end,
-					      (unsigned long)o->vaddr,
-					      (unsigned long)(o->vaddr + o->memsz));
-		}
-		bool exec = ph.flags & ELF_PF_X;
-		out->seg[out->n++] = (struct elf_user_segment){
-		    ph.vaddr, ph.memsz, ph.offset, ph.filesz, (ph.flags & ELF_PF_W) != 0, exec};
-		out->pages += (PAGE_UP(end) - PAGE_DOWN(ph.vaddr)) / ELF_USER_PAGE;
-		if (PAGE_DOWN(ph.vaddr) < out->lo)
-			out->lo = PAGE_DOWN(ph.vaddr);
-		if (PAGE_UP(end) > out->hi)
-			out->hi = PAGE_UP(end);
-		if (exec && out->entry >= ph.vaddr && out->entry < end)
+		if (!add_segment(out, i, ph, &w, why, why_size))
+			return false;
+		const struct elf_user_segment *s = &out->seg[out->n - 1];
+		if (s->exec && out->entry >= s->vaddr && out->entry < s->vaddr + s->memsz)
 			entry_exec = true;
 	}
 	if (!entry_exec)
 		return refuse(why, why_size,
 			      "entry point %#lx is not in an executable PT_LOAD segment (PF_X)",
 			      (unsigned long)out->entry);
-	if (out->pages > max_pages)
+	if (out->pages > lim->max_pages)
 		return refuse(why, why_size,
 			      "the segments need %lu pages (%lu KiB); the budget is %lu pages",
 			      (unsigned long)out->pages, (unsigned long)(out->pages * 4),
-			      (unsigned long)max_pages);
-	return !out->elf.dyn || dyn_relocations(out, dyn_off, dyn_size, why, why_size);
+			      (unsigned long)lim->max_pages);
+	if (!out->elf.dyn)
+		return true;
+	return bt ? dyn_relocations(out, dyn_off, dyn_size, why, why_size)
+		  : linux_dynamic(out, dyn_off, dyn_size, why, why_size);
 }
 
 void elf_user_relocate(const struct elf_user_image *img,

@@ -24,8 +24,26 @@
 
 #define BT_USER_WINDOW 0x7e0000000000ull /* segments go in [BT_USER_WINDOW, +512 GiB) */
 
+/*
+ * How the kernel tells this ABI from Linux's (README "Trace your own program"): a program that
+ * includes this header carries an ELF note, owner "baretrace", type BT_NOTE_ABI (emitted
+ * below, into the program's PT_NOTE segment), or is an ET_EXEC linked inside BT_USER_WINDOW.
+ * Every other program is a Linux program and gets Linux's system calls and process start.
+ */
+#define BT_NOTE_ABI 0x42540001u
+#ifndef BT_NO_ABI_NOTE /* the kernel's own syscalls.c, which is no program */
+__asm__(".pushsection .note.baretrace, \"a\", @note\n"
+	".balign 4\n"
+	".long 10\n"	     /* n_namesz: "baretrace" and its NUL */
+	".long 0\n"	     /* n_descsz */
+	".long 0x42540001\n" /* n_type: BT_NOTE_ABI */
+	".asciz \"baretrace\"\n"
+	".balign 4\n"
+	".popsection");
+#endif
+
 #define BT_SYS_NOP	 0 /* does nothing; returns 0 */
-#define BT_SYS_EXIT	 1 /* ends the program: RDI is its status (below 2^63) */
+#define BT_SYS_EXIT	 1 /* ends the program: RDI is its status (below 2^63; else BT_EINVAL) */
 #define BT_SYS_WRITE	 2 /* RDI = bytes, RSI = length: to the log; returns the length */
 #define BT_SYS_ROI_BEGIN 3 /* region of interest: capture from here (option program.roi) */
 #define BT_SYS_ROI_END	 4 /* ... to here; returns 0 */
@@ -52,7 +70,7 @@ static inline int64_t bt_syscall3(uint64_t nr, uint64_t a0, uint64_t a1, uint64_
 static inline __attribute__((noreturn)) void bt_exit(uint64_t status)
 {
 	bt_syscall3(BT_SYS_EXIT, status, 0, 0);
-	__builtin_unreachable();
+	__builtin_trap(); /* status >= 2^63 was refused: UD2 ends the run with #UD, said */
 }
 
 /* Write len bytes to the log (lines "program-output cpu=N: ..." after the run). */

@@ -128,7 +128,7 @@ static void maps_identity_and_kernel(void **state)
 	(void)state;
 	const uint64_t kphys = 0x1dc00000, ksize = 3 * MIB + 0x1000;
 	struct early_paging_layout l = {4 * GIB, KERNEL_VIRT_BASE, kphys, ksize};
-	assert_int_equal(early_paging_pages_needed(&l), 1 + 1 + 4 + 1 + 1);
+	assert_int_equal(early_paging_pages_needed(&l), 1 + 2 * (1 + 4) + 1 + 1);
 	uint64_t *pml4 = build_ok(&l);
 
 	expect_mapped(pml4, 0, 0);
@@ -140,6 +140,12 @@ static void maps_identity_and_kernel(void **state)
 	expect_unmapped(pml4, 4 * GIB + EP_LARGE_PAGE);
 	expect_unmapped(pml4, 1ull << 40);
 	expect_unmapped(pml4, 0xffff800000000000ull);
+	/* the direct map: the same memory at KERNEL_DIRECT_BASE, no further */
+	expect_mapped(pml4, KERNEL_DIRECT_BASE, 0);
+	expect_mapped(pml4, KERNEL_DIRECT_BASE + 0x1deaf000, 0x1deaf000);
+	expect_mapped(pml4, KERNEL_DIRECT_BASE + 4 * GIB - 1, 4 * GIB - 1);
+	expect_unmapped(pml4, KERNEL_DIRECT_BASE + 4 * GIB);
+	expect_unmapped(pml4, KERNEL_DIRECT_BASE - 1);
 
 	expect_mapped(pml4, KERNEL_VIRT_BASE, kphys);
 	expect_mapped(pml4, KERNEL_VIRT_BASE + 0x1234, kphys + 0x1234);
@@ -150,7 +156,7 @@ static void maps_identity_and_kernel(void **state)
 	expect_unmapped(pml4, KERNEL_VIRT_BASE - 1);
 	expect_unmapped(pml4, UINT64_MAX);
 
-	assert_int_equal(count_leaves(pml4), 4 * GIB / EP_LARGE_PAGE + 2);
+	assert_int_equal(count_leaves(pml4), 2 * (4 * GIB / EP_LARGE_PAGE) + 2);
 }
 
 static void large_identity_crosses_pdpts(void **state)
@@ -158,14 +164,16 @@ static void large_identity_crosses_pdpts(void **state)
 	(void)state;
 	const uint64_t limit = 600 * GIB;
 	struct early_paging_layout l = {limit, KERNEL_VIRT_BASE, 8 * MIB, 2 * MIB};
-	assert_int_equal(early_paging_pages_needed(&l), 1 + 2 + 600 + 1 + 1);
+	assert_int_equal(early_paging_pages_needed(&l), 1 + 2 * (2 + 600) + 1 + 1);
 	uint64_t *pml4 = build_ok(&l);
 	expect_mapped(pml4, 512 * GIB - 1, 512 * GIB - 1);
 	expect_mapped(pml4, 512 * GIB, 512 * GIB);
 	expect_mapped(pml4, limit - 0x10, limit - 0x10);
 	expect_unmapped(pml4, limit);
+	expect_mapped(pml4, KERNEL_DIRECT_BASE + 512 * GIB, 512 * GIB);
+	expect_unmapped(pml4, KERNEL_DIRECT_BASE + limit);
 	expect_mapped(pml4, KERNEL_VIRT_BASE + 5, 8 * MIB + 5);
-	assert_int_equal(count_leaves(pml4), limit / EP_LARGE_PAGE + 1);
+	assert_int_equal(count_leaves(pml4), 2 * (limit / EP_LARGE_PAGE) + 1);
 }
 
 static void kernel_across_a_gib_boundary(void **state)
@@ -174,7 +182,7 @@ static void kernel_across_a_gib_boundary(void **state)
 	/* 1 GiB + 4 MiB of kernel from KERNEL_VIRT_BASE: two page directories in the kernel PDPT */
 	const uint64_t ksize = GIB + 4 * MIB, kphys = 2 * GIB;
 	struct early_paging_layout l = {4 * GIB, KERNEL_VIRT_BASE, kphys, ksize};
-	assert_int_equal(early_paging_pages_needed(&l), 1 + 1 + 4 + 1 + 2);
+	assert_int_equal(early_paging_pages_needed(&l), 1 + 2 * (1 + 4) + 1 + 2);
 	uint64_t *pml4 = build_ok(&l);
 	expect_mapped(pml4, KERNEL_VIRT_BASE + GIB + 0x300000, kphys + GIB + 0x300000);
 	expect_unmapped(pml4, KERNEL_VIRT_BASE + ksize);

@@ -12,6 +12,9 @@
 #define LO	 0x7e0000000000ull /* the user window */
 #define HI	 0x7e0040000000ull
 #define BUDGET	 64
+#define LINUX_LO 0x10000ull /* the lower half a Linux program gets */
+#define LINUX_HI 0x7f0000000000ull
+#define PIE_BASE 0x555555554000ull /* a Linux static PIE's base */
 #define IMG	 0x3000
 #define TEXT_OFF 0x1000
 #define DATA_OFF 0x2000
@@ -45,9 +48,11 @@ static void make(void)
 	ph[1] = (Elf64_Phdr){PT_LOAD, PF_R | PF_W, DATA_OFF, DATA_VA, 0, 0x10, DATA_MEM, 0x1000};
 }
 
+static const struct elf_user_limits lim = {LO, HI, LINUX_LO, LINUX_HI, PIE_BASE, BUDGET};
+
 static bool check(struct elf_user_image *u)
 {
-	return elf_user_check(bytes, sizeof(bytes), LO, HI, BUDGET, u, why, sizeof(why));
+	return elf_user_check(bytes, sizeof(bytes), &lim, u, why, sizeof(why));
 }
 
 static void valid_program(void **state)
@@ -65,6 +70,30 @@ static void valid_program(void **state)
 	assert_int_equal(u.lo, LO + 0x1000);
 	assert_int_equal(u.hi, DATA_VA + DATA_MEM);
 	assert_int_equal(u.pages, 1 + 3);
+	assert_int_equal(u.abi, ELF_USER_ABI_BARETRACE); /* linked in the window */
+}
+
+/* Linux programs: an ET_EXEC at 0x400000 (where GNU ld links -static), and one anywhere in
+ * the lower half, are Linux's ABI, not relocated. */
+static void linux_exec_anywhere_in_the_lower_half(void **state)
+{
+	(void)state;
+	static const uint64_t bases[] = {0x400000, LINUX_LO, 0x10000000000ull, LINUX_HI - 0x4000};
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		struct elf_user_image u;
+		make();
+		uint64_t b = bases[i];
+		eh->e_entry = b + 0x20;
+		ph[0].p_vaddr = b;
+		ph[1].p_vaddr = b + 0x1000;
+		ph[1].p_memsz = 0x1000;
+		if (!check(&u))
+			fail_msg("base %#lx refused: %s", (unsigned long)b, why);
+		assert_int_equal(u.abi, ELF_USER_ABI_LINUX);
+		assert_int_equal(u.bias, 0);
+		assert_int_equal(u.entry, b + 0x20);
+		assert_int_equal(u.seg[0].vaddr, b);
+	}
 }
 
 /* One change to the valid program, and a word its refusal must contain. */
@@ -108,13 +137,18 @@ static void dynamic(void)
 	eh->e_phnum = 3;
 	ph[2] = (Elf64_Phdr){PT_DYNAMIC, PF_R | PF_W, DATA_OFF, DATA_VA, 0, 0x10, 0x10, 8};
 }
-static void below_window(void)
+static void below_lower_half(void)
 {
-	ph[0].p_vaddr = LO - 0x1000;
+	ph[0].p_vaddr = LINUX_LO - 0x1000;
+	eh->e_entry = ph[0].p_vaddr;
 }
 static void past_window(void)
 {
-	ph[1].p_memsz = HI - DATA_VA + 1;
+	ph[1].p_memsz = LINUX_HI - DATA_VA + 1;
+}
+static void kernel_half(void)
+{
+	ph[1].p_vaddr = 0xffff800000000000ull;
 }
 static void overlap(void)
 {
@@ -162,12 +196,13 @@ static const struct bad_case bad[] = {
     {"32-bit", "64-bit", class32, 0},
     {"big-endian", "little-endian", big_endian, 0},
     {"i386", "x86-64", i386, 0},
-    {"ET_DYN with addresses at the window, not from 0", "past the user window", pie, 0},
+    {"ET_DYN with addresses at the window, not from 0", "past", pie, 0},
     {"a relocatable object (ET_REL)", "neither ET_EXEC nor ET_DYN", relocatable, 0},
     {"interpreter", "dynamically linked", interp, 0},
     {"PT_DYNAMIC", "dynamically linked", dynamic, 0},
-    {"below the window", "below the user window", below_window, 0},
-    {"past the window", "past the user window", past_window, 0},
+    {"below the lower half a Linux program gets", "outside", below_lower_half, 0},
+    {"past the lower half", "outside", past_window, 0},
+    {"a segment in the kernel's half", "outside", kernel_half, 0},
     {"overlapping segments", "shares a page", overlap, 0},
     {"offset/address modulo the page", "modulo the 4 KiB page", misaligned, 0},
     {"entry outside the segments", "entry point", entry_outside, 0},
@@ -189,7 +224,7 @@ static void refuse_each(const struct bad_case *cases, size_t n, void (*base)(voi
 		why[0] = '\0';
 		print_message("# %s\n", cases[i].what);
 		assert_false(elf_user_check(bytes, cases[i].size ? cases[i].size : sizeof(bytes),
-					    LO, HI, BUDGET, &u, why, sizeof(why)));
+					    &lim, &u, why, sizeof(why)));
 		if (!strstr(why, cases[i].word))
 			fail_msg("%s: '%s' does not say '%s'", cases[i].what, why, cases[i].word);
 	}
@@ -210,6 +245,7 @@ static void bad_programs_are_refused_by_name(void **state)
 #define DYN_OFF	 (DATA_OFF + 0x100) /* in the file; the data segment covers it below */
 #define RELA_OFF (TEXT_OFF + 0x200) /* in the text segment's file bytes: vaddr 0x1200 */
 #define RELA_VA	 0x1200
+#define NOTE_OFF 0x800 /* the baretrace ABI note (include/baretrace/user.h) */
 
 static Elf64_Dyn *dyn;
 static Elf64_Rela *rela;
@@ -238,6 +274,36 @@ static void make_pie(void)
 	rela = (Elf64_Rela *)(bytes + RELA_OFF);
 	rela[0] = (Elf64_Rela){0x2000, ELF64_R_INFO(0, R_X86_64_RELATIVE), 0x1000};
 	rela[1] = (Elf64_Rela){0x2008, ELF64_R_INFO(0, R_X86_64_RELATIVE), 0x1010};
+	/* The ABI note, as include/baretrace/user.h emits it: "baretrace", type 0x42540001. */
+	eh->e_phnum = 4;
+	ph[3] = (Elf64_Phdr){PT_NOTE, PF_R, NOTE_OFF, 0, 0, 24, 24, 4};
+	Elf64_Nhdr nh = {10, 0, 0x42540001};
+	memcpy(bytes + NOTE_OFF, &nh, sizeof(nh));
+	memcpy(bytes + NOTE_OFF + sizeof(nh), "baretrace", 10);
+}
+
+/* The same PIE without the note is a Linux static PIE: placed at the Linux base, its
+ * relocations left to its own start code (any type: it relocates itself). */
+static void linux_pie_relocates_itself(void **state)
+{
+	(void)state;
+	struct elf_user_image u;
+	make_pie();
+	eh->e_phnum = 3;
+	rela[1].r_info = ELF64_R_INFO(0, R_X86_64_IRELATIVE);
+	if (!check(&u))
+		fail_msg("a valid Linux static PIE refused: %s", why);
+	assert_int_equal(u.abi, ELF_USER_ABI_LINUX);
+	assert_int_equal(u.bias, PIE_BASE);
+	assert_int_equal(u.entry, PIE_BASE + 0x1020);
+	assert_int_equal(u.rela_count, 0);
+	dyn[2] = (Elf64_Dyn){DT_NEEDED, {1}};
+	assert_false(check(&u));
+	assert_non_null(strstr(why, "DT_NEEDED"));
+	dyn[2] = (Elf64_Dyn){DT_RELAENT, {sizeof(Elf64_Rela)}};
+	ph[2].p_type = PT_INTERP;
+	assert_false(check(&u));
+	assert_non_null(strstr(why, "PT_INTERP"));
 }
 
 static uint64_t written_va[4], written_value[4];
@@ -258,6 +324,7 @@ static void pie_is_placed_and_relocated(void **state)
 	if (!check(&u))
 		fail_msg("a valid PIE refused: %s", why);
 	assert_true(u.elf.dyn);
+	assert_int_equal(u.abi, ELF_USER_ABI_BARETRACE);
 	assert_int_equal(u.bias, LO);
 	assert_int_equal(u.entry, LO + 0x1020);
 	assert_int_equal(u.seg[0].vaddr, LO + 0x1000);
@@ -315,7 +382,7 @@ static const struct bad_case bad_pie[] = {
      pie_reloc_straddles_end, 0},
     {"PIE relocations not in the file", "not in the file", pie_rela_outside_file, 0},
     {"PIE with an interpreter", "PT_INTERP", pie_interp, 0},
-    {"PIE segment past the window", "past the user window", pie_too_high, 0},
+    {"PIE segment past the window", "past baretrace's user window", pie_too_high, 0},
 };
 
 static void bad_pies_are_refused_by_name(void **state)
@@ -328,6 +395,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(valid_program),
     cmocka_unit_test(bad_programs_are_refused_by_name),
     cmocka_unit_test(pie_is_placed_and_relocated),
+    cmocka_unit_test(linux_exec_anywhere_in_the_lower_half),
+    cmocka_unit_test(linux_pie_relocates_itself),
     cmocka_unit_test(bad_pies_are_refused_by_name),
 };
 

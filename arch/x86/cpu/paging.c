@@ -31,28 +31,29 @@ static uint64_t device_or_ram_flags(uint32_t type_is_ram)
 	return PTE_RW | nx_bit | (type_is_ram ? 0 : PTE_UNCACHED);
 }
 
-static bool map_identity_4k(uint64_t chunk, const struct memmap *mm)
+static bool map_direct_4k(uint64_t chunk, const struct memmap *mm)
 {
 	for (uint64_t pa = chunk; pa < chunk + PAGE_2M; pa += PAGE_4K) {
 		if (pa == 0)
-			continue; /* NULL page stays absent */
+			continue; /* physical page 0 stays absent: a stray 0 + base faults */
 		bool ram = memmap_classify(mm, pa, PAGE_4K) == MEMMAP_RAM;
-		if (pt_map(&kernel_pt_ops, root, pa, pa, PAGE_4K, device_or_ram_flags(ram)))
+		if (pt_map(&kernel_pt_ops, root, KERNEL_DIRECT_BASE + pa, pa, PAGE_4K,
+			   device_or_ram_flags(ram)))
 			return false;
 	}
 	return true;
 }
 
-static bool map_identity(uint64_t limit, const struct memmap *mm)
+static bool map_direct(uint64_t limit, const struct memmap *mm)
 {
 	for (uint64_t chunk = 0; chunk < limit; chunk += PAGE_2M) {
 		enum memmap_class c = memmap_classify(mm, chunk, PAGE_2M);
 		if (chunk == 0 || c == MEMMAP_MIXED) {
-			if (!map_identity_4k(chunk, mm))
+			if (!map_direct_4k(chunk, mm))
 				return false;
 			continue;
 		}
-		if (pt_map(&kernel_pt_ops, root, chunk, chunk, PAGE_2M,
+		if (pt_map(&kernel_pt_ops, root, KERNEL_DIRECT_BASE + chunk, chunk, PAGE_2M,
 			   device_or_ram_flags(c == MEMMAP_RAM)))
 			return false;
 	}
@@ -83,7 +84,7 @@ bool paging_init(const struct boot_info *bi, const struct memmap *mm)
 	root = page_alloc_below(1, PAGE_1G * 4);
 	if (!root)
 		return false;
-	if (!map_identity(bi->identity_limit, mm) ||
+	if (!map_direct(bi->identity_limit, mm) ||
 	    !map_kernel_range(bi, __text_start, __text_end, 0) ||
 	    !map_kernel_range(bi, __rodata_start, __rodata_end, nx_bit) ||
 	    !map_kernel_range(bi, __data_start, __kernel_end, PTE_RW | nx_bit))
@@ -136,8 +137,9 @@ void *paging_map_mmio(uint64_t pa, uint64_t len)
 
 bool paging_set_identity_exec(uint64_t pa, bool exec)
 {
-	uint64_t flags = exec ? 0 : (PTE_RW | nx_bit);
-	if (!pt_set_flags_4k(&kernel_pt_ops, root, pa, flags))
+	if (exec)
+		return pt_map(&kernel_pt_ops, root, pa, pa, PAGE_4K, 0) == PT_OK;
+	if (!pt_unmap_4k(&kernel_pt_ops, root, pa))
 		return false;
 	invlpg(pa);
 	return true;

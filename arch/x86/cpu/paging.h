@@ -9,8 +9,10 @@
 
 /*
  * Build and load the kernel's own page tables:
- *  - identity map of [0, bi->identity_limit): write-back RAM and uncached device memory
- *    (memmap_classify), RW, NX; page 0 absent to catch NULL dereferences;
+ *  - the direct map: [0, bi->identity_limit) at KERNEL_DIRECT_BASE (arch_phys_to_virt):
+ *    write-back RAM and uncached device memory (memmap_classify), RW, NX; physical page 0
+ *    absent. No identity map: the lower half is the user program's (kernel/program.h),
+ *    empty otherwise, so a NULL dereference faults;
  *  - the kernel image at KERNEL_VIRT_BASE with W^X: text R+X, rodata R+NX, data/bss RW+NX,
  *    and the boot stack's guard page absent.
  * Sets IA32_EFER.NXE when CPUID says NX exists and CR0.WP. Returns false on allocation failure.
@@ -31,8 +33,8 @@ bool paging_unmap_kernel_4k(uint64_t va);
 void *paging_map_mmio(uint64_t pa, uint64_t len);
 /* Map one user-accessible 4 KiB page (ring 3 workloads). */
 bool paging_map_user_4k(uint64_t va, uint64_t pa, bool writable, bool exec);
-/* The identity page at pa (a 4 KiB leaf below 2 MiB) becomes read+execute, or back to
- * read+write+NX: the AP trampoline alone needs this. */
+/* The identity page at pa (below 1 MiB) mapped read+execute, or unmapped again: the AP
+ * trampoline alone needs it, while the APs start (arch/x86/smp/smp.c). */
 bool paging_set_identity_exec(uint64_t pa, bool exec);
 /* Translate through the live tables (for self-tests and dumps). */
 bool paging_translate(uint64_t va, uint64_t *pa, uint64_t *flags, uint64_t *size);

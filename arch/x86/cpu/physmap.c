@@ -5,10 +5,12 @@
  */
 #include "arch/x86/cpu/cpu.h"
 #include "kernel/arch_cpu.h"
+#include "kernel/boot_info.h"
 
 void *arch_phys_to_virt(uint64_t phys)
 {
-	return (void *)phys; /* identity map (arch/x86/cpu/paging.c) */
+	/* the direct map: the loader's tables have it, and paging_init's (kernel/boot_info.h) */
+	return (void *)(KERNEL_DIRECT_BASE + phys);
 }
 
 uint64_t arch_timestamp(void)

@@ -157,12 +157,16 @@ SELFTEST(paging)
 		report_skip("execute from data: the CPU has no NX (CPUID 80000001H:EDX[20])");
 	}
 
-	ok = paging_translate(XAPIC_DEFAULT_BASE, &pa, &flags, &size);
+	ok = paging_translate(KERNEL_DIRECT_BASE + XAPIC_DEFAULT_BASE, &pa, &flags, &size);
 	report(ok && pa == XAPIC_DEFAULT_BASE && (flags & PTE_UNCACHED) == PTE_UNCACHED,
-	       "local APIC page %#llx is identity-mapped uncached", XAPIC_DEFAULT_BASE);
+	       "local APIC page %#llx is in the direct map, uncached", XAPIC_DEFAULT_BASE);
 	ok = paging_translate((uint64_t)bi, &pa, &flags, &size);
-	report(ok && pa == (uint64_t)bi && !(flags & PTE_UNCACHED),
-	       "RAM (boot_info at %p) is identity-mapped write-back", (const void *)bi);
+	report(ok && pa == (uint64_t)bi - KERNEL_DIRECT_BASE && !(flags & PTE_UNCACHED),
+	       "RAM (boot_info at %p) is in the direct map, write-back", (const void *)bi);
+	/* The lower half is the user program's: no identity map of RAM or devices there. */
+	report(!paging_translate(pa, &pa, &flags, &size) &&
+		   !paging_translate(XAPIC_DEFAULT_BASE, &pa, &flags, &size),
+	       "no identity map: boot_info's and the local APIC's physical addresses are absent");
 }
 
 static void call_user_code(void *arg)

@@ -117,14 +117,14 @@ static uint64_t page_down(uint64_t x)
 	return x & ~(ELF_USER_PAGE - 1);
 }
 
-/* Through the kernel's identity map of the page behind va (the user mapping may be read-only). */
+/* Through the kernel's direct map of the page behind va (the user mapping may be read-only). */
 static uint8_t *page_of(uint64_t va)
 {
 	uint64_t pa, flags, size;
 	return paging_translate(va, &pa, &flags, &size) ? arch_phys_to_virt(page_down(pa)) : NULL;
 }
 
-/* A PIE relocation's 8 bytes, through the identity map (they may straddle two pages). */
+/* A PIE relocation's 8 bytes, through the direct map (they may straddle two pages). */
 static void write_user_u64(void *ctx, uint64_t va, uint64_t value)
 {
 	(void)ctx;
@@ -182,4 +182,39 @@ void arch_user_program_reset(const struct elf_user_image *img, uint64_t stack_to
 			memset(page, 0, ELF_USER_PAGE);
 	}
 	elf_user_relocate(img, write_user_u64, NULL);
+}
+
+bool arch_user_region_map(uint64_t lo, uint64_t pages)
+{
+	for (uint64_t k = 0; k < pages; k++) {
+		uint64_t pa = page_alloc(1); /* zeroed */
+		if (!pa || !paging_map_user_4k(lo + k * ELF_USER_PAGE, pa, true, false)) {
+			kprintf(
+			    "error: program: no memory for page %#lx of its heap or mmap arena\n",
+			    (unsigned long)(lo + k * ELF_USER_PAGE));
+			return false;
+		}
+	}
+	return true;
+}
+
+void arch_user_region_zero(uint64_t lo, uint64_t hi)
+{
+	for (uint64_t va = page_down(lo); va < hi; va += ELF_USER_PAGE) {
+		uint8_t *page = page_of(va);
+		if (page)
+			memset(page, 0, ELF_USER_PAGE);
+	}
+}
+
+bool arch_user_copy_out(uint64_t va, const void *src, uint64_t len)
+{
+	const uint8_t *s = src;
+	for (uint64_t i = 0; i < len; i++) {
+		uint8_t *page = page_of(va + i);
+		if (!page)
+			return false;
+		page[(va + i) & (ELF_USER_PAGE - 1)] = s[i];
+	}
+	return true;
 }

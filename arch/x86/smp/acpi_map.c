@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The kernel's acpi_map_fn: ACPI tables are reached through the identity map (paging.c),
+/* The kernel's acpi_map_fn: ACPI tables are reached through the direct map (paging.c),
  * which covers [0, boot_info.identity_limit); anything beyond it is refused, never touched. */
 #include "arch/x86/smp/acpi.h"
 #include "kernel/arch_cpu.h"

@@ -25,7 +25,7 @@ void lapic_choose_mode(uint64_t madt_lapic_base)
 	uint64_t phys = base & APIC_BASE_ADDRESS_MASK;
 	if (!phys)
 		phys = madt_lapic_base;
-	xapic_mmio = arch_phys_to_virt(phys); /* identity map: holes are uncached */
+	xapic_mmio = arch_phys_to_virt(phys); /* direct map: holes are uncached */
 }
 
 bool lapic_x2apic_mode(void)

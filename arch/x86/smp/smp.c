@@ -108,7 +108,8 @@ static void install_trampoline(uint64_t phys)
 	PATCH(tr_cr3, (uint32_t)paging_root());
 	PATCH(tr_efer_set, efer);
 #undef PATCH
-	/* The one identity page that must execute: W^X is restored after bring-up. */
+	/* The one identity page, executable while the APs start; unmapped after bring-up (the
+	 * lower half is the user program's). */
 	paging_set_identity_exec(phys, true);
 }
 

@@ -29,10 +29,11 @@
 #define USER_STACK_TOP	0x00007f0000003000
 #define SYS_NOP		0
 #define SYS_EXIT	1
+#define BT_EINVAL	-22
 
 	.section .text.workload, "ax"
 	.globl arch_user_roundtrip, user_syscall_entry, arch_user_enter, user_abort, user_if_restored
-	.globl user_entry_end
+	.globl user_entry_end, linux_syscall_entry
 
 arch_user_enter:		/* a user program: interrupts on in ring 3 (the watchdog) */
 	movl $RFLAGS_IF, %ecx
@@ -52,9 +53,22 @@ user_enter:			/* RCX = RFLAGS bits ring 3 gets on top of the caller's */
 	pushq $USER_CS
 	pushq %rdi
 	movq %rdx, %rdi
+	/* Every other register zero, as Linux starts a process (its start_thread and the
+	 * zeroed pt_regs of a new exec): no kernel value reaches ring 3. */
 	xorl %esi, %esi
 	xorl %edx, %edx
 	xorl %ecx, %ecx
+	xorl %eax, %eax
+	xorl %ebx, %ebx
+	xorl %ebp, %ebp
+	xorl %r8d, %r8d
+	xorl %r9d, %r9d
+	xorl %r10d, %r10d
+	xorl %r11d, %r11d
+	xorl %r12d, %r12d
+	xorl %r13d, %r13d
+	xorl %r14d, %r14d
+	xorl %r15d, %r15d
 	iretq
 
 arch_user_roundtrip:		/* rdi = n goes along to ring 3, with the caller's IF */
@@ -65,11 +79,15 @@ arch_user_roundtrip:		/* rdi = n goes along to ring 3, with the caller's IF */
 	jmp user_enter
 
 user_syscall_entry:		/* ring 0, RCX = user RIP, R11 = user RFLAGS, IF clear */
-	cmpl $SYS_EXIT, %eax
-	je user_abort
-	testl %eax, %eax
+	cmpq $SYS_EXIT, %rax	/* all 64 bits: 2^32 + 1 is no exit */
+	je 1f
+	testq %rax, %rax
 	jnz 2f
 	sysretq			/* SYS_NOP */
+1:	btq $63, %rdi		/* a status of 2^63 or more would read as the kernel's fault */
+	jnc user_abort		/* encoding (kernel/arch_user.h): refused, BT_EINVAL */
+	movq $BT_EINVAL, %rax
+	sysretq
 2:	movq %rsp, saved_user_rsp(%rip)
 	movq user_saved_kernel_rsp(%rip), %rsp
 	andq $-16, %rsp		/* below the saved context, aligned for the C call */
@@ -93,6 +111,41 @@ user_syscall_entry:		/* ring 0, RCX = user RIP, R11 = user RFLAGS, IF clear */
 	popq %rcx
 	movq saved_user_rsp(%rip), %rsp
 	sysretq
+
+	/* IA32_LSTAR's target while a Linux program runs (run.c): every number goes to
+	 * linux_syscall (linux.c) with struct linux_call on the kernel stack; exit and
+	 * exit_group set linux_exit_now, and the run ends with linux_exit_status. */
+linux_syscall_entry:
+	movq %rsp, saved_user_rsp(%rip)
+	movq user_saved_kernel_rsp(%rip), %rsp
+	andq $-16, %rsp
+	pushq %rcx
+	pushq %r11
+	pushq %r9
+	pushq %r8
+	pushq %r10
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %rax		/* struct linux_call: nr, then the six arguments */
+	subq $8, %rsp		/* 16-byte alignment for the call */
+	leaq 8(%rsp), %rdi
+	call linux_syscall
+	cmpb $0, linux_exit_now(%rip)
+	jne 3f
+	addq $16, %rsp
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %r10
+	popq %r8
+	popq %r9
+	popq %r11
+	popq %rcx
+	movq saved_user_rsp(%rip), %rsp
+	sysretq
+3:	movq linux_exit_status(%rip), %rdi
+	/* fall through to user_abort */
 
 user_abort:			/* RDI = the status; IF clear */
 	movq user_saved_kernel_rsp(%rip), %rsp

@@ -14,6 +14,7 @@
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/usermode.h"
 #include "arch/x86/cpu/vectors.h"
+#include "arch/x86/hw/msr.h"
 #include "arch/x86/smp/lapic.h"
 #include "arch/x86/smp/timer.h"
 #include "lib/string.h"
@@ -31,9 +32,54 @@ static struct user_run *here(void)
 	return &user_runs[this_cpu()->index];
 }
 
+/* x87, SSE and AVX as a new process gets them (Linux's fpstate_init_user: the init state,
+ * FCW 0x37F, MXCSR 0x1F80): XRSTOR with every XSTATE_BV bit clear puts each component in its
+ * initial configuration (SDM Vol. 1 13.8.1) while MXCSR comes from the area; without XSAVE,
+ * FXRSTOR of an area holding just FCW and MXCSR. The kernel never touches them after this
+ * (-mgeneral-regs-only), so ring 3 starts with exactly this. */
+#define FCW_INIT   0x37f
+#define MXCSR_INIT 0x1f80
+static _Alignas(64) uint8_t init_fpu[512 + 64]; /* legacy area and XSAVE header */
+
+static void vector_state_init(void)
+{
+	uint16_t fcw = FCW_INIT;
+	uint32_t mxcsr = MXCSR_INIT;
+	memcpy(init_fpu, &fcw, sizeof(fcw));	      /* FXSAVE layout: FCW at 0 */
+	memcpy(init_fpu + 24, &mxcsr, sizeof(mxcsr)); /* MXCSR at 24 */
+	if (usermode_xcr0)
+		__asm__ volatile("xrstor64 %0" : : "m"(init_fpu), "a"(~0u), "d"(~0u));
+	else
+		__asm__ volatile("fxrstor64 %0" : : "m"(init_fpu));
+}
+
+/* The Linux ABI's parts of a run: its system call entry, memory, output, FS base. */
+static void linux_begin(struct user_run *u, const struct user_run_params *p)
+{
+	u->brk_lo = u->brk = u->brk_top = p->heap_lo;
+	u->brk_hi = p->heap_hi;
+	u->mmap_lo = u->mmap_next = p->mmap_lo;
+	u->mmap_hi = p->mmap_hi;
+	u->rand_state = p->seed | 1; /* xorshift: never 0 */
+	u->files = p->files;
+	u->nfiles = p->nfiles;
+	u->exe = p->exe;
+	for (unsigned i = 0; i < USER_FDS; i++)
+		u->fd[i].open = 0;
+	linux_exit_now = 0;
+	linux_exit_status = 0;
+	wrmsr(MSR_FS_BASE, 0);
+	wrmsr(MSR_LSTAR,
+	      p->linux_abi ? (uint64_t)linux_syscall_entry : (uint64_t)user_syscall_entry);
+}
+
 void arch_user_run_begin(const struct user_run_params *p)
 {
 	struct user_run *u = here();
+	u->out = p->out ? p->out : u->out_buf;
+	u->out_room = p->out ? p->out_room : USER_OUTPUT_BYTES;
+	linux_begin(u, p);
+	vector_state_init();
 	u->tsc_hz = timer_info()->tsc_hz;
 	u->active = true;
 	u->roi_marks = p->roi_marks;
@@ -75,7 +121,10 @@ void arch_user_run_end(struct user_run_end *e)
 	u->end.output = u->out;
 	u->end.output_len = u->out_len;
 	u->end.output_dropped = u->out_dropped;
-	u->end.output_room = USER_OUTPUT_BYTES;
+	u->end.output_room = u->out_room;
+	u->end.heap_used_hi = u->brk_top;
+	u->end.mmap_used_hi = u->mmap_next;
+	wrmsr(MSR_LSTAR, (uint64_t)user_syscall_entry);
 	*e = u->end;
 }
 
@@ -129,20 +178,20 @@ static void user_watchdog_irq(struct trap_frame *f)
 }
 
 /* The "user" workload's signature, from entry.S: arch_user_roundtrip (5 instructions, a JMP),
- * user_enter (19, ending in IRETQ), ring 3's page (1, then 6 per SYSCALL(SYS_NOP) round with a
+ * user_enter (30, ending in IRETQ), ring 3's page (1, then 6 per SYSCALL(SYS_NOP) round with a
  * JB back taken n - 1 times, then 3 ending in SYSCALL(SYS_EXIT)), the kernel's side of each
- * SYSCALL(SYS_NOP) (5, ending in SYSRETQ; JE and JNZ not taken), of SYS_EXIT (2, the JE taken)
- * and user_abort (10, ending in RET). 11n + 40 instructions. */
+ * SYSCALL(SYS_NOP) (5, ending in SYSRETQ; JE and JNZ not taken), of SYS_EXIT (4, the JE and the JNC
+ * taken) and user_abort (10, ending in RET). 11n + 53 instructions. */
 void arch_user_roundtrip_signature(uint64_t n, struct workload_signature *s)
 {
 	*s = workload_signature_of(arch_user_enter, user_entry_end);
 	s->code2_lo = USER_CODE_VA;
 	s->code2_hi = USER_CODE_VA + ELF_USER_PAGE;
 	s->taken[WL_JMP] = 1;
-	s->taken[WL_COND] = (n - 1) + 1;
+	s->taken[WL_COND] = (n - 1) + 2;
 	s->taken[WL_FAR] = 1 + (n + 1) + n; /* IRETQ, the SYSCALLs, the SYSRETs */
 	s->taken[WL_RET] = 1;
-	s->instructions = 11 * n + 40;
+	s->instructions = 11 * n + 53;
 }
 
 void user_run_init(void)

@@ -15,6 +15,7 @@
 
 #define USER_OUTPUT_BYTES 2048			      /* per CPU and run; the rest is counted */
 #define USER_MAX_RANGES	  (ELF_USER_MAX_SEGMENTS + 1) /* the segments and the stack */
+#define USER_FDS	  16 /* a Linux program's open files besides 0, 1 and 2 */
 
 /* A region-of-interest mark waiting for the session (user_run.roi_pending). */
 enum user_roi { USER_ROI_NONE, USER_ROI_BEGIN, USER_ROI_END };
@@ -35,14 +36,44 @@ struct user_run {
 	struct user_range range[USER_MAX_RANGES];
 	unsigned nrange;
 	uint64_t out_len, out_dropped;
+	char *out;	   /* out_buf, or the program's buffer (user_run_params.out) */
+	uint64_t out_room; /* out's size */
 	struct user_run_end end;
-	char out[USER_OUTPUT_BYTES];
+	/* Linux programs (linux.c): the heap's break and limits, the mmap arena's next free
+	 * byte, getrandom's state, the -ENOSYS tally (end.unsupported_*); exit_now and
+	 * exit_status for entry.S, which leaves the run when exit or exit_group set them. */
+	uint64_t brk_lo, brk, brk_hi, brk_top;
+	uint64_t mmap_lo, mmap_next, mmap_hi;
+	uint64_t rand_state;
+	const struct user_file *files;
+	unsigned nfiles;
+	const char *exe;
+	struct user_fd {
+		uint8_t open;
+		uint8_t file; /* index in files */
+		uint64_t off;
+	} fd[USER_FDS]; /* fd 3 + i */
+	char out_buf[USER_OUTPUT_BYTES];
 };
 
 extern struct user_run user_runs[MAX_CPUS];
 
 /* The system calls other than SYS_NOP and SYS_EXIT (entry.S calls it on the kernel's stack). */
 uint64_t user_syscall(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t nr);
+/* [p, p + n) inside one of the program's ranges (syscalls.c). */
+bool user_buffer_ok(const struct user_run *u, uint64_t p, uint64_t n);
+/* Append len bytes at buf to the run's output (the caller checked buf). */
+void user_output(struct user_run *u, uint64_t buf, uint64_t len);
+
+/* A Linux system call as linux_syscall_entry (entry.S) saved it: the number, then RDI, RSI,
+ * RDX, R10, R8, R9. */
+struct linux_call {
+	uint64_t nr, a[6];
+};
+uint64_t linux_syscall(const struct linux_call *c);
+extern const char linux_syscall_entry[];
+extern uint8_t linux_exit_now; /* set by exit/exit_group: entry.S leaves the run */
+extern uint64_t linux_exit_status;
 
 /* entry.S: the way out of a run (RDI = the status), and the kernel stack it goes back to. */
 extern const char user_abort[], user_entry_end[];

@@ -9,25 +9,28 @@
  */
 #include "arch/x86/user/run.h"
 #include "arch/x86/cpu/usermode.h"
+#define BT_NO_ABI_NOTE /* the kernel is not a program of this ABI */
 #include "include/baretrace/user.h"
 #include "kernel/arch_workloads.h"
 
-/* [p, p + n) inside one of the program's ranges. */
-WORKLOAD_SECTION static bool user_buffer_ok(const struct user_run *u, uint64_t p, uint64_t n)
+/* [p, p + n) inside one of the program's ranges, or (a Linux program) its heap up to the
+ * break or its mmap arena up to the next free byte. */
+WORKLOAD_SECTION static bool inside(uint64_t p, uint64_t n, uint64_t lo, uint64_t hi)
 {
-	for (unsigned i = 0; i < u->nrange; i++)
-		if (p >= u->range[i].lo && p < u->range[i].hi && n <= u->range[i].hi - p)
-			return true;
-	return false;
+	return p >= lo && p < hi && n <= hi - p;
 }
 
-WORKLOAD_SECTION static int64_t user_write(struct user_run *u, uint64_t buf, uint64_t len)
+WORKLOAD_SECTION bool user_buffer_ok(const struct user_run *u, uint64_t p, uint64_t n)
 {
-	if (len > BT_WRITE_MAX)
-		return BT_EINVAL;
-	if (len && !user_buffer_ok(u, buf, len))
-		return BT_EFAULT;
-	uint64_t room = USER_OUTPUT_BYTES - u->out_len;
+	for (unsigned i = 0; i < u->nrange; i++)
+		if (inside(p, n, u->range[i].lo, u->range[i].hi))
+			return true;
+	return inside(p, n, u->brk_lo, u->brk) || inside(p, n, u->mmap_lo, u->mmap_next);
+}
+
+WORKLOAD_SECTION void user_output(struct user_run *u, uint64_t buf, uint64_t len)
+{
+	uint64_t room = u->out_room - u->out_len;
 	uint64_t keep = len < room ? len : room;
 	char *dst = u->out + u->out_len;
 	const char *src = (const char *)buf;
@@ -37,6 +40,15 @@ WORKLOAD_SECTION static int64_t user_write(struct user_run *u, uint64_t buf, uin
 	user_access_end();
 	u->out_len += keep;
 	u->out_dropped += len - keep;
+}
+
+WORKLOAD_SECTION static int64_t user_write(struct user_run *u, uint64_t buf, uint64_t len)
+{
+	if (len > BT_WRITE_MAX)
+		return BT_EINVAL;
+	if (len && !user_buffer_ok(u, buf, len))
+		return BT_EFAULT;
+	user_output(u, buf, len);
 	return (int64_t)len;
 }
 

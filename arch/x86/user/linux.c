@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Linux's system calls for an unmodified static program (arch/x86/user/linux_abi.h; README
+ * "Trace your own program"): what musl's and glibc's start-up, stdio and malloc use. Like
+ * syscalls.c this is part of every traced run, so it lives in .text.workload and calls
+ * nothing outside it: copies and fills are one REP MOVSB / STOSB, every pointer is checked
+ * against the program's memory first (user_buffer_ok). One thread, one process: the boot
+ * volume's data files read-only (linux_files.c), stdin empty, stdout and stderr to the run's
+ * output, memory from a heap and an mmap arena mapped before the run. Any other number is -ENOSYS,
+ * tallied for the report after the run.
+ */
+#include "arch/x86/user/run.h"
+#include "arch/x86/user/linux_abi.h"
+#include "arch/x86/user/linux_files.h"
+#include "arch/x86/cpu/cpu.h"
+#include "arch/x86/cpu/usermode.h"
+#include "arch/x86/hw/msr.h"
+#include "kernel/arch_workloads.h"
+
+uint8_t linux_exit_now;
+uint64_t linux_exit_status;
+
+#define ERR(e)	      ((uint64_t) - (int64_t)(e))
+#define USER_HALF_END 0x0000800000000000ull /* canonical lower half */
+#define NS_PER_S      1000000000ull
+#define LINUX_TID     1 /* the one thread's id, the process's too */
+#define STDOUT_FD     1
+#define STDERR_FD     2
+#define IOV_SIZE      16 /* struct iovec */
+
+WORKLOAD_SECTION static void copy_out(uint64_t dst, const void *src, uint64_t n)
+{
+	user_access_begin();
+	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+	user_access_end();
+}
+
+WORKLOAD_SECTION static void zero_out(uint64_t dst, uint64_t n)
+{
+	user_access_begin();
+	__asm__ volatile("rep stosb" : "+D"(dst), "+c"(n) : "a"(0) : "memory");
+	user_access_end();
+}
+
+WORKLOAD_SECTION static void put_u64(uint64_t dst, uint64_t v)
+{
+	copy_out(dst, &v, sizeof(v));
+}
+
+WORKLOAD_SECTION static uint64_t get_u64(uint64_t src)
+{
+	uint64_t v;
+	user_access_begin();
+	v = *(const volatile uint64_t *)src;
+	user_access_end();
+	return v;
+}
+
+WORKLOAD_SECTION static bool ok(const struct user_run *u, uint64_t p, uint64_t n)
+{
+	return n == 0 || user_buffer_ok(u, p, n);
+}
+
+WORKLOAD_SECTION static uint64_t sys_write(struct user_run *u, uint64_t fd, uint64_t buf,
+					   uint64_t len)
+{
+	if (fd != STDOUT_FD && fd != STDERR_FD)
+		return ERR(LNX_EBADF);
+	if (!ok(u, buf, len))
+		return ERR(LNX_EFAULT);
+	user_output(u, buf, len);
+	return len;
+}
+
+/* writev (read false) or readv: each iovec in turn; a short read ends it. */
+WORKLOAD_SECTION static uint64_t sys_iov(struct user_run *u, uint64_t fd, uint64_t iov, uint64_t n,
+					 bool read)
+{
+	if (n > 1024 || !ok(u, iov, n * IOV_SIZE))
+		return ERR(LNX_EFAULT);
+	uint64_t total = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t base = get_u64(iov + i * IOV_SIZE), len = get_u64(iov + i * IOV_SIZE + 8);
+		uint64_t r =
+		    read ? linux_read(u, fd, base, len, false, 0) : sys_write(u, fd, base, len);
+		if ((int64_t)r < 0)
+			return total ? total : r;
+		total += r;
+		if (r < len)
+			break;
+	}
+	return total;
+}
+
+/* brk: the break moves inside [brk_lo, brk_hi); memory there was zeroed before the run. */
+WORKLOAD_SECTION static uint64_t sys_brk(struct user_run *u, uint64_t want)
+{
+	if (want >= u->brk_lo && want <= u->brk_hi) {
+		u->brk = want;
+		if (want > u->brk_top)
+			u->brk_top = want;
+	}
+	return u->brk;
+}
+
+/* Anonymous memory and private read-only copies come from the arena, never reused: fresh
+ * pages are zero, as Linux's are. A hint is ignored; MAP_FIXED is not supported. */
+WORKLOAD_SECTION static uint64_t sys_mmap(struct user_run *u, const struct linux_call *c)
+{
+	uint64_t len = (c->a[1] + LNX_PAGE - 1) & ~(LNX_PAGE - 1);
+	if (!len || (c->a[3] & LNX_MAP_FIXED))
+		return ERR(LNX_EINVAL);
+	if (len > u->mmap_hi - u->mmap_next)
+		return ERR(LNX_ENOMEM);
+	uint64_t at = u->mmap_next;
+	u->mmap_next += len;
+	if (c->a[3] & LNX_MAP_ANONYMOUS)
+		return at;
+	uint64_t r = linux_map_file(u, at, c->a[1], c->a[4], c->a[5]);
+	if ((int64_t)r < 0)
+		u->mmap_next -= len;
+	return r;
+}
+
+WORKLOAD_SECTION static uint64_t sys_mremap(struct user_run *u, const struct linux_call *c)
+{
+	uint64_t old = c->a[0], old_len = c->a[1], new_len = c->a[2];
+	if (new_len <= old_len)
+		return old;
+	if (!(c->a[3] & LNX_MREMAP_MAYMOVE) || !ok(u, old, old_len))
+		return ERR(LNX_ENOMEM);
+	uint64_t len = (new_len + LNX_PAGE - 1) & ~(LNX_PAGE - 1);
+	if (len > u->mmap_hi - u->mmap_next)
+		return ERR(LNX_ENOMEM);
+	uint64_t at = u->mmap_next;
+	u->mmap_next += len;
+	user_access_begin();
+	uint64_t d = at, s = old, n = old_len;
+	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+	user_access_end();
+	return at;
+}
+
+WORKLOAD_SECTION static uint64_t sys_arch_prctl(struct user_run *u, uint64_t code, uint64_t addr)
+{
+	if (code == LNX_ARCH_SET_FS) {
+		if (addr >= USER_HALF_END)
+			return ERR(LNX_EPERM);
+		wrmsr(MSR_FS_BASE, addr);
+		return 0;
+	}
+	if (code == LNX_ARCH_GET_FS) {
+		if (!ok(u, addr, 8))
+			return ERR(LNX_EFAULT);
+		put_u64(addr, rdmsr(MSR_FS_BASE));
+		return 0;
+	}
+	return ERR(LNX_EINVAL);
+}
+
+/* stdin, stdout and stderr are pipes (S_IFIFO), as in a shell's pipeline (size -1); a data
+ * file is a regular file, read-only. */
+WORKLOAD_SECTION static uint64_t put_stat(struct user_run *u, int64_t size, uint64_t st)
+{
+	if (!ok(u, st, sizeof(struct lnx_stat)))
+		return ERR(LNX_EFAULT);
+	zero_out(st, sizeof(struct lnx_stat));
+	uint32_t mode = size < 0 ? LNX_S_IFIFO | 0600 : LNX_S_IFREG | 0444;
+	int64_t blksize = (int64_t)LNX_PAGE, blocks = size < 0 ? 0 : (size + 511) / 512;
+	uint64_t nlink = 1;
+	copy_out(st + __builtin_offsetof(struct lnx_stat, st_mode), &mode, sizeof(mode));
+	copy_out(st + __builtin_offsetof(struct lnx_stat, st_nlink), &nlink, sizeof(nlink));
+	copy_out(st + __builtin_offsetof(struct lnx_stat, st_blksize), &blksize, sizeof(blksize));
+	if (size >= 0) {
+		copy_out(st + __builtin_offsetof(struct lnx_stat, st_size), &size, sizeof(size));
+		copy_out(st + __builtin_offsetof(struct lnx_stat, st_blocks), &blocks,
+			 sizeof(blocks));
+	}
+	return 0;
+}
+
+WORKLOAD_SECTION static uint64_t sys_fstat(struct user_run *u, uint64_t fd, uint64_t st)
+{
+	int64_t size;
+	return linux_fd_size(u, fd, &size) ? put_stat(u, size, st) : ERR(LNX_EBADF);
+}
+
+WORKLOAD_SECTION static uint64_t sys_stat_path(struct user_run *u, uint64_t path, uint64_t st)
+{
+	int64_t size;
+	uint64_t r = linux_path_size(u, path, &size);
+	return r ? r : put_stat(u, size, st);
+}
+
+WORKLOAD_SECTION static uint64_t sys_newfstatat(struct user_run *u, const struct linux_call *c)
+{
+	if (c->a[3] & LNX_AT_EMPTY_PATH)
+		return sys_fstat(u, c->a[0], c->a[2]);
+	return sys_stat_path(u, c->a[1], c->a[2]);
+}
+
+WORKLOAD_SECTION static uint64_t ns_now(const struct user_run *u)
+{
+	uint64_t t = rdtsc() - u->start_tsc; /* (t % hz) * 10^9 fits: hz is below 18 GHz */
+	return t / u->tsc_hz * NS_PER_S + t % u->tsc_hz * NS_PER_S / u->tsc_hz;
+}
+
+WORKLOAD_SECTION static uint64_t sys_clock_gettime(struct user_run *u, uint64_t ts)
+{
+	if (!ok(u, ts, sizeof(struct lnx_timespec)))
+		return ERR(LNX_EFAULT);
+	uint64_t ns = ns_now(u);
+	put_u64(ts, ns / NS_PER_S);
+	put_u64(ts + 8, ns % NS_PER_S);
+	return 0;
+}
+
+WORKLOAD_SECTION static uint64_t sys_gettimeofday(struct user_run *u, uint64_t tv)
+{
+	if (!tv)
+		return 0;
+	if (!ok(u, tv, 16))
+		return ERR(LNX_EFAULT);
+	uint64_t ns = ns_now(u);
+	put_u64(tv, ns / NS_PER_S);
+	put_u64(tv + 8, ns % NS_PER_S / 1000);
+	return 0;
+}
+
+/* xorshift64* from program.seed (getrandom, deterministic between the native and traced runs). */
+WORKLOAD_SECTION static uint64_t sys_getrandom(struct user_run *u, uint64_t buf, uint64_t len)
+{
+	if (!ok(u, buf, len))
+		return ERR(LNX_EFAULT);
+	for (uint64_t i = 0; i < len; i++) {
+		u->rand_state ^= u->rand_state >> 12;
+		u->rand_state ^= u->rand_state << 25;
+		u->rand_state ^= u->rand_state >> 27;
+		uint8_t b = (uint8_t)((u->rand_state * 0x2545f4914f6cdd1dull) >> 56);
+		copy_out(buf + i, &b, 1);
+	}
+	return len;
+}
+
+WORKLOAD_SECTION static void put_str(uint64_t dst, const char *s)
+{
+	uint64_t n = 0;
+	while (s[n])
+		n++;
+	copy_out(dst, s, n + 1);
+}
+
+WORKLOAD_SECTION static uint64_t sys_uname(struct user_run *u, uint64_t p)
+{
+	if (!ok(u, p, sizeof(struct lnx_utsname)))
+		return ERR(LNX_EFAULT);
+	zero_out(p, sizeof(struct lnx_utsname));
+	put_str(p + 0 * LNX_UTS_LEN, "Linux");
+	put_str(p + 1 * LNX_UTS_LEN, "baretrace");
+	put_str(p + 2 * LNX_UTS_LEN, "6.1.0-baretrace");
+	put_str(p + 3 * LNX_UTS_LEN, "#1");
+	put_str(p + 4 * LNX_UTS_LEN, "x86_64");
+	put_str(p + 5 * LNX_UTS_LEN, "(none)");
+	return 0;
+}
+
+WORKLOAD_SECTION static uint64_t sys_prlimit(struct user_run *u, uint64_t resource, uint64_t old)
+{
+	if (!old)
+		return 0;
+	if (!ok(u, old, sizeof(struct lnx_rlimit)))
+		return ERR(LNX_EFAULT);
+	uint64_t cur = resource == LNX_RLIMIT_STACK ? 8ull << 20 : LNX_RLIM_INFINITY;
+	put_u64(old, cur);
+	put_u64(old + 8, LNX_RLIM_INFINITY);
+	return 0;
+}
+
+/* An old value asked for (rt_sigaction, rt_sigprocmask, sigaltstack): none set, zeros. */
+WORKLOAD_SECTION static uint64_t zero_old(struct user_run *u, uint64_t p, uint64_t n)
+{
+	if (!p)
+		return 0;
+	if (!ok(u, p, n))
+		return ERR(LNX_EFAULT);
+	zero_out(p, n);
+	return 0;
+}
+
+WORKLOAD_SECTION static uint64_t sys_getcwd(struct user_run *u, uint64_t buf, uint64_t size)
+{
+	if (size < 2)
+		return ERR(LNX_ERANGE);
+	if (!ok(u, buf, 2))
+		return ERR(LNX_EFAULT);
+	put_str(buf, "/");
+	return 2;
+}
+
+WORKLOAD_SECTION static uint64_t sys_sched_getaffinity(struct user_run *u, uint64_t size,
+						       uint64_t mask)
+{
+	if (size < 8)
+		return ERR(LNX_EINVAL);
+	if (!ok(u, mask, 8))
+		return ERR(LNX_EFAULT);
+	put_u64(mask, 1); /* one CPU */
+	return 8;
+}
+
+WORKLOAD_SECTION static uint64_t sys_sysinfo(struct user_run *u, uint64_t p)
+{
+	if (!ok(u, p, sizeof(struct lnx_sysinfo)))
+		return ERR(LNX_EFAULT);
+	zero_out(p, sizeof(struct lnx_sysinfo));
+	put_u64(p + __builtin_offsetof(struct lnx_sysinfo, totalram), u->mmap_hi - u->mmap_lo);
+	put_u64(p + __builtin_offsetof(struct lnx_sysinfo, freeram), u->mmap_hi - u->mmap_next);
+	uint16_t procs = 1;
+	uint32_t unit = 1;
+	copy_out(p + __builtin_offsetof(struct lnx_sysinfo, procs), &procs, sizeof(procs));
+	copy_out(p + __builtin_offsetof(struct lnx_sysinfo, mem_unit), &unit, sizeof(unit));
+	return 0;
+}
+
+/* -ENOSYS, tallied: each distinct number once in the report, and the total. */
+WORKLOAD_SECTION static uint64_t unsupported(struct user_run *u, uint64_t nr)
+{
+	struct user_run_end *e = &u->end;
+	e->unsupported_total++;
+	for (unsigned i = 0; i < e->unsupported_n; i++)
+		if (e->unsupported_nr[i] == nr) {
+			e->unsupported_count[i]++;
+			return ERR(LNX_ENOSYS);
+		}
+	if (e->unsupported_n < USER_UNSUPPORTED_MAX) {
+		e->unsupported_nr[e->unsupported_n] = nr;
+		e->unsupported_count[e->unsupported_n++] = 1;
+	}
+	return ERR(LNX_ENOSYS);
+}
+
+/* The calls that only answer (ids, no-ops, refusals), or ~0 when nr is not one of them. */
+WORKLOAD_SECTION static uint64_t answer(const struct linux_call *c)
+{
+	switch (c->nr) {
+	case LNX_getpid:
+	case LNX_gettid:
+	case LNX_set_tid_address:
+		return LINUX_TID;
+	case LNX_getppid:
+	case LNX_getuid:
+	case LNX_geteuid:
+	case LNX_getgid:
+	case LNX_getegid:
+	case LNX_munmap:
+	case LNX_mprotect:
+	case LNX_madvise:
+	case LNX_set_robust_list:
+	case LNX_sched_yield:
+	case LNX_nanosleep:
+	case LNX_clock_nanosleep:
+		return 0;
+	case LNX_ioctl:
+		return ERR(LNX_ENOTTY);
+	case LNX_fcntl:
+		return c->a[1] == LNX_F_GETFL
+			   ? (c->a[0] == STDOUT_FD || c->a[0] == STDERR_FD ? LNX_O_WRONLY
+									   : LNX_O_RDONLY)
+			   : 0;
+	case LNX_futex: /* one thread: nobody to wake, and a wait would wait forever */
+		return (c->a[1] & LNX_FUTEX_CMD) == LNX_FUTEX_WAIT ? ERR(LNX_EAGAIN) : 0;
+	default:
+		return ~0ull;
+	}
+}
+
+WORKLOAD_SECTION static uint64_t dispatch_files(struct user_run *u, const struct linux_call *c);
+
+WORKLOAD_SECTION static uint64_t dispatch(struct user_run *u, const struct linux_call *c)
+{
+	const uint64_t *a = c->a;
+	switch (c->nr) {
+	case LNX_write:
+		return sys_write(u, a[0], a[1], a[2]);
+	case LNX_writev:
+		return sys_iov(u, a[0], a[1], a[2], false);
+	case LNX_brk:
+		return sys_brk(u, a[0]);
+	case LNX_mmap:
+		return sys_mmap(u, c);
+	case LNX_mremap:
+		return sys_mremap(u, c);
+	case LNX_arch_prctl:
+		return sys_arch_prctl(u, a[0], a[1]);
+	case LNX_fstat:
+		return sys_fstat(u, a[0], a[1]);
+	case LNX_newfstatat:
+		return sys_newfstatat(u, c);
+	case LNX_clock_gettime:
+		return sys_clock_gettime(u, a[1]);
+	case LNX_gettimeofday:
+		return sys_gettimeofday(u, a[0]);
+	case LNX_time:
+		return ns_now(u) / NS_PER_S;
+	case LNX_getrandom:
+		return sys_getrandom(u, a[0], a[1]);
+	case LNX_uname:
+		return sys_uname(u, a[0]);
+	case LNX_prlimit64:
+		return sys_prlimit(u, a[1], a[3]);
+	case LNX_getrlimit:
+		return sys_prlimit(u, a[0], a[1]);
+	case LNX_rt_sigaction:
+		return zero_old(u, a[2], 32);
+	case LNX_rt_sigprocmask:
+		return zero_old(u, a[2], a[3] < 8 ? a[3] : 8);
+	case LNX_sigaltstack:
+		return zero_old(u, a[1], 24);
+	case LNX_getcwd:
+		return sys_getcwd(u, a[0], a[1]);
+	default:
+		return dispatch_files(u, c);
+	}
+}
+
+/* The calls on paths and descriptors (linux_files.c), then those that only answer. */
+WORKLOAD_SECTION static uint64_t dispatch_files(struct user_run *u, const struct linux_call *c)
+{
+	const uint64_t *a = c->a;
+	switch (c->nr) {
+	case LNX_open:
+		return linux_openat(u, a[0], a[1]);
+	case LNX_openat:
+		return linux_openat(u, a[1], a[2]);
+	case LNX_close:
+		return linux_close(u, a[0]);
+	case LNX_read:
+		return linux_read(u, a[0], a[1], a[2], false, 0);
+	case LNX_pread64:
+		return linux_read(u, a[0], a[1], a[2], true, a[3]);
+	case LNX_readv:
+		return sys_iov(u, a[0], a[1], a[2], true);
+	case LNX_lseek:
+		return linux_lseek(u, a[0], (int64_t)a[1], a[2]);
+	case LNX_access:
+		return linux_access(u, a[0], a[1]);
+	case LNX_faccessat:
+	case LNX_faccessat2:
+		return linux_access(u, a[1], a[2]);
+	case LNX_readlink:
+		return linux_readlink(u, a[0], a[1], a[2]);
+	case LNX_readlinkat:
+		return linux_readlink(u, a[1], a[2], a[3]);
+	case LNX_sched_getaffinity:
+		return sys_sched_getaffinity(u, a[1], a[2]);
+	case LNX_sysinfo:
+		return sys_sysinfo(u, a[0]);
+	default: {
+		uint64_t r = answer(c);
+		return r != ~0ull ? r : unsupported(u, c->nr);
+	}
+	}
+}
+
+WORKLOAD_SECTION uint64_t linux_syscall(const struct linux_call *c)
+{
+	struct user_run *u = &user_runs[this_cpu()->index];
+	if (c->nr == LNX_exit || c->nr == LNX_exit_group) {
+		linux_exit_status = c->a[0] & 0xff; /* the status a parent's wait() sees */
+		linux_exit_now = 1;
+		return 0;
+	}
+	return dispatch(u, c);
+}

@@ -1,0 +1,158 @@
+// UNIT-SOURCES:
+/*
+ * The Linux system call numbers and structure layouts of arch/x86/user/linux_abi.h against
+ * Debian's linux-libc-dev (asm/unistd_64.h, asm/stat.h) and glibc's headers: an independent
+ * source for every number a Linux program will use.
+ */
+#define _GNU_SOURCE
+#include "tests/unit/unit.h"
+#include <asm/unistd_64.h>
+#include <sys/stat.h>
+#include <asm/prctl.h>
+#include <elf.h>
+#include <errno.h>
+#include <stddef.h>
+#include <sys/mman.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <fcntl.h>
+#include "arch/x86/user/linux_abi.h"
+
+#define NR(name)                                                                                   \
+	{                                                                                          \
+#name, LNX_##name, __NR_##name                                                     \
+	}
+
+static void numbers_are_linux_s(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		long ours, linux_s;
+	} nr[] = {
+	    NR(read),
+	    NR(write),
+	    NR(open),
+	    NR(close),
+	    NR(fstat),
+	    NR(lseek),
+	    NR(mmap),
+	    NR(mprotect),
+	    NR(munmap),
+	    NR(brk),
+	    NR(rt_sigaction),
+	    NR(rt_sigprocmask),
+	    NR(ioctl),
+	    NR(pread64),
+	    NR(readv),
+	    NR(writev),
+	    NR(access),
+	    NR(sched_yield),
+	    NR(mremap),
+	    NR(madvise),
+	    NR(dup),
+	    NR(dup2),
+	    NR(nanosleep),
+	    NR(getpid),
+	    NR(clone),
+	    NR(fork),
+	    NR(vfork),
+	    NR(execve),
+	    NR(exit),
+	    NR(uname),
+	    NR(fcntl),
+	    NR(getcwd),
+	    NR(readlink),
+	    NR(gettimeofday),
+	    NR(getrlimit),
+	    NR(sysinfo),
+	    NR(getuid),
+	    NR(getgid),
+	    NR(geteuid),
+	    NR(getegid),
+	    NR(getppid),
+	    NR(sigaltstack),
+	    NR(arch_prctl),
+	    NR(gettid),
+	    NR(time),
+	    NR(futex),
+	    NR(sched_getaffinity),
+	    NR(getdents64),
+	    NR(set_tid_address),
+	    NR(clock_gettime),
+	    NR(clock_nanosleep),
+	    NR(exit_group),
+	    NR(openat),
+	    NR(newfstatat),
+	    NR(readlinkat),
+	    NR(faccessat),
+	    NR(set_robust_list),
+	    NR(dup3),
+	    NR(prlimit64),
+	    NR(getrandom),
+	    NR(statx),
+	    NR(rseq),
+	    NR(faccessat2),
+	};
+	for (size_t i = 0; i < sizeof(nr) / sizeof(nr[0]); i++)
+		if (nr[i].ours != nr[i].linux_s)
+			fail_msg("%s: ours %ld, asm/unistd_64.h %ld", nr[i].name, nr[i].ours,
+				 nr[i].linux_s);
+	assert_true(__NR_statx < LNX_SYSCALL_TABLE_SIZE &&
+		    __NR_faccessat2 < LNX_SYSCALL_TABLE_SIZE);
+}
+
+static void constants_and_layouts_are_linux_s(void **state)
+{
+	(void)state;
+	assert_int_equal(LNX_EPERM, EPERM);
+	assert_int_equal(LNX_ENOENT, ENOENT);
+	assert_int_equal(LNX_EBADF, EBADF);
+	assert_int_equal(LNX_EAGAIN, EAGAIN);
+	assert_int_equal(LNX_ENOMEM, ENOMEM);
+	assert_int_equal(LNX_EFAULT, EFAULT);
+	assert_int_equal(LNX_EINVAL, EINVAL);
+	assert_int_equal(LNX_ENOTTY, ENOTTY);
+	assert_int_equal(LNX_ESPIPE, ESPIPE);
+	assert_int_equal(LNX_ERANGE, ERANGE);
+	assert_int_equal(LNX_ENOSYS, ENOSYS);
+	assert_int_equal(LNX_ARCH_SET_FS, ARCH_SET_FS);
+	assert_int_equal(LNX_ARCH_GET_FS, ARCH_GET_FS);
+	assert_int_equal(LNX_MAP_FIXED, MAP_FIXED);
+	assert_int_equal(LNX_MAP_ANONYMOUS, MAP_ANONYMOUS);
+	assert_int_equal(LNX_MREMAP_MAYMOVE, MREMAP_MAYMOVE);
+	assert_int_equal(LNX_AT_EMPTY_PATH, AT_EMPTY_PATH);
+	assert_int_equal(LNX_F_GETFD, F_GETFD);
+	assert_int_equal(LNX_F_GETFL, F_GETFL);
+	assert_int_equal(sizeof(struct lnx_stat), sizeof(struct stat));
+	assert_int_equal(offsetof(struct lnx_stat, st_mode), offsetof(struct stat, st_mode));
+	assert_int_equal(offsetof(struct lnx_stat, st_blksize), offsetof(struct stat, st_blksize));
+	assert_int_equal(sizeof(struct lnx_utsname), sizeof(struct utsname));
+	assert_int_equal(sizeof(struct lnx_sysinfo), sizeof(struct sysinfo));
+	assert_int_equal(offsetof(struct lnx_sysinfo, totalram),
+			 offsetof(struct sysinfo, totalram));
+	assert_int_equal(offsetof(struct lnx_sysinfo, procs), offsetof(struct sysinfo, procs));
+	assert_int_equal(offsetof(struct lnx_sysinfo, mem_unit),
+			 offsetof(struct sysinfo, mem_unit));
+	static const long at[][2] = {
+	    {LNX_AT_NULL, AT_NULL},	    {LNX_AT_PHDR, AT_PHDR},
+	    {LNX_AT_PHENT, AT_PHENT},	    {LNX_AT_PHNUM, AT_PHNUM},
+	    {LNX_AT_PAGESZ, AT_PAGESZ},	    {LNX_AT_BASE, AT_BASE},
+	    {LNX_AT_FLAGS, AT_FLAGS},	    {LNX_AT_ENTRY, AT_ENTRY},
+	    {LNX_AT_UID, AT_UID},	    {LNX_AT_EUID, AT_EUID},
+	    {LNX_AT_GID, AT_GID},	    {LNX_AT_EGID, AT_EGID},
+	    {LNX_AT_PLATFORM, AT_PLATFORM}, {LNX_AT_HWCAP, AT_HWCAP},
+	    {LNX_AT_CLKTCK, AT_CLKTCK},	    {LNX_AT_SECURE, AT_SECURE},
+	    {LNX_AT_RANDOM, AT_RANDOM},	    {LNX_AT_HWCAP2, AT_HWCAP2},
+	    {LNX_AT_EXECFN, AT_EXECFN},	    {LNX_AT_MINSIGSTKSZ, AT_MINSIGSTKSZ},
+	};
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+		assert_int_equal(at[i][0], at[i][1]);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(numbers_are_linux_s),
+    cmocka_unit_test(constants_and_layouts_are_linux_s),
+};
+
+UNIT_MAIN(tests)
