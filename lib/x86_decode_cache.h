@@ -54,10 +54,10 @@ x86_decoded_same_bytes(const struct x86_decoded *slot)
 /* x86_decode_cached's miss: slot decoded afresh from the bytes at ip (out of line, so that the
  * hit stays a few instructions in its caller). */
 static __attribute__((noinline, cold)) const struct x86_decoded *
-x86_decode_fill(struct x86_decoded *slot, uint64_t ip)
+x86_decode_fill(struct x86_decoded *slot, uint64_t ip, unsigned avail)
 {
 	const uint8_t *code = (const uint8_t *)(uintptr_t)ip;
-	if (x86_decode(code, X86_MAX_INSN_LENGTH, &slot->insn) != 0) {
+	if (x86_decode(code, avail, &slot->insn) != 0) {
 		slot->insn.length = 0;
 		return 0;
 	}
@@ -75,19 +75,29 @@ x86_decode_fill(struct x86_decoded *slot, uint64_t ip)
 
 /*
  * The decoding of the instruction at ip, from cache[X86_DECODE_CACHE_SIZE], or NULL where the
- * bytes there are no instruction. `before_run`: ip is about to run, so the cached entry is
+ * bytes there are no instruction, or where the instruction would run past the `avail` bytes
+ * from ip that can be read (the rest lie on a page that is not present: the caller knows,
+ * issue 34; a cached decoding longer than that is not compared, it is decoded again and
+ * fails). `before_run`: ip is about to run, so the cached entry is
  * checked against the bytes there and decoded again if they changed; otherwise (ip has just
  * retired) the entry is taken as it is: it was made before ip ran (a previous call with
  * before_run), even if ip then rewrote itself. An instruction not seen before is decoded now.
  */
 static inline __attribute__((always_inline)) const struct x86_decoded *
-x86_decode_cached(struct x86_decoded *cache, uint64_t ip, bool before_run)
+x86_decode_cached_avail(struct x86_decoded *cache, uint64_t ip, bool before_run, unsigned avail)
 {
 	struct x86_decoded *slot = &cache[ip % X86_DECODE_CACHE_SIZE];
-	if (slot->ip != ip || slot->insn.length == 0 ||
+	if (slot->ip != ip || slot->insn.length == 0 || slot->insn.length > avail ||
 	    (before_run && !x86_decoded_same_bytes(slot)))
-		return x86_decode_fill(slot, ip);
+		return x86_decode_fill(slot, ip, avail);
 	return slot;
+}
+
+/* x86_decode_cached_avail with all X86_MAX_INSN_LENGTH bytes from ip readable. */
+static inline __attribute__((always_inline)) const struct x86_decoded *
+x86_decode_cached(struct x86_decoded *cache, uint64_t ip, bool before_run)
+{
+	return x86_decode_cached_avail(cache, ip, before_run, X86_MAX_INSN_LENGTH);
 }
 
 #endif

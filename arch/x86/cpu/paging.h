@@ -22,6 +22,9 @@ uint64_t paging_root(void);
 bool paging_map_kernel_4k(uint64_t va, uint64_t pa, bool writable);
 /* Remove a 4 KiB mapping made with paging_map_kernel_4k (the page is not freed). */
 bool paging_unmap_kernel_4k(uint64_t va);
+/* Map a 4 KiB page of kernel text again (read-only, executable) at va -> pa, after
+ * paging_unmap_kernel_4k (a workload whose code fetch faults on purpose). */
+bool paging_map_kernel_text_4k(uint64_t va, uint64_t pa);
 /* Map one user-accessible 4 KiB page (ring 3 workloads). */
 bool paging_map_user_4k(uint64_t va, uint64_t pa, bool writable, bool exec);
 /* The identity page at pa (a 4 KiB leaf below 2 MiB) becomes read+execute, or back to

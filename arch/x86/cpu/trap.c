@@ -80,4 +80,5 @@ void trap_dispatch(struct trap_frame *f)
 	if (unexpected_irqs[f->vector & 0xff]++ == 0)
 		kprintf("warning: unexpected interrupt on vector %#lx (no handler); ignored\n",
 			f->vector);
+	resumed(f); /* ignored, but resumed all the same: the observers see the return */
 }
