@@ -81,18 +81,6 @@ static struct ss_state *state_here(void)
 	return s;
 }
 
-static inline uint64_t read_dr6(void)
-{
-	uint64_t v;
-	__asm__ volatile("mov %%dr6, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_dr6(uint64_t v)
-{
-	__asm__ volatile("mov %0, %%dr6" : : "r"(v));
-}
-
 /* Decode the workload's instruction at ip from the bytes the engine can read without a fault
  * (fetch.c): false where they are not there or no instruction. */
 static bool decode_at(uint64_t ip, struct x86_insn *in)
@@ -437,18 +425,6 @@ int arch_step_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t
 /* DR7 (SDM Vol. 3B 17.2.4, Figure 17-2): L0-L3 and G0-G3, the enables of DR0-DR3. */
 #define DR7_ENABLES GENMASK(7, 0)
 
-static inline uint64_t read_dr7(void)
-{
-	uint64_t v;
-	__asm__ volatile("mov %%dr7, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_dr7(uint64_t v)
-{
-	__asm__ volatile("mov %0, %%dr7" : : "r"(v));
-}
-
 /*
  * The workload armed breakpoints of its own (a MOV to DR7, or to DR0-DR3 with DR7 enabling
  * them): their #DBs would come beside the engine's single-step traps (a data breakpoint and
@@ -534,6 +510,21 @@ static inline __attribute__((always_inline)) void note_next(struct ss_state *s,
 		before_special(s, opcode, f);
 }
 
+/* Whether the workload's own TF asks for the trap after the instruction with this opcode
+ * (before special_step updates s->vtf): TF as it was when the instruction began, except where
+ * TF is checked after the instruction completes (QEMU target/i386/tcg/translate.c on SYSCALL
+ * and SYSRET: "The TF bit is checked after the syscall insn completes. This allows #DB to not
+ * be generated after one has entered CPL0 if TF is set in FMASK"): SYSCALL with FMASK.TF
+ * (lifted by the engine, lift_fmask_tf) asks for none, SYSRET for the TF it loads. */
+static bool own_trap(const struct ss_state *s, unsigned opcode)
+{
+	if (opcode == OPC_SYSCALL)
+		return s->vtf && !s->fmask_tf;
+	if (opcode == OPC_SYSRET)
+		return s->sysret_tf;
+	return s->vtf;
+}
+
 /* A trap ss_debug_trap's common path leaves here: after an instruction the engine has work
  * for, a REP iteration or a branch to itself, a change of privilege level, the run's end, the
  * workload stepping itself, option ss.skip. `opcode`: the retired instruction's. */
@@ -562,8 +553,8 @@ static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struc
 	if (skip_every && skip_trap(s, f))
 		return true;
 	s->view->cpl_from = s->prev_cpl;
-	s->view->cpl_to = f->cs & 3; /* the privilege level execution continues at */
-	bool own = s->vtf;	     /* the workload's TF was set: this trap is its own too */
+	s->view->cpl_to = f->cs & 3;	/* the privilege level execution continues at */
+	bool own = own_trap(s, opcode); /* the workload's TF: this trap is its own too */
 	if (special)
 		special_step(s, opcode, f);
 	else

@@ -19,28 +19,16 @@ extern const char exact_bp[], exact_bp_ret[], exact_ud[], exact_ud_ret[], exact_
 extern const char exact_ss_int3[], exact_nc_jmp[], exact_nc_resume[];
 extern const char exact_page_b[], exact_c_target[], exact_straddle[];
 
-#define OP_INT3	   0xcc
-#define OP_CALL	   0xe8 /* CALL rel32 */
-#define OP_NOP	   0x90
-#define CALL_LEN   5
-#define NONCANON   0x8000000000000000ull /* exact.S's jump target */
+#define OP_INT3	    0xcc
+#define OP_CALL	    0xe8 /* CALL rel32 */
+#define OP_NOP	    0x90
+#define CALL_LEN    5
+#define NONCANON    0x8000000000000000ull /* exact.S's jump target */
 #define FETCH_PAGES 3
 
 /* DR6 (SDM Vol. 3B 17.2.3): B0, breakpoint 0's condition met; the value with none recorded. */
 #define DR6_B0	 BIT(0)
 #define DR6_INIT 0xffff0ff0ull
-
-static inline uint64_t read_dr6(void)
-{
-	uint64_t v;
-	__asm__ volatile("mov %%dr6, %0" : "=r"(v));
-	return v;
-}
-
-static inline void write_dr6(uint64_t v)
-{
-	__asm__ volatile("mov %0, %%dr6" : : "r"(v));
-}
 
 #define STRADDLE_HEAD 2 /* exact_straddle's bytes before the page end (exact.S) */
 static const char *const fetch_pages[FETCH_PAGES] = {exact_page_b, exact_c_target,
