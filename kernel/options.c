@@ -493,15 +493,6 @@ static bool config_file_ok(const struct boot_info *bi, char *err, size_t size)
 static bool options_check(const struct kernel_options *o, char *err, size_t size)
 {
 	const struct trace_options *t = &o->tr;
-	if (workload_count() > CFG_LIST_MAX) {
-		/* `all` (the default) would keep only the first CFG_LIST_MAX: never silently. */
-		fmt_snprintf(
-		    err, size,
-		    "the workload table has %u entries, more than a list option holds (%u): "
-		    "'workload=all' and 'ss=all' cannot name them all; raise CFG_LIST_MAX",
-		    workload_count(), (unsigned)CFG_LIST_MAX);
-		return false;
-	}
 	if (o->serial_baud && !o->serial_clock && o->serial_baud <= SERIAL_STD_MAX &&
 	    SERIAL_STD_MAX % o->serial_baud != 0) {
 		fmt_snprintf(
@@ -613,6 +604,15 @@ bool options_parse(const struct boot_info *bi, struct kernel_options *o, char *e
 	if (cfg_parse_args(option_table, ARRAY_SIZE(option_table), o, bi->options,
 			   strnlen(bi->options, sizeof(bi->options)), "load options", &e) != 0) {
 		fmt_snprintf(err, size, "%s", e.msg);
+		return false;
+	}
+	if (workload_count() > CFG_LIST_MAX) {
+		/* `all` (the default) would keep only the first CFG_LIST_MAX: never silently. */
+		fmt_snprintf(
+		    err, size,
+		    "the workload table has %u entries, more than a list option holds (%u): "
+		    "'workload=all' and 'ss=all' cannot name them all; raise CFG_LIST_MAX",
+		    workload_count(), (unsigned)CFG_LIST_MAX);
 		return false;
 	}
 	return options_check(o, err, size);

@@ -39,8 +39,8 @@ arch_exact_workload:
 	push %rbx
 	mov %rdi, %rax
 exact_bp:
-	.byte 0xcc			/* CALL exact_leaf once the handler puts E8H back */
-	.long exact_leaf - exact_bp_ret
+	.byte 0xcc			/* CALL exact_leaf once the handler puts E8H back; its */
+	.long exact_leaf - exact_bp_ret	/* rel32, 88H 00H 00H 00H, reads as MOV and ADD (below) */
 exact_bp_ret:
 exact_ud:
 	ud2				/* then CALL exact_leaf, written by the handler */
@@ -68,6 +68,9 @@ exact_nc_resume:
 	inc %rax
 	pop %rbx
 	ret
+	/* exact_leaf 88H bytes on, so that the rel32 under the INT3 decodes as whole instructions
+	 * (88 00: MOV %al,(%rax); 00 00: ADD), as objdump and the decoder's own tests read it */
+	.org exact_bp_ret + 0x88, 0xcc
 exact_leaf:
 	inc %rax
 	ret
