@@ -59,6 +59,8 @@ struct ss_result {
  * 0 where ip's page is not present or ip is not canonical, fewer where the bytes run onto a page
  * that is not present (fetch.c). */
 unsigned ss_code_readable(uint64_t ip);
+/* Forget the pages ss_code_readable found present on this CPU (their mappings may change). */
+void ss_code_forget(void);
 
 /* Run fn(arg) single-stepped on this CPU, telling h about every instruction and transfer;
  * with `interrupts` the workload runs with RFLAGS.IF set (interrupt handlers are not stepped:
