@@ -126,6 +126,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->next_dec = NULL;
 	s->vtf = false; /* the caller's RFLAGS.TF, clear */
 	s->hooks = *h;
+	ss_code_forget(); /* mappings may have changed since the last run */
 	/* The engine decodes the workload's instructions, ring 3's too, and fixes the RFLAGS image
 	 * PUSHF stores on its stack: its traps touch user pages (SMAP, cpu/usermode.h) while the
 	 * instruction it reports next is ring 3's (set_prev; a trap from ring 3 opens them too). */
@@ -474,8 +475,10 @@ static __attribute__((noinline)) void before_special(struct ss_state *s, unsigne
 		s->sysret_tf = f->r11 & RFLAGS_TF;
 		f->r11 |= RFLAGS_TF;
 	}
-	if (opcode == OPC_SYSCALL)
+	if (opcode == OPC_SYSCALL) {
 		lift_fmask_tf(s);
+		ss_code_forget(); /* the system call may change mappings */
+	}
 	if (dr6_matters(opcode))
 		write_dr6(DR6_INIT_VALUE);
 }
@@ -734,6 +737,7 @@ void ss_note_exception(struct trap_frame *f)
 	if (!s->active)
 		return;
 	restore_fmask_tf(s);   /* a SYSCALL that did not retire (#UD) */
+	ss_code_forget();      /* its handler may change mappings */
 	s->exc_from = s->prev; /* the instruction that raised it, for ss_note_delivery */
 	s->exc_cpl = s->prev_cpl;
 	if (f->rip == s->prev)
