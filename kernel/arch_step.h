@@ -21,6 +21,8 @@ struct arch_step_counts {
 	uint64_t rebuilt;	 /* traps that stood for more than one instruction (their path
 				  * rebuilt from the code, arch_step_rebuild) */
 	uint64_t escaped_at;	 /* 0, or the instruction after which no trap came any more */
+	uint64_t dr_refused_at;	 /* 0, or the MOV to a debug register that armed breakpoints of
+				  * the workload's own, which the engine disarmed (refused) */
 };
 /* Run fn(arg) single-stepped on this CPU: on_step(ctx, retired, next) for every retired
  * instruction (with a cache, but the plain ones: x86_step_plain on the decoding made before the

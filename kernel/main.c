@@ -236,6 +236,12 @@ _Noreturn void kernel_main(const struct boot_info *bi_phys)
 	arch_set_exit_hold((unsigned)opts.screen_hold_s);
 	arch_set_step_skip((unsigned)opts.ss_skip);
 	print_banner(bi);
+	if (opts.ss_skip) /* test only: never silently (issue 34, class 8) */
+		kprintf(
+		    "warning: option ss.skip=%lu is a test option: the single-step engine leaves "
+		    "out every %lu-th trap it may and rebuilds the path from the code; a trace "
+		    "taken with it is no user's trace\n",
+		    (unsigned long)opts.ss_skip, (unsigned long)opts.ss_skip);
 	consoles_up(bi, &opts);
 	struct memmap mm = {arch_phys_to_virt(bi->mmap), bi->mmap_count};
 	if (!memory_init(&mm) || !arch_init(bi, &mm))

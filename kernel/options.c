@@ -401,7 +401,8 @@ static void list_of(struct cfg_list *l, const char *(*item)(unsigned, bool *), c
 			l->item[l->n++] = (uint16_t)i;
 }
 
-/* Every name of a table owned elsewhere but the explicit-only ones: a list option's `all`. */
+/* Every name of a table owned elsewhere but the explicit-only ones: a list option's `all`
+ * (options_check refuses a table longer than a list holds rather than cut it short). */
 static void list_all(struct cfg_list *l, const char *(*item)(unsigned, bool *))
 {
 	bool explicit_only;
@@ -409,6 +410,16 @@ static void list_all(struct cfg_list *l, const char *(*item)(unsigned, bool *))
 	for (unsigned i = 0; item(i, &explicit_only) && l->n < CFG_LIST_MAX; i++)
 		if (!explicit_only)
 			l->item[l->n++] = (uint16_t)i;
+}
+
+/* How many entries the workload table has (workload_name). */
+static unsigned workload_count(void)
+{
+	bool explicit_only;
+	unsigned n = 0;
+	while (workload_name(n, &explicit_only))
+		n++;
+	return n;
 }
 
 void options_defaults(struct kernel_options *o)
@@ -626,6 +637,15 @@ bool options_parse(const struct boot_info *bi, struct kernel_options *o, char *e
 	if (cfg_parse_args(option_table, ARRAY_SIZE(option_table), o, bi->options,
 			   strnlen(bi->options, sizeof(bi->options)), "load options", &e) != 0) {
 		fmt_snprintf(err, size, "%s", e.msg);
+		return false;
+	}
+	if (workload_count() > CFG_LIST_MAX) {
+		/* `all` (the default) would keep only the first CFG_LIST_MAX: never silently. */
+		fmt_snprintf(
+		    err, size,
+		    "the workload table has %u entries, more than a list option holds (%u): "
+		    "'workload=all' and 'ss=all' cannot name them all; raise CFG_LIST_MAX",
+		    workload_count(), (unsigned)CFG_LIST_MAX);
 		return false;
 	}
 	return options_check(o, err, size);

@@ -119,7 +119,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 		w->done(kprintf);
 	uint64_t expect = w->expect_native ? plain : workload_expect(w, arg);
 	bool ok = plain == expect && stepped == expect && trace.undecodable == 0 &&
-		  trace.redirected == 0 && escaped == 0;
+		  trace.redirected == 0 && escaped == 0 && n.dr_refused_at == 0;
 	kprintf("ss-begin %s steps=%lu branches=%u dropped=%lu undecodable=%lu result=%lu "
 		"expected=%lu rep-iterations=%lu redirected=%lu rebuilt=%lu tsc-cycles=%lu\n",
 		w->name, n.steps, trace.count, trace.dropped, trace.undecodable, stepped, expect,
@@ -128,6 +128,12 @@ static bool trace_one(const struct workload *w, void *ctx)
 		kprintf("error: ss: %s: the path between two traps could not be followed %lu "
 			"time(s), first after the instruction at %#lx: branches may be missing\n",
 			w->name, trace.redirected, trace.first_redirected);
+	if (n.dr_refused_at)
+		kprintf(
+		    "error: ss: %s: the workload arms debug-register breakpoints of its own (the "
+		    "MOV to a debug register at %#lx): refused, they were disarmed (the "
+		    "single-step engine does not step beside them)\n",
+		    w->name, n.dr_refused_at);
 	if (escaped)
 		kprintf(
 		    "error: ss: %s: no single-step trap came after the instruction at %#lx: the "

@@ -449,20 +449,22 @@ static bool list_add(struct cfg_list *l, uint64_t value)
 	return true;
 }
 
-/* What CFG_V_ALL stands for: every `item` name not explicit-only, else every plain value. */
-static void list_all(const struct cfg_option *o, struct cfg_list *l)
+/* What CFG_V_ALL stands for: every `item` name not explicit-only, else every plain value.
+ * False when they do not all fit (CFG_LIST_MAX): never a silent cut (issue 34, class 8). */
+static bool list_all(const struct cfg_option *o, struct cfg_list *l)
 {
 	bool explicit_only;
 
 	if (o->item) {
 		for (unsigned i = 0; o->item(i, &explicit_only); i++)
-			if (!explicit_only)
-				list_add(l, i);
-		return;
+			if (!explicit_only && !list_add(l, i))
+				return false;
+		return true;
 	}
 	for (const struct cfg_enum_value *e = o->values; e && e->name; e++)
-		if (!(e->flags & CFG_V_ALONE))
-			list_add(l, e->value);
+		if (!(e->flags & CFG_V_ALONE) && !list_add(l, e->value))
+			return false;
+	return true;
 }
 
 #define USED_WORDS 4 /* duplicates are caught among the first 256 names of a SET or LIST */
@@ -497,9 +499,15 @@ static int set_names(struct ctx *c, const struct cfg_option *o, const char *val,
 			sb_quote(err_option(c, o), "", val + s, te - s, " must stand alone");
 			return err_accepted(c, o);
 		}
-		if (flags & CFG_V_ALL)
-			list_all(o, &list);
-		else if (!(flags & CFG_V_ALONE) && !list_add(&list, value)) {
+		if ((flags & CFG_V_ALL) && !list_all(o, &list)) {
+			sb_quote(err_option(c, o), "", val + s, te - s, " stands for more than ");
+			sb_udec(&c->sb, CFG_LIST_MAX);
+			sb_str(&c->sb,
+			       " names, more than a list holds; accepted: the names, at most ");
+			sb_udec(&c->sb, CFG_LIST_MAX);
+			return err_end(c);
+		} else if (!(flags & CFG_V_ALL) && !(flags & CFG_V_ALONE) &&
+			   !list_add(&list, value)) {
 			sb_str(err_option(c, o), "more than ");
 			sb_udec(&c->sb, CFG_LIST_MAX);
 			sb_str(&c->sb, " names");

@@ -54,10 +54,10 @@ x86_decoded_same_bytes(const struct x86_decoded *slot)
 /* x86_decode_cached's miss: slot decoded afresh from the bytes at ip (out of line, so that the
  * hit stays a few instructions in its caller). */
 static __attribute__((noinline, cold)) const struct x86_decoded *
-x86_decode_fill(struct x86_decoded *slot, uint64_t ip, enum x86_mode mode)
+x86_decode_fill(struct x86_decoded *slot, uint64_t ip, enum x86_mode mode, unsigned avail)
 {
 	const uint8_t *code = (const uint8_t *)(uintptr_t)ip;
-	if (x86_decode_mode(code, X86_MAX_INSN_LENGTH, mode, &slot->insn) != 0) {
+	if (x86_decode_mode(code, avail, mode, &slot->insn) != 0) {
 		slot->insn.length = 0;
 		return 0;
 	}
@@ -76,27 +76,44 @@ x86_decode_fill(struct x86_decoded *slot, uint64_t ip, enum x86_mode mode)
 /*
  * The decoding of the instruction at ip in `mode` (the same bytes decode otherwise in 16/32-bit
  * code: a slot decoded in another mode is decoded again), from cache[X86_DECODE_CACHE_SIZE], or
- * NULL where the
- * bytes there are no instruction. `before_run`: ip is about to run, so the cached entry is
+ * NULL where the bytes there are no instruction, or where the instruction would run past the
+ * `avail` bytes from ip that can be read (the rest lie on a page that is not present: the caller
+ * knows, issue 34; a cached decoding longer than that is not compared, it is decoded again and
+ * fails). `before_run`: ip is about to run, so the cached entry is
  * checked against the bytes there and decoded again if they changed; otherwise (ip has just
  * retired) the entry is taken as it is: it was made before ip ran (a previous call with
  * before_run), even if ip then rewrote itself. An instruction not seen before is decoded now.
  */
 static inline __attribute__((always_inline)) const struct x86_decoded *
-x86_decode_cached_mode(struct x86_decoded *cache, uint64_t ip, bool before_run, enum x86_mode mode)
+x86_decode_cached_at(struct x86_decoded *cache, uint64_t ip, bool before_run, enum x86_mode mode,
+		     unsigned avail)
 {
 	struct x86_decoded *slot = &cache[ip % X86_DECODE_CACHE_SIZE];
 	if (slot->ip != ip || slot->insn.length == 0 || slot->insn.mode != mode ||
-	    (before_run && !x86_decoded_same_bytes(slot)))
-		return x86_decode_fill(slot, ip, mode);
+	    slot->insn.length > avail || (before_run && !x86_decoded_same_bytes(slot)))
+		return x86_decode_fill(slot, ip, mode, avail);
 	return slot;
 }
 
-/* x86_decode_cached_mode for 64-bit code. */
+/* x86_decode_cached_at with all X86_MAX_INSN_LENGTH bytes from ip readable. */
+static inline __attribute__((always_inline)) const struct x86_decoded *
+x86_decode_cached_mode(struct x86_decoded *cache, uint64_t ip, bool before_run, enum x86_mode mode)
+{
+	return x86_decode_cached_at(cache, ip, before_run, mode, X86_MAX_INSN_LENGTH);
+}
+
+/* x86_decode_cached_at for 64-bit code. */
+static inline __attribute__((always_inline)) const struct x86_decoded *
+x86_decode_cached_avail(struct x86_decoded *cache, uint64_t ip, bool before_run, unsigned avail)
+{
+	return x86_decode_cached_at(cache, ip, before_run, X86_MODE_64, avail);
+}
+
+/* x86_decode_cached_at for 64-bit code, all X86_MAX_INSN_LENGTH bytes from ip readable. */
 static inline __attribute__((always_inline)) const struct x86_decoded *
 x86_decode_cached(struct x86_decoded *cache, uint64_t ip, bool before_run)
 {
-	return x86_decode_cached_mode(cache, ip, before_run, X86_MODE_64);
+	return x86_decode_cached_at(cache, ip, before_run, X86_MODE_64, X86_MAX_INSN_LENGTH);
 }
 
 #endif

@@ -4,7 +4,9 @@
  * kernel's fault containment and watchdog (tests/qemu/program.t):
  *   0 exits with 7;  1 writes through a wild pointer (#PF at 0x1000);  2 #UD (UD2);
  *   3 #GP (HLT in ring 3);  4 #DE (divide by zero);  5 never ends;  6 #BP (INT3);
- *   7 the wild pointer on CPU 1 only, 7 elsewhere.
+ *   7 the wild pointer on CPU 1 only, 7 elsewhere;  8 steps itself (POPF with TF set, SDM Vol.
+ *   3B 17.3.1.4) across a system call: IA32_FMASK clears TF for the kernel's side (as Linux
+ *   sets it), SYSRET puts R11's TF back, and the #DB comes in ring 3 (its own, contained).
  * Each fault sits in its own function so the kernel's report can be checked to name it.
  */
 #include <stdint.h>
@@ -40,6 +42,21 @@ __attribute__((noinline)) void forever(void)
 		__asm__ volatile("");
 }
 
+#define RFLAGS_TF 0x100 /* SDM Vol. 1 3.4.3.3 */
+
+__attribute__((noinline)) void step_self(void)
+{
+	__asm__ volatile("pushfq\n\t"
+			 "orq %0, (%%rsp)\n\t"
+			 "popfq\n\t"
+			 "syscall\n\t"
+			 "nop\n\t"
+			 "nop"
+			 :
+			 : "i"(RFLAGS_TF), "a"(BT_SYS_NOP)
+			 : "rcx", "r11", "memory", "cc");
+}
+
 __attribute__((noinline)) void breakpoint(void)
 {
 	__asm__ volatile("int3");
@@ -68,6 +85,9 @@ int64_t main(uint64_t arg)
 	case 7:
 		if (bt_cpu() == 1)
 			wild_write();
+		break;
+	case 8:
+		step_self();
 		break;
 	}
 	return 7;

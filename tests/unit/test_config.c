@@ -814,6 +814,34 @@ static void list_capacity(void **state)
 	assert_true(strstr(err.msg, "option 'l': more than 64 names"));
 }
 
+/* A table owned elsewhere with one name more than a list holds (none explicit-only). */
+static const char *wide_item(unsigned i, bool *explicit_only)
+{
+	static char names[CFG_LIST_MAX + 1][8];
+	if (i > CFG_LIST_MAX)
+		return NULL;
+	snprintf(names[i], sizeof(names[i]), "w%u", i);
+	*explicit_only = false;
+	return names[i];
+}
+
+/* Issue 34, class 8: `all` standing for more names than a list holds is refused, never cut
+ * silently to the first CFG_LIST_MAX. */
+static void list_all_over_capacity(void **state)
+{
+	(void)state;
+	struct typed t = {0};
+	struct cfg_option o = {.name = "workload",
+			       .type = CFG_LIST,
+			       .offset = offsetof(struct typed, wl),
+			       .values = wl_words,
+			       .item = wide_item};
+	assert_int_equal(cfg_parse_args(&o, 1, &t, "workload=all", 12, "load options", &err), -1);
+	assert_true(strstr(err.msg, "option 'workload': 'all' stands for more than 64 names"));
+	assert_int_equal(cfg_parse_args(&o, 1, &t, "workload=w3,w64", 15, "load options", &err), 0);
+	assert_int_equal(t.wl.n, 2);
+}
+
 static void uint_zero_default_and_steps(void **state)
 {
 	(void)state;
@@ -1041,6 +1069,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(set_and_list_errors_name_the_place),
     cmocka_unit_test(list_keeps_order_and_expands_all),
     cmocka_unit_test(list_capacity),
+    cmocka_unit_test(list_all_over_capacity),
     cmocka_unit_test(uint_zero_default_and_steps),
     cmocka_unit_test(a_key_given_twice_warns_naming_both_places),
     cmocka_unit_test(unknown_option_suggests_a_near_name),

@@ -44,6 +44,24 @@ static void a_cached_decoding_stands_until_its_bytes_change_before_it_runs(void 
 	assert_int_equal(d->step.opcode, 0x75);
 }
 
+/* Issue 34, class 3: only the bytes the caller says can be read are: an instruction that runs
+ * past them (onto a page not present) has no decoding, and a cached one longer than them is
+ * not taken (48 B8 io: MOVABS, ten bytes). */
+static void no_decoding_past_the_readable_bytes(void **state)
+{
+	(void)state;
+	memset(cache, 0, sizeof(cache));
+	uint8_t code[16] = {0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8, 0x90};
+	uint64_t ip = (uint64_t)(uintptr_t)code;
+	assert_null(x86_decode_cached_avail(cache, ip, true, 9));
+	const struct x86_decoded *d = x86_decode_cached_avail(cache, ip, true, 10);
+	assert_non_null(d);
+	assert_int_equal(d->insn.length, 10);
+	assert_null(x86_decode_cached_avail(cache, ip, true, 2));
+	assert_null(x86_decode_cached_avail(cache, ip, false, 2));
+	assert_non_null(x86_decode_cached_avail(cache, ip, false, X86_MAX_INSN_LENGTH));
+}
+
 static void only_the_instructions_own_bytes_count(void **state)
 {
 	(void)state;
@@ -166,6 +184,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(the_engines_opcode_is_the_bytes_opcode),
     cmocka_unit_test(a_cached_decoding_stands_until_its_bytes_change_before_it_runs),
     cmocka_unit_test(only_the_instructions_own_bytes_count),
+    cmocka_unit_test(no_decoding_past_the_readable_bytes),
     cmocka_unit_test(nothing_past_an_instruction_at_a_page_end_is_read),
     cmocka_unit_test(bytes_that_are_no_instruction),
     cmocka_unit_test(a_decoding_answers_only_for_its_mode),

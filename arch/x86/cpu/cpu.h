@@ -100,6 +100,21 @@ DEFINE_CR_ACCESSORS(0)
 DEFINE_CR_ACCESSORS(2)
 DEFINE_CR_ACCESSORS(3)
 DEFINE_CR_ACCESSORS(4)
+
+/* Debug registers (SDM Vol. 3B 17.2): DR6 the status, DR7 the control. */
+#define DEFINE_DR_ACCESSORS(n)                                                                     \
+	static inline uint64_t read_dr##n(void)                                                    \
+	{                                                                                          \
+		uint64_t v;                                                                        \
+		__asm__ volatile("mov %%dr" #n ", %0" : "=r"(v));                                  \
+		return v;                                                                          \
+	}                                                                                          \
+	static inline void write_dr##n(uint64_t v)                                                 \
+	{                                                                                          \
+		__asm__ volatile("mov %0, %%dr" #n : : "r"(v));                                    \
+	}
+DEFINE_DR_ACCESSORS(6)
+DEFINE_DR_ACCESSORS(7)
 #undef DEFINE_CR_ACCESSORS
 
 static inline uint64_t read_rflags(void)

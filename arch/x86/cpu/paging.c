@@ -154,6 +154,14 @@ bool paging_map_user_4k(uint64_t va, uint64_t pa, bool writable, bool exec)
 	return true;
 }
 
+bool paging_map_kernel_text_4k(uint64_t va, uint64_t pa)
+{
+	if (pt_map(&kernel_pt_ops, root, va, pa, PAGE_4K, 0) != PT_OK)
+		return false;
+	invlpg(va);
+	return true;
+}
+
 bool paging_unmap_kernel_4k(uint64_t va)
 {
 	if (!pt_unmap_4k(&kernel_pt_ops, root, va))

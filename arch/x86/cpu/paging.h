@@ -31,6 +31,9 @@ bool paging_unmap_kernel_4k(uint64_t va);
 #define MMIO_VIRT_BASE 0xfffffffe00000000ull
 #define MMIO_VIRT_SIZE (4ull << 30)
 void *paging_map_mmio(uint64_t pa, uint64_t len);
+/* Map a 4 KiB page of kernel text again (read-only, executable) at va -> pa, after
+ * paging_unmap_kernel_4k (a workload whose code fetch faults on purpose). */
+bool paging_map_kernel_text_4k(uint64_t va, uint64_t pa);
 /* Map one user-accessible 4 KiB page (ring 3 workloads). */
 bool paging_map_user_4k(uint64_t va, uint64_t pa, bool writable, bool exec);
 /* The identity page at pa (below 1 MiB) mapped read+execute, or unmapped again: the AP

@@ -59,6 +59,10 @@ void irq_register(unsigned vector, irq_handler_fn fn)
 
 void trap_dispatch(struct trap_frame *f)
 {
+	if ((f->vector == VEC_PF || f->vector == VEC_GP) && f->rip == (uint64_t)cpu_probe_at) {
+		f->rip = (uint64_t)cpu_probe_fail; /* cpu_probe_byte: the read faulted */
+		return;
+	}
 	struct percpu *cpu = percpu_current();
 	/* STAC ends a translation block under QEMU's TCG: only where user pages may be touched.
 	 * RFLAGS comes back from the frame at IRETQ. */
@@ -80,4 +84,5 @@ void trap_dispatch(struct trap_frame *f)
 	if (unexpected_irqs[f->vector & 0xff]++ == 0)
 		kprintf("warning: unexpected interrupt on vector %#lx (no handler); ignored\n",
 			f->vector);
+	resumed(f); /* ignored, but resumed all the same: the observers see the return */
 }

@@ -94,6 +94,11 @@ extern const uint64_t trap_stub_table[256];
 /* The IRETQ every stub returns through (arch/x86/cpu/trap_stubs.S). */
 extern const char trap_iret[];
 
+/* Read one byte at p: false if the read faulted (#PF or #GP), which then goes no further than
+ * trap_dispatch (probe.S). */
+bool cpu_probe_byte(const void *p);
+extern const char cpu_probe_at[], cpu_probe_fail[];
+
 /* Exceptions (vectors 0-31): caught by a self-test, or dumped and the run ended. */
 void exception_dispatch(struct trap_frame *f);
 

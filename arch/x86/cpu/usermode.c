@@ -2,10 +2,11 @@
 /*
  * Ring 3 for workloads. SYSCALL/SYSRET (SDM Vol. 3A 5.8.8): IA32_STAR[47:32] is the SYSCALL
  * CS (SS = CS + 8); IA32_STAR[63:48] + 16 / + 8 are SYSRET's 64-bit CS / SS, which is why the
- * GDT orders user data before user code (arch/x86/cpu/desc.h). IA32_FMASK clears IF, DF and AC
- * (as Linux's syscall_init does), not TF: TF survives SYSCALL so the single-step engine follows
- * the program into ring 0, where the system call runs with interrupts off (the watchdog ends a
- * run in ring 3 only, arch/x86/user/run.c).
+ * GDT orders user data before user code (arch/x86/cpu/desc.h). IA32_FMASK clears TF, IF, DF and AC
+ * (as Linux's syscall_init does): a program's own TF does not step the kernel; the system call
+ * runs with interrupts off (the watchdog ends a run in ring 3 only, arch/x86/user/run.c). The
+ * single-step engine follows the program into ring 0 all the same (arch/x86/spmu/singlestep.c
+ * lifts FMASK's TF for the one SYSCALL it steps).
  */
 #include "arch/x86/cpu/usermode.h"
 #include "arch/x86/cpu/cpu.h"
@@ -78,7 +79,7 @@ void usermode_init_cpu(void)
 	/* SYSRET: CS = base + 16 = user code, SS = base + 8 = user data (RPL 3 forced). */
 	wrmsr(MSR_STAR, STAR_SYSCALL_CS(SEL_KERNEL_CODE) | STAR_SYSRET_BASE(SEL_KERNEL_DATA));
 	wrmsr(MSR_LSTAR, lstar);
-	wrmsr(MSR_FMASK, RFLAGS_IF | RFLAGS_DF | RFLAGS_AC);
+	wrmsr(MSR_FMASK, RFLAGS_TF | RFLAGS_IF | RFLAGS_DF | RFLAGS_AC);
 }
 
 bool usermode_init(uint64_t kernel_phys_base, const void *syscall_entry, const void *roundtrip_page)

@@ -350,6 +350,14 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 		ss_run(q->fn, q->arg, &h, interrupts, &res);
 		*steps = res.steps;
 		r = res.retval;
+		if (res.dr_refused_at) {
+			tprintf(
+			    "error: %s: the workload arms debug-register breakpoints of its own "
+			    "(the MOV to a debug register at %#lx): refused, they were disarmed "
+			    "(the single-step engine does not step beside them)\n",
+			    t->label, res.dr_refused_at);
+			t->ok = false;
+		}
 		if (res.escaped_at) {
 			tprintf(
 			    "error: %s: no single-step trap came after the instruction at %#lx: "

@@ -3,10 +3,10 @@
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/desc.h"
 #include "arch/x86/cpu/idt.h"
-#include "arch/x86/cpu/paging.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/usermode.h"
+#include "arch/x86/hw/msr.h"
 #include "kernel/arch_cpu.h"
 #include "kernel/arch_step.h"
 #include "lib/x86_decode.h"
@@ -40,6 +40,7 @@ struct ss_state {
 	struct trap_frame *nmi_frame; /* an NMI inside the engine's #DB handler (a PMI) */
 	bool vtf;	/* the workload's own TF: what it set, what PUSHF and handlers see */
 	bool sysret_tf; /* R11.TF before the engine set it for the SYSRET about to retire */
+	bool fmask_tf;	/* IA32_FMASK.TF lifted for the SYSCALL about to retire (lift_fmask_tf) */
 	uint64_t next_opcode_ip; /* where next_opcode was read (s->prev, unless a handler moved) */
 	unsigned next_opcode;
 	/* The trap after next_opcode_ip goes the whole way (debug_trap_whole): an instruction
@@ -53,6 +54,7 @@ struct ss_state {
 	const struct x86_decoded *next_dec;
 	struct x86_decoded spare; /* a retired instruction's decoding whose slot the next needs */
 	uint64_t exc_from;	  /* the instruction that raised the exception being delivered */
+	uint64_t dr_refused_at;	  /* refuse_breakpoints: the first MOV DRn that armed any */
 	unsigned exc_cpl;
 	struct ss_hooks hooks;
 };
@@ -82,28 +84,33 @@ static struct ss_state *state_here(void)
 	return s;
 }
 
-static inline uint64_t read_dr6(void)
+/* Decode the workload's instruction at ip from the bytes the engine can read without a fault
+ * (fetch.c): false where they are not there or no instruction. */
+static bool decode_at(uint64_t ip, enum x86_mode mode, struct x86_insn *in)
 {
-	uint64_t v;
-	__asm__ volatile("mov %%dr6, %0" : "=r"(v));
-	return v;
+	unsigned avail = ss_code_readable(ip);
+	return avail && x86_decode_mode((const uint8_t *)ip, avail, mode, in) == 0;
 }
 
-static inline void write_dr6(uint64_t v)
+/* The decode cache's answer for ip in `mode` (x86_decode_cached_at), from readable bytes only. */
+static inline __attribute__((always_inline)) const struct x86_decoded *
+cached_at(struct x86_decoded *cache, uint64_t ip, bool before_run, enum x86_mode mode)
 {
-	__asm__ volatile("mov %0, %%dr6" : : "r"(v));
+	unsigned avail = ss_code_readable(ip);
+	return avail ? x86_decode_cached_at(cache, ip, before_run, mode, avail) : NULL;
 }
 
 static bool is_rep_string_at(uint64_t ip, enum x86_mode mode)
 {
 	struct x86_insn in;
-	if (x86_decode_mode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, mode, &in) != 0)
+	if (!decode_at(ip, mode, &in))
 		return false;
 	struct x86_step_insn si = x86_step_insn_of(&in);
 	return x86_is_rep_string(&si);
 }
 
 static void set_prev(struct ss_state *s, uint64_t ip, uint64_t cs);
+static void restore_fmask_tf(struct ss_state *s);
 
 void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bool interrupts,
 	    struct ss_result *r)
@@ -115,12 +122,14 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->rebuilt = 0;
 	s->skip_seen = 0;
 	s->skipped_to = 0;
+	s->dr_refused_at = 0;
 	s->exc_frame = NULL;
 	s->nmi_frame = NULL;
 	s->next_opcode_ip = 0;
 	s->next_dec = NULL;
 	s->vtf = false; /* the caller's RFLAGS.TF, clear */
 	s->hooks = *h;
+	ss_code_forget(); /* mappings may have changed since the last run */
 	/* The engine decodes the workload's instructions, ring 3's too, and fixes the RFLAGS image
 	 * PUSHF stores on its stack: its traps touch user pages (SMAP, cpu/usermode.h) while the
 	 * instruction it reports next is ring 3's (set_prev; a trap from ring 3 opens them too). */
@@ -132,9 +141,11 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	 * workload went on without traps from s->prev on. */
 	r->escaped_at = s->active ? s->prev : 0;
 	s->active = false;
+	restore_fmask_tf(s);
 	r->steps = s->steps;
 	r->rep_iterations = s->rep_iterations;
 	r->rebuilt = s->rebuilt;
+	r->dr_refused_at = s->dr_refused_at;
 }
 
 /* Opcodes the engine treats itself (SDM Vol. 2 Tables A-2, A-3). */
@@ -146,8 +157,9 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 #define OPC_SYSRET   X86_OPCODE_0F(0x07)
 #define OPC_INT1     0xf1 /* INT1 (ICEBP): a #DB without DR6.BS */
 #define OPC_INT3     0xcc
-#define OPC_INTN     0xcd /* INT n: n = 1 delivers vector 1 too */
-#define OPC_INTO     0xce /* INTO: #OF as a trap, 16/32-bit code only (i64) */
+#define OPC_INTN     0xcd		 /* INT n: n = 1 delivers vector 1 too */
+#define OPC_INTO     0xce		 /* INTO: #OF as a trap, 16/32-bit code only (i64) */
+#define OPC_MOV_DR   X86_OPCODE_0F(0x23) /* MOV DRn, r64 */
 #define MODRM_REG(m) (((m) >> 3) & 7)
 #define SREG_SS	     2
 
@@ -158,13 +170,17 @@ static inline bool cs_64bit(uint64_t cs)
 	return cs == SEL_KERNEL_CODE || cs == SEL_USER_CODE;
 }
 
-/* The opcode at ip in `mode` (lib/x86_decode.h): a cheap filter, so that only the few
- * instructions below are decoded in full. */
+/* The opcode at ip in `mode` (lib/x86_decode.h) from the bytes the engine can read without a
+ * fault (fetch.c), 0 where there are none: a cheap filter, so that only the few instructions
+ * below are decoded in full. */
 static unsigned opcode_at(uint64_t ip, enum x86_mode mode)
 {
+	unsigned avail = ss_code_readable(ip);
+	if (!avail)
+		return 0;
 	if (mode != X86_MODE_64) /* 40-4F are INC/DEC there, not REX */
-		return x86_opcode_of_mode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, mode);
-	return x86_opcode_quick((const uint8_t *)ip, X86_MAX_INSN_LENGTH);
+		return x86_opcode_of_mode((const uint8_t *)ip, avail, mode);
+	return x86_opcode_quick((const uint8_t *)ip, avail);
 }
 
 /* Whether a #DB after the instruction with this opcode may be other than its single-step trap
@@ -188,7 +204,7 @@ static inline bool engine_special(unsigned opcode)
 					     SPECIAL_WORD(0x80), SPECIAL_WORD(0xc0)};
 	if (opcode < 0x100)
 		return (one_byte[opcode >> 6] >> (opcode & 63)) & 1;
-	return opcode == OPC_SYSCALL || opcode == OPC_SYSRET;
+	return opcode == OPC_SYSCALL || opcode == OPC_SYSRET || opcode == OPC_MOV_DR;
 }
 
 /* The instruction that will retire next, under code segment `cs`: traps open user access
@@ -207,10 +223,48 @@ static inline void move_prev(struct ss_state *s, uint64_t ip, uint64_t cs)
 static void set_prev(struct ss_state *s, uint64_t ip, uint64_t cs)
 {
 	move_prev(s, ip, cs);
-	s->next_dec = NULL;    /* not read before it runs: a handler may resume anywhere */
+	/* Decoded now, before it runs, from the bytes there now: a handler may have rewritten
+	 * them (a breakpoint byte put back, a UD2 patched into a CALL) before resuming here, and
+	 * the CPU runs the bytes present when it fetches (SDM Vol. 3A 8.1.3): a decoding cached
+	 * before the handler ran must not answer for them (issue 34, class 1). */
+	s->next_dec = s->hooks.cache ? cached_at(s->hooks.cache, ip, true, s->prev_mode) : NULL;
 	s->next_opcode_ip = 0; /* read again at the trap after it (the handler may change vtf) */
 	s->plain_to = 0;
 	write_dr6(DR6_INIT_VALUE);
+}
+
+/* The opcode of the instruction that retired at prev, as read before it ran (an instruction
+ * may overwrite its own first bytes: it ran as what it was, SDM Vol. 3A 8.1.3). */
+static inline unsigned retired_opcode(const struct ss_state *s, uint64_t prev)
+{
+	if (s->next_opcode_ip == prev)
+		return s->next_opcode;
+	return s->next_dec && s->next_dec->ip == prev ? s->next_dec->opcode
+						      : opcode_at(prev, s->prev_mode);
+}
+
+/*
+ * IA32_FMASK with TF set (as Linux sets it: arch/x86/kernel/cpu/common.c, syscall_init) makes
+ * SYSCALL clear TF (SDM Vol. 2B SYSCALL: "RFLAGS := RFLAGS AND NOT(IA32_FMASK)"): no trap would
+ * come until SYSRET, and the kernel's path in between would be lost (issue 34, class 4). For
+ * the one SYSCALL about to retire the engine lifts FMASK's TF, so that the kernel side is
+ * stepped like the rest, and puts it back at the trap after it, where the workload's own TF
+ * (s->vtf) is cleared as FMASK says.
+ */
+static void lift_fmask_tf(struct ss_state *s)
+{
+	uint64_t fmask = rdmsr(MSR_FMASK);
+	s->fmask_tf = fmask & RFLAGS_TF;
+	if (s->fmask_tf)
+		wrmsr(MSR_FMASK, fmask & ~RFLAGS_TF);
+}
+
+static void restore_fmask_tf(struct ss_state *s)
+{
+	if (!s->fmask_tf)
+		return;
+	s->fmask_tf = false;
+	wrmsr(MSR_FMASK, rdmsr(MSR_FMASK) | RFLAGS_TF);
 }
 
 static uint64_t with_tf(uint64_t rflags, bool tf)
@@ -239,8 +293,7 @@ static __attribute__((noinline)) void hide_tf_of(struct ss_state *s, unsigned op
 	switch (opcode) {
 	case OPC_PUSHF: {
 		struct x86_insn in;
-		if (x86_decode_mode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, s->prev_mode,
-				    &in) != 0)
+		if (!decode_at(retired, s->prev_mode, &in))
 			return;
 		if (in.operand16)
 			*(uint16_t *)f->rsp = (uint16_t)with_tf(*(uint16_t *)f->rsp, s->vtf);
@@ -252,6 +305,10 @@ static __attribute__((noinline)) void hide_tf_of(struct ss_state *s, unsigned op
 	}
 	case OPC_SYSCALL:
 		f->r11 = with_tf(f->r11, s->vtf);
+		if (s->fmask_tf) {
+			restore_fmask_tf(s);
+			s->vtf = false; /* what FMASK.TF does to the workload's TF */
+		}
 		return;
 	case OPC_SYSRET:
 		f->r11 = with_tf(f->r11, s->sysret_tf); /* SYSRET leaves R11 as it was */
@@ -289,8 +346,7 @@ static uint64_t mov_ss_shadowed(unsigned opcode, uint64_t retired, enum x86_mode
 	if (opcode != OPC_MOV_SR)
 		return 0;
 	struct x86_insn in;
-	if (x86_decode_mode((const uint8_t *)retired, X86_MAX_INSN_LENGTH, mode, &in) != 0 ||
-	    !in.has_modrm || MODRM_REG(in.modrm) != SREG_SS)
+	if (!decode_at(retired, mode, &in) || !in.has_modrm || MODRM_REG(in.modrm) != SREG_SS)
 		return 0;
 	return retired + in.length;
 }
@@ -310,13 +366,13 @@ static inline __attribute__((always_inline)) void decode_step(struct ss_state *s
 	}
 	const struct x86_decoded *in = s->next_dec;
 	if (!in || in->ip != retired || in->insn.length == 0 || in->insn.mode != s->prev_mode)
-		in = x86_decode_cached_mode(cache, retired, false, s->prev_mode);
+		in = cached_at(cache, retired, false, s->prev_mode);
 	if (in && next % X86_DECODE_CACHE_SIZE == retired % X86_DECODE_CACHE_SIZE) {
 		s->spare = *in; /* the next one's decoding takes its slot */
 		in = &s->spare;
 	}
 	v->in = in;
-	v->upcoming = s->next_dec = x86_decode_cached_mode(cache, next, true, next_mode);
+	v->upcoming = s->next_dec = cached_at(cache, next, true, next_mode);
 }
 
 static inline __attribute__((always_inline)) void report_step(struct ss_state *s,
@@ -358,7 +414,7 @@ static __attribute__((noinline)) bool skip_trap(struct ss_state *s, const struct
 	    f->rip == (uint64_t)ss_exit || s->prev_cpl != (f->cs & 3))
 		return false;
 	struct x86_insn in;
-	if (x86_decode((const uint8_t *)ran, X86_MAX_INSN_LENGTH, &in) != 0 ||
+	if (!decode_at(ran, X86_MODE_64, &in) ||
 	    (in.branch != X86_BR_NONE && in.branch != X86_BR_JMP_REL &&
 	     in.branch != X86_BR_CALL_REL) ||
 	    ++s->skip_seen % skip_every != 0)
@@ -367,22 +423,14 @@ static __attribute__((noinline)) bool skip_trap(struct ss_state *s, const struct
 	return true;
 }
 
-/* Whether the bytes an instruction at ip may occupy are mapped (the rebuild follows code the
- * workload has not run yet, and a direct branch's target may be anywhere). */
-static bool code_mapped(uint64_t ip)
-{
-	uint64_t pa, flags, size;
-	return paging_translate(ip, &pa, &flags, &size) &&
-	       paging_translate(ip + X86_MAX_INSN_LENGTH - 1, &pa, &flags, &size);
-}
-
-/* ctx: the enum x86_mode of the code (a rebuilt path stays in its code segment). */
+/* The rebuild follows code the workload has not run yet, and a direct branch's target may be
+ * anywhere: only bytes on present pages are read (decode_at). ctx: the enum x86_mode of the
+ * code (a rebuilt path stays in its code segment). */
 static int decode_mapped(void *ctx, uint64_t ip, struct x86_step_insn *out)
 {
 	struct x86_insn in;
 	enum x86_mode mode = ctx ? *(const enum x86_mode *)ctx : X86_MODE_64;
-	if (!code_mapped(ip) ||
-	    x86_decode_mode((const uint8_t *)ip, X86_MAX_INSN_LENGTH, mode, &in) != 0)
+	if (!decode_at(ip, mode, &in))
 		return -1;
 	*out = x86_step_insn_of(&in);
 	return 0;
@@ -401,11 +449,35 @@ int arch_step_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t
 	return n;
 }
 
+/* DR7 (SDM Vol. 3B 17.2.4, Figure 17-2): L0-L3 and G0-G3, the enables of DR0-DR3. */
+#define DR7_ENABLES GENMASK(7, 0)
+
+/*
+ * The workload armed breakpoints of its own (a MOV to DR7, or to DR0-DR3 with DR7 enabling
+ * them): their #DBs would come beside the engine's single-step traps (a data breakpoint and
+ * single-step after one store, SDM Vol. 3B 17.2.5 / 17.3.1.4, and, under QEMU, as two #DBs on
+ * one IST stack) and the engine does not tell them apart: it refuses, loudly, rather than hang
+ * or lose a trap (issue 34, class 7): the enables are cleared before any of them can fire
+ * (this is the trap right after the MOV), the run goes on stepped, and its session fails
+ * naming the instruction (ss_result.dr_refused_at).
+ */
+static __attribute__((noinline)) void refuse_breakpoints(struct ss_state *s)
+{
+	uint64_t dr7 = read_dr7();
+	if (!(dr7 & DR7_ENABLES))
+		return;
+	write_dr7(dr7 & ~DR7_ENABLES);
+	if (!s->dr_refused_at)
+		s->dr_refused_at = s->prev;
+}
+
 /* The step after an instruction engine_special names: TF kept the engine's (hide_tf), and the
  * trap MOV SS held back split into its two instructions. */
 static __attribute__((noinline)) void special_step(struct ss_state *s, unsigned opcode,
 						   struct trap_frame *f)
 {
+	if (opcode == OPC_MOV_DR)
+		refuse_breakpoints(s);
 	hide_tf(s, opcode, s->prev, f);
 	uint64_t second = mov_ss_shadowed(opcode, s->prev, s->prev_mode);
 	if (second && second != f->rip) {
@@ -428,6 +500,10 @@ static __attribute__((noinline)) void before_special(struct ss_state *s, unsigne
 	if (opcode == OPC_SYSRET) {
 		s->sysret_tf = f->r11 & RFLAGS_TF;
 		f->r11 |= RFLAGS_TF;
+	}
+	if (opcode == OPC_SYSCALL) {
+		lift_fmask_tf(s);
+		ss_code_forget(); /* the system call may change mappings */
 	}
 	if (dr6_matters(opcode))
 		write_dr6(DR6_INIT_VALUE);
@@ -463,6 +539,21 @@ static inline __attribute__((always_inline)) void note_next(struct ss_state *s,
 		before_special(s, opcode, f);
 }
 
+/* Whether the workload's own TF asks for the trap after the instruction with this opcode
+ * (before special_step updates s->vtf): TF as it was when the instruction began, except where
+ * TF is checked after the instruction completes (QEMU target/i386/tcg/translate.c on SYSCALL
+ * and SYSRET: "The TF bit is checked after the syscall insn completes. This allows #DB to not
+ * be generated after one has entered CPL0 if TF is set in FMASK"): SYSCALL with FMASK.TF
+ * (lifted by the engine, lift_fmask_tf) asks for none, SYSRET for the TF it loads. */
+static bool own_trap(const struct ss_state *s, unsigned opcode)
+{
+	if (opcode == OPC_SYSCALL)
+		return s->vtf && !s->fmask_tf;
+	if (opcode == OPC_SYSRET)
+		return s->sysret_tf;
+	return s->vtf;
+}
+
 /* A trap ss_debug_trap's common path leaves here: after an instruction the engine has work
  * for, a REP iteration or a branch to itself, a change of privilege level, the run's end, the
  * workload stepping itself, option ss.skip. `opcode`: the retired instruction's. */
@@ -491,8 +582,8 @@ static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struc
 	if (skip_every && skip_trap(s, f))
 		return true;
 	s->view->cpl_from = s->prev_cpl;
-	s->view->cpl_to = f->cs & 3; /* the privilege level execution continues at */
-	bool own = s->vtf;	     /* the workload's TF was set: this trap is its own too */
+	s->view->cpl_to = f->cs & 3;	/* the privilege level execution continues at */
+	bool own = own_trap(s, opcode); /* the workload's TF: this trap is its own too */
 	if (special)
 		special_step(s, opcode, f);
 	else
@@ -547,7 +638,7 @@ TRAP_STEP_HOT bool ss_plain_trap(const struct db_cpu_frame *c)
 		return false;
 	if (s->prev_cpl == 3)
 		user_access_begin(); /* the code the engine reads is ring 3's (SMAP) */
-	const struct x86_decoded *dec = x86_decode_cached(s->hooks.cache, c->rip, true);
+	const struct x86_decoded *dec = cached_at(s->hooks.cache, c->rip, true, X86_MODE_64);
 	if (!dec || engine_special(dec->opcode))
 		return false; /* before_special may write the frame */
 	if (s->hooks.plain != ss_plain_nothing && !s->hooks.plain(s->hooks.ctx))
@@ -572,9 +663,7 @@ TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
 	if (s->next_opcode_ip != prev || s->next_whole || next == prev ||
 	    (f->cs & 3) != s->prev_cpl || next == (uint64_t)ss_exit ||
 	    s->prev_mode != X86_MODE_64 || !cs_64bit(f->cs))
-		return debug_trap_whole(s, f,
-					s->next_opcode_ip == prev ? s->next_opcode
-								  : opcode_at(prev, s->prev_mode));
+		return debug_trap_whole(s, f, retired_opcode(s, prev));
 	/* The step from prev to next at one privilege level (the user access traps have stays as
 	 * it is, move_prev), nothing else due. */
 	struct ss_step_view *v = s->view;
@@ -617,7 +706,8 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 	*counts = (struct arch_step_counts){.steps = r.steps,
 					    .rep_iterations = r.rep_iterations,
 					    .rebuilt = r.rebuilt,
-					    .escaped_at = r.escaped_at};
+					    .escaped_at = r.escaped_at,
+					    .dr_refused_at = r.dr_refused_at};
 	return r.retval;
 }
 
@@ -645,6 +735,19 @@ bool ss_active_here(void)
 	return s && s->active && !s->in_trap && !s->exc_frame;
 }
 
+/* A step ss_note_exception reports for the frame of an exception: from `from` to `to`. */
+static void exception_step(struct ss_state *s, struct trap_frame *f, uint64_t from, uint64_t to)
+{
+	s->steps++;
+	s->view->cpl_from = s->prev_cpl;
+	s->view->cpl_to = to == f->rip ? f->cs & 3 : s->prev_cpl;
+	s->view->frame = f;
+	decode_step(s, s->view, from, to, to == f->rip ? cpu_code_mode(f->cs) : s->prev_mode);
+	if (s->hooks.step)
+		s->hooks.step(s->hooks.ctx, from, to);
+	s->view->frame = NULL;
+}
+
 /*
  * An exception or interrupt the workload takes (not the engine's own #DB). Interrupt-gate
  * delivery clears TF, so the handler is not stepped. A trap-class exception (INT3, INT n,
@@ -660,29 +763,35 @@ void ss_note_exception(struct trap_frame *f)
 		return;
 	if (!s->active)
 		return;
+	restore_fmask_tf(s);   /* a SYSCALL that did not retire (#UD) */
+	ss_code_forget();      /* its handler may change mappings */
 	s->exc_from = s->prev; /* the instruction that raised it, for ss_note_delivery */
 	s->exc_cpl = s->prev_cpl;
 	if (f->rip == s->prev)
 		return;
 	/* s->prev retired without a trap of its own: an INT3 or INT n raised this, or a trap
 	 * went missing (option ss.skip) before the instruction at f->rip faulted or was
-	 * interrupted, which then is the one the delivery starts from. */
-	unsigned opcode = opcode_at(s->prev, s->prev_mode);
+	 * interrupted, which then is the one the delivery starts from. After MOV SS the
+	 * instruction that follows ran too, its trap held back with MOV SS's: MOV SS holds back
+	 * debug exceptions and interrupts only (SDM Vol. 3A 6.8.3), so that instruction may raise
+	 * this one (an INT3, an INT n), and the record starts at it ("the address of the
+	 * instruction that caused the exception", SDM Vol. 3B 17.4.8.1; issue 34, class 2). */
+	unsigned opcode = retired_opcode(s, s->prev);
+	uint64_t second = mov_ss_shadowed(opcode, s->prev, s->prev_mode);
+	if (second && second != f->rip) {
+		exception_step(s, f, s->prev, second);
+		s->prev = second; /* the same code segment as the MOV SS */
+		opcode = s->next_dec && s->next_dec->ip == second ? s->next_dec->opcode
+								  : opcode_at(second, s->prev_mode);
+	}
 	bool raised_by_prev = opcode == OPC_INT3 || opcode == OPC_INTN || opcode == OPC_INT1 ||
 			      (opcode == OPC_INTO && s->prev_mode != X86_MODE_64);
-	s->steps++;
-	s->view->cpl_from = s->prev_cpl;
-	s->view->cpl_to = f->cs & 3;
-	s->view->frame = f;
-	decode_step(s, s->view, s->prev, f->rip, cpu_code_mode(f->cs));
-	if (s->hooks.step)
-		s->hooks.step(s->hooks.ctx, s->prev, f->rip);
-	s->view->frame = NULL;
+	uint64_t raiser = s->prev;
+	unsigned raiser_cpl = s->prev_cpl;
+	exception_step(s, f, s->prev, f->rip);
 	set_prev(s, f->rip, f->cs);
-	if (!raised_by_prev) {
-		s->exc_from = s->prev;
-		s->exc_cpl = s->prev_cpl;
-	}
+	s->exc_from = raised_by_prev ? raiser : s->prev;
+	s->exc_cpl = raised_by_prev ? raiser_cpl : s->prev_cpl;
 }
 
 static void report_transfer(struct ss_state *s, struct trap_frame *f, uint64_t from, uint64_t to,
@@ -762,8 +871,16 @@ void ss_note_resume(struct trap_frame *f)
 		if (f->vector != VEC_DB)
 			report_transfer(s, f, (uint64_t)trap_iret, f->rip, HANDLER_CPL, f->cs & 3,
 					false);
-	} else if (s->exc_frame || f->rip == s->prev) {
-		return; /* a trap inside the workload's exception handler, or nothing moved */
+	} else if (s->exc_frame) {
+		return; /* a trap inside the workload's exception handler */
+	} else if (f->rip == s->prev) {
+		/* Nothing moved, but the handler may have rewritten the code there: decoded
+		 * again before it runs (set_prev). */
+		if (s->hooks.cache)
+			s->next_dec = cached_at(s->hooks.cache, f->rip, true, s->prev_mode);
+		return;
 	}
 	set_prev(s, f->rip, f->cs); /* nothing retired: the handler chose where it goes on */
+	if (s->next_dec && engine_special(s->next_dec->opcode))
+		before_special(s, s->next_dec->opcode, f);
 }

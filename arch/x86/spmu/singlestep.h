@@ -48,10 +48,19 @@ struct ss_result {
 	uint64_t rep_iterations; /* REP string iterations trapped (not steps, not branches) */
 	uint64_t rebuilt; /* traps that stood for more than one instruction (arch_step_rebuild) */
 	uint64_t retval;  /* the workload's return value */
-	uint64_t escaped_at; /* 0, or the instruction after which no trap came any more: the
-			      * workload cleared TF where the engine could not keep it, and
-			      * ran on unseen (a capture that ended early) */
+	uint64_t dr_refused_at; /* 0, or the workload's MOV to a debug register that armed
+				 * breakpoints of its own: the engine disarmed them (refused) */
+	uint64_t escaped_at;	/* 0, or the instruction after which no trap came any more: the
+				 * workload cleared TF where the engine could not keep it, and
+				 * ran on unseen (a capture that ended early) */
 };
+
+/* How many of the X86_MAX_INSN_LENGTH bytes from ip the engine may read now without a fault:
+ * 0 where ip's page is not present or ip is not canonical, fewer where the bytes run onto a page
+ * that is not present (fetch.c). */
+unsigned ss_code_readable(uint64_t ip);
+/* Forget the pages ss_code_readable found present on this CPU (their mappings may change). */
+void ss_code_forget(void);
 
 /* Run fn(arg) single-stepped on this CPU, telling h about every instruction and transfer;
  * with `interrupts` the workload runs with RFLAGS.IF set (interrupt handlers are not stepped:

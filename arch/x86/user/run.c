@@ -145,8 +145,10 @@ static void end_run(struct trap_frame *f, enum user_end_kind kind, uint64_t cr2,
 	f->ss = SEL_KERNEL_DATA;
 	f->rsp = user_saved_kernel_rsp;
 	f->rdi = status;
-	/* Interrupts off as after SYSCALL; TF as the engine left it (it sets its own again). */
-	f->rflags = (f->rflags & RFLAGS_TF) | RFLAGS_FIXED1;
+	/* Interrupts off as after SYSCALL, and TF clear: the program's own TF (a program that
+	 * steps itself) is not the kernel's; the single-step engine sets its own again on the
+	 * way back (ss_note_resume), as after any handler. */
+	f->rflags = RFLAGS_FIXED1;
 }
 
 /* TRAP_CLAIM_USER: every exception in ring 3 (but NMI and #MC, which are not the program's)

@@ -8,6 +8,7 @@
  * #DB the same workload asks for itself (flags_popf_tf), once, with TF set in the frame.
  */
 #include "arch/x86/workloads/faults.h"
+#include "arch/x86/workloads/exact.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/pagetable.h"
 #include "arch/x86/cpu/paging.h"
@@ -62,7 +63,7 @@ bool workload_fault_fixup(struct trap_frame *f)
 		faults_handled++;
 		return true;
 	}
-	return false;
+	return exact_fixup(f);
 }
 
 void workload_faults_reset(void)

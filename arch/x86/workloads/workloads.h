@@ -57,5 +57,11 @@ void arch_flags_workload_signature(uint64_t n, struct workload_signature *s);
 uint64_t arch_smc_workload(uint64_t n);
 void arch_smc_workload_reset(void);
 void arch_smc_workload_signature(uint64_t n, struct workload_signature *s);
+/* Issue 34's exactness classes, handled by exact.c: n + 8 (exact.S); the reset puts its code
+ * and pages back. */
+uint64_t arch_exact_workload(uint64_t n);
+void arch_exact_workload_reset(void);
+/* A data breakpoint of the workload's own: n (exact.S). */
+uint64_t arch_dbreg_workload(uint64_t n);
 
 #endif

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the single-step engine may read of the workload's code without faulting (issue 34,
+ * class 3). The engine decodes the instruction at the address a trap lands on before it runs;
+ * that address is the workload's: it may lie on a page that is not present (code falling
+ * through or branching onto it), run from a present page onto an absent one, or be
+ * non-canonical. Such a fetch faults for the workload, after the single-step trap of the
+ * instruction before it (SDM Vol. 3A 6.9: the trap of the previous instruction is serviced
+ * before the fetch of the next faults); the engine itself must never fault on it. So before it
+ * reads, it makes sure each page the instruction's bytes may lie on is present and reads only
+ * the bytes on pages that are. A walk of the paging structures CR3 names (SDM Vol. 3A 4.5,
+ * Tables 4-14 to 4-20: P in every entry on the way, a PS leaf ends the walk) decides for a
+ * page the first time; a page found present is remembered (a few per CPU), and from then on
+ * one byte of it is read with cpu_probe_byte, whose fault goes no further than trap dispatch,
+ * in case the workload took the page away since. Under QEMU's TCG a walk on every step took
+ * four more pages into QEMU's small softmmu TLB (measured: make bench), and a probe that faults
+ * shows in QEMU's execution log as an exception stub entered (which the oracle tests read):
+ * the walk keeps the probe from faulting but where the workload unmapped a page it ran
+ * without an exception or a system call in between (where the engine forgets the pages,
+ * ss_code_forget: a handler or the kernel may have changed the mappings).
+ */
+#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/cpu/cpu.h"
+#include "arch/x86/cpu/pagetable.h"
+#include "arch/x86/cpu/percpu.h"
+#include "arch/x86/cpu/trap.h"
+#include "kernel/arch_cpu.h"
+#include "lib/x86_decode.h"
+
+#define LEVELS	   4 /* 4-level paging (SDM Vol. 3A 4.5) */
+#define INDEX_BITS 9 /* 512 entries a table */
+#define MEMO_WAYS  4 /* pages remembered present, per CPU, by their page number's low bits */
+
+#define PAGE_SHIFT	12 /* the 4-KByte page */
+#define CANONICAL_BITS	48 /* linear-address width under 4-level paging (SDM Vol. 1 3.3.7.1) */
+#define CANONICAL_SHIFT (64 - CANONICAL_BITS)
+
+/* Whether va is canonical (bits 63:47 all equal, SDM Vol. 1 3.3.7.1). */
+static inline bool canonical(uint64_t va)
+{
+	return (uint64_t)((int64_t)(va << CANONICAL_SHIFT) >> CANONICAL_SHIFT) == va;
+}
+
+/* Whether the page holding va is present in the paging structures CR3 names now. */
+static bool page_present(uint64_t va)
+{
+	uint64_t table = read_cr3() & PTE_ADDR;
+	for (int level = LEVELS; level >= 1; level--) {
+		const uint64_t *t = arch_phys_to_virt(table);
+		unsigned shift = PAGE_SHIFT + INDEX_BITS * (unsigned)(level - 1);
+		uint64_t e = t[(va >> shift) & (PT_ENTRIES - 1)];
+		if (!(e & PTE_P))
+			return false;
+		if (level == 1 || (level < LEVELS && (e & PTE_PS)))
+			return true;
+		table = e & PTE_ADDR;
+	}
+	return true;
+}
+
+static uint64_t present_pages[MAX_CPUS][MEMO_WAYS]; /* page number + 1; 0: none */
+
+static inline bool readable(uint64_t va)
+{
+	if (!canonical(va))
+		return false;
+	uint64_t page = (va >> PAGE_SHIFT) + 1;
+	uint64_t *memo = &present_pages[this_cpu()->index][page % MEMO_WAYS];
+	if (*memo != page) {
+		if (!page_present(va))
+			return false;
+		*memo = page;
+	}
+	return cpu_probe_byte((const void *)va);
+}
+
+void ss_code_forget(void)
+{
+	uint64_t *memo = present_pages[this_cpu()->index];
+	for (unsigned i = 0; i < MEMO_WAYS; i++)
+		memo[i] = 0;
+}
+
+TRAP_STEP_HOT unsigned ss_code_readable(uint64_t ip)
+{
+	if (!readable(ip))
+		return 0;
+	uint64_t last = ip + X86_MAX_INSN_LENGTH - 1;
+	if ((last >> PAGE_SHIFT) == (ip >> PAGE_SHIFT) || readable(last))
+		return X86_MAX_INSN_LENGTH;
+	return (unsigned)(PAGE_4K - (ip & (PAGE_4K - 1))); /* up to the page that did not answer */
+}

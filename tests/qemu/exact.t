@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The single-step engine on issue 34's classes, against QEMU's own execution log of the same
+# boot (scripts/qemu-exec-branches) and the rules of the SDM each workload's source quotes:
+# - exact (arch/x86/workloads/exact.S): code a handler rewrites before resuming (a breakpoint
+#   byte put back, a UD2 patched into a CALL), INT3 and INT n in MOV SS's shadow, INT n to a
+#   vector with no handler, code fetches that fault (falling through onto a page not present,
+#   jumping onto one, an instruction running onto one, a jump to a non-canonical address);
+# - misbehave 8 (tests/programs/misbehave.c): a ring 3 program that steps itself (POPF with TF
+#   set) across a SYSCALL, with IA32_FMASK clearing TF as Linux sets it;
+# - dbreg (exact.S): a workload that arms a data breakpoint of its own: refused, loudly.
+# One boot, the engine (ss) and BTS and LBR on the software PMU.
+. "$(dirname "$0")/lib.sh"
+work=$(mktemp -d)
+trap '[ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work"' EXIT
+progs=$build/tests/programs
+window=0x7e0000000000
+
+sym() { nm "$build/kernel.elf" | awk -v s="$1" '$3 == s { print "0x" $1 }' | sed 's/^0x0*/0x/'; }
+hex() { printf '%#x' "$(($1))"; }
+
+boot --timeout 300 --program "$progs/misbehave.elf" --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
+	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$window+0x10000")" \
+	--qemu-arg -D --qemu-arg "$work/exec.log" \
+	-- ss=exact,program,dbreg workload=exact,program trace=bts,lbr spmu=skylake program.arg=8
+status_is 1 "the boot ends, failed by dbreg's refusal alone"
+! printf '%s\n' "$out" | grep -q "EXCEPTION\|unexpected exception"
+ok $? "no kernel exception: the engine never faults on the workload's code, nor takes its TF"
+[ "$(printf '%s\n' "$out" | grep -c '^error: ')" = "$(printf '%s\n' "$out" | grep -c '^error: ss: dbreg: \|^error: program: cpu=0: ended by #DB')" ]
+ok $? "the only errors are dbreg's refusal and the program's own #DB"
+
+# The fetches that fault, from the source (exact.S): after each PC, the fetch at the address
+# the source puts on a page not present (or non-canonical) faults; QEMU logs no PC for it.
+nc=0x8000000000000000
+export QEB_FETCH_FAULTS="$(sym exact_a_last)=$(sym exact_page_b) $(sym exact_b_jmp)=$(sym exact_c_target) $(sym exact_c_jmp)=$(sym exact_straddle) $(sym exact_nc_jmp)=$nc"
+QEB_ELFS="$progs/misbehave.elf" oracle_runs "$work/exec.log" "$work/qemu.txt" 7 \
+	": ss exact, program, dbreg; bts and lbr for exact and program"
+
+# runs_to ADDRESS: the oracle's runs (in order) whose first branch goes to ADDRESS
+runs_to() {
+	awk -v to="$1" '/^run / { n++; first = 1; next } first { first = 0; if ($2 == to) print n }' "$work/qemu.txt"
+}
+read -r -a ex < <(runs_to "$(sym arch_exact_workload)" | tr '\n' ' ')
+[ "${#ex[@]}" = 3 ]
+ok $? "QEMU's log: three runs of exact (ss, bts, lbr: ${ex[*]})"
+
+q=$(nth "$work/qemu.txt" "${ex[0]}")
+k=$(ss_run exact)
+same "$k" "$q" "engine, exact: QEMU's taken branches, deliveries and returns, and step count"
+has "ss-end exact ok" "engine, exact: the workload's result (n + 8, exact.S) stepped as natively"
+same "$(kind_records bts exact@skylake bts 2 3)" "$(run_branches "$(nth "$work/qemu.txt" "${ex[1]}")")" \
+	"bts, exact: every record is QEMU's, in order"
+same "$(kind_records lbr exact@skylake lbr 3 4)" "$(run_branches "$(nth "$work/qemu.txt" "${ex[2]}")" | tac | head -n 32)" \
+	"lbr, exact: QEMU's newest branches, newest first"
+
+# From the source and the SDM, whatever the oracle says:
+pair() { printf '%s %s' "$(hex "$(sym "$1")${3:-}")" "$(hex "$(sym "$2")${4:-}")"; }
+want() { # want "FROM TO" DESCRIPTION: the engine's exact run has this record
+	printf '%s\n' "$k" | grep -qx "$1"
+	ok $? "engine, exact: $2 ($1)"
+}
+# Class 1 ("the processor executes the bytes present when it fetches", SDM Vol. 3A 8.1.3).
+want "$(pair exact_bp exact_leaf)" "the CALL under the breakpoint byte the #BP handler put back runs, a taken branch"
+want "$(pair exact_ud exact_leaf)" "the CALL the #UD handler patched over the UD2 runs, a taken branch"
+want "$(pair exact_bp exc_stub_3)" "first the INT3 that was there: its #BP delivery"
+# Class 2: MOV SS holds back debug exceptions and interrupts only (SDM Vol. 3A 6.8.3); an
+# exception record's FROM is the instruction that raised it (SDM Vol. 3B 17.4.8.1).
+want "$(pair exact_ss_int3 exc_stub_3)" "the INT3 in MOV SS's shadow: its #BP recorded FROM the INT3"
+want "$(pair exact_ss_intn exc_stub_128)" "the INT n in MOV SS's shadow: recorded FROM the INT n"
+# Class 4: INT n to a vector without a handler (warned, resumed): its delivery, the IRET back,
+# and the steps after it (the whole run above matches QEMU's).
+want "$(pair exact_intn exc_stub_128)" "INT n to a vector with no handler: its delivery"
+want "$(pair trap_iret exact_intn "" +2)" "and the handler's IRET back after the INT n"
+has "warning: unexpected interrupt on vector 0x80 (no handler); ignored" "the vector without a handler is warned about"
+# Class 3: the single-step trap of the previous instruction comes first (SDM Vol. 3A 6.9), then
+# the fetch faults, the workload's #PF, recorded FROM the instruction that could not be fetched.
+want "$(pair exact_page_b exc_stub_14)" "falling through onto a page not present: the #PF FROM the page's first instruction"
+want "$(pair exact_b_jmp exact_c_target)" "a JMP onto a page not present: the JMP's record"
+want "$(pair exact_c_target exc_stub_14)" "and the #PF FROM its target"
+want "$(pair exact_straddle exc_stub_14)" "an instruction running onto a page not present: the #PF FROM its start"
+want "$(hex "$(sym exact_nc_jmp)") $nc" "a JMP to a non-canonical address: QEMU's #GP comes at the target's fetch"
+want "$(hex $nc) $(hex "$(sym exc_stub_13)")" "and is recorded FROM there"
+
+# Class 6: the program's own TF. SYSCALL clears TF through IA32_FMASK ("RFLAGS := RFLAGS AND
+# NOT(IA32_FMASK)", SDM Vol. 2B SYSCALL), SYSRET loads it back from R11: the #DB comes in ring 3,
+# at the instruction after the SYSCALL, and is the program's: its run ends, contained.
+step_self=$(nm "$progs/misbehave.elf" | awk '$3 == "step_self" { print "0x" $1 }')
+sc=$(objdump -d "$progs/misbehave.elf" | awk -v f="<step_self>:" '$2 == f { on = 1 } on && /\tsyscall/ { sub(":", "", $1); print "0x" $1; exit }')
+after=$(hex "$sc + 2") # SYSCALL is 0F 05 (SDM Vol. 2B): RCX = the next instruction
+has "ended by #DB debug (vector 1) at $after <step_self+$(printf '%#x' $((after - step_self)))>" \
+	"program: its own single-step #DB ends its run, at the instruction after the SYSCALL ($after)"
+has "ss-end program ok" "program: stepped, the run ends as natively (the same status)"
+kp=$(ss_run program)
+read -r -a pr < <(runs_to "$(printf '%s\n' "$kp" | awk '$1 != "run" { print $2; exit }')" | tr '\n' ' ')
+# QEMU's log has no PC of the #DB's stub (the engine's gate): after the SYSRET it shows
+# user_abort, where the program's handler sent it. By the SDM the SYSRET goes TO RCX (the
+# instruction after the SYSCALL), and a debug exception is never recorded (Vol. 3B 17.4.8.1).
+sysret=$(hex "$(sym user_abort)")
+q=$(nth "$work/qemu.txt" "${pr[0]:-0}" | awk -v u="$sysret" -v a="$after" '$2 == u && $1 != "run" { $2 = a } { print }')
+same "$kp" "$q" "engine, program: QEMU's branches and steps, the SYSRET TO the instruction after the SYSCALL"
+printf '%s\n' "$kp" | grep -q "^$(hex "$sc") $(hex "$(sym user_syscall_entry)")"
+ok $? "engine, program: the SYSCALL's record and the kernel's path are there (FMASK's TF lifted for the step)"
+
+# Class 7: dbreg's own breakpoint is refused, loudly, and the boot goes on.
+has "error: ss: dbreg: the workload arms debug-register breakpoints of its own (the MOV to a debug register at $(hex "$(sym dbreg_arm)"))" \
+	"dbreg: refused, naming the MOV to DR7"
+has "ss-end dbreg MISMATCH" "dbreg: its run fails"
+has "run finished: FAIL" "the boot ends with its verdict, no hang"
+done_testing
