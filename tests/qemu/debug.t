@@ -26,7 +26,7 @@ at_entry=$(nm "$build/kernel.elf" | awk -v e="${entry#0x}" -v n="$caller" '$1 ~ 
 ok $? "the kernel: gdb stops at kernel_main, in .text, on the first try (rc $rc)"
 [ -n "$caller" ] && [ "$at_entry" = "$caller" ]
 ok $? "the backtrace goes from kernel_main to ${caller:-nothing}, which nm puts at the ELF's entry point ($entry)"
-has "kernel_main (bi=" "the arguments are read from the debug information"
+has "kernel_main (bi_phys=" "the arguments are read from the debug information (kernel/main.c: kernel_main(const struct boot_info *bi_phys))"
 
 prog=$build/examples/branches.elf
 debug 'break main' continue 'info symbol $pc' 'print $cs & 3' -- --program "$prog" -- workload=program trace=lbr
