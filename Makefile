@@ -312,7 +312,8 @@ unit-test: deps $(UNIT_TESTS)
 # The longest QEMU tests start first: prove -j2 runs files in the order given, and one long file
 # started last would leave the other core idle for minutes.
 SLOW_QEMU_TESTS := tests/qemu/trace.t tests/qemu/sstrace.t tests/qemu/selfcheck.t \
-	tests/qemu/program_runs.t tests/qemu/program.t
+	tests/qemu/program_runs.t tests/qemu/program.t tests/qemu/stream.t tests/qemu/badinput.t \
+	tests/qemu/config.t tests/qemu/console.t tests/qemu/lossless.t
 QEMU_TESTS := $(SLOW_QEMU_TESTS) $(filter-out $(SLOW_QEMU_TESTS),$(sort $(wildcard tests/qemu/*.t)))
 
 # The decoder against Zydis over every byte of every x86-64 shared object in /usr/lib (about a
@@ -330,7 +331,8 @@ qemu-test: all $(BUILD)/gen/acpi_tables.h
 	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS)
 
 test: deps $(UNIT_TESTS) all $(BUILD)/fuzz_btdecode $(BUILD)/host/mkcapture
-	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS) $(UNIT_TESTS) tests/repo/*.t tests/fuzz/*.t \
+	$(Q)BUILD=$(BUILD) prove -j2 $(SLOW_QEMU_TESTS) tests/repo/*.t \
+		$(filter-out $(SLOW_QEMU_TESTS),$(QEMU_TESTS)) $(UNIT_TESTS) tests/fuzz/*.t \
 		tests/views/*.t tests/lava/contract.t
 
 # The kernel's default session (no config file, no options): every facility over the workload
