@@ -28,13 +28,6 @@ uint64_t linux_exit_status;
 #define STDERR_FD     2
 #define IOV_SIZE      16 /* struct iovec */
 
-WORKLOAD_SECTION static void copy_out(uint64_t dst, const void *src, uint64_t n)
-{
-	user_access_begin();
-	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
-	user_access_end();
-}
-
 WORKLOAD_SECTION static void zero_out(uint64_t dst, uint64_t n)
 {
 	user_access_begin();
@@ -44,7 +37,7 @@ WORKLOAD_SECTION static void zero_out(uint64_t dst, uint64_t n)
 
 WORKLOAD_SECTION static void put_u64(uint64_t dst, uint64_t v)
 {
-	copy_out(dst, &v, sizeof(v));
+	linux_copy_out(dst, &v, sizeof(v));
 }
 
 WORKLOAD_SECTION static uint64_t get_u64(uint64_t src)
@@ -134,10 +127,7 @@ WORKLOAD_SECTION static uint64_t sys_mremap(struct user_run *u, const struct lin
 		return ERR(LNX_ENOMEM);
 	uint64_t at = u->mmap_next;
 	u->mmap_next += len;
-	user_access_begin();
-	uint64_t d = at, s = old, n = old_len;
-	__asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
-	user_access_end();
+	linux_copy_out(at, (const void *)old, old_len);
 	return at;
 }
 
@@ -168,13 +158,15 @@ WORKLOAD_SECTION static uint64_t put_stat(struct user_run *u, int64_t size, uint
 	uint32_t mode = size < 0 ? LNX_S_IFIFO | 0600 : LNX_S_IFREG | 0444;
 	int64_t blksize = (int64_t)LNX_PAGE, blocks = size < 0 ? 0 : (size + 511) / 512;
 	uint64_t nlink = 1;
-	copy_out(st + __builtin_offsetof(struct lnx_stat, st_mode), &mode, sizeof(mode));
-	copy_out(st + __builtin_offsetof(struct lnx_stat, st_nlink), &nlink, sizeof(nlink));
-	copy_out(st + __builtin_offsetof(struct lnx_stat, st_blksize), &blksize, sizeof(blksize));
+	linux_copy_out(st + __builtin_offsetof(struct lnx_stat, st_mode), &mode, sizeof(mode));
+	linux_copy_out(st + __builtin_offsetof(struct lnx_stat, st_nlink), &nlink, sizeof(nlink));
+	linux_copy_out(st + __builtin_offsetof(struct lnx_stat, st_blksize), &blksize,
+		       sizeof(blksize));
 	if (size >= 0) {
-		copy_out(st + __builtin_offsetof(struct lnx_stat, st_size), &size, sizeof(size));
-		copy_out(st + __builtin_offsetof(struct lnx_stat, st_blocks), &blocks,
-			 sizeof(blocks));
+		linux_copy_out(st + __builtin_offsetof(struct lnx_stat, st_size), &size,
+			       sizeof(size));
+		linux_copy_out(st + __builtin_offsetof(struct lnx_stat, st_blocks), &blocks,
+			       sizeof(blocks));
 	}
 	return 0;
 }
@@ -237,7 +229,7 @@ WORKLOAD_SECTION static uint64_t sys_getrandom(struct user_run *u, uint64_t buf,
 		u->rand_state ^= u->rand_state << 25;
 		u->rand_state ^= u->rand_state >> 27;
 		uint8_t b = (uint8_t)((u->rand_state * 0x2545f4914f6cdd1dull) >> 56);
-		copy_out(buf + i, &b, 1);
+		linux_copy_out(buf + i, &b, 1);
 	}
 	return len;
 }
@@ -247,7 +239,7 @@ WORKLOAD_SECTION static void put_str(uint64_t dst, const char *s)
 	uint64_t n = 0;
 	while (s[n])
 		n++;
-	copy_out(dst, s, n + 1);
+	linux_copy_out(dst, s, n + 1);
 }
 
 WORKLOAD_SECTION static uint64_t sys_uname(struct user_run *u, uint64_t p)
@@ -317,8 +309,8 @@ WORKLOAD_SECTION static uint64_t sys_sysinfo(struct user_run *u, uint64_t p)
 	put_u64(p + __builtin_offsetof(struct lnx_sysinfo, freeram), u->mmap_hi - u->mmap_next);
 	uint16_t procs = 1;
 	uint32_t unit = 1;
-	copy_out(p + __builtin_offsetof(struct lnx_sysinfo, procs), &procs, sizeof(procs));
-	copy_out(p + __builtin_offsetof(struct lnx_sysinfo, mem_unit), &unit, sizeof(unit));
+	linux_copy_out(p + __builtin_offsetof(struct lnx_sysinfo, procs), &procs, sizeof(procs));
+	linux_copy_out(p + __builtin_offsetof(struct lnx_sysinfo, mem_unit), &unit, sizeof(unit));
 	return 0;
 }
 

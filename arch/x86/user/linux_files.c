@@ -36,6 +36,13 @@ WORKLOAD_SECTION static bool path_in(const struct user_run *u, uint64_t p, char 
 	return false;
 }
 
+WORKLOAD_SECTION void linux_copy_out(uint64_t dst, const void *src, uint64_t n)
+{
+	user_access_begin();
+	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
+	user_access_end();
+}
+
 WORKLOAD_SECTION static bool same(const char *a, const char *b)
 {
 	while (*a && *a == *b)
@@ -109,11 +116,7 @@ WORKLOAD_SECTION static uint64_t copy_file(struct user_run *u, const struct user
 	uint64_t n = off >= f->size ? 0 : f->size - off < len ? f->size - off : len;
 	if (n && !user_buffer_ok(u, buf, n))
 		return ERR(LNX_EFAULT);
-	const uint8_t *src = f->data + off;
-	uint64_t dst = buf, c = n;
-	user_access_begin();
-	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(c) : : "memory");
-	user_access_end();
+	linux_copy_out(buf, f->data + off, n);
 	return n;
 }
 
@@ -190,11 +193,7 @@ WORKLOAD_SECTION uint64_t linux_readlink(struct user_run *u, uint64_t path, uint
 	n = n < len ? n : len; /* no NUL, as Linux */
 	if (n && !user_buffer_ok(u, buf, n))
 		return ERR(LNX_EFAULT);
-	const char *src = u->exe;
-	uint64_t dst = buf, c = n;
-	user_access_begin();
-	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(c) : : "memory");
-	user_access_end();
+	linux_copy_out(buf, u->exe, n);
 	return n;
 }
 

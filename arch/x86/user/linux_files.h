@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include "arch/x86/user/run.h"
 
+/* n bytes from src to the program's memory at dst (checked by the caller). */
+void linux_copy_out(uint64_t dst, const void *src, uint64_t n);
 uint64_t linux_openat(struct user_run *u, uint64_t path, uint64_t flags);
 uint64_t linux_close(struct user_run *u, uint64_t fd);
 /* read (at false) or pread64 (at true, from off). */
