@@ -13,6 +13,8 @@
 #define SEL_USER_DATA	(0x18 | 3)
 #define SEL_USER_CODE	(0x20 | 3)
 #define SEL_TSS		0x28 /* 16-byte system descriptor: slots 5 and 6 */
+/* Ring 0 code in compatibility mode (L = 0, D = 1): the 32-bit workload (workloads/compat.S) */
+#define SEL_KERNEL_CODE32 0x38
 
 /* Interrupt stack table slots (SDM Vol. 3A 6.14.5); 0 means "no IST". */
 enum ist_slot {
@@ -25,7 +27,7 @@ enum ist_slot {
 };
 
 #define IST_STACK_SIZE 16384
-#define GDT_ENTRIES    7
+#define GDT_ENTRIES    8
 
 /* 64-bit TSS (SDM Vol. 3A 7.7, Figure 7-11). */
 struct tss64 {

@@ -24,9 +24,15 @@
 
 #define DESC_KERNEL_CODE                                                                           \
 	(DESC_LIMIT_MAX | DESC_ACCESSED | DESC_RW | DESC_CODE | DESC_S | DESC_P | DESC_L | DESC_G)
-#define DESC_KERNEL_DATA (DESC_LIMIT_MAX | DESC_ACCESSED | DESC_RW | DESC_S | DESC_P | DESC_G)
-#define DESC_USER_CODE	 (DESC_KERNEL_CODE | DESC_DPL(3))
-#define DESC_USER_DATA	 (DESC_KERNEL_DATA | DESC_DPL(3))
+/* D/B set as Linux sets it (__KERNEL_DS): ignored in 64-bit mode, a 32-bit stack (ESP) for
+ * code in compatibility mode with SS = this selector (SDM Vol. 3A 3.4.5, "D/B ... stack
+ * segment"). */
+#define DESC_KERNEL_DATA                                                                           \
+	(DESC_LIMIT_MAX | DESC_ACCESSED | DESC_RW | DESC_S | DESC_P | DESC_DB | DESC_G)
+#define DESC_KERNEL_CODE32                                                                         \
+	(DESC_LIMIT_MAX | DESC_ACCESSED | DESC_RW | DESC_CODE | DESC_S | DESC_P | DESC_DB | DESC_G)
+#define DESC_USER_CODE (DESC_KERNEL_CODE | DESC_DPL(3))
+#define DESC_USER_DATA (DESC_KERNEL_DATA | DESC_DPL(3))
 
 /* 64-bit TSS descriptor type 1001b "available 64-bit TSS" (SDM Vol. 3A Table 3-2). */
 #define DESC_TYPE_TSS64_AVAILABLE FIELD_PREP(GENMASK(43, 40), 0x9)
@@ -67,6 +73,7 @@ void gdt_init_cpu(struct cpu_desc_tables *t, const uint64_t ist_tops[IST_COUNT],
 	gdt[SEL_KERNEL_DATA >> 3] = DESC_KERNEL_DATA;
 	gdt[SEL_USER_DATA >> 3] = DESC_USER_DATA;
 	gdt[SEL_USER_CODE >> 3] = DESC_USER_CODE;
+	gdt[SEL_KERNEL_CODE32 >> 3] = DESC_KERNEL_CODE32;
 
 	for (unsigned i = 0; i < IST_COUNT; i++)
 		t->tss.ist[i] = ist_tops[i];

@@ -61,6 +61,11 @@ void arch_smc_workload_signature(uint64_t n, struct workload_signature *s);
  * and pages back. */
 uint64_t arch_exact_workload(uint64_t n);
 void arch_exact_workload_reset(void);
+/* Code in a compatibility-mode (32-bit) segment, entered and left by far transfers: 12n + 194
+ * (compat.S); the reset maps its pages below 4 GiB, the done hook takes them away (compat.c). */
+uint64_t arch_compat_workload(uint64_t n);
+void arch_compat_workload_reset(void);
+void arch_compat_workload_done(workload_print_fn print);
 /* A data breakpoint of the workload's own: n (exact.S). */
 uint64_t arch_dbreg_workload(uint64_t n);
 
