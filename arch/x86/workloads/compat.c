@@ -43,7 +43,8 @@ static bool map_page(unsigned i)
 	uint64_t va = COMPAT_VA + i * PAGE_4K, pa, flags, size;
 	if (paging_translate(va, &pa, &flags, &size))
 		return pa == own_pa(i);
-	return i ? paging_map_kernel_4k(va, own_pa(i), true) : paging_map_kernel_text_4k(va, own_pa(i));
+	return i ? paging_map_kernel_4k(va, own_pa(i), true)
+		 : paging_map_kernel_text_4k(va, own_pa(i));
 }
 
 /* Idempotent: a run may be reset twice (kernel/sstrace.c). */
@@ -67,7 +68,8 @@ void arch_compat_workload_done(workload_print_fn print)
 	uint64_t pa, flags, size;
 	(void)print;
 	for (unsigned i = 0; i < COMPAT_PAGES; i++)
-		if (paging_translate(COMPAT_VA + i * PAGE_4K, &pa, &flags, &size) && pa == own_pa(i))
+		if (paging_translate(COMPAT_VA + i * PAGE_4K, &pa, &flags, &size) &&
+		    pa == own_pa(i))
 			paging_unmap_kernel_4k(COMPAT_VA + i * PAGE_4K);
 	compat_ready = false;
 }

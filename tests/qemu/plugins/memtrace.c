@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A QEMU TCG plugin: QEMU's own record of the guest's data accesses, the oracle for PEBS data
- * addresses (tests/qemu/pebsmem.t). For every executed instruction in [lo, hi) it writes
- * "I <vcpu> <pc>" when the instruction starts and "R <vcpu> <address>" / "W <vcpu> <address>"
- * for each load and store QEMU performs for it, in order, to the file `out`:
- *   qemu-system-x86_64 ... -plugin memtrace.so,lo=0x...,hi=0x...,out=FILE
+ * addresses (tests/qemu/pebsmem.t). For every executed instruction in [lo, hi) (or in one of up to
+ * four such ranges: lo= and hi= repeated) it writes "I <vcpu> <pc>" when the instruction starts and
+ * "R <vcpu> <address>" / "W <vcpu> <address>" for each load and store QEMU performs for it, in
+ * order, to the file `out`: qemu-system-x86_64 ... -plugin memtrace.so,lo=0x...,hi=0x...,out=FILE
  * Debian ships QEMU with plugins enabled but without <qemu/qemu-plugin.h>, so the few entry
  * points used are declared here as QEMU 7.2 exports them (plugin API version 1: the
  * qemu_plugin_* functions of QEMU's include/qemu/qemu-plugin.h and docs/devel/tcg-plugins.rst).
@@ -45,7 +45,17 @@ void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, atexit_cb cb, void *use
 
 EXPORT int qemu_plugin_version = 1;
 
-static uint64_t lo, hi;
+#define RANGES_MAX 4 /* lo= and hi= may come up to four times: each pair one range */
+static uint64_t lo[RANGES_MAX], hi[RANGES_MAX];
+static unsigned nlo, nhi;
+
+static bool in_ranges(uint64_t pc)
+{
+	for (unsigned i = 0; i < nhi; i++)
+		if (pc >= lo[i] && pc < hi[i])
+			return true;
+	return false;
+}
 static FILE *out;
 
 static void on_insn(unsigned int vcpu, void *pc)
@@ -67,7 +77,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t pc = qemu_plugin_insn_vaddr(insn);
-		if (pc < lo || pc >= hi)
+		if (!in_ranges(pc))
 			continue;
 		void *tag = (void *)(uintptr_t)pc;
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn, QEMU_PLUGIN_CB_NO_REGS, tag);
@@ -88,15 +98,18 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const void *info, int argc, 
 	(void)info;
 	const char *path = NULL;
 	for (int i = 0; i < argc; i++) {
-		if (!strncmp(argv[i], "lo=", 3))
-			lo = strtoull(argv[i] + 3, NULL, 0);
-		else if (!strncmp(argv[i], "hi=", 3))
-			hi = strtoull(argv[i] + 3, NULL, 0);
+		if (!strncmp(argv[i], "lo=", 3) && nlo < RANGES_MAX)
+			lo[nlo++] = strtoull(argv[i] + 3, NULL, 0);
+		else if (!strncmp(argv[i], "hi=", 3) && nhi < nlo)
+			hi[nhi++] = strtoull(argv[i] + 3, NULL, 0);
 		else if (!strncmp(argv[i], "out=", 4))
 			path = argv[i] + 4;
 	}
-	if (!path || !hi || !(out = fopen(path, "w"))) {
-		fprintf(stderr, "memtrace: need lo=, hi= and a writable out=\n");
+	if (!path || !nhi || nhi != nlo || !(out = fopen(path, "w"))) {
+		fprintf(stderr,
+			"memtrace: need lo=, hi= (each pair a range, at most %d) and a "
+			"writable out=\n",
+			RANGES_MAX);
 		return -1;
 	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
