@@ -20,8 +20,8 @@
 #include <string.h>
 #include "tools/bt_html.h"
 
-#define MAX_CPUS 256
-#define WALK_MAX 4096 /* instructions followed between two branch records */
+#define MAX_CPUS  256
+#define WALK_MAX  4096 /* instructions followed between two branch records */
 #define PAIRS_MAX 256
 
 struct html_session **html_sessions;
@@ -178,8 +178,8 @@ static void walk(struct html_session *h, uint64_t to, uint64_t from)
 		struct x86_insn in;
 		size_t got = bt_sym_code(NULL, a, b);
 		bool jcc = got && !x86_decode(b, got, &in) && x86_branch_conditional(in.branch);
-		if (n == WALK_MAX || !got || (!jcc && in.branch != X86_BR_NONE &&
-					      in.branch != X86_BR_XBEGIN)) {
+		if (n == WALK_MAX || !got ||
+		    (!jcc && in.branch != X86_BR_NONE && in.branch != X86_BR_XBEGIN)) {
 			h->unwalked++; /* no code, or another branch on the way: not this path */
 			return;
 		}

@@ -8,10 +8,15 @@
  * those paths (shaded); the samples with it as IP. A direct branch's target is named, and
  * linked when it is in the same function. Each row carries its numbers in data- attributes
  * (data-addr, data-kind, data-taken, data-nottaken, data-exec, data-samples) for the tests.
+ * A function ends where its symbol's size says (the ELF's symbol table, read with libelf), or,
+ * for a symbol without a size, where the next function begins.
  */
 #include <Zydis/Zydis.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 #include "tools/bt_html.h"
 
 #define ASM_MAX_INSNS 2000 /* a longer function is cut (and says so) */
@@ -26,8 +31,8 @@ static bool zydis_init(void)
 	if (zydis_ready)
 		return true;
 	zydis_ready =
-	    ZYAN_SUCCESS(ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64,
-					  ZYDIS_STACK_WIDTH_64)) &&
+	    ZYAN_SUCCESS(
+		ZydisDecoderInit(&decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) &&
 	    ZYAN_SUCCESS(ZydisFormatterInit(&formatter, ZYDIS_FORMATTER_STYLE_ATT)) &&
 	    ZYAN_SUCCESS(
 		ZydisFormatterSetProperty(&formatter, ZYDIS_FORMATTER_PROP_HEX_UPPERCASE, 0)) &&
@@ -36,12 +41,58 @@ static bool zydis_init(void)
 	return zydis_ready;
 }
 
+/* The ELF segment (in use) that holds addr: its file and load bias. */
+struct segment_of {
+	uint64_t addr, bias;
+	const char *path;
+};
+
+static void find_segment(void *ctx, const struct bt_exec *x)
+{
+	struct segment_of *f = ctx;
+	if (!f->path && f->addr - x->start < x->len) {
+		f->path = x->path;
+		f->bias = x->bias;
+	}
+}
+
+/* The size of the function symbol that starts at fn (STT_FUNC, st_value + the load bias),
+ * from its ELF's symbol table; 0 if none says. */
+static uint64_t symbol_size(uint64_t fn)
+{
+	struct segment_of f = {.addr = fn};
+	bt_sym_for_each_segment(find_segment, &f);
+	int fd = f.path ? open(f.path, O_RDONLY) : -1;
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	uint64_t size = 0;
+	for (Elf_Scn *scn = NULL; e && !size && (scn = elf_nextscn(e, scn)) != NULL;) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && !size; i++) {
+			GElf_Sym sym;
+			if (gelf_getsym(d, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+			    sym.st_value + f.bias == fn)
+				size = sym.st_size;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return size;
+}
+
 /* The source line, as a row of its own, where it changes. */
 static void source_row(uint64_t a, const char **file, int *line)
 {
 	struct bt_sym sym;
-	if (!bt_sym_lookup(a, &sym) || !sym.file || (*file && !strcmp(*file, sym.file) &&
-						     *line == sym.line))
+	if (!bt_sym_lookup(a, &sym) || !sym.file ||
+	    (*file && !strcmp(*file, sym.file) && *line == sym.line))
 		return;
 	*file = sym.file;
 	*line = sym.line;
@@ -106,13 +157,13 @@ static void insn_row(const struct html_session *s, uint64_t a, const ZydisDecode
 	count_cell(c->samples, true);
 	fprintf(out_records, "<td class=\"addr\">%" PRIx64 "</td><td class=\"ins\">", a);
 	char text[256];
-	if (ZYAN_SUCCESS(ZydisFormatterFormatInstruction(&formatter, in, ops,
-							 in->operand_count_visible, text,
-							 sizeof(text), a, NULL)))
+	if (ZYAN_SUCCESS(ZydisFormatterFormatInstruction(
+		&formatter, in, ops, in->operand_count_visible, text, sizeof(text), a, NULL)))
 		html_text(text);
 	target(in, ops, a, fn, index);
 	if (!br && c->taken) /* a FROM that cannot branch: an interrupt or exception came here */
-		fprintf(out_records, " <span class=\"irq\">&#x21af; %" PRIu64 " delivered here</span>",
+		fprintf(out_records,
+			" <span class=\"irq\">&#x21af; %" PRIu64 " delivered here</span>",
 			c->taken);
 	fputs("</td></tr>\n", out_records);
 }
@@ -146,14 +197,14 @@ bool html_asm_function(const struct html_session *s, uint64_t fn, unsigned index
 	      "taken</th><th>ran</th><th>samples</th><th>address</th><th>instruction</th></tr>"
 	      "</thead><tbody>\n",
 	      out_records);
-	uint64_t max_exec = max_exec_of(s, fn), a = fn;
+	uint64_t max_exec = max_exec_of(s, fn), a = fn, size = symbol_size(fn);
 	const char *file = NULL;
 	int line = 0;
 	unsigned n = 0;
 	size_t got;
 	for (; n < ASM_MAX_INSNS && (got = bt_sym_code(NULL, a, b)) != 0; n++) {
-		if (a != fn && html_function_of(a) != fn)
-			break; /* the next function */
+		if ((size && a - fn >= size) || (a != fn && html_function_of(a) != fn))
+			break; /* the symbol's end, or the next function */
 		ZydisDecodedInstruction in;
 		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&decoder, b, got, &in, ops))) {

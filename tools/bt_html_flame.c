@@ -95,8 +95,7 @@ void html_flame_collect(void)
 			continue;
 		*sp = 0;
 		lines = must(realloc(lines, (n_lines + 1) * sizeof(*lines)));
-		lines[n_lines++] =
-		    (struct stack_line){must(strdup(l)), strtoull(sp + 1, NULL, 10)};
+		lines[n_lines++] = (struct stack_line){must(strdup(l)), strtoull(sp + 1, NULL, 10)};
 	}
 	free(text);
 }
@@ -180,7 +179,8 @@ static void frame(const struct node *n, double x, double w, unsigned level, unsi
 	fprintf(out_records,
 		"</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" rx=\"2\" "
 		"fill=\"hsl(%u,%u%%,%u%%)\"/>",
-		x, y, w, FRAME_H - 1, level ? h % 55 : 210, 60 + (h >> 8) % 30, 55 + (h >> 16) % 12);
+		x, y, w, FRAME_H - 1, level ? h % 55 : 210, 60 + (h >> 8) % 30,
+		55 + (h >> 16) % 12);
 	size_t fit = (size_t)((w - 6) / CHAR_W);
 	if (fit >= 3) {
 		char label[256];
