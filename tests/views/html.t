@@ -23,15 +23,7 @@ report() { # the checker's lines as TAP points
 }
 
 # ---- calls.S: as views.t builds it ----
-id=0123456789abcdef0123456789abcdef01234567
-base=0x401000
-(cd "$work" && gcc -g -fdebug-prefix-map="$here"=tests/views -c "$here/calls.S" -o calls.o &&
-	ld -x -nostdlib -Ttext=$base --build-id=0x$id -e _start -o calls.elf calls.o)
-ok $? "calls.S assembles and links at $base"
-elf=$work/calls.elf
-syms=$(nm "$work/calls.o" | while read -r a _ name; do printf '%s=0x%x ' "$name" $((0x$a + base)); done)
-# shellcheck disable=SC2086
-sed "s/BUILD_ID/$id/" "$here/calls.records" | "$build/host/mkcapture" $syms >"$work/cap"
+calls_capture
 "$dec" --view html -o "$work/calls.html" --elf "$elf" "$work/cap" 2>"$work/html.err"
 rc=$?
 [ $rc = 0 ] && [ ! -s "$work/html.err" ] && grep -q '</html>' "$work/calls.html"
