@@ -134,7 +134,7 @@ help:
 	@echo "make run ARGS='--serial pci --screenshot F -- screen.hold=2'  console on a PCI UART,"
 	@echo "                a screen, its last image in F (README 'Consoles')"
 	@echo "make fuzz       the record decoder's libFuzzer harness for FUZZ_SECONDS (default 300)"
-	@echo "                build/btdecode [--view text|json|perf|perf.data|folded|trace|stats|raw|verify]"
+	@echo "                build/btdecode [--view text|json|perf|perf.data|html|folded|trace|stats|raw|verify]"
 	@echo "                [-o FILE] [--elf ELF] [--program ELF] [--debug-dir DIR] CAPTURE reads the stream (option"
 	@echo "                stream=text or binary; stream.live=on streams btsint/pebs records"
 	@echo "                while the run goes on); scripts/capture DEVICE records one (README)"

@@ -36,8 +36,6 @@ report < <("$check" "$work/calls.html" "$work/calls.text" --elf "$elf" --top bts
 dec_at=$(printf '%s\n' $syms | sed -n 's/^m_after_leaf=//p')
 grep -q "id=\"s0-a${dec_at#0x}\".*&#x21af; 1 delivered here" "$work/calls.html"
 ok $? "the interrupt is shown delivered at the DEC ($dec_at), once"
-grep -q 'Across: <b>the record index</b>' "$work/calls.html"
-ok $? "the timeline says it runs along the record index (these records carry no time)"
 
 # ---- a C++ template's name: < > & and spaces ----
 cat >"$work/t.cc" <<'EOF'
