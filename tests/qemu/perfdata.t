@@ -164,12 +164,7 @@ ok $? "perf2bolt's profile names the program's functions ($(tr '\n' ' ' <bolt.na
 "$dec" --view=html -o report.html --program "$prog" "$work/cap" 2>html.err
 ok $? "btdecode --view=html -o FILE writes the report ($(head -c 200 html.err))"
 "$dec" --program "$prog" "$work/cap" >text.out 2>/dev/null
-while IFS= read -r l; do
-	case "$l" in
-	"ok "*) ok 0 "html: ${l#ok }" ;;
-	"not ok "*) ok 1 "html: ${l#not ok }" ;;
-	"skip "*) ok 0 "html: headless Chromium # SKIP ${l#skip }" ;;
-	esac
-done < <("$top/tests/views/html_check" report.html text.out --json json.out --elf "$prog" \
-	--elf "$build/kernel.elf" --top bts=fib --flame bts=fib,main,pick --flame lbr=fib,main,pick)
+while read -r st desc; do ok "$st" "html: $desc"; done < <("$top/tests/views/html_check" \
+	report.html text.out --json json.out --elf "$prog" --elf "$build/kernel.elf" --top bts=fib \
+	--flame bts=fib,main,pick --flame lbr=fib,main,pick)
 exit $((tap_failed > 0))
