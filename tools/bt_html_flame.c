@@ -36,6 +36,14 @@ struct stack_line {
 static struct stack_line *lines;
 static size_t n_lines;
 
+/* The folded view writes a name's ';' and ' ' as '_' (a C++ name's "(int, char)" too): each
+ * such name of the sessions' functions, as folded and as it is, to show it as it is. */
+struct shown_name {
+	char *folded, *name;
+};
+static struct shown_name *shown;
+static size_t n_shown;
+
 void html_flame_start(void)
 {
 	for (size_t i = 0; i < n_lines; i++)
@@ -43,6 +51,13 @@ void html_flame_start(void)
 	free(lines);
 	lines = NULL;
 	n_lines = 0;
+	for (size_t i = 0; i < n_shown; i++) {
+		free(shown[i].folded);
+		free(shown[i].name);
+	}
+	free(shown);
+	shown = NULL;
+	n_shown = 0;
 	bt_view_folded.start();
 }
 
@@ -75,8 +90,47 @@ static void *must(void *p)
 	return p;
 }
 
+static int by_folded(const void *a, const void *b)
+{
+	return strcmp(((const struct shown_name *)a)->folded,
+		      ((const struct shown_name *)b)->folded);
+}
+
+/* The names of the functions the sessions' records name that the folded view changes. */
+static void collect_names(void)
+{
+	for (unsigned k = 0; k < html_n_sessions; k++) {
+		size_t n;
+		struct html_func *f = html_functions(html_sessions[k], &n);
+		for (size_t i = 0; i < n; i++) {
+			char name[512];
+			bt_sym_name(f[i].start, name, sizeof(name));
+			if (!strpbrk(name, "; "))
+				continue;
+			shown = must(realloc(shown, (n_shown + 1) * sizeof(*shown)));
+			shown[n_shown].name = must(strdup(name));
+			for (char *p = name; *p; p++)
+				if (*p == ';' || *p == ' ')
+					*p = '_';
+			shown[n_shown++].folded = must(strdup(name));
+		}
+		free(f);
+	}
+	if (n_shown)
+		qsort(shown, n_shown, sizeof(*shown), by_folded);
+}
+
+static const char *shown_as(const char *folded)
+{
+	struct shown_name key = {.folded = (char *)folded};
+	const struct shown_name *s =
+	    n_shown ? bsearch(&key, shown, n_shown, sizeof(*shown), by_folded) : NULL;
+	return s ? s->name : folded;
+}
+
 void html_flame_collect(void)
 {
+	collect_names();
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem = must(open_memstream(&text, &len));
@@ -171,10 +225,11 @@ static void frame(const struct node *n, double x, double w, unsigned level, unsi
 {
 	double y = height - SVG_MARGIN - (level + 1) * FRAME_H;
 	unsigned h = hue_of(n->name);
+	const char *name = shown_as(n->name);
 	fputs("<g class=\"fr\" data-fn=\"", out_records);
-	html_text(n->name);
+	html_text(name);
 	fputs("\"><title>", out_records);
-	html_textf("%s: %" PRIu64 " branches (%.1f%%)", n->name, n->total,
+	html_textf("%s: %" PRIu64 " branches (%.1f%%)", name, n->total,
 		   100.0 * (double)n->total / (double)all);
 	fprintf(out_records,
 		"</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" rx=\"2\" "
@@ -184,11 +239,11 @@ static void frame(const struct node *n, double x, double w, unsigned level, unsi
 	size_t fit = (size_t)((w - 6) / CHAR_W);
 	if (fit >= 3) {
 		char label[256];
-		size_t len = strlen(n->name);
+		size_t len = strlen(name);
 		if (len > fit)
-			snprintf(label, sizeof(label), "%.*s..", (int)(fit - 2), n->name);
+			snprintf(label, sizeof(label), "%.*s..", (int)(fit - 2), name);
 		else
-			snprintf(label, sizeof(label), "%s", n->name);
+			snprintf(label, sizeof(label), "%s", name);
 		fprintf(out_records, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + FRAME_H - 5);
 		html_text(label);
 		fputs("</text>", out_records);
