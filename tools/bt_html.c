@@ -13,7 +13,9 @@
  *  - each PEBS, counter or BTF sample at its IP, and a PEBS sample's data address with its
  *    latency and data source;
  *  - the timeline: each record in a column of its function. The columns are time (the TSC)
- *    when a session's first record carries a time stamp, else the record index.
+ *    when a session's first record carries a time stamp, else the record index. A record's time
+ *    stamp: a sample's own TSC (an LBR sample's, a counter sample's), else the reader's for
+ *    the record (record_time).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -47,6 +49,22 @@ uint64_t html_function_of(uint64_t addr)
 	return bt_sym_lookup(addr, &s) ? addr - s.offset : addr;
 }
 
+/* The reader's time stamp of the record being given: a stream of format version 2 carries a
+ * TSC per batch of records, which the reader spreads over them (struct bt_session's timed and
+ * tsc, which come with it, as BT_STREAM_VERSION1 does: the version still read without one);
+ * false for a stream without. */
+static bool record_time(const struct bt_session *s, uint64_t *tsc)
+{
+#ifdef BT_STREAM_VERSION1
+	*tsc = s->tsc;
+	return s->timed;
+#else
+	(void)s;
+	*tsc = 0;
+	return false;
+#endif
+}
+
 static void free_session(struct html_session *h)
 {
 	html_map_free(&h->insns);
@@ -54,6 +72,8 @@ static void free_session(struct html_session *h)
 	html_map_free(&h->data);
 	html_map_free(&h->cells);
 	free(h->snap);
+	free(h->snap_tsc);
+	free(h->snap_timed);
 	free(h);
 }
 
@@ -225,18 +245,19 @@ static void branch(struct html_session *h, uint64_t from, uint64_t to, int br_ty
 static void html_bts(const struct bt_session *s, const struct bt_bts *r)
 {
 	struct html_session *h = open_session[s->cpu % MAX_CPUS];
-	branch(h, r->from, r->to, -1, s->records, false, 0);
+	uint64_t tsc;
+	bool timed = record_time(s, &tsc);
+	branch(h, r->from, r->to, -1, s->records, timed, tsc);
 	html_flame_bts(s, r);
 }
 
 /* An LBR snapshot, oldest entry first; the first record of it was the index-th. */
 static void replay(struct html_session *h, uint64_t index)
 {
-	const struct bt_lbr *newest = &h->snap[0];
 	h->have_prev = false; /* a snapshot's oldest entry follows nothing we saw */
 	for (unsigned i = h->snap_n; i-- > 0;)
 		branch(h, h->snap[i].from, h->snap[i].to, h->snap[i].br_type,
-		       index + (h->snap_n - 1 - i), newest->sample, newest->tsc);
+		       index + (h->snap_n - 1 - i), h->snap_timed[i], h->snap_tsc[i]);
 	h->have_prev = false;
 	h->snap_n = 0;
 }
@@ -244,12 +265,26 @@ static void replay(struct html_session *h, uint64_t index)
 static void html_lbr(const struct bt_session *s, const struct bt_lbr *e)
 {
 	struct html_session *h = open_session[s->cpu % MAX_CPUS];
-	if (!h->snap)
+	if (!h->snap) {
 		h->snap = grow_array(NULL, BT_PAYLOAD_MAX, sizeof(*h->snap));
+		h->snap_tsc = grow_array(NULL, BT_PAYLOAD_MAX, sizeof(*h->snap_tsc));
+		h->snap_timed = grow_array(NULL, BT_PAYLOAD_MAX, sizeof(*h->snap_timed));
+	}
 	if (h->snap_n &&
 	    (e->sample || e->index <= h->snap[h->snap_n - 1].index || h->snap_n == BT_PAYLOAD_MAX))
 		replay(h, s->records - h->snap_n);
-	h->snap[h->snap_n++] = *e;
+	/* a snapshot is one moment: its sample's (lbr.period), else the reader's for its first */
+	unsigned k = h->snap_n++;
+	h->snap[k] = *e;
+	if (k) {
+		h->snap_timed[k] = h->snap_timed[0];
+		h->snap_tsc[k] = h->snap_tsc[0];
+	} else if (e->sample) {
+		h->snap_timed[0] = true;
+		h->snap_tsc[0] = e->tsc;
+	} else {
+		h->snap_timed[0] = record_time(s, &h->snap_tsc[0]);
+	}
 	html_flame_lbr(s, e);
 }
 
@@ -269,7 +304,9 @@ static void html_pebs(const struct bt_session *s, const struct bt_pebs *p)
 		d->dse = p->dse;
 		d->ip = p->ev;
 	}
-	timeline(h, s->records, false, 0, p->ev);
+	uint64_t tsc;
+	bool timed = record_time(s, &tsc);
+	timeline(h, s->records, timed, tsc, p->ev);
 }
 
 static void html_sample(const struct bt_session *s, const struct bt_sample *x)
@@ -279,7 +316,9 @@ static void html_sample(const struct bt_session *s, const struct bt_sample *x)
 	insn(h, x->ip)->samples++;
 	if (x->has_lbr)
 		count_branch(h, x->lbr_from, x->lbr_to, bt_record_kind(x->lbr_from, -1));
-	timeline(h, s->records, x->has_tsc, x->tsc, x->ip);
+	uint64_t tsc = x->tsc;
+	bool timed = x->has_tsc || record_time(s, &tsc);
+	timeline(h, s->records, timed, tsc, x->ip);
 }
 
 static void html_end(const struct bt_session *s, const struct bt_session_end *e)
@@ -288,7 +327,11 @@ static void html_end(const struct bt_session *s, const struct bt_session_end *e)
 	if (h->snap_n)
 		replay(h, s->records - h->snap_n);
 	free(h->snap);
+	free(h->snap_tsc);
+	free(h->snap_timed);
 	h->snap = NULL;
+	h->snap_tsc = NULL;
+	h->snap_timed = NULL;
 	h->ended = true;
 	h->end_records = e->records;
 	h->end_lost = e->lost;

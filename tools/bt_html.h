@@ -88,6 +88,8 @@ struct html_session {
 	uint64_t prev_to;
 	uint64_t walked, unwalked; /* paths followed, and not (no code, or it cannot be) */
 	struct bt_lbr *snap;	   /* an LBR snapshot, replayed oldest first when it ends */
+	uint64_t *snap_tsc;	   /* each entry's time stamp (snap_timed: it has one) */
+	bool *snap_timed;
 	unsigned snap_n;
 };
 

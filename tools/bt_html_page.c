@@ -376,12 +376,12 @@ static void timeline_axis(const struct html_session *h, unsigned rows, unsigned 
 		if (v == last)
 			continue; /* a short session: fewer ticks */
 		last = v;
-		fprintf(out_records, "<text x=\"%.0f\" y=\"%u\" text-anchor=\"%s\">%.6g%s%s</text>",
+		fprintf(out_records, "<text x=\"%.0f\" y=\"%u\" text-anchor=\"%s\">%.*f%s%s</text>",
 			TL_LABEL + TL_PLOT * t / 4.0, y + 14,
 			t == 4 ? "end"
 			: t    ? "middle"
 			       : "start",
-			v, t == 4 ? " " : "", t == 4 ? unit : "");
+			h->timed && v < 100 ? 2 : 0, v, t == 4 ? " " : "", t == 4 ? unit : "");
 	}
 	fputs("</svg>\n", out_records);
 }
