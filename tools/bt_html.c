@@ -251,7 +251,7 @@ static void html_bts(const struct bt_session *s, const struct bt_bts *r)
 	html_flame_bts(s, r);
 }
 
-/* An LBR snapshot, oldest entry first; the first record of it was the index-th. */
+/* An LBR snapshot, oldest entry first; its first record (the newest entry) was the index-th. */
 static void replay(struct html_session *h, uint64_t index)
 {
 	h->have_prev = false; /* a snapshot's oldest entry follows nothing we saw */
@@ -272,10 +272,12 @@ static void html_lbr(const struct bt_session *s, const struct bt_lbr *e)
 	}
 	if (h->snap_n &&
 	    (e->sample || e->index <= h->snap[h->snap_n - 1].index || h->snap_n == BT_PAYLOAD_MAX))
-		replay(h, s->records - h->snap_n);
+		replay(h, h->snap_first);
 	/* a snapshot is one moment: its sample's (lbr.period), else the reader's for its first */
 	unsigned k = h->snap_n++;
 	h->snap[k] = *e;
+	if (!k)
+		h->snap_first = s->records;
 	if (k) {
 		h->snap_timed[k] = h->snap_timed[0];
 		h->snap_tsc[k] = h->snap_tsc[0];
@@ -325,7 +327,7 @@ static void html_end(const struct bt_session *s, const struct bt_session_end *e)
 {
 	struct html_session *h = open_session[s->cpu % MAX_CPUS];
 	if (h->snap_n)
-		replay(h, s->records - h->snap_n);
+		replay(h, h->snap_first);
 	free(h->snap);
 	free(h->snap_tsc);
 	free(h->snap_timed);
@@ -343,6 +345,10 @@ static void html_end(const struct bt_session *s, const struct bt_session_end *e)
 
 static void html_finish(void)
 {
+	/* a session the capture ends inside: its last LBR snapshot is counted all the same */
+	for (unsigned i = 0; i < html_n_sessions; i++)
+		if (html_sessions[i]->snap_n)
+			replay(html_sessions[i], html_sessions[i]->snap_first);
 	html_flame_collect();
 	html_page();
 }
@@ -396,8 +402,7 @@ struct html_func *html_functions(const struct html_session *s, size_t *n)
 
 const struct bt_view bt_view_html = {
     .name = "html",
-    .about = "one self-contained HTML page: summaries, hot functions, flame graph, annotated "
-	     "code, samples, timeline (-o FILE)",
+    .about = "one self-contained page (-o FILE): hot code, flame graph, annotated code, timeline",
     .symbols = true,
     .start = html_start,
     .header = html_header,

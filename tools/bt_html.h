@@ -91,6 +91,7 @@ struct html_session {
 	uint64_t *snap_tsc;	   /* each entry's time stamp (snap_timed: it has one) */
 	bool *snap_timed;
 	unsigned snap_n;
+	uint64_t snap_first; /* the record index of its first entry */
 };
 
 /* The capture's sessions, in the order they began; the HEADER pairs, each once. */
