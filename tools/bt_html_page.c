@@ -186,6 +186,28 @@ static void sessions_table(void)
 
 /* ---- a session ---- */
 
+/* The conditional branches the records and the paths between them met: taken (a record from
+ * one) and not taken (a path fell through one), over the whole session. */
+static void conditionals(const struct html_session *h)
+{
+	size_t n;
+	uint64_t taken = 0, not_taken = 0;
+	struct html_insn **v = (struct html_insn **)html_map_values(&h->insns, &n);
+	for (size_t i = 0; i < n; i++) {
+		int kind = bt_sym_branch_kind(v[i]->addr);
+		if (kind > X86_BR_NONE && x86_branch_conditional(kind)) {
+			taken += v[i]->taken;
+			not_taken += v[i]->not_taken;
+		}
+	}
+	free(v);
+	fprintf(out_records,
+		"<tr><th>conditional branches</th><td class=\"cond\" data-taken=\"%" PRIu64
+		"\" data-nottaken=\"%" PRIu64 "\">%" PRIu64 " met: %" PRIu64 " taken, %" PRIu64
+		" not taken</td></tr>\n",
+		taken, not_taken, taken + not_taken, taken, not_taken);
+}
+
 static void summary(const struct html_session *h)
 {
 	fputs("<table class=\"kv\">\n<tr><th>facility</th><td>", out_records);
@@ -212,12 +234,14 @@ static void summary(const struct html_session *h)
 		fputs(")</small>", out_records);
 	}
 	fputs("</td></tr>\n", out_records);
-	if (h->walked || h->unwalked)
+	if (h->walked || h->unwalked) {
 		fprintf(out_records,
 			"<tr><th>paths between branches</th><td>%" PRIu64 " followed along the "
 			"ELF's code, %" PRIu64
 			" not (no code, or a gap in the records)</td></tr>\n",
 			h->walked, h->unwalked);
+		conditionals(h);
+	}
 	fputs("</table>\n", out_records);
 }
 

@@ -9,7 +9,7 @@
 # and plus_ten all run, and every name a tool gives for the program is one of nm's.
 . "$(dirname "$0")/lib.sh"
 
-echo "1..28"
+echo "1..29"
 prog=$build/examples/branches.elf
 dec=$build/btdecode
 work=$(mktemp -d)
@@ -167,4 +167,12 @@ ok $? "btdecode --view=html -o FILE writes the report ($(head -c 200 html.err))"
 while read -r st desc; do ok "$st" "html: $desc"; done < <("$top/tests/views/html_check" \
 	report.html text.out --json json.out --elf "$prog" --elf "$build/kernel.elf" --top bts=fib \
 	--flame bts=fib,main,pick --flame lbr=fib,main,pick)
+# the BTS session's conditional branches, taken and fallen through, as the stream's own PATH
+# frames count them (--view stats: lib/stream_path.c replaying the kernel's taken/not-taken bits,
+# where the page follows the code between the decoded records)
+read -r walked taken < <("$dec" --view stats --program "$prog" "$work/cap" 2>/dev/null |
+	sed -n 's/^path: .*), \([0-9]*\) conditional branches walked (\([0-9]*\) taken).*/\1 \2/p')
+read -r t nt < <(sed -n '/data-facility="bts"/,/<\/section>/s/.*class="cond" data-taken="\([0-9]*\)" data-nottaken="\([0-9]*\)".*/\1 \2/p' report.html)
+[ -n "${walked:-}" ] && [ "${t:-x}" = "$taken" ] && [ $((t + nt)) = "$walked" ]
+ok $? "html: the BTS session's conditional branches, ${t:-?} taken and ${nt:-?} not, are the PATH frames' ${walked:-?} walked, ${taken:-?} taken"
 exit $((tap_failed > 0))
