@@ -43,12 +43,12 @@ name=$(nm -C "$work/t.elf" | awk '$3 == "int" && $4 ~ /^get</ { $1 = $2 = ""; su
 addr() { nm "$work/t.elf" | awk -v s="$1" '$3 == s { print "0x" $1 }'; }
 # calls.records' sessions, then one of the template's (start calls get, get returns) before the
 # boot's last line
+# shellcheck disable=SC2086
 {
 	grep -v '^log run finished' "$here/calls.records" | sed "s/BUILD_ID/$id/"
 	printf 'header program-build-id=%s\nbegin bts template\nbts %s %s 0x10\nbts %s %s 0x10\nend 0\n' \
 		"$tid" "$(addr start)" "$(addr "$mangled")" "$(addr "$mangled")" "$(addr start)"
 	echo "log run finished: PASS"
-	# shellcheck disable=SC2086
 } | "$build/host/mkcapture" $syms >"$work/both"
 ok $? "mkcapture writes calls.records and the template's session into one capture"
 
