@@ -242,12 +242,16 @@ $(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/trace_part.c lib/crc32.c lib/strin
 
 # ---- host: the stream decoder (tools/, README "Records off the machine") -----------------------
 BTDECODE_SRCS := tools/btdecode.c tools/bt_views.c tools/bt_stats.c tools/bt_calls.c \
-	tools/bt_symbols.c tools/bt_perfdata.c tools/bt_stick.c tools/bt_html.c tools/bt_html_map.c \
-	tools/bt_html_page.c tools/bt_html_flame.c tools/bt_html_asm.c lib/gpt.c lib/trace_part.c lib/stream.c lib/stream_path.c \
+	tools/bt_symbols.c tools/bt_perfdata.c tools/bt_stick.c lib/gpt.c lib/trace_part.c lib/stream.c lib/stream_path.c \
 	lib/crc32.c lib/string.c lib/x86_decode.c \
 	lib/x86_decode_tables.c
-BTDECODE_LIBS := -ldw -lelf -lm -lstdc++ -lZydis -lZycore
-$(BUILD)/btdecode: $(BTDECODE_SRCS) tools/btdecode.h tools/bt_html.h $(HOST_HDRS) | deps
+BTDECODE_LIBS := -ldw -lelf -lm -lstdc++
+# the HTML view (tools/bt_html.h): its disassembly is Zydis's
+BTDECODE_SRCS += tools/bt_html.c tools/bt_html_map.c tools/bt_html_page.c \
+	tools/bt_html_timeline.c tools/bt_html_flame.c tools/bt_html_asm.c
+BTDECODE_LIBS += -lZydis -lZycore
+$(BUILD)/btdecode $(BUILD)/fuzz_btdecode: tools/bt_html.h
+$(BUILD)/btdecode: $(BTDECODE_SRCS) tools/btdecode.h $(HOST_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^) $(BTDECODE_LIBS)

@@ -6,7 +6,8 @@
  *                    between them, samples, data addresses, the timeline's buckets)
  *   bt_html_map.c    the hash map those counts live in
  *   bt_html_page.c   the page: escaping, the style, each session's summary and tables, the
- *                    sample histogram, the timeline
+ *                    sample histogram
+ *   bt_html_timeline.c  the timeline, an SVG
  *   bt_html_flame.c  the flame graph, an SVG of the folded view's own stacks (bt_calls.c)
  *   bt_html_asm.c    each hot function's disassembly (Zydis) with its counts beside each line
  */
@@ -117,6 +118,9 @@ void html_textf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A function's name, escaped, and the anchor of its disassembly within session s ("" none). */
 void html_func_name(uint64_t fn);
 void html_page(void);
+
+/* The timeline of session h (its functions f[0..n), bt_html_timeline.c). */
+void html_timeline_svg(const struct html_session *h, const struct html_func *f, size_t n);
 
 /* ---- the flame graph (bt_html_flame.c): the folded view fed the same records ---- */
 
