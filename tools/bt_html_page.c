@@ -412,7 +412,9 @@ static void annotations(const struct html_session *h, const struct html_func *f,
 	      "disassembled by Zydis. <b>taken</b>: branch records from that instruction; "
 	      "<b>not taken</b>: times a path between two records fell through that conditional "
 	      "branch; <b>ran</b>: times the instruction was on such a path (shaded by it); "
-	      "<b>samples</b>: samples with it as IP.</p>\n",
+	      "<b>samples</b>: samples with it as IP. LBR snapshots that overlap (an "
+	      "<code>lbr.period</code> shorter than the stack) count a branch in each snapshot "
+	      "that holds it, as perf counts branch stacks.</p>\n",
 	      out_records);
 	for (size_t i = 0; i < n; i++)
 		if (annotated[i])

@@ -152,4 +152,3 @@ void html_timeline_svg(const struct html_session *h, const struct html_func *f, 
 	free(cnt);
 	free(lanes);
 }
-
