@@ -134,7 +134,7 @@ help:
 	@echo "make run ARGS='--serial pci --screenshot F -- screen.hold=2'  console on a PCI UART,"
 	@echo "                a screen, its last image in F (README 'Consoles')"
 	@echo "make fuzz       the record decoder's libFuzzer harness for FUZZ_SECONDS (default 300)"
-	@echo "                build/btdecode [--view text|json|perf|perf.data|folded|trace|stats|raw|verify]"
+	@echo "                build/btdecode [--view text|json|perf|perf.data|html|folded|trace|stats|raw|verify]"
 	@echo "                [-o FILE] [--elf ELF] [--program ELF] [--debug-dir DIR] CAPTURE reads the stream (option"
 	@echo "                stream=text or binary; stream.live=on streams btsint/pebs records"
 	@echo "                while the run goes on); scripts/capture DEVICE records one (README)"
@@ -246,6 +246,11 @@ BTDECODE_SRCS := tools/btdecode.c tools/bt_views.c tools/bt_stats.c tools/bt_cal
 	lib/crc32.c lib/string.c lib/x86_decode.c \
 	lib/x86_decode_tables.c
 BTDECODE_LIBS := -ldw -lelf -lm -lstdc++
+# the HTML view (tools/bt_html.h): its disassembly is Zydis's
+BTDECODE_SRCS += tools/bt_html.c tools/bt_html_map.c tools/bt_html_page.c \
+	tools/bt_html_timeline.c tools/bt_html_flame.c tools/bt_html_asm.c
+BTDECODE_LIBS += -lZydis -lZycore
+$(BUILD)/btdecode $(BUILD)/fuzz_btdecode: tools/bt_html.h
 $(BUILD)/btdecode: $(BTDECODE_SRCS) tools/btdecode.h $(HOST_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")

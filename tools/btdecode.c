@@ -17,7 +17,8 @@
  *
  * The views (tools/bt_views.c, tools/bt_calls.c; README "Records off the machine"): text (the
  * records as the kernel prints them, the default), verify, stats, json, perf, raw, folded,
- * trace. Exit status: 0 the capture is complete, 1 something was damaged, missing, doubled or
+ * trace, perf.data (tools/bt_perfdata.c), html (tools/bt_html*.c: one self-contained page).
+ * Exit status: 0 the capture is complete, 1 something was damaged, missing, doubled or
  * did not match, 2 bad usage or an unreadable input, 3 no record stream in the input at all.
  */
 #define _GNU_SOURCE /* memmem */

@@ -49,9 +49,9 @@ struct bt_view {
 extern FILE *out_records, *out_problems; /* stdout and stderr (the fuzzer: /dev/null) */
 extern uint64_t bt_record_wire_bytes;	 /* of the record frames' lines (BTS, PATH, LBR) */
 
-/* The views, NULL-terminated (bt_views.c, bt_calls.c). */
+/* The views, NULL-terminated (bt_views.c, bt_calls.c, bt_perfdata.c, bt_html.c). */
 extern const struct bt_view bt_view_text, bt_view_verify, bt_view_stats, bt_view_json, bt_view_perf,
-    bt_view_raw, bt_view_folded, bt_view_trace, bt_view_perfdata;
+    bt_view_raw, bt_view_folded, bt_view_trace, bt_view_perfdata, bt_view_html;
 const struct bt_view *bt_view_find(const char *name);
 extern const struct bt_view *const bt_views[];
 

@@ -9,7 +9,7 @@
 # and plus_ten all run, and every name a tool gives for the program is one of nm's.
 . "$(dirname "$0")/lib.sh"
 
-echo "1..17"
+echo "1..29"
 prog=$build/examples/branches.elf
 dec=$build/btdecode
 work=$(mktemp -d)
@@ -117,10 +117,10 @@ ok $? "inline frames: $n_inl of $n_addr program addresses are in inlined code, e
 perf report -i perf.data --stdio --sort sym -F overhead,sym --percent-limit 0 >report.out \
 	2>report.err
 rc=$?
-top=$(awk '/of event .bts./ { e = 1 } e && /\[\.\]/ { print $NF; exit }' report.out)
+top_sym=$(awk '/of event .bts./ { e = 1 } e && /\[\.\]/ { print $NF; exit }' report.out)
 ok $((rc)) "perf report --stdio reads it"
-[ "$top" = fib ]
-ok $? "perf report: the BTS event's hottest symbol is fib (got '$top')"
+[ "$top_sym" = fib ]
+ok $? "perf report: the BTS event's hottest symbol is fib (got '$top_sym')"
 # branch mode: the hottest branch is one of fib's own
 # (perf 6.1's report --branch-stack with -F or --sort symbol_from,symbol_to takes a
 # segmentation fault here: its default sort is used)
@@ -154,4 +154,25 @@ ok $((rc + $?)) "perf2bolt-19 aggregates the branch samples ($(grep -m1 'read .*
 awk '{ print $2; print $5 }' prof.fdata | sed 's|/.*||' | grep -v '^[0-9]' | sort -u >bolt.names
 in_nm bolt.names && grep -qx fib bolt.names && grep -qx pick bolt.names
 ok $? "perf2bolt's profile names the program's functions ($(tr '\n' ' ' <bolt.names))"
+# ---- the HTML report of the same capture (btdecode --view html), loaded in Debian's headless
+# Chromium by tests/views/html_check: no console message; a section per session; fib the BTS
+# session's hottest function and, with main and pick, in the BTS and LBR flame graphs (the
+# source, as above); each annotated function's instructions and branches at objdump's addresses
+# (the program's and kernel.elf's), its taken counts the text view's records from each; the
+# timelines along time where the records carry a TSC (LBR samples, counter samples), else along
+# the record index; the PEBS data addresses the text view's
+"$dec" --view=html -o report.html --program "$prog" "$work/cap" 2>html.err
+ok $? "btdecode --view=html -o FILE writes the report ($(head -c 200 html.err))"
+"$dec" --program "$prog" "$work/cap" >text.out 2>/dev/null
+while read -r st desc; do ok "$st" "html: $desc"; done < <("$top/tests/views/html_check" \
+	report.html text.out --json json.out --elf "$prog" --elf "$build/kernel.elf" --top bts=fib \
+	--flame bts=fib,main,pick --flame lbr=fib,main,pick)
+# the BTS session's conditional branches, taken and fallen through, as the stream's own PATH
+# frames count them (--view stats: lib/stream_path.c replaying the kernel's taken/not-taken bits,
+# where the page follows the code between the decoded records)
+read -r walked taken < <("$dec" --view stats --program "$prog" "$work/cap" 2>/dev/null |
+	sed -n 's/^path: .*), \([0-9]*\) conditional branches walked (\([0-9]*\) taken).*/\1 \2/p')
+read -r t nt < <(sed -n '/data-facility="bts"/,/<\/section>/s/.*class="cond" data-taken="\([0-9]*\)" data-nottaken="\([0-9]*\)".*/\1 \2/p' report.html)
+[ -n "${walked:-}" ] && [ "${t:-x}" = "$taken" ] && [ $((t + nt)) = "$walked" ]
+ok $? "html: the BTS session's conditional branches, ${t:-?} taken and ${nt:-?} not, are the PATH frames' ${walked:-?} walked, ${taken:-?} taken"
 exit $((tap_failed > 0))

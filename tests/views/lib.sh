@@ -13,3 +13,20 @@ ok() {
 	n=$((n + 1)) last=$1
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
 }
+
+# calls.S (views.t's program, never run) assembled and linked at $base with build id $id into
+# $work/calls.elf (its debug line table naming tests/views/calls.S wherever the checkout is), and
+# its path (calls.records, addresses from nm) written by mkcapture into $work/cap; $syms: its
+# labels as NAME=ADDRESS. Two TAP points.
+id=0123456789abcdef0123456789abcdef01234567
+base=0x401000
+elf=$work/calls.elf
+calls_capture() {
+	(cd "$work" && gcc -g -fdebug-prefix-map="$here"=tests/views -c "$here/calls.S" -o calls.o &&
+		ld -x -nostdlib -Ttext=$base --build-id=0x$id -e _start -o calls.elf calls.o)
+	ok $? "calls.S assembles and links at $base with build id $id"
+	syms=$(nm "$work/calls.o" | while read -r a _ name; do printf '%s=0x%x ' "$name" $((0x$a + base)); done)
+	# shellcheck disable=SC2086
+	sed "s/BUILD_ID/$id/" "$here/calls.records" | "$build/host/mkcapture" $syms >"$work/cap"
+	ok $? "mkcapture writes the records of calls.records"
+}

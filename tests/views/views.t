@@ -11,17 +11,7 @@
 # REGOLDEN=1 rewrites the golden files (review the diff by hand before committing it).
 . "$(dirname "$0")/lib.sh"
 
-id=0123456789abcdef0123456789abcdef01234567
-base=0x401000
-# the debug line table names the source tests/views/calls.S wherever the checkout is
-(cd "$work" && gcc -g -fdebug-prefix-map="$here"=tests/views -c "$here/calls.S" -o calls.o &&
-	ld -x -nostdlib -Ttext=$base --build-id=0x$id -e _start -o calls.elf calls.o)
-ok $? "calls.S assembles and links at $base with build id $id"
-elf=$work/calls.elf
-syms=$(nm "$work/calls.o" | while read -r a _ name; do printf '%s=0x%x ' "$name" $((0x$a + base)); done)
-# shellcheck disable=SC2086
-sed "s/BUILD_ID/$id/" "$here/calls.records" | "$build/host/mkcapture" $syms >"$work/cap"
-ok $? "mkcapture writes the records of calls.records"
+calls_capture
 
 # ---- golden files, one per view ----
 for view in text json stats perf raw folded trace; do
