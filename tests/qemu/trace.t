@@ -33,7 +33,8 @@ boot() {
 # output and one over the decoded stream (a pass per session and question cost minutes):
 # out_F_L_cpu=C the session's lines (header and trailer left out; the stream's own lines too,
 # and, where the decoded stream carries them, its records), dec_F_L_cpu=C those records from
-# the decoded stream, hdr_F_L_cpu=C its header. A line goes to every session begun and not yet
+# the decoded stream, hdr_F_L_cpu=C its header as header gives it (hdrx_: without its " cpu=C "
+# too, for comparing CPUs). A line goes to every session begun and not yet
 # ended by a trace-end (stream-end) line, as a pass per session would have it.
 split_sessions() {
 	rm -rf "$sess"
@@ -45,7 +46,11 @@ split_sessions() {
 		}
 		{ key = $2 "_" $3 "_" $4 }
 		$1 == "trace-begin" {
-			hdr[key] = hdr[key] $0 "\n"
+			h = $0
+			sub(/ tsc-cycles=[0-9]*/, "", h); sub(/ streamed-live=[0-9]*/, "", h); sub(/ store-peak=[0-9]*/, "", h)
+			hdr[key] = hdr[key] h "\n"
+			sub(" " $4 " ", " ", h)
+			hdrx[key] = hdrx[key] h "\n"
 			for (o in on) if (o != key) blk[o] = blk[o] $0 "\n"
 			on[key] = 1; k[key] = kind($2)
 			next
@@ -55,6 +60,7 @@ split_sessions() {
 		END {
 			for (o in blk) { f = dir "/out_" o; printf "%s", blk[o] > f; close(f) }
 			for (o in hdr) { f = dir "/hdr_" o; printf "%s", hdr[o] > f; close(f) }
+			for (o in hdrx) { f = dir "/hdrx_" o; printf "%s", hdrx[o] > f; close(f) }
 		}'
 	[ -n "$decoded" ] || return 0
 	printf '%s\n' "$decoded" | awk -v dir="$sess" '
@@ -76,8 +82,19 @@ block() {
 }
 header() { # (the TSC time a run took, how many records left while it ran and the most the
 	# store held at once are left out: they differ between CPUs with the host's timing)
-	[ ! -f "$sess/hdr_$1_$2_cpu=$3" ] ||
-		sed 's/ tsc-cycles=[0-9]*//; s/ streamed-live=[0-9]*//; s/ store-peak=[0-9]*//' "$sess/hdr_$1_$2_cpu=$3"
+	[ ! -f "$sess/hdr_$1_$2_cpu=$3" ] || cat "$sess/hdr_$1_$2_cpu=$3"
+}
+# slurp VAR FILE...: the files' text in VAR, trailing newlines dropped, as "$(cat FILE...)"
+# would give it, without a process (the CPU comparisons read 420 sessions' files).
+slurp() {
+	local _t="" _p _f
+	for _f in "${@:2}"; do
+		[ -f "$_f" ] || continue
+		IFS= read -r -d '' _p <"$_f"
+		_t+=$_p
+	done
+	while [[ $_t == *$'\n' ]]; do _t=${_t%$'\n'}; done
+	printf -v "$1" '%s' "$_t"
 }
 # field LINE KEY: the value of KEY=VALUE in LINE (the first; words split at spaces and lines)
 field() {
@@ -121,10 +138,11 @@ for mode in all each; do
 	for f in "${facilities[@]}"; do
 		for p in "${personas[@]}"; do
 			for w in "${workloads[@]}"; do
-				a=$(block "$f" "$w@$p" 0)
-				b=$(block "$f" "$w@$p" 1)
-				h0=$(header "$f" "$w@$p" 0 | sed 's/ cpu=0 / /')
-				h1=$(header "$f" "$w@$p" 1 | sed 's/ cpu=1 / /')
+				# block and header (without " cpu=N ") of both CPUs
+				slurp a "$sess/out_${f}_$w@${p}_cpu=0" "$sess/dec_${f}_$w@${p}_cpu=0"
+				slurp b "$sess/out_${f}_$w@${p}_cpu=1" "$sess/dec_${f}_$w@${p}_cpu=1"
+				slurp h0 "$sess/hdrx_${f}_$w@${p}_cpu=0"
+				slurp h1 "$sess/hdrx_${f}_$w@${p}_cpu=1"
 				if [ -n "$a" ] && [ "$a" = "$b" ] && [ -n "$h0" ] && [ "$h0" = "$h1" ]; then
 					same=$((same + 1))
 				else
