@@ -10,45 +10,104 @@
 # checked are the stream's as tools/btdecode rebuilds them, every session's digest checked.
 . "$(dirname "$0")/lib.sh"
 
-# boot: lib.sh's, with stream=text after the options, and the stream decoded ($decoded)
+# boot: lib.sh's, with stream=text after the options, and the stream decoded ($decoded); the
+# sessions split out of both at once (split_sessions), for block and header to read.
 eval "lib_$(declare -f boot)"
 undecoded=""
+sess=$(mktemp -d)
+trap 'rm -rf "$sess"' EXIT
 boot() {
 	lib_boot "$@" stream=text
 	decoded=""
-	printf '%s\n' "$out" | grep -q '^@BT1 ' || return 0
-	decoded=$(printf '%s\n' "$out" | "$build/btdecode" - 2>&1)
-	local drc=$? n
-	n=$(printf '%s\n' "$decoded" | grep -c '^stream-begin ')
-	[ "$drc" = 0 ] && [ "$(printf '%s\n' "$decoded" | grep -c ' digest=ok')" = "$n" ] ||
-		undecoded="$undecoded [$*: exit $drc]"
+	if printf '%s\n' "$out" | grep -q '^@BT1 '; then
+		decoded=$(printf '%s\n' "$out" | "$build/btdecode" - 2>&1)
+		local drc=$? n
+		n=$(printf '%s\n' "$decoded" | grep -c '^stream-begin ')
+		[ "$drc" = 0 ] && [ "$(printf '%s\n' "$decoded" | grep -c ' digest=ok')" = "$n" ] ||
+			undecoded="$undecoded [$*: exit $drc]"
+	fi
+	split_sessions
+}
+
+# split_sessions: every session of the last boot into files of $sess, in one pass over the
+# output and one over the decoded stream (a pass per session and question cost minutes):
+# out_F_L_cpu=C the session's lines (header and trailer left out; the stream's own lines too,
+# and, where the decoded stream carries them, its records), dec_F_L_cpu=C those records from
+# the decoded stream, hdr_F_L_cpu=C its header as header gives it (hdrx_: without its " cpu=C "
+# too, for comparing CPUs). A line goes to every session begun and not yet
+# ended by a trace-end (stream-end) line, as a pass per session would have it.
+split_sessions() {
+	rm -rf "$sess"
+	mkdir -p "$sess"
+	printf '%s\n' "$out" | awk -v dir="$sess" -v dec="${decoded:+1}" '
+		function kind(f) {
+			if (!dec) return ""
+			return f == "bts" || f == "btsint" ? "bts" : f == "lbr" || f == "pebs" || f == "btf" ? f : f == "pmc" ? "sample" : ""
+		}
+		{ key = $2 "_" $3 "_" $4 }
+		$1 == "trace-begin" {
+			h = $0
+			sub(/ tsc-cycles=[0-9]*/, "", h); sub(/ streamed-live=[0-9]*/, "", h); sub(/ store-peak=[0-9]*/, "", h)
+			hdr[key] = hdr[key] h "\n"
+			sub(" " $4 " ", " ", h)
+			hdrx[key] = hdrx[key] h "\n"
+			for (o in on) if (o != key) blk[o] = blk[o] $0 "\n"
+			on[key] = 1; k[key] = kind($2)
+			next
+		}
+		$1 == "trace-end" { for (o in on) delete on[o]; next }
+		$1 != "@BT1" { for (o in on) if (k[o] == "" || $1 != k[o]) blk[o] = blk[o] $0 "\n" }
+		END {
+			for (o in blk) { f = dir "/out_" o; printf "%s", blk[o] > f; close(f) }
+			for (o in hdr) { f = dir "/hdr_" o; printf "%s", hdr[o] > f; close(f) }
+			for (o in hdrx) { f = dir "/hdrx_" o; printf "%s", hdrx[o] > f; close(f) }
+		}'
+	[ -n "$decoded" ] || return 0
+	printf '%s\n' "$decoded" | awk -v dir="$sess" '
+		function kind(f) { return f == "bts" || f == "btsint" ? "bts" : f == "lbr" || f == "pebs" || f == "btf" ? f : f == "pmc" ? "sample" : "" }
+		$1 == "stream-begin" { key = $2 "_" $3 "_" $4; on[key] = 1; k[key] = kind($2); next }
+		$1 == "stream-end" { for (o in on) delete on[o]; next }
+		{ for (o in on) if (k[o] != "" && $1 == k[o]) blk[o] = blk[o] $0 "\n" }
+		END { for (o in blk) { f = dir "/dec_" o; printf "%s", blk[o] > f; close(f) } }'
 }
 
 # block FACILITY LABEL CPU: the lines of one session (header and trailer left out; the stream's
 # own lines too), its records (bts, lbr, pebs, btf, sample lines) from the decoded stream where
 # it carries them.
 block() {
-	local kind=""
-	case "$1" in
-	bts | btsint) kind=bts ;; lbr) kind=lbr ;; pebs) kind=pebs ;; btf) kind=btf ;; pmc) kind=sample ;;
-	esac
-	[ -n "$decoded" ] || kind=""
-	printf '%s\n' "$out" | awk -v f="$1" -v n="$2" -v c="cpu=$3" -v k="$kind" '
-		$1 == "trace-begin" && $2 == f && $3 == n && $4 == c { on = 1; next }
-		$1 == "trace-end" { on = 0 }
-		on && $1 != "@BT1" && (k == "" || $1 != k)'
-	[ -z "$kind" ] || printf '%s\n' "$decoded" | awk -v f="$1" -v n="$2" -v c="cpu=$3" -v k="$kind" '
-		$1 == "stream-begin" && $2 == f && $3 == n && $4 == c { on = 1; next }
-		$1 == "stream-end" { on = 0 }
-		on && $1 == k'
+	local f
+	for f in "$sess/out_$1_$2_cpu=$3" "$sess/dec_$1_$2_cpu=$3"; do
+		[ ! -f "$f" ] || cat "$f"
+	done
 }
 header() { # (the TSC time a run took, how many records left while it ran and the most the
 	# store held at once are left out: they differ between CPUs with the host's timing)
-	printf '%s\n' "$out" | awk -v f="$1" -v n="$2" -v c="cpu=$3" '$1 == "trace-begin" && $2 == f && $3 == n && $4 == c' |
-		sed 's/ tsc-cycles=[0-9]*//; s/ streamed-live=[0-9]*//; s/ store-peak=[0-9]*//'
+	[ ! -f "$sess/hdr_$1_$2_cpu=$3" ] || cat "$sess/hdr_$1_$2_cpu=$3"
 }
-# field LINE KEY: the value of KEY=VALUE in LINE
-field() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+# slurp VAR FILE...: the files' text in VAR, trailing newlines dropped, as "$(cat FILE...)"
+# would give it, without a process (the CPU comparisons read 420 sessions' files).
+slurp() {
+	local _t="" _p _f
+	for _f in "${@:2}"; do
+		[ -f "$_f" ] || continue
+		IFS= read -r -d '' _p <"$_f"
+		_t+=$_p
+	done
+	while [[ $_t == *$'\n' ]]; do _t=${_t%$'\n'}; done
+	printf -v "$1" '%s' "$_t"
+}
+# field LINE KEY: the value of KEY=VALUE in LINE (the first; words split at spaces and lines)
+field() {
+	local w words
+	IFS=$' \n' read -r -d '' -a words <<<"$1"
+	for w in "${words[@]}"; do
+		case "$w" in "$2="*)
+			printf '%s\n' "${w#"$2="}"
+			return
+			;;
+		esac
+	done
+}
 
 facilities=(bts btsint lbr pebs btf pmc)
 workloads=(loop calls indirect user faults)
@@ -79,10 +138,11 @@ for mode in all each; do
 	for f in "${facilities[@]}"; do
 		for p in "${personas[@]}"; do
 			for w in "${workloads[@]}"; do
-				a=$(block "$f" "$w@$p" 0)
-				b=$(block "$f" "$w@$p" 1)
-				h0=$(header "$f" "$w@$p" 0 | sed 's/ cpu=0 / /')
-				h1=$(header "$f" "$w@$p" 1 | sed 's/ cpu=1 / /')
+				# block and header (without " cpu=N ") of both CPUs
+				slurp a "$sess/out_${f}_$w@${p}_cpu=0" "$sess/dec_${f}_$w@${p}_cpu=0"
+				slurp b "$sess/out_${f}_$w@${p}_cpu=1" "$sess/dec_${f}_$w@${p}_cpu=1"
+				slurp h0 "$sess/hdrx_${f}_$w@${p}_cpu=0"
+				slurp h1 "$sess/hdrx_${f}_$w@${p}_cpu=1"
 				if [ -n "$a" ] && [ "$a" = "$b" ] && [ -n "$h0" ] && [ "$h0" = "$h1" ]; then
 					same=$((same + 1))
 				else
