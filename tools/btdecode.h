@@ -110,6 +110,14 @@ void bt_sym_for_each_segment(void (*fn)(void *ctx, const struct bt_exec *x), voi
 /* The functions inlined at addr, innermost first (libdw's scopes: DW_TAG_inlined_subroutine),
  * as addr2line -i lists them before the function itself: how many, at most max. */
 unsigned bt_sym_inlines(uint64_t addr, const char **names, unsigned max);
+/* The frames at addr as `eu-addr2line -i -f` prints them, innermost first: each function (an
+ * inlined subroutine's, then the function's own) with its place (the address's line, then the
+ * call site of the one inside): how many (at most max), 0 when nothing is inlined there. */
+struct bt_inline_frame {
+	const char *func, *file; /* file NULL when unknown */
+	int line;
+};
+unsigned bt_sym_inline_frames(uint64_t addr, struct bt_inline_frame *out, unsigned max);
 /* The DWARF version of an ELF's first unit when it has a line table, 0 when it has none, -1
  * when it cannot be read. */
 int bt_sym_dwarf_version(const char *path);
