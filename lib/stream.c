@@ -133,7 +133,7 @@ static uint8_t *room(struct bt_writer *w, uint8_t type, size_t need)
 		w->prev_size = 0;
 		w->prev_dla = 0;
 		if (type == BT_F_BTS || type == BT_F_LBR || type == BT_F_END || type == BT_F_PATH ||
-		    type == BT_F_PEBS || type == BT_F_SAMPLE)
+		    type == BT_F_PEBS || type == BT_F_SAMPLE || type == BT_F_OUTPUT)
 			w->len = put_leb(w->frame + BT_HEADER_LEN, w->session);
 	}
 	return w->frame + BT_HEADER_LEN + w->len;
@@ -160,6 +160,7 @@ void bt_write_begin(struct bt_writer *w, const char *facility, const char *sessi
 	flush(w);
 	w->records = 0;
 	w->digest = 0;
+	w->in_session = true;
 }
 
 unsigned bt_write_header(struct bt_writer *w, const char *const *pairs, unsigned n)
@@ -390,6 +391,29 @@ uint32_t bt_digest_lbr(uint32_t crc, const struct bt_lbr *e)
 	return crc32_update(crc, at, sizeof(at));
 }
 
+void bt_write_output(struct bt_writer *w, const struct bt_output *o)
+{
+	uint64_t offset = o->offset;
+	const uint8_t *b = o->bytes;
+	size_t left = o->len;
+	do {
+		flush(w); /* one piece a frame: its head says where the bytes belong */
+		uint8_t *p = room(w, BT_F_OUTPUT, 1 + 2 * LEB_MAX);
+		size_t n = 1;
+		p[0] = o->fd;
+		n += put_leb(p + n, offset);
+		n += put_leb(p + n, o->tsc);
+		size_t take = BT_PAYLOAD_MAX - w->len - n;
+		take = take < left ? take : left;
+		memcpy(p + n, b, take);
+		w->len += n + take;
+		b += take;
+		left -= take;
+		offset += take;
+	} while (left);
+	flush(w);
+}
+
 void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why)
 {
 	flush(w);
@@ -404,6 +428,7 @@ void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why)
 	memcpy(p + n, why, t);
 	w->len += n + t;
 	flush(w);
+	w->in_session = false;
 }
 
 uint32_t bt_digest(uint32_t crc, const struct bt_bts *r)
@@ -766,4 +791,19 @@ long bt_read_sample(const struct bt_frame *f, uint32_t *session,
 		count++;
 	}
 	return count;
+}
+
+int bt_read_output(const struct bt_frame *f, uint32_t *session, struct bt_output *o)
+{
+	size_t pos = 0;
+	if (f->type != BT_F_OUTPUT || !get_session(f, &pos, session) || pos >= f->len)
+		return -1;
+	o->fd = f->payload[pos++];
+	if ((o->fd != BT_OUTPUT_STDOUT && o->fd != BT_OUTPUT_STDERR) ||
+	    !get_leb(f->payload, f->len, &pos, &o->offset) ||
+	    !get_leb(f->payload, f->len, &pos, &o->tsc))
+		return -1;
+	o->bytes = f->payload + pos;
+	o->len = f->len - pos;
+	return 0;
 }

@@ -82,7 +82,22 @@ enum bt_frame_type {
 	BT_F_SAMPLE = 8, /* LEB128 session, then IP samples (a counter overflow's, a BTF trap's
 			  * target): control byte, the IP less the previous one's, and with
 			  * BT_SAMPLE_LBR the newest LBR entry's FROM less the IP, TO less FROM */
+	BT_F_OUTPUT = 9, /* LEB128 session, then a user program's output: the file descriptor
+			  * (one byte: 1 stdout, 2 stderr), LEB128 the offset of the first byte
+			  * in that descriptor's output, LEB128 the TSC when the program wrote
+			  * it, then the bytes as written (struct bt_output) */
 };
+
+/* A piece of a user program's output (BT_F_OUTPUT): the bytes at `offset` of file descriptor
+ * fd's output in its run. Bytes the kernel could not deliver leave a gap in the offsets. */
+struct bt_output {
+	uint8_t fd; /* 1 stdout, 2 stderr */
+	uint64_t offset, tsc;
+	const uint8_t *bytes;
+	size_t len;
+};
+#define BT_OUTPUT_STDOUT 1
+#define BT_OUTPUT_STDERR 2
 
 #define BT_SAMPLE_LBR 0x01 /* an IP sample's control byte: the LBR entry follows */
 /* The sample's TSC follows (LEB128, less the previous sample's in the frame; 0 at its start).
@@ -180,6 +195,7 @@ struct bt_writer {
 	uint64_t records;
 	uint32_t digest;
 	uint32_t session; /* the open session's BEGIN frame number */
+	bool in_session;  /* between BEGIN and END */
 	/* BTS records along the code (BT_F_PATH) when path.code is set (bt_writer_set_code) */
 	struct bt_path path;
 	size_t count_at; /* the PATH frame's record count, in the payload */
@@ -200,6 +216,9 @@ void bt_write_bts(struct bt_writer *w, const struct bt_bts *r);
 void bt_write_lbr(struct bt_writer *w, const struct bt_lbr *e);
 void bt_write_pebs(struct bt_writer *w, const struct bt_pebs *p);
 void bt_write_sample(struct bt_writer *w, const struct bt_sample *s);
+/* A program's output piece, in as many BT_F_OUTPUT frames as it takes (not a record: neither
+ * counted in END nor in its digest; the offsets show any gap). */
+void bt_write_output(struct bt_writer *w, const struct bt_output *o);
 /* Closes the session: lost records and why ("" if none). */
 void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why);
 
@@ -256,6 +275,9 @@ long bt_read_sample(const struct bt_frame *f, uint32_t *session,
 /* An LBR frame's session and entries, as bt_read_bts. */
 long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
 		 void (*fn)(void *ctx, const struct bt_lbr *e), void *ctx);
+
+/* An OUTPUT frame's session and piece (o->bytes points into the frame): 0 or -1. */
+int bt_read_output(const struct bt_frame *f, uint32_t *session, struct bt_output *o);
 
 /* The digest step for one record: crc = bt_digest(crc, r). */
 uint32_t bt_digest(uint32_t crc, const struct bt_bts *r);

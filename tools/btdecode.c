@@ -58,6 +58,7 @@ struct cpu_state {
 	char facility[BT_NAME_MAX], name[BT_NAME_MAX];
 	struct bt_session s; /* the open session, as the views see it */
 	uint32_t digest;
+	uint64_t out_next[2]; /* the session's program output: the next offset of stdout, stderr */
 	struct seen_frame recent[RECENT];
 	unsigned n_recent;
 	/* totals */
@@ -172,6 +173,42 @@ static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame
 			  &(struct bt_session_end){
 			      .records = records, .lost = lost, .verdict = verdict, .why = why});
 	c->in_session = false;
+}
+
+/* A piece of the program's output, given to the view if it is its session's and comes in
+ * order (a gap: bytes the kernel could not deliver, or a lost frame, said). */
+static void output_frame(struct cpu_state *c, const struct bt_frame *f)
+{
+	uint32_t session;
+	struct bt_output o;
+	if (bt_read_output(f, &session, &o)) {
+		problem("cpu %u: frame %" PRIu32 ": malformed OUTPUT frame", f->cpu, f->seq);
+		return;
+	}
+	const char *fd = o.fd == BT_OUTPUT_STDERR ? "stderr" : "stdout";
+	if (!c->in_session || session != c->s.number) {
+		problem("cpu %u: frame %" PRIu32 ": %zu bytes of %s of the session whose BEGIN was "
+			"frame %" PRIu32 ", which is missing: not shown",
+			f->cpu, f->seq, o.len, fd, session);
+		return;
+	}
+	uint64_t *next = &c->out_next[o.fd == BT_OUTPUT_STDERR];
+	if (o.offset != *next)
+		problem("cpu %u: frame %" PRIu32 ": %s: the program's %s %s at byte %" PRIu64
+			" (%" PRIu64 " bytes %s)",
+			f->cpu, f->seq, session_name(c), fd,
+			o.offset > *next ? "goes on" : "goes back", o.offset,
+			o.offset > *next ? o.offset - *next : *next - o.offset,
+			o.offset > *next ? "missing" : "again: not shown twice");
+	if (o.offset < *next) {
+		uint64_t again = *next - o.offset < o.len ? *next - o.offset : o.len;
+		o.bytes += again;
+		o.offset += again;
+		o.len -= again;
+	}
+	*next = o.offset + o.len;
+	if (view->output && o.len)
+		view->output(&c->s, &o);
 }
 
 /* A BTS frame's records go to the open session only if the frame says they are its own: after a
@@ -477,6 +514,7 @@ static void frame(const struct bt_frame *f)
 		c->s = (struct bt_session){
 		    .cpu = f->cpu, .number = f->seq, .facility = c->facility, .name = c->name};
 		c->digest = 0;
+		c->out_next[0] = c->out_next[1] = 0;
 		c->sessions++;
 		if (view->begin)
 			view->begin(&c->s);
@@ -487,6 +525,9 @@ static void frame(const struct bt_frame *f)
 	case BT_F_PEBS:
 	case BT_F_SAMPLE:
 		bts_frame(c, f);
+		return;
+	case BT_F_OUTPUT:
+		output_frame(c, f);
 		return;
 	case BT_F_END:
 		end_session(c, f->cpu, f);
@@ -770,6 +811,8 @@ static void usage(FILE *to)
 	    "static PIE was placed (default: the capture's program-bias); without it, the ELF\n"
 	    "    with the build id the capture names, beside the capture or under --debug-dir\n"
 	    "  --debug-dir DIR: a folder of ELFs, or of a .build-id/ab/cdef...[.debug] tree\n"
+	    "  --stream stdout|stderr|both: --view output's streams (default both: the "
+	    "program's\n    stdout to stdout, its stderr to stderr)\n"
 	    "  -h, --help: this text\n"
 	    "  exit status: 0 complete (every frame, session and boot whole), 1 damaged, "
 	    "missing,\n  doubled or incomplete, 2 bad usage or an unreadable input or output,\n"
@@ -849,13 +892,10 @@ static int open_output(const char *path)
 int main(int argc, char **argv)
 {
 	static const struct option longs[] = {
-	    {"view", required_argument, NULL, 'v'},
-	    {"elf", required_argument, NULL, 'e'},
-	    {"program", required_argument, NULL, 'p'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"debug-dir", required_argument, NULL, 'd'},
-	    {NULL, 0, NULL, 0},
+	    {"view", required_argument, NULL, 'v'},    {"elf", required_argument, NULL, 'e'},
+	    {"program", required_argument, NULL, 'p'}, {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},	       {"debug-dir", required_argument, NULL, 'd'},
+	    {"stream", required_argument, NULL, 's'},  {NULL, 0, NULL, 0},
 	};
 	const char *output = NULL, *debug_dir = NULL;
 	bool have_elf = false, have_program = false;
@@ -882,6 +922,10 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			debug_dir = optarg;
+			break;
+		case 's':
+			if (bt_output_streams(optarg))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);

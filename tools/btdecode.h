@@ -42,6 +42,8 @@ struct bt_view {
 	void (*pebs)(const struct bt_session *s, const struct bt_pebs *p);
 	void (*sample)(const struct bt_session *s, const struct bt_sample *x);
 	void (*end)(const struct bt_session *s, const struct bt_session_end *e);
+	/* a user program's output, in order, each byte once (a gap was said as a problem) */
+	void (*output)(const struct bt_session *s, const struct bt_output *o);
 	void (*frame)(const struct bt_frame *f, uint64_t line); /* every intact frame */
 	void (*finish)(void);
 };
@@ -51,7 +53,9 @@ extern uint64_t bt_record_wire_bytes;	 /* of the record frames' lines (BTS, PATH
 
 /* The views, NULL-terminated (bt_views.c, bt_calls.c). */
 extern const struct bt_view bt_view_text, bt_view_verify, bt_view_stats, bt_view_json, bt_view_perf,
-    bt_view_raw, bt_view_folded, bt_view_trace, bt_view_perfdata;
+    bt_view_raw, bt_view_folded, bt_view_trace, bt_view_perfdata, bt_view_output;
+/* --stream stdout|stderr|both: what the output view gives back (bt_output.c); 0 or -1 (said). */
+int bt_output_streams(const char *which);
 const struct bt_view *bt_view_find(const char *name);
 extern const struct bt_view *const bt_views[];
 
