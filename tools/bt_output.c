@@ -22,8 +22,9 @@ int bt_output_streams(const char *which)
 			streams = i;
 			return 0;
 		}
-	fprintf(stderr, "btdecode: --stream '%s': accepted: stdout, stderr, both (the default: "
-			"stdout to stdout, stderr to stderr)\n",
+	fprintf(stderr,
+		"btdecode: --stream '%s': accepted: stdout, stderr, both (the default: "
+		"stdout to stdout, stderr to stderr)\n",
 		which);
 	return -1;
 }

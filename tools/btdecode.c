@@ -59,6 +59,7 @@ struct cpu_state {
 	struct bt_session s; /* the open session, as the views see it */
 	uint32_t digest;
 	uint64_t out_next[2]; /* the session's program output: the next offset of stdout, stderr */
+	uint64_t batch_tsc;   /* the session's last record frame's TSC (BEGIN's at first) */
 	struct seen_frame recent[RECENT];
 	unsigned n_recent;
 	/* totals */
@@ -79,6 +80,7 @@ static struct {
 static struct cpu_state cpus[MAX_CPUS];
 static const struct bt_view *view = &bt_view_text;
 static uint64_t problems, bad_lines, line_no, all_frames, nul_bytes;
+static uint64_t tsc_khz; /* the capture's HEADER "tsc-khz=" (0: none) */
 FILE *out_records, *out_problems;
 uint64_t bt_record_wire_bytes;
 
@@ -157,6 +159,8 @@ static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame
 		return;
 	}
 	const char *verdict = "ok";
+	c->s.timed = f->has_tsc;
+	c->s.tsc = f->tsc;
 	if (c->s.records != records) {
 		verdict = "incomplete";
 		problem("cpu %u: frame %" PRIu32 ": %s: %" PRIu64 " of its %" PRIu64
@@ -173,6 +177,24 @@ static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame
 			  &(struct bt_session_end){
 			      .records = records, .lost = lost, .verdict = verdict, .why = why});
 	c->in_session = false;
+}
+
+bool bt_tsc_ns(uint64_t tsc, uint64_t *ns)
+{
+	if (!tsc_khz)
+		return false;
+	*ns = (uint64_t)((unsigned __int128)tsc * 1000000 / tsc_khz);
+	return true;
+}
+
+/* The TSC of record i of a batch of n (struct bt_session: timed, tsc). */
+static void record_time(struct cpu_state *c, const struct bt_frame *f, unsigned i, unsigned n)
+{
+	c->s.timed = f->has_tsc;
+	if (!f->has_tsc)
+		return;
+	uint64_t from = c->batch_tsc <= f->tsc ? c->batch_tsc : f->tsc;
+	c->s.tsc = from + (uint64_t)((unsigned __int128)(f->tsc - from) * (i + 1) / n);
 }
 
 /* A piece of the program's output, given to the view if it is its session's and comes in
@@ -207,6 +229,8 @@ static void output_frame(struct cpu_state *c, const struct bt_frame *f)
 		o.len -= again;
 	}
 	*next = o.offset + o.len;
+	c->s.timed = f->has_tsc;
+	c->s.tsc = o.tsc; /* when the program wrote it */
 	if (view->output && o.len)
 		view->output(&c->s, &o);
 }
@@ -254,6 +278,7 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 	if (n < 0)
 		return; /* a frame whose CRC held but whose records do not parse: none shown */
 	for (unsigned i = 0; i < fr.n; i++) {
+		record_time(c, f, i, fr.n);
 		if (lbr) {
 			c->digest = bt_digest_lbr(c->digest, &fr.l[i]);
 			if (view->lbr)
@@ -273,6 +298,8 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 		}
 		c->s.records++;
 	}
+	if (f->has_tsc)
+		c->batch_tsc = f->tsc;
 	c->all_records += fr.n;
 }
 
@@ -292,6 +319,8 @@ static void keep_pair(void *ctx, const char *pair)
 	l->p[l->n++] = l->text + l->used;
 	l->used += (unsigned)len + 1;
 	bt_sym_header_pair(pair);
+	if (!strncmp(pair, "tsc-khz=", 8))
+		tsc_khz = strtoull(pair + 8, NULL, 10);
 }
 
 static struct bt_insn_cache *insn_cache;
@@ -511,8 +540,13 @@ static void frame(const struct bt_frame *f)
 			return;
 		}
 		c->in_session = true;
-		c->s = (struct bt_session){
-		    .cpu = f->cpu, .number = f->seq, .facility = c->facility, .name = c->name};
+		c->s = (struct bt_session){.cpu = f->cpu,
+					   .number = f->seq,
+					   .facility = c->facility,
+					   .name = c->name,
+					   .timed = f->has_tsc,
+					   .tsc = f->tsc};
+		c->batch_tsc = f->tsc;
 		c->digest = 0;
 		c->out_next[0] = c->out_next[1] = 0;
 		c->sessions++;
@@ -632,7 +666,7 @@ static long binary_frame(const uint8_t *p, size_t avail, bool crlf, bool eof, st
 		buf[o++] = p[i++];
 		if (o == BT_HEADER_LEN) {
 			unsigned len = (unsigned)(buf[BT_H_LEN] | buf[BT_H_LEN + 1] << 8);
-			if (buf[BT_H_TYPE] < BT_F_BEGIN || buf[BT_H_TYPE] > BT_F_SAMPLE ||
+			if (buf[BT_H_TYPE] < BT_F_BEGIN || buf[BT_H_TYPE] > BT_F_OUTPUT ||
 			    len > BT_PAYLOAD_MAX)
 				return 0;
 			*looked = true;
@@ -645,17 +679,26 @@ static long binary_frame(const uint8_t *p, size_t avail, bool crlf, bool eof, st
 
 static const char BINARY_MAGIC[] = {BT_MAGIC0, BT_MAGIC1, BT_STREAM_VERSION};
 
+/* The first binary frame's magic in data[0..n): "BT" and a version this reader knows. */
+static const char *find_magic(const char *data, size_t n)
+{
+	for (const char *m = data; (m = memmem(m, n - (size_t)(m - data), BINARY_MAGIC, 2)); m++)
+		if (m + 2 < data + n && (m[2] == BT_STREAM_VERSION || m[2] == BT_STREAM_VERSION1))
+			return m;
+	return NULL;
+}
+
 /* Takes what data[0..n) holds: the bytes consumed (the rest waits for more, unless eof). A line
  * ends at a LF, or at a CR: a run of CRs with or without a LF after them ends one line (CR LF
  * from the UART, CR CR LF from a terminal's log of it, CR alone from some serial programs). */
 static size_t scan(const char *data, size_t n, bool eof)
 {
 	size_t p = 0;
-	const char *magic = memmem(data, n, BINARY_MAGIC, sizeof(BINARY_MAGIC));
+	const char *magic = find_magic(data, n);
 	const char *cr = memchr(data, '\r', n);
 	while (p < n) {
 		if (magic && magic < data + p)
-			magic = memmem(data + p, n - p, BINARY_MAGIC, sizeof(BINARY_MAGIC));
+			magic = find_magic(data + p, n - p);
 		if (cr && cr < data + p)
 			cr = memchr(data + p, '\r', n - p);
 		const char *nl = memchr(data + p, '\n', n - p);

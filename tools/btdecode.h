@@ -20,7 +20,15 @@ struct bt_session {
 	uint32_t number; /* its BEGIN's frame number */
 	const char *facility, *name;
 	uint64_t records; /* records so far (the next record's index) */
+	/* The current record's TSC (a stream of format version 2: timed): a sample's own when it
+	 * has one; else estimated between its batch's TSC and the one before (the session's
+	 * BEGIN's for the first), by its place in the batch, as perf's Intel PT decoder
+	 * estimates between timing packets; BEGIN's and END's their frames'. */
+	bool timed;
+	uint64_t tsc;
 };
+/* A TSC as ns, from the capture's HEADER "tsc-khz=": false when the capture has no rate. */
+bool bt_tsc_ns(uint64_t tsc, uint64_t *ns);
 
 /* How a session ended: END's fields and the reader's verdict ("ok", "incomplete", ...). */
 struct bt_session_end {

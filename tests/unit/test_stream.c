@@ -623,7 +623,7 @@ static void output_comes_back(void **state)
 	/* a descriptor other than 1 and 2 is refused */
 	uint8_t buf[BT_FRAME_MAX];
 	struct bt_frame f = parse_line(2, buf);
-	buf[BT_HEADER_LEN + 1] = 3;
+	buf[(f.payload - buf) + 1] = 3; /* after the session number */
 	struct bt_output o;
 	uint32_t session;
 	assert_int_equal(bt_read_output(&f, &session, &o), -1);

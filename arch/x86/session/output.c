@@ -296,6 +296,7 @@ static struct bt_writer *writer_here(void)
 		uint32_t seq = w->seq; /* its frame numbers run on */
 		bt_writer_init(w, (uint16_t)cpu, seq, wire_binary ? emit_binary : emit_text,
 			       &rings[cpu]);
+		w->clock = arch_timestamp; /* each frame's TSC (lib/stream.h, version 2) */
 	}
 	return w;
 }
