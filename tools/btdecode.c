@@ -89,6 +89,7 @@ static void problem(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
+	bt_progress_clear();
 	fprintf(out_problems, "btdecode: line %" PRIu64 ": ", line_no);
 	vfprintf(out_problems, fmt, ap);
 	fputc('\n', out_problems);
@@ -775,6 +776,7 @@ static int btdecode_stream(FILE *in, const char *name)
 	size_t have = 0;
 	uint64_t bytes = 0;
 	bool utf16 = false;
+	bt_progress_start(in, view != &bt_view_output);
 	for (bool eof = false; !eof;) {
 		size_t room = sizeof(data) - have, got = room ? fread(data + have, 1, room, in) : 0;
 		eof = room && got == 0;
@@ -789,7 +791,12 @@ static int btdecode_stream(FILE *in, const char *name)
 			used = have;
 		memmove(data, data + used, have - used);
 		have -= used;
+		uint64_t records = 0;
+		for (unsigned c = 0; c < MAX_CPUS; c++)
+			records += cpus[c].all_records;
+		bt_progress_update(bytes, records);
 	}
+	bt_progress_clear();
 	if (text_n)
 		text_end();
 	if (ferror(in)) {
@@ -857,6 +864,8 @@ static void usage(FILE *to)
 	    "  --stream stdout|stderr|both: --view output's streams (default both: the "
 	    "program's\n    stdout to stdout, its stderr to stderr)\n"
 	    "  -h, --help: this text\n"
+	    "  on a terminal (stderr), a decode longer than BTDECODE_PROGRESS_MS (1000) ms shows a "
+	    "progress line\n"
 	    "  exit status: 0 complete (every frame, session and boot whole), 1 damaged, "
 	    "missing,\n  doubled or incomplete, 2 bad usage or an unreadable input or output,\n"
 	    "  3 no record stream in the input\n");

@@ -8,6 +8,7 @@
 #ifndef TOOLS_BTDECODE_H
 #define TOOLS_BTDECODE_H
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,6 +67,12 @@ extern const struct bt_view bt_view_text, bt_view_verify, bt_view_stats, bt_view
 int bt_output_streams(const char *which);
 const struct bt_view *bt_view_find(const char *name);
 extern const struct bt_view *const bt_views[];
+
+/* The progress line on a terminal (bt_progress.c): from the start of a decode of `in` (allowed:
+ * the view lets stderr carry it), after each chunk, and cleared before a message. */
+void bt_progress_start(FILE *in, bool allowed);
+void bt_progress_update(uint64_t bytes, uint64_t records);
+void bt_progress_clear(void);
 
 /* A JSON string of s, quotes and escapes included, to out_records (bt_views.c). */
 void bt_json_str(const char *s);
