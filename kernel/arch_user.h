@@ -100,7 +100,7 @@ void arch_user_run_begin(const struct user_run_params *p);
  * yet, as log lines through print ("program-output cpu=N: ..." and "program-stderr cpu=N:
  * ...") and OUTPUT frames when the session streams; bytes that could not be delivered said
  * ("incomplete: ..."). print NULL (the native reference run): dropped. */
-void arch_program_output(workload_print_fn print);
+void arch_user_output(workload_print_fn print);
 /* After it: watchdog disarmed, how the run ended and what it wrote (valid until the next
  * arch_user_run_begin on this CPU). */
 void arch_user_run_end(struct user_run_end *e);

@@ -131,7 +131,7 @@ void program_done(workload_print_fn print)
 	arch_user_run_end(&e);
 	if (params.linux_abi)
 		program_linux_done(print, &e); /* the memory it used: zeroed before the next run */
-	arch_program_output(print); /* NULL: the native reference run, its traced twin reports */
+	arch_user_output(print); /* NULL: the native reference run, its traced twin reports */
 	if (!print)
 		return;
 	char sym[128];

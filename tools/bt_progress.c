@@ -51,8 +51,9 @@ void bt_progress_update(uint64_t bytes, uint64_t records)
 	pg.last = t;
 	pg.shown = true;
 	if (pg.total)
-		fprintf(stderr, "\r\033[K[ btdecode: %.0f%%, %.1f of %.1f MiB, %" PRIu64
-				" records, %.1f s ]",
+		fprintf(stderr,
+			"\r\033[K[ btdecode: %.0f%%, %.1f of %.1f MiB, %" PRIu64
+			" records, %.1f s ]",
 			100.0 * (double)bytes / (double)pg.total, (double)bytes / MIB,
 			(double)pg.total / MIB, records, (t - pg.start) / 1e3);
 	else

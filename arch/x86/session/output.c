@@ -45,6 +45,8 @@ static struct out_ring rings[MAX_CPUS];
  * names while it traces itself). */
 static volatile unsigned console_owner;
 
+static void program_output(workload_print_fn print);
+
 static char *out_pages(void)
 {
 	uint64_t pa = page_alloc(TRACE_OUT_PAGES);
@@ -57,6 +59,7 @@ bool trace_out_prepare(unsigned cpu)
 		return false;
 	if (!rings[cpu].buf)
 		rings[cpu].buf = out_pages();
+	user_output_taker = program_output; /* a program's output from now on */
 	return rings[cpu].buf != NULL;
 }
 
@@ -459,7 +462,7 @@ static void program_output_take(unsigned cpu, const struct out_to *to)
 	}
 }
 
-void arch_program_output(workload_print_fn print)
+static void program_output(workload_print_fn print)
 {
 	unsigned cpu = this_cpu()->index;
 	struct user_run *u = &user_runs[cpu];

@@ -111,6 +111,23 @@ static void disarm(struct user_run *u)
 	}
 }
 
+void (*user_output_taker)(workload_print_fn print);
+
+void arch_user_output(workload_print_fn print)
+{
+	struct user_run *u = here();
+	if (user_output_taker) {
+		user_output_taker(print);
+		return;
+	}
+	uint64_t left = u->out_head - u->out_tail;
+	u->out_tail = u->out_head;
+	if (print && left)
+		print("incomplete: program: cpu=%u: %lu bytes of its output ring were not taken "
+		      "(no trace session ran it)\n",
+		      this_cpu()->index, left);
+}
+
 void arch_user_run_end(struct user_run_end *e)
 {
 	struct user_run *u = here();

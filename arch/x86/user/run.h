@@ -78,6 +78,10 @@ struct user_out_piece {
 	uint64_t tsc;	 /* when the program wrote it */
 };
 #define USER_OUT_ALIGN 8
+/* What takes the rest of a run's output after it (arch_user_output): the session's
+ * (arch/x86/session/output.c registers it; a pointer, so that this folder calls none of that
+ * one's). */
+extern void (*user_output_taker)(workload_print_fn print);
 /* Append len bytes at buf to the run's stdout (fd 1) or stderr (2) (the caller checked buf). */
 void user_output(struct user_run *u, unsigned fd, uint64_t buf, uint64_t len);
 
