@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "kernel/arch_workloads.h"
 
 struct elf_user_image;
 
@@ -95,6 +96,11 @@ struct user_run_end {
 };
 /* Before each run on this CPU (not stepped, not traced): output cleared, watchdog armed. */
 void arch_user_run_begin(const struct user_run_params *p);
+/* After it, on its CPU: what the program wrote to stdout and stderr and the kernel has not taken
+ * yet, as log lines through print ("program-output cpu=N: ..." and "program-stderr cpu=N:
+ * ...") and OUTPUT frames when the session streams; bytes that could not be delivered said
+ * ("incomplete: ..."). print NULL (the native reference run): dropped. */
+void arch_user_output(workload_print_fn print);
 /* After it: watchdog disarmed, how the run ended and what it wrote (valid until the next
  * arch_user_run_begin on this CPU). */
 void arch_user_run_end(struct user_run_end *e);

@@ -125,44 +125,15 @@ static void symbolize(uint64_t addr, char *out, size_t size)
 		fmt_snprintf(out, size, "?");
 }
 
-#define OUTPUT_LINE_MAX 160 /* printed bytes per output line; a longer line goes on in the next */
-
-/* What the program wrote, one log line per line it wrote; bytes outside printable ASCII as
- * \xNN, so the log stays text. */
-static void print_output(workload_print_fn print, const struct user_run_end *e)
-{
-	char line[4 * OUTPUT_LINE_MAX + 1];
-	size_t n = 0, shown = 0;
-	for (uint64_t i = 0; i < e->output_len; i++) {
-		unsigned char c = (unsigned char)e->output[i];
-		bool end = c == '\n' || i + 1 == e->output_len;
-		if (c != '\n') {
-			if (c >= 0x20 && c < 0x7f && c != '\\')
-				line[n++] = (char)c;
-			else
-				n += fmt_snprintf(line + n, sizeof(line) - n, "\\x%02x", c);
-			shown++;
-		}
-		if (end || shown == OUTPUT_LINE_MAX) {
-			line[n] = 0;
-			print("program-output cpu=%u: %s\n", e->cpu, line);
-			n = shown = 0;
-		}
-	}
-	if (e->output_dropped)
-		print("warning: program: cpu=%u: %lu bytes of output dropped (room for %u a run)\n",
-		      e->cpu, (unsigned long)e->output_dropped, (unsigned)e->output_room);
-}
-
 void program_done(workload_print_fn print)
 {
 	struct user_run_end e;
 	arch_user_run_end(&e);
 	if (params.linux_abi)
 		program_linux_done(print, &e); /* the memory it used: zeroed before the next run */
+	arch_user_output(print); /* NULL: the native reference run, its traced twin reports */
 	if (!print)
-		return; /* the native reference run: its traced twin reports */
-	print_output(print, &e);
+		return;
 	char sym[128];
 	symbolize(e.rip, sym, sizeof(sym));
 	if (e.kind == USER_END_FAULT) {

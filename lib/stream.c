@@ -103,6 +103,18 @@ void bt_writer_init(struct bt_writer *w, uint16_t cpu, uint32_t seq, bt_emit_fn 
 	w->ctx = ctx;
 }
 
+/* A new frame's start: the TSC (but for HEADER), then its session where it has one. */
+static void frame_start(struct bt_writer *w, uint8_t type)
+{
+	w->type = type;
+	w->len = 0;
+	if (type != BT_F_HEADER)
+		w->len = put_leb(w->frame + BT_HEADER_LEN, w->clock ? w->clock() : 0);
+	if (type == BT_F_BTS || type == BT_F_LBR || type == BT_F_END || type == BT_F_PATH ||
+	    type == BT_F_PEBS || type == BT_F_SAMPLE || type == BT_F_OUTPUT)
+		w->len += put_leb(w->frame + BT_HEADER_LEN + w->len, w->session);
+}
+
 static void flush(struct bt_writer *w)
 {
 	if (!w->type)
@@ -126,15 +138,12 @@ static uint8_t *room(struct bt_writer *w, uint8_t type, size_t need)
 {
 	if (w->type != type || w->len + need > BT_PAYLOAD_MAX) {
 		flush(w);
-		w->type = type;
 		w->prev_to = 0;
 		w->prev_tsc = 0;
 		w->prev_flags = 0;
 		w->prev_size = 0;
 		w->prev_dla = 0;
-		if (type == BT_F_BTS || type == BT_F_LBR || type == BT_F_END || type == BT_F_PATH ||
-		    type == BT_F_PEBS || type == BT_F_SAMPLE)
-			w->len = put_leb(w->frame + BT_HEADER_LEN, w->session);
+		frame_start(w, type);
 	}
 	return w->frame + BT_HEADER_LEN + w->len;
 }
@@ -160,6 +169,7 @@ void bt_write_begin(struct bt_writer *w, const char *facility, const char *sessi
 	flush(w);
 	w->records = 0;
 	w->digest = 0;
+	w->in_session = true;
 }
 
 unsigned bt_write_header(struct bt_writer *w, const char *const *pairs, unsigned n)
@@ -190,8 +200,7 @@ void bt_writer_set_code(struct bt_writer *w, bt_code_fn code, void *ctx)
 static void path_frame(struct bt_writer *w)
 {
 	flush(w);
-	w->type = BT_F_PATH;
-	w->len = put_leb(w->frame + BT_HEADER_LEN, w->session);
+	frame_start(w, BT_F_PATH);
 	w->count_at = w->len;
 	w->bits_at = w->len + 2;
 	w->len = w->bits_at;
@@ -390,6 +399,34 @@ uint32_t bt_digest_lbr(uint32_t crc, const struct bt_lbr *e)
 	return crc32_update(crc, at, sizeof(at));
 }
 
+void bt_write_output(struct bt_writer *w, const struct bt_output *o)
+{
+	uint64_t offset = o->offset;
+	const uint8_t *b = o->bytes;
+	size_t left = o->len;
+	do {
+		flush(w); /* one piece a frame: its head says where the bytes belong */
+		uint8_t *p = room(w, BT_F_OUTPUT, 1 + 2 * LEB_MAX);
+		size_t n = 1;
+		p[0] = o->fd;
+		n += put_leb(p + n, offset);
+		n += put_leb(p + n, o->tsc);
+		size_t take = BT_PAYLOAD_MAX - w->len - n;
+		take = take < left ? take : left;
+		memcpy(p + n, b, take);
+		w->len += n + take;
+		b += take;
+		left -= take;
+		offset += take;
+	} while (left);
+	flush(w);
+}
+
+void bt_write_flush(struct bt_writer *w)
+{
+	flush(w);
+}
+
 void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why)
 {
 	flush(w);
@@ -399,11 +436,12 @@ void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why)
 	put32(p + n, w->digest);
 	n += 4;
 	size_t t = strlen(why);
-	if (t > BT_PAYLOAD_MAX - n)
-		t = BT_PAYLOAD_MAX - n;
+	if (t > BT_PAYLOAD_MAX - w->len - n)
+		t = BT_PAYLOAD_MAX - w->len - n;
 	memcpy(p + n, why, t);
 	w->len += n + t;
 	flush(w);
+	w->in_session = false;
 }
 
 uint32_t bt_digest(uint32_t crc, const struct bt_bts *r)
@@ -493,8 +531,9 @@ int bt_frame_parse(const uint8_t *buf, size_t n, struct bt_frame *f, const char 
 		*why = "no 'BT' magic";
 		return -1;
 	}
-	if (buf[BT_H_VERSION] != BT_STREAM_VERSION) {
-		*why = "format version not 1";
+	if (buf[BT_H_VERSION] != BT_STREAM_VERSION && buf[BT_H_VERSION] != BT_STREAM_VERSION1) {
+		*why = "format version neither 1 nor 2 (a newer kernel's stream: a newer btdecode "
+		       "reads it)";
 		return -1;
 	}
 	uint16_t len = get16(buf + BT_H_LEN);
@@ -507,10 +546,20 @@ int bt_frame_parse(const uint8_t *buf, size_t n, struct bt_frame *f, const char 
 		return -1;
 	}
 	f->type = buf[BT_H_TYPE];
+	f->version = buf[BT_H_VERSION];
 	f->cpu = get16(buf + BT_H_CPU);
 	f->seq = get32(buf + BT_H_SEQ);
 	f->payload = buf + BT_HEADER_LEN;
 	f->len = len;
+	f->has_tsc = f->version >= BT_STREAM_VERSION && f->type != BT_F_HEADER;
+	f->tsc = 0;
+	size_t pos = 0;
+	if (f->has_tsc && !get_leb(f->payload, f->len, &pos, &f->tsc)) {
+		*why = "no TSC at the payload's start";
+		return -1;
+	}
+	f->payload += pos;
+	f->len = (uint16_t)(f->len - pos);
 	return 0;
 }
 
@@ -766,4 +815,19 @@ long bt_read_sample(const struct bt_frame *f, uint32_t *session,
 		count++;
 	}
 	return count;
+}
+
+int bt_read_output(const struct bt_frame *f, uint32_t *session, struct bt_output *o)
+{
+	size_t pos = 0;
+	if (f->type != BT_F_OUTPUT || !get_session(f, &pos, session) || pos >= f->len)
+		return -1;
+	o->fd = f->payload[pos++];
+	if ((o->fd != BT_OUTPUT_STDOUT && o->fd != BT_OUTPUT_STDERR) ||
+	    !get_leb(f->payload, f->len, &pos, &o->offset) ||
+	    !get_leb(f->payload, f->len, &pos, &o->tsc))
+		return -1;
+	o->bytes = f->payload + pos;
+	o->len = f->len - pos;
+	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The record stream (format version 1): framed, CRC-checked records that leave the kernel on the
- * serial line and are read back by tools/btdecode. Built for the kernel and the host alike.
+ * The record stream (format version 2; version 1 is still read): framed, CRC-checked records that
+ * leave the kernel on the serial line and are read back by tools/btdecode. Built for the kernel and
+ * the host alike.
  *
  * A frame is a 12-byte header, a payload of at most BT_PAYLOAD_MAX bytes and the CRC-32
  * (lib/crc32.h) of header and payload, little-endian. Every frame stands alone: a lost or
@@ -24,6 +25,12 @@
  * flags as delivered; an LBR entry as bt_digest_lbr says), so a reader proves that it rebuilt
  * every record bit for bit.
  *
+ * Format version 2: every frame but HEADER starts with the TSC (LEB128) when the kernel began
+ * it: BEGIN's is the session's start, END's the moment its last record was handed on, a
+ * record frame's the moment its batch went into the stream (its records were captured before,
+ * after the previous batch's; the HEADER's "tsc-khz=" turns TSC into time). A reader takes it
+ * off before the payload (struct bt_frame: tsc); version 1 frames have none.
+ *
  * Record and END frames start with their session's number: the frame number of its BEGIN
  * (LEB128), so that records after a lost frame are never given to another session.
  * A BTS record is a control byte, then zig-zag LEB128 numbers: FROM less the previous record's
@@ -39,7 +46,8 @@
 #include <stdint.h>
 #include "lib/stream_path.h"
 
-#define BT_STREAM_VERSION  1
+#define BT_STREAM_VERSION  2
+#define BT_STREAM_VERSION1 1 /* still read: its frames carry no TSC */
 #define BT_MAGIC0	   'B'
 #define BT_MAGIC1	   'T'
 #define BT_HEADER_LEN	   12
@@ -82,7 +90,22 @@ enum bt_frame_type {
 	BT_F_SAMPLE = 8, /* LEB128 session, then IP samples (a counter overflow's, a BTF trap's
 			  * target): control byte, the IP less the previous one's, and with
 			  * BT_SAMPLE_LBR the newest LBR entry's FROM less the IP, TO less FROM */
+	BT_F_OUTPUT = 9, /* LEB128 session, then a user program's output: the file descriptor
+			  * (one byte: 1 stdout, 2 stderr), LEB128 the offset of the first byte
+			  * in that descriptor's output, LEB128 the TSC when the program wrote
+			  * it, then the bytes as written (struct bt_output) */
 };
+
+/* A piece of a user program's output (BT_F_OUTPUT): the bytes at `offset` of file descriptor
+ * fd's output in its run. Bytes the kernel could not deliver leave a gap in the offsets. */
+struct bt_output {
+	uint8_t fd; /* 1 stdout, 2 stderr */
+	uint64_t offset, tsc;
+	const uint8_t *bytes;
+	size_t len;
+};
+#define BT_OUTPUT_STDOUT 1
+#define BT_OUTPUT_STDERR 2
 
 #define BT_SAMPLE_LBR 0x01 /* an IP sample's control byte: the LBR entry follows */
 /* The sample's TSC follows (LEB128, less the previous sample's in the frame; 0 at its start).
@@ -166,12 +189,15 @@ struct bt_bts {
 
 /* Where finished frames go (the kernel: a text line into the CPU's output buffer). */
 typedef void (*bt_emit_fn)(void *ctx, const uint8_t *frame, size_t len);
+/* The TSC now (the kernel: RDTSC); NULL: 0. */
+typedef uint64_t (*bt_clock_fn)(void);
 
 struct bt_writer {
 	uint16_t cpu;
 	uint32_t seq; /* the next frame's number (the caller keeps it across sessions) */
 	bt_emit_fn emit;
 	void *ctx;
+	bt_clock_fn clock; /* each frame's TSC */
 	uint8_t frame[BT_FRAME_MAX];
 	size_t len; /* payload bytes so far (0: no frame open) */
 	uint8_t type;
@@ -180,6 +206,7 @@ struct bt_writer {
 	uint64_t records;
 	uint32_t digest;
 	uint32_t session; /* the open session's BEGIN frame number */
+	bool in_session;  /* between BEGIN and END */
 	/* BTS records along the code (BT_F_PATH) when path.code is set (bt_writer_set_code) */
 	struct bt_path path;
 	size_t count_at; /* the PATH frame's record count, in the payload */
@@ -200,6 +227,11 @@ void bt_write_bts(struct bt_writer *w, const struct bt_bts *r);
 void bt_write_lbr(struct bt_writer *w, const struct bt_lbr *e);
 void bt_write_pebs(struct bt_writer *w, const struct bt_pebs *p);
 void bt_write_sample(struct bt_writer *w, const struct bt_sample *s);
+/* A program's output piece, in as many BT_F_OUTPUT frames as it takes (not a record: neither
+ * counted in END nor in its digest; the offsets show any gap). */
+void bt_write_output(struct bt_writer *w, const struct bt_output *o);
+/* The open frame out now: the records after it go in a new batch, with a TSC of its own. */
+void bt_write_flush(struct bt_writer *w);
 /* Closes the session: lost records and why ("" if none). */
 void bt_write_end(struct bt_writer *w, uint64_t lost, const char *why);
 
@@ -213,13 +245,15 @@ size_t bt_text_line(const uint8_t *frame, size_t len, char *out);
 long bt_base64_decode(const char *in, size_t n, uint8_t *out, size_t out_size);
 
 struct bt_frame {
-	uint8_t type;
+	uint8_t type, version;
 	uint16_t cpu;
 	uint32_t seq;
-	const uint8_t *payload;
+	bool has_tsc; /* version 2, not HEADER */
+	uint64_t tsc;
+	const uint8_t *payload; /* after the TSC */
 	uint16_t len;
 };
-/* A whole frame of exactly n bytes: 0, or -1 with *why (magic, version, length, CRC). */
+/* A whole frame of exactly n bytes: 0, or -1 with *why (magic, version, length, CRC, TSC). */
 int bt_frame_parse(const uint8_t *buf, size_t n, struct bt_frame *f, const char **why);
 
 /* HEADER's strings, each given to fn: their count, or -1 if the frame is malformed. */
@@ -256,6 +290,9 @@ long bt_read_sample(const struct bt_frame *f, uint32_t *session,
 /* An LBR frame's session and entries, as bt_read_bts. */
 long bt_read_lbr(const struct bt_frame *f, uint32_t *session,
 		 void (*fn)(void *ctx, const struct bt_lbr *e), void *ctx);
+
+/* An OUTPUT frame's session and piece (o->bytes points into the frame): 0 or -1. */
+int bt_read_output(const struct bt_frame *f, uint32_t *session, struct bt_output *o);
 
 /* The digest step for one record: crc = bt_digest(crc, r). */
 uint32_t bt_digest(uint32_t crc, const struct bt_bts *r);

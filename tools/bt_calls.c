@@ -6,7 +6,9 @@
  *           inferno): each branch counts once for the stack it was taken from
  *   trace   Chrome trace-event JSON (the "JSON Object Format": traceEvents with B/E duration
  *           events and M metadata) that Perfetto's UI and chrome://tracing open: one track per
- *           session (pid = CPU, tid = session number), ts = the record's index in its session
+ *           session (pid = CPU, tid = session number), ts = the record's time in us (from its
+ *           TSC and the capture's tsc-khz, struct bt_session: timed; a stream of format
+ *           version 1 has none, and ts is then the record's index in its session)
  *
  * The rules: a call (near, far, INT, SYSCALL, SYSENTER) or an interrupt or exception (a record
  * whose FROM cannot branch: delivery) pushes the target's function; a return (near, far, IRET,
@@ -35,7 +37,8 @@ struct calls_cpu {
 	struct stack st;
 	struct bt_lbr snap[BT_PAYLOAD_MAX];
 	unsigned snap_n;
-	uint64_t snap_first; /* the record index of the snapshot's newest entry */
+	uint64_t snap_first; /* the ts of the snapshot's newest entry */
+	uint64_t last_ts;    /* the last record's ts, in ns (timed records) */
 	char root[2 * BT_NAME_MAX + 2];
 };
 
@@ -125,14 +128,26 @@ static void fold_sample(const struct calls_cpu *c)
 
 /* ---- trace events ----------------------------------------------------------------------- */
 
+static bool ts_ns; /* the ts being written are ns (else record indexes) */
+
+/* "ts": microseconds (Chrome's unit) from ns, or the record index. */
+static void put_ts(uint64_t ts)
+{
+	if (ts_ns)
+		fprintf(out_records, ",\"ts\":%" PRIu64 ".%03u", ts / 1000, (unsigned)(ts % 1000));
+	else
+		fprintf(out_records, ",\"ts\":%" PRIu64, ts);
+}
+
 static void event(const char *ph, const struct bt_session *s, uint64_t fn, uint64_t ts)
 {
 	char name[NAME_MAX_];
 	bt_sym_name(fn, name, sizeof(name));
 	fprintf(out_records, "%s\n{\"name\":", first_event ? "" : ",");
 	bt_json_str(name);
-	fprintf(out_records, ",\"ph\":\"%s\",\"pid\":%u,\"tid\":%" PRIu32 ",\"ts\":%" PRIu64 "}",
-		ph, s->cpu, s->number, ts);
+	fprintf(out_records, ",\"ph\":\"%s\",\"pid\":%u,\"tid\":%" PRIu32, ph, s->cpu, s->number);
+	put_ts(ts);
+	fputc('}', out_records);
 	first_event = false;
 }
 
@@ -193,7 +208,7 @@ static bool is_return(int k)
 	       k == X86_BR_SYSEXIT;
 }
 
-/* One branch, taken from the top of the stack at record index ts. */
+/* One branch, taken from the top of the stack at ts (ns, or the record index). */
 static void branch(struct calls_cpu *c, const struct bt_session *s, uint64_t from, uint64_t to,
 		   int br_type, uint64_t ts)
 {
@@ -265,9 +280,22 @@ static void calls_begin(const struct bt_session *s)
 	}
 }
 
+/* The current record's ts: its time in ns (never before the CPU's last: slices stay nested),
+ * or without time its index. */
+static uint64_t record_ts(struct calls_cpu *c, const struct bt_session *s)
+{
+	uint64_t ns;
+	ts_ns = s->timed && bt_tsc_ns(s->tsc, &ns);
+	if (!ts_ns)
+		return s->records;
+	c->last_ts = ns > c->last_ts ? ns : c->last_ts + 1;
+	return c->last_ts;
+}
+
 static void calls_bts(const struct bt_session *s, const struct bt_bts *r)
 {
-	branch(cpu_of(s), s, r->from, r->to, -1, s->records);
+	struct calls_cpu *c = cpu_of(s);
+	branch(c, s, r->from, r->to, -1, record_ts(c, s));
 }
 
 static void calls_lbr(const struct bt_session *s, const struct bt_lbr *e)
@@ -276,7 +304,7 @@ static void calls_lbr(const struct bt_session *s, const struct bt_lbr *e)
 	if (c->snap_n && (e->index <= c->snap[c->snap_n - 1].index || c->snap_n == BT_PAYLOAD_MAX))
 		replay_snapshot(c, s);
 	if (!c->snap_n)
-		c->snap_first = s->records;
+		c->snap_first = record_ts(c, s);
 	c->snap[c->snap_n++] = *e;
 }
 
@@ -290,10 +318,10 @@ static void instant(const struct bt_session *s, uint64_t at, const char *ip_kind
 	bt_sym_name(at, name, sizeof(name));
 	fprintf(out_records, "%s\n{\"name\":", first_event ? "" : ",");
 	bt_json_str(name);
-	fprintf(out_records,
-		",\"ph\":\"i\",\"s\":\"t\",\"pid\":%u,\"tid\":%" PRIu32 ",\"ts\":%" PRIu64
-		",\"args\":{\"ev\":\"%#" PRIx64 "\"",
-		s->cpu, s->number, s->records, at);
+	fprintf(out_records, ",\"ph\":\"i\",\"s\":\"t\",\"pid\":%u,\"tid\":%" PRIu32, s->cpu,
+		s->number);
+	put_ts(record_ts(cpu_of(s), s));
+	fprintf(out_records, ",\"args\":{\"ev\":\"%#" PRIx64 "\"", at);
 	if (ip_kind)
 		fprintf(out_records, ",\"ip\":\"%s\"", ip_kind);
 	fputs("}}", out_records);
@@ -317,7 +345,7 @@ static void calls_end(const struct bt_session *s, const struct bt_session_end *e
 	struct calls_cpu *c = cpu_of(s);
 	if (c->snap_n)
 		replay_snapshot(c, s);
-	clear(c, s, s->records + 1);
+	clear(c, s, record_ts(c, s) + 1);
 }
 
 static int by_stack(const void *a, const void *b)

@@ -51,18 +51,11 @@ uint64_t html_function_of(uint64_t addr)
 
 /* The reader's time stamp of the record being given: a stream of format version 2 carries a
  * TSC per batch of records, which the reader spreads over them (struct bt_session's timed and
- * tsc, which come with it, as BT_STREAM_VERSION1 does: the version still read without one);
- * false for a stream without. */
+ * tsc); false for a version 1 stream, which carries none. */
 static bool record_time(const struct bt_session *s, uint64_t *tsc)
 {
-#ifdef BT_STREAM_VERSION1
 	*tsc = s->tsc;
 	return s->timed;
-#else
-	(void)s;
-	*tsc = 0;
-	return false;
-#endif
 }
 
 static void free_session(struct html_session *h)

@@ -109,6 +109,8 @@ static struct {
 	uint64_t tsc_khz;  /* the HEADER's: TSC to ns */
 	uint64_t pend_ip;  /* the LBR sample being gathered: its IP and TSC (lbr.period) */
 	uint64_t pend_tsc; /* 0: none */
+	bool rec_timed;	   /* the last record's time (struct bt_session: version 2) */
+	uint64_t rec_tsc;
 	bool pend;
 	unsigned maps_generation;
 	bool maps_done, failed;
@@ -252,7 +254,7 @@ static void flush_stack(void)
 			pd.stack[pd.n - 1 - i] = t;
 		}
 	}
-	sample_time(pd.pend, pd.pend_tsc);
+	sample_time(pd.pend || pd.rec_timed, pd.pend ? pd.pend_tsc : pd.rec_tsc);
 	sample(pd.cpu, pd.pend ? pd.pend_ip : pd.stack[0].to, 0, 0, 0,
 	       pd.bts_window ? pd.n : pd.attrs[pd.cur].period);
 	pd.pend = false;
@@ -306,9 +308,16 @@ static void pd_begin(const struct bt_session *s)
 	pd.bts_window = false;
 }
 
+/* The time of the record that closes a window or snapshot: its session's (version 2). */
+static void record_time(const struct bt_session *s)
+{
+	pd.rec_timed = s->timed;
+	pd.rec_tsc = s->tsc;
+}
+
 static void pd_bts(const struct bt_session *s, const struct bt_bts *r)
 {
-	(void)s;
+	record_time(s);
 	pd.bts_window = true;
 	struct perf_branch_entry e = entry(r->from, r->to);
 	e.predicted = !!(r->flags & BTS_FLAG_PREDICTED);
@@ -319,9 +328,9 @@ static void pd_bts(const struct bt_session *s, const struct bt_bts *r)
 
 static void pd_lbr(const struct bt_session *s, const struct bt_lbr *l)
 {
-	(void)s;
 	if (pd.n && (l->sample || l->index <= pd.last_index || pd.n == MAX_STACK))
 		flush_stack();
+	record_time(s);
 	pd.last_index = l->index;
 	if (l->sample) { /* a PMI's snapshot: its IP and time */
 		pd.pend = true;
@@ -382,7 +391,7 @@ static void pd_pebs(const struct bt_session *s, const struct bt_pebs *p)
 	pd.n = 0;
 	if (p->has_lbr)
 		pd.stack[pd.n++] = entry(p->lbr_from, p->lbr_to);
-	sample_time(false, 0);
+	sample_time(s->timed, s->tsc);
 	sample(s->cpu, p->ev, p->has_mem ? p->dla : 0, p->has_mem ? p->lat : 0,
 	       p->has_mem ? data_source(p->dse) : 0, 1);
 }
@@ -392,7 +401,7 @@ static void pd_sample(const struct bt_session *s, const struct bt_sample *x)
 	pd.n = 0;
 	if (x->has_lbr)
 		pd.stack[pd.n++] = entry(x->lbr_from, x->lbr_to);
-	sample_time(x->has_tsc, x->tsc);
+	sample_time(x->has_tsc || s->timed, x->has_tsc ? x->tsc : s->tsc);
 	sample(s->cpu, x->ip, 0, 0, 0, 1);
 }
 

@@ -20,6 +20,29 @@
  * record format figure): bit 4 of the third quadword is "branch predicted". */
 #define BTS_FLAG_PREDICTED 0x10
 
+#define INLINES_MAX 16
+
+static const char *base_name(const char *path)
+{
+	return strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+}
+
+/* Where code was inlined at addr, as `eu-addr2line -i -f -s` lists it (innermost first, each
+ * function with its line: the address's, then each call site) and as `perf script` shows
+ * inline frames: " inlined: f a.c:5, g a.c:9, main a.c:30". */
+static void print_inlines(uint64_t addr)
+{
+	struct bt_inline_frame fr[INLINES_MAX];
+	unsigned n = bt_sym_inline_frames(addr, fr, INLINES_MAX);
+	for (unsigned i = 0; i < n; i++) {
+		fprintf(out_records, "%s%s", i ? ", " : " inlined: ", fr[i].func);
+		if (fr[i].file)
+			fprintf(out_records, " %s:%d", base_name(fr[i].file), fr[i].line);
+		else
+			fputs(" ??:0", out_records);
+	}
+}
+
 static void print_symbol(uint64_t addr)
 {
 	struct bt_sym s;
@@ -29,8 +52,8 @@ static void print_symbol(uint64_t addr)
 	if (s.offset)
 		fprintf(out_records, "+%#" PRIx64, s.offset);
 	if (s.file)
-		fprintf(out_records, " %s:%d",
-			strrchr(s.file, '/') ? strrchr(s.file, '/') + 1 : s.file, s.line);
+		fprintf(out_records, " %s:%d", base_name(s.file), s.line);
+	print_inlines(addr);
 	fputc('>', out_records);
 }
 
@@ -210,7 +233,6 @@ static void json_session(const char *type, const struct bt_session *s)
 }
 
 /* "NAME":"0x...", and the symbol's "NAME_sym":"f+0x3", "NAME_line":"file.c:12" */
-#define INLINES_MAX 16
 static void json_addr(const char *name, uint64_t a)
 {
 	fprintf(out_records, ",\"%s\":\"%#" PRIx64 "\"", name, a);
@@ -622,8 +644,9 @@ const struct bt_view bt_view_raw = {
 /* ---- the list ----------------------------------------------------------------------------- */
 
 const struct bt_view *const bt_views[] = {
-    &bt_view_text,   &bt_view_verify, &bt_view_stats,	 &bt_view_json, &bt_view_perf, &bt_view_raw,
-    &bt_view_folded, &bt_view_trace,  &bt_view_perfdata, &bt_view_html, NULL,
+    &bt_view_text, &bt_view_verify, &bt_view_stats,    &bt_view_json,   &bt_view_perf,
+    &bt_view_raw,  &bt_view_folded, &bt_view_trace,    &bt_view_perfdata, &bt_view_output,
+    &bt_view_html, NULL,
 };
 
 const struct bt_view *bt_view_find(const char *name)

@@ -59,6 +59,8 @@ struct cpu_state {
 	char facility[BT_NAME_MAX], name[BT_NAME_MAX];
 	struct bt_session s; /* the open session, as the views see it */
 	uint32_t digest;
+	uint64_t out_next[2]; /* the session's program output: the next offset of stdout, stderr */
+	uint64_t batch_tsc;   /* the session's last record frame's TSC (BEGIN's at first) */
 	struct seen_frame recent[RECENT];
 	unsigned n_recent;
 	/* totals */
@@ -79,6 +81,7 @@ static struct {
 static struct cpu_state cpus[MAX_CPUS];
 static const struct bt_view *view = &bt_view_text;
 static uint64_t problems, bad_lines, line_no, all_frames, nul_bytes;
+static uint64_t tsc_khz; /* the capture's HEADER "tsc-khz=" (0: none) */
 FILE *out_records, *out_problems;
 uint64_t bt_record_wire_bytes;
 
@@ -87,6 +90,7 @@ static void problem(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
+	bt_progress_clear();
 	fprintf(out_problems, "btdecode: line %" PRIu64 ": ", line_no);
 	vfprintf(out_problems, fmt, ap);
 	fputc('\n', out_problems);
@@ -157,6 +161,8 @@ static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame
 		return;
 	}
 	const char *verdict = "ok";
+	c->s.timed = f->has_tsc;
+	c->s.tsc = f->tsc;
 	if (c->s.records != records) {
 		verdict = "incomplete";
 		problem("cpu %u: frame %" PRIu32 ": %s: %" PRIu64 " of its %" PRIu64
@@ -173,6 +179,62 @@ static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame
 			  &(struct bt_session_end){
 			      .records = records, .lost = lost, .verdict = verdict, .why = why});
 	c->in_session = false;
+}
+
+bool bt_tsc_ns(uint64_t tsc, uint64_t *ns)
+{
+	if (!tsc_khz)
+		return false;
+	*ns = (uint64_t)((unsigned __int128)tsc * 1000000 / tsc_khz);
+	return true;
+}
+
+/* The TSC of record i of a batch of n (struct bt_session: timed, tsc). */
+static void record_time(struct cpu_state *c, const struct bt_frame *f, unsigned i, unsigned n)
+{
+	c->s.timed = f->has_tsc;
+	if (!f->has_tsc)
+		return;
+	uint64_t from = c->batch_tsc <= f->tsc ? c->batch_tsc : f->tsc;
+	c->s.tsc = from + (uint64_t)((unsigned __int128)(f->tsc - from) * (i + 1) / n);
+}
+
+/* A piece of the program's output, given to the view if it is its session's and comes in
+ * order (a gap: bytes the kernel could not deliver, or a lost frame, said). */
+static void output_frame(struct cpu_state *c, const struct bt_frame *f)
+{
+	uint32_t session;
+	struct bt_output o;
+	if (bt_read_output(f, &session, &o)) {
+		problem("cpu %u: frame %" PRIu32 ": malformed OUTPUT frame", f->cpu, f->seq);
+		return;
+	}
+	const char *fd = o.fd == BT_OUTPUT_STDERR ? "stderr" : "stdout";
+	if (!c->in_session || session != c->s.number) {
+		problem("cpu %u: frame %" PRIu32 ": %zu bytes of %s of the session whose BEGIN was "
+			"frame %" PRIu32 ", which is missing: not shown",
+			f->cpu, f->seq, o.len, fd, session);
+		return;
+	}
+	uint64_t *next = &c->out_next[o.fd == BT_OUTPUT_STDERR];
+	if (o.offset != *next)
+		problem("cpu %u: frame %" PRIu32 ": %s: the program's %s %s at byte %" PRIu64
+			" (%" PRIu64 " bytes %s)",
+			f->cpu, f->seq, session_name(c), fd,
+			o.offset > *next ? "goes on" : "goes back", o.offset,
+			o.offset > *next ? o.offset - *next : *next - o.offset,
+			o.offset > *next ? "missing" : "again: not shown twice");
+	if (o.offset < *next) {
+		uint64_t again = *next - o.offset < o.len ? *next - o.offset : o.len;
+		o.bytes += again;
+		o.offset += again;
+		o.len -= again;
+	}
+	*next = o.offset + o.len;
+	c->s.timed = f->has_tsc;
+	c->s.tsc = o.tsc; /* when the program wrote it */
+	if (view->output && o.len)
+		view->output(&c->s, &o);
 }
 
 /* A BTS frame's records go to the open session only if the frame says they are its own: after a
@@ -218,6 +280,7 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 	if (n < 0)
 		return; /* a frame whose CRC held but whose records do not parse: none shown */
 	for (unsigned i = 0; i < fr.n; i++) {
+		record_time(c, f, i, fr.n);
 		if (lbr) {
 			c->digest = bt_digest_lbr(c->digest, &fr.l[i]);
 			if (view->lbr)
@@ -237,6 +300,8 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 		}
 		c->s.records++;
 	}
+	if (f->has_tsc)
+		c->batch_tsc = f->tsc;
 	c->all_records += fr.n;
 }
 
@@ -256,6 +321,8 @@ static void keep_pair(void *ctx, const char *pair)
 	l->p[l->n++] = l->text + l->used;
 	l->used += (unsigned)len + 1;
 	bt_sym_header_pair(pair);
+	if (!strncmp(pair, "tsc-khz=", 8))
+		tsc_khz = strtoull(pair + 8, NULL, 10);
 }
 
 static struct bt_insn_cache *insn_cache;
@@ -475,9 +542,15 @@ static void frame(const struct bt_frame *f)
 			return;
 		}
 		c->in_session = true;
-		c->s = (struct bt_session){
-		    .cpu = f->cpu, .number = f->seq, .facility = c->facility, .name = c->name};
+		c->s = (struct bt_session){.cpu = f->cpu,
+					   .number = f->seq,
+					   .facility = c->facility,
+					   .name = c->name,
+					   .timed = f->has_tsc,
+					   .tsc = f->tsc};
+		c->batch_tsc = f->tsc;
 		c->digest = 0;
+		c->out_next[0] = c->out_next[1] = 0;
 		c->sessions++;
 		if (view->begin)
 			view->begin(&c->s);
@@ -488,6 +561,9 @@ static void frame(const struct bt_frame *f)
 	case BT_F_PEBS:
 	case BT_F_SAMPLE:
 		bts_frame(c, f);
+		return;
+	case BT_F_OUTPUT:
+		output_frame(c, f);
 		return;
 	case BT_F_END:
 		end_session(c, f->cpu, f);
@@ -592,7 +668,7 @@ static long binary_frame(const uint8_t *p, size_t avail, bool crlf, bool eof, st
 		buf[o++] = p[i++];
 		if (o == BT_HEADER_LEN) {
 			unsigned len = (unsigned)(buf[BT_H_LEN] | buf[BT_H_LEN + 1] << 8);
-			if (buf[BT_H_TYPE] < BT_F_BEGIN || buf[BT_H_TYPE] > BT_F_SAMPLE ||
+			if (buf[BT_H_TYPE] < BT_F_BEGIN || buf[BT_H_TYPE] > BT_F_OUTPUT ||
 			    len > BT_PAYLOAD_MAX)
 				return 0;
 			*looked = true;
@@ -605,17 +681,26 @@ static long binary_frame(const uint8_t *p, size_t avail, bool crlf, bool eof, st
 
 static const char BINARY_MAGIC[] = {BT_MAGIC0, BT_MAGIC1, BT_STREAM_VERSION};
 
+/* The first binary frame's magic in data[0..n): "BT" and a version this reader knows. */
+static const char *find_magic(const char *data, size_t n)
+{
+	for (const char *m = data; (m = memmem(m, n - (size_t)(m - data), BINARY_MAGIC, 2)); m++)
+		if (m + 2 < data + n && (m[2] == BT_STREAM_VERSION || m[2] == BT_STREAM_VERSION1))
+			return m;
+	return NULL;
+}
+
 /* Takes what data[0..n) holds: the bytes consumed (the rest waits for more, unless eof). A line
  * ends at a LF, or at a CR: a run of CRs with or without a LF after them ends one line (CR LF
  * from the UART, CR CR LF from a terminal's log of it, CR alone from some serial programs). */
 static size_t scan(const char *data, size_t n, bool eof)
 {
 	size_t p = 0;
-	const char *magic = memmem(data, n, BINARY_MAGIC, sizeof(BINARY_MAGIC));
+	const char *magic = find_magic(data, n);
 	const char *cr = memchr(data, '\r', n);
 	while (p < n) {
 		if (magic && magic < data + p)
-			magic = memmem(data + p, n - p, BINARY_MAGIC, sizeof(BINARY_MAGIC));
+			magic = find_magic(data + p, n - p);
 		if (cr && cr < data + p)
 			cr = memchr(data + p, '\r', n - p);
 		const char *nl = memchr(data + p, '\n', n - p);
@@ -692,6 +777,7 @@ static int btdecode_stream(FILE *in, const char *name)
 	size_t have = 0;
 	uint64_t bytes = 0;
 	bool utf16 = false;
+	bt_progress_start(in, view != &bt_view_output);
 	for (bool eof = false; !eof;) {
 		size_t room = sizeof(data) - have, got = room ? fread(data + have, 1, room, in) : 0;
 		eof = room && got == 0;
@@ -706,7 +792,12 @@ static int btdecode_stream(FILE *in, const char *name)
 			used = have;
 		memmove(data, data + used, have - used);
 		have -= used;
+		uint64_t records = 0;
+		for (unsigned c = 0; c < MAX_CPUS; c++)
+			records += cpus[c].all_records;
+		bt_progress_update(bytes, records);
 	}
+	bt_progress_clear();
 	if (text_n)
 		text_end();
 	if (ferror(in)) {
@@ -771,7 +862,11 @@ static void usage(FILE *to)
 	    "static PIE was placed (default: the capture's program-bias); without it, the ELF\n"
 	    "    with the build id the capture names, beside the capture or under --debug-dir\n"
 	    "  --debug-dir DIR: a folder of ELFs, or of a .build-id/ab/cdef...[.debug] tree\n"
+	    "  --stream stdout|stderr|both: --view output's streams (default both: the "
+	    "program's\n    stdout to stdout, its stderr to stderr)\n"
 	    "  -h, --help: this text\n"
+	    "  on a terminal (stderr), a decode longer than BTDECODE_PROGRESS_MS (1000) ms shows a "
+	    "progress line\n"
 	    "  exit status: 0 complete (every frame, session and boot whole), 1 damaged, "
 	    "missing,\n  doubled or incomplete, 2 bad usage or an unreadable input or output,\n"
 	    "  3 no record stream in the input\n");
@@ -850,13 +945,10 @@ static int open_output(const char *path)
 int main(int argc, char **argv)
 {
 	static const struct option longs[] = {
-	    {"view", required_argument, NULL, 'v'},
-	    {"elf", required_argument, NULL, 'e'},
-	    {"program", required_argument, NULL, 'p'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"debug-dir", required_argument, NULL, 'd'},
-	    {NULL, 0, NULL, 0},
+	    {"view", required_argument, NULL, 'v'},    {"elf", required_argument, NULL, 'e'},
+	    {"program", required_argument, NULL, 'p'}, {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},	       {"debug-dir", required_argument, NULL, 'd'},
+	    {"stream", required_argument, NULL, 's'},  {NULL, 0, NULL, 0},
 	};
 	const char *output = NULL, *debug_dir = NULL;
 	bool have_elf = false, have_program = false;
@@ -883,6 +975,10 @@ int main(int argc, char **argv)
 			break;
 		case 'd':
 			debug_dir = optarg;
+			break;
+		case 's':
+			if (bt_output_streams(optarg))
+				return EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);

@@ -8,6 +8,7 @@
 #ifndef TOOLS_BTDECODE_H
 #define TOOLS_BTDECODE_H
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,7 +21,15 @@ struct bt_session {
 	uint32_t number; /* its BEGIN's frame number */
 	const char *facility, *name;
 	uint64_t records; /* records so far (the next record's index) */
+	/* The current record's TSC (a stream of format version 2: timed): a sample's own when it
+	 * has one; else estimated between its batch's TSC and the one before (the session's
+	 * BEGIN's for the first), by its place in the batch, as perf's Intel PT decoder
+	 * estimates between timing packets; BEGIN's and END's their frames'. */
+	bool timed;
+	uint64_t tsc;
 };
+/* A TSC as ns, from the capture's HEADER "tsc-khz=": false when the capture has no rate. */
+bool bt_tsc_ns(uint64_t tsc, uint64_t *ns);
 
 /* How a session ended: END's fields and the reader's verdict ("ok", "incomplete", ...). */
 struct bt_session_end {
@@ -42,6 +51,8 @@ struct bt_view {
 	void (*pebs)(const struct bt_session *s, const struct bt_pebs *p);
 	void (*sample)(const struct bt_session *s, const struct bt_sample *x);
 	void (*end)(const struct bt_session *s, const struct bt_session_end *e);
+	/* a user program's output, in order, each byte once (a gap was said as a problem) */
+	void (*output)(const struct bt_session *s, const struct bt_output *o);
 	void (*frame)(const struct bt_frame *f, uint64_t line); /* every intact frame */
 	void (*finish)(void);
 };
@@ -51,9 +62,17 @@ extern uint64_t bt_record_wire_bytes;	 /* of the record frames' lines (BTS, PATH
 
 /* The views, NULL-terminated (bt_views.c, bt_calls.c, bt_perfdata.c, bt_html.c). */
 extern const struct bt_view bt_view_text, bt_view_verify, bt_view_stats, bt_view_json, bt_view_perf,
-    bt_view_raw, bt_view_folded, bt_view_trace, bt_view_perfdata, bt_view_html;
+    bt_view_raw, bt_view_folded, bt_view_trace, bt_view_perfdata, bt_view_output, bt_view_html;
+/* --stream stdout|stderr|both: what the output view gives back (bt_output.c); 0 or -1 (said). */
+int bt_output_streams(const char *which);
 const struct bt_view *bt_view_find(const char *name);
 extern const struct bt_view *const bt_views[];
+
+/* The progress line on a terminal (bt_progress.c): from the start of a decode of `in` (allowed:
+ * the view lets stderr carry it), after each chunk, and cleared before a message. */
+void bt_progress_start(FILE *in, bool allowed);
+void bt_progress_update(uint64_t bytes, uint64_t records);
+void bt_progress_clear(void);
 
 /* A JSON string of s, quotes and escapes included, to out_records (bt_views.c). */
 void bt_json_str(const char *s);
@@ -110,6 +129,14 @@ void bt_sym_for_each_segment(void (*fn)(void *ctx, const struct bt_exec *x), voi
 /* The functions inlined at addr, innermost first (libdw's scopes: DW_TAG_inlined_subroutine),
  * as addr2line -i lists them before the function itself: how many, at most max. */
 unsigned bt_sym_inlines(uint64_t addr, const char **names, unsigned max);
+/* The frames at addr as `eu-addr2line -i -f` prints them, innermost first: each function (an
+ * inlined subroutine's, then the function's own) with its place (the address's line, then the
+ * call site of the one inside): how many (at most max), 0 when nothing is inlined there. */
+struct bt_inline_frame {
+	const char *func, *file; /* file NULL when unknown */
+	int line;
+};
+unsigned bt_sym_inline_frames(uint64_t addr, struct bt_inline_frame *out, unsigned max);
 /* The DWARF version of an ELF's first unit when it has a line table, 0 when it has none, -1
  * when it cannot be read. */
 int bt_sym_dwarf_version(const char *path);

@@ -29,7 +29,7 @@ native() {
 }
 # traced NAME: what the boot's program wrote, from its program-output lines (\xNN undone).
 traced() {
-	printf '%s\n' "$out" | perl -ne 's/\r$//; next unless s/^program-output cpu=0: //;
+	printf '%s\n' "$out" | perl -ne 's/\r$//; next unless s/^program-(output|stderr) cpu=0: //;
 		s/\\x([0-9a-f]{2})/chr hex $1/ge; print' >"$work/$1.traced"
 }
 # check NAME BINARY ARGV-OPTION [KERNEL-OPTION...]: boot it, compare with the native run.
@@ -53,11 +53,25 @@ check() {
 	ok $? "$name: told apart as a Linux program without being told"
 }
 
+# outputs NAME: btdecode --view output gives the program's stdout and stderr apart, each equal
+# to the host's run of it with the two in separate files (the boot streamed: stream=text).
+outputs() {
+	(cd "$work" && env -i A=1 'B=x y' perl -e '$p = shift; exec {$p} @ARGV' "$work/$1" hello \
+		-n 100 'a b' </dev/null >"$work/$1.stdout" 2>"$work/$1.stderr")
+	printf '%s\n' "$out" >"$work/$1.log"
+	"$build/btdecode" --view output --stream stdout "$work/$1.log" >"$work/$1.o" 2>/dev/null
+	cmp -s "$work/$1.stdout" "$work/$1.o" && [ -s "$work/$1.stderr" ] &&
+		"$build/btdecode" --view output --stream stderr "$work/$1.log" 2>/dev/null |
+		cmp -s "$work/$1.stderr" -
+	ok $? "$1: btdecode --view output gives back its stdout and its stderr apart, byte for byte"
+}
+
 musl=$(command -v musl-gcc || true)
 if [ -n "$musl" ]; then
 	musl-gcc -O2 -static -o "$work/hello-musl" "$src/hello.c"
 	native hello-musl "$work/hello-musl" hello -n 100 'a b'
-	check hello-musl "$work/hello-musl" '"hello -n 100 a\ b"'
+	check hello-musl "$work/hello-musl" '"hello -n 100 a\ b"' stream=text
+	outputs hello-musl
 else
 	ok 0 "# SKIP musl-gcc not installed (Debian musl-tools; scripts/install-deps)"
 fi

@@ -7,7 +7,7 @@
  * note) come back bit for bit through frames and text lines, and END's digest is the CRC-32
  * (test_crc32 checks it against zlib's) of the raw 24-byte records, packed by the test itself;
  * LBR entries, PEBS samples and IP samples of every shape likewise, their digests packed by
- * the test too;
+ * the test too; a program's output, every byte value, in frames that say where each piece belongs;
  * frames stand alone (a lost one takes only its records); a capture whose bytes are flipped,
  * dropped and duplicated at random (seeded) never yields a record that was not written: every line
  * left intact decodes, every damaged one is refused.
@@ -576,6 +576,59 @@ static void damaged_captures_never_invent_records(void **state)
 	assert_true(refused > 0 && intact > 0);
 }
 
+/* A program's output (BT_F_OUTPUT): pieces of every length from 0 to several frames, every byte
+ * value, both descriptors, come back whole, each frame saying where its bytes belong; END
+ * neither counts nor digests them. */
+static void output_comes_back(void **state)
+{
+	(void)state;
+	static uint8_t bytes[3 * BT_PAYLOAD_MAX + 7], got[2][8 * 4096];
+	uint64_t want_len[2] = {0, 0};
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)(i * 7 + i / 256);
+	struct bt_writer w;
+	nlines = 0;
+	bt_writer_init(&w, 1, 0, emit, NULL);
+	bt_write_begin(&w, "bts", "out");
+	static const size_t lens[] = {0, 1, 255, BT_PAYLOAD_MAX - 3, BT_PAYLOAD_MAX, sizeof(bytes)};
+	for (unsigned k = 0; k < 2 * 6; k++) {
+		unsigned fd = k & 1 ? BT_OUTPUT_STDERR : BT_OUTPUT_STDOUT;
+		size_t len = lens[k / 2];
+		struct bt_output o = {(uint8_t)fd, want_len[k & 1], 1000 + k, bytes, len};
+		bt_write_output(&w, &o);
+		memcpy(got[k & 1] + want_len[k & 1], bytes, len); /* what each stream must hold */
+		want_len[k & 1] += len;
+	}
+	bt_write_end(&w, 0, "");
+	end_says(0, 0);
+	static uint8_t back[2][8 * 4096];
+	uint64_t back_len[2] = {0, 0};
+	for (unsigned i = 1; i + 1 < nlines; i++) {
+		uint8_t buf[BT_FRAME_MAX];
+		struct bt_frame f = parse_line(i, buf);
+		struct bt_output o;
+		uint32_t session;
+		assert_int_equal(bt_read_output(&f, &session, &o), 0);
+		assert_int_equal(session, 0);
+		unsigned s = o.fd == BT_OUTPUT_STDERR;
+		assert_int_equal(o.offset, back_len[s]); /* in order, no gap */
+		assert_true(o.tsc >= 1000 && o.tsc < 1012);
+		memcpy(back[s] + back_len[s], o.bytes, o.len);
+		back_len[s] += o.len;
+	}
+	for (unsigned s = 0; s < 2; s++) {
+		assert_int_equal(back_len[s], want_len[s]);
+		assert_memory_equal(back[s], got[s], want_len[s]);
+	}
+	/* a descriptor other than 1 and 2 is refused */
+	uint8_t buf[BT_FRAME_MAX];
+	struct bt_frame f = parse_line(2, buf);
+	buf[(f.payload - buf) + 1] = 3; /* after the session number */
+	struct bt_output o;
+	uint32_t session;
+	assert_int_equal(bt_read_output(&f, &session, &o), -1);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(rfc4648_vectors),
     cmocka_unit_test(records_come_back_bit_for_bit),
@@ -585,6 +638,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(pebs_samples_come_back),
     cmocka_unit_test(ip_samples_come_back),
     cmocka_unit_test(damaged_captures_never_invent_records),
+    cmocka_unit_test(output_comes_back),
 };
 
 UNIT_MAIN(tests)

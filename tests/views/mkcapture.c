@@ -13,6 +13,8 @@
  *   bootend                                     the boot's END (lib/stream.h): a HEADER frame
  *                                               of CPU 0 with "end=" and each CPU's frames
  *   log TEXT                                    a line of the human log, as it is
+ *   tsc N                                       the open frames end: those begun from now on
+ *                                               carry TSC N (0 at first)
  * Addresses may be written SYMBOL or SYMBOL+OFFSET: each SYMBOL=ADDRESS given as an argument.
  * --code BASE FILE: the code at BASE is FILE's bytes (objcopy -O binary): BTS records go as
  * PATH frames walked along it (lib/stream_path.h), as the kernel writes them.
@@ -49,6 +51,13 @@ static void emit(void *ctx, const uint8_t *frame, size_t len)
 	char text[BT_TEXT_PREFIX_LEN + BT_TEXT_MAX + 2];
 	bt_text_line(frame, len, text);
 	fputs(text, stdout);
+}
+
+static uint64_t now; /* the TSC the frames begun from now on carry (line "tsc N") */
+
+static uint64_t clock_now(void)
+{
+	return now;
 }
 
 static uint64_t number(const char *s)
@@ -107,6 +116,7 @@ int main(int argc, char **argv)
 	static bool used[MAX_CPUS];
 	for (unsigned c = 0; c < MAX_CPUS; c++) {
 		bt_writer_init(&writers[c], (uint16_t)c, 0, emit, NULL);
+		writers[c].clock = clock_now;
 		if (code_len)
 			bt_writer_set_code(&writers[c], code_fn, NULL);
 	}
@@ -123,6 +133,12 @@ int main(int argc, char **argv)
 		if (!strcmp(cmd, "log")) {
 			char *text = strtok_r(NULL, "\n", &save);
 			printf("%s\n", text ? text : "");
+			continue;
+		}
+		if (!strcmp(cmd, "tsc")) {
+			now = number(strtok_r(NULL, " \t\n", &save));
+			for (unsigned c = 0; c < MAX_CPUS; c++)
+				bt_write_flush(&writers[c]); /* a new batch */
 			continue;
 		}
 		if (!strcmp(cmd, "cpu")) {

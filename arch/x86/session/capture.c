@@ -266,6 +266,20 @@ static void count_wrapped(struct capture *c)
 	r->check_skip = "capture.full=wrap gave up the oldest records";
 }
 
+/* A user program's output bytes that could not be delivered join the losses (the END's why
+ * names them apart from records). */
+static void count_output(struct capture *c)
+{
+	struct facility_run *r = &c->run;
+	uint64_t bytes = trace_program_output_lost(this_cpu()->index);
+	if (!bytes)
+		return;
+	size_t at = strlen(r->end_why);
+	fmt_snprintf(r->end_why + at, sizeof(r->end_why) - at, "%soutput-bytes=%lu", at ? " " : "",
+		     bytes);
+	r->end_lost += bytes;
+}
+
 enum trace_outcome capture_session(struct trace_ctx *t, const struct facility_driver *drv)
 {
 	struct capture *c = captures[this_cpu()->index];
@@ -281,6 +295,7 @@ enum trace_outcome capture_session(struct trace_ctx *t, const struct facility_dr
 	drv->describe(r, &f);
 	deliver_stored(c, UINT64_MAX);
 	count_wrapped(c);
+	count_output(c);
 	if (c->sink.stream)
 		bt_write_end(c->sink.stream, r->end_lost, r->end_why);
 	check(c, t);

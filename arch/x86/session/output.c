@@ -11,6 +11,7 @@
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/spinlock.h"
 #include "arch/x86/usb/stick.h"
+#include "arch/x86/user/run.h"
 #include "kernel/arch_console.h"
 #include "kernel/arch_cpu.h"
 #include "kernel/console.h"
@@ -44,6 +45,8 @@ static struct out_ring rings[MAX_CPUS];
  * names while it traces itself). */
 static volatile unsigned console_owner;
 
+static void program_output(workload_print_fn print);
+
 static char *out_pages(void)
 {
 	uint64_t pa = page_alloc(TRACE_OUT_PAGES);
@@ -56,6 +59,7 @@ bool trace_out_prepare(unsigned cpu)
 		return false;
 	if (!rings[cpu].buf)
 		rings[cpu].buf = out_pages();
+	user_output_taker = program_output; /* a program's output from now on */
 	return rings[cpu].buf != NULL;
 }
 
@@ -159,6 +163,13 @@ uint64_t trace_out_flush(unsigned cpu)
 	return cut;
 }
 
+/* Where a program's output lines go: a CPU's ring (the drainer's), else print. */
+struct out_to {
+	struct out_ring *ring;
+	workload_print_fn print;
+};
+static void program_output_take(unsigned cpu, const struct out_to *to);
+
 /* ---- records streamed while the run goes on ------------------------------------------------ */
 
 /* The session on a CPU that hands out records during its run (trace_live_open): its pump, which
@@ -189,7 +200,10 @@ bool trace_live_open(trace_live_fn pump, void *ctx)
 	l->pump = pump;
 	l->ctx = ctx;
 	spin_unlock_irqrestore(&l->lock, flags);
-	return pump && __atomic_load_n(&l->served, __ATOMIC_ACQUIRE);
+	bool served = pump && __atomic_load_n(&l->served, __ATOMIC_ACQUIRE);
+	/* a program's write waits for room in its output ring while a drainer takes it */
+	__atomic_store_n(&user_runs[this_cpu()->index].out_wait, served, __ATOMIC_RELEASE);
+	return served;
 }
 
 void trace_live_close(void)
@@ -207,8 +221,10 @@ uint64_t trace_live_drain(unsigned cpu)
 	struct live_source *l = &live[cpu];
 	uint64_t flags;
 	if (spin_trylock_irqsave(&l->lock, &flags)) {
-		if (l->pump)
+		if (l->pump) {
 			l->pump(l->ctx);
+			program_output_take(cpu, &(struct out_to){&rings[cpu], NULL});
+		}
 		spin_unlock_irqrestore(&l->lock, flags);
 	}
 	n += ring_drain(&rings[cpu]);
@@ -283,6 +299,7 @@ static struct bt_writer *writer_here(void)
 		uint32_t seq = w->seq; /* its frame numbers run on */
 		bt_writer_init(w, (uint16_t)cpu, seq, wire_binary ? emit_binary : emit_text,
 			       &rings[cpu]);
+		w->clock = arch_timestamp; /* each frame's TSC (lib/stream.h, version 2) */
 	}
 	return w;
 }
@@ -345,4 +362,133 @@ bool trace_stream_out(bool stick_only, bool quiet, const char *build_id, const c
 		stick_only ? " alone (trace.out=stick): the serial line keeps the log"
 			   : " and the serial line");
 	return true;
+}
+
+/* ---- a user program's output (arch/x86/user/run.h: its ring) -------------------------------- */
+
+#define OUTPUT_LINE_MAX 160 /* printed bytes per log line; a longer line goes on in the next */
+
+/* The log line being built, per CPU, for stdout and stderr: bytes outside printable ASCII as
+ * \xNN, so that the log stays text. */
+static struct out_line {
+	char text[4 * OUTPUT_LINE_MAX + 1];
+	size_t n, shown;
+} out_lines[MAX_CPUS][2];
+static uint64_t out_lost[MAX_CPUS]; /* bytes the last run dropped */
+
+static void to_printf(const struct out_to *to, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void to_printf(const struct out_to *to, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (to->ring) {
+		out_vprintf(to->ring, fmt, ap);
+	} else {
+		char line[sizeof(out_lines[0][0].text) + 64];
+		fmt_vsnprintf(line, sizeof(line), fmt, ap);
+		to->print("%s", line);
+	}
+	va_end(ap);
+}
+
+static void line_out(const struct out_to *to, unsigned cpu, unsigned s)
+{
+	struct out_line *l = &out_lines[cpu][s];
+	l->text[l->n] = 0;
+	to_printf(to, "%s cpu=%u: %s\n", s ? "program-stderr" : "program-output", cpu, l->text);
+	l->n = l->shown = 0;
+}
+
+/* A piece of output as log lines: "program-output cpu=N: TEXT" (stdout) and "program-stderr
+ * cpu=N: TEXT", one a line the program wrote (or OUTPUT_LINE_MAX bytes of it). */
+static void lines(const struct out_to *to, unsigned cpu, unsigned s, const char *b, size_t n)
+{
+	struct out_line *l = &out_lines[cpu][s];
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)b[i];
+		if (c == '\n') {
+			line_out(to, cpu, s);
+			continue;
+		}
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			l->text[l->n++] = (char)c;
+		else
+			l->n += fmt_snprintf(l->text + l->n, sizeof(l->text) - l->n, "\\x%02x", c);
+		if (++l->shown == OUTPUT_LINE_MAX)
+			line_out(to, cpu, s);
+	}
+}
+
+/* n bytes of the ring at byte `at` (wrapping) into dst. */
+static void ring_get(const struct user_run *u, uint64_t at, void *dst, uint64_t n)
+{
+	at %= u->out_room;
+	uint64_t first = n < u->out_room - at ? n : u->out_room - at;
+	memcpy(dst, u->out + at, first);
+	memcpy((char *)dst + first, u->out, n - first);
+}
+
+/* One contiguous part of a piece: an OUTPUT frame (w: the CPU's session streams) and lines. */
+static void part_out(struct bt_writer *w, const struct out_to *to, unsigned cpu,
+		     const struct user_out_piece *h, uint64_t skip, const char *b, size_t n)
+{
+	if (w)
+		bt_write_output(w, &(struct bt_output){(uint8_t)h->fd, h->offset + skip, h->tsc,
+						       (const uint8_t *)b, n});
+	if (to)
+		lines(to, cpu, h->fd == BT_OUTPUT_STDERR, b, n);
+}
+
+/* What CPU cpu's program wrote and the ring holds, taken: frames when its session streams,
+ * lines (to NULL: dropped, the native reference run's). The caller holds live[cpu].lock. */
+static void program_output_take(unsigned cpu, const struct out_to *to)
+{
+	struct user_run *u = &user_runs[cpu];
+	struct bt_writer *w = to && writers[cpu].in_session ? &writers[cpu] : NULL;
+	if (!u->out || !u->out_room)
+		return;
+	uint64_t head = __atomic_load_n(&u->out_head, __ATOMIC_ACQUIRE), tail = u->out_tail;
+	while (tail != head) {
+		struct user_out_piece h;
+		ring_get(u, tail, &h, sizeof(h));
+		uint64_t at = (tail + sizeof(h)) % u->out_room;
+		uint64_t first = h.len < u->out_room - at ? h.len : u->out_room - at;
+		part_out(w, to, cpu, &h, 0, u->out + at, first);
+		if (first < h.len)
+			part_out(w, to, cpu, &h, first, u->out, h.len - first);
+		tail += (sizeof(h) + h.len + USER_OUT_ALIGN - 1) & ~(uint64_t)(USER_OUT_ALIGN - 1);
+		__atomic_store_n(&u->out_tail, tail, __ATOMIC_RELEASE);
+	}
+}
+
+static void program_output(workload_print_fn print)
+{
+	unsigned cpu = this_cpu()->index;
+	struct user_run *u = &user_runs[cpu];
+	struct live_source *l = &live[cpu];
+	struct out_to to = {NULL, print};
+	uint64_t flags = spin_lock_irqsave(&l->lock); /* not beside the drainer */
+	program_output_take(cpu, print ? &to : NULL);
+	spin_unlock_irqrestore(&l->lock, flags);
+	out_lost[cpu] = print ? u->out_dropped[0] + u->out_dropped[1] : 0;
+	for (unsigned s = 0; s < 2; s++) {
+		if (print && out_lines[cpu][s].n)
+			line_out(&to, cpu, s); /* the last line, without its newline */
+		out_lines[cpu][s].n = out_lines[cpu][s].shown = 0;
+		if (print && u->out_dropped[s])
+			print("incomplete: program: cpu=%u: %lu of %lu bytes of %s not delivered "
+			      "(its output ring of %lu bytes was full and no CPU drained it during "
+			      "the run: stream.live=on with a second CPU streams it all)\n",
+			      cpu, u->out_dropped[s], u->out_pos[s], s ? "stderr" : "stdout",
+			      u->out_room);
+	}
+}
+
+uint64_t trace_program_output_lost(unsigned cpu)
+{
+	uint64_t n = cpu < MAX_CPUS ? out_lost[cpu] : 0;
+	if (cpu < MAX_CPUS)
+		out_lost[cpu] = 0;
+	return n;
 }

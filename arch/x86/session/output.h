@@ -60,6 +60,9 @@ uint64_t trace_live_written(unsigned cpu);
 /* The owner, after CPU `cpu`'s session: the rest of its output written out; returns the bytes of
  * over-long lines it had to cut (said). */
 uint64_t trace_out_flush(unsigned cpu);
+/* The output bytes the last run of a user program on CPU cpu could not deliver (its ring was
+ * full with no drainer; arch_program_output said so), then 0. */
+uint64_t trace_program_output_lost(unsigned cpu);
 /* The frames CPU cpu's record stream has written since boot (its next frame's number). */
 unsigned trace_stream_frames(unsigned cpu);
 /* The boot CPU, at the boot's end: the END frame (a HEADER frame, "end=CPU:FRAMES,...": the

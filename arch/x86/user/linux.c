@@ -61,7 +61,7 @@ WORKLOAD_SECTION static uint64_t sys_write(struct user_run *u, uint64_t fd, uint
 		return ERR(LNX_EBADF);
 	if (!ok(u, buf, len))
 		return ERR(LNX_EFAULT);
-	user_output(u, buf, len);
+	user_output(u, (unsigned)fd, buf, len);
 	return len;
 }
 

@@ -85,7 +85,8 @@ void arch_user_run_begin(const struct user_run_params *p)
 	u->roi_marks = p->roi_marks;
 	u->roi_pending = USER_ROI_NONE;
 	u->roi_now = NULL;
-	u->out_len = u->out_dropped = 0;
+	u->out_head = u->out_tail = 0;
+	u->out_pos[0] = u->out_pos[1] = u->out_dropped[0] = u->out_dropped[1] = 0;
 	memset(&u->end, 0, sizeof(u->end));
 	u->nrange = 0;
 	for (unsigned i = 0; p->img && i < p->img->n && u->nrange < USER_MAX_RANGES - 1; i++)
@@ -110,6 +111,23 @@ static void disarm(struct user_run *u)
 	}
 }
 
+void (*user_output_taker)(workload_print_fn print);
+
+void arch_user_output(workload_print_fn print)
+{
+	struct user_run *u = here();
+	if (user_output_taker) {
+		user_output_taker(print);
+		return;
+	}
+	uint64_t left = u->out_head - u->out_tail;
+	u->out_tail = u->out_head;
+	if (print && left)
+		print("incomplete: program: cpu=%u: %lu bytes of its output ring were not taken "
+		      "(no trace session ran it)\n",
+		      this_cpu()->index, left);
+}
+
 void arch_user_run_end(struct user_run_end *e)
 {
 	struct user_run *u = here();
@@ -118,9 +136,7 @@ void arch_user_run_end(struct user_run_end *e)
 	if (u->end.kind == USER_END_EXIT)
 		u->end.elapsed_us = tsc_to_us(rdtsc() - u->start_tsc);
 	u->end.cpu = this_cpu()->index;
-	u->end.output = u->out;
-	u->end.output_len = u->out_len;
-	u->end.output_dropped = u->out_dropped;
+	u->end.output_dropped = u->out_dropped[0] + u->out_dropped[1];
 	u->end.output_room = u->out_room;
 	u->end.heap_used_hi = u->brk_top;
 	u->end.mmap_used_hi = u->mmap_next;

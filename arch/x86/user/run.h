@@ -35,9 +35,17 @@ struct user_run {
 	void (*roi_now)(void);
 	struct user_range range[USER_MAX_RANGES];
 	unsigned nrange;
-	uint64_t out_len, out_dropped;
+	/* stdout and stderr: a ring of pieces (struct user_out_piece, then its bytes, padded to
+	 * USER_OUT_ALIGN) that the kernel takes while the run goes on (a drainer on another
+	 * CPU: out_wait, a full ring waits for it) or after it (arch/x86/session/output.c,
+	 * trace_program_output). Without a drainer, what finds the ring full is dropped and
+	 * counted (out_dropped). head: the producer's bytes so far; tail: the consumer's. */
 	char *out;	   /* out_buf, or the program's buffer (user_run_params.out) */
-	uint64_t out_room; /* out's size */
+	uint64_t out_room; /* out's size, a multiple of USER_OUT_ALIGN */
+	uint64_t out_head, out_tail;
+	uint64_t out_pos[2];	 /* stdout's and stderr's bytes so far, dropped ones too */
+	uint64_t out_dropped[2]; /* of them, dropped */
+	volatile uint8_t out_wait;
 	struct user_run_end end;
 	/* Linux programs (linux.c): the heap's break and limits, the mmap arena's next free
 	 * byte, getrandom's state, the -ENOSYS tally (end.unsupported_*); exit_now and
@@ -62,8 +70,20 @@ extern struct user_run user_runs[MAX_CPUS];
 uint64_t user_syscall(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t nr);
 /* [p, p + n) inside one of the program's ranges (syscalls.c). */
 bool user_buffer_ok(const struct user_run *u, uint64_t p, uint64_t n);
-/* Append len bytes at buf to the run's output (the caller checked buf). */
-void user_output(struct user_run *u, uint64_t buf, uint64_t len);
+/* A piece of output in the ring: its head. */
+struct user_out_piece {
+	uint32_t len;	 /* bytes that follow */
+	uint32_t fd;	 /* 1 stdout, 2 stderr */
+	uint64_t offset; /* of its first byte in fd's output (dropped bytes leave a gap) */
+	uint64_t tsc;	 /* when the program wrote it */
+};
+#define USER_OUT_ALIGN 8
+/* What takes the rest of a run's output after it (arch_user_output): the session's
+ * (arch/x86/session/output.c registers it; a pointer, so that this folder calls none of that
+ * one's). */
+extern void (*user_output_taker)(workload_print_fn print);
+/* Append len bytes at buf to the run's stdout (fd 1) or stderr (2) (the caller checked buf). */
+void user_output(struct user_run *u, unsigned fd, uint64_t buf, uint64_t len);
 
 /* A Linux system call as linux_syscall_entry (entry.S) saved it: the number, then RDI, RSI,
  * RDX, R10, R8, R9. */

@@ -28,18 +28,57 @@ WORKLOAD_SECTION bool user_buffer_ok(const struct user_run *u, uint64_t p, uint6
 	return inside(p, n, u->brk_lo, u->brk) || inside(p, n, u->mmap_lo, u->mmap_next);
 }
 
-WORKLOAD_SECTION void user_output(struct user_run *u, uint64_t buf, uint64_t len)
+/* n bytes from src into the output ring at byte `at` (wrapping at its end). */
+WORKLOAD_SECTION static void out_copy(struct user_run *u, uint64_t at, const char *src, uint64_t n)
 {
-	uint64_t room = u->out_room - u->out_len;
-	uint64_t keep = len < room ? len : room;
-	char *dst = u->out + u->out_len;
-	const char *src = (const char *)buf;
-	uint64_t n = keep;
-	user_access_begin();
-	__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(n) : : "memory");
-	user_access_end();
-	u->out_len += keep;
-	u->out_dropped += len - keep;
+	while (n) {
+		uint64_t piece = u->out_room - at < n ? u->out_room - at : n, c = piece;
+		char *dst = u->out + at;
+		user_access_begin();
+		__asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(c) : : "memory");
+		user_access_end();
+		n -= piece;
+		at = 0;
+	}
+}
+
+/* Room for `need` bytes in the ring: a drainer makes it (out_wait) or there is none. */
+WORKLOAD_SECTION static bool out_room(struct user_run *u, uint64_t need)
+{
+	while (u->out_room - (u->out_head - __atomic_load_n(&u->out_tail, __ATOMIC_ACQUIRE)) <
+	       need) {
+		if (!__atomic_load_n(&u->out_wait, __ATOMIC_ACQUIRE))
+			return false;
+		__asm__ volatile("pause");
+	}
+	return true;
+}
+
+WORKLOAD_SECTION void user_output(struct user_run *u, unsigned fd, uint64_t buf, uint64_t len)
+{
+	unsigned s = fd == 2;
+	uint64_t most = u->out_room / 2 - sizeof(struct user_out_piece);
+	while (len) {
+		uint64_t n = len < most ? len : most;
+		uint64_t need = (sizeof(struct user_out_piece) + n + USER_OUT_ALIGN - 1) &
+				~(uint64_t)(USER_OUT_ALIGN - 1);
+		/* after a loss, all that follows is lost too: what arrives is a prefix */
+		if (u->out_dropped[0] || u->out_dropped[1] || !out_room(u, need)) {
+			u->out_dropped[s] += len;
+			u->out_pos[s] += len;
+			return;
+		}
+		uint32_t lo, hi;
+		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+		struct user_out_piece h = {(uint32_t)n, fd, u->out_pos[s], (uint64_t)hi << 32 | lo};
+		uint64_t at = u->out_head % u->out_room;
+		out_copy(u, at, (const char *)&h, sizeof(h));
+		out_copy(u, (at + sizeof(h)) % u->out_room, (const char *)buf, n);
+		u->out_pos[s] += n;
+		buf += n;
+		len -= n;
+		__atomic_store_n(&u->out_head, u->out_head + need, __ATOMIC_RELEASE);
+	}
 }
 
 WORKLOAD_SECTION static int64_t user_write(struct user_run *u, uint64_t buf, uint64_t len)
@@ -48,7 +87,7 @@ WORKLOAD_SECTION static int64_t user_write(struct user_run *u, uint64_t buf, uin
 		return BT_EINVAL;
 	if (len && !user_buffer_ok(u, buf, len))
 		return BT_EFAULT;
-	user_output(u, buf, len);
+	user_output(u, 1, buf, len);
 	return (int64_t)len;
 }
 
