@@ -230,6 +230,13 @@ static void json_session(const char *type, const struct bt_session *s)
 {
 	fprintf(out_records, "{\"type\":\"%s\",\"cpu\":%u,\"session\":%" PRIu32, type, s->cpu,
 		s->number);
+	/* A format version 2 stream: the record's time, its TSC (a sample's own, else spread
+	 * between its batch's and the previous one's) and, with the header's rate, in ns. */
+	uint64_t ns;
+	if (s->timed)
+		fprintf(out_records, ",\"time_tsc\":%" PRIu64, s->tsc);
+	if (s->timed && bt_tsc_ns(s->tsc, &ns))
+		fprintf(out_records, ",\"time_ns\":%" PRIu64, ns);
 }
 
 /* "NAME":"0x...", and the symbol's "NAME_sym":"f+0x3", "NAME_line":"file.c:12" */
@@ -644,9 +651,9 @@ const struct bt_view bt_view_raw = {
 /* ---- the list ----------------------------------------------------------------------------- */
 
 const struct bt_view *const bt_views[] = {
-    &bt_view_text, &bt_view_verify, &bt_view_stats,    &bt_view_json,   &bt_view_perf,
-    &bt_view_raw,  &bt_view_folded, &bt_view_trace,    &bt_view_perfdata, &bt_view_output,
-    &bt_view_html, NULL,
+    &bt_view_text,     &bt_view_verify, &bt_view_stats,	 &bt_view_json,
+    &bt_view_perf,     &bt_view_raw,	&bt_view_folded, &bt_view_trace,
+    &bt_view_perfdata, &bt_view_output, &bt_view_html,	 NULL,
 };
 
 const struct bt_view *bt_view_find(const char *name)

@@ -58,9 +58,10 @@ rc=$?
 [ $rc = 0 ] && [ ! -s "$work/html.err" ] && grep -q '</html>' "$work/page.html"
 ok $? "--view html -o FILE: exit $rc, a whole page ($(head -c 200 "$work/html.err"))"
 "$dec" --elf "$elf" --program "$work/t.elf" "$work/both" >"$work/text" 2>/dev/null
+"$dec" --view json --elf "$elf" --program "$work/t.elf" "$work/both" >"$work/json" 2>/dev/null
 # shellcheck disable=SC2086
 jnz=$(printf '%s\n' $syms | sed -n 's/^m_jnz=//p')
-report < <("$check" "$work/page.html" "$work/text" --elf "$elf" --elf "$work/t.elf" \
+report < <("$check" "$work/page.html" "$work/text" --json "$work/json" --elf "$elf" --elf "$work/t.elf" \
 	--top bts=main --flame bts=_start,main,leaf,isr,tail --branch "bts:$jnz=1/1" --name "$name")
 # the interrupt at the DEC (m_after_leaf): delivered there once, in the BTS session
 # shellcheck disable=SC2086
