@@ -81,6 +81,7 @@ struct user_run_params {
 	char *out;	   /* where stdout and stderr go (NULL: a per-CPU 2 KiB buffer) */
 	uint64_t out_room; /* its size */
 };
+#define USER_MM_AREAS	     4
 #define USER_UNSUPPORTED_MAX 16 /* distinct unsupported system calls a run reports */
 struct user_run_end {
 	enum user_end_kind kind;
@@ -99,9 +100,9 @@ struct user_run_end {
 	uint64_t unsupported_nr[USER_UNSUPPORTED_MAX], unsupported_count[USER_UNSUPPORTED_MAX];
 	uint64_t unsupported_total;
 	/* Linux programs: the pages their mmap/munmap/mprotect/madvise changed, [mm_lo, mm_hi)
-	 * (put back before the next run); MAP_FIXED refused outside the premapped memory (how
-	 * often, the first address). */
-	uint64_t mm_lo, mm_hi;
+	 * in each of its areas (segments, stack, heap, mmap arena; put back before the next run);
+	 * MAP_FIXED refused outside the premapped memory (how often, the first address). */
+	uint64_t mm_lo[USER_MM_AREAS], mm_hi[USER_MM_AREAS];
 	uint64_t fixed_refused, fixed_refused_at;
 };
 /* Before each run on this CPU (not stepped, not traced): output cleared, watchdog armed. */

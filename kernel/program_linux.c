@@ -25,7 +25,7 @@ static char argv_buf[PROGRAM_WORDS_MAX], env_buf[PROGRAM_WORDS_MAX];
 static const char *argv[WORDS_MAX], *envp[WORDS_MAX];
 static size_t argc, envc;
 static char execfn[BOOT_PROGRAM_PATH_MAX];
-static uint64_t seed, heap_used, mmap_used, mm_lo, mm_hi;
+static uint64_t seed, heap_used, mmap_used, mm_lo[USER_MM_AREAS], mm_hi[USER_MM_AREAS];
 static char file_path[BOOT_DATA_MAX][BOOT_DATA_NAME_MAX + 8];
 static struct user_file files[BOOT_DATA_MAX];
 
@@ -154,8 +154,10 @@ bool program_linux_check(const struct boot_info *bi, const struct kernel_options
 
 void program_linux_restore(const struct elf_user_image *img)
 {
-	arch_user_linux_mm_restore(img, mm_lo, mm_hi);
-	mm_lo = mm_hi = 0;
+	for (unsigned k = 0; k < USER_MM_AREAS; k++) {
+		arch_user_linux_mm_restore(img, mm_lo[k], mm_hi[k]);
+		mm_lo[k] = mm_hi[k] = 0;
+	}
 }
 
 bool program_linux_load(const struct elf_user_image *img, const struct kernel_options *o,
@@ -227,10 +229,12 @@ void program_linux_done(workload_print_fn print, const struct user_run_end *e)
 		heap_used = e->heap_used_hi;
 	if (e->mmap_used_hi > mmap_used)
 		mmap_used = e->mmap_used_hi;
-	if (e->mm_hi > mm_hi)
-		mm_hi = e->mm_hi;
-	if (e->mm_hi && (!mm_lo || e->mm_lo < mm_lo))
-		mm_lo = e->mm_lo;
+	for (unsigned k = 0; k < USER_MM_AREAS; k++) {
+		if (e->mm_hi[k] && (!mm_hi[k] || e->mm_lo[k] < mm_lo[k]))
+			mm_lo[k] = e->mm_lo[k];
+		if (e->mm_hi[k] > mm_hi[k])
+			mm_hi[k] = e->mm_hi[k];
+	}
 	if (print && e->fixed_refused)
 		print("note: program: cpu=%u: mmap MAP_FIXED outside the memory mapped before the "
 		      "run (the mmap arena, the heap's room, the segments, the stack) answered "

@@ -314,6 +314,8 @@ WORKLOAD_SECTION static uint64_t answer(const struct linux_call *c)
 		return 0;
 	case LNX_ioctl:
 		return ERR(LNX_ENOTTY);
+	case LNX_prctl: /* W^X is always on (linux_mm.c): asking for it is granted */
+		return c->a[0] == LNX_PR_SET_MDWE ? 0 : ERR(LNX_EINVAL);
 	case LNX_futex: /* one thread: nobody to wake, and a wait would wait forever */
 		return (c->a[1] & LNX_FUTEX_CMD) == LNX_FUTEX_WAIT ? ERR(LNX_EAGAIN) : 0;
 	default:

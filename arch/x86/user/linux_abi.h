@@ -53,6 +53,7 @@
 #define LNX_getegid	       108
 #define LNX_getppid	       110
 #define LNX_sigaltstack	       131
+#define LNX_prctl	       157
 #define LNX_arch_prctl	       158
 #define LNX_gettid	       186
 #define LNX_time	       201
@@ -127,6 +128,7 @@
 #define LNX_O_RDONLY	    0
 #define LNX_O_WRONLY	    1
 #define LNX_TIMER_ABSTIME   1	 /* clock_nanosleep's flag */
+#define LNX_PR_SET_MDWE	    65	 /* include/uapi/linux/prctl.h (Linux 6.3) */
 #define LNX_FUTEX_CMD	    0x7f /* FUTEX_CMD_MASK without FUTEX_PRIVATE_FLAG's bit */
 #define LNX_FUTEX_WAIT	    0
 #define LNX_RLIMIT_STACK    3

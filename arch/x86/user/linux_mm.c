@@ -81,7 +81,8 @@ WORKLOAD_SECTION static enum region region_of(const struct user_run *u, uint64_t
 {
 	const struct elf_user_image *img = u->img;
 	for (unsigned i = 0; img && i < img->n; i++)
-		if (in(va, img->seg[i].vaddr & ~(PAGE - 1), img->seg[i].vaddr + img->seg[i].memsz)) {
+		if (in(va, img->seg[i].vaddr & ~(PAGE - 1),
+		       img->seg[i].vaddr + img->seg[i].memsz)) {
 			*seg = (int)i;
 			return R_SEGMENT;
 		}
@@ -114,20 +115,41 @@ WORKLOAD_SECTION static bool span(const struct user_run *u, uint64_t lo, uint64_
 	for (uint64_t va = lo; va < lo + len; va += PAGE) {
 		const uint64_t *pte = pte_of(va);
 		bool m = mapped(u, va, pte);
-		if (need == SPAN_FREE ? m
-				      : !pte || region_of(u, va, &seg) == R_NONE ||
-					    (need == SPAN_MAPPED && !m))
+		if (need == SPAN_FREE
+			? m
+			: !pte || region_of(u, va, &seg) == R_NONE || (need == SPAN_MAPPED && !m))
 			return false;
 	}
 	return true;
 }
 
+/* Area k's bounds (USER_MM_AREAS: the segments' span, the stack, the heap's room, the arena). */
+WORKLOAD_SECTION static void area(const struct user_run *u, unsigned k, uint64_t *lo, uint64_t *hi)
+{
+	const uint64_t b[USER_MM_AREAS][2] = {{u->img ? u->img->lo : 0, u->img ? u->img->hi : 0},
+					      {u->stack_lo, u->stack_hi},
+					      {u->brk_lo, u->brk_hi},
+					      {u->mmap_lo, u->mmap_hi}};
+	*lo = b[k][0];
+	*hi = b[k][1];
+}
+
+/* [lo, hi) changed: the part in each area widens that area's range (put back before the next
+ * run: kept per area, the span between them is terabytes). */
 WORKLOAD_SECTION static void touched(struct user_run *u, uint64_t lo, uint64_t hi)
 {
-	if (lo < u->end.mm_lo || !u->end.mm_hi)
-		u->end.mm_lo = lo;
-	if (hi > u->end.mm_hi)
-		u->end.mm_hi = hi;
+	for (unsigned k = 0; k < USER_MM_AREAS; k++) {
+		uint64_t a, b;
+		area(u, k, &a, &b);
+		a = lo > a ? lo : a;
+		b = hi < b ? hi : b;
+		if (a >= b)
+			continue;
+		if (!u->end.mm_hi[k] || a < u->end.mm_lo[k])
+			u->end.mm_lo[k] = a;
+		if (b > u->end.mm_hi[k])
+			u->end.mm_hi[k] = b;
+	}
 }
 
 WORKLOAD_SECTION static uint64_t prot_flags(uint64_t prot, uint64_t nx)
@@ -240,12 +262,15 @@ WORKLOAD_SECTION uint64_t linux_munmap(struct user_run *u, uint64_t addr, uint64
 {
 	if ((addr & (PAGE - 1)) || !len || addr >= HALF_END || page_up(len) > HALF_END - addr)
 		return ERR(LNX_EINVAL);
-	int seg;
 	len = page_up(len);
-	for (uint64_t va = addr; va < addr + len; va += PAGE) {
-		uint64_t *pte = pte_of(va);
-		if (pte && region_of(u, va, &seg) != R_NONE)
-			set_pte(pte, va, PTE_GONE);
+	for (unsigned k = 0; k < USER_MM_AREAS; k++) { /* only where the program has memory */
+		uint64_t a, b;
+		area(u, k, &a, &b);
+		for (uint64_t va = addr > a ? addr : a; va < addr + len && va < b; va += PAGE) {
+			uint64_t *pte = pte_of(va);
+			if (pte)
+				set_pte(pte, va, PTE_GONE);
+		}
 	}
 	touched(u, addr, addr + len);
 	return 0; /* unmapping what is not mapped is no error (Linux's munmap) */

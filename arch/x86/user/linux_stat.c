@@ -15,7 +15,7 @@
 #include "kernel/arch_workloads.h"
 
 #define ERR(e)	     ((uint64_t) - (int64_t)(e))
-#define INO_ROOT     2 /* the root directory's inode number, as on ext4 */
+#define INO_ROOT     2	/* the root directory's inode number, as on ext4 */
 #define INO_FIRST    16 /* the data directory's, then each file's */
 #define BLOCK	     512
 #define DIR_SIZE     4096
@@ -170,7 +170,8 @@ WORKLOAD_SECTION uint64_t linux_getdents64(struct user_run *u, uint64_t fd, uint
 		uint16_t n = 0;
 		while (name[n] && n < NAME_MAX)
 			n++;
-		uint16_t reclen = (LNX_DIRENT64_NAME + n + 1 + DIRENT_ALIGN - 1) & ~(DIRENT_ALIGN - 1);
+		uint16_t reclen =
+		    (LNX_DIRENT64_NAME + n + 1 + DIRENT_ALIGN - 1) & ~(DIRENT_ALIGN - 1);
 		if (done + reclen > len)
 			return done ? done : ERR(LNX_EINVAL); /* not even one record fits */
 		int64_t next = (int64_t)o->off + 1;
