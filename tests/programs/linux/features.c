@@ -48,9 +48,10 @@ __attribute__((noipa)) unsigned roi_leaf(unsigned x)
 
 __attribute__((noipa)) unsigned roi_target(unsigned depth)
 {
+	unsigned (*volatile self)(unsigned) = roi_target; /* no loop made of the recursion */
 	unsigned s = roi_leaf(depth);
 	if (depth)
-		s += roi_target(depth - 1);
+		s += self(depth - 1);
 	return s;
 }
 
