@@ -614,8 +614,6 @@ static bool options_check(const struct kernel_options *o, char *err, size_t size
 		    which);
 		return false;
 	}
-	if (!program_options_check(o, err, size))
-		return false;
 	/* SDM Vol. 3B 17.9 (Table 17-13): call-stack mode records near calls and returns. */
 	if ((t->lbr_filter & TRACE_LBR_CALL_STACK) &&
 	    (t->lbr_filter & TRACE_LBR_CLASSES &
@@ -690,5 +688,5 @@ bool options_parse(const struct boot_info *bi, struct kernel_options *o, char *e
 		    workload_count(), (unsigned)CFG_LIST_MAX);
 		return false;
 	}
-	return options_check(o, err, size);
+	return options_check(o, err, size) && program_options_check(o, err, size);
 }
