@@ -138,6 +138,26 @@ else
 	ok 0 "# SKIP no static /bin/busybox (Debian busybox-static; scripts/install-deps)"
 fi
 
+if [ -n "${LINUX_ALL:-}" ]; then
+	# program.base: the same static PIE placed elsewhere gives the same output.
+	check hello-pie "$work/hello-pie" '"hello -n 100 a\ b"' program.base=0x10000000
+	has "segments in [0x10000000, " "hello-pie at program.base=0x10000000: placed there"
+	# Refusals of the program options, each before running (status 2) with its reason.
+	boot --timeout 120 --program "$work/features" -- workload=program trace=bts \
+		program.roi=function:no_such_function
+	status_is 2 "program.roi=function: a name the symbol table lacks is refused"
+	has "no function no_such_function in the program's symbol table; accepted" "... naming it and what is accepted"
+	boot --timeout 120 --program "$work/features" -- workload=program trace=bts program.stdin=/data/none
+	status_is 2 "program.stdin: a file not in \\data\\ is refused"
+	has "program.stdin=/data/none: no such file" "... naming it"
+	boot --timeout 120 --memory 200M --program "$work/features" -- workload=program trace=bts
+	status_is 2 "a program whose memory is more than the machine's free memory is refused"
+	has "MiB are free; accepted: a program that fits" "... with both sizes and what is accepted"
+	boot --timeout 120 --program "$work/features" -- workload=program trace=bts program.base=0x10000000
+	status_is 2 "program.base with an ET_EXEC is refused"
+	has "program.base applies to a static PIE" "... saying what it applies to"
+fi
+
 # ---- refused before running, with the reason and status 2 ----
 gcc -O2 -o "$work/dynamic" "$src/hello.c"
 boot --timeout 120 --program "$work/dynamic" -- workload=program trace=bts

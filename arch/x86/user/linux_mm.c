@@ -35,8 +35,8 @@ WORKLOAD_SECTION static uint64_t *table_at(uint64_t phys)
 	return (uint64_t *)(KERNEL_DIRECT_BASE + (phys & PTE_ADDR));
 }
 
-/* The 4 KiB leaf entry of a user page that has a frame (present or not), or NULL. */
-WORKLOAD_SECTION static uint64_t *pte_of(uint64_t va)
+/* The page table (512 leaf entries) that maps va, or NULL. */
+WORKLOAD_SECTION static uint64_t *table_of(uint64_t va)
 {
 	uint64_t cr3;
 	__asm__ volatile("mov %%cr3, %0" : "=r"(cr3));
@@ -47,8 +47,15 @@ WORKLOAD_SECTION static uint64_t *pte_of(uint64_t va)
 			return 0;
 		t = e;
 	}
-	uint64_t *pte = table_at(t) + ((va >> PT_SHIFT) & (PT_ENTRIES - 1));
-	return (*pte & PTE_ADDR) && (*pte & PTE_US) ? pte : 0;
+	return table_at(t);
+}
+
+/* The 4 KiB leaf entry of a user page that has a frame (present or not), or NULL. */
+WORKLOAD_SECTION static uint64_t *pte_of(uint64_t va)
+{
+	uint64_t *t = table_of(va);
+	uint64_t *pte = t ? t + ((va >> PT_SHIFT) & (PT_ENTRIES - 1)) : 0;
+	return pte && (*pte & PTE_ADDR) && (*pte & PTE_US) ? pte : 0;
 }
 
 WORKLOAD_SECTION static void set_pte(uint64_t *pte, uint64_t va, uint64_t flags)
@@ -263,13 +270,24 @@ WORKLOAD_SECTION uint64_t linux_munmap(struct user_run *u, uint64_t addr, uint64
 	if ((addr & (PAGE - 1)) || !len || addr >= HALF_END || page_up(len) > HALF_END - addr)
 		return ERR(LNX_EINVAL);
 	len = page_up(len);
-	for (unsigned k = 0; k < USER_MM_AREAS; k++) { /* only where the program has memory */
+	/* Only where the program has memory; a table's entries in one tight loop: a free() of a
+	 * large block runs here with interrupts off, its branches filling the BTS buffer. */
+	for (unsigned k = 0; k < USER_MM_AREAS; k++) {
 		uint64_t a, b;
 		area(u, k, &a, &b);
-		for (uint64_t va = addr > a ? addr : a; va < addr + len && va < b; va += PAGE) {
-			uint64_t *pte = pte_of(va);
-			if (pte)
-				set_pte(pte, va, PTE_GONE);
+		uint64_t va = addr > (a & ~(PAGE - 1)) ? addr : (a & ~(PAGE - 1));
+		uint64_t end = addr + len < b ? addr + len : b;
+		while (va < end) {
+			uint64_t *t = table_of(va);
+			unsigned i = (va >> PT_SHIFT) & (PT_ENTRIES - 1);
+			for (; t && va < end && i < PT_ENTRIES; i++, va += PAGE)
+				if ((t[i] & PTE_ADDR) && (t[i] & PTE_US)) {
+					t[i] = (t[i] & PTE_ADDR) | PTE_US | PTE_GONE;
+					__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
+				}
+			if (!t)
+				va =
+				    (va | (PAGE * PT_ENTRIES - 1)) + 1; /* no table: the next one */
 		}
 	}
 	touched(u, addr, addr + len);
