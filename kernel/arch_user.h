@@ -24,6 +24,10 @@ void arch_user_program_reset(const struct elf_user_image *img, uint64_t stack_to
  * and mmap arena); zero [lo, hi) of it again (before a run, what the last one used). */
 bool arch_user_region_map(uint64_t lo, uint64_t pages);
 void arch_user_region_zero(uint64_t lo, uint64_t hi);
+/* A Linux program's pages in [lo, hi) that its memory calls changed, put back as
+ * arch_user_program_map left them (arch/x86/user/linux_mm.c); before a run on the CPU that
+ * runs it (its TLB flushed). */
+void arch_user_linux_mm_restore(const struct elf_user_image *img, uint64_t lo, uint64_t hi);
 /* Copy len bytes to the program's memory at va (mapped by the calls above; not during a run).
  * false when a page is not mapped. */
 bool arch_user_copy_out(uint64_t va, const void *src, uint64_t len);
@@ -61,9 +65,10 @@ struct user_file {
 	uint64_t size;
 };
 struct user_run_params {
-	bool linux_abi;	      /* Linux's system calls (else include/baretrace/user.h's) */
-	uint64_t watchdog_ms; /* 0: no watchdog */
-	bool roi_marks;	      /* capture only between BT_SYS_ROI_BEGIN and _END */
+	bool linux_abi;	       /* Linux's system calls (else include/baretrace/user.h's) */
+	uint64_t watchdog_ms;  /* 0: no watchdog */
+	bool roi_marks;	       /* capture only between BT_SYS_ROI_BEGIN and _END, or SSC marks */
+	uint64_t roi_function; /* capture only inside the function at this entry (0: none) */
 	/* the memory a system call's pointer may name: the program's segments and its stack */
 	const struct elf_user_image *img;
 	uint64_t stack_lo, stack_hi;
@@ -73,9 +78,11 @@ struct user_run_params {
 	const struct user_file *files; /* what a Linux program may open, read-only */
 	unsigned nfiles;
 	const char *exe;   /* readlink("/proc/self/exe") */
+	int stdin_file;	   /* index in files of what stdin reads (program.stdin), or -1: empty */
 	char *out;	   /* where stdout and stderr go (NULL: a per-CPU 2 KiB buffer) */
 	uint64_t out_room; /* its size */
 };
+#define USER_MM_AREAS	     4
 #define USER_UNSUPPORTED_MAX 16 /* distinct unsupported system calls a run reports */
 struct user_run_end {
 	enum user_end_kind kind;
@@ -93,6 +100,11 @@ struct user_run_end {
 	unsigned unsupported_n;
 	uint64_t unsupported_nr[USER_UNSUPPORTED_MAX], unsupported_count[USER_UNSUPPORTED_MAX];
 	uint64_t unsupported_total;
+	/* Linux programs: the pages their mmap/munmap/mprotect/madvise changed, [mm_lo, mm_hi)
+	 * in each of its areas (segments, stack, heap, mmap arena; put back before the next run);
+	 * MAP_FIXED refused outside the premapped memory (how often, the first address). */
+	uint64_t mm_lo[USER_MM_AREAS], mm_hi[USER_MM_AREAS];
+	uint64_t fixed_refused, fixed_refused_at;
 };
 /* Before each run on this CPU (not stepped, not traced): output cleared, watchdog armed. */
 void arch_user_run_begin(const struct user_run_params *p);

@@ -262,7 +262,7 @@ _Noreturn void kernel_main(const struct boot_info *bi_phys)
 	struct tally t = {0};
 	struct elf_user_image prog;
 	bool have_program = false;
-	enum run_status ps = program_check(bi, &prog, &have_program);
+	enum run_status ps = program_check(bi, &opts, &prog, &have_program);
 	if (ps != RUN_PASS)
 		arch_exit(ps);
 	if (have_program && !program_load(&prog, &opts))

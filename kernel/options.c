@@ -49,12 +49,6 @@ static const struct cfg_enum_value exit_values[] = {
     {NULL, 0, 0},
 };
 
-static const struct cfg_enum_value roi_values[] = {
-    {"whole", PROGRAM_ROI_WHOLE, 0},
-    {"marks", PROGRAM_ROI_MARKS, 0},
-    {NULL, 0, 0},
-};
-
 static const struct cfg_enum_value fault_values[] = {
     {"none", FAULT_NONE, 0}, {"pf", FAULT_PF, 0}, {"ud", FAULT_UD, 0},	     {"gp", FAULT_GP, 0},
     {"de", FAULT_DE, 0},     {"bp", FAULT_BP, 0}, {"stack", FAULT_STACK, 0}, {NULL, 0, 0},
@@ -257,10 +251,19 @@ static const struct cfg_option option_table[] = {
      PROGRAM_WORDS_MAX, NULL, PLAIN},
     {"program.seed", CFG_UINT, "the seed of a Linux program's AT_RANDOM bytes and getrandom",
      OPT(program_seed), 0, UINT64_MAX, NULL, PLAIN},
-    {"program.roi", CFG_ENUM,
-     "what a session captures of the program: the whole run, or only between its "
-     "bt_roi_begin()/bt_roi_end() marks",
-     OPT(program_roi), 0, 0, roi_values, PLAIN},
+    {"program.roi", CFG_STRING,
+     "what a session captures of the program: whole (the run), marks (between its "
+     "bt_roi_begin()/bt_roi_end() or Intel SDE SSC marks), function:NAME (from NAME's entry "
+     "until its outermost activation returns; NAME from the ELF's symbol table)",
+     OPT(program_roi), 0, PROGRAM_ROI_MAX, NULL, PLAIN},
+    {"program.base", CFG_UINT,
+     "where a static PIE Linux program is placed: page aligned, in the lower half; 0 = "
+     "0x555555554000",
+     OPT(program_base), 0, UINT64_MAX, NULL, PLAIN},
+    {"program.stdin", CFG_STRING,
+     "a file of the boot volume's \\data\\ a Linux program's stdin reads (/data/NAME); "
+     "default: empty",
+     OPT(program_stdin), 0, BOOT_PROGRAM_PATH_MAX, NULL, PLAIN},
     {"program.watchdog", CFG_UINT,
      "milliseconds a run of the program may take before it is stopped (per CPU); 0 = no limit",
      OPT(program_watchdog_ms), 0, PROGRAM_WATCHDOG_MAX_MS, NULL, PLAIN},
@@ -444,6 +447,43 @@ void options_defaults(struct kernel_options *o)
 	o->tr.stream = TRACE_STREAM_TEXT;
 	o->tr.stream_path = 1;
 	o->program_watchdog_ms = DEFAULT_PROGRAM_WATCHDOG_MS;
+	memcpy(o->program_roi, "whole", sizeof("whole"));
+}
+
+enum program_roi options_program_roi(const struct kernel_options *o, const char **fn)
+{
+	size_t prefix = strlen(PROGRAM_ROI_FUNCTION_PREFIX);
+	*fn = NULL;
+	if (!strcmp(o->program_roi, "whole"))
+		return PROGRAM_ROI_WHOLE;
+	if (!strcmp(o->program_roi, "marks"))
+		return PROGRAM_ROI_MARKS;
+	if (strncmp(o->program_roi, PROGRAM_ROI_FUNCTION_PREFIX, prefix) ||
+	    !o->program_roi[prefix] || strchr(o->program_roi + prefix, ' '))
+		return PROGRAM_ROI_BAD;
+	*fn = o->program_roi + prefix;
+	return PROGRAM_ROI_FUNCTION;
+}
+
+/* The program options' values on their own (the program's file is checked later). */
+static bool program_options_check(const struct kernel_options *o, char *err, size_t size)
+{
+	const char *fn;
+	if (options_program_roi(o, &fn) == PROGRAM_ROI_BAD) {
+		fmt_snprintf(err, size,
+			     "option 'program.roi': '%s'; accepted: whole, marks, or "
+			     "function:NAME (a function of the program's symbol table)",
+			     o->program_roi);
+		return false;
+	}
+	if (o->program_base % PROGRAM_BASE_ALIGN) {
+		fmt_snprintf(err, size,
+			     "option 'program.base': %#lx is not page aligned; accepted: a "
+			     "multiple of 4096 in the lower half (0: 0x555555554000)",
+			     (unsigned long)o->program_base);
+		return false;
+	}
+	return true;
 }
 
 /* Whether text holds anything but blank lines and # comments (make usb's example config is all
@@ -648,5 +688,5 @@ bool options_parse(const struct boot_info *bi, struct kernel_options *o, char *e
 		    workload_count(), (unsigned)CFG_LIST_MAX);
 		return false;
 	}
-	return options_check(o, err, size);
+	return options_check(o, err, size) && program_options_check(o, err, size);
 }

@@ -19,7 +19,9 @@ enum memmap_detail { MEMMAP_SUMMARY, MEMMAP_FULL };
 enum pmi_delivery { PMI_VECTOR, PMI_NMI };
 enum bench_kind { BENCH_NONE, BENCH_ISR, BENCH_CONSOLE };
 
-#define PROGRAM_WORDS_MAX 512 /* bytes of option program.argv or program.env */
+#define PROGRAM_WORDS_MAX  512	/* bytes of option program.argv or program.env */
+#define PROGRAM_ROI_MAX	   128	/* bytes of option program.roi */
+#define PROGRAM_BASE_ALIGN 4096 /* option program.base: a page */
 
 struct kernel_options {
 	uint64_t serial;				    /* enum console_source */
@@ -44,19 +46,25 @@ struct kernel_options {
 	struct cfg_list spmu;	  /* arch_spmu_name()'s indexes; empty: the hardware only */
 	struct cfg_list workload; /* workloads the trace sessions run */
 	struct trace_options tr;  /* how the trace sessions run */
-	char program[BOOT_PROGRAM_PATH_MAX];  /* the user program (read by the loader) */
-	uint64_t program_arg;		      /* its RDI at entry */
-	uint64_t program_roi;		      /* enum program_roi */
-	uint64_t program_watchdog_ms;	      /* a run's time budget; 0: none */
-	char program_argv[PROGRAM_WORDS_MAX]; /* a Linux program's argv, shell words */
-	char program_env[PROGRAM_WORDS_MAX];  /* its environment, shell words */
-	uint64_t program_seed;		      /* AT_RANDOM's bytes and getrandom's */
+	char program[BOOT_PROGRAM_PATH_MAX];	   /* the user program (read by the loader) */
+	uint64_t program_arg;			   /* its RDI at entry */
+	char program_roi[PROGRAM_ROI_MAX];	   /* whole, marks or function:NAME */
+	uint64_t program_base;			   /* a static PIE's load address; 0: the default */
+	char program_stdin[BOOT_PROGRAM_PATH_MAX]; /* a data file stdin reads; "": empty */
+	uint64_t program_watchdog_ms;		   /* a run's time budget; 0: none */
+	char program_argv[PROGRAM_WORDS_MAX];	   /* a Linux program's argv, shell words */
+	char program_env[PROGRAM_WORDS_MAX];	   /* its environment, shell words */
+	uint64_t program_seed;			   /* AT_RANDOM's bytes and getrandom's */
 	/* the library's parameters (0: the workload's default) */
 	uint64_t wl_switch_n, wl_recursion_depth, wl_sort_n, wl_hash_n, wl_chase_nodes;
 };
 
-/* Option program.roi: capture the whole run, or only between the program's marks. */
-enum program_roi { PROGRAM_ROI_WHOLE, PROGRAM_ROI_MARKS };
+/* Option program.roi: capture the whole run, only between the program's marks (its own system
+ * calls, Intel SDE's SSC marks), or only inside a function (function:NAME, from the ELF's
+ * symbol table). options_program_roi: which, and NAME in *fn for PROGRAM_ROI_FUNCTION. */
+enum program_roi { PROGRAM_ROI_WHOLE, PROGRAM_ROI_MARKS, PROGRAM_ROI_FUNCTION, PROGRAM_ROI_BAD };
+#define PROGRAM_ROI_FUNCTION_PREFIX "function:"
+enum program_roi options_program_roi(const struct kernel_options *o, const char **fn);
 #define DEFAULT_PROGRAM_WATCHDOG_MS 20000
 
 void options_defaults(struct kernel_options *o);

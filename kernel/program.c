@@ -21,7 +21,8 @@ static enum run_status refuse(const struct boot_info *bi, const char *why)
 	return RUN_BAD_CONFIG;
 }
 
-enum run_status program_check(const struct boot_info *bi, struct elf_user_image *img, bool *present)
+enum run_status program_check(const struct boot_info *bi, const struct kernel_options *o,
+			      struct elf_user_image *img, bool *present)
 {
 	*present = false;
 	char why[384];
@@ -44,11 +45,21 @@ enum run_status program_check(const struct boot_info *bi, struct elf_user_image 
 	default:
 		return refuse(bi, "the loader could not read it (its note above says why)");
 	}
-	const struct elf_user_limits lim = {PROGRAM_WINDOW_LO,	    PROGRAM_WINDOW_HI,
-					    PROGRAM_LINUX_LO,	    PROGRAM_LINUX_HI,
-					    PROGRAM_LINUX_PIE_BASE, PROGRAM_BUDGET_PAGES};
+	uint64_t base = o->program_base ? o->program_base : PROGRAM_LINUX_PIE_BASE;
+	if (base < PROGRAM_LINUX_LO || base >= PROGRAM_LINUX_HI) {
+		fmt_snprintf(why, sizeof(why),
+			     "program.base=%#lx is outside the lower half a Linux program gets; "
+			     "accepted: a page-aligned address in [%#llx, %#llx)",
+			     (unsigned long)base, PROGRAM_LINUX_LO, PROGRAM_LINUX_HI);
+		return refuse(bi, why);
+	}
+	const struct elf_user_limits lim = {
+	    PROGRAM_WINDOW_LO,	 PROGRAM_WINDOW_HI, PROGRAM_LINUX_LO, PROGRAM_LINUX_HI, base,
+	    PROGRAM_BUDGET_PAGES};
 	if (!elf_user_check(arch_phys_to_virt(bi->program_phys), bi->program_size, &lim, img, why,
 			    sizeof(why)))
+		return refuse(bi, why);
+	if (!program_linux_check(bi, o, img, why, sizeof(why)))
 		return refuse(bi, why);
 	*present = true;
 	memcpy(loaded_path, bi->program_path, sizeof(loaded_path));
@@ -74,9 +85,19 @@ static uint64_t program_arg;
 
 static uint64_t stack_top, stack_pages, entry_rsp;
 
+/* The entry of the program's function `name` (checked by program_linux_check), with the bias. */
+static uint64_t program_function(const char *name)
+{
+	uint64_t value, size;
+	return elf_find_function(loaded.elf.data, loaded.elf.size, name, &value, &size)
+		   ? value + loaded.bias
+		   : 0;
+}
+
 bool program_load(const struct elf_user_image *img, const struct kernel_options *o)
 {
 	bool lnx = img->abi == ELF_USER_ABI_LINUX;
+	const char *roi_fn;
 	stack_top = lnx ? PROGRAM_LINUX_STACK_TOP : PROGRAM_STACK_TOP;
 	stack_pages = lnx ? PROGRAM_LINUX_STACK_PAGES : PROGRAM_STACK_PAGES;
 	if (!arch_user_program_map(img, stack_top, stack_pages))
@@ -88,7 +109,9 @@ bool program_load(const struct elf_user_image *img, const struct kernel_options 
 	params = (struct user_run_params){
 	    .linux_abi = lnx,
 	    .watchdog_ms = o->program_watchdog_ms,
-	    .roi_marks = o->program_roi == PROGRAM_ROI_MARKS,
+	    .roi_marks = options_program_roi(o, &roi_fn) == PROGRAM_ROI_MARKS,
+	    .roi_function = roi_fn ? program_function(roi_fn) : 0,
+	    .stdin_file = -1,
 	    .img = &loaded,
 	    .stack_lo = stack_top - stack_pages * ELF_USER_PAGE,
 	    .stack_hi = stack_top,
@@ -108,6 +131,8 @@ void program_reset(void)
 {
 	if (!is_loaded)
 		return;
+	if (params.linux_abi) /* what its memory calls changed, as it was mapped */
+		program_linux_restore(&loaded);
 	arch_user_program_reset(&loaded, stack_top, stack_pages);
 	if (params.linux_abi && !(entry_rsp = program_linux_reset(&loaded, &params)))
 		entry_rsp = stack_top; /* cannot happen: program_linux_load built it once */

@@ -38,12 +38,14 @@
 #define PROGRAM_LINUX_STACK_TOP	  0x00007ffffffff000ull
 #define PROGRAM_LINUX_STACK_PAGES (8ull << 20 >> 12)
 #define PROGRAM_OUTPUT_BYTES	  (1ull << 20) /* stdout and stderr of one run */
+#define PROGRAM_LINUX_SLACK_PAGES 4096	       /* 16 MiB left for the boot's own needs besides it */
 
 /* RUN_PASS when there is no program or it is acceptable (then *img describes it and *present
  * is true); otherwise the refusal has been printed ("error: program ...: why; accepted: ...")
  * and the result is RUN_BAD_CONFIG. */
-enum run_status program_check(const struct boot_info *bi, struct elf_user_image *img,
-			      bool *present);
+struct kernel_options;
+enum run_status program_check(const struct boot_info *bi, const struct kernel_options *o,
+			      struct elf_user_image *img, bool *present);
 /* Map the checked program into the user window: it becomes workload "program", run with the
  * options' program.arg, program.roi and program.watchdog. */
 struct kernel_options;
@@ -73,6 +75,12 @@ struct user_run_end;
 bool program_linux_load(const struct elf_user_image *img, const struct kernel_options *o,
 			const char *path, struct user_run_params *p);
 uint64_t program_linux_reset(const struct elf_user_image *img, struct user_run_params *p);
+/* Before each run: the pages the last run's mmap/munmap/mprotect/madvise changed, put back. */
+void program_linux_restore(const struct elf_user_image *img);
+/* The options that concern a checked program (program.base, program.stdin, program.roi's
+ * function, memory for it all): false with the reason and what is accepted in why. */
+bool program_linux_check(const struct boot_info *bi, const struct kernel_options *o,
+			 const struct elf_user_image *img, char *why, size_t size);
 void program_linux_done(workload_print_fn print, const struct user_run_end *e);
 
 /* Whether a traced run of the program faulted or was stopped by the watchdog (the boot then

@@ -67,19 +67,49 @@ static bool name_at(const uint8_t *d, const struct elf64_shdr *st, uint32_t off,
 	return false;
 }
 
+/* The file's symbol table and its string table, both inside the file. */
+static bool tables(const uint8_t *d, uint64_t size, struct elf64_shdr *symtab,
+		   struct elf64_shdr *strtab)
+{
+	if (!d || size < EH_SIZE)
+		return false;
+	unsigned i = 0;
+	while (section(d, size, i, symtab) && symtab->sh_type != SHT_SYMTAB)
+		i++;
+	return section(d, size, i, symtab) && symtab->sh_entsize == sizeof(struct elf64_sym) &&
+	       in_file(symtab->sh_offset, symtab->sh_size, size) &&
+	       section(d, size, symtab->sh_link, strtab) &&
+	       in_file(strtab->sh_offset, strtab->sh_size, size);
+}
+
+bool elf_find_function(const void *data, uint64_t size, const char *name, uint64_t *value,
+		       uint64_t *fn_size)
+{
+	const uint8_t *d = data;
+	struct elf64_shdr symtab, strtab;
+	if (!tables(d, size, &symtab, &strtab))
+		return false;
+	size_t want = strlen(name);
+	for (uint64_t k = 0; k < symtab.sh_size / sizeof(struct elf64_sym); k++) {
+		struct elf64_sym s;
+		memcpy(&s, d + symtab.sh_offset + k * sizeof(s), sizeof(s));
+		size_t len;
+		if (ST_TYPE(s.st_info) == STT_FUNC && s.st_shndx != SHN_UNDEF &&
+		    s.st_shndx < SHN_LORESERVE && name_at(d, &strtab, s.st_name, &len) &&
+		    len == want && !memcmp(d + strtab.sh_offset + s.st_name, name, len)) {
+			*value = s.st_value;
+			*fn_size = s.st_size;
+			return true;
+		}
+	}
+	return false;
+}
+
 bool elf_symbolize(const void *data, uint64_t size, uint64_t addr, struct elf_sym_hit *hit)
 {
 	const uint8_t *d = data;
 	struct elf64_shdr symtab, strtab;
-	if (!data || size < EH_SIZE)
-		return false;
-	unsigned i = 0;
-	while (section(d, size, i, &symtab) && symtab.sh_type != SHT_SYMTAB)
-		i++;
-	if (!section(d, size, i, &symtab) || symtab.sh_entsize != sizeof(struct elf64_sym) ||
-	    !in_file(symtab.sh_offset, symtab.sh_size, size) ||
-	    !section(d, size, symtab.sh_link, &strtab) ||
-	    !in_file(strtab.sh_offset, strtab.sh_size, size))
+	if (!tables(d, size, &symtab, &strtab))
 		return false;
 	bool found = false, found_sized = false;
 	uint64_t best = 0;

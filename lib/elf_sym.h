@@ -22,4 +22,9 @@ struct elf_sym_hit {
  * defined section. false when there is none or the file has no usable symbol table. */
 bool elf_symbolize(const void *data, uint64_t size, uint64_t addr, struct elf_sym_hit *hit);
 
+/* The function (STT_FUNC, defined) named `name`: its value and size. false when there is none
+ * or the file has no usable symbol table (stripped). */
+bool elf_find_function(const void *data, uint64_t size, const char *name, uint64_t *value,
+		       uint64_t *fn_size);
+
 #endif

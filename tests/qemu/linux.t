@@ -16,7 +16,8 @@ src=$top/tests/programs/linux
 
 # native NAME BINARY ARGV0 ARGS...: the host's run, stdout and stderr together, with an
 # empty environment but for A and B, in $work (where data/ holds the files the boots get
-# in \data\: a relative path names the same file in both); its status in $work/NAME.status.
+# in \data\: a relative path names the same file in both), stdin from $NATIVE_STDIN (a path
+# relative to $work) or empty; its status in $work/NAME.status.
 mkdir -p "$work/data"
 printf 'pear\napple\nfig\nbanana\napple\n' >"$work/data/words.txt"
 head -c 5000 "$top/README.md" >"$work/data/input.dat"
@@ -24,7 +25,7 @@ native() {
 	local name=$1 bin=$2 argv0=$3
 	shift 3
 	(cd "$work" && env -i A=1 'B=x y' perl -e '$p = shift; exec {$p} @ARGV' "$bin" "$argv0" \
-		"$@" </dev/null >"$work/$name.native" 2>&1)
+		"$@" <"${NATIVE_STDIN:-/dev/null}" >"$work/$name.native" 2>&1)
 	echo $? >"$work/$name.status"
 }
 # traced NAME: what the boot's program wrote, from its program-output lines (\xNN undone).
@@ -76,10 +77,54 @@ else
 	ok 0 "# SKIP musl-gcc not installed (Debian musl-tools; scripts/install-deps)"
 fi
 
+# records FUNC-LO FUNC-HI...: the btsint session's "FROM TO" lines, each followed by "in" when
+# FROM or TO lies in one of the [LO, HI) ranges, else "out".
+records() {
+	printf '%s\n' "$out" | perl -lane 'no warnings "portable"; BEGIN { @r = map hex, @ARGV; @ARGV = () }
+		$on = ($F[1] eq "btsint") if $F[0] eq "trace-begin"; $on = 0 if $F[0] eq "trace-end";
+		next unless $on && $F[0] eq "bts"; ($f, $t) = (hex $F[1], hex $F[2]); $in = "out";
+		for ($i = 0; $i < @r; $i += 2) { $in = "in" if ($f >= $r[$i] && $f < $r[$i + 1]) || ($t >= $r[$i] && $t < $r[$i + 1]) }
+		print "$F[1] $F[2] $in"' "$@"
+}
+# sym ELF NAME [BIAS]: "START END" of a function from nm -S, as 0x... numbers, plus BIAS.
+sym() {
+	local a z
+	read -r a z < <(nm -S "$1" | awk -v n="$2" '$4 == n && ($3 == "T" || $3 == "t") { print $1, $2 }')
+	[ -n "$a" ] && printf '0x%x 0x%x\n' $((16#$a + ${3:-0})) $((16#$a + 16#$z + ${3:-0}))
+}
+
+# The static PIE, with hello.c's SSC marks cutting the capture to marked() (program.roi=marks).
 gcc -O2 -static-pie -o "$work/hello-pie" "$src/hello.c"
 native hello-pie "$work/hello-pie" hello -n 100 'a b'
-check hello-pie "$work/hello-pie" '"hello -n 100 a\ b"'
+check hello-pie "$work/hello-pie" '"hello -n 100 a\ b"' program.roi=marks
 has "PIE, placed at its ABI's base" "hello-pie: a static PIE is placed (0x555555554000, Linux's base)"
+read -r m_lo m_hi < <(sym "$work/hello-pie" marked 0x555555554000)
+r=$(records "$m_lo" "$m_hi")
+n=$(printf '%s\n' "$r" | grep -c .)
+calls=$(printf '%s\n' "$r" | awk -v e="$m_lo" '$2 == e' | grep -c .)
+outside=$(printf '%s\n' "$r" | grep -c ' out$')
+[ "$n" -gt 2 ] && [ "$calls" = 1 ] && [ "$outside" = 0 ]
+ok $? "hello-pie: SSC marks (EBX 0x111 / 0x222, then 64 67 90) keep marked() only: $n records, one call into it at $m_lo (nm), none outside it ($outside)" ||
+	printf '%s\n' "$r" | head -n 5 | sed 's/^/# /'
+
+# Descriptors, directories, stat/statx, the memory calls with their effect, stdin from a file,
+# AT_MINSIGSTKSZ, nanosleep (tests/programs/linux/features.c, glibc's gcc -static) under
+# program.roi=function:roi_target: from its entry to its outermost return, nested and recursive
+# calls inside (roi_target(5): 6 activations, each calling roi_leaf once, from its source).
+gcc -O2 -static -o "$work/features" "$src/features.c"
+NATIVE_STDIN=data/words.txt native features "$work/features" features
+check features "$work/features" '"features"' program.stdin=/data/words.txt \
+	program.roi=function:roi_target
+read -r t_lo t_hi < <(sym "$work/features" roi_target)
+read -r l_lo l_hi < <(sym "$work/features" roi_leaf)
+r=$(records "$t_lo" "$t_hi" "$l_lo" "$l_hi")
+into_t=$(printf '%s\n' "$r" | awk -v e="$t_lo" '$2 == e' | grep -c .)
+into_l=$(printf '%s\n' "$r" | awk -v e="$l_lo" '$2 == e' | grep -c .)
+outside=$(printf '%s\n' "$r" | grep -c ' out$')
+first_to=$(printf '%s\n' "$r" | head -n 1 | cut -d' ' -f2)
+[ "$into_t" = 6 ] && [ "$into_l" = 6 ] && [ "$outside" = 0 ] && [ "$first_to" = "$t_lo" ]
+ok $? "features: program.roi=function:roi_target captures its 6 activations and roi_leaf's 6 calls (records into them: $into_t, $into_l), starting with the call to its entry ($first_to, nm: $t_lo), none outside the two ($outside)" ||
+	printf '%s\n' "$r" | head -n 5 | sed 's/^/# /'
 
 if [ -n "${LINUX_ALL:-}" ]; then
 	g++ -O2 -static -o "$work/except" "$src/except.cc"
@@ -105,6 +150,26 @@ if [ -x "$bb" ] && readelf -lW "$bb" | grep -q 'EXEC\|DYN' && ! readelf -lW "$bb
 	fi
 else
 	ok 0 "# SKIP no static /bin/busybox (Debian busybox-static; scripts/install-deps)"
+fi
+
+if [ -n "${LINUX_ALL:-}" ]; then
+	# program.base: the same static PIE placed elsewhere gives the same output.
+	check hello-pie "$work/hello-pie" '"hello -n 100 a\ b"' program.base=0x10000000
+	has "segments in [0x10000000, " "hello-pie at program.base=0x10000000: placed there"
+	# Refusals of the program options, each before running (status 2) with its reason.
+	boot --timeout 120 --program "$work/features" -- workload=program trace=bts \
+		program.roi=function:no_such_function
+	status_is 2 "program.roi=function: a name the symbol table lacks is refused"
+	has "no function no_such_function in the program's symbol table; accepted" "... naming it and what is accepted"
+	boot --timeout 120 --program "$work/features" -- workload=program trace=bts program.stdin=/data/none
+	status_is 2 "program.stdin: a file not in \\data\\ is refused"
+	has "program.stdin=/data/none: no such file" "... naming it"
+	boot --timeout 120 --memory 200M --program "$work/features" -- workload=program trace=bts
+	status_is 2 "a program whose memory is more than the machine's free memory is refused"
+	has "MiB are free; accepted: a program that fits" "... with both sizes and what is accepted"
+	boot --timeout 120 --program "$work/features" -- workload=program trace=bts program.base=0x10000000
+	status_is 2 "program.base with an ET_EXEC is refused"
+	has "program.base applies to a static PIE" "... saying what it applies to"
 fi
 
 # ---- refused before running, with the reason and status 2 ----

@@ -138,8 +138,35 @@ static void stripped_truncated_or_corrupt_files_name_nothing(void **state)
 	}
 }
 
+/* program.roi=function:NAME's lookup: a defined STT_FUNC of that exact name, nothing else. */
+static void functions_are_found_by_exact_name(void **state)
+{
+	(void)state;
+	make();
+	uint64_t v = 0, n = 0;
+	assert_true(elf_find_function(file, sizeof(file), "beta", &v, &n));
+	assert_int_equal(v, 0x1020);
+	assert_int_equal(n, 0x10);
+	assert_true(elf_find_function(file, sizeof(file), "alpha", &v, &n) && v == 0x1000);
+	assert_false(elf_find_function(file, sizeof(file), "alph", &v, &n));	 /* a prefix */
+	assert_false(elf_find_function(file, sizeof(file), "alphabet", &v, &n)); /* longer */
+	assert_false(elf_find_function(file, sizeof(file), "table", &v, &n));	 /* an object */
+	assert_false(elf_find_function(file, sizeof(file), "_start", &v, &n));	 /* untyped */
+	assert_false(elf_find_function(file, sizeof(file), "undefined", &v, &n));
+	assert_false(elf_find_function(file, sizeof(file), "", &v, &n));
+	for (uint64_t k = 0; k < FILE_SIZE; k++) { /* truncated: found only when whole */
+		uint8_t *copy = malloc(k ? k : 1);
+		memcpy(copy, file, k);
+		assert_false(elf_find_function(copy, k, "beta", &v, &n));
+		free(copy);
+	}
+	((Elf64_Shdr *)(file + SHDR_OFF))[1].sh_type = SHT_PROGBITS; /* stripped */
+	assert_false(elf_find_function(file, sizeof(file), "beta", &v, &n));
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(addresses_name_their_symbol),
+    cmocka_unit_test(functions_are_found_by_exact_name),
     cmocka_unit_test(stripped_truncated_or_corrupt_files_name_nothing),
 };
 

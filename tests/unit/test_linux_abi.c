@@ -16,6 +16,8 @@
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <fcntl.h>
+#include <dirent.h>
+#include <time.h>
 #include "arch/x86/user/linux_abi.h"
 
 #define NR(name)                                                                                   \
@@ -30,69 +32,38 @@ static void numbers_are_linux_s(void **state)
 		const char *name;
 		long ours, linux_s;
 	} nr[] = {
-	    NR(read),
-	    NR(write),
-	    NR(open),
-	    NR(close),
-	    NR(fstat),
-	    NR(lseek),
-	    NR(mmap),
-	    NR(mprotect),
-	    NR(munmap),
-	    NR(brk),
-	    NR(rt_sigaction),
-	    NR(rt_sigprocmask),
-	    NR(ioctl),
-	    NR(pread64),
-	    NR(readv),
-	    NR(writev),
-	    NR(access),
-	    NR(sched_yield),
-	    NR(mremap),
-	    NR(madvise),
-	    NR(dup),
-	    NR(dup2),
-	    NR(nanosleep),
-	    NR(getpid),
-	    NR(clone),
-	    NR(fork),
-	    NR(vfork),
-	    NR(execve),
-	    NR(exit),
-	    NR(uname),
-	    NR(fcntl),
-	    NR(getcwd),
-	    NR(readlink),
-	    NR(gettimeofday),
-	    NR(getrlimit),
-	    NR(sysinfo),
-	    NR(getuid),
-	    NR(getgid),
-	    NR(geteuid),
-	    NR(getegid),
-	    NR(getppid),
-	    NR(sigaltstack),
-	    NR(arch_prctl),
-	    NR(gettid),
-	    NR(time),
-	    NR(futex),
-	    NR(sched_getaffinity),
-	    NR(getdents64),
-	    NR(set_tid_address),
-	    NR(clock_gettime),
-	    NR(clock_nanosleep),
-	    NR(exit_group),
-	    NR(openat),
-	    NR(newfstatat),
-	    NR(readlinkat),
-	    NR(faccessat),
-	    NR(set_robust_list),
-	    NR(dup3),
-	    NR(prlimit64),
-	    NR(getrandom),
-	    NR(statx),
-	    NR(rseq),
-	    NR(faccessat2),
+	    NR(read),	       NR(write),
+	    NR(open),	       NR(close),
+	    NR(fstat),	       NR(lseek),
+	    NR(mmap),	       NR(mprotect),
+	    NR(munmap),	       NR(brk),
+	    NR(rt_sigaction),  NR(rt_sigprocmask),
+	    NR(ioctl),	       NR(pread64),
+	    NR(readv),	       NR(writev),
+	    NR(access),	       NR(sched_yield),
+	    NR(mremap),	       NR(madvise),
+	    NR(dup),	       NR(dup2),
+	    NR(nanosleep),     NR(getpid),
+	    NR(clone),	       NR(fork),
+	    NR(vfork),	       NR(execve),
+	    NR(exit),	       NR(uname),
+	    NR(fcntl),	       NR(getcwd),
+	    NR(readlink),      NR(gettimeofday),
+	    NR(getrlimit),     NR(sysinfo),
+	    NR(getuid),	       NR(getgid),
+	    NR(geteuid),       NR(getegid),
+	    NR(getppid),       NR(sigaltstack),
+	    NR(prctl),	       NR(arch_prctl),
+	    NR(gettid),	       NR(time),
+	    NR(futex),	       NR(sched_getaffinity),
+	    NR(getdents64),    NR(set_tid_address),
+	    NR(clock_gettime), NR(clock_nanosleep),
+	    NR(exit_group),    NR(openat),
+	    NR(newfstatat),    NR(readlinkat),
+	    NR(faccessat),     NR(set_robust_list),
+	    NR(dup3),	       NR(prlimit64),
+	    NR(getrandom),     NR(statx),
+	    NR(rseq),	       NR(faccessat2),
 	};
 	for (size_t i = 0; i < sizeof(nr) / sizeof(nr[0]); i++)
 		if (nr[i].ours != nr[i].linux_s)
@@ -116,6 +87,34 @@ static void constants_and_layouts_are_linux_s(void **state)
 	assert_int_equal(LNX_ESPIPE, ESPIPE);
 	assert_int_equal(LNX_ERANGE, ERANGE);
 	assert_int_equal(LNX_ENOSYS, ENOSYS);
+	assert_int_equal(LNX_EACCES, EACCES);
+	assert_int_equal(LNX_EEXIST, EEXIST);
+	assert_int_equal(LNX_EISDIR, EISDIR);
+	assert_int_equal(LNX_ENOTDIR, ENOTDIR);
+	assert_int_equal(LNX_PROT_READ, PROT_READ);
+	assert_int_equal(LNX_PROT_WRITE, PROT_WRITE);
+	assert_int_equal(LNX_PROT_EXEC, PROT_EXEC);
+	assert_int_equal(LNX_PROT_GROWS, PROT_GROWSDOWN | PROT_GROWSUP);
+	assert_int_equal(LNX_MAP_FIXED_NOREPLACE, MAP_FIXED_NOREPLACE);
+	assert_int_equal(LNX_MADV_DONTNEED, MADV_DONTNEED);
+	assert_int_equal(LNX_S_IFDIR, S_IFDIR);
+	assert_int_equal(LNX_DT_DIR, DT_DIR);
+	assert_int_equal(LNX_DT_REG, DT_REG);
+	assert_int_equal(LNX_F_DUPFD, F_DUPFD);
+	assert_int_equal(LNX_F_SETFD, F_SETFD);
+	assert_int_equal(LNX_F_SETFL, F_SETFL);
+	assert_int_equal(LNX_F_DUPFD_CLOEXEC, F_DUPFD_CLOEXEC);
+	assert_int_equal(LNX_O_CLOEXEC, O_CLOEXEC);
+	assert_int_equal(LNX_O_DIRECTORY, O_DIRECTORY);
+	assert_int_equal(LNX_STATX_BASIC, STATX_BASIC_STATS);
+	assert_int_equal(LNX_TIMER_ABSTIME, TIMER_ABSTIME);
+	assert_int_equal(sizeof(struct lnx_statx), sizeof(struct statx));
+	assert_int_equal(offsetof(struct lnx_statx, mode), offsetof(struct statx, stx_mode));
+	assert_int_equal(offsetof(struct lnx_statx, size), offsetof(struct statx, stx_size));
+	assert_int_equal(offsetof(struct lnx_statx, times), offsetof(struct statx, stx_atime));
+	assert_int_equal(offsetof(struct lnx_statx, rdev_major),
+			 offsetof(struct statx, stx_rdev_major));
+	assert_int_equal(LNX_DIRENT64_NAME, offsetof(struct dirent64, d_name));
 	assert_int_equal(LNX_ARCH_SET_FS, ARCH_SET_FS);
 	assert_int_equal(LNX_ARCH_GET_FS, ARCH_GET_FS);
 	assert_int_equal(LNX_MAP_FIXED, MAP_FIXED);

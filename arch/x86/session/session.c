@@ -78,6 +78,11 @@ struct cpu_session {
 	struct user_run *user; /* this CPU's user program run (its region-of-interest marks) */
 	/* A region of interest paused: the enable bits it cleared, to restore on resume. */
 	struct facility_pause roi;
+	/* Marks the session looks for in the retired instructions (roi_watch): SSC marks
+	 * (program.roi=marks), a function's outermost activation (program.roi=function:NAME,
+	 * fn_rsp its RSP at entry while it runs, else 0). watch: every step must come here. */
+	bool watch, watch_ssc;
+	uint64_t fn_entry, fn_rsp;
 };
 
 static struct cpu_session cpu_sessions[MAX_CPUS];
@@ -182,6 +187,41 @@ static void roi_now(void)
 	roi_apply(here());
 }
 
+/* Intel SDE's SSC marks (its documentation, "Controlling the trace with SSC marks"): MOV EBX,
+ * 0x111 or 0x222 then the 3-byte no-op 64 67 90 (FS: and address-size prefixes on NOP). */
+#define SSC_NOP_BYTES 0x906764u /* 64 67 90, little-endian */
+#define SSC_NOP_MASK  0xffffffu
+#define SSC_START     0x111u
+#define SSC_STOP      0x222u
+
+/* One retired instruction (in, ending at next with registers f) seen for the region of
+ * interest: an SSC mark is applied after it (roi_pending, as a system call's mark); a call or
+ * jump to the function's entry resumes before it reaches the model (the branch into the
+ * function is recorded), and the first ring 3 step whose RSP is above the entry's (the
+ * outermost activation returned, or unwound past) pauses after it (the return is recorded). */
+static void roi_watch(struct cpu_session *cs, const struct x86_decoded *in, uint64_t next,
+		      const struct trap_frame *f)
+{
+	if (cs->watch_ssc && in && in->insn.length == 3 &&
+	    (in->bytes[0] & SSC_NOP_MASK) == SSC_NOP_BYTES) {
+		if ((uint32_t)f->rbx == SSC_START)
+			cs->user->roi_pending = USER_ROI_BEGIN;
+		else if ((uint32_t)f->rbx == SSC_STOP)
+			cs->user->roi_pending = USER_ROI_END;
+	}
+	if (!cs->fn_entry || (f->cs & 3) != 3)
+		return;
+	if (!cs->fn_rsp && next == cs->fn_entry) {
+		cs->fn_rsp = f->rsp;
+		cs->watch = true;
+		roi_resume(cs);
+	} else if (cs->fn_rsp && f->rsp > cs->fn_rsp) {
+		cs->fn_rsp = 0;
+		cs->watch = cs->watch_ssc;
+		cs->user->roi_pending = USER_ROI_END;
+	}
+}
+
 /* One instruction to the model; what it asks of the runner (SPMU_FEED_*) but BTF's trap, which
  * is delivered here (after the instruction it follows). */
 static inline __attribute__((always_inline)) unsigned
@@ -251,6 +291,8 @@ static __attribute__((noinline)) void model_step_whole(struct spmu *m, uint64_t 
 	st.load_addr = mem ? cs->mem.load_addr : 0;
 	st.store_addr = mem ? cs->mem.store_addr : 0;
 	ss_step_cpls(&st.cpl_from, &st.cpl_to);
+	if (cs->fn_entry || cs->watch_ssc)
+		roi_watch(cs, in, next, st.frame);
 	unsigned want =
 	    st.outcome == X86_STEP_REDIRECTED ? feed_rebuilt(m, cs, &st) : feed_one(m, cs, &st);
 	if (upcoming && (want & SPMU_FEED_MEMORY))
@@ -273,7 +315,7 @@ TRAP_STEP_HOT static bool model_plain(void *ctx)
 {
 	const struct cpu_session *cs = here();
 	return !cs->mem.ip && !cs->extra_step && !cs->drop_at && !cs->user->roi_pending &&
-	       spmu_feed_plain(ctx);
+	       !cs->watch && spmu_feed_plain(ctx);
 }
 
 /* Feed the model from the single-step engine: every retired instruction, every taken branch
@@ -303,7 +345,13 @@ static void hardware_step(void *ctx, uint64_t retired, uint64_t next)
 {
 	(void)ctx;
 	struct cpu_session *cs = here();
-	cs->extra_step(cs->extra_ctx, retired, next);
+	if (cs->fn_entry || cs->watch_ssc) {
+		const struct x86_decoded *in, *upcoming;
+		ss_step_decoded(&in, &upcoming);
+		roi_watch(cs, in, next, ss_step_frame());
+	}
+	if (cs->extra_step)
+		cs->extra_step(cs->extra_ctx, retired, next);
 	if (cs->user->roi_pending)
 		roi_apply(cs);
 }
@@ -331,9 +379,19 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 		q->reset();
 	cs->ctx = t;
 	cs->roi.paused = false;
-	if (cs->user->active && cs->user->roi_marks)
-		roi_pause(cs); /* until the program's first BT_SYS_ROI_BEGIN */
+	bool roi = cs->user->active && (cs->user->roi_marks || cs->user->roi_function);
+	if (roi)
+		roi_pause(cs); /* until the program's first mark, or the function's entry */
+	cs->watch_ssc = roi && cs->user->roi_marks;
+	cs->fn_entry = roi ? cs->user->roi_function : 0;
+	cs->fn_rsp = 0;
+	cs->watch = cs->watch_ssc;
 	uint64_t r;
+	if (!t->model && !cs->extra_step && (cs->watch_ssc || cs->fn_entry))
+		tprintf("warning: %s: the program runs unstepped on the hardware: SSC marks and "
+			"program.roi=function are not seen (only its own system call marks are); "
+			"the software PMU (spmu=) sees them\n",
+			t->label);
 	if (!t->model && !cs->extra_step) {
 		cs->user->roi_now = roi_now; /* no step hook to apply the marks */
 		if (interrupts)
@@ -367,6 +425,8 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 		}
 	}
 	roi_resume(cs); /* the session's own stop sequence finds its bits as it set them */
+	cs->watch = cs->watch_ssc = false;
+	cs->fn_entry = cs->fn_rsp = 0;
 	cs->ctx = 0;
 	if (q->done)
 		q->done(tprintf);

@@ -12,6 +12,7 @@
 #include "arch/x86/user/run.h"
 #include "arch/x86/user/linux_abi.h"
 #include "arch/x86/user/linux_files.h"
+#include "arch/x86/user/linux_mm.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/usermode.h"
 #include "arch/x86/hw/msr.h"
@@ -23,9 +24,7 @@ uint64_t linux_exit_status;
 #define ERR(e)	      ((uint64_t) - (int64_t)(e))
 #define USER_HALF_END 0x0000800000000000ull /* canonical lower half */
 #define NS_PER_S      1000000000ull
-#define LINUX_TID     1 /* the one thread's id, the process's too */
-#define STDOUT_FD     1
-#define STDERR_FD     2
+#define LINUX_TID     1	 /* the one thread's id, the process's too */
 #define IOV_SIZE      16 /* struct iovec */
 
 WORKLOAD_SECTION static void zero_out(uint64_t dst, uint64_t n)
@@ -49,17 +48,26 @@ WORKLOAD_SECTION static uint64_t get_u64(uint64_t src)
 	return v;
 }
 
+/* The program's [p, p + n) the kernel may write (ok) or read (readable) without a fault: inside
+ * its memory and on pages mapped so (munmap and mprotect change them: linux_mm.c). */
 WORKLOAD_SECTION static bool ok(const struct user_run *u, uint64_t p, uint64_t n)
 {
-	return n == 0 || user_buffer_ok(u, p, n);
+	return n == 0 || (user_buffer_ok(u, p, n) && linux_pages_ok(p, n, true));
 }
 
+WORKLOAD_SECTION static bool readable(const struct user_run *u, uint64_t p, uint64_t n)
+{
+	return n == 0 || (user_buffer_ok(u, p, n) && linux_pages_ok(p, n, false));
+}
+
+/* stdout and stderr, wherever dup2 put them; the output stream is struct user_ofd.file. */
 WORKLOAD_SECTION static uint64_t sys_write(struct user_run *u, uint64_t fd, uint64_t buf,
 					   uint64_t len)
 {
-	if (fd != STDOUT_FD && fd != STDERR_FD)
+	const struct user_ofd *o = linux_ofd(u, fd);
+	if (!o || o->kind != LINUX_OFD_OUTPUT)
 		return ERR(LNX_EBADF);
-	if (!ok(u, buf, len))
+	if (!readable(u, buf, len))
 		return ERR(LNX_EFAULT);
 	user_output(u, (unsigned)fd, buf, len);
 	return len;
@@ -69,7 +77,7 @@ WORKLOAD_SECTION static uint64_t sys_write(struct user_run *u, uint64_t fd, uint
 WORKLOAD_SECTION static uint64_t sys_iov(struct user_run *u, uint64_t fd, uint64_t iov, uint64_t n,
 					 bool read)
 {
-	if (n > 1024 || !ok(u, iov, n * IOV_SIZE))
+	if (n > 1024 || !readable(u, iov, n * IOV_SIZE))
 		return ERR(LNX_EFAULT);
 	uint64_t total = 0;
 	for (uint64_t i = 0; i < n; i++) {
@@ -94,25 +102,6 @@ WORKLOAD_SECTION static uint64_t sys_brk(struct user_run *u, uint64_t want)
 			u->brk_top = want;
 	}
 	return u->brk;
-}
-
-/* Anonymous memory and private read-only copies come from the arena, never reused: fresh
- * pages are zero, as Linux's are. A hint is ignored; MAP_FIXED is not supported. */
-WORKLOAD_SECTION static uint64_t sys_mmap(struct user_run *u, const struct linux_call *c)
-{
-	uint64_t len = (c->a[1] + LNX_PAGE - 1) & ~(LNX_PAGE - 1);
-	if (!len || (c->a[3] & LNX_MAP_FIXED))
-		return ERR(LNX_EINVAL);
-	if (len > u->mmap_hi - u->mmap_next)
-		return ERR(LNX_ENOMEM);
-	uint64_t at = u->mmap_next;
-	u->mmap_next += len;
-	if (c->a[3] & LNX_MAP_ANONYMOUS)
-		return at;
-	uint64_t r = linux_map_file(u, at, c->a[1], c->a[4], c->a[5]);
-	if ((int64_t)r < 0)
-		u->mmap_next -= len;
-	return r;
 }
 
 WORKLOAD_SECTION static uint64_t sys_mremap(struct user_run *u, const struct linux_call *c)
@@ -148,53 +137,29 @@ WORKLOAD_SECTION static uint64_t sys_arch_prctl(struct user_run *u, uint64_t cod
 	return ERR(LNX_EINVAL);
 }
 
-/* stdin, stdout and stderr are pipes (S_IFIFO), as in a shell's pipeline (size -1); a data
- * file is a regular file, read-only. */
-WORKLOAD_SECTION static uint64_t put_stat(struct user_run *u, int64_t size, uint64_t st)
-{
-	if (!ok(u, st, sizeof(struct lnx_stat)))
-		return ERR(LNX_EFAULT);
-	zero_out(st, sizeof(struct lnx_stat));
-	uint32_t mode = size < 0 ? LNX_S_IFIFO | 0600 : LNX_S_IFREG | 0444;
-	int64_t blksize = (int64_t)LNX_PAGE, blocks = size < 0 ? 0 : (size + 511) / 512;
-	uint64_t nlink = 1;
-	linux_copy_out(st + __builtin_offsetof(struct lnx_stat, st_mode), &mode, sizeof(mode));
-	linux_copy_out(st + __builtin_offsetof(struct lnx_stat, st_nlink), &nlink, sizeof(nlink));
-	linux_copy_out(st + __builtin_offsetof(struct lnx_stat, st_blksize), &blksize,
-		       sizeof(blksize));
-	if (size >= 0) {
-		linux_copy_out(st + __builtin_offsetof(struct lnx_stat, st_size), &size,
-			       sizeof(size));
-		linux_copy_out(st + __builtin_offsetof(struct lnx_stat, st_blocks), &blocks,
-			       sizeof(blocks));
-	}
-	return 0;
-}
-
-WORKLOAD_SECTION static uint64_t sys_fstat(struct user_run *u, uint64_t fd, uint64_t st)
-{
-	int64_t size;
-	return linux_fd_size(u, fd, &size) ? put_stat(u, size, st) : ERR(LNX_EBADF);
-}
-
-WORKLOAD_SECTION static uint64_t sys_stat_path(struct user_run *u, uint64_t path, uint64_t st)
-{
-	int64_t size;
-	uint64_t r = linux_path_size(u, path, &size);
-	return r ? r : put_stat(u, size, st);
-}
-
-WORKLOAD_SECTION static uint64_t sys_newfstatat(struct user_run *u, const struct linux_call *c)
-{
-	if (c->a[3] & LNX_AT_EMPTY_PATH)
-		return sys_fstat(u, c->a[0], c->a[2]);
-	return sys_stat_path(u, c->a[1], c->a[2]);
-}
-
+/* The clock: the TSC since the run's start, plus what the program slept (sys_sleep). */
 WORKLOAD_SECTION static uint64_t ns_now(const struct user_run *u)
 {
 	uint64_t t = rdtsc() - u->start_tsc; /* (t % hz) * 10^9 fits: hz is below 18 GHz */
-	return t / u->tsc_hz * NS_PER_S + t % u->tsc_hz * NS_PER_S / u->tsc_hz;
+	return t / u->tsc_hz * NS_PER_S + t % u->tsc_hz * NS_PER_S / u->tsc_hz + u->slept_ns;
+}
+
+/* nanosleep and clock_nanosleep (abs: TIMER_ABSTIME): the clock moves on by the time asked,
+ * at once. Nothing else runs here, so waiting would only step a wait loop (millions of
+ * instructions in the trace, minutes under the single-step engine) to arrive at the same
+ * clock readings; a program that reads the TSC itself sees no sleep. */
+WORKLOAD_SECTION static uint64_t sys_sleep(struct user_run *u, uint64_t req, bool abs)
+{
+	if (!readable(u, req, sizeof(struct lnx_timespec)))
+		return ERR(LNX_EFAULT);
+	uint64_t s = get_u64(req), ns = get_u64(req + 8);
+	if ((int64_t)s < 0 || ns >= NS_PER_S)
+		return ERR(LNX_EINVAL);
+	uint64_t want = s * NS_PER_S + ns, now = ns_now(u);
+	if (abs)
+		want = want > now ? want - now : 0;
+	u->slept_ns += want;
+	return 0;
 }
 
 WORKLOAD_SECTION static uint64_t sys_clock_gettime(struct user_run *u, uint64_t ts)
@@ -344,21 +309,13 @@ WORKLOAD_SECTION static uint64_t answer(const struct linux_call *c)
 	case LNX_geteuid:
 	case LNX_getgid:
 	case LNX_getegid:
-	case LNX_munmap:
-	case LNX_mprotect:
-	case LNX_madvise:
 	case LNX_set_robust_list:
 	case LNX_sched_yield:
-	case LNX_nanosleep:
-	case LNX_clock_nanosleep:
 		return 0;
 	case LNX_ioctl:
 		return ERR(LNX_ENOTTY);
-	case LNX_fcntl:
-		return c->a[1] == LNX_F_GETFL
-			   ? (c->a[0] == STDOUT_FD || c->a[0] == STDERR_FD ? LNX_O_WRONLY
-									   : LNX_O_RDONLY)
-			   : 0;
+	case LNX_prctl: /* W^X is always on (linux_mm.c): asking for it is granted */
+		return c->a[0] == LNX_PR_SET_MDWE ? 0 : ERR(LNX_EINVAL);
 	case LNX_futex: /* one thread: nobody to wake, and a wait would wait forever */
 		return (c->a[1] & LNX_FUTEX_CMD) == LNX_FUTEX_WAIT ? ERR(LNX_EAGAIN) : 0;
 	default:
@@ -379,15 +336,27 @@ WORKLOAD_SECTION static uint64_t dispatch(struct user_run *u, const struct linux
 	case LNX_brk:
 		return sys_brk(u, a[0]);
 	case LNX_mmap:
-		return sys_mmap(u, c);
+		return linux_mmap(u, a);
+	case LNX_munmap:
+		return linux_munmap(u, a[0], a[1]);
+	case LNX_mprotect:
+		return linux_mprotect(u, a[0], a[1], a[2]);
+	case LNX_madvise:
+		return linux_madvise(u, a[0], a[1], a[2]);
+	case LNX_nanosleep:
+		return sys_sleep(u, a[0], false);
+	case LNX_clock_nanosleep:
+		return sys_sleep(u, a[2], a[1] & LNX_TIMER_ABSTIME);
 	case LNX_mremap:
 		return sys_mremap(u, c);
 	case LNX_arch_prctl:
 		return sys_arch_prctl(u, a[0], a[1]);
 	case LNX_fstat:
-		return sys_fstat(u, a[0], a[1]);
+		return linux_fstat(u, a[0], a[1]);
 	case LNX_newfstatat:
-		return sys_newfstatat(u, c);
+		return linux_newfstatat(u, a[0], a[1], a[2], a[3]);
+	case LNX_statx:
+		return linux_statx(u, a);
 	case LNX_clock_gettime:
 		return sys_clock_gettime(u, a[1]);
 	case LNX_gettimeofday:
@@ -426,6 +395,17 @@ WORKLOAD_SECTION static uint64_t dispatch_files(struct user_run *u, const struct
 		return linux_openat(u, a[1], a[2]);
 	case LNX_close:
 		return linux_close(u, a[0]);
+	case LNX_dup:
+		return linux_dup(u, a[0], ~0ull, 0);
+	case LNX_dup2:
+		return linux_dup(u, a[0], a[1], 0);
+	case LNX_dup3: /* flags: O_CLOEXEC only, and a different newfd (fs/file.c ksys_dup3) */
+		return (a[2] & ~LNX_O_CLOEXEC) || a[0] == a[1] ? ERR(LNX_EINVAL)
+							       : linux_dup(u, a[0], a[1], 0);
+	case LNX_fcntl:
+		return linux_fcntl(u, a[0], a[1], a[2]);
+	case LNX_getdents64:
+		return linux_getdents64(u, a[0], a[1], a[2]);
 	case LNX_read:
 		return linux_read(u, a[0], a[1], a[2], false, 0);
 	case LNX_pread64:

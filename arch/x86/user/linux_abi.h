@@ -53,6 +53,7 @@
 #define LNX_getegid	       108
 #define LNX_getppid	       110
 #define LNX_sigaltstack	       131
+#define LNX_prctl	       157
 #define LNX_arch_prctl	       158
 #define LNX_gettid	       186
 #define LNX_time	       201
@@ -81,9 +82,12 @@
 #define LNX_EBADF   9
 #define LNX_EAGAIN  11
 #define LNX_ENOMEM  12
+#define LNX_EACCES  13
 #define LNX_EFAULT  14
-#define LNX_EINVAL  22
+#define LNX_EEXIST  17
 #define LNX_ENOTDIR 20
+#define LNX_EISDIR  21
+#define LNX_EINVAL  22
 #define LNX_EMFILE  24
 #define LNX_ENOTTY  25
 #define LNX_EROFS   30
@@ -94,23 +98,41 @@
 #define LNX_ARCH_SET_FS 0x1002 /* arch/x86/include/uapi/asm/prctl.h */
 #define LNX_ARCH_GET_FS 0x1003
 
-#define LNX_MAP_FIXED	   0x10 /* include/uapi/asm-generic/mman-common.h */
-#define LNX_MAP_ANONYMOUS  0x20
-#define LNX_MREMAP_MAYMOVE 1
-#define LNX_PAGE	   4096ull
+#define LNX_PROT_READ		0x1 /* include/uapi/asm-generic/mman-common.h */
+#define LNX_PROT_WRITE		0x2
+#define LNX_PROT_EXEC		0x4
+#define LNX_PROT_GROWS		0x03000000 /* PROT_GROWSDOWN | PROT_GROWSUP */
+#define LNX_MAP_FIXED		0x10
+#define LNX_MAP_ANONYMOUS	0x20
+#define LNX_MAP_FIXED_NOREPLACE 0x100000
+#define LNX_MADV_DONTNEED	4
+#define LNX_MREMAP_MAYMOVE	1
+#define LNX_PAGE		4096ull
 
-#define LNX_S_IFIFO	  0010000 /* include/uapi/linux/stat.h */
-#define LNX_S_IFCHR	  0020000
-#define LNX_S_IFREG	  0100000
-#define LNX_AT_EMPTY_PATH 0x1000
-#define LNX_F_GETFD	  1
-#define LNX_F_GETFL	  3
-#define LNX_O_RDONLY	  0
-#define LNX_O_WRONLY	  1
-#define LNX_FUTEX_CMD	  0x7f /* FUTEX_CMD_MASK without FUTEX_PRIVATE_FLAG's bit */
-#define LNX_FUTEX_WAIT	  0
-#define LNX_RLIMIT_STACK  3
-#define LNX_RLIM_INFINITY (~0ull)
+#define LNX_S_IFIFO	    0010000 /* include/uapi/linux/stat.h */
+#define LNX_S_IFCHR	    0020000
+#define LNX_S_IFDIR	    0040000
+#define LNX_DT_DIR	    4 /* include/linux/fs_types.h: a struct linux_dirent64's d_type */
+#define LNX_DT_REG	    8
+#define LNX_F_DUPFD	    0 /* include/uapi/asm-generic/fcntl.h */
+#define LNX_F_SETFD	    2
+#define LNX_F_SETFL	    4
+#define LNX_F_DUPFD_CLOEXEC 1030
+#define LNX_O_CLOEXEC	    02000000
+#define LNX_O_DIRECTORY	    0200000
+#define LNX_STATX_BASIC	    0x7ff /* STATX_BASIC_STATS, include/uapi/linux/stat.h */
+#define LNX_S_IFREG	    0100000
+#define LNX_AT_EMPTY_PATH   0x1000
+#define LNX_F_GETFD	    1
+#define LNX_F_GETFL	    3
+#define LNX_O_RDONLY	    0
+#define LNX_O_WRONLY	    1
+#define LNX_TIMER_ABSTIME   1	 /* clock_nanosleep's flag */
+#define LNX_PR_SET_MDWE	    65	 /* include/uapi/linux/prctl.h (Linux 6.3) */
+#define LNX_FUTEX_CMD	    0x7f /* FUTEX_CMD_MASK without FUTEX_PRIVATE_FLAG's bit */
+#define LNX_FUTEX_WAIT	    0
+#define LNX_RLIMIT_STACK    3
+#define LNX_RLIM_INFINITY   (~0ull)
 
 /* struct stat of arch/x86/include/uapi/asm/stat.h (x86-64). */
 struct lnx_stat {
@@ -130,6 +152,22 @@ struct lnx_utsname {
 	char version[LNX_UTS_LEN], machine[LNX_UTS_LEN], domainname[LNX_UTS_LEN];
 };
 _Static_assert(sizeof(struct lnx_utsname) == 390, "struct new_utsname");
+
+/* struct statx (include/uapi/linux/stat.h): the fields a basic stat fills; times zero. */
+struct lnx_statx {
+	uint32_t mask, blksize;
+	uint64_t attributes;
+	uint32_t nlink, uid, gid;
+	uint16_t mode, pad0;
+	uint64_t ino, size, blocks, attributes_mask;
+	uint8_t times[4][16]; /* atime, btime, ctime, mtime: struct statx_timestamp */
+	uint32_t rdev_major, rdev_minor, dev_major, dev_minor;
+	uint64_t spare[14];
+};
+_Static_assert(sizeof(struct lnx_statx) == 256, "struct statx");
+
+/* struct linux_dirent64 (include/linux/dirent.h): d_ino, d_off, d_reclen, d_type, d_name. */
+#define LNX_DIRENT64_NAME 19 /* d_name's offset */
 
 struct lnx_timespec {
 	int64_t tv_sec, tv_nsec;

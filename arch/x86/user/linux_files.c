@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A Linux program's files (arch/x86/user/linux.c's calls on paths and descriptors): the boot
- * volume's \data\ files (kernel/program_linux.c hands them over as /data/NAME), read-only;
- * descriptors 3 and up; stdin, stdout and stderr are pipes. In .text.workload like linux.c,
- * calling nothing outside it.
+ * volume's \data\ files (kernel/program_linux.c hands them over as /data/NAME), read-only,
+ * in the directories "/" (holding "data") and "/data"; stdin an empty pipe or program.stdin's
+ * file, stdout and stderr the run's output. Descriptors name open file descriptions, which
+ * dup, dup2, dup3 and F_DUPFD share (with their offset), as Linux's do. In .text.workload like
+ * linux.c, calling nothing outside it.
  */
 #include "arch/x86/user/linux_files.h"
 #include "arch/x86/user/linux_abi.h"
+#include "arch/x86/user/linux_mm.h"
 #include "arch/x86/cpu/usermode.h"
 #include "kernel/arch_workloads.h"
 
@@ -14,7 +17,6 @@
 #define FD_BASE	      3
 #define PATH_MAX_READ 256
 #define O_ACCMODE     3
-#define O_DIRECTORY   0200000
 #define SEEK_SET      0
 #define SEEK_CUR      1
 #define SEEK_END      2
@@ -50,71 +52,186 @@ WORKLOAD_SECTION static bool same(const char *a, const char *b)
 	return *a == *b;
 }
 
-/* The file at path (absolute, or relative to the working directory "/"), or -1. */
+/* The path at p made canonical in buf: no leading, trailing or double '/', no "." parts, ".."
+ * taking the last part off (relative paths from the working directory "/"): "" is the root,
+ * "data" the data directory, "data/NAME" a file. */
+WORKLOAD_SECTION static void canonical(char *buf)
+{
+	unsigned w = 0;
+	for (unsigned r = 0; buf[r];) {
+		while (buf[r] == '/')
+			r++;
+		unsigned part = r;
+		while (buf[r] && buf[r] != '/')
+			r++;
+		unsigned len = r - part;
+		if (len == 0 || (len == 1 && buf[part] == '.'))
+			continue;
+		if (len == 2 && buf[part] == '.' && buf[part + 1] == '.') {
+			while (w > 0 && buf[--w] != '/')
+				;
+			continue;
+		}
+		if (w)
+			buf[w++] = '/';
+		for (unsigned i = 0; i < len; i++)
+			buf[w++] = buf[part + i];
+	}
+	buf[w] = 0;
+}
+
+/* What a canonical path names: a file's index, or NODE_ROOT / NODE_DATA, or -1. */
+#define NODE_ROOT (-2)
+#define NODE_DATA (-3)
 WORKLOAD_SECTION static int find(const struct user_run *u, const char *path)
 {
-	const char *rel = path[0] == '/' ? path + 1 : path;
+	if (!path[0])
+		return NODE_ROOT;
+	if (same(path, LINUX_DATA_DIR))
+		return NODE_DATA;
 	for (unsigned i = 0; i < u->nfiles; i++)
-		if (same(rel, u->files[i].path + 1))
+		if (same(path, u->files[i].path + 1))
 			return (int)i;
 	return -1;
 }
 
-WORKLOAD_SECTION static struct user_fd *fd_of(struct user_run *u, uint64_t fd)
+WORKLOAD_SECTION struct user_ofd *linux_ofd(struct user_run *u, uint64_t fd)
 {
-	if (fd < FD_BASE || fd >= FD_BASE + USER_FDS || !u->fd[fd - FD_BASE].open)
+	if (fd >= USER_FDS || u->fd[fd] < 0)
 		return 0;
-	return &u->fd[fd - FD_BASE];
+	return &u->ofd[u->fd[fd]];
+}
+#define ofd_of linux_ofd
+
+WORKLOAD_SECTION bool linux_fd_node(struct user_run *u, uint64_t fd, struct linux_node *n)
+{
+	const struct user_ofd *o = ofd_of(u, fd);
+	if (!o)
+		return false;
+	n->kind = o->kind;
+	n->index = o->file;
+	return true;
 }
 
-/* The file the program's path names: 0 and its index in *f, or -EFAULT, -ENOENT. */
-WORKLOAD_SECTION static uint64_t lookup(const struct user_run *u, uint64_t path, int *f)
+/* The node the program's path names: 0, or -EFAULT, -ENOENT. */
+WORKLOAD_SECTION uint64_t linux_path_node(const struct user_run *u, uint64_t path,
+					  struct linux_node *n)
 {
 	char buf[PATH_MAX_READ];
 	if (!path_in(u, path, buf))
 		return ERR(LNX_EFAULT);
-	*f = find(u, buf);
-	return *f < 0 ? ERR(LNX_ENOENT) : 0;
+	canonical(buf);
+	int f = find(u, buf);
+	if (f == -1)
+		return ERR(LNX_ENOENT);
+	n->kind = f < 0 ? LINUX_OFD_DIR : LINUX_OFD_FILE;
+	n->index = f == NODE_ROOT ? LINUX_DIR_ROOT : f == NODE_DATA ? LINUX_DIR_DATA : f;
+	return 0;
 }
 
-WORKLOAD_SECTION uint64_t linux_openat(struct user_run *u, uint64_t path, uint64_t flags)
+/* A new description of kind/file on the lowest free descriptor at or above `from`. */
+WORKLOAD_SECTION static uint64_t install(struct user_run *u, uint8_t kind, int file, uint64_t from)
 {
-	int f;
-	uint64_t r = lookup(u, path, &f);
-	if (r)
-		return r;
-	if ((flags & O_ACCMODE) != LNX_O_RDONLY)
-		return ERR(LNX_EROFS);
-	if (flags & O_DIRECTORY)
-		return ERR(LNX_ENOTDIR);
-	for (unsigned i = 0; i < USER_FDS; i++)
-		if (!u->fd[i].open) {
-			u->fd[i].open = 1;
-			u->fd[i].file = (uint8_t)f;
-			u->fd[i].off = 0;
-			return FD_BASE + i;
+	int d = -1;
+	for (unsigned i = 0; i < USER_FDS && d < 0; i++)
+		if (!u->ofd[i].refs)
+			d = (int)i;
+	for (uint64_t fd = from; d >= 0 && fd < USER_FDS; fd++)
+		if (u->fd[fd] < 0) {
+			u->ofd[d] = (struct user_ofd){1, kind, (uint8_t)file, 0};
+			u->fd[fd] = (int8_t)d;
+			return fd;
 		}
 	return ERR(LNX_EMFILE);
 }
 
+WORKLOAD_SECTION void linux_fds_init(struct user_run *u)
+{
+	for (unsigned i = 0; i < USER_FDS; i++) {
+		u->fd[i] = -1;
+		u->ofd[i].refs = 0;
+	}
+	if (u->stdin_file >= 0)
+		install(u, LINUX_OFD_FILE, u->stdin_file, 0);
+	else
+		install(u, LINUX_OFD_EMPTY, 0, 0);
+	install(u, LINUX_OFD_OUTPUT, 1, 1);
+	install(u, LINUX_OFD_OUTPUT, 2, 2);
+}
+
+WORKLOAD_SECTION uint64_t linux_openat(struct user_run *u, uint64_t path, uint64_t flags)
+{
+	struct linux_node n;
+	uint64_t r = linux_path_node(u, path, &n);
+	if (r)
+		return r;
+	if ((flags & O_ACCMODE) != LNX_O_RDONLY)
+		return n.kind == LINUX_OFD_DIR ? ERR(LNX_EISDIR) : ERR(LNX_EROFS);
+	if ((flags & LNX_O_DIRECTORY) && n.kind != LINUX_OFD_DIR)
+		return ERR(LNX_ENOTDIR);
+	return install(u, n.kind, n.index, 0);
+}
+
 WORKLOAD_SECTION uint64_t linux_close(struct user_run *u, uint64_t fd)
 {
-	if (fd < FD_BASE)
-		return 0;
-	struct user_fd *d = fd_of(u, fd);
-	if (!d)
+	struct user_ofd *o = ofd_of(u, fd);
+	if (!o)
 		return ERR(LNX_EBADF);
-	d->open = 0;
+	o->refs--;
+	u->fd[fd] = -1;
 	return 0;
 }
 
-/* len bytes of an open file from off to the program's buf; the count. */
-WORKLOAD_SECTION static uint64_t copy_file(struct user_run *u, const struct user_fd *d,
-					   uint64_t off, uint64_t buf, uint64_t len)
+/* dup (newfd ~0: the lowest free), dup2 and dup3 (newfd closed first, if open), F_DUPFD (the
+ * lowest free at or above `from`). One description, its offset shared, as Linux's. */
+WORKLOAD_SECTION uint64_t linux_dup(struct user_run *u, uint64_t oldfd, uint64_t newfd,
+				    uint64_t from)
 {
-	const struct user_file *f = &u->files[d->file];
+	if (!ofd_of(u, oldfd))
+		return ERR(LNX_EBADF);
+	if (newfd == oldfd)
+		return newfd;
+	if (newfd != ~0ull) {
+		if (newfd >= USER_FDS)
+			return ERR(LNX_EBADF);
+		if (u->fd[newfd] >= 0)
+			linux_close(u, newfd);
+	} else {
+		for (newfd = from; newfd < USER_FDS && u->fd[newfd] >= 0; newfd++)
+			;
+		if (newfd >= USER_FDS)
+			return from >= USER_FDS ? ERR(LNX_EINVAL) : ERR(LNX_EMFILE);
+	}
+	u->fd[newfd] = u->fd[oldfd];
+	u->ofd[u->fd[oldfd]].refs++;
+	return newfd;
+}
+
+WORKLOAD_SECTION uint64_t linux_fcntl(struct user_run *u, uint64_t fd, uint64_t cmd, uint64_t arg)
+{
+	const struct user_ofd *o = ofd_of(u, fd);
+	if (!o)
+		return ERR(LNX_EBADF);
+	switch (cmd) {
+	case LNX_F_DUPFD:
+	case LNX_F_DUPFD_CLOEXEC:
+		return linux_dup(u, fd, ~0ull, arg);
+	case LNX_F_GETFL:
+		return o->kind == LINUX_OFD_OUTPUT ? LNX_O_WRONLY
+		       : o->kind == LINUX_OFD_DIR  ? LNX_O_RDONLY | LNX_O_DIRECTORY
+						   : LNX_O_RDONLY;
+	default:
+		return 0; /* F_GETFD (no FD_CLOEXEC: one program, no exec), F_SETFD, F_SETFL, ... */
+	}
+}
+
+/* len bytes of an open file from off to the program's buf; the count. */
+WORKLOAD_SECTION static uint64_t copy_file(struct user_run *u, unsigned file, uint64_t off,
+					   uint64_t buf, uint64_t len)
+{
+	const struct user_file *f = &u->files[file];
 	uint64_t n = off >= f->size ? 0 : f->size - off < len ? f->size - off : len;
-	if (n && !user_buffer_ok(u, buf, n))
+	if (n && (!user_buffer_ok(u, buf, n) || !linux_pages_ok(buf, n, true)))
 		return ERR(LNX_EFAULT);
 	linux_copy_out(buf, f->data + off, n);
 	return n;
@@ -123,59 +240,41 @@ WORKLOAD_SECTION static uint64_t copy_file(struct user_run *u, const struct user
 WORKLOAD_SECTION uint64_t linux_read(struct user_run *u, uint64_t fd, uint64_t buf, uint64_t len,
 				     bool at, uint64_t off)
 {
-	if (fd == 0)
-		return 0; /* stdin is empty */
-	struct user_fd *d = fd_of(u, fd);
-	if (!d)
+	struct user_ofd *o = ofd_of(u, fd);
+	if (!o || o->kind == LINUX_OFD_OUTPUT)
 		return ERR(LNX_EBADF);
-	uint64_t n = copy_file(u, d, at ? off : d->off, buf, len);
+	if (o->kind == LINUX_OFD_DIR)
+		return ERR(LNX_EISDIR);
+	if (o->kind == LINUX_OFD_EMPTY)
+		return at ? ERR(LNX_ESPIPE) : 0; /* stdin is an empty pipe */
+	uint64_t n = copy_file(u, o->file, at ? off : o->off, buf, len);
 	if (!at && (int64_t)n > 0)
-		d->off += n;
+		o->off += n;
 	return n;
 }
 
 WORKLOAD_SECTION uint64_t linux_lseek(struct user_run *u, uint64_t fd, int64_t off, uint64_t how)
 {
-	struct user_fd *d = fd_of(u, fd);
-	if (!d)
-		return fd < FD_BASE ? ERR(LNX_ESPIPE) : ERR(LNX_EBADF);
+	struct user_ofd *o = ofd_of(u, fd);
+	if (!o)
+		return ERR(LNX_EBADF);
+	if (o->kind == LINUX_OFD_EMPTY || o->kind == LINUX_OFD_OUTPUT)
+		return ERR(LNX_ESPIPE);
+	int64_t size = o->kind == LINUX_OFD_FILE ? (int64_t)u->files[o->file].size : 0;
 	int64_t base = how == SEEK_SET	 ? 0
-		       : how == SEEK_CUR ? (int64_t)d->off
-		       : how == SEEK_END ? (int64_t)u->files[d->file].size
+		       : how == SEEK_CUR ? (int64_t)o->off
+		       : how == SEEK_END ? size
 					 : -1;
 	if (base < 0 || base + off < 0)
 		return ERR(LNX_EINVAL);
-	d->off = (uint64_t)(base + off);
-	return d->off;
-}
-
-/* The size of what fd names: -1 for the pipes 0-2, else the file's; false: not open. */
-WORKLOAD_SECTION bool linux_fd_size(struct user_run *u, uint64_t fd, int64_t *size)
-{
-	if (fd < FD_BASE) {
-		*size = -1;
-		return true;
-	}
-	struct user_fd *d = fd_of(u, fd);
-	if (d)
-		*size = (int64_t)u->files[d->file].size;
-	return d != 0;
-}
-
-/* stat on a path: the file's size, or -ENOENT (the size in *size). */
-WORKLOAD_SECTION uint64_t linux_path_size(struct user_run *u, uint64_t path, int64_t *size)
-{
-	int f;
-	uint64_t r = lookup(u, path, &f);
-	if (!r)
-		*size = (int64_t)u->files[f].size;
-	return r;
+	o->off = (uint64_t)(base + off);
+	return o->off;
 }
 
 WORKLOAD_SECTION uint64_t linux_access(struct user_run *u, uint64_t path, uint64_t mode)
 {
-	int64_t size;
-	uint64_t r = linux_path_size(u, path, &size);
+	struct linux_node n;
+	uint64_t r = linux_path_node(u, path, &n);
 	return r ? r : (mode & 2) ? ERR(LNX_EROFS) : 0; /* W_OK: read-only */
 }
 
@@ -191,19 +290,19 @@ WORKLOAD_SECTION uint64_t linux_readlink(struct user_run *u, uint64_t path, uint
 	while (u->exe[n])
 		n++;
 	n = n < len ? n : len; /* no NUL, as Linux */
-	if (n && !user_buffer_ok(u, buf, n))
+	if (n && (!user_buffer_ok(u, buf, n) || !linux_pages_ok(buf, n, true)))
 		return ERR(LNX_EFAULT);
 	linux_copy_out(buf, u->exe, n);
 	return n;
 }
 
-/* A private read-only mapping of an open file: its bytes copied to fresh arena memory. */
+/* A private mapping of an open file: its bytes copied to the fresh pages at `at`. */
 WORKLOAD_SECTION uint64_t linux_map_file(struct user_run *u, uint64_t at, uint64_t len, uint64_t fd,
 					 uint64_t off)
 {
-	struct user_fd *d = fd_of(u, fd);
-	if (!d)
-		return ERR(LNX_EBADF);
-	uint64_t n = copy_file(u, d, off, at, len);
+	const struct user_ofd *o = ofd_of(u, fd);
+	if (!o || o->kind != LINUX_OFD_FILE)
+		return o ? ERR(LNX_EACCES) : ERR(LNX_EBADF);
+	uint64_t n = copy_file(u, o->file, off, at, len);
 	return (int64_t)n < 0 ? n : at;
 }

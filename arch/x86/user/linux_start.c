@@ -4,11 +4,13 @@
  * fs/binfmt_elf.c create_elf_tables): from the top, an 8-byte zero, the file name (AT_EXECFN),
  * the environment strings, the argument strings; below them, 16-byte aligned, the platform
  * string "x86_64" and AT_RANDOM's 16 bytes; then, 16-byte aligned at RSP, argc, argv[] and
- * NULL, envp[] and NULL, and the auxiliary vector ending in AT_NULL. Built in a kernel buffer
+ * NULL, envp[] and NULL, and the auxiliary vector ending in AT_NULL (AT_MINSIGSTKSZ first, as
+ * Linux's ARCH_DLINFO puts it; no AT_SYSINFO_EHDR: there is no vDSO). Built in a kernel buffer
  * and copied to the program's stack before each run (not traced).
  */
 #include "arch/x86/user/linux_abi.h"
 #include "arch/x86/cpu/cpu.h"
+#include "arch/x86/cpu/usermode.h"
 #include "arch/x86/hw/cpuid.h"
 #include "kernel/arch_user.h"
 #include "lib/elf_user.h"
@@ -18,7 +20,31 @@
 #define PHDR_SIZE  56	/* Elf64_Phdr */
 #define CLK_TCK	   100	/* USER_HZ */
 #define PTR	   sizeof(uint64_t)
-#define AUXV_PAIRS 20
+#define AUXV_PAIRS 21
+
+/*
+ * AT_MINSIGSTKSZ as Linux x86 gives it (arch/x86/include/asm/elf.h ARCH_DLINFO, first in the
+ * vector; arch/x86/kernel/signal.c init_sigframe_size): the largest signal frame (struct
+ * sigframe_ia32 with IA32 emulation, Debian's config: 732 bytes) + 15 bytes of alignment + the
+ * FPU state's size (arch/x86/kernel/fpu/xstate.c fpu__get_fpstate_size: the XSAVE area for the
+ * enabled features, CPUID.(EAX=0DH,ECX=0):EBX, + FP_XSTATE_MAGIC2's 4 bytes, + struct
+ * fregs_state's 112 for 32-bit programs; FXSAVE's 512 without XSAVE) + 63 of XSAVE alignment,
+ * rounded up to 16.
+ */
+#define SIGFRAME_IA32	 732
+#define FRAME_PADDING	 15
+#define XSAVE_PADDING	 63
+#define MAGIC2_SIZE	 4
+#define FREGS_STATE_SIZE 112
+#define FXSAVE_SIZE	 512
+#define FRAME_ALIGNMENT	 16
+
+static uint64_t min_sigstack_size(void)
+{
+	uint64_t fpu = usermode_xcr0 ? cpuid(CPUID_LEAF_XSAVE, 0).ebx + MAGIC2_SIZE : FXSAVE_SIZE;
+	uint64_t size = SIGFRAME_IA32 + FRAME_PADDING + fpu + FREGS_STATE_SIZE + XSAVE_PADDING;
+	return (size + FRAME_ALIGNMENT - 1) & ~(uint64_t)(FRAME_ALIGNMENT - 1);
+}
 
 static uint8_t image[START_MAX];
 
@@ -62,6 +88,7 @@ static unsigned auxv(const struct linux_start *s, uint64_t execfn, uint64_t plat
 	uint64_t phnum = 0;
 	memcpy(&phnum, s->img->elf.data + 56, 2); /* Elf64_Ehdr.e_phnum */
 	const uint64_t pairs[][2] = {
+	    {LNX_AT_MINSIGSTKSZ, min_sigstack_size()},
 	    {LNX_AT_HWCAP, cpuid(CPUID_LEAF_VERSION, 0).edx}, /* x86's ELF_HWCAP */
 	    {LNX_AT_PAGESZ, LNX_PAGE},
 	    {LNX_AT_CLKTCK, CLK_TCK},

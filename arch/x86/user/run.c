@@ -9,6 +9,9 @@
  */
 #include "arch/x86/user/run.h"
 #include "arch/x86/user/roundtrip.h"
+#include "arch/x86/user/linux_files.h"
+#include "arch/x86/cpu/pagetable.h"
+#include "arch/x86/cpu/paging.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/desc.h"
 #include "arch/x86/cpu/trap.h"
@@ -63,9 +66,14 @@ static void linux_begin(struct user_run *u, const struct user_run_params *p)
 	u->rand_state = p->seed | 1; /* xorshift: never 0 */
 	u->files = p->files;
 	u->nfiles = p->nfiles;
+	u->stdin_file = p->stdin_file;
 	u->exe = p->exe;
-	for (unsigned i = 0; i < USER_FDS; i++)
-		u->fd[i].open = 0;
+	u->img = p->img;
+	u->stack_lo = p->stack_lo;
+	u->stack_hi = p->stack_hi;
+	u->nx = paging_nx_enabled() ? PTE_NX : 0;
+	u->slept_ns = 0;
+	linux_fds_init(u);
 	linux_exit_now = 0;
 	linux_exit_status = 0;
 	wrmsr(MSR_FS_BASE, 0);
@@ -83,6 +91,7 @@ void arch_user_run_begin(const struct user_run_params *p)
 	u->tsc_hz = timer_info()->tsc_hz;
 	u->active = true;
 	u->roi_marks = p->roi_marks;
+	u->roi_function = p->roi_function;
 	u->roi_pending = USER_ROI_NONE;
 	u->roi_now = NULL;
 	u->out_head = u->out_tail = 0;

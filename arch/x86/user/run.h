@@ -15,7 +15,7 @@
 
 #define USER_OUTPUT_BYTES 2048			      /* per CPU and run; the rest is counted */
 #define USER_MAX_RANGES	  (ELF_USER_MAX_SEGMENTS + 1) /* the segments and the stack */
-#define USER_FDS	  16 /* a Linux program's open files besides 0, 1 and 2 */
+#define USER_FDS	  32 /* a Linux program's descriptors, 0, 1 and 2 included */
 
 /* A region-of-interest mark waiting for the session (user_run.roi_pending). */
 enum user_roi { USER_ROI_NONE, USER_ROI_BEGIN, USER_ROI_END };
@@ -28,7 +28,8 @@ struct user_run {
 	uint64_t start_tsc, deadline_tsc; /* deadline 0: no watchdog armed */
 	uint64_t tsc_hz;
 	bool active;		      /* between arch_user_run_begin and _end */
-	bool roi_marks;		      /* option program.roi=marks */
+	bool roi_marks;		      /* option program.roi=marks (its own and SSC marks) */
+	uint64_t roi_function;	      /* program.roi=function:NAME: NAME's entry, else 0 */
 	volatile uint8_t roi_pending; /* enum user_roi: a mark the session has not applied yet */
 	/* Set by a session that runs the program unstepped (the hardware records by itself):
 	 * applies a mark at once. Stepped runs apply roi_pending from the step hook instead. */
@@ -53,14 +54,23 @@ struct user_run {
 	uint64_t brk_lo, brk, brk_hi, brk_top;
 	uint64_t mmap_lo, mmap_next, mmap_hi;
 	uint64_t rand_state;
+	uint64_t slept_ns; /* nanosleep's: the clock moved on by it */
 	const struct user_file *files;
 	unsigned nfiles;
+	int stdin_file; /* index in files of program.stdin's file, or -1 (empty stdin) */
 	const char *exe;
-	struct user_fd {
-		uint8_t open;
-		uint8_t file; /* index in files */
-		uint64_t off;
-	} fd[USER_FDS]; /* fd 3 + i */
+	/* The memory calls (linux_mm.c): the image's segments, the stack, PTE_NX or 0. */
+	const struct elf_user_image *img;
+	uint64_t stack_lo, stack_hi, nx;
+	/* Descriptors (linux_files.c): fd[n] is the index in ofd of what descriptor n names, or
+	 * -1; ofd[] are the open file descriptions dup'ed descriptors share (offset included). */
+	int8_t fd[USER_FDS];
+	struct user_ofd {
+		uint8_t refs; /* 0: free */
+		uint8_t kind; /* enum linux_ofd_kind (linux_files.h) */
+		uint8_t file; /* index in files, or the directory, or the output stream (1, 2) */
+		uint64_t off; /* the file offset, or the next directory entry */
+	} ofd[USER_FDS];
 	char out_buf[USER_OUTPUT_BYTES];
 };
 
