@@ -235,6 +235,7 @@ _Noreturn void kernel_main(const struct boot_info *bi_phys)
 	arch_set_exit_mode((enum exit_mode)opts.exit_mode);
 	arch_set_exit_hold((unsigned)opts.screen_hold_s);
 	arch_set_step_skip((unsigned)opts.ss_skip);
+	arch_set_step_block(opts.ss_block != 0);
 	print_banner(bi);
 	if (opts.ss_skip) /* test only: never silently (issue 34, class 8) */
 		kprintf(

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/spmu/engine.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/desc.h"
 #include "arch/x86/cpu/idt.h"
@@ -13,53 +13,7 @@
 #include "lib/x86_decode_cache.h"
 #include "lib/x86_step.h"
 
-/* DR6 (SDM Vol. 3B 17.2.3, Figure 17-2): BS = single-step caused the #DB. */
-#define DR6_BS	       BIT(14)
-#define DR6_INIT_VALUE 0xffff0ff0ull /* the value DR6 holds with no condition recorded */
-#define HANDLER_CPL    0	     /* every IDT gate's selector is the kernel's (cpu/idt.c) */
-
-uint64_t ss_enter(uint64_t (*fn)(uint64_t), uint64_t arg, uint64_t extra_flags);
-
-struct ss_state {
-	bool active;
-	bool in_trap;  /* the engine's own #DB handler runs (an NMI there is not the workload's) */
-	uint64_t prev; /* the instruction that will retire next */
-	unsigned prev_cpl;
-	/* enum x86_mode of s->prev's code segment (cpu_code_mode): 16/32-bit code (compatibility
-	 * mode) is decoded as such, and its traps all go debug_trap_whole's way. */
-	uint8_t prev_mode;
-	struct ss_step_view *view; /* this CPU's ss_step_views entry: frame and CPLs of a step */
-	uint64_t steps;
-	uint64_t rep_iterations; /* traps inside a REP string instruction (not steps) */
-	uint64_t rebuilt;   /* traps that stood for more than one instruction (arch_step_rebuild) */
-	uint64_t skip_seen; /* option ss.skip: traps that could have been left out */
-	uint64_t skipped_to; /* option ss.skip: where the trap left out landed, or 0 */
-	/* The frame of the workload's exception whose handler runs (unstepped), or NULL: until
-	 * its IRET, traps are the handler's, not the workload's. */
-	struct trap_frame *exc_frame;
-	struct trap_frame *nmi_frame; /* an NMI inside the engine's #DB handler (a PMI) */
-	bool vtf;	/* the workload's own TF: what it set, what PUSHF and handlers see */
-	bool sysret_tf; /* R11.TF before the engine set it for the SYSRET about to retire */
-	bool fmask_tf;	/* IA32_FMASK.TF lifted for the SYSCALL about to retire (lift_fmask_tf) */
-	uint64_t next_opcode_ip; /* where next_opcode was read (s->prev, unless a handler moved) */
-	unsigned next_opcode;
-	/* The trap after next_opcode_ip goes the whole way (debug_trap_whole): an instruction
-	 * engine_special names, the workload stepping itself, option ss.skip. */
-	bool next_whole;
-	/* Where the trap after s->prev lands when s->prev is a plain step (ss_hooks.plain): the
-	 * instruction after it; 0 when the trap goes the common or the whole way (note_next). */
-	uint64_t plain_to;
-	/* With a decode cache (ss_hooks.cache): s->prev's decoding, made before it ran, or NULL
-	 * (a handler moved the workload: decoded when it retired). */
-	const struct x86_decoded *next_dec;
-	struct x86_decoded spare; /* a retired instruction's decoding whose slot the next needs */
-	uint64_t exc_from;	  /* the instruction that raised the exception being delivered */
-	uint64_t dr_refused_at;	  /* refuse_breakpoints: the first MOV DRn that armed any */
-	unsigned exc_cpl;
-	struct ss_hooks hooks;
-};
-
-static struct ss_state state[MAX_CPUS];
+struct ss_state ss_states[MAX_CPUS];
 /* Page-aligned (its own pages): QEMU's softmmu TLB is direct-mapped and small, and each step
  * touches the view, the model and the next instruction's bytes; with the view 2 MiB from the
  * model's counters (the .bss layout before this) they evicted each other and three accesses a
@@ -71,33 +25,7 @@ static unsigned skip_every; /* option ss.skip (test only) */
  * areas exist). */
 uint64_t ss_steps_of(unsigned cpu)
 {
-	return cpu < MAX_CPUS ? __atomic_load_n(&state[cpu].steps, __ATOMIC_RELAXED) : 0;
-}
-
-static struct ss_state *state_here(void)
-{
-	struct percpu *cpu = percpu_current();
-	if (!cpu)
-		return NULL;
-	struct ss_state *s = &state[cpu->index];
-	PERCPU_SLOT_OPAQUE(s);
-	return s;
-}
-
-/* Decode the workload's instruction at ip from the bytes the engine can read without a fault
- * (fetch.c): false where they are not there or no instruction. */
-static bool decode_at(uint64_t ip, enum x86_mode mode, struct x86_insn *in)
-{
-	unsigned avail = ss_code_readable(ip);
-	return avail && x86_decode_mode((const uint8_t *)ip, avail, mode, in) == 0;
-}
-
-/* The decode cache's answer for ip in `mode` (x86_decode_cached_at), from readable bytes only. */
-static inline __attribute__((always_inline)) const struct x86_decoded *
-cached_at(struct x86_decoded *cache, uint64_t ip, bool before_run, enum x86_mode mode)
-{
-	unsigned avail = ss_code_readable(ip);
-	return avail ? x86_decode_cached_at(cache, ip, before_run, mode, avail) : NULL;
+	return cpu < MAX_CPUS ? __atomic_load_n(&ss_states[cpu].steps, __ATOMIC_RELAXED) : 0;
 }
 
 static bool is_rep_string_at(uint64_t ip, enum x86_mode mode)
@@ -115,7 +43,7 @@ static void restore_fmask_tf(struct ss_state *s);
 void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bool interrupts,
 	    struct ss_result *r)
 {
-	struct ss_state *s = &state[this_cpu()->index];
+	struct ss_state *s = &ss_states[this_cpu()->index];
 	s->view = &ss_step_views[this_cpu()->index];
 	s->steps = 0;
 	s->rep_iterations = 0;
@@ -123,6 +51,9 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->skip_seen = 0;
 	s->skipped_to = 0;
 	s->dr_refused_at = 0;
+	s->blk_end = 0;
+	s->blocks = 0;
+	s->block_changed_at = 0;
 	s->exc_frame = NULL;
 	s->nmi_frame = NULL;
 	s->next_opcode_ip = 0;
@@ -141,70 +72,14 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	 * workload went on without traps from s->prev on. */
 	r->escaped_at = s->active ? s->prev : 0;
 	s->active = false;
+	ss_block_reset(s);
+	r->blocks = s->blocks;
+	r->block_changed_at = s->block_changed_at;
 	restore_fmask_tf(s);
 	r->steps = s->steps;
 	r->rep_iterations = s->rep_iterations;
 	r->rebuilt = s->rebuilt;
 	r->dr_refused_at = s->dr_refused_at;
-}
-
-/* Opcodes the engine treats itself (SDM Vol. 2 Tables ). */
-#define OPC_PUSHF    0x9c
-#define OPC_POPF     0x9d
-#define OPC_IRET     0xcf
-#define OPC_MOV_SR   0x8e /* MOV Sreg, r/m: ModRM.reg 2 is SS */
-#define OPC_SYSCALL  X86_OPCODE_0F(0x05)
-#define OPC_SYSRET   X86_OPCODE_0F(0x07)
-#define OPC_INT1     0xf1 /* INT1 (ICEBP): a #DB without DR6.BS */
-#define OPC_INT3     0xcc
-#define OPC_INTN     0xcd		 /* INT n: n = 1 delivers vector 1 too */
-#define OPC_INTO     0xce		 /* INTO: #OF as a trap, 16/32-bit code only (i64) */
-#define OPC_MOV_DR   X86_OPCODE_0F(0x23) /* MOV DRn, r64 */
-#define MODRM_REG(m) (((m) >> 3) & 7)
-#define SREG_SS	     2
-
-/* Whether code segment cs is one of the kernel's two 64-bit ones: cpu_code_mode's answer without
- * a call, on the engine's common path. */
-static inline bool cs_64bit(uint64_t cs)
-{
-	return cs == SEL_KERNEL_CODE || cs == SEL_USER_CODE;
-}
-
-/* The opcode at ip in `mode` (lib/x86_decode.h) from the bytes the engine can read without a
- * fault (fetch.c), 0 where there are none: a cheap filter, so that only the few instructions
- * below are decoded in full. */
-static unsigned opcode_at(uint64_t ip, enum x86_mode mode)
-{
-	unsigned avail = ss_code_readable(ip);
-	if (!avail)
-		return 0;
-	if (mode != X86_MODE_64) /* 40-4F are INC/DEC there, not REX */
-		return x86_opcode_of_mode((const uint8_t *)ip, avail, mode);
-	return x86_opcode_quick((const uint8_t *)ip, avail);
-}
-
-/* Whether a #DB after the instruction with this opcode may be other than its single-step trap
- * (ss_debug_trap): INT1, INT n, and MOV SS, whose trap covers the next instruction too. */
-static bool dr6_matters(unsigned opcode)
-{
-	return opcode == OPC_INT1 || opcode == OPC_INTN || opcode == OPC_MOV_SR;
-}
-
-/* Opcodes the engine has work for besides reporting the step: those hide_tf and dr6_matters
- * name. One test on every trap (a bit in a table for the one-byte map). */
-#define SPECIAL_BIT(op, base) ((op) >= (base) && (op) < (base) + 64 ? 1ull << ((op) - (base)) : 0)
-#define SPECIAL_WORD(base)                                                                         \
-	(SPECIAL_BIT(OPC_PUSHF, base) | SPECIAL_BIT(OPC_POPF, base) |                              \
-	 SPECIAL_BIT(OPC_IRET, base) | SPECIAL_BIT(OPC_MOV_SR, base) |                             \
-	 SPECIAL_BIT(OPC_INT1, base) | SPECIAL_BIT(OPC_INTN, base))
-
-static inline bool engine_special(unsigned opcode)
-{
-	static const uint64_t one_byte[4] = {SPECIAL_WORD(0x00), SPECIAL_WORD(0x40),
-					     SPECIAL_WORD(0x80), SPECIAL_WORD(0xc0)};
-	if (opcode < 0x100)
-		return (one_byte[opcode >> 6] >> (opcode & 63)) & 1;
-	return opcode == OPC_SYSCALL || opcode == OPC_SYSRET || opcode == OPC_MOV_DR;
 }
 
 /* The instruction that will retire next, under code segment `cs`: traps open user access
@@ -601,6 +476,7 @@ static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struc
 		write_dr6(DR6_INIT_VALUE | DR6_BS);
 		return false;
 	}
+	ss_block_arm(s, &f->rflags);
 	return true;
 }
 
@@ -631,7 +507,7 @@ bool ss_plain_nothing(void *ctx)
  * hook's short way taking it (ss_hooks.plain). False, with nothing changed but the decode
  * cache: the entry goes on to ss_debug_trap with the whole frame.
  */
-TRAP_STEP_HOT bool ss_plain_trap(const struct db_cpu_frame *c)
+TRAP_STEP_HOT bool ss_plain_trap(struct db_cpu_frame *c)
 {
 	struct ss_state *s = state_here();
 	if (!s || !s->active || c->rip != s->plain_to || (c->cs & 3) != s->prev_cpl)
@@ -647,6 +523,20 @@ TRAP_STEP_HOT bool ss_plain_trap(const struct db_cpu_frame *c)
 	s->prev = c->rip;
 	s->next_dec = dec;
 	arm_next(s, c->rip, dec, dec->opcode, false);
+	ss_block_arm(s, &c->rflags);
+	return true;
+}
+
+/* The #DB of a block's breakpoint (block.c): its instructions retired, the one at the breakpoint
+ * is stepped (or the next block armed). Any other #DB while a block runs is not the engine's. */
+static __attribute__((noinline)) bool block_stop(struct ss_state *s, struct trap_frame *f)
+{
+	uint64_t end = s->blk_end;
+	if (f->rip != end || !ss_block_cut(s, f->rip))
+		return false;
+	f->rflags |= RFLAGS_TF;
+	note_next(s, f);
+	ss_block_arm(s, &f->rflags);
 	return true;
 }
 
@@ -659,6 +549,8 @@ TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
 	/* The engine reads the code it steps, and PUSHF's image: ring 3's pages too (SMAP). */
 	if (s->prev_cpl == 3 || (f->cs & 3) == 3)
 		user_access_begin();
+	if (s->blk_end)
+		return block_stop(s, f);
 	uint64_t prev = s->prev, next = f->rip;
 	if (s->next_opcode_ip != prev || s->next_whole || next == prev ||
 	    (f->cs & 3) != s->prev_cpl || next == (uint64_t)ss_exit ||
@@ -671,6 +563,7 @@ TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
 	report_step(s, v, f, prev, next);
 	s->prev = next;
 	note_next(s, f);
+	ss_block_arm(s, &f->rflags);
 	return true;
 }
 
@@ -701,13 +594,16 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 {
 	struct ss_result r;
 	/* kernel/arch_step.h: on_step is not told of plain steps (sstrace.c takes none of them). */
-	struct ss_hooks h = {on_step, on_transfer, ctx, cache, cache ? ss_plain_nothing : NULL};
+	struct ss_hooks h = {on_step, on_transfer, ctx, cache, cache ? ss_plain_nothing : NULL,
+			     NULL,    NULL};
 	ss_run(fn, arg, &h, false, &r);
 	*counts = (struct arch_step_counts){.steps = r.steps,
 					    .rep_iterations = r.rep_iterations,
 					    .rebuilt = r.rebuilt,
 					    .escaped_at = r.escaped_at,
-					    .dr_refused_at = r.dr_refused_at};
+					    .dr_refused_at = r.dr_refused_at,
+					    .blocks = r.blocks,
+					    .block_changed_at = r.block_changed_at};
 	return r.retval;
 }
 
@@ -763,6 +659,13 @@ void ss_note_exception(struct trap_frame *f)
 		return;
 	if (!s->active)
 		return;
+	if (s->blk_end) {
+		/* Inside a block run at full speed (block.c): what retired before f->rip is
+		 * accounted; the workload goes on stepped (TF in the frame, for an NMI's IRET;
+		 * a delivery's handler sees the workload's own, ss_note_delivery). */
+		ss_block_cut(s, f->rip);
+		f->rflags |= RFLAGS_TF;
+	}
 	restore_fmask_tf(s);   /* a SYSCALL that did not retire (#UD) */
 	ss_code_forget();      /* its handler may change mappings */
 	s->exc_from = s->prev; /* the instruction that raised it, for ss_note_delivery */
