@@ -60,14 +60,19 @@ struct ss_state {
 	uint64_t dr_refused_at;	  /* refuse_breakpoints: the first MOV DRn that armed any */
 	unsigned exc_cpl;
 	struct ss_hooks hooks;
-	/* Per-block stepping (block.c): the block running at full speed, from blk_start to the
-	 * instruction breakpoint at blk_end (0: none armed), blk_n instructions. */
-	uint64_t blk_start, blk_end;
+	/* Per-block stepping (block.c): the block running at full speed (blk_armed): blk_n plain
+	 * instructions from blk_start, then the one at blk_last, which either runs in the block
+	 * (a direct branch, blk_branch: breakpoints on its successors blk_to) or carries the
+	 * breakpoint itself. */
+	bool blk_armed, blk_branch;
 	unsigned blk_n;
-	uint64_t blocks;	   /* blocks run (ss_result.blocks) */
-	uint64_t block_changed_at; /* ss_result.block_changed_at */
+	uint64_t blk_start, blk_last, blk_to[2];
+	const struct ss_block *blk; /* the armed block's description (block.c) */
+	uint64_t dr[2], dr7;	    /* what the engine last wrote to DR0, DR1, DR7 */
+	struct ss_block *blk_cache; /* this CPU's blocks seen (block.c) */
+	uint64_t blocks;	    /* blocks run (ss_result.blocks) */
+	uint64_t block_changed_at;  /* ss_result.block_changed_at */
 };
-
 
 extern struct ss_state ss_states[MAX_CPUS];
 
@@ -155,17 +160,25 @@ static inline bool engine_special(unsigned opcode)
 	return opcode == OPC_SYSCALL || opcode == OPC_SYSRET || opcode == OPC_MOV_DR;
 }
 
-
 /* Per-block stepping (block.c). At a trap after which the workload resumes at s->prev (decoded
  * in s->next_dec, nothing special due there): run the plain instructions from there at full
  * speed, TF cleared in *rflags, up to an instruction breakpoint on the first one that needs a
- * trap of its own. True if a block was armed. */
+ * trap of its own, or on the successors of a direct branch that ends them. True if armed. */
 bool ss_block_arm(struct ss_state *s, uint64_t *rflags);
-/* The armed block stopped at rip (its breakpoint, a fault or an interrupt inside it): the
- * instructions before rip retired and are told to the hooks as plain steps, the breakpoint is
- * disarmed, s->prev is rip. False (nothing accounted) where rip is not on the block's path. */
-bool ss_block_cut(struct ss_state *s, uint64_t rip);
-/* The run ends or starts: nothing armed. */
+/* Where the armed block stopped, at rip (its breakpoint, a fault or an interrupt inside it). */
+enum ss_block_stop {
+	SS_BLOCK_OFF_PATH, /* rip is not where the block can stop: nothing accounted */
+	SS_BLOCK_AT,	 /* the instructions before rip retired (told to the hooks); s->prev rip */
+	SS_BLOCK_BRANCH, /* the plain ones and the branch at s->prev retired, the branch went to
+			  * rip: the caller reports that step */
+};
+/* The block is disarmed and what retired before rip is accounted (ss_block_stop); `breakpoint`:
+ * the stop is the #DB of one of the block's breakpoints. */
+enum ss_block_stop ss_block_cut(struct ss_state *s, uint64_t rip, bool breakpoint);
+/* No block armed any more (after ss_block_cut, unless one is armed again): DR7 cleared before
+ * the workload or a handler runs. */
+void ss_block_idle(struct ss_state *s);
+/* The run starts: nothing armed, nothing remembered. */
 void ss_block_reset(struct ss_state *s);
 
 #endif

@@ -51,7 +51,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->skip_seen = 0;
 	s->skipped_to = 0;
 	s->dr_refused_at = 0;
-	s->blk_end = 0;
+	ss_block_reset(s);
 	s->blocks = 0;
 	s->block_changed_at = 0;
 	s->exc_frame = NULL;
@@ -338,6 +338,7 @@ int arch_step_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t
  */
 static __attribute__((noinline)) void refuse_breakpoints(struct ss_state *s)
 {
+	s->dr[0] = s->dr[1] = UINT64_MAX; /* per-block stepping writes its own again */
 	uint64_t dr7 = read_dr7();
 	if (!(dr7 & DR7_ENABLES))
 		return;
@@ -531,12 +532,22 @@ TRAP_STEP_HOT bool ss_plain_trap(struct db_cpu_frame *c)
  * is stepped (or the next block armed). Any other #DB while a block runs is not the engine's. */
 static __attribute__((noinline)) bool block_stop(struct ss_state *s, struct trap_frame *f)
 {
-	uint64_t end = s->blk_end;
-	if (f->rip != end || !ss_block_cut(s, f->rip))
+	enum ss_block_stop st = ss_block_cut(s, f->rip, true);
+	if (st == SS_BLOCK_OFF_PATH) {
+		ss_block_idle(s);
 		return false;
+	}
 	f->rflags |= RFLAGS_TF;
+	if (st == SS_BLOCK_BRANCH) {
+		/* the branch that ended the block, from the registers after it (nothing ran since)
+		 */
+		s->view->cpl_from = s->view->cpl_to = s->prev_cpl;
+		report_step(s, s->view, f, s->prev, f->rip);
+		s->prev = f->rip;
+	}
 	note_next(s, f);
-	ss_block_arm(s, &f->rflags);
+	if (!ss_block_arm(s, &f->rflags))
+		ss_block_idle(s);
 	return true;
 }
 
@@ -549,7 +560,7 @@ TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
 	/* The engine reads the code it steps, and PUSHF's image: ring 3's pages too (SMAP). */
 	if (s->prev_cpl == 3 || (f->cs & 3) == 3)
 		user_access_begin();
-	if (s->blk_end)
+	if (s->blk_armed)
 		return block_stop(s, f);
 	uint64_t prev = s->prev, next = f->rip;
 	if (s->next_opcode_ip != prev || s->next_whole || next == prev ||
@@ -659,11 +670,15 @@ void ss_note_exception(struct trap_frame *f)
 		return;
 	if (!s->active)
 		return;
-	if (s->blk_end) {
+	if (s->blk_armed) {
 		/* Inside a block run at full speed (block.c): what retired before f->rip is
 		 * accounted; the workload goes on stepped (TF in the frame, for an NMI's IRET;
 		 * a delivery's handler sees the workload's own, ss_note_delivery). */
-		ss_block_cut(s, f->rip);
+		if (ss_block_cut(s, f->rip, false) == SS_BLOCK_BRANCH) {
+			exception_step(s, f, s->prev, f->rip); /* the branch ran, then this came */
+			s->prev = f->rip;
+		}
+		ss_block_idle(s);
 		f->rflags |= RFLAGS_TF;
 	}
 	restore_fmask_tf(s);   /* a SYSCALL that did not retire (#UD) */
