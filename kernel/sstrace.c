@@ -158,6 +158,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 	for (unsigned i = 0; i < trace.count; i++)
 		kprintf("ss-branch %#lx %#lx\n", trace.recs[i].from, trace.recs[i].to);
 	kprintf("ss-end %s %s\n", w->name, ok ? "ok" : "MISMATCH");
+	kprintf("ss-blocks %s %lu\n", w->name, n.blocks); /* per-block stepping (ss.block) */
 	return ok;
 }
 

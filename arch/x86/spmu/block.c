@@ -268,7 +268,7 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags)
 	    s->prev_mode != X86_MODE_64 || s->blk_armed)
 		return false;
 	uint64_t room = block_room(s);
-	if (room == 0 || !ss_code_readable(start))
+	if (room == 0 || ((start >> 12) + 1 != s->ok_page && !ss_code_readable(start)))
 		return false;
 	struct ss_block *b = &s->blk_cache[(start ^ (start >> 6)) % BLOCK_SLOTS];
 	/* a block remembered was on a read-only page when it was decoded */
@@ -400,12 +400,14 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, uint64_t rip, bool breakpoin
 		return SS_BLOCK_OFF_PATH;
 	/* The block's page was present when it was armed and ran since (the engine never faults
 	 * on the workload's memory: a store that unmapped it leaves nothing to compare). */
-	if (ss_code_readable(s->blk_start))
+	if (ss_code_readable(s->blk_start)) {
+		s->ok_page = (s->blk_start >> 12) + 1; /* until the trap ends (block_stop) */
 		check_bytes(s, on_path ? rip : s->blk->end);
+	}
 	s->prev = at;
 	s->next_opcode_ip = 0;
 	s->plain_to = 0;
 	/* the branch's decoding, made before it ran (its bytes are the block's, compared) */
-	s->next_dec = cached_at(s->hooks.cache, at, on_path, X86_MODE_64);
+	s->next_dec = cached_at_s(s, at, on_path, X86_MODE_64);
 	return on_path ? SS_BLOCK_AT : SS_BLOCK_BRANCH;
 }

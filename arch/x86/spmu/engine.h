@@ -68,7 +68,8 @@ struct ss_state {
 	unsigned blk_n;
 	uint64_t blk_start, blk_last, blk_to[2];
 	const struct ss_block *blk; /* the armed block's description (block.c) */
-	uint64_t dr[2], dr7;	    /* what the engine last wrote to DR0, DR1, DR7 */
+	uint64_t ok_page;    /* cached_at_s: a page found present in this trap, + 1 (0: none) */
+	uint64_t dr[2], dr7; /* what the engine last wrote to DR0, DR1, DR7 */
 	struct ss_block *blk_cache; /* this CPU's blocks seen (block.c) */
 	uint64_t blocks;	    /* blocks run (ss_result.blocks) */
 	uint64_t block_changed_at;  /* ss_result.block_changed_at */
@@ -100,6 +101,18 @@ cached_at(struct x86_decoded *cache, uint64_t ip, bool before_run, enum x86_mode
 {
 	unsigned avail = ss_code_readable(ip);
 	return avail ? x86_decode_cached_at(cache, ip, before_run, mode, avail) : NULL;
+}
+
+/* cached_at in a trap that found the page s->ok_page (page number + 1, 0: none) present a moment
+ * ago (per-block stepping: a block, its branch and their successors share a page): its bytes
+ * are readable without asking fetch.c again. */
+static inline __attribute__((always_inline)) const struct x86_decoded *
+cached_at_s(const struct ss_state *s, uint64_t ip, bool before_run, enum x86_mode mode)
+{
+	if ((ip >> 12) + 1 == s->ok_page && (ip & 0xfff) <= 0x1000 - X86_MAX_INSN_LENGTH)
+		return x86_decode_cached_at(s->hooks.cache, ip, before_run, mode,
+					    X86_MAX_INSN_LENGTH);
+	return cached_at(s->hooks.cache, ip, before_run, mode);
 }
 
 /* Opcodes the engine treats itself (SDM Vol. 2 Tables ). */
@@ -159,6 +172,59 @@ static inline bool engine_special(unsigned opcode)
 		return (one_byte[opcode >> 6] >> (opcode & 63)) & 1;
 	return opcode == OPC_SYSCALL || opcode == OPC_SYSRET || opcode == OPC_MOV_DR;
 }
+
+/* The decodings a step hook reads (ss_step_decoded): the retired instruction's, made before it
+ * ran (or now, where a handler moved the workload there), and the next one's, from its bytes
+ * now, before it runs. The next one's becomes the following step's retired one. */
+static inline __attribute__((always_inline)) void decode_step(struct ss_state *s,
+							      struct ss_step_view *v,
+							      uint64_t retired, uint64_t next,
+							      enum x86_mode next_mode)
+{
+	struct x86_decoded *cache = s->hooks.cache;
+	if (!cache) {
+		v->in = v->upcoming = NULL;
+		return;
+	}
+	const struct x86_decoded *in = s->next_dec;
+	if (!in || in->ip != retired || in->insn.length == 0 || in->insn.mode != s->prev_mode)
+		in = cached_at(cache, retired, false, s->prev_mode);
+	if (in && next % X86_DECODE_CACHE_SIZE == retired % X86_DECODE_CACHE_SIZE) {
+		s->spare = *in; /* the next one's decoding takes its slot */
+		in = &s->spare;
+	}
+	v->in = in;
+	v->upcoming = s->next_dec = cached_at_s(s, next, true, next_mode);
+}
+
+static inline __attribute__((always_inline)) void report_step(struct ss_state *s,
+							      struct ss_step_view *v,
+							      struct trap_frame *f,
+							      uint64_t retired, uint64_t next)
+{
+	s->steps++;
+	decode_step(s, v, retired, next, cs_64bit(f->cs) ? X86_MODE_64 : cpu_code_mode(f->cs));
+	v->frame = f;
+	s->in_trap = true; /* a PMI sent as NMI from on_step arrives right here */
+	if (s->hooks.step)
+		s->hooks.step(s->hooks.ctx, retired, next);
+	s->in_trap = false;
+	v->frame = NULL;
+}
+
+/* special.c: the instructions engine_special names. */
+void restore_fmask_tf(struct ss_state *s);
+uint64_t with_tf(uint64_t rflags, bool tf);
+/* MOV SS holds the single-step trap until after the next instruction: the second one's
+ * address, or 0. */
+uint64_t mov_ss_shadowed(unsigned opcode, uint64_t retired, enum x86_mode mode);
+void special_step(struct ss_state *s, unsigned opcode, struct trap_frame *f);
+void before_special(struct ss_state *s, unsigned opcode, struct trap_frame *f);
+bool own_trap(const struct ss_state *s, unsigned opcode);
+
+/* rebuild.c: option ss.skip (test only), and whether to leave this trap out. */
+extern unsigned ss_skip_every;
+bool skip_trap(struct ss_state *s, const struct trap_frame *f);
 
 /* Per-block stepping (block.c). At a trap after which the workload resumes at s->prev (decoded
  * in s->next_dec, nothing special due there): run the plain instructions from there at full

@@ -19,7 +19,6 @@ struct ss_state ss_states[MAX_CPUS];
  * model's counters (the .bss layout before this) they evicted each other and three accesses a
  * step took QEMU's slow path (counted with uprobes on helper_le_ldq_mmu/stq_mmu). */
 struct ss_step_view ss_step_views[MAX_CPUS] __attribute__((aligned(4096)));
-static unsigned skip_every; /* option ss.skip (test only) */
 
 /* This CPU's engine state, or NULL this early in boot (exception paths ask before per-CPU
  * areas exist). */
@@ -38,7 +37,6 @@ static bool is_rep_string_at(uint64_t ip, enum x86_mode mode)
 }
 
 static void set_prev(struct ss_state *s, uint64_t ip, uint64_t cs);
-static void restore_fmask_tf(struct ss_state *s);
 
 void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bool interrupts,
 	    struct ss_result *r)
@@ -118,273 +116,6 @@ static inline unsigned retired_opcode(const struct ss_state *s, uint64_t prev)
 						      : opcode_at(prev, s->prev_mode);
 }
 
-/*
- * IA32_FMASK with TF set (as Linux sets it: arch/x86/kernel/cpu/common.c, syscall_init) makes
- * SYSCALL clear TF (SDM Vol. 2B SYSCALL: "RFLAGS := RFLAGS AND NOT(IA32_FMASK)"): no trap would
- * come until SYSRET, and the kernel's path in between would be lost (issue 34, class 4). For
- * the one SYSCALL about to retire the engine lifts FMASK's TF, so that the kernel side is
- * stepped like the rest, and puts it back at the trap after it, where the workload's own TF
- * (s->vtf) is cleared as FMASK says.
- */
-static void lift_fmask_tf(struct ss_state *s)
-{
-	uint64_t fmask = rdmsr(MSR_FMASK);
-	s->fmask_tf = fmask & RFLAGS_TF;
-	if (s->fmask_tf)
-		wrmsr(MSR_FMASK, fmask & ~RFLAGS_TF);
-}
-
-static void restore_fmask_tf(struct ss_state *s)
-{
-	if (!s->fmask_tf)
-		return;
-	s->fmask_tf = false;
-	wrmsr(MSR_FMASK, rdmsr(MSR_FMASK) | RFLAGS_TF);
-}
-
-static uint64_t with_tf(uint64_t rflags, bool tf)
-{
-	return tf ? rflags | RFLAGS_TF : rflags & ~RFLAGS_TF;
-}
-
-/*
- * Keep the trap flag the engine's own business (SDM Vol. 3B 17.3.1.4): the workload sees its
- * own TF (s->vtf: clear, unless it set TF itself), never the engine's:
- * - PUSHF pushed RFLAGS with the engine's TF: the workload's in the pushed image;
- * - SYSCALL saved RFLAGS in R11 (SDM Vol. 2 SYSCALL: "R11 := RFLAGS"): the workload's TF there
- *   (IA32_FMASK leaves TF alone here, cpu/usermode.c, so the kernel side is stepped);
- * - POPF and IRET loaded an image: its TF is the workload's from now on; the trap after them
- *   still comes (it depends on TF before the instruction), but the next one would not if the
- *   image's TF is clear: set TF in the frame again;
- * - SYSRET is different: whether a trap follows it depends on the TF it loads from R11 (QEMU
- *   target/i386/tcg/translate.c: "The TF bit is checked after the sysret insn completes"),
- *   so before one retires, R11's TF is set (before_special) and given back after it;
- * - an exception's frame: ss_note_delivery and ss_note_resume.
- * The POPF in the engine's own exit stub (the trap lands on ss_exit) is left alone.
- */
-static __attribute__((noinline)) void hide_tf_of(struct ss_state *s, unsigned opcode,
-						 uint64_t retired, struct trap_frame *f)
-{
-	switch (opcode) {
-	case OPC_PUSHF: {
-		struct x86_insn in;
-		if (!decode_at(retired, s->prev_mode, &in))
-			return;
-		if (in.operand16)
-			*(uint16_t *)f->rsp = (uint16_t)with_tf(*(uint16_t *)f->rsp, s->vtf);
-		else if (in.mode != X86_MODE_64) /* PUSHFD: the 32-bit EFLAGS image */
-			*(uint32_t *)f->rsp = (uint32_t)with_tf(*(uint32_t *)f->rsp, s->vtf);
-		else
-			*(uint64_t *)f->rsp = with_tf(*(uint64_t *)f->rsp, s->vtf);
-		return;
-	}
-	case OPC_SYSCALL:
-		f->r11 = with_tf(f->r11, s->vtf);
-		if (s->fmask_tf) {
-			restore_fmask_tf(s);
-			s->vtf = false; /* what FMASK.TF does to the workload's TF */
-		}
-		return;
-	case OPC_SYSRET:
-		f->r11 = with_tf(f->r11, s->sysret_tf); /* SYSRET leaves R11 as it was */
-		s->vtf = s->sysret_tf;
-		return;
-	case OPC_POPF:
-	case OPC_IRET:
-		if (f->rip != (uint64_t)ss_exit) {
-			s->vtf = f->rflags & RFLAGS_TF;
-			f->rflags |= RFLAGS_TF;
-		}
-		return;
-	default:
-		return;
-	}
-}
-
-static bool touches_tf(unsigned opcode)
-{
-	return opcode == OPC_PUSHF || opcode == OPC_POPF || opcode == OPC_IRET ||
-	       opcode == OPC_SYSCALL || opcode == OPC_SYSRET;
-}
-
-static inline void hide_tf(struct ss_state *s, unsigned opcode, uint64_t retired,
-			   struct trap_frame *f)
-{
-	if (touches_tf(opcode))
-		hide_tf_of(s, opcode, retired, f);
-}
-
-/* MOV SS holds the single-step trap until after the next instruction (SDM Vol. 3B 6.8.3,
- * 17.3.1.4): one trap stands for two instructions. The address of the second, or 0. */
-static uint64_t mov_ss_shadowed(unsigned opcode, uint64_t retired, enum x86_mode mode)
-{
-	if (opcode != OPC_MOV_SR)
-		return 0;
-	struct x86_insn in;
-	if (!decode_at(retired, mode, &in) || !in.has_modrm || MODRM_REG(in.modrm) != SREG_SS)
-		return 0;
-	return retired + in.length;
-}
-
-/* The decodings a step hook reads (ss_step_decoded): the retired instruction's, made before it
- * ran (or now, where a handler moved the workload there), and the next one's, from its bytes
- * now, before it runs. The next one's becomes the following step's retired one. */
-static inline __attribute__((always_inline)) void decode_step(struct ss_state *s,
-							      struct ss_step_view *v,
-							      uint64_t retired, uint64_t next,
-							      enum x86_mode next_mode)
-{
-	struct x86_decoded *cache = s->hooks.cache;
-	if (!cache) {
-		v->in = v->upcoming = NULL;
-		return;
-	}
-	const struct x86_decoded *in = s->next_dec;
-	if (!in || in->ip != retired || in->insn.length == 0 || in->insn.mode != s->prev_mode)
-		in = cached_at(cache, retired, false, s->prev_mode);
-	if (in && next % X86_DECODE_CACHE_SIZE == retired % X86_DECODE_CACHE_SIZE) {
-		s->spare = *in; /* the next one's decoding takes its slot */
-		in = &s->spare;
-	}
-	v->in = in;
-	v->upcoming = s->next_dec = cached_at(cache, next, true, next_mode);
-}
-
-static inline __attribute__((always_inline)) void report_step(struct ss_state *s,
-							      struct ss_step_view *v,
-							      struct trap_frame *f,
-							      uint64_t retired, uint64_t next)
-{
-	s->steps++;
-	decode_step(s, v, retired, next, cs_64bit(f->cs) ? X86_MODE_64 : cpu_code_mode(f->cs));
-	v->frame = f;
-	s->in_trap = true; /* a PMI sent as NMI from on_step arrives right here */
-	if (s->hooks.step)
-		s->hooks.step(s->hooks.ctx, retired, next);
-	s->in_trap = false;
-	v->frame = NULL;
-}
-
-void arch_set_step_skip(unsigned every)
-{
-	skip_every = every;
-}
-
-/*
- * Option ss.skip (test only): whether to leave this trap out, as a platform that skips
- * single-step traps would, so that the step hooks see one trap for two instructions and must
- * rebuild the path (arch_step_rebuild). Only a trap whose path the code decides can go: after an
- * instruction that is no branch or a direct JMP or CALL (an indirect branch's target is data),
- * at the same privilege level, with the engine's own duties (TF, DR6, the run's exit) not due
- * at either instruction, and not while the workload steps itself.
- */
-static __attribute__((noinline)) bool skip_trap(struct ss_state *s, const struct trap_frame *f)
-{
-	uint64_t ran = s->skipped_to ? s->skipped_to : s->prev; /* what retired just now */
-	s->skipped_to = 0;
-	if (s->prev_mode != X86_MODE_64 || cpu_code_mode(f->cs) != X86_MODE_64)
-		return false; /* only 64-bit code is left out (a test option) */
-	unsigned opcode = opcode_at(ran, X86_MODE_64), landing = opcode_at(f->rip, X86_MODE_64);
-	if (s->vtf || engine_special(opcode) || engine_special(landing) ||
-	    f->rip == (uint64_t)ss_exit || s->prev_cpl != (f->cs & 3))
-		return false;
-	struct x86_insn in;
-	if (!decode_at(ran, X86_MODE_64, &in) ||
-	    (in.branch != X86_BR_NONE && in.branch != X86_BR_JMP_REL &&
-	     in.branch != X86_BR_CALL_REL) ||
-	    ++s->skip_seen % skip_every != 0)
-		return false;
-	s->skipped_to = f->rip;
-	return true;
-}
-
-/* The rebuild follows code the workload has not run yet, and a direct branch's target may be
- * anywhere: only bytes on present pages are read (decode_at). ctx: the enum x86_mode of the
- * code (a rebuilt path stays in its code segment). */
-static int decode_mapped(void *ctx, uint64_t ip, struct x86_step_insn *out)
-{
-	struct x86_insn in;
-	enum x86_mode mode = ctx ? *(const enum x86_mode *)ctx : X86_MODE_64;
-	if (!decode_at(ip, mode, &in))
-		return -1;
-	*out = x86_step_insn_of(&in);
-	return 0;
-}
-
-int arch_step_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t next,
-		      const struct x86_step_regs *after, struct x86_path_step path[X86_PATH_MAX])
-{
-	struct ss_state *s = state_here();
-	enum x86_mode mode = s && s->active ? (enum x86_mode)s->prev_mode : X86_MODE_64;
-	int n = x86_path_rebuild(decode_mapped, &mode, retired, in, next, after, path);
-	if (n > 0 && s && s->active) {
-		s->steps += (uint64_t)n - 1; /* the trap's own step is counted already */
-		s->rebuilt++;
-	}
-	return n;
-}
-
-/* DR7 (SDM Vol. 3B 17.2.4, Figure 17-2): L0-L3 and G0-G3, the enables of DR0-DR3. */
-#define DR7_ENABLES GENMASK(7, 0)
-
-/*
- * The workload armed breakpoints of its own (a MOV to DR7, or to DR0-DR3 with DR7 enabling
- * them): their #DBs would come beside the engine's single-step traps (a data breakpoint and
- * single-step after one store, SDM Vol. 3B 17.2.5 / 17.3.1.4, and, under QEMU, as two #DBs on
- * one IST stack) and the engine does not tell them apart: it refuses, loudly, rather than hang
- * or lose a trap (issue 34, class 7): the enables are cleared before any of them can fire
- * (this is the trap right after the MOV), the run goes on stepped, and its session fails
- * naming the instruction (ss_result.dr_refused_at).
- */
-static __attribute__((noinline)) void refuse_breakpoints(struct ss_state *s)
-{
-	s->dr[0] = s->dr[1] = UINT64_MAX; /* per-block stepping writes its own again */
-	uint64_t dr7 = read_dr7();
-	if (!(dr7 & DR7_ENABLES))
-		return;
-	write_dr7(dr7 & ~DR7_ENABLES);
-	if (!s->dr_refused_at)
-		s->dr_refused_at = s->prev;
-}
-
-/* The step after an instruction engine_special names: TF kept the engine's (hide_tf), and the
- * trap MOV SS held back split into its two instructions. */
-static __attribute__((noinline)) void special_step(struct ss_state *s, unsigned opcode,
-						   struct trap_frame *f)
-{
-	if (opcode == OPC_MOV_DR)
-		refuse_breakpoints(s);
-	hide_tf(s, opcode, s->prev, f);
-	uint64_t second = mov_ss_shadowed(opcode, s->prev, s->prev_mode);
-	if (second && second != f->rip) {
-		/* The MOV SS and the instruction after it: report both, the second with the
-		 * trap's own frame (the first one's registers are not visible any more). */
-		report_step(s, s->view, f, s->prev, second);
-		s->view->cpl_from = s->view->cpl_to;
-		hide_tf(s, opcode_at(second, s->prev_mode), second, f);
-		report_step(s, s->view, f, second, f->rip);
-	} else {
-		report_step(s, s->view, f, s->prev, f->rip);
-	}
-}
-
-/* Before an instruction engine_special names runs: a SYSRET keeps the engine's TF (see
- * hide_tf), and DR6 is cleared where the trap after it must be told apart (dr6_matters). */
-static __attribute__((noinline)) void before_special(struct ss_state *s, unsigned opcode,
-						     struct trap_frame *f)
-{
-	if (opcode == OPC_SYSRET) {
-		s->sysret_tf = f->r11 & RFLAGS_TF;
-		f->r11 |= RFLAGS_TF;
-	}
-	if (opcode == OPC_SYSCALL) {
-		lift_fmask_tf(s);
-		ss_code_forget(); /* the system call may change mappings */
-	}
-	if (dr6_matters(opcode))
-		write_dr6(DR6_INIT_VALUE);
-}
-
 /* The instruction at f->rip retires next: its opcode, read once (from its decoding, where the
  * step made one), and what is due before it runs and at the trap after it. */
 static inline __attribute__((always_inline)) void arm_next(struct ss_state *s, uint64_t ip,
@@ -393,7 +124,7 @@ static inline __attribute__((always_inline)) void arm_next(struct ss_state *s, u
 {
 	s->next_opcode = opcode;
 	s->next_opcode_ip = ip;
-	s->next_whole = special || s->vtf || skip_every;
+	s->next_whole = special || s->vtf || ss_skip_every;
 	/* A plain step's trap lands right after it (x86_step_plain); the run's end is no step
 	 * of the workload's. */
 	uint64_t after = dec ? ip + dec->step.length : 0;
@@ -413,21 +144,6 @@ static inline __attribute__((always_inline)) void note_next(struct ss_state *s,
 	arm_next(s, ip, dec, opcode, special);
 	if (special)
 		before_special(s, opcode, f);
-}
-
-/* Whether the workload's own TF asks for the trap after the instruction with this opcode
- * (before special_step updates s->vtf): TF as it was when the instruction began, except where
- * TF is checked after the instruction completes (QEMU target/i386/tcg/translate.c on SYSCALL
- * and SYSRET: "The TF bit is checked after the syscall insn completes. This allows #DB to not
- * be generated after one has entered CPL0 if TF is set in FMASK"): SYSCALL with FMASK.TF
- * (lifted by the engine, lift_fmask_tf) asks for none, SYSRET for the TF it loads. */
-static bool own_trap(const struct ss_state *s, unsigned opcode)
-{
-	if (opcode == OPC_SYSCALL)
-		return s->vtf && !s->fmask_tf;
-	if (opcode == OPC_SYSRET)
-		return s->sysret_tf;
-	return s->vtf;
 }
 
 /* A trap ss_debug_trap's common path leaves here: after an instruction the engine has work
@@ -455,7 +171,7 @@ static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struc
 		s->rep_iterations++;
 		return true;
 	}
-	if (skip_every && skip_trap(s, f))
+	if (ss_skip_every && skip_trap(s, f))
 		return true;
 	s->view->cpl_from = s->prev_cpl;
 	s->view->cpl_to = f->cs & 3;	/* the privilege level execution continues at */
@@ -534,6 +250,7 @@ static __attribute__((noinline)) bool block_stop(struct ss_state *s, struct trap
 {
 	enum ss_block_stop st = ss_block_cut(s, f->rip, true);
 	if (st == SS_BLOCK_OFF_PATH) {
+		s->ok_page = 0;
 		ss_block_idle(s);
 		return false;
 	}
@@ -548,6 +265,7 @@ static __attribute__((noinline)) bool block_stop(struct ss_state *s, struct trap
 	note_next(s, f);
 	if (!ss_block_arm(s, &f->rflags))
 		ss_block_idle(s);
+	s->ok_page = 0;
 	return true;
 }
 
