@@ -30,7 +30,7 @@ ok $? "ss.block=on: the engine ran blocks at full speed in $blocks of 4 engine s
 boot --timeout 300 --program "$progs/spin.elf" -- "${opts[@]}" ss.block=off
 status_is 0 "ss.block=off: every session passes"
 off=$(records "$out")
-! printf '%s\n' "$out" | awk '$1 == "ss-blocks" && $3 > 0 { exit 1 }'
+printf '%s\n' "$out" | awk '$1 == "ss-blocks" && $3 > 0 { exit 1 }'
 ok $? "ss.block=off: no block"
 same "$(printf '%s\n' "$on" | grep -v '^ss-blocks ')" "$(printf '%s\n' "$off" | grep -v '^ss-blocks ')" \
 	"both modes print the same records, byte for byte ($(printf '%s\n' "$on" | grep -c '^bts \|^lbr \|^pebs \|^ss-branch ') record lines)"
