@@ -6,8 +6,11 @@
  * At a trap after which the workload goes on at an instruction the engine has nothing to do for,
  * the engine decodes ahead (the decode cache, from the bytes there now, before they run) the
  * plain instructions that follow: no branch, none the engine has work for (TF, DR6, MOV SS, ...,
- * engine_special), none that needs a trap of its own (below, block_plain). On the first one that
- * does (the block's branch, usually) it sets an instruction breakpoint (DR0 with DR7.L0, R/W0 =
+ * engine_special), none that needs a trap of its own (below, block_plain). Where they end in a
+ * direct branch whose successors lie on the block's page (branch_successors), the branch runs in
+ * the block too, with instruction breakpoints on its successors: the #DB at one of them says
+ * where it went, with the registers after it (one trap a block). Otherwise, on the first
+ * instruction that needs its own trap it sets an instruction breakpoint (DR0 with DR7.L0, R/W0 =
  * 00: "instruction execution only", SDM Vol. 3B 17.2.4), clears TF in the frame and resumes:
  * the CPU runs the block without a trap, and "Instruction-breakpoint exceptions are faults"
  * (SDM Vol. 3B 17.3.1.1): the #DB comes before the breakpoint's instruction runs, with RIP on
