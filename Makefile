@@ -331,6 +331,7 @@ decode-check: all $(BUILD)/host/test_x86_decode
 # Captures of 10,000,000 branches (issue 33's acceptance): minutes, so not in make test.
 long-check: all
 	$(Q)BUILD=$(BUILD) prove tests/long/*.t
+	$(Q)BUILD=$(BUILD) SS_BLOCK=off prove tests/qemu/exact.t tests/qemu/sstrace.t tests/qemu/trace.t
 
 qemu-test: all $(BUILD)/gen/acpi_tables.h
 	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS)

@@ -14,15 +14,21 @@
  * code decides, as a platform that skips single-step traps would, so that the step hooks must
  * rebuild the path (arch_step_rebuild); 0 = none. */
 void arch_set_step_skip(unsigned every);
+/* Option ss.block: the single-step engine runs straight-line code at full speed with a trap per
+ * block (on, the default) or traps after every instruction (off, test only). */
+void arch_set_step_block(bool on);
 /* What a single-stepped run counted (arch_single_step). */
 struct arch_step_counts {
-	uint64_t steps;		 /* instructions retired under the trap flag */
-	uint64_t rep_iterations; /* REP string iterations trapped (not steps, not branches) */
-	uint64_t rebuilt;	 /* traps that stood for more than one instruction (their path
-				  * rebuilt from the code, arch_step_rebuild) */
-	uint64_t escaped_at;	 /* 0, or the instruction after which no trap came any more */
-	uint64_t dr_refused_at;	 /* 0, or the MOV to a debug register that armed breakpoints of
-				  * the workload's own, which the engine disarmed (refused) */
+	uint64_t steps;		   /* instructions retired under the trap flag */
+	uint64_t rep_iterations;   /* REP string iterations trapped (not steps, not branches) */
+	uint64_t rebuilt;	   /* traps that stood for more than one instruction (their path
+				    * rebuilt from the code, arch_step_rebuild) */
+	uint64_t escaped_at;	   /* 0, or the instruction after which no trap came any more */
+	uint64_t dr_refused_at;	   /* 0, or the MOV to a debug register that armed breakpoints of
+				    * the workload's own, which the engine disarmed (refused) */
+	uint64_t blocks;	   /* blocks run at full speed (per-block stepping) */
+	uint64_t block_changed_at; /* 0, or where a full-speed block's code changed under it:
+				    * what ran there is not known */
 };
 /* Run fn(arg) single-stepped on this CPU: on_step(ctx, retired, next) for every retired
  * instruction (with a cache, but the plain ones: x86_step_plain on the decoding made before the

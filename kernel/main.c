@@ -24,6 +24,13 @@
 #include "kernel/version.h"
 #include "lib/fmt.h"
 
+/* The single-step engine's options: ss.skip (test only) and ss.block. */
+static void step_options(const struct kernel_options *o)
+{
+	arch_set_step_skip((unsigned)o->ss_skip);
+	arch_set_step_block(o->ss_block != 0);
+}
+
 _Noreturn void kernel_main(const struct boot_info *bi);
 
 static uint64_t tsc_kernel_entry;
@@ -234,7 +241,7 @@ _Noreturn void kernel_main(const struct boot_info *bi_phys)
 		fail_config(bi, err);
 	arch_set_exit_mode((enum exit_mode)opts.exit_mode);
 	arch_set_exit_hold((unsigned)opts.screen_hold_s);
-	arch_set_step_skip((unsigned)opts.ss_skip);
+	step_options(&opts);
 	print_banner(bi);
 	if (opts.ss_skip) /* test only: never silently (issue 34, class 8) */
 		kprintf(

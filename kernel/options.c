@@ -300,6 +300,11 @@ static const struct cfg_option option_table[] = {
      "(after a non-branch or a direct JMP or CALL), as a platform that skips traps would, so "
      "that rebuilding the path between two traps is exercised; 0 = off",
      OPT(ss_skip), 0, SS_SKIP_MAX, NULL, PLAIN},
+    {"ss.block", CFG_ENUM,
+     "the single-step engine runs straight-line code at full speed to the next instruction "
+     "that needs a trap of its own (on) or traps after every instruction (off: test only, "
+     "the records are the same)",
+     OPT(ss_block), 0, 0, on_off_values, PLAIN},
     {"spmu.drop", CFG_UINT,
      "test only: the software PMU misses the Nth taken branch of every run, so that the "
      "self-checks are seen to fail; 0 = off",
@@ -446,6 +451,7 @@ void options_defaults(struct kernel_options *o)
 	o->tr.pmc_period = 50;
 	o->tr.stream = TRACE_STREAM_TEXT;
 	o->tr.stream_path = 1;
+	o->ss_block = 1;
 	o->program_watchdog_ms = DEFAULT_PROGRAM_WATCHDOG_MS;
 	memcpy(o->program_roi, "whole", sizeof("whole"));
 }

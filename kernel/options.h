@@ -33,6 +33,7 @@ struct kernel_options {
 	uint64_t screen;	/* 1: the log on the GOP framebuffer too, when there is one */
 	uint64_t screen_hold_s; /* seconds before an exit or reset while the screen shows */
 	uint64_t ss_skip;   /* test only: the engine leaves out every Nth trap it may; 0 = off */
+	uint64_t ss_block;  /* the engine runs straight-line code at full speed (1) or steps all */
 	uint64_t exit_mode; /* enum exit_mode */
 	uint64_t fault;	    /* enum fault_kind */
 	uint64_t memmap;    /* enum memmap_detail */

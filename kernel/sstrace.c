@@ -119,7 +119,8 @@ static bool trace_one(const struct workload *w, void *ctx)
 		w->done(kprintf);
 	uint64_t expect = w->expect_native ? plain : workload_expect(w, arg);
 	bool ok = plain == expect && stepped == expect && trace.undecodable == 0 &&
-		  trace.redirected == 0 && escaped == 0 && n.dr_refused_at == 0;
+		  trace.redirected == 0 && escaped == 0 && n.dr_refused_at == 0 &&
+		  n.block_changed_at == 0;
 	kprintf("ss-begin %s steps=%lu branches=%u dropped=%lu undecodable=%lu result=%lu "
 		"expected=%lu rep-iterations=%lu redirected=%lu rebuilt=%lu tsc-cycles=%lu\n",
 		w->name, n.steps, trace.count, trace.dropped, trace.undecodable, stepped, expect,
@@ -134,6 +135,11 @@ static bool trace_one(const struct workload *w, void *ctx)
 		    "MOV to a debug register at %#lx): refused, they were disarmed (the "
 		    "single-step engine does not step beside them)\n",
 		    w->name, n.dr_refused_at);
+	if (n.block_changed_at)
+		kprintf("error: ss: %s: the code at %#lx changed while it ran at full speed, after "
+			"a store before it: what ran there is not known (option ss.block=off steps "
+			"it)\n",
+			w->name, n.block_changed_at);
 	if (escaped)
 		kprintf(
 		    "error: ss: %s: no single-step trap came after the instruction at %#lx: the "
@@ -152,6 +158,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 	for (unsigned i = 0; i < trace.count; i++)
 		kprintf("ss-branch %#lx %#lx\n", trace.recs[i].from, trace.recs[i].to);
 	kprintf("ss-end %s %s\n", w->name, ok ? "ok" : "MISMATCH");
+	kprintf("ss-blocks %s %lu\n", w->name, n.blocks); /* per-block stepping (ss.block) */
 	return ok;
 }
 

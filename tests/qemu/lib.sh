@@ -26,6 +26,9 @@ boot() {
 		esac
 	done
 	[ "$wire" = off ] && args+=("stream=off")
+	# SS_BLOCK=off|on: every boot with kernel options steps per instruction (or per block), the
+	# engine's two modes (make long-check runs the oracle tests with ss.block=off too)
+	[ -n "${SS_BLOCK:-}" ] && [ -n "$after" ] && args+=("ss.block=$SS_BLOCK")
 	log=$(mktemp)
 	"$top/scripts/run" "${args[@]}" >"$log" 2>&1
 	rc=$?

@@ -194,8 +194,69 @@ static void streamlined_freeze_sets_status_bits(void **state)
 	assert_true(spmu_counters_lbr_frozen(&c));
 }
 
+/* Per-block stepping (spmu_counters_plain_room / tick_plain): n instructions that are no branch
+ * and access no data, counted at once, leave the counters as n ticks one by one do; the room
+ * ends one tick before the counter that overflows first ("the counter overflows" when it wraps
+ * to 0, SDM Vol. 3B 18.2.1: a W-bit counter holding v wraps on its (2^W - v)-th increment), and
+ * is 0 while a counter is armed for PEBS (its next event writes a record, SDM 18.4.4) or memory
+ * events are counted. */
+static void plain_batches_count_as_single_ticks(void **state)
+{
+	(void)state;
+	struct spmu_counters a, b;
+	spmu_counters_init(&a, 4, 4, 48, 3, 48, true);
+	wr(&a, MSR_IA32_PERFEVTSEL0,
+	   SEL(ARCH_EVENT_INSTRUCTIONS, EVTSEL_EN | EVTSEL_OS | EVTSEL_INT));
+	wr(&a, MSR_IA32_PERFEVTSEL0 + 1, SEL(ARCH_EVENT_BRANCHES, EVTSEL_EN | EVTSEL_OS));
+	wr(&a, MSR_IA32_PERFEVTSEL0 + 2, SEL(ARCH_EVENT_CORE_CYCLES, EVTSEL_EN | EVTSEL_USR));
+	wr(&a, MSR_IA32_A_PMC0, (1ull << 48) - 1000); /* 1000 increments to the wrap */
+	wr(&a, MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_OS(0) | FIXED_CTRL_USR(1));
+	wr(&a, MSR_IA32_PERF_GLOBAL_CTRL, GENMASK(3, 0) | BIT(32) | BIT(33));
+	wr(&a, MSR_IA32_FIXED_CTR0, (1ull << 48) - 5000);
+	assert_int_equal(spmu_counters_plain_room(&a, 0), 999);
+	assert_int_equal(spmu_counters_plain_room(&a, 3), (1ull << 48) - 1);
+	b = a;
+	spmu_counters_tick_plain(&a, 999, 0);
+	for (int i = 0; i < 999; i++)
+		assert_false(spmu_counters_tick(&b, &kernel_insn, 0).pmi);
+	assert_memory_equal(&a, &b, sizeof(a));
+	assert_int_equal(spmu_counters_plain_room(&a, 0), 0);
+	assert_true(spmu_counters_tick(&b, &kernel_insn, 0).pmi); /* the 1000th wraps */
+	/* ring 3: PMC2 (cycles, USR) and fixed counter 1 count; PMC0, PMC1, fixed 0 do not */
+	spmu_counters_init(&a, 4, 4, 48, 3, 48, true);
+	wr(&a, MSR_IA32_PERFEVTSEL0, SEL(ARCH_EVENT_INSTRUCTIONS, EVTSEL_EN | EVTSEL_OS));
+	wr(&a, MSR_IA32_PERFEVTSEL0 + 2, SEL(ARCH_EVENT_CORE_CYCLES, EVTSEL_EN | EVTSEL_USR));
+	wr(&a, MSR_IA32_A_PMC0 + 2, (1ull << 48) - 7);
+	wr(&a, MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_OS(0) | FIXED_CTRL_USR(1));
+	wr(&a, MSR_IA32_PERF_GLOBAL_CTRL, GENMASK(3, 0) | BIT(32) | BIT(33));
+	assert_int_equal(spmu_counters_plain_room(&a, 3), 6);
+	b = a;
+	spmu_counters_tick_plain(&a, 6, 3);
+	for (int i = 0; i < 6; i++)
+		spmu_counters_tick(&b, &user_insn, 0);
+	assert_memory_equal(&a, &b, sizeof(a));
+	/* frozen (CTR_Frz): nothing counts, any batch */
+	a.global_status |= GLOBAL_STATUS_CTR_FRZ;
+	assert_int_equal(spmu_counters_plain_room(&a, 3), UINT64_MAX);
+	/* armed for PEBS: the next instruction it counts writes a record */
+	spmu_counters_init(&a, 4, 4, 48, 3, 48, true);
+	a.pebs_valid = GENMASK(3, 0);
+	wr(&a, MSR_IA32_PERFEVTSEL0, SEL(ARCH_EVENT_INSTRUCTIONS, EVTSEL_EN | EVTSEL_OS));
+	wr(&a, MSR_IA32_PEBS_ENABLE, BIT(0));
+	wr(&a, MSR_IA32_A_PMC0, (1ull << 48) - 1);
+	assert_int_equal(spmu_counters_plain_room(&a, 0), 0);
+	spmu_counters_tick(&a, &kernel_insn, 0); /* wraps: armed */
+	assert_int_equal(spmu_counters_plain_room(&a, 0), 0);
+	assert_int_equal(spmu_counters_plain_room(&a, 3), UINT64_MAX); /* counts ring 0 only */
+	/* memory events: each instruction's accesses count */
+	a.mem_events.loads = SPMU_EVENT(0xd0, 0x81);
+	wr(&a, MSR_IA32_PERFEVTSEL0 + 1, SEL(0xd0 | 0x81 << 8, EVTSEL_EN | EVTSEL_USR));
+	assert_int_equal(spmu_counters_plain_room(&a, 3), 0);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(counting_conditions),
+    cmocka_unit_test(plain_batches_count_as_single_ticks),
     cmocka_unit_test(widths_aliases_and_reserved_bits),
     cmocka_unit_test(overflow_requests_pmi_when_int_set),
     cmocka_unit_test(legacy_freeze_clears_enables),

@@ -113,6 +113,8 @@ DEFINE_CR_ACCESSORS(4)
 	{                                                                                          \
 		__asm__ volatile("mov %0, %%dr" #n : : "r"(v));                                    \
 	}
+DEFINE_DR_ACCESSORS(0)
+DEFINE_DR_ACCESSORS(1)
 DEFINE_DR_ACCESSORS(6)
 DEFINE_DR_ACCESSORS(7)
 #undef DEFINE_CR_ACCESSORS

@@ -318,6 +318,21 @@ TRAP_STEP_HOT static bool model_plain(void *ctx)
 	       !cs->watch && spmu_feed_plain(ctx);
 }
 
+/* Per-block stepping (ss_hooks.plain_room): plain steps in a row the model may take at once,
+ * none while anything model_plain or model_step_whole does per step is due. */
+static uint64_t model_plain_room(void *ctx, unsigned cpl)
+{
+	const struct cpu_session *cs = here();
+	if (cs->mem.ip || cs->extra_step || cs->user->roi_pending)
+		return 0;
+	return spmu_plain_room(ctx, cpl);
+}
+
+static void model_plain_n(void *ctx, uint64_t n, unsigned cpl)
+{
+	spmu_feed_plain_n(ctx, n, cpl);
+}
+
 /* Feed the model from the single-step engine: every retired instruction, every taken branch
  * (most plain steps come to model_plain instead). */
 TRAP_STEP_HOT static void model_step(void *ctx, uint64_t retired, uint64_t next)
@@ -403,8 +418,12 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 		struct ss_result res;
 		memset(cs->cache, 0, X86_DECODE_CACHE_SIZE * sizeof(struct x86_decoded));
 		struct ss_hooks h = {t->model ? model_step : hardware_step,
-				     t->model ? model_transfer : NULL, t->model,
-				     t->model ? cs->cache : NULL, t->model ? model_plain : NULL};
+				     t->model ? model_transfer : NULL,
+				     t->model,
+				     t->model ? cs->cache : NULL,
+				     t->model ? model_plain : NULL,
+				     model_plain_room,
+				     model_plain_n};
 		ss_run(q->fn, q->arg, &h, interrupts, &res);
 		*steps = res.steps;
 		r = res.retval;
@@ -414,6 +433,13 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 			    "(the MOV to a debug register at %#lx): refused, they were disarmed "
 			    "(the single-step engine does not step beside them)\n",
 			    t->label, res.dr_refused_at);
+			t->ok = false;
+		}
+		if (res.block_changed_at) {
+			tprintf("error: %s: the code at %#lx changed while it ran at full speed, "
+				"after a store before it: what ran there is not known (option "
+				"ss.block=off steps it)\n",
+				t->label, res.block_changed_at);
 			t->ok = false;
 		}
 		if (res.escaped_at) {

@@ -401,3 +401,62 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 	}
 	return o;
 }
+
+/* The counters (GLOBAL_STATUS layout) that count an instruction that is no branch and accesses
+ * no data at `cpl`: counts_event's rules for such a tick, and the fixed counters' ring bits. */
+static uint64_t plain_counting(const struct spmu_counters *c, unsigned cpl)
+{
+	if (!c->live || (c->global_status & GLOBAL_STATUS_CTR_FRZ))
+		return 0;
+	const struct spmu_tick t = {.cpl = cpl};
+	uint64_t counting = 0;
+	for (uint64_t gp = c->live & GENMASK(GLOBAL_FIXED_SHIFT - 1, 0); gp; gp &= gp - 1) {
+		unsigned n = (unsigned)__builtin_ctzll(gp);
+		if (counts_event(c, n, &t))
+			counting |= BIT(n);
+	}
+	for (uint64_t fx = c->live >> GLOBAL_FIXED_SHIFT; fx; fx &= fx - 1) {
+		unsigned m = (unsigned)__builtin_ctzll(fx);
+		if ((cpl == 0) ? (c->fixed_ctrl & FIXED_CTRL_OS(m))
+			       : (c->fixed_ctrl & FIXED_CTRL_USR(m)))
+			counting |= BIT(GLOBAL_FIXED_SHIFT + m);
+	}
+	return counting;
+}
+
+/* Counter `bit` (GLOBAL_STATUS layout) and its width. */
+static uint64_t *counter_of(struct spmu_counters *c, unsigned bit, unsigned *width)
+{
+	if (bit >= GLOBAL_FIXED_SHIFT) {
+		*width = c->fixed_width;
+		return &c->fixed[bit - GLOBAL_FIXED_SHIFT];
+	}
+	*width = c->gp_width;
+	return &c->pmc[bit];
+}
+
+uint64_t spmu_counters_plain_room(const struct spmu_counters *c, unsigned cpl)
+{
+	if (c->counts_memory)
+		return 0;
+	uint64_t counting = plain_counting(c, cpl), room = UINT64_MAX;
+	if (counting & c->pebs_armed)
+		return 0;
+	for (; counting; counting &= counting - 1) {
+		unsigned bit = (unsigned)__builtin_ctzll(counting), width;
+		/* bump overflows on the tick that finds the count at its maximum */
+		uint64_t v = *counter_of((struct spmu_counters *)c, bit, &width);
+		uint64_t left = width_mask(width) - v;
+		room = left < room ? left : room;
+	}
+	return room;
+}
+
+void spmu_counters_tick_plain(struct spmu_counters *c, uint64_t n, unsigned cpl)
+{
+	for (uint64_t counting = plain_counting(c, cpl); counting; counting &= counting - 1) {
+		unsigned width;
+		uint64_t *ctr = counter_of(c, (unsigned)__builtin_ctzll(counting), &width);
+		*ctr = (*ctr + n) & width_mask(width);
+	}
+}

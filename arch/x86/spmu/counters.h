@@ -81,6 +81,13 @@ int spmu_counters_wrmsr(struct spmu_counters *c, uint32_t msr, uint64_t v, bool 
 /* Count one retired instruction; debugctl's FREEZE_* bits decide the freeze on overflow. */
 struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct spmu_tick *t,
 					uint64_t debugctl);
+/* How many instructions that are no branch and access no data, retiring at `cpl`, may be
+ * counted as one batch (spmu_counters_tick_plain) with the same result as one tick each: no
+ * counter that counts them overflows, none is armed for PEBS (its next event writes a record);
+ * 0 where memory events are counted. UINT64_MAX: nothing counts them. */
+uint64_t spmu_counters_plain_room(const struct spmu_counters *c, unsigned cpl);
+/* n such instructions at once (n no more than spmu_counters_plain_room's answer). */
+void spmu_counters_tick_plain(struct spmu_counters *c, uint64_t n, unsigned cpl);
 /* The memory kind of GP counter n's event (SPMU_MEM_NONE for fixed counters, n >= 32). */
 enum spmu_mem_kind spmu_counters_mem_kind(const struct spmu_counters *c, unsigned n);
 /* Whether LBRs are frozen (streamlined freeze, LBR_Frz set). */

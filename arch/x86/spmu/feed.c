@@ -95,6 +95,17 @@ TRAP_STEP_HOT bool spmu_feed_plain(struct spmu *m)
 	return true;
 }
 
+uint64_t spmu_plain_room(struct spmu *m, unsigned cpl)
+{
+	return m->pmi_pending ? 0 : spmu_counters_plain_room(&m->ctr, cpl);
+}
+
+void spmu_feed_plain_n(struct spmu *m, uint64_t n, unsigned cpl)
+{
+	m->steps_since_lbr += n; /* spmu_retire's, n times */
+	spmu_counters_tick_plain(&m->ctr, n, cpl);
+}
+
 unsigned spmu_feed_transfer(struct spmu *m, const struct spmu_feed_transfer *t)
 {
 	spmu_transfer(m, t->from, t->to, t->delivery ? X86_BR_INT : X86_BR_IRET, t->cpl_from,

@@ -41,16 +41,21 @@ static inline bool canonical(uint64_t va)
 	return (uint64_t)((int64_t)(va << CANONICAL_SHIFT) >> CANONICAL_SHIFT) == va;
 }
 
-/* Whether the page holding va is present in the paging structures CR3 names now. */
-static bool page_present(uint64_t va)
+/* Whether the page holding va is present in the paging structures CR3 names now; *writable:
+ * whether R/W is set in every entry on the way (SDM Vol. 3A 4.6.1: "Data may be written to any
+ * linear address with a valid translation" only where R/W = 1 in every paging-structure entry
+ * controlling the translation, with CR0.WP = 1 for supervisor writes, which paging_init sets). */
+static bool page_walk(uint64_t va, bool *writable)
 {
 	uint64_t table = read_cr3() & PTE_ADDR;
+	*writable = true;
 	for (int level = LEVELS; level >= 1; level--) {
 		const uint64_t *t = arch_phys_to_virt(table);
 		unsigned shift = PAGE_SHIFT + INDEX_BITS * (unsigned)(level - 1);
 		uint64_t e = t[(va >> shift) & (PT_ENTRIES - 1)];
 		if (!(e & PTE_P))
 			return false;
+		*writable &= (e & PTE_RW) != 0;
 		if (level == 1 || (level < LEVELS && (e & PTE_PS)))
 			return true;
 		table = e & PTE_ADDR;
@@ -58,7 +63,14 @@ static bool page_present(uint64_t va)
 	return true;
 }
 
-static uint64_t present_pages[MAX_CPUS][MEMO_WAYS]; /* page number + 1; 0: none */
+static bool page_present(uint64_t va)
+{
+	bool writable;
+	return page_walk(va, &writable);
+}
+
+static uint64_t present_pages[MAX_CPUS][MEMO_WAYS];  /* page number + 1; 0: none */
+static uint64_t readonly_pages[MAX_CPUS][MEMO_WAYS]; /* the same, mapped read-only */
 
 static inline bool readable(uint64_t va)
 {
@@ -77,8 +89,24 @@ static inline bool readable(uint64_t va)
 void ss_code_forget(void)
 {
 	uint64_t *memo = present_pages[this_cpu()->index];
+	uint64_t *ro = readonly_pages[this_cpu()->index];
 	for (unsigned i = 0; i < MEMO_WAYS; i++)
-		memo[i] = 0;
+		memo[i] = ro[i] = 0;
+}
+
+bool ss_code_readonly(uint64_t ip)
+{
+	if (!canonical(ip))
+		return false;
+	uint64_t page = (ip >> PAGE_SHIFT) + 1;
+	uint64_t *memo = &readonly_pages[this_cpu()->index][page % MEMO_WAYS];
+	if (*memo == page)
+		return true;
+	bool writable;
+	if (!page_walk(ip, &writable) || writable)
+		return false;
+	*memo = page;
+	return true;
 }
 
 TRAP_STEP_HOT unsigned ss_code_readable(uint64_t ip)

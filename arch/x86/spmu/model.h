@@ -58,6 +58,11 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s);
  * not take it (a counter counts, or counts data accesses, or a PMI is pending): then the step
  * goes to spmu_feed. */
 bool spmu_feed_plain(struct spmu *m);
+/* Per-block stepping: how many plain steps at `cpl` spmu_feed_plain_n may take at once, each as
+ * spmu_feed would have taken it (no counter overflows or writes a PEBS record on the way, no
+ * PMI is pending, memory events are not counted); then n of them. */
+uint64_t spmu_plain_room(struct spmu *m, unsigned cpl);
+void spmu_feed_plain_n(struct spmu *m, uint64_t n, unsigned cpl);
 
 /* A transfer the engine reported (singlestep.h): an exception's delivery (recorded as INT-class)
  * or its handler's IRET. No instruction retires. Returns SPMU_FEED_PMI or 0. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/spmu/engine.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/desc.h"
 #include "arch/x86/cpu/idt.h"
@@ -13,91 +13,18 @@
 #include "lib/x86_decode_cache.h"
 #include "lib/x86_step.h"
 
-/* DR6 (SDM Vol. 3B 17.2.3, Figure 17-2): BS = single-step caused the #DB. */
-#define DR6_BS	       BIT(14)
-#define DR6_INIT_VALUE 0xffff0ff0ull /* the value DR6 holds with no condition recorded */
-#define HANDLER_CPL    0	     /* every IDT gate's selector is the kernel's (cpu/idt.c) */
-
-uint64_t ss_enter(uint64_t (*fn)(uint64_t), uint64_t arg, uint64_t extra_flags);
-
-struct ss_state {
-	bool active;
-	bool in_trap;  /* the engine's own #DB handler runs (an NMI there is not the workload's) */
-	uint64_t prev; /* the instruction that will retire next */
-	unsigned prev_cpl;
-	/* enum x86_mode of s->prev's code segment (cpu_code_mode): 16/32-bit code (compatibility
-	 * mode) is decoded as such, and its traps all go debug_trap_whole's way. */
-	uint8_t prev_mode;
-	struct ss_step_view *view; /* this CPU's ss_step_views entry: frame and CPLs of a step */
-	uint64_t steps;
-	uint64_t rep_iterations; /* traps inside a REP string instruction (not steps) */
-	uint64_t rebuilt;   /* traps that stood for more than one instruction (arch_step_rebuild) */
-	uint64_t skip_seen; /* option ss.skip: traps that could have been left out */
-	uint64_t skipped_to; /* option ss.skip: where the trap left out landed, or 0 */
-	/* The frame of the workload's exception whose handler runs (unstepped), or NULL: until
-	 * its IRET, traps are the handler's, not the workload's. */
-	struct trap_frame *exc_frame;
-	struct trap_frame *nmi_frame; /* an NMI inside the engine's #DB handler (a PMI) */
-	bool vtf;	/* the workload's own TF: what it set, what PUSHF and handlers see */
-	bool sysret_tf; /* R11.TF before the engine set it for the SYSRET about to retire */
-	bool fmask_tf;	/* IA32_FMASK.TF lifted for the SYSCALL about to retire (lift_fmask_tf) */
-	uint64_t next_opcode_ip; /* where next_opcode was read (s->prev, unless a handler moved) */
-	unsigned next_opcode;
-	/* The trap after next_opcode_ip goes the whole way (debug_trap_whole): an instruction
-	 * engine_special names, the workload stepping itself, option ss.skip. */
-	bool next_whole;
-	/* Where the trap after s->prev lands when s->prev is a plain step (ss_hooks.plain): the
-	 * instruction after it; 0 when the trap goes the common or the whole way (note_next). */
-	uint64_t plain_to;
-	/* With a decode cache (ss_hooks.cache): s->prev's decoding, made before it ran, or NULL
-	 * (a handler moved the workload: decoded when it retired). */
-	const struct x86_decoded *next_dec;
-	struct x86_decoded spare; /* a retired instruction's decoding whose slot the next needs */
-	uint64_t exc_from;	  /* the instruction that raised the exception being delivered */
-	uint64_t dr_refused_at;	  /* refuse_breakpoints: the first MOV DRn that armed any */
-	unsigned exc_cpl;
-	struct ss_hooks hooks;
-};
-
-static struct ss_state state[MAX_CPUS];
+struct ss_state ss_states[MAX_CPUS];
 /* Page-aligned (its own pages): QEMU's softmmu TLB is direct-mapped and small, and each step
  * touches the view, the model and the next instruction's bytes; with the view 2 MiB from the
  * model's counters (the .bss layout before this) they evicted each other and three accesses a
  * step took QEMU's slow path (counted with uprobes on helper_le_ldq_mmu/stq_mmu). */
 struct ss_step_view ss_step_views[MAX_CPUS] __attribute__((aligned(4096)));
-static unsigned skip_every; /* option ss.skip (test only) */
 
 /* This CPU's engine state, or NULL this early in boot (exception paths ask before per-CPU
  * areas exist). */
 uint64_t ss_steps_of(unsigned cpu)
 {
-	return cpu < MAX_CPUS ? __atomic_load_n(&state[cpu].steps, __ATOMIC_RELAXED) : 0;
-}
-
-static struct ss_state *state_here(void)
-{
-	struct percpu *cpu = percpu_current();
-	if (!cpu)
-		return NULL;
-	struct ss_state *s = &state[cpu->index];
-	PERCPU_SLOT_OPAQUE(s);
-	return s;
-}
-
-/* Decode the workload's instruction at ip from the bytes the engine can read without a fault
- * (fetch.c): false where they are not there or no instruction. */
-static bool decode_at(uint64_t ip, enum x86_mode mode, struct x86_insn *in)
-{
-	unsigned avail = ss_code_readable(ip);
-	return avail && x86_decode_mode((const uint8_t *)ip, avail, mode, in) == 0;
-}
-
-/* The decode cache's answer for ip in `mode` (x86_decode_cached_at), from readable bytes only. */
-static inline __attribute__((always_inline)) const struct x86_decoded *
-cached_at(struct x86_decoded *cache, uint64_t ip, bool before_run, enum x86_mode mode)
-{
-	unsigned avail = ss_code_readable(ip);
-	return avail ? x86_decode_cached_at(cache, ip, before_run, mode, avail) : NULL;
+	return cpu < MAX_CPUS ? __atomic_load_n(&ss_states[cpu].steps, __ATOMIC_RELAXED) : 0;
 }
 
 static bool is_rep_string_at(uint64_t ip, enum x86_mode mode)
@@ -110,12 +37,11 @@ static bool is_rep_string_at(uint64_t ip, enum x86_mode mode)
 }
 
 static void set_prev(struct ss_state *s, uint64_t ip, uint64_t cs);
-static void restore_fmask_tf(struct ss_state *s);
 
 void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bool interrupts,
 	    struct ss_result *r)
 {
-	struct ss_state *s = &state[this_cpu()->index];
+	struct ss_state *s = &ss_states[this_cpu()->index];
 	s->view = &ss_step_views[this_cpu()->index];
 	s->steps = 0;
 	s->rep_iterations = 0;
@@ -123,6 +49,9 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->skip_seen = 0;
 	s->skipped_to = 0;
 	s->dr_refused_at = 0;
+	ss_block_reset(s);
+	s->blocks = 0;
+	s->block_changed_at = 0;
 	s->exc_frame = NULL;
 	s->nmi_frame = NULL;
 	s->next_opcode_ip = 0;
@@ -141,70 +70,14 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	 * workload went on without traps from s->prev on. */
 	r->escaped_at = s->active ? s->prev : 0;
 	s->active = false;
+	ss_block_reset(s);
+	r->blocks = s->blocks;
+	r->block_changed_at = s->block_changed_at;
 	restore_fmask_tf(s);
 	r->steps = s->steps;
 	r->rep_iterations = s->rep_iterations;
 	r->rebuilt = s->rebuilt;
 	r->dr_refused_at = s->dr_refused_at;
-}
-
-/* Opcodes the engine treats itself (SDM Vol. 2 Tables A-2, A-3). */
-#define OPC_PUSHF    0x9c
-#define OPC_POPF     0x9d
-#define OPC_IRET     0xcf
-#define OPC_MOV_SR   0x8e /* MOV Sreg, r/m: ModRM.reg 2 is SS */
-#define OPC_SYSCALL  X86_OPCODE_0F(0x05)
-#define OPC_SYSRET   X86_OPCODE_0F(0x07)
-#define OPC_INT1     0xf1 /* INT1 (ICEBP): a #DB without DR6.BS */
-#define OPC_INT3     0xcc
-#define OPC_INTN     0xcd		 /* INT n: n = 1 delivers vector 1 too */
-#define OPC_INTO     0xce		 /* INTO: #OF as a trap, 16/32-bit code only (i64) */
-#define OPC_MOV_DR   X86_OPCODE_0F(0x23) /* MOV DRn, r64 */
-#define MODRM_REG(m) (((m) >> 3) & 7)
-#define SREG_SS	     2
-
-/* Whether code segment cs is one of the kernel's two 64-bit ones: cpu_code_mode's answer without
- * a call, on the engine's common path. */
-static inline bool cs_64bit(uint64_t cs)
-{
-	return cs == SEL_KERNEL_CODE || cs == SEL_USER_CODE;
-}
-
-/* The opcode at ip in `mode` (lib/x86_decode.h) from the bytes the engine can read without a
- * fault (fetch.c), 0 where there are none: a cheap filter, so that only the few instructions
- * below are decoded in full. */
-static unsigned opcode_at(uint64_t ip, enum x86_mode mode)
-{
-	unsigned avail = ss_code_readable(ip);
-	if (!avail)
-		return 0;
-	if (mode != X86_MODE_64) /* 40-4F are INC/DEC there, not REX */
-		return x86_opcode_of_mode((const uint8_t *)ip, avail, mode);
-	return x86_opcode_quick((const uint8_t *)ip, avail);
-}
-
-/* Whether a #DB after the instruction with this opcode may be other than its single-step trap
- * (ss_debug_trap): INT1, INT n, and MOV SS, whose trap covers the next instruction too. */
-static bool dr6_matters(unsigned opcode)
-{
-	return opcode == OPC_INT1 || opcode == OPC_INTN || opcode == OPC_MOV_SR;
-}
-
-/* Opcodes the engine has work for besides reporting the step: those hide_tf and dr6_matters
- * name. One test on every trap (a bit in a table for the one-byte map). */
-#define SPECIAL_BIT(op, base) ((op) >= (base) && (op) < (base) + 64 ? 1ull << ((op) - (base)) : 0)
-#define SPECIAL_WORD(base)                                                                         \
-	(SPECIAL_BIT(OPC_PUSHF, base) | SPECIAL_BIT(OPC_POPF, base) |                              \
-	 SPECIAL_BIT(OPC_IRET, base) | SPECIAL_BIT(OPC_MOV_SR, base) |                             \
-	 SPECIAL_BIT(OPC_INT1, base) | SPECIAL_BIT(OPC_INTN, base))
-
-static inline bool engine_special(unsigned opcode)
-{
-	static const uint64_t one_byte[4] = {SPECIAL_WORD(0x00), SPECIAL_WORD(0x40),
-					     SPECIAL_WORD(0x80), SPECIAL_WORD(0xc0)};
-	if (opcode < 0x100)
-		return (one_byte[opcode >> 6] >> (opcode & 63)) & 1;
-	return opcode == OPC_SYSCALL || opcode == OPC_SYSRET || opcode == OPC_MOV_DR;
 }
 
 /* The instruction that will retire next, under code segment `cs`: traps open user access
@@ -243,272 +116,6 @@ static inline unsigned retired_opcode(const struct ss_state *s, uint64_t prev)
 						      : opcode_at(prev, s->prev_mode);
 }
 
-/*
- * IA32_FMASK with TF set (as Linux sets it: arch/x86/kernel/cpu/common.c, syscall_init) makes
- * SYSCALL clear TF (SDM Vol. 2B SYSCALL: "RFLAGS := RFLAGS AND NOT(IA32_FMASK)"): no trap would
- * come until SYSRET, and the kernel's path in between would be lost (issue 34, class 4). For
- * the one SYSCALL about to retire the engine lifts FMASK's TF, so that the kernel side is
- * stepped like the rest, and puts it back at the trap after it, where the workload's own TF
- * (s->vtf) is cleared as FMASK says.
- */
-static void lift_fmask_tf(struct ss_state *s)
-{
-	uint64_t fmask = rdmsr(MSR_FMASK);
-	s->fmask_tf = fmask & RFLAGS_TF;
-	if (s->fmask_tf)
-		wrmsr(MSR_FMASK, fmask & ~RFLAGS_TF);
-}
-
-static void restore_fmask_tf(struct ss_state *s)
-{
-	if (!s->fmask_tf)
-		return;
-	s->fmask_tf = false;
-	wrmsr(MSR_FMASK, rdmsr(MSR_FMASK) | RFLAGS_TF);
-}
-
-static uint64_t with_tf(uint64_t rflags, bool tf)
-{
-	return tf ? rflags | RFLAGS_TF : rflags & ~RFLAGS_TF;
-}
-
-/*
- * Keep the trap flag the engine's own business (SDM Vol. 3B 17.3.1.4): the workload sees its
- * own TF (s->vtf: clear, unless it set TF itself), never the engine's:
- * - PUSHF pushed RFLAGS with the engine's TF: the workload's in the pushed image;
- * - SYSCALL saved RFLAGS in R11 (SDM Vol. 2 SYSCALL: "R11 := RFLAGS"): the workload's TF there
- *   (IA32_FMASK leaves TF alone here, cpu/usermode.c, so the kernel side is stepped);
- * - POPF and IRET loaded an image: its TF is the workload's from now on; the trap after them
- *   still comes (it depends on TF before the instruction), but the next one would not if the
- *   image's TF is clear: set TF in the frame again;
- * - SYSRET is different: whether a trap follows it depends on the TF it loads from R11 (QEMU
- *   target/i386/tcg/translate.c: "The TF bit is checked after the sysret insn completes"),
- *   so before one retires, R11's TF is set (before_special) and given back after it;
- * - an exception's frame: ss_note_delivery and ss_note_resume.
- * The POPF in the engine's own exit stub (the trap lands on ss_exit) is left alone.
- */
-static __attribute__((noinline)) void hide_tf_of(struct ss_state *s, unsigned opcode,
-						 uint64_t retired, struct trap_frame *f)
-{
-	switch (opcode) {
-	case OPC_PUSHF: {
-		struct x86_insn in;
-		if (!decode_at(retired, s->prev_mode, &in))
-			return;
-		if (in.operand16)
-			*(uint16_t *)f->rsp = (uint16_t)with_tf(*(uint16_t *)f->rsp, s->vtf);
-		else if (in.mode != X86_MODE_64) /* PUSHFD: the 32-bit EFLAGS image */
-			*(uint32_t *)f->rsp = (uint32_t)with_tf(*(uint32_t *)f->rsp, s->vtf);
-		else
-			*(uint64_t *)f->rsp = with_tf(*(uint64_t *)f->rsp, s->vtf);
-		return;
-	}
-	case OPC_SYSCALL:
-		f->r11 = with_tf(f->r11, s->vtf);
-		if (s->fmask_tf) {
-			restore_fmask_tf(s);
-			s->vtf = false; /* what FMASK.TF does to the workload's TF */
-		}
-		return;
-	case OPC_SYSRET:
-		f->r11 = with_tf(f->r11, s->sysret_tf); /* SYSRET leaves R11 as it was */
-		s->vtf = s->sysret_tf;
-		return;
-	case OPC_POPF:
-	case OPC_IRET:
-		if (f->rip != (uint64_t)ss_exit) {
-			s->vtf = f->rflags & RFLAGS_TF;
-			f->rflags |= RFLAGS_TF;
-		}
-		return;
-	default:
-		return;
-	}
-}
-
-static bool touches_tf(unsigned opcode)
-{
-	return opcode == OPC_PUSHF || opcode == OPC_POPF || opcode == OPC_IRET ||
-	       opcode == OPC_SYSCALL || opcode == OPC_SYSRET;
-}
-
-static inline void hide_tf(struct ss_state *s, unsigned opcode, uint64_t retired,
-			   struct trap_frame *f)
-{
-	if (touches_tf(opcode))
-		hide_tf_of(s, opcode, retired, f);
-}
-
-/* MOV SS holds the single-step trap until after the next instruction (SDM Vol. 3B 6.8.3,
- * 17.3.1.4): one trap stands for two instructions. The address of the second, or 0. */
-static uint64_t mov_ss_shadowed(unsigned opcode, uint64_t retired, enum x86_mode mode)
-{
-	if (opcode != OPC_MOV_SR)
-		return 0;
-	struct x86_insn in;
-	if (!decode_at(retired, mode, &in) || !in.has_modrm || MODRM_REG(in.modrm) != SREG_SS)
-		return 0;
-	return retired + in.length;
-}
-
-/* The decodings a step hook reads (ss_step_decoded): the retired instruction's, made before it
- * ran (or now, where a handler moved the workload there), and the next one's, from its bytes
- * now, before it runs. The next one's becomes the following step's retired one. */
-static inline __attribute__((always_inline)) void decode_step(struct ss_state *s,
-							      struct ss_step_view *v,
-							      uint64_t retired, uint64_t next,
-							      enum x86_mode next_mode)
-{
-	struct x86_decoded *cache = s->hooks.cache;
-	if (!cache) {
-		v->in = v->upcoming = NULL;
-		return;
-	}
-	const struct x86_decoded *in = s->next_dec;
-	if (!in || in->ip != retired || in->insn.length == 0 || in->insn.mode != s->prev_mode)
-		in = cached_at(cache, retired, false, s->prev_mode);
-	if (in && next % X86_DECODE_CACHE_SIZE == retired % X86_DECODE_CACHE_SIZE) {
-		s->spare = *in; /* the next one's decoding takes its slot */
-		in = &s->spare;
-	}
-	v->in = in;
-	v->upcoming = s->next_dec = cached_at(cache, next, true, next_mode);
-}
-
-static inline __attribute__((always_inline)) void report_step(struct ss_state *s,
-							      struct ss_step_view *v,
-							      struct trap_frame *f,
-							      uint64_t retired, uint64_t next)
-{
-	s->steps++;
-	decode_step(s, v, retired, next, cs_64bit(f->cs) ? X86_MODE_64 : cpu_code_mode(f->cs));
-	v->frame = f;
-	s->in_trap = true; /* a PMI sent as NMI from on_step arrives right here */
-	if (s->hooks.step)
-		s->hooks.step(s->hooks.ctx, retired, next);
-	s->in_trap = false;
-	v->frame = NULL;
-}
-
-void arch_set_step_skip(unsigned every)
-{
-	skip_every = every;
-}
-
-/*
- * Option ss.skip (test only): whether to leave this trap out, as a platform that skips
- * single-step traps would, so that the step hooks see one trap for two instructions and must
- * rebuild the path (arch_step_rebuild). Only a trap whose path the code decides can go: after an
- * instruction that is no branch or a direct JMP or CALL (an indirect branch's target is data),
- * at the same privilege level, with the engine's own duties (TF, DR6, the run's exit) not due
- * at either instruction, and not while the workload steps itself.
- */
-static __attribute__((noinline)) bool skip_trap(struct ss_state *s, const struct trap_frame *f)
-{
-	uint64_t ran = s->skipped_to ? s->skipped_to : s->prev; /* what retired just now */
-	s->skipped_to = 0;
-	if (s->prev_mode != X86_MODE_64 || cpu_code_mode(f->cs) != X86_MODE_64)
-		return false; /* only 64-bit code is left out (a test option) */
-	unsigned opcode = opcode_at(ran, X86_MODE_64), landing = opcode_at(f->rip, X86_MODE_64);
-	if (s->vtf || engine_special(opcode) || engine_special(landing) ||
-	    f->rip == (uint64_t)ss_exit || s->prev_cpl != (f->cs & 3))
-		return false;
-	struct x86_insn in;
-	if (!decode_at(ran, X86_MODE_64, &in) ||
-	    (in.branch != X86_BR_NONE && in.branch != X86_BR_JMP_REL &&
-	     in.branch != X86_BR_CALL_REL) ||
-	    ++s->skip_seen % skip_every != 0)
-		return false;
-	s->skipped_to = f->rip;
-	return true;
-}
-
-/* The rebuild follows code the workload has not run yet, and a direct branch's target may be
- * anywhere: only bytes on present pages are read (decode_at). ctx: the enum x86_mode of the
- * code (a rebuilt path stays in its code segment). */
-static int decode_mapped(void *ctx, uint64_t ip, struct x86_step_insn *out)
-{
-	struct x86_insn in;
-	enum x86_mode mode = ctx ? *(const enum x86_mode *)ctx : X86_MODE_64;
-	if (!decode_at(ip, mode, &in))
-		return -1;
-	*out = x86_step_insn_of(&in);
-	return 0;
-}
-
-int arch_step_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t next,
-		      const struct x86_step_regs *after, struct x86_path_step path[X86_PATH_MAX])
-{
-	struct ss_state *s = state_here();
-	enum x86_mode mode = s && s->active ? (enum x86_mode)s->prev_mode : X86_MODE_64;
-	int n = x86_path_rebuild(decode_mapped, &mode, retired, in, next, after, path);
-	if (n > 0 && s && s->active) {
-		s->steps += (uint64_t)n - 1; /* the trap's own step is counted already */
-		s->rebuilt++;
-	}
-	return n;
-}
-
-/* DR7 (SDM Vol. 3B 17.2.4, Figure 17-2): L0-L3 and G0-G3, the enables of DR0-DR3. */
-#define DR7_ENABLES GENMASK(7, 0)
-
-/*
- * The workload armed breakpoints of its own (a MOV to DR7, or to DR0-DR3 with DR7 enabling
- * them): their #DBs would come beside the engine's single-step traps (a data breakpoint and
- * single-step after one store, SDM Vol. 3B 17.2.5 / 17.3.1.4, and, under QEMU, as two #DBs on
- * one IST stack) and the engine does not tell them apart: it refuses, loudly, rather than hang
- * or lose a trap (issue 34, class 7): the enables are cleared before any of them can fire
- * (this is the trap right after the MOV), the run goes on stepped, and its session fails
- * naming the instruction (ss_result.dr_refused_at).
- */
-static __attribute__((noinline)) void refuse_breakpoints(struct ss_state *s)
-{
-	uint64_t dr7 = read_dr7();
-	if (!(dr7 & DR7_ENABLES))
-		return;
-	write_dr7(dr7 & ~DR7_ENABLES);
-	if (!s->dr_refused_at)
-		s->dr_refused_at = s->prev;
-}
-
-/* The step after an instruction engine_special names: TF kept the engine's (hide_tf), and the
- * trap MOV SS held back split into its two instructions. */
-static __attribute__((noinline)) void special_step(struct ss_state *s, unsigned opcode,
-						   struct trap_frame *f)
-{
-	if (opcode == OPC_MOV_DR)
-		refuse_breakpoints(s);
-	hide_tf(s, opcode, s->prev, f);
-	uint64_t second = mov_ss_shadowed(opcode, s->prev, s->prev_mode);
-	if (second && second != f->rip) {
-		/* The MOV SS and the instruction after it: report both, the second with the
-		 * trap's own frame (the first one's registers are not visible any more). */
-		report_step(s, s->view, f, s->prev, second);
-		s->view->cpl_from = s->view->cpl_to;
-		hide_tf(s, opcode_at(second, s->prev_mode), second, f);
-		report_step(s, s->view, f, second, f->rip);
-	} else {
-		report_step(s, s->view, f, s->prev, f->rip);
-	}
-}
-
-/* Before an instruction engine_special names runs: a SYSRET keeps the engine's TF (see
- * hide_tf), and DR6 is cleared where the trap after it must be told apart (dr6_matters). */
-static __attribute__((noinline)) void before_special(struct ss_state *s, unsigned opcode,
-						     struct trap_frame *f)
-{
-	if (opcode == OPC_SYSRET) {
-		s->sysret_tf = f->r11 & RFLAGS_TF;
-		f->r11 |= RFLAGS_TF;
-	}
-	if (opcode == OPC_SYSCALL) {
-		lift_fmask_tf(s);
-		ss_code_forget(); /* the system call may change mappings */
-	}
-	if (dr6_matters(opcode))
-		write_dr6(DR6_INIT_VALUE);
-}
-
 /* The instruction at f->rip retires next: its opcode, read once (from its decoding, where the
  * step made one), and what is due before it runs and at the trap after it. */
 static inline __attribute__((always_inline)) void arm_next(struct ss_state *s, uint64_t ip,
@@ -517,7 +124,7 @@ static inline __attribute__((always_inline)) void arm_next(struct ss_state *s, u
 {
 	s->next_opcode = opcode;
 	s->next_opcode_ip = ip;
-	s->next_whole = special || s->vtf || skip_every;
+	s->next_whole = special || s->vtf || ss_skip_every;
 	/* A plain step's trap lands right after it (x86_step_plain); the run's end is no step
 	 * of the workload's. */
 	uint64_t after = dec ? ip + dec->step.length : 0;
@@ -537,21 +144,6 @@ static inline __attribute__((always_inline)) void note_next(struct ss_state *s,
 	arm_next(s, ip, dec, opcode, special);
 	if (special)
 		before_special(s, opcode, f);
-}
-
-/* Whether the workload's own TF asks for the trap after the instruction with this opcode
- * (before special_step updates s->vtf): TF as it was when the instruction began, except where
- * TF is checked after the instruction completes (QEMU target/i386/tcg/translate.c on SYSCALL
- * and SYSRET: "The TF bit is checked after the syscall insn completes. This allows #DB to not
- * be generated after one has entered CPL0 if TF is set in FMASK"): SYSCALL with FMASK.TF
- * (lifted by the engine, lift_fmask_tf) asks for none, SYSRET for the TF it loads. */
-static bool own_trap(const struct ss_state *s, unsigned opcode)
-{
-	if (opcode == OPC_SYSCALL)
-		return s->vtf && !s->fmask_tf;
-	if (opcode == OPC_SYSRET)
-		return s->sysret_tf;
-	return s->vtf;
 }
 
 /* A trap ss_debug_trap's common path leaves here: after an instruction the engine has work
@@ -579,7 +171,7 @@ static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struc
 		s->rep_iterations++;
 		return true;
 	}
-	if (skip_every && skip_trap(s, f))
+	if (ss_skip_every && skip_trap(s, f))
 		return true;
 	s->view->cpl_from = s->prev_cpl;
 	s->view->cpl_to = f->cs & 3;	/* the privilege level execution continues at */
@@ -601,6 +193,7 @@ static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struc
 		write_dr6(DR6_INIT_VALUE | DR6_BS);
 		return false;
 	}
+	ss_block_arm(s, &f->rflags);
 	return true;
 }
 
@@ -631,7 +224,7 @@ bool ss_plain_nothing(void *ctx)
  * hook's short way taking it (ss_hooks.plain). False, with nothing changed but the decode
  * cache: the entry goes on to ss_debug_trap with the whole frame.
  */
-TRAP_STEP_HOT bool ss_plain_trap(const struct db_cpu_frame *c)
+TRAP_STEP_HOT bool ss_plain_trap(struct db_cpu_frame *c)
 {
 	struct ss_state *s = state_here();
 	if (!s || !s->active || c->rip != s->plain_to || (c->cs & 3) != s->prev_cpl)
@@ -647,6 +240,32 @@ TRAP_STEP_HOT bool ss_plain_trap(const struct db_cpu_frame *c)
 	s->prev = c->rip;
 	s->next_dec = dec;
 	arm_next(s, c->rip, dec, dec->opcode, false);
+	ss_block_arm(s, &c->rflags);
+	return true;
+}
+
+/* The #DB of a block's breakpoint (block.c): its instructions retired, the one at the breakpoint
+ * is stepped (or the next block armed). Any other #DB while a block runs is not the engine's. */
+static __attribute__((noinline)) bool block_stop(struct ss_state *s, struct trap_frame *f)
+{
+	enum ss_block_stop st = ss_block_cut(s, f->rip, true);
+	if (st == SS_BLOCK_OFF_PATH) {
+		s->ok_page = 0;
+		ss_block_idle(s);
+		return false;
+	}
+	f->rflags |= RFLAGS_TF;
+	if (st == SS_BLOCK_BRANCH) {
+		/* the branch that ended the block, from the registers after it (nothing ran since)
+		 */
+		s->view->cpl_from = s->view->cpl_to = s->prev_cpl;
+		report_step(s, s->view, f, s->prev, f->rip);
+		s->prev = f->rip;
+	}
+	note_next(s, f);
+	if (!ss_block_arm(s, &f->rflags))
+		ss_block_idle(s);
+	s->ok_page = 0;
 	return true;
 }
 
@@ -659,6 +278,8 @@ TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
 	/* The engine reads the code it steps, and PUSHF's image: ring 3's pages too (SMAP). */
 	if (s->prev_cpl == 3 || (f->cs & 3) == 3)
 		user_access_begin();
+	if (s->blk_armed)
+		return block_stop(s, f);
 	uint64_t prev = s->prev, next = f->rip;
 	if (s->next_opcode_ip != prev || s->next_whole || next == prev ||
 	    (f->cs & 3) != s->prev_cpl || next == (uint64_t)ss_exit ||
@@ -671,6 +292,7 @@ TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
 	report_step(s, v, f, prev, next);
 	s->prev = next;
 	note_next(s, f);
+	ss_block_arm(s, &f->rflags);
 	return true;
 }
 
@@ -701,13 +323,16 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 {
 	struct ss_result r;
 	/* kernel/arch_step.h: on_step is not told of plain steps (sstrace.c takes none of them). */
-	struct ss_hooks h = {on_step, on_transfer, ctx, cache, cache ? ss_plain_nothing : NULL};
+	struct ss_hooks h = {on_step, on_transfer, ctx, cache, cache ? ss_plain_nothing : NULL,
+			     NULL,    NULL};
 	ss_run(fn, arg, &h, false, &r);
 	*counts = (struct arch_step_counts){.steps = r.steps,
 					    .rep_iterations = r.rep_iterations,
 					    .rebuilt = r.rebuilt,
 					    .escaped_at = r.escaped_at,
-					    .dr_refused_at = r.dr_refused_at};
+					    .dr_refused_at = r.dr_refused_at,
+					    .blocks = r.blocks,
+					    .block_changed_at = r.block_changed_at};
 	return r.retval;
 }
 
@@ -763,6 +388,17 @@ void ss_note_exception(struct trap_frame *f)
 		return;
 	if (!s->active)
 		return;
+	if (s->blk_armed) {
+		/* Inside a block run at full speed (block.c): what retired before f->rip is
+		 * accounted; the workload goes on stepped (TF in the frame, for an NMI's IRET;
+		 * a delivery's handler sees the workload's own, ss_note_delivery). */
+		if (ss_block_cut(s, f->rip, false) == SS_BLOCK_BRANCH) {
+			exception_step(s, f, s->prev, f->rip); /* the branch ran, then this came */
+			s->prev = f->rip;
+		}
+		ss_block_idle(s);
+		f->rflags |= RFLAGS_TF;
+	}
 	restore_fmask_tf(s);   /* a SYSCALL that did not retire (#UD) */
 	ss_code_forget();      /* its handler may change mappings */
 	s->exc_from = s->prev; /* the instruction that raised it, for ss_note_delivery */

@@ -40,6 +40,12 @@ struct ss_hooks {
 	 * this returns false. ss_plain_nothing: plain steps need nothing from the hook (only
 	 * counted, ss_result.steps); the engine does not call it. */
 	bool (*plain)(void *ctx);
+	/* Per-block stepping (block.c, option ss.block): how many plain steps at privilege level
+	 * `cpl` the hook can take as one batch now, each exactly as `plain` would have taken it
+	 * (0: none, every step goes its own way); then the batch: n plain steps in a row. NULL:
+	 * no batches, unless `plain` is ss_plain_nothing (then any number, and nothing to call). */
+	uint64_t (*plain_room)(void *ctx, unsigned cpl);
+	void (*plain_n)(void *ctx, uint64_t n, unsigned cpl);
 };
 bool ss_plain_nothing(void *ctx);
 
@@ -48,18 +54,26 @@ struct ss_result {
 	uint64_t rep_iterations; /* REP string iterations trapped (not steps, not branches) */
 	uint64_t rebuilt; /* traps that stood for more than one instruction (arch_step_rebuild) */
 	uint64_t retval;  /* the workload's return value */
-	uint64_t dr_refused_at; /* 0, or the workload's MOV to a debug register that armed
-				 * breakpoints of its own: the engine disarmed them (refused) */
-	uint64_t escaped_at;	/* 0, or the instruction after which no trap came any more: the
-				 * workload cleared TF where the engine could not keep it, and
-				 * ran on unseen (a capture that ended early) */
+	uint64_t dr_refused_at;	   /* 0, or the workload's MOV to a debug register that armed
+				    * breakpoints of its own: the engine disarmed them (refused) */
+	uint64_t escaped_at;	   /* 0, or the instruction after which no trap came any more: the
+				    * workload cleared TF where the engine could not keep it, and
+				    * ran on unseen (a capture that ended early) */
+	uint64_t blocks;	   /* blocks run at full speed (block.c) */
+	uint64_t block_changed_at; /* 0, or an instruction of a full-speed block whose bytes
+				    * changed under it after a store in the block before it: what
+				    * ran there is unknown (block.c) */
 };
 
 /* How many of the X86_MAX_INSN_LENGTH bytes from ip the engine may read now without a fault:
  * 0 where ip's page is not present or ip is not canonical, fewer where the bytes run onto a page
  * that is not present (fetch.c). */
 unsigned ss_code_readable(uint64_t ip);
-/* Forget the pages ss_code_readable found present on this CPU (their mappings may change). */
+/* Whether ip's page is present and mapped read-only now (no R/W in some entry of its walk):
+ * code that this mapping cannot write (per-block stepping's first rule, block.c). */
+bool ss_code_readonly(uint64_t ip);
+/* Forget the pages ss_code_readable and ss_code_readonly found on this CPU (their mappings may
+ * change). */
 void ss_code_forget(void);
 
 /* Run fn(arg) single-stepped on this CPU, telling h about every instruction and transfer;
@@ -124,7 +138,7 @@ void ss_install_entry(void);
 /* From the engine's #DB entry (singlestep.c): a plain step, with the CPU's part of the frame
  * only; then any other trap with the whole frame. True if it was the engine's (handled). */
 struct db_cpu_frame;
-bool ss_plain_trap(const struct db_cpu_frame *c);
+bool ss_plain_trap(struct db_cpu_frame *c);
 bool ss_debug_trap(struct trap_frame *f);
 
 /* The entry stub's bounds (in .text.workload, arch/x86/spmu/singlestep_entry.S). */

@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-block stepping: the single-step engine runs straight-line code at full speed and takes a
+ * trap per block instead of one per instruction (issue 34, "stop per block").
+ *
+ * At a trap after which the workload goes on at an instruction the engine has nothing to do for,
+ * the engine decodes ahead (the decode cache, from the bytes there now, before they run) the
+ * plain instructions that follow: no branch, none the engine has work for (TF, DR6, MOV SS, ...,
+ * engine_special), none that needs a trap of its own (below, block_plain). Where they end in a
+ * direct branch whose successors lie on the block's page (branch_successors), the branch runs in
+ * the block too, with instruction breakpoints on its successors: the #DB at one of them says
+ * where it went, with the registers after it (one trap a block). Otherwise, on the first
+ * instruction that needs its own trap it sets an instruction breakpoint (DR0 with DR7.L0, R/W0 =
+ * 00: "instruction execution only", SDM Vol. 3B 17.2.4), clears TF in the frame and resumes:
+ * the CPU runs the block without a trap, and "Instruction-breakpoint exceptions are faults"
+ * (SDM Vol. 3B 17.3.1.1): the #DB comes before the breakpoint's instruction runs, with RIP on
+ * it. The engine then tells the hooks that the block's instructions retired, as plain steps in a
+ * row (ss_hooks.plain_n: nothing in them is a branch, so each would have been a plain step),
+ * clears DR7, sets TF again and single-steps the instruction at the breakpoint as before, so
+ * that where a branch goes is seen from the trap after it. Neither instruction breakpoint nor
+ * TF is then pending: DR7 is clear when the instruction runs, so RF is not needed (SDM Vol. 3A
+ * 6.9 / Vol. 3B 17.3.1.1: RF only keeps an instruction breakpoint from faulting again).
+ *
+ * A block is stepped instead (each instruction its own trap) where per-instruction precision is
+ * needed: the hooks' room (ss_hooks.plain_room: a counter that would overflow inside the block,
+ * so that its PMI comes at its instruction; PEBS armed; memory events, whose addresses come from
+ * each instruction's registers; a PMI pending; BTF; a region-of-interest mark), REP strings,
+ * STI (its interrupt shadow), CLI, HLT, the system instructions (MOV to or from CR/DR, RDMSR,
+ * WRMSR, LGDT and the rest of 0F 00 / 0F 01, INVD, WBINVD, UD2), an SDE mark's NOP (64 67 90),
+ * 16/32-bit code, code on a page this mapping may write (W^X: the kernel's text and the user
+ * programs' code segments are mapped without R/W), a block that would reach into the next page
+ * (one page, one breakpoint page for QEMU's TCG), the workload's own TF, option ss.skip, and
+ * option ss.block=off.
+ *
+ * A fault or an interrupt inside a block arrives with RIP at the instruction that did not run
+ * (a fault) or runs next (an interrupt): the block is straight-line code, so the instructions
+ * before it, and only those, retired (ss_block_cut, from the exception's observer, before the
+ * delivery is reported). The kernel's direct map writes every page, the kernel's text too (the
+ * smc workload does): at the block's end its instructions' bytes are compared with those they
+ * were decoded from. An instruction that overwrote its own bytes ran as what it was (SDM Vol. 3A
+ * 8.1.3, as per-instruction stepping has it); one whose bytes changed after a store in the block
+ * before it may have run as the new bytes: not known, said in the session's result
+ * (ss_result.block_changed_at), never guessed. A change that a later store in the same block
+ * undoes is not seen.
+ */
+#include "arch/x86/spmu/engine.h"
+#include "arch/x86/cpu/pagetable.h"
+#include "kernel/arch_step.h"
+#include "lib/x86_mem.h"
+
+#define BLOCK_MIN 2  /* fewer plain instructions: stepping them costs no more traps */
+#define BLOCK_MAX 32 /* plain instructions in a block */
+_Static_assert(BLOCK_MAX *X86_MAX_INSN_LENGTH < X86_DECODE_CACHE_SIZE,
+	       "a block's decodings (and its end's) never share a decode cache slot");
+
+/* DR7 (SDM Vol. 3B 17.2.4, Figure 17-2): L0 and L1 enable DR0 and DR1; R/W0, R/W1 = LEN0 = 00 (bits
+ * 16-19) make it an instruction breakpoint; bit 10 reads as 1. */
+#define DR7_L0	       BIT(0)
+#define DR7_L1	       BIT(2)
+#define DR7_RESERVED_1 BIT(10)
+
+/* Opcodes (SDM Vol. 2 Tables) stepped one by one besides engine_special's. */
+#define OPC_CLI	     0xfa
+#define OPC_STI	     0xfb /* "inhibits interrupts" until after the next instruction (STI) */
+#define OPC_HLT	     0xf4
+#define OPC_GRP6     X86_OPCODE_0F(0x00) /* SLDT, LLDT, LTR, ... */
+#define OPC_GRP7     X86_OPCODE_0F(0x01) /* LGDT, LIDT, INVLPG, SWAPGS, ... */
+#define OPC_INVD     X86_OPCODE_0F(0x08)
+#define OPC_WBINVD   X86_OPCODE_0F(0x09)
+#define OPC_UD2	     X86_OPCODE_0F(0x0b)
+#define OPC_MOV_CR_R X86_OPCODE_0F(0x20)
+#define OPC_MOV_R_DR X86_OPCODE_0F(0x21)
+#define OPC_MOV_CR   X86_OPCODE_0F(0x22)
+#define OPC_WRMSR    X86_OPCODE_0F(0x30)
+#define OPC_RDMSR    X86_OPCODE_0F(0x32)
+/* Intel SDE's SSC marks end with this NOP (64 67 90) after MOV EBX, 111H / 222H: a hook that
+ * looks for it sees it stepped. Little-endian in x86_decoded.bytes[0]. */
+#define SSC_NOP_BYTES 0x906764ull
+#define SSC_NOP_LEN   3
+
+static bool block_on = true; /* option ss.block */
+
+void arch_set_step_block(bool on)
+{
+	block_on = on;
+}
+
+/* Whether the instruction may run inside a block (see the top of this file). */
+static bool block_plain(const struct x86_decoded *d)
+{
+	if (d->step.branch != X86_BR_NONE || engine_special(d->opcode) ||
+	    x86_is_rep_string(&d->step))
+		return false;
+	if (d->insn.length == SSC_NOP_LEN && d->bytes[0] == SSC_NOP_BYTES)
+		return false;
+	switch (d->opcode) {
+	case OPC_CLI:
+	case OPC_STI:
+	case OPC_HLT:
+	case OPC_GRP6:
+	case OPC_GRP7:
+	case OPC_INVD:
+	case OPC_WBINVD:
+	case OPC_UD2:
+	case OPC_MOV_CR_R:
+	case OPC_MOV_R_DR:
+	case OPC_MOV_CR:
+	case OPC_WRMSR:
+	case OPC_RDMSR:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* How many plain steps the hooks take as one batch now. */
+static inline __attribute__((always_inline)) uint64_t block_room(const struct ss_state *s)
+{
+	if (s->hooks.plain == ss_plain_nothing)
+		return UINT64_MAX;
+	if (!s->hooks.plain || !s->hooks.plain_room || !s->hooks.plain_n)
+		return 0;
+	return s->hooks.plain_room(s->hooks.ctx, s->prev_cpl);
+}
+
+/*
+ * Whether the block may run the direct branch d at ip that ends it, with breakpoints on its
+ * successors to[] (its target, and a conditional one's fall-through, else 0): a near JMP, CALL,
+ * Jcc or LOOP/JrCXZ with a 64-bit IP, its bytes and both successors on the block's page. (On
+ * that page QEMU's TCG runs one instruction a translation block and looks for a breakpoint
+ * before each; a jump to another page could be chained past it.) A successor at the block's
+ * start is reached again only by the branch: the block is resumed with RF set, which lets that
+ * first instruction run without its breakpoint's fault (SDM Vol. 3B 17.3.1.1), and only with
+ * interrupts disabled: an interrupt is served before a code breakpoint (SDM Vol. 3A 6.9, Table
+ * 6-2, priority 6 before 7), and its frame's RIP at the start would not tell whether the
+ * branch ran.
+ */
+static bool branch_successors(const struct x86_decoded *d, uint64_t ip, uint64_t start,
+			      uint64_t rflags, uint64_t to[2])
+{
+	enum x86_branch_kind k = (enum x86_branch_kind)d->step.branch;
+	if ((k != X86_BR_JCC && k != X86_BR_JCXZ_LOOP && k != X86_BR_JMP_REL &&
+	     k != X86_BR_CALL_REL) ||
+	    d->step.ip_size != sizeof(uint64_t) || !d->step.has_rel)
+		return false;
+	uint64_t page = start / PAGE_4K, next = ip + d->insn.length;
+	to[0] = x86_branch_target(&d->insn, ip);
+	to[1] = x86_branch_conditional(k) ? next : 0;
+	if ((next - 1) / PAGE_4K != page || to[0] / PAGE_4K != page ||
+	    (to[1] && to[1] / PAGE_4K != page))
+		return false;
+	return !((to[0] == start || to[1] == start) && (rflags & RFLAGS_IF));
+}
+
+/*
+ * A block once decoded, remembered by its start (a loop body is decoded once, not at every
+ * iteration): its bytes as they were decoded (compared with the bytes there before it runs
+ * again and after it ran), its instructions' lengths, and how it ends. Only blocks whose bytes
+ * (read in whole words from the start) stay on the start's page are remembered.
+ */
+#define BLOCK_WORDS 16 /* a block's bytes: at most 128 */
+#define BLOCK_SLOTS 16 /* per CPU, by start address */
+struct ss_block {
+	uint64_t start; /* 0: an empty slot */
+	uint64_t bytes[BLOCK_WORDS];
+	uint8_t words, n, len[BLOCK_MAX];
+	bool branch, to_start;	   /* ends in a branch it runs; a successor is the start */
+	uint64_t last, end, to[2]; /* the branch or breakpoint; the address after the block */
+};
+static struct ss_block blocks[MAX_CPUS][BLOCK_SLOTS];
+
+static inline __attribute__((always_inline)) bool same_words(const struct ss_block *b)
+{
+	const uint64_t *code = (const uint64_t *)b->start;
+	for (unsigned i = 0; i < b->words; i++) {
+		uint64_t w;
+		__builtin_memcpy(&w, code + i, sizeof(w));
+		if (w != b->bytes[i])
+			return false;
+	}
+	return true;
+}
+
+/* Whether a block from start to end (the address after its last instruction) can be remembered
+ * whole: its bytes, in words read from start, on start's page. */
+static bool block_fits(uint64_t start, uint64_t end)
+{
+	uint64_t words = (end - start + sizeof(uint64_t) - 1) / sizeof(uint64_t);
+	return words <= BLOCK_WORDS &&
+	       (start + words * sizeof(uint64_t) - 1) / PAGE_4K == start / PAGE_4K;
+}
+
+/* Decode the block at start from the bytes there now (the decode cache's, before they run):
+ * its plain instructions (at most room), and the direct branch that ends it, if it may run in
+ * the block. False where there is no block worth a breakpoint. */
+static bool block_decode(struct ss_state *s, uint64_t start, uint64_t room, struct ss_block *b)
+{
+	const struct x86_decoded *d = s->next_dec;
+	uint64_t ip = start;
+	unsigned n = 0;
+	while (n < room && n < BLOCK_MAX && d && block_plain(d) &&
+	       block_fits(start, ip + d->insn.length)) {
+		b->len[n] = d->insn.length;
+		ip += d->insn.length;
+		n++;
+		d = cached_at(s->hooks.cache, ip, true, X86_MODE_64);
+	}
+	b->to[0] = b->to[1] = 0;
+	b->branch = d && n < room && block_fits(start, ip + d->insn.length) &&
+		    branch_successors(d, ip, start, 0, b->to);
+	if (!b->branch && n < BLOCK_MIN)
+		return false;
+	b->start = start;
+	b->n = (uint8_t)n;
+	b->last = ip;
+	b->end = ip + (b->branch ? d->insn.length : 0);
+	b->to_start = b->to[0] == start || b->to[1] == start;
+	b->words = (uint8_t)((b->end - start + sizeof(uint64_t) - 1) / sizeof(uint64_t));
+	__builtin_memcpy(b->bytes, (const void *)start, b->words * sizeof(uint64_t));
+	return true;
+}
+
+static inline __attribute__((always_inline)) void write_dr(struct ss_state *s, unsigned i,
+							   uint64_t v)
+{
+	if (s->dr[i] == v)
+		return;
+	s->dr[i] = v;
+	if (i == 0)
+		write_dr0(v);
+	else
+		write_dr1(v);
+}
+
+static inline __attribute__((always_inline)) void arm(struct ss_state *s, const struct ss_block *b,
+						      uint64_t *rflags)
+{
+	uint64_t dr7 = DR7_L0 | DR7_RESERVED_1;
+	if (b->branch) {
+		write_dr(s, 0, b->to[0]);
+		if (b->to[1]) {
+			write_dr(s, 1, b->to[1]);
+			dr7 |= DR7_L1;
+		}
+		if (b->to_start)
+			*rflags |= RFLAGS_RF;
+	} else {
+		write_dr(s, 0, b->last);
+	}
+	if (s->dr7 != dr7)
+		write_dr7(dr7);
+	s->dr7 = dr7;
+	*rflags &= ~RFLAGS_TF;
+	s->blk = b;
+	s->blk_armed = true;
+	s->blk_branch = b->branch;
+	s->blk_start = b->start;
+	s->blk_last = b->last;
+	s->blk_to[0] = b->to[0];
+	s->blk_to[1] = b->to[1];
+	s->blk_n = b->n;
+	s->plain_to = 0;
+	s->blocks++;
+}
+
+bool ss_block_arm(struct ss_state *s, uint64_t *rflags)
+{
+	const struct x86_decoded *d = s->next_dec;
+	uint64_t start = s->prev;
+	if (!block_on || !s->hooks.cache || s->next_whole || !d || d->ip != start ||
+	    s->prev_mode != X86_MODE_64 || s->blk_armed)
+		return false;
+	uint64_t room = block_room(s);
+	if (room == 0 || ((start >> 12) + 1 != s->ok_page && !ss_code_readable(start)))
+		return false;
+	struct ss_block *b = &s->blk_cache[(start ^ (start >> 6)) % BLOCK_SLOTS];
+	/* a block remembered was on a read-only page when it was decoded */
+	bool known = b->start == start && same_words(b) && b->n <= room &&
+		     !(b->to_start && (*rflags & RFLAGS_IF));
+	if (!known) {
+		if (!block_plain(d) || !ss_code_readonly(start))
+			return false;
+		if (!block_decode(s, start, room, b)) {
+			b->start = 0;
+			return false;
+		}
+		if (b->to_start && (*rflags & RFLAGS_IF)) {
+			/* see branch_successors: stepped while interrupts are enabled */
+			b->start = 0;
+			return false;
+		}
+	}
+	arm(s, b, rflags);
+	return true;
+}
+
+void ss_block_idle(struct ss_state *s)
+{
+	if (s->dr7)
+		write_dr7(0);
+	s->dr7 = 0;
+}
+
+void ss_block_reset(struct ss_state *s)
+{
+	s->blk_armed = false;
+	ss_block_idle(s);
+	s->blk_cache = blocks[this_cpu()->index];
+	for (unsigned i = 0; i < BLOCK_SLOTS; i++)
+		s->blk_cache[i].start = 0;
+	s->dr[0] = read_dr0();
+	s->dr[1] = read_dr1();
+}
+
+/* Whether the decoded instruction may write memory (lib/x86_mem.h; an operand it does not
+ * classify counts as a store). */
+static bool may_store_insn(const struct x86_insn *in)
+{
+	struct x86_mem_use u = x86_mem_use_of(in);
+	return u.store != X86_MEM_NONE || u.unknown;
+}
+
+/* Whether rip is a successor of the block's branch. */
+static inline __attribute__((always_inline)) bool branch_to(const struct ss_state *s, uint64_t rip)
+{
+	return s->blk_branch && (rip == s->blk_to[0] || (s->blk_to[1] && rip == s->blk_to[1]));
+}
+
+/* The block's instruction at byte offset `at` from its start changed while it ran (its bytes
+ * differ from those remembered): unknown what ran there if an instruction before it in the
+ * block may have stored. */
+static __attribute__((noinline, cold)) void block_changed(struct ss_state *s, unsigned at)
+{
+	const struct ss_block *b = s->blk;
+	const uint8_t *then = (const uint8_t *)b->bytes;
+	for (unsigned i = 0, off = 0; i < b->n && off < at; off += b->len[i++]) {
+		struct x86_insn in;
+		if (x86_decode_mode(then + off, b->len[i], X86_MODE_64, &in) != 0 ||
+		    may_store_insn(&in)) {
+			if (!s->block_changed_at)
+				s->block_changed_at = b->start + at;
+			return;
+		}
+	}
+}
+
+/* Compare the block's bytes now with those it was decoded from (up to `end`, the address after
+ * the last instruction that ran): an instruction that changed goes to block_changed. */
+static inline __attribute__((always_inline)) void check_bytes(struct ss_state *s, uint64_t end)
+{
+	const struct ss_block *b = s->blk;
+	if (same_words(b))
+		return;
+	const uint8_t *then = (const uint8_t *)b->bytes, *now = (const uint8_t *)b->start;
+	for (unsigned i = 0, off = 0; b->start + off < end; off += b->len[i++]) {
+		unsigned len = i < b->n ? b->len[i] : (unsigned)(end - b->start - off);
+		for (unsigned k = 0; k < len; k++)
+			if (then[off + k] != now[off + k]) {
+				block_changed(s, off);
+				return;
+			}
+	}
+}
+
+/* The block's plain instructions before `stop` (or all of them, stop 0) retired: counted and
+ * told to the hooks. The address after the last one counted, or 0 where stop is not on the
+ * block's path. */
+static inline __attribute__((always_inline)) uint64_t retire_plain(struct ss_state *s,
+								   uint64_t stop)
+{
+	const struct ss_block *b = s->blk;
+	uint64_t ip = b->start;
+	unsigned n = 0;
+	if (stop == b->last || !stop) {
+		n = s->blk_n;
+		ip = b->last;
+	} else {
+		for (; ip < stop && n < b->n; n++)
+			ip += b->len[n];
+		if (ip != stop)
+			return 0;
+	}
+	if (n) {
+		s->steps += n;
+		if (s->hooks.plain != ss_plain_nothing)
+			s->hooks.plain_n(s->hooks.ctx, n, s->prev_cpl);
+	}
+	return ip;
+}
+
+enum ss_block_stop ss_block_cut(struct ss_state *s, uint64_t rip, bool breakpoint)
+{
+	s->blk_armed = false;
+	/* The straight line first: an instruction there stops the block before the branch runs,
+	 * a successor there too (its breakpoint comes first on the way), but the start: that is
+	 * the branch's successor when its breakpoint (suppressed by RF the first time) fires. */
+	bool wrapped = breakpoint && rip == s->blk_start && branch_to(s, rip);
+	bool on_path = !wrapped && rip >= s->blk_start && rip <= s->blk_last;
+	if (!on_path && !branch_to(s, rip))
+		return SS_BLOCK_OFF_PATH;
+	uint64_t at = retire_plain(s, on_path ? rip : 0);
+	if (!at)
+		return SS_BLOCK_OFF_PATH;
+	/* The block's page was present when it was armed and ran since (the engine never faults
+	 * on the workload's memory: a store that unmapped it leaves nothing to compare). */
+	if (ss_code_readable(s->blk_start)) {
+		s->ok_page = (s->blk_start >> 12) + 1; /* until the trap ends (block_stop) */
+		check_bytes(s, on_path ? rip : s->blk->end);
+	}
+	s->prev = at;
+	s->next_opcode_ip = 0;
+	s->plain_to = 0;
+	/* the branch's decoding, made before it ran (its bytes are the block's, compared) */
+	s->next_dec = cached_at_s(s, at, on_path, X86_MODE_64);
+	return on_path ? SS_BLOCK_AT : SS_BLOCK_BRANCH;
+}
