@@ -67,4 +67,3 @@ int arch_step_rebuild(uint64_t retired, const struct x86_step_insn *in, uint64_t
 	}
 	return n;
 }
-

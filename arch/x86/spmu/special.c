@@ -143,7 +143,7 @@ static __attribute__((noinline)) void refuse_breakpoints(struct ss_state *s)
 /* The step after an instruction engine_special names: TF kept the engine's (hide_tf), and the
  * trap MOV SS held back split into its two instructions. */
 __attribute__((noinline)) void special_step(struct ss_state *s, unsigned opcode,
-						   struct trap_frame *f)
+					    struct trap_frame *f)
 {
 	if (opcode == OPC_MOV_DR)
 		refuse_breakpoints(s);
@@ -164,7 +164,7 @@ __attribute__((noinline)) void special_step(struct ss_state *s, unsigned opcode,
 /* Before an instruction engine_special names runs: a SYSRET keeps the engine's TF (see
  * hide_tf), and DR6 is cleared where the trap after it must be told apart (dr6_matters). */
 __attribute__((noinline)) void before_special(struct ss_state *s, unsigned opcode,
-						     struct trap_frame *f)
+					      struct trap_frame *f)
 {
 	if (opcode == OPC_SYSRET) {
 		s->sysret_tf = f->r11 & RFLAGS_TF;
