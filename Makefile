@@ -243,9 +243,9 @@ $(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/trace_part.c lib/crc32.c lib/strin
 # ---- host: the stream decoder (tools/, README "Records off the machine") -----------------------
 BTDECODE_SRCS := tools/btdecode.c tools/bt_views.c tools/bt_stats.c tools/bt_calls.c \
 	tools/bt_symbols.c tools/bt_perfdata.c tools/bt_output.c tools/bt_progress.c tools/bt_stick.c lib/gpt.c lib/trace_part.c lib/stream.c lib/stream_path.c \
-	lib/crc32.c lib/string.c lib/x86_decode.c \
+	tools/bt_crc32.c lib/string.c lib/x86_decode.c \
 	lib/x86_decode_tables.c
-BTDECODE_LIBS := -ldw -lelf -lm -lstdc++
+BTDECODE_LIBS := -ldw -lelf -lm -lstdc++ -lz
 # the HTML view (tools/bt_html.h): its disassembly is Zydis's
 BTDECODE_SRCS += tools/bt_html.c tools/bt_html_map.c tools/bt_html_page.c \
 	tools/bt_html_timeline.c tools/bt_html_flame.c tools/bt_html_asm.c
@@ -318,7 +318,8 @@ unit-test: deps $(UNIT_TESTS)
 # started last would leave the other core idle for minutes.
 SLOW_QEMU_TESTS := tests/qemu/trace.t tests/qemu/sstrace.t tests/qemu/selfcheck.t \
 	tests/qemu/program_runs.t tests/qemu/program.t tests/qemu/stream.t tests/qemu/badinput.t \
-	tests/qemu/config.t tests/qemu/console.t tests/qemu/lossless.t
+	tests/qemu/config.t tests/qemu/console.t tests/qemu/linux.t tests/qemu/perfdata.t \
+	tests/qemu/block.t tests/qemu/compat.t tests/qemu/lossless.t
 QEMU_TESTS := $(SLOW_QEMU_TESTS) $(filter-out $(SLOW_QEMU_TESTS),$(sort $(wildcard tests/qemu/*.t)))
 
 # The decoder against Zydis over every byte of every x86-64 shared object in /usr/lib (about a
@@ -332,6 +333,7 @@ decode-check: all $(BUILD)/host/test_x86_decode
 long-check: all
 	$(Q)BUILD=$(BUILD) prove tests/long/*.t
 	$(Q)BUILD=$(BUILD) SS_BLOCK=off prove tests/qemu/exact.t tests/qemu/sstrace.t tests/qemu/trace.t
+	$(Q)BUILD=$(BUILD) COMPAT_PROGRAM=1 prove tests/qemu/compat.t
 
 qemu-test: all $(BUILD)/gen/acpi_tables.h
 	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS)
