@@ -30,7 +30,6 @@ struct html_session **html_sessions;
 unsigned html_n_sessions;
 const char **html_pairs;
 unsigned html_n_pairs;
-uint64_t html_tsc_khz;
 static struct html_session *open_session[MAX_CPUS];
 
 static void *grow_array(void *p, size_t n, size_t size)
@@ -82,7 +81,6 @@ static void html_start(void)
 	free(html_pairs);
 	html_pairs = NULL;
 	html_n_pairs = 0;
-	html_tsc_khz = 0;
 	memset(open_session, 0, sizeof(open_session));
 	html_flame_start();
 }
@@ -98,8 +96,6 @@ static void html_header(unsigned cpu, const char *const *pairs, unsigned n)
 			continue; /* each pair once (every boot repeats them) */
 		html_pairs = grow_array(html_pairs, html_n_pairs + 1, sizeof(*html_pairs));
 		html_pairs[html_n_pairs++] = strdup(pairs[i]);
-		if (!strncmp(pairs[i], "tsc-khz=", 8))
-			html_tsc_khz = strtoull(pairs[i] + 8, NULL, 10);
 	}
 }
 

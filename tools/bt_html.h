@@ -100,8 +100,6 @@ extern struct html_session **html_sessions;
 extern unsigned html_n_sessions;
 extern const char **html_pairs;
 extern unsigned html_n_pairs;
-/* The HEADER's tsc-khz (0: none): a time stamp's ticks to microseconds. */
-extern uint64_t html_tsc_khz;
 
 /* The function an address is in: its symbol's start, or the address itself. */
 uint64_t html_function_of(uint64_t addr);

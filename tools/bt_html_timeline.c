@@ -31,12 +31,12 @@ static double axis_value(const struct html_session *h, uint64_t x, const char **
 		*unit = "record";
 		return (double)x;
 	}
-	if (!html_tsc_khz) {
+	if (!bt_tsc_khz()) {
 		*unit = "TSC ticks";
 		return (double)x;
 	}
 	*unit = "&#xb5;s";
-	return (double)x * 1000.0 / (double)html_tsc_khz;
+	return (double)x * 1000.0 / (double)bt_tsc_khz();
 }
 
 static void axis_note(const struct html_session *h)
@@ -48,11 +48,11 @@ static void axis_note(const struct html_session *h)
 		fputs("Across: <b>the record index</b> (this session's records carry no time "
 		      "stamps).</p>\n",
 		      out_records);
-	else if (html_tsc_khz)
+	else if (bt_tsc_khz())
 		fprintf(out_records,
 			"Across: <b>time</b>, in &#xb5;s from the session's first time stamp (the "
 			"TSC, at the capture's tsc-khz=%" PRIu64 ").</p>\n",
-			html_tsc_khz);
+			bt_tsc_khz());
 	else
 		fputs("Across: <b>time</b>, in TSC ticks from the session's first time stamp (the "
 		      "capture names no TSC rate).</p>\n",

@@ -106,7 +106,6 @@ static struct {
 	unsigned cur; /* the open session's attribute (index) */
 	unsigned max_cpu;
 	uint64_t time;	   /* the last sample's, in ns */
-	uint64_t tsc_khz;  /* the HEADER's: TSC to ns */
 	uint64_t pend_ip;  /* the LBR sample being gathered: its IP and TSC (lbr.period) */
 	uint64_t pend_tsc; /* 0: none */
 	bool rec_timed;	   /* the last record's time (struct bt_session: version 2) */
@@ -204,9 +203,7 @@ static void maps(void)
  * last sample's (perf orders records by time). */
 static void sample_time(bool has_tsc, uint64_t tsc)
 {
-	if (has_tsc && pd.tsc_khz)
-		pd.time = (uint64_t)((unsigned __int128)tsc * 1000000 / pd.tsc_khz);
-	else
+	if (!has_tsc || !bt_tsc_ns(tsc, &pd.time))
 		pd.time++;
 }
 
@@ -275,8 +272,6 @@ static void pd_header(unsigned cpu, const char *const *pairs, unsigned n)
 	(void)cpu;
 	for (unsigned i = 0; i < n; i++) {
 		const char *v = pairs[i];
-		if (!strncmp(v, "tsc-khz=", 8))
-			pd.tsc_khz = strtoull(v + 8, NULL, 10);
 		if (strncmp(v, "config=", 7))
 			continue;
 		const char *lp = strstr(v, "lbr.period=");

@@ -181,6 +181,11 @@ static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame
 	c->in_session = false;
 }
 
+uint64_t bt_tsc_khz(void)
+{
+	return tsc_khz;
+}
+
 bool bt_tsc_ns(uint64_t tsc, uint64_t *ns)
 {
 	if (!tsc_khz)

@@ -30,6 +30,8 @@ struct bt_session {
 };
 /* A TSC as ns, from the capture's HEADER "tsc-khz=": false when the capture has no rate. */
 bool bt_tsc_ns(uint64_t tsc, uint64_t *ns);
+/* The capture's HEADER "tsc-khz=" (0: none), as the reader read it for bt_tsc_ns. */
+uint64_t bt_tsc_khz(void);
 
 /* How a session ended: END's fields and the reader's verdict ("ok", "incomplete", ...). */
 struct bt_session_end {
