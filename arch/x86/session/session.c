@@ -333,6 +333,26 @@ static void model_plain_n(void *ctx, uint64_t n, unsigned cpl)
 	spmu_feed_plain_n(ctx, n, cpl);
 }
 
+/* Per-block stepping's short way (ss_hooks.block_branch): a block and the branch that ends it,
+ * where model_step_whole would have nothing but spmu_feed to do for that branch (the
+ * conditions of model_plain's short way, model_plain_room's too) and the model nothing to ask
+ * (spmu_feed_block). */
+static bool model_block_branch(void *ctx, const struct ss_block_branch *b)
+{
+	const struct cpu_session *cs = here();
+	if (cs->mem.ip || cs->extra_step || cs->drop_at || cs->user->roi_pending || cs->watch ||
+	    cs->fn_entry || cs->watch_ssc)
+		return false;
+	const struct spmu_feed_block fb = {.n = b->n,
+					   .from = b->from,
+					   .to = b->to,
+					   .next_n = b->next_n,
+					   .kind = (enum x86_branch_kind)b->kind,
+					   .taken = b->taken,
+					   .cpl = b->cpl};
+	return spmu_feed_block(ctx, &fb);
+}
+
 /* Feed the model from the single-step engine: every retired instruction, every taken branch
  * (most plain steps come to model_plain instead). */
 TRAP_STEP_HOT static void model_step(void *ctx, uint64_t retired, uint64_t next)
@@ -423,7 +443,8 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 				     t->model ? cs->cache : NULL,
 				     t->model ? model_plain : NULL,
 				     model_plain_room,
-				     model_plain_n};
+				     model_plain_n,
+				     t->model ? model_block_branch : NULL};
 		ss_run(q->fn, q->arg, &h, interrupts, &res);
 		*steps = res.steps;
 		r = res.retval;

@@ -165,6 +165,7 @@ struct ss_block {
 	uint64_t bytes[BLOCK_WORDS];
 	uint8_t words, n, len[BLOCK_MAX];
 	bool branch, to_start;	   /* ends in a branch it runs; a successor is the start */
+	uint8_t kind;		   /* the branch's enum x86_branch_kind */
 	uint64_t last, end, to[2]; /* the branch or breakpoint; the address after the block */
 };
 static struct ss_block blocks[MAX_CPUS][BLOCK_SLOTS];
@@ -215,6 +216,7 @@ static bool block_decode(struct ss_state *s, uint64_t start, uint64_t room, stru
 	b->last = ip;
 	b->end = ip + (b->branch ? d->insn.length : 0);
 	b->to_start = b->to[0] == start || b->to[1] == start;
+	b->kind = b->branch ? d->step.branch : X86_BR_NONE;
 	b->words = (uint8_t)((b->end - start + sizeof(uint64_t) - 1) / sizeof(uint64_t));
 	__builtin_memcpy(b->bytes, (const void *)start, b->words * sizeof(uint64_t));
 	return true;
@@ -267,6 +269,8 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags)
 {
 	const struct x86_decoded *d = s->next_dec;
 	uint64_t start = s->prev;
+	const struct ss_block *same = s->blk_same; /* this trap's only */
+	s->blk_same = NULL;
 	if (!block_on || !s->hooks.cache || s->next_whole || !d || d->ip != start ||
 	    s->prev_mode != X86_MODE_64 || s->blk_armed)
 		return false;
@@ -275,7 +279,9 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags)
 		return false;
 	struct ss_block *b = &s->blk_cache[(start ^ (start >> 6)) % BLOCK_SLOTS];
 	/* a block remembered was on a read-only page when it was decoded */
-	bool known = b->start == start && same_words(b) && b->n <= room &&
+	/* the block that just ran, compared after it (check_bytes), runs again: nothing ran since
+	 */
+	bool known = b->start == start && (b == same || same_words(b)) && b->n <= room &&
 		     !(b->to_start && (*rflags & RFLAGS_IF));
 	if (!known) {
 		if (!block_plain(d) || !ss_code_readonly(start))
@@ -349,8 +355,10 @@ static __attribute__((noinline, cold)) void block_changed(struct ss_state *s, un
 static inline __attribute__((always_inline)) void check_bytes(struct ss_state *s, uint64_t end)
 {
 	const struct ss_block *b = s->blk;
-	if (same_words(b))
+	if (same_words(b)) {
+		s->blk_same = b;
 		return;
+	}
 	const uint8_t *then = (const uint8_t *)b->bytes, *now = (const uint8_t *)b->start;
 	for (unsigned i = 0, off = 0; b->start + off < end; off += b->len[i++]) {
 		unsigned len = i < b->n ? b->len[i] : (unsigned)(end - b->start - off);
@@ -391,6 +399,7 @@ static inline __attribute__((always_inline)) uint64_t retire_plain(struct ss_sta
 enum ss_block_stop ss_block_cut(struct ss_state *s, uint64_t rip, bool breakpoint)
 {
 	s->blk_armed = false;
+	s->blk_same = NULL;
 	/* The straight line first: an instruction there stops the block before the branch runs,
 	 * a successor there too (its breakpoint comes first on the way), but the start: that is
 	 * the branch's successor when its breakpoint (suppressed by RF the first time) fires. */
@@ -413,4 +422,51 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, uint64_t rip, bool breakpoin
 	/* the branch's decoding, made before it ran (its bytes are the block's, compared) */
 	s->next_dec = cached_at_s(s, at, on_path, X86_MODE_64);
 	return on_path ? SS_BLOCK_AT : SS_BLOCK_BRANCH;
+}
+
+/*
+ * The short way of a block's breakpoint #DB (ss_plain_trap, before the whole frame is saved):
+ * where it came at a successor of the block's branch (not on the straight line before it), at
+ * the privilege level the block ran at, the block's bytes unchanged (check_bytes' test), the
+ * next block one seen before with its bytes unchanged and the hooks' room enough for both (the
+ * room only shrinks by the steps fed: each ticks a counter at most once, spmu_counters_tick),
+ * the hook takes the block and its branch at once (ss_hooks.block_branch) and the next block is
+ * armed: what block_stop, ss_block_cut and ss_block_arm do, without the decodings they make on
+ * the way (the block's were made and compared when it was first armed). Anything else goes the
+ * long way, nothing changed.
+ */
+bool ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
+{
+	const struct ss_block *b = s->blk;
+	uint64_t rip = c->rip;
+	bool taken = rip == b->to[0];
+	if (!s->blk_branch || !s->hooks.block_branch || b->to[0] == b->to[1] ||
+	    (!taken && rip != b->to[1]) || (rip > b->start && rip <= b->last) ||
+	    (c->cs & 3) != s->prev_cpl || !cs_64bit(c->cs) || s->vtf || ss_skip_every)
+		return false;
+	struct ss_block *nb = &s->blk_cache[(rip ^ (rip >> 6)) % BLOCK_SLOTS];
+	/* Both blocks' bytes lie on b's page (branch_successors, block_fits), present when b was
+	 * armed: one probe says whether it still is (the engine never faults on it, fetch.c). */
+	if (nb->start != rip || (nb->to_start && (c->rflags & RFLAGS_IF)) ||
+	    !cpu_probe_byte((const void *)b->start) || !same_words(b) ||
+	    (nb != b && !same_words(nb)))
+		return false;
+	const struct ss_block_branch bb = {.n = b->n,
+					   .from = b->last,
+					   .to = rip,
+					   .next_n = nb->n,
+					   .kind = b->kind,
+					   .cpl = s->prev_cpl,
+					   .taken = taken};
+	if (!s->hooks.block_branch(s->hooks.ctx, &bb))
+		return false;
+	s->blk_armed = false;
+	s->steps += b->n + 1u;
+	s->view->cpl_from = s->view->cpl_to = s->prev_cpl;
+	s->prev = rip;
+	s->next_dec = NULL; /* decoded when a trap needs it (the next block's start is plain) */
+	s->next_opcode_ip = 0;
+	s->next_whole = false;
+	arm(s, nb, &c->rflags);
+	return true;
 }

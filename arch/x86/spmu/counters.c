@@ -435,6 +435,22 @@ static uint64_t *counter_of(struct spmu_counters *c, unsigned bit, unsigned *wid
 	return &c->pmc[bit];
 }
 
+bool spmu_counters_quiet(const struct spmu_counters *c, uint64_t steps)
+{
+	if (c->counts_memory || c->pebs_armed)
+		return false;
+	if (!c->live || (c->global_status & GLOBAL_STATUS_CTR_FRZ))
+		return true; /* nothing counts (spmu_counters_tick) */
+	for (uint64_t live = c->live; live; live &= live - 1) {
+		unsigned width;
+		uint64_t v =
+		    *counter_of((struct spmu_counters *)c, (unsigned)__builtin_ctzll(live), &width);
+		if (width_mask(width) - v < steps)
+			return false; /* bump overflows on the tick that finds it at its maximum */
+	}
+	return true;
+}
+
 uint64_t spmu_counters_plain_room(const struct spmu_counters *c, unsigned cpl)
 {
 	if (c->counts_memory)

@@ -88,6 +88,10 @@ struct spmu_overflow spmu_counters_tick(struct spmu_counters *c, const struct sp
 uint64_t spmu_counters_plain_room(const struct spmu_counters *c, unsigned cpl);
 /* n such instructions at once (n no more than spmu_counters_plain_room's answer). */
 void spmu_counters_tick_plain(struct spmu_counters *c, uint64_t n, unsigned cpl);
+/* Whether `steps` more retired instructions of any kind (each ticks a counter at most once)
+ * leave every counter below its overflow, none armed for PEBS, memory events not counted: then
+ * their ticks request no PMI and write no PEBS record (per-block stepping's short way). */
+bool spmu_counters_quiet(const struct spmu_counters *c, uint64_t steps);
 /* The memory kind of GP counter n's event (SPMU_MEM_NONE for fixed counters, n >= 32). */
 enum spmu_mem_kind spmu_counters_mem_kind(const struct spmu_counters *c, unsigned n);
 /* Whether LBRs are frozen (streamlined freeze, LBR_Frz set). */

@@ -67,7 +67,8 @@ struct ss_state {
 	bool blk_armed, blk_branch;
 	unsigned blk_n;
 	uint64_t blk_start, blk_last, blk_to[2];
-	const struct ss_block *blk; /* the armed block's description (block.c) */
+	const struct ss_block *blk;	 /* the armed block's description (block.c) */
+	const struct ss_block *blk_same; /* a block whose bytes this trap found unchanged */
 	uint64_t ok_page;    /* cached_at_s: a page found present in this trap, + 1 (0: none) */
 	uint64_t dr[2], dr7; /* what the engine last wrote to DR0, DR1, DR7 */
 	struct ss_block *blk_cache; /* this CPU's blocks seen (block.c) */
@@ -244,6 +245,17 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, uint64_t rip, bool breakpoin
 /* No block armed any more (after ss_block_cut, unless one is armed again): DR7 cleared before
  * the workload or a handler runs. */
 void ss_block_idle(struct ss_state *s);
+/* The CPU's part of the #DB frame (SDM Vol. 3A 6.14.2, Figure 6-9), all a plain step or a block's
+ * short way reads of it: the engine's entry saved only the registers a C call may change
+ * (ss_plain_trap). */
+struct db_cpu_frame {
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+/* A block's breakpoint #DB at one of its branch's successors, taken the short way: the block,
+ * its branch and the next block (one seen before, its bytes unchanged) told to the hooks at once
+ * (ss_hooks.block_branch) and the next block armed. False, with nothing changed: the long way
+ * (ss_debug_trap, block_stop). */
+bool ss_block_trap(struct ss_state *s, struct db_cpu_frame *c);
 /* The run starts: nothing armed, nothing remembered. */
 void ss_block_reset(struct ss_state *s);
 

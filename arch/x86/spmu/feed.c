@@ -4,6 +4,7 @@
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/hw/cpu_regs.h"
+#include "arch/x86/spmu/bts.h"
 #include "arch/x86/spmu/spmu.h"
 
 /* A PMI the model requested, handed to the runner once. */
@@ -111,4 +112,38 @@ unsigned spmu_feed_transfer(struct spmu *m, const struct spmu_feed_transfer *t)
 	spmu_transfer(m, t->from, t->to, t->delivery ? X86_BR_INT : X86_BR_IRET, t->cpl_from,
 		      t->cpl_to);
 	return take_pmi(m);
+}
+
+/* Whether one more BTS record at `cpl` neither reaches the threshold (a PMI request) nor meets a
+ * full or unmapped buffer (bts_store's other ways): then spmu_transfer stores it and asks nothing.
+ */
+static bool bts_quiet(struct spmu *m, unsigned cpl)
+{
+	if (bts_disposition(m->debugctl, cpl) != BTS_STORED)
+		return true;
+	const struct ds_area64 *ds = m->lin ? m->lin(m->ds_area) : NULL;
+	if (!ds)
+		return false;
+	uint64_t next = ds->bts_index + sizeof(struct bts_record);
+	return ds->bts_index >= ds->bts_base && next <= ds->bts_abs_max && next < ds->bts_threshold;
+}
+
+bool spmu_feed_block(struct spmu *m, const struct spmu_feed_block *b)
+{
+	if (m->pmi_pending || (m->debugctl & DEBUGCTL_BTF) ||
+	    !spmu_counters_quiet(&m->ctr, b->n + 1 + b->next_n) ||
+	    (b->taken && !bts_quiet(m, b->cpl)))
+		return false;
+	spmu_feed_plain_n(m, b->n, b->cpl);
+	/* spmu_feed's order: the branch is recorded, then the step counted */
+	if (b->taken)
+		spmu_branch(m, b->from, b->to, b->kind, b->cpl, b->cpl);
+	if (m->ctr.live) {
+		const struct spmu_step st = {
+		    .retired = b->from, .next = b->to, .branch = true, .cpl = b->cpl};
+		spmu_retire(m, &st);
+	} else {
+		spmu_retire_uncounted(m);
+	}
+	return true;
 }

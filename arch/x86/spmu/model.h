@@ -64,6 +64,21 @@ bool spmu_feed_plain(struct spmu *m);
 uint64_t spmu_plain_room(struct spmu *m, unsigned cpl);
 void spmu_feed_plain_n(struct spmu *m, uint64_t n, unsigned cpl);
 
+/* Per-block stepping's short way: n plain steps at `cpl` (as spmu_feed_plain_n), then the direct
+ * branch at `from` that ends them, to `to` (taken, or its fall-through), as spmu_feed would take
+ * that step with nothing else to report (no data access, no BTF hook, no redirection). True if
+ * the model took them so and asks nothing of the runner (spmu_feed would return 0: no PMI, no
+ * PEBS record, no BTF trap) and spmu_plain_room then answers at least next_n; false, with
+ * nothing changed, where it might ask more or the room is less. */
+struct spmu_feed_block {
+	uint64_t n, from, to;
+	uint64_t next_n; /* and spmu_plain_room then answers at least next_n */
+	enum x86_branch_kind kind;
+	bool taken;
+	unsigned cpl;
+};
+bool spmu_feed_block(struct spmu *m, const struct spmu_feed_block *b);
+
 /* A transfer the engine reported (singlestep.h): an exception's delivery (recorded as INT-class)
  * or its handler's IRET. No instruction retires. Returns SPMU_FEED_PMI or 0. */
 struct spmu_feed_transfer {

@@ -197,11 +197,6 @@ static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struc
 	return true;
 }
 
-/* The CPU's part of the #DB frame (SDM Vol. 3A 6.14.2, Figure 6-9), all a plain step reads of
- * it: the engine's entry saved only the registers a C call may change (ss_plain_trap). */
-struct db_cpu_frame {
-	uint64_t rip, cs, rflags, rsp, ss;
-};
 _Static_assert(sizeof(struct db_cpu_frame) ==
 		   sizeof(struct trap_frame) - __builtin_offsetof(struct trap_frame, rip),
 	       "the CPU's frame ends struct trap_frame");
@@ -217,7 +212,8 @@ bool ss_plain_nothing(void *ctx)
 }
 
 /*
- * Most traps of all, from the engine's entry before it saves the whole frame: a plain step
+ * Most traps of all, from the engine's entry before it saves the whole frame: a block's
+ * breakpoint at its branch's successor (ss_block_trap), or a plain step
  * (note_next armed s->plain_to: the retired instruction's decoding, made before it ran, says
  * no branch, and the trap landed right after it, at the same privilege level), the next
  * instruction decoded before it runs and no instruction the engine has work for, and the
@@ -227,10 +223,14 @@ bool ss_plain_nothing(void *ctx)
 TRAP_STEP_HOT bool ss_plain_trap(struct db_cpu_frame *c)
 {
 	struct ss_state *s = state_here();
-	if (!s || !s->active || c->rip != s->plain_to || (c->cs & 3) != s->prev_cpl)
+	if (!s || !s->active)
 		return false;
 	if (s->prev_cpl == 3)
 		user_access_begin(); /* the code the engine reads is ring 3's (SMAP) */
+	if (s->blk_armed)
+		return ss_block_trap(s, c); /* a block's breakpoint */
+	if (c->rip != s->plain_to || (c->cs & 3) != s->prev_cpl)
+		return false;
 	const struct x86_decoded *dec = cached_at(s->hooks.cache, c->rip, true, X86_MODE_64);
 	if (!dec || engine_special(dec->opcode))
 		return false; /* before_special may write the frame */
@@ -324,7 +324,7 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 	struct ss_result r;
 	/* kernel/arch_step.h: on_step is not told of plain steps (sstrace.c takes none of them). */
 	struct ss_hooks h = {on_step, on_transfer, ctx, cache, cache ? ss_plain_nothing : NULL,
-			     NULL,    NULL};
+			     NULL,    NULL,	   NULL};
 	ss_run(fn, arg, &h, false, &r);
 	*counts = (struct arch_step_counts){.steps = r.steps,
 					    .rep_iterations = r.rep_iterations,
@@ -392,7 +392,9 @@ void ss_note_exception(struct trap_frame *f)
 		/* Inside a block run at full speed (block.c): what retired before f->rip is
 		 * accounted; the workload goes on stepped (TF in the frame, for an NMI's IRET;
 		 * a delivery's handler sees the workload's own, ss_note_delivery). */
-		if (ss_block_cut(s, f->rip, false) == SS_BLOCK_BRANCH) {
+		enum ss_block_stop st = ss_block_cut(s, f->rip, false);
+		s->blk_same = NULL; /* a handler runs before the next block */
+		if (st == SS_BLOCK_BRANCH) {
 			exception_step(s, f, s->prev, f->rip); /* the branch ran, then this came */
 			s->prev = f->rip;
 		}

@@ -26,6 +26,16 @@ typedef void (*ss_step_fn)(void *ctx, uint64_t retired, uint64_t next);
  * two apart (kernel/arch_step.h's on_transfer has the same type). */
 typedef void (*ss_transfer_fn)(void *ctx, uint64_t from, uint64_t to, bool delivery);
 
+/* What ss_hooks.block_branch hears: n plain steps from a block's start, then the branch at
+ * `from` (enum x86_branch_kind `kind`: a near JMP, CALL, Jcc, LOOP or JrCXZ with a relative
+ * target) on to `to`, its target (taken) or its fall-through, all at privilege level cpl. */
+struct ss_block_branch {
+	uint64_t n, from, to;
+	uint64_t next_n; /* true only if plain_room would then answer at least next_n */
+	unsigned kind, cpl;
+	bool taken;
+};
+
 /* Who hears about a stepped run; transfer may be NULL. With a decode cache (X86_DECODE_CACHE_SIZE
  * entries, zeroed, lib/x86_decode_cache.h) the engine decodes every instruction before it runs
  * and step hooks read the decodings (ss_step_decoded); without, it decodes only what it must. */
@@ -46,6 +56,13 @@ struct ss_hooks {
 	 * no batches, unless `plain` is ss_plain_nothing (then any number, and nothing to call). */
 	uint64_t (*plain_room)(void *ctx, unsigned cpl);
 	void (*plain_n)(void *ctx, uint64_t n, unsigned cpl);
+	/* Per-block stepping's short way (block.c, ss_block_trap): a block's n plain steps and
+	 * the direct branch that ends it (taken, or on to its fall-through), at one privilege
+	 * level, told at once: exactly as plain_n and then step would have heard of them, where
+	 * step would have nothing to ask of the engine and plain_room would then answer at least
+	 * next_n (the next block's plain steps). False, with nothing changed, where the
+	 * hook has more to do: then they go the long way. NULL: always the long way. */
+	bool (*block_branch)(void *ctx, const struct ss_block_branch *b);
 };
 bool ss_plain_nothing(void *ctx);
 
