@@ -10,11 +10,11 @@
 
 #include <stdint.h>
 
-#define WL_QSORT_N    2000  /* values qsort sorts by default */
-#define WL_QSORT_MAX  65536 /* at most (a static array of 32-bit values: 256 KiB) */
-#define WL_CRC32_N    4096  /* bytes crc32 checks by default */
-#define WL_CRC32_MAX  65536 /* at most (a static buffer) */
-#define WL_INTERP_N   2000  /* the interpreted program's loop count by default */
+#define WL_QSORT_N   2000  /* values qsort sorts by default */
+#define WL_QSORT_MAX 65536 /* at most (a static array of 32-bit values: 256 KiB) */
+#define WL_CRC32_N   4096  /* bytes crc32 checks by default */
+#define WL_CRC32_MAX 65536 /* at most (a static buffer) */
+#define WL_INTERP_N  2000  /* the interpreted program's loop count by default */
 
 uint64_t wl_qsort(uint64_t n);
 uint64_t wl_qsort_result(uint64_t n);
