@@ -297,6 +297,7 @@ $(BUILD)/host/test_acpi_console: $(BUILD)/gen/acpi_tables.h
 $(BUILD)/host/test_acpi_console: HOST_CFLAGS += -I$(BUILD)/gen
 # zlib's crc32() is the independent CRC the slicing-by-8 one is checked against.
 $(BUILD)/host/test_crc32: HOST_LDLIBS += -lz
+$(BUILD)/host/test_workloads_c: HOST_LDLIBS += -lz
 # The record store: one producer and one consumer thread.
 $(BUILD)/host/test_record_store: HOST_LDLIBS += -lpthread
 # Zydis (libzydis-dev): the independent decoder lib/x86_decode.c is checked against.

@@ -6,6 +6,7 @@
 #include "kernel/arch_workloads.h"
 #include "kernel/selftest.h"
 #include "kernel/workloads.h"
+#include "kernel/workloads_c.h"
 #include "lib/bits.h"
 #include "lib/config.h"
 #include "lib/fmt.h"
@@ -295,6 +296,12 @@ static const struct cfg_option option_table[] = {
     {"chase.nodes", CFG_UINT,
      "workload chase: its working set in 64-byte nodes, a power of two; 0 = 256",
      OPT(wl_chase_nodes), 2, WL_CHASE_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
+    {"qsort.n", CFG_UINT, "workload qsort: values it sorts; 0 = 2000", OPT(wl_qsort_n), 1,
+     WL_QSORT_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
+    {"crc32.n", CFG_UINT, "workload crc32: bytes it checks; 0 = 4096", OPT(wl_crc32_n), 1,
+     WL_CRC32_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
+    {"interp.n", CFG_UINT, "workload interp: the loop count of its program; 0 = 2000",
+     OPT(wl_interp_n), 1, WL_ITERATIONS_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
     {"ss.skip", CFG_UINT,
      "test only: the single-step engine leaves out every Nth trap whose path the code decides "
      "(after a non-branch or a direct JMP or CALL), as a platform that skips traps would, so "

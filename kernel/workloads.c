@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The workloads: the architecture's table (kernel/arch_workloads.h: those in assembly), then
- * the ones written in generic C here (memory, program, bench), indexed in that order.
+ * the ones written in generic C (memory, program, bench here; qsort, crc32, interp in
+ * kernel/workloads_c.c), indexed in that order.
  */
 #include "kernel/workloads.h"
 #include "kernel/arch_workloads.h"
 #include "kernel/program.h"
+#include "kernel/workloads_c.h"
 #include "kernel/options.h"
 #include "lib/bits.h"
 #include "lib/config.h"
@@ -81,6 +83,25 @@ static const struct workload workloads[] = {
      .expect = (uint64_t)BENCH_LOOP_ITERATIONS * (BENCH_LOOP_ITERATIONS - 1) / 2,
      .bench = true,
      .concurrent = true},
+    /* compiled C (kernel/workloads_c.c), for make bench and the oracle (named only) */
+    {.name = "qsort",
+     .what = "a recursive quicksort of a permutation of 2000 values (qsort.n; named only)",
+     .fn = WORKLOAD_CODE(wl_qsort),
+     .arg = WL_QSORT_N,
+     .expect_of = WORKLOAD_CODE(wl_qsort_result),
+     .explicit_only = true},
+    {.name = "crc32",
+     .what = "bitwise CRC-32 of 4096 bytes, a branch per bit (crc32.n; named only)",
+     .fn = WORKLOAD_CODE(wl_crc32),
+     .arg = WL_CRC32_N,
+     .expect_of = WORKLOAD_CODE(wl_crc32_result),
+     .explicit_only = true},
+    {.name = "interp",
+     .what = "a bytecode interpreter's switch, summing 1..2000 (interp.n; named only)",
+     .fn = WORKLOAD_CODE(wl_interp),
+     .arg = WL_INTERP_N,
+     .expect_of = WORKLOAD_CODE(wl_interp_result),
+     .explicit_only = true},
 };
 
 uint64_t workload_expect(const struct workload *w, uint64_t arg)
@@ -98,6 +119,9 @@ static const struct {
     {"sort", offsetof(struct kernel_options, wl_sort_n)},
     {"hash", offsetof(struct kernel_options, wl_hash_n)},
     {"chase", offsetof(struct kernel_options, wl_chase_nodes)},
+    {"qsort", offsetof(struct kernel_options, wl_qsort_n)},
+    {"crc32", offsetof(struct kernel_options, wl_crc32_n)},
+    {"interp", offsetof(struct kernel_options, wl_interp_n)},
 };
 
 uint64_t workload_arg(const struct workload *w, const struct kernel_options *o)

@@ -7,7 +7,10 @@
 #   jumping onto one, an instruction running onto one, a jump to a non-canonical address);
 # - misbehave 8 (tests/programs/misbehave.c): a ring 3 program that steps itself (POPF with TF
 #   set) across a SYSCALL, with IA32_FMASK clearing TF as Linux sets it;
-# - dbreg (exact.S): a workload that arms a data breakpoint of its own: refused, loudly.
+# - dbreg (exact.S): a workload that arms a data breakpoint of its own: refused, loudly;
+# - compiled C (kernel/workloads_c.c, sizes cut to keep QEMU's log short): qsort (a recursive
+#   quicksort: data-dependent branches, calls, returns), crc32 (bitwise CRC-32) and interp (a
+#   bytecode interpreter: a jump table's indirect JMP per bytecode), code no one wrote by hand.
 # One boot, the engine (ss) and BTS and LBR on the software PMU.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
@@ -18,10 +21,12 @@ window=0x7e0000000000
 sym() { nm "$build/kernel.elf" | awk -v s="$1" '$3 == s { print "0x" $1 }' | sed 's/^0x0*/0x/'; }
 hex() { printf '%#x' "$(($1))"; }
 
+interp_n=150
 boot --timeout 300 --program "$progs/misbehave.elf" --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$window+0x10000")" \
 	--qemu-arg -D --qemu-arg "$work/exec.log" \
-	-- ss=exact,program,dbreg workload=exact,program trace=bts,lbr spmu=skylake program.arg=8
+	-- ss=qsort,crc32,interp,exact,program,dbreg workload=exact,program trace=bts,lbr spmu=skylake program.arg=8 \
+	qsort.n=160 crc32.n=256 interp.n=$interp_n
 status_is 1 "the boot ends, failed by dbreg's refusal alone"
 ! printf '%s\n' "$out" | grep -q "EXCEPTION\|unexpected exception"
 ok $? "no kernel exception: the engine never faults on the workload's code, nor takes its TF"
@@ -32,8 +37,8 @@ ok $? "the only errors are dbreg's refusal and the program's own #DB"
 # the source puts on a page not present (or non-canonical) faults; QEMU logs no PC for it.
 nc=0x8000000000000000
 export QEB_FETCH_FAULTS="$(sym exact_a_last)=$(sym exact_page_b) $(sym exact_b_jmp)=$(sym exact_c_target) $(sym exact_c_jmp)=$(sym exact_straddle) $(sym exact_nc_jmp)=$nc"
-QEB_ELFS="$progs/misbehave.elf" oracle_runs "$work/exec.log" "$work/qemu.txt" 7 \
-	": ss exact, program, dbreg; bts and lbr for exact and program"
+QEB_ELFS="$progs/misbehave.elf" oracle_runs "$work/exec.log" "$work/qemu.txt" 10 \
+	": ss qsort, crc32, interp, exact, program, dbreg; bts and lbr for exact and program"
 
 # runs_to ADDRESS: the oracle's runs (in order) whose first branch goes to ADDRESS
 runs_to() {
@@ -42,6 +47,37 @@ runs_to() {
 read -r -a ex < <(runs_to "$(sym arch_exact_workload)" | tr '\n' ' ')
 [ "${#ex[@]}" = 3 ]
 ok $? "QEMU's log: three runs of exact (ss, bts, lbr: ${ex[*]})"
+
+# Compiled C: the engine's run of each is QEMU's, branch for branch, and its result the one
+# kernel/workloads_c.c's closed form or zlib's CRC-32 gives (ss-end ... ok). First, from
+# objdump, that the compiler made the branches these stand for: quicksort's calls (partition,
+# itself) and interp's jump table (an indirect JMP); QEMU's log must have them taken.
+dis() { objdump -d --no-show-raw-insn --disassemble="$1" "$build/kernel.elf" | awk -F'\t' 'NF >= 2 { sub(":", "", $1); sub(/^ */, "", $1); print "0x" $1 "\t" $2 }'; }
+ijmp=$(dis interp_run | awk -F'\t' '$2 ~ /^jmp +\*/ { print $1 }')
+calls=$(dis qsort_range | awk -F'\t' '$2 ~ /^call .*<qsort_(range|partition)>/ { print $1 }')
+[ -n "$ijmp" ] && [ "$(printf '%s\n' "$calls" | wc -l)" -ge 2 ]
+ok $? "objdump: interp_run dispatches by an indirect JMP ($ijmp), qsort_range calls itself and its partition ($(echo $calls))"
+taken_from() { # taken_from RUN ADDRESS...: how many of RUN's branches go FROM one of them
+	printf '%s\n' "$1" | awk -v a="$2" 'BEGIN { n = split(a, s, " "); for (i = 1; i <= n; i++) from[s[i]] = 1 } $1 != "run" && ($1 in from) { c++ } END { print c + 0 }'
+}
+for w in qsort crc32 interp; do
+	read -r -a r < <(runs_to "$(sym "wl_$w")" | tr '\n' ' ')
+	kw=$(ss_run "$w")
+	qw=$(nth "$work/qemu.txt" "${r[0]:-0}")
+	same "$kw" "$qw" \
+		"engine, $w: QEMU's taken branches and step count ($(printf '%s\n' "$kw" | grep -vc '^run ') branches, run ${r[*]})"
+	has "ss-end $w ok" "engine, $w: its result as native and as its closed form (or zlib) says"
+	exactly=0 # 0: at least one; interp's program (kernel/workloads_c.c) runs 2 bytecodes, n loops of
+	# 7, n - 1 of 2 more and 2 at the end: one dispatch each, exactly 9 n + 2
+	case $w in
+	qsort) from=$(echo $calls) what="calls from qsort_range" ;;
+	interp) from=$ijmp what="indirect JMPs through the jump table" exactly=$((9 * interp_n + 2)) ;;
+	*) continue ;;
+	esac
+	n=$(taken_from "$qw" "$(printf '%#x ' $from)")
+	[ "$n" -gt 0 ] && { [ "$exactly" = 0 ] || [ "$n" = "$exactly" ]; }
+	ok $? "QEMU's log, $w: $n $what (want $([ "$exactly" = 0 ] && echo "some" || echo "$exactly: 9 n + 2"))"
+done
 
 q=$(nth "$work/qemu.txt" "${ex[0]}")
 k=$(ss_run exact)
