@@ -7,13 +7,16 @@
 # a compiled C workload with loads and stores (memory), the engine alone over compiled C
 # (qsort, crc32, interp of kernel/workloads_c.c, sizes cut) and a ring 3 program (spin), with a PEBS
 # period (37) that makes counters overflow inside straight-line code, so that blocks are cut
-# short where a counter would overflow (its PMI and record at their instruction). What the
+# short where a counter would overflow (its PMI and record at their instruction), and the
+# facilities whose PMIs come at a block's last branch: BTS with its threshold interrupt (btsint,
+# 32 records), LBR sampled every 7 branches, counter samples every 53 instructions (pmc): the
+# block's short way (ss_block_trap) must leave every such branch to the long way. What the
 # records must be is the oracle tests' business (exact.t, sstrace.t, trace.t, in both modes
 # under make long-check); here: the two modes agree, and the blocks were used.
 . "$(dirname "$0")/lib.sh"
 progs=$build/tests/programs
-opts=(workload=loop,calls,indirect,sort,hash,smc,memory,program trace=bts,lbr,pebs spmu=skylake
-	pebs.period=37 ss=loop,smc,sort,qsort,crc32,interp,program program.arg=300 qsort.n=160
+opts=(workload=loop,calls,indirect,sort,hash,smc,memory,program trace=bts,btsint,lbr,pebs,pmc
+	spmu=skylake pebs.period=37 lbr.period=7 pmc.period=53 ss=loop,smc,sort,qsort,crc32,interp,program program.arg=300 qsort.n=160
 	crc32.n=256 interp.n=150)
 
 # what a boot prints that is no record: its timing

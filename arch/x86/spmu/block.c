@@ -159,7 +159,7 @@ static bool branch_successors(const struct x86_decoded *d, uint64_t ip, uint64_t
  * (read in whole words from the start) stay on the start's page are remembered.
  */
 #define BLOCK_WORDS 16 /* a block's bytes: at most 128 */
-#define BLOCK_SLOTS 16 /* per CPU, by start address */
+#define BLOCK_SLOTS 64 /* per CPU, by start address */
 struct ss_block {
 	uint64_t start; /* 0: an empty slot */
 	uint64_t bytes[BLOCK_WORDS];
@@ -469,4 +469,9 @@ bool ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	s->next_whole = false;
 	arm(s, nb, &c->rflags);
 	return true;
+}
+
+bool ss_block_intact(const struct ss_state *s)
+{
+	return cpu_probe_byte((const void *)s->blk_start) && same_words(s->blk);
 }

@@ -256,6 +256,10 @@ struct db_cpu_frame {
  * (ss_hooks.block_branch) and the next block armed. False, with nothing changed: the long way
  * (ss_debug_trap, block_stop). */
 bool ss_block_trap(struct ss_state *s, struct db_cpu_frame *c);
+/* Whether the armed block's page is present and its bytes (up to its last instruction, and its
+ * branch's where it runs one) are those it was decoded from (check_bytes' test, without the
+ * report). */
+bool ss_block_intact(const struct ss_state *s);
 /* The run starts: nothing armed, nothing remembered. */
 void ss_block_reset(struct ss_state *s);
 

@@ -212,6 +212,79 @@ bool ss_plain_nothing(void *ctx)
 }
 
 /*
+ * A block's breakpoint on its last instruction, one that needs a trap of its own (block.c), the
+ * short way: where the block ran to it untouched, its plain steps are told to the hooks (as
+ * ss_block_cut does) and that instruction is stepped (as block_stop does), unless the engine
+ * has work for it (before_special writes the whole frame).
+ */
+static __attribute__((noinline)) bool block_last_trap(struct ss_state *s, struct db_cpu_frame *c)
+{
+	uint64_t last = s->blk_last;
+	if (s->blk_branch || c->rip != last || (c->cs & 3) != s->prev_cpl || !cs_64bit(c->cs) ||
+	    s->vtf || ss_skip_every || !ss_block_intact(s))
+		return false;
+	const struct x86_decoded *dec = cached_at(s->hooks.cache, last, true, X86_MODE_64);
+	if (!dec || engine_special(dec->opcode))
+		return false;
+	s->blk_armed = false;
+	s->steps += s->blk_n;
+	if (s->blk_n && s->hooks.plain != ss_plain_nothing)
+		s->hooks.plain_n(s->hooks.ctx, s->blk_n, s->prev_cpl);
+	s->prev = last;
+	s->next_dec = dec;
+	s->plain_to = 0;
+	c->rflags |= RFLAGS_TF;
+	arm_next(s, last, dec, dec->opcode, false);
+	if (!ss_block_arm(s, &c->rflags)) /* a plain one the block had no room for: a block */
+		ss_block_idle(s);
+	return true;
+}
+
+/*
+ * A stepped near JMP, CALL or RET (not in a block: a block's last instruction, or a branch whose
+ * target lies on another page) the short way: the step report_step and model_step would make,
+ * where the hook takes it whole (ss_hooks.block_branch, no plain steps before it) and the
+ * instruction it went to is no special one; then the next block is armed as ss_debug_trap does.
+ */
+static __attribute__((noinline)) bool branch_trap(struct ss_state *s, struct db_cpu_frame *c)
+{
+	uint64_t prev = s->prev, next = c->rip;
+	const struct x86_decoded *in = s->next_dec;
+	if (!s->hooks.block_branch || s->next_opcode_ip != prev || s->next_whole || next == prev ||
+	    (c->cs & 3) != s->prev_cpl || next == (uint64_t)ss_exit ||
+	    s->prev_mode != X86_MODE_64 || !cs_64bit(c->cs) || !in || in->ip != prev ||
+	    in->insn.length == 0 || in->insn.mode != X86_MODE_64)
+		return false;
+	switch (in->step.branch) {
+	case X86_BR_JMP_REL:
+	case X86_BR_CALL_REL:
+		if (next != x86_step_target(&in->step, prev))
+			return false; /* redirected: model_step_whole rebuilds it */
+		break;
+	case X86_BR_JMP_IND:
+	case X86_BR_CALL_IND:
+	case X86_BR_RET:
+		break; /* x86_step_classify: taken, wherever it went */
+	default:
+		return false;
+	}
+	const struct x86_decoded *dec = cached_at(s->hooks.cache, next, true, X86_MODE_64);
+	if (!dec || engine_special(dec->opcode))
+		return false;
+	const struct ss_block_branch bb = {
+	    .from = prev, .to = next, .kind = in->step.branch, .cpl = s->prev_cpl, .taken = true};
+	if (!s->hooks.block_branch(s->hooks.ctx, &bb))
+		return false;
+	s->steps++;
+	s->view->cpl_from = s->view->cpl_to = s->prev_cpl;
+	s->prev = next;
+	s->next_dec = dec;
+	arm_next(s, next, dec, dec->opcode, false);
+	ss_block_arm(s, &c->rflags);
+	return true;
+}
+
+/*
  * Most traps of all, from the engine's entry before it saves the whole frame: a block's
  * breakpoint at its branch's successor (ss_block_trap), or a plain step
  * (note_next armed s->plain_to: the retired instruction's decoding, made before it ran, says
@@ -227,9 +300,11 @@ TRAP_STEP_HOT bool ss_plain_trap(struct db_cpu_frame *c)
 		return false;
 	if (s->prev_cpl == 3)
 		user_access_begin(); /* the code the engine reads is ring 3's (SMAP) */
-	if (s->blk_armed)
-		return ss_block_trap(s, c); /* a block's breakpoint */
-	if (c->rip != s->plain_to || (c->cs & 3) != s->prev_cpl)
+	if (s->blk_armed)	     /* a block's breakpoint */
+		return ss_block_trap(s, c) || block_last_trap(s, c);
+	if (c->rip != s->plain_to)
+		return branch_trap(s, c);
+	if ((c->cs & 3) != s->prev_cpl)
 		return false;
 	const struct x86_decoded *dec = cached_at(s->hooks.cache, c->rip, true, X86_MODE_64);
 	if (!dec || engine_special(dec->opcode))
