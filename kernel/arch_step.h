@@ -46,6 +46,16 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
  * the platform's own trap round trip per instruction, the floor under the engine's step. For
  * benchmarks, with the other CPUs idle (the IDT is shared). */
 uint64_t arch_step_floor(uint64_t (*fn)(uint64_t), uint64_t arg);
+/* What per-block stepping's breakpoints cost the platform (make bench): TSC cycles of
+ * `iterations` runs of a loop of ARCH_BP_LOOP_INSNS instructions, run plain, with an instruction
+ * breakpoint armed on the loop's page that is never hit (QEMU's TCG then runs that page one
+ * instruction a translation block), and with one hit every iteration by a #DB handler that only
+ * sets RF and returns. For benchmarks, with the other CPUs idle (the IDT is shared). */
+#define ARCH_BP_LOOP_INSNS 9
+struct arch_bp_cost {
+	uint64_t plain, same_page, hit;
+};
+void arch_step_bp_cost(uint64_t iterations, struct arch_bp_cost *c);
 /* Inside on_step: the retired instruction's decoding, made from its bytes before it ran, and
  * the next one's, from its bytes now (before it runs); NULL where the bytes are no
  * instruction. */

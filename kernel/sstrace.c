@@ -103,6 +103,11 @@ static bool trace_one(const struct workload *w, void *ctx)
 		w->reset();
 	if (w->bench) {
 		kprintf("ss-floor %s tsc-cycles=%lu\n", w->name, arch_step_floor(w->fn, arg));
+		struct arch_bp_cost bp;
+		arch_step_bp_cost(arg, &bp);
+		kprintf("ss-floor-breakpoint iterations=%lu insns=%u plain=%lu same-page=%lu "
+			"hit=%lu\n",
+			arg, ARCH_BP_LOOP_INSNS, bp.plain, bp.same_page, bp.hit);
 		if (w->reset)
 			w->reset();
 	}

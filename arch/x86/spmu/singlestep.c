@@ -3,6 +3,7 @@
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/desc.h"
 #include "arch/x86/cpu/idt.h"
+#include "arch/x86/cpu/pagetable.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/usermode.h"
@@ -389,6 +390,37 @@ uint64_t arch_step_floor(uint64_t (*fn)(uint64_t), uint64_t arg)
 	uint64_t cycles = arch_timestamp() - t0;
 	ss_install_entry();
 	return cycles;
+}
+
+extern const char ss_bp_loop[], ss_bp_head[], ss_bp_trap[];
+
+/* DR7 (SDM Vol. 3B 17.2.4, Figure 17-2): L0 enables DR0, R/W0 = LEN0 = 00 an instruction
+ * breakpoint; bit 10 reads as 1. */
+#define BP_COST_DR7 (BIT(0) | BIT(10))
+/* a breakpoint on the loop's page, half a page away: never hit */
+#define BP_COST_FAR (PAGE_4K / 2)
+
+void arch_step_bp_cost(uint64_t iterations, struct arch_bp_cost *c)
+{
+	uint64_t (*loop)(uint64_t) = (uint64_t(*)(uint64_t))(uintptr_t)ss_bp_loop;
+	uint64_t t0 = arch_timestamp();
+	loop(iterations);
+	c->plain = arch_timestamp() - t0;
+	write_dr0((uint64_t)ss_bp_head ^ BP_COST_FAR); /* the loop is 64-byte aligned, 30 long */
+	_Static_assert(BP_COST_FAR < PAGE_4K, "on the loop's page");
+	write_dr7(BP_COST_DR7);
+	t0 = arch_timestamp();
+	loop(iterations);
+	c->same_page = arch_timestamp() - t0;
+	write_dr7(0);
+	idt_set_gate(VEC_DB, (uint64_t)ss_bp_trap, IST_DEBUG, 0);
+	write_dr0((uint64_t)ss_bp_head);
+	write_dr7(BP_COST_DR7);
+	t0 = arch_timestamp();
+	loop(iterations);
+	c->hit = arch_timestamp() - t0;
+	write_dr7(0);
+	ss_install_entry();
 }
 
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,

@@ -90,6 +90,29 @@ ss_debug_entry:
 2:	RESTORE_TRAP_REGS
 	jmp *trap_stub_table + 8 * DB_VECTOR(%rip)
 
+/* arch_step_bp_cost's loop (ARCH_BP_LOOP_INSNS = 9 instructions an iteration: seven ADDs, DEC,
+ * JNZ; rdi iterations) and its #DB handler: RF set in the frame, so that the breakpoint on
+ * ss_bp_head lets the instruction run on return (SDM Vol. 3B 17.3.1.1), and IRETQ. */
+	.section .text.workload, "ax"
+	.globl ss_bp_loop, ss_bp_head
+	.p2align 6
+ss_bp_loop:
+	xorl %eax, %eax
+ss_bp_head:
+	.rept 7
+	addq $1, %rax
+	.endr
+	decq %rdi
+	jnz ss_bp_head
+	ret
+
+	.text
+	.globl ss_bp_trap
+	.p2align 4
+ss_bp_trap:
+	orq $RFLAGS_RF, 2 * 8(%rsp)	/* RIP, CS, RFLAGS (SDM Vol. 3A Figure 6-9) */
+	iretq
+
 /* A #DB handler that only returns (arch_step_floor): the platform's own trap round trip. */
 	.text
 	.globl ss_floor_trap
