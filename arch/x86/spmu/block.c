@@ -435,7 +435,7 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, uint64_t rip, bool breakpoin
  * the way (the block's were made and compared when it was first armed). Anything else goes the
  * long way, nothing changed.
  */
-bool ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
+enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 {
 	const struct ss_block *b = s->blk;
 	uint64_t rip = c->rip;
@@ -443,32 +443,42 @@ bool ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	if (!s->blk_branch || !s->hooks.block_branch || b->to[0] == b->to[1] ||
 	    (!taken && rip != b->to[1]) || (rip > b->start && rip <= b->last) ||
 	    (c->cs & 3) != s->prev_cpl || !cs_64bit(c->cs) || s->vtf || ss_skip_every)
-		return false;
-	struct ss_block *nb = &s->blk_cache[(rip ^ (rip >> 6)) % BLOCK_SLOTS];
+		return SS_SHORT_NONE;
 	/* Both blocks' bytes lie on b's page (branch_successors, block_fits), present when b was
 	 * armed: one probe says whether it still is (the engine never faults on it, fetch.c). */
-	if (nb->start != rip || (nb->to_start && (c->rflags & RFLAGS_IF)) ||
-	    !cpu_probe_byte((const void *)b->start) || !same_words(b) ||
-	    (nb != b && !same_words(nb)))
-		return false;
+	if (!cpu_probe_byte((const void *)b->start) || !same_words(b))
+		return SS_SHORT_NONE;
+	struct ss_block *nb = &s->blk_cache[(rip ^ (rip >> 6)) % BLOCK_SLOTS];
+	bool next_known = nb->start == rip && !(nb->to_start && (c->rflags & RFLAGS_IF)) &&
+			  (nb == b || same_words(nb));
+	const struct x86_decoded *dec = NULL;
+	if (!next_known) {
+		/* the instruction there, decoded before it runs (as decode_step does), unless the
+		 * engine has work for it (before_special writes the whole frame) */
+		dec = cached_at(s->hooks.cache, rip, true, X86_MODE_64);
+		if (!dec || engine_special(dec->opcode))
+			return SS_SHORT_NONE;
+	}
 	const struct ss_block_branch bb = {.n = b->n,
 					   .from = b->last,
 					   .to = rip,
-					   .next_n = nb->n,
+					   .next_n = next_known ? nb->n : 0,
 					   .kind = b->kind,
 					   .cpl = s->prev_cpl,
 					   .taken = taken};
 	if (!s->hooks.block_branch(s->hooks.ctx, &bb))
-		return false;
+		return SS_SHORT_NONE;
 	s->blk_armed = false;
 	s->steps += b->n + 1u;
 	s->view->cpl_from = s->view->cpl_to = s->prev_cpl;
 	s->prev = rip;
-	s->next_dec = NULL; /* decoded when a trap needs it (the next block's start is plain) */
+	s->next_dec = dec; /* NULL: decoded when a trap needs it (a known block's start is plain) */
+	if (!next_known)
+		return SS_SHORT_FED;
 	s->next_opcode_ip = 0;
 	s->next_whole = false;
 	arm(s, nb, &c->rflags);
-	return true;
+	return SS_SHORT_ARMED;
 }
 
 bool ss_block_intact(const struct ss_state *s)

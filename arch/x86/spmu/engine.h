@@ -251,11 +251,16 @@ void ss_block_idle(struct ss_state *s);
 struct db_cpu_frame {
 	uint64_t rip, cs, rflags, rsp, ss;
 };
-/* A block's breakpoint #DB at one of its branch's successors, taken the short way: the block,
- * its branch and the next block (one seen before, its bytes unchanged) told to the hooks at once
- * (ss_hooks.block_branch) and the next block armed. False, with nothing changed: the long way
- * (ss_debug_trap, block_stop). */
-bool ss_block_trap(struct ss_state *s, struct db_cpu_frame *c);
+/* A block's breakpoint #DB at one of its branch's successors, taken the short way: the block and
+ * its branch told to the hooks at once (ss_hooks.block_branch), and the next block armed where
+ * it is one seen before with its bytes unchanged. */
+enum ss_block_short {
+	SS_SHORT_NONE,	/* not taken: the long way (ss_debug_trap, block_stop), nothing changed */
+	SS_SHORT_ARMED, /* told, and the next block armed */
+	SS_SHORT_FED,	/* told; s->prev and s->next_dec are the instruction at the successor,
+			 * which the caller sets up as after a step (arm_next, ss_block_arm) */
+};
+enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c);
 /* Whether the armed block's page is present and its bytes (up to its last instruction, and its
  * branch's where it runs one) are those it was decoded from (check_bytes' test, without the
  * report). */

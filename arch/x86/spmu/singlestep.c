@@ -301,8 +301,17 @@ TRAP_STEP_HOT bool ss_plain_trap(struct db_cpu_frame *c)
 		return false;
 	if (s->prev_cpl == 3)
 		user_access_begin(); /* the code the engine reads is ring 3's (SMAP) */
-	if (s->blk_armed)	     /* a block's breakpoint */
-		return ss_block_trap(s, c) || block_last_trap(s, c);
+	if (s->blk_armed) {	     /* a block's breakpoint */
+		enum ss_block_short r = ss_block_trap(s, c);
+		if (r == SS_SHORT_FED) {
+			/* as block_stop goes on after the branch's step */
+			c->rflags |= RFLAGS_TF;
+			arm_next(s, c->rip, s->next_dec, s->next_dec->opcode, false);
+			if (!ss_block_arm(s, &c->rflags))
+				ss_block_idle(s);
+		}
+		return r != SS_SHORT_NONE || block_last_trap(s, c);
+	}
 	if (c->rip != s->plain_to)
 		return branch_trap(s, c);
 	if ((c->cs & 3) != s->prev_cpl)
