@@ -269,11 +269,18 @@ static __attribute__((noinline)) bool branch_trap(struct ss_state *s, struct db_
 	default:
 		return false;
 	}
+	unsigned kind = in->step.branch;
+	if (next % X86_DECODE_CACHE_SIZE == prev % X86_DECODE_CACHE_SIZE) {
+		/* next's decoding takes the branch's slot (as in decode_step): the branch's is
+		 * kept aside, for the long way too if the hook does not take the step */
+		s->spare = *in;
+		s->next_dec = &s->spare;
+	}
 	const struct x86_decoded *dec = cached_at(s->hooks.cache, next, true, X86_MODE_64);
 	if (!dec || engine_special(dec->opcode))
 		return false;
 	const struct ss_block_branch bb = {
-	    .from = prev, .to = next, .kind = in->step.branch, .cpl = s->prev_cpl, .taken = true};
+	    .from = prev, .to = next, .kind = kind, .cpl = s->prev_cpl, .taken = true};
 	if (!s->hooks.block_branch(s->hooks.ctx, &bb))
 		return false;
 	s->steps++;
