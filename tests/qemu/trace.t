@@ -272,7 +272,7 @@ ok $? "bts, ring=kernel, filter: no user address in $(printf '%s\n' "$b" | grep 
 # The Nehalem LBR_SELECT erratum (modelled as Linux describes it, references.md 8): calls alone
 # are asked for, the driver widens the hardware filter and drops the surplus in software; the
 # stack must then hold what Skylake's exact filter keeps.
-boot --timeout 60 -- trace=lbr spmu=nehalem,skylake workload=user lbr.filter=call
+boot --timeout 60 -- trace=lbr spmu=nehalem,skylake workload=user,alias lbr.filter=call
 status_is 0 "lbr.filter=call on Nehalem and Skylake"
 nhm=$(block lbr user@nehalem 0 | awk '/^lbr / { print $3, $4 }')
 skl=$(block lbr user@skylake 0 | awk '/^lbr / { print $3, $4 }')
@@ -281,16 +281,31 @@ dropped=$(block lbr user@nehalem 0 | sed -n 's/^lbr-software-filtered //p')
 [ -n "$nhm" ] && [ "$nhm" = "$skl" ] && [ "${dropped:-0}" -gt 0 ] &&
 	printf '%s\n' "$h" | grep -q ' select=0x24 software-filter '
 ok $? "lbr, nehalem, calls only: select widened to 0x24, $dropped surplus records dropped in software, the calls equal Skylake's"
+# alias: its 40 CALLs go 16 KiB on (branch and target share the engine's decode-cache slot); the
+# stack holds the newest of them, each FROM the CALL TO the function, as nm names them.
+a_call=0x$(nm "$build/kernel.elf" | awk '$3 == "arch_wl_alias_call" { print $1 }')
+a_f=0x$(nm "$build/kernel.elf" | awk '$3 == "arch_wl_alias_f" { print $1 }')
+al=$(block lbr alias@skylake 0 | awk '/^lbr / { print $3, $4 }')
+depth=$(field "$(header lbr alias@skylake 0)" depth)
+[ -n "$depth" ] && [ "$(printf '%s\n' "$al" | grep -c .)" = "$depth" ] &&
+	[ -z "$(printf '%s\n' "$al" | grep -v "^$a_call $a_f\$")" ]
+ok $? "lbr, skylake, calls only over alias: the newest ${depth:-?} records, each $a_call -> $a_f (nm)"
 
 # Call-stack mode (Haswell and later: format >= 4) and FREEZE_WHILE_SMM (PERF_CAPABILITIES[12],
 # which every personality has).
-boot --timeout 60 -- trace=lbr,pmc spmu=nehalem,skylake workload=calls lbr.filter=call_stack freeze=smm
+boot --timeout 60 -- trace=lbr,pmc spmu=nehalem,skylake workload=calls,alias lbr.filter=call_stack freeze=smm
 status_is 0 "lbr.filter=call_stack freeze=smm on Nehalem and Skylake"
 has "SKIP: lbr: calls@nehalem cpu=0: " "call-stack mode on Nehalem (LBR format 3): SKIP with the reason"
 h=$(header lbr "calls@skylake" 0)
 n=$(block lbr "calls@skylake" 0 | grep -c '^lbr ')
 [ -n "$h" ] && [ "$(field "$h" select)" = 0x3c4 ] && [ "$n" = 0 ]
 ok $? "lbr, skylake, call stack: LBR_SELECT 0x3c4, and every call returned: an empty stack ($n entries)"
+# alias (arch/x86/workloads/library.S): 40 CALLs to, and RETs from, code 16 KiB away, where the
+# branch and where it goes share the engine's decode-cache slot. Call-stack mode (SDM Vol. 3B
+# 17.11: a near RET pops the entry of its CALL) must end empty here too.
+n=$(block lbr "alias@skylake" 0 | grep -c '^lbr ')
+[ -n "$(header lbr "alias@skylake" 0)" ] && [ "$n" = 0 ]
+ok $? "lbr, skylake, call stack over alias (branch and target 16 KiB apart): every call returned, an empty stack ($n entries)"
 for p in nehalem skylake; do
 	printf '%s\n' "$out" | grep -q "^trace-begin pmc calls@$p .* freeze=0x4000 "
 	ok $? "freeze=smm on $p: DEBUGCTL.FREEZE_WHILE_SMM (bit 14) set"

@@ -22,6 +22,7 @@
 	.globl arch_wl_countdown, arch_wl_countdown_end, arch_wl_nest, arch_wl_nest_end, arch_wl_switch
 	.globl arch_wl_switch_end, arch_wl_recursion, arch_wl_recursion_end, arch_wl_sort, arch_wl_sort_end
 	.globl arch_wl_sort_data
+	.globl arch_wl_alias, arch_wl_alias_end, arch_wl_alias_call, arch_wl_alias_f
 	.globl arch_wl_loop, arch_wl_loop_end, arch_wl_calls, arch_wl_calls_end
 	.globl arch_wl_indirect, arch_wl_indirect_end, arch_wl_hash, arch_wl_hash_end
 	.globl arch_wl_chase, arch_wl_chase_end, arch_wl_chase_nodes
@@ -293,6 +294,31 @@ arch_wl_sort:
 	jb 6b				/* cond: taken n - 1 */
 	ret				/* ret: 1 */
 arch_wl_sort_end:
+
+/* alias(n >= 1), workload "alias": n calls of a function whose first instruction lies exactly
+ * ALIAS_DISTANCE bytes after the CALL, and whose RET lies exactly as far after the CALL's return
+ * address: a branch and where it goes 16 KiB apart, on other pages, at the same address modulo
+ * any power-of-two table of at most 16 Ki entries (the single-step engine's decode cache has
+ * 1,024, lib/x86_decode_cache.h: the branch's and its target's decodings share a slot). Returns
+ * n. 2 + 10n (call, five NOPs, ret, inc, dec, jnz) + 1 = 10n + 3 instructions. */
+#define ALIAS_DISTANCE 16384
+arch_wl_alias:
+	xorl %eax, %eax
+	movq %rdi, %rcx
+arch_wl_alias_call:
+	call arch_wl_alias_f		/* call: n */
+arch_wl_alias_back:
+	incq %rax
+	decq %rcx
+	jnz arch_wl_alias_call		/* cond: taken n - 1 */
+	ret				/* ret: 1 */
+	.org arch_wl_alias_call + ALIAS_DISTANCE, 0xcc
+arch_wl_alias_f:			/* at the CALL's address + ALIAS_DISTANCE */
+	.rept 5				/* a CALL rel32 is 5 bytes: the RET lands at ... */
+	nop
+	.endr
+	ret				/* ret: n; at the return address + ALIAS_DISTANCE */
+arch_wl_alias_end:
 
 	.section .rodata
 	.p2align 3

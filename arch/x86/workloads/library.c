@@ -11,7 +11,8 @@
 
 extern const char arch_wl_loop_end[], arch_wl_calls_end[], arch_wl_indirect_end[], edges_end[],
     flags_end[], arch_wl_countdown_end[], arch_wl_nest_end[], arch_wl_switch_end[],
-    arch_wl_recursion_end[], arch_wl_sort_end[], arch_wl_hash_end[], arch_wl_chase_end[];
+    arch_wl_recursion_end[], arch_wl_sort_end[], arch_wl_hash_end[], arch_wl_chase_end[],
+    arch_wl_alias_end[];
 
 #define LCG_SEED	0x853c49e6748fea9bull /* library.S */
 #define LCG_MUL		6364136223846793005ull
@@ -27,6 +28,15 @@ void arch_wl_loop_signature(uint64_t n, struct workload_signature *s)
 	s->taken[WL_COND] = n - 1;
 	s->taken[WL_RET] = 1;
 	s->instructions = 4 * n + 3;
+}
+
+void arch_wl_alias_signature(uint64_t n, struct workload_signature *s)
+{
+	*s = workload_signature_of(arch_wl_alias, arch_wl_alias_end);
+	s->taken[WL_CALL] = n;
+	s->taken[WL_RET] = n + 1;
+	s->taken[WL_COND] = n - 1;
+	s->instructions = 10 * n + 3;
 }
 
 void arch_wl_calls_signature(uint64_t n, struct workload_signature *s)

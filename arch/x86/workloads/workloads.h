@@ -30,6 +30,8 @@ uint64_t arch_wl_recursion_result(uint64_t d);
 uint64_t arch_wl_chase_result(uint64_t n);
 void arch_wl_loop_signature(uint64_t n, struct workload_signature *s);
 void arch_wl_calls_signature(uint64_t n, struct workload_signature *s);
+uint64_t arch_wl_alias(uint64_t n); /* a CALL and a RET aliasing their targets' addresses */
+void arch_wl_alias_signature(uint64_t n, struct workload_signature *s);
 void arch_wl_indirect_signature(uint64_t n, struct workload_signature *s);
 void arch_wl_countdown_signature(uint64_t n, struct workload_signature *s);
 void arch_wl_nest_signature(uint64_t n, struct workload_signature *s);
