@@ -40,9 +40,10 @@ export QEB_FETCH_FAULTS="$(sym exact_a_last)=$(sym exact_page_b) $(sym exact_b_j
 QEB_ELFS="$progs/misbehave.elf" oracle_runs "$work/exec.log" "$work/qemu.txt" 10 \
 	": ss qsort, crc32, interp, exact, program, dbreg; bts and lbr for exact and program"
 
-# runs_to ADDRESS: the oracle's runs (in order) whose first branch goes to ADDRESS
+# runs_to ADDRESS: the oracle's runs (in order) whose first branch goes to ADDRESS (addresses
+# compared as strings here and below: mawk, Debian's default awk, reads 0x... as lossy numbers)
 runs_to() {
-	awk -v to="$1" '/^run / { n++; first = 1; next } first { first = 0; if ($2 == to) print n }' "$work/qemu.txt"
+	awk -v to="$1" '/^run / { n++; first = 1; next } first { first = 0; if ($2 "" == to "") print n }' "$work/qemu.txt"
 }
 read -r -a ex < <(runs_to "$(sym arch_exact_workload)" | tr '\n' ' ')
 [ "${#ex[@]}" = 3 ]
@@ -58,7 +59,7 @@ calls=$(dis qsort_range | awk -F'\t' '$2 ~ /^call .*<qsort_(range|partition)>/ {
 [ -n "$ijmp" ] && [ "$(printf '%s\n' "$calls" | wc -l)" -ge 2 ]
 ok $? "objdump: interp_run dispatches by an indirect JMP ($ijmp), qsort_range calls itself and its partition ($(echo $calls))"
 taken_from() { # taken_from RUN ADDRESS...: how many of RUN's branches go FROM one of them
-	printf '%s\n' "$1" | awk -v a="$2" 'BEGIN { n = split(a, s, " "); for (i = 1; i <= n; i++) from[s[i]] = 1 } $1 != "run" && ($1 in from) { c++ } END { print c + 0 }'
+	printf '%s\n' "$1" | awk -v a="$2" 'BEGIN { n = split(a, s, " "); for (i = 1; i <= n; i++) from[s[i] ""] = 1 } $1 != "run" && (($1 "") in from) { c++ } END { print c + 0 }'
 }
 for w in qsort crc32 interp; do
 	read -r -a r < <(runs_to "$(sym "wl_$w")" | tr '\n' ' ')
@@ -131,7 +132,7 @@ read -r -a pr < <(runs_to "$(printf '%s\n' "$kp" | awk '$1 != "run" { print $2; 
 # user_abort, where the program's handler sent it. By the SDM the SYSRET goes TO RCX (the
 # instruction after the SYSCALL), and a debug exception is never recorded (Vol. 3B 17.4.8.1).
 sysret=$(hex "$(sym user_abort)")
-q=$(nth "$work/qemu.txt" "${pr[0]:-0}" | awk -v u="$sysret" -v a="$after" '$2 == u && $1 != "run" { $2 = a } { print }')
+q=$(nth "$work/qemu.txt" "${pr[0]:-0}" | awk -v u="$sysret" -v a="$after" '$2 "" == u "" && $1 != "run" { $2 = a } { print }')
 same "$kp" "$q" "engine, program: QEMU's branches and steps, the SYSRET TO the instruction after the SYSCALL"
 printf '%s\n' "$kp" | grep -q "^$(hex "$sc") $(hex "$(sym user_syscall_entry)")"
 ok $? "engine, program: the SYSCALL's record and the kernel's path are there (FMASK's TF lifted for the step)"

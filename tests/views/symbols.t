@@ -30,7 +30,10 @@ ok $? "a program with a C++ function links at 0x500000 with build id $id"
 ok $? "readelf reads that build id from it"
 syms=$(nm "$work/prog.elf" | while read -r a _ name; do printf '%s=0x%s ' "$name" "$a"; done)
 # past the end: one page above the last PT_LOAD's end (readelf -l)
-pastend=$(readelf -lW "$work/prog.elf" | awk '$1 == "LOAD" { e = strtonum($3) + strtonum($6) } END { printf "0x%x", e + 4096 }')
+# (shell arithmetic for the hex: Debian's default awk, mawk, has no strtonum)
+last_load=$(readelf -lW "$work/prog.elf" | awk '$1 == "LOAD" { v = $3; m = $6 } END { print v, m }')
+read -r load_vaddr load_memsz <<<"$last_load"
+pastend=$(printf '0x%x' $((load_vaddr + load_memsz + 4096)))
 mkdir -p "$work/cap" "$work/elsewhere"
 # shellcheck disable=SC2086
 printf '%s\n' "header baretrace=test cpus=1 program-build-id=$id program-bias=0 config=name=café,bad=$(printf '\377')x" \
