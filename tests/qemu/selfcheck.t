@@ -9,8 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-lib=loop,calls,indirect,user,faults,edges,flags,smc,countdown,nest,switch,recursion,sort,hash,chase
-nlib=15
+lib=loop,calls,indirect,user,faults,edges,flags,smc,countdown,nest,switch,recursion,sort,hash,chase,alias
+nlib=16
 user_va=0x7f0000000000 # the ring 3 page of "user" (arch/x86/cpu/usermode.h): user_code_page
 
 # ---- the signatures against QEMU's log ----------------------------------------------------
