@@ -53,12 +53,6 @@
 _Static_assert(BLOCK_MAX *X86_MAX_INSN_LENGTH < X86_DECODE_CACHE_SIZE,
 	       "a block's decodings (and its end's) never share a decode cache slot");
 
-/* DR7 (SDM Vol. 3B 17.2.4, Figure 17-2): L0 and L1 enable DR0 and DR1; R/W0, R/W1 = LEN0 = 00 (bits
- * 16-19) make it an instruction breakpoint; bit 10 reads as 1. */
-#define DR7_L0	       BIT(0)
-#define DR7_L1	       BIT(2)
-#define DR7_RESERVED_1 BIT(10)
-
 /* Opcodes (SDM Vol. 2 Tables) stepped one by one besides engine_special's. */
 #define OPC_CLI	     0xfa
 #define OPC_STI	     0xfb /* "inhibits interrupts" until after the next instruction (STI) */
@@ -445,8 +439,9 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	    (c->cs & 3) != s->prev_cpl || !cs_64bit(c->cs) || s->vtf || ss_skip_every)
 		return SS_SHORT_NONE;
 	/* Both blocks' bytes lie on b's page (branch_successors, block_fits), present when b was
-	 * armed: one probe says whether it still is (the engine never faults on it, fetch.c). */
-	if (!cpu_probe_byte((const void *)b->start) || !same_words(b))
+	 * armed: ss_block_intact's one probe says whether it still is (the engine never faults on
+	 * it, fetch.c). */
+	if (!ss_block_intact(s))
 		return SS_SHORT_NONE;
 	struct ss_block *nb = &s->blk_cache[(rip ^ (rip >> 6)) % BLOCK_SLOTS];
 	bool next_known = nb->start == rip && !(nb->to_start && (c->rflags & RFLAGS_IF)) &&

@@ -435,19 +435,23 @@ static uint64_t *counter_of(struct spmu_counters *c, unsigned bit, unsigned *wid
 	return &c->pmc[bit];
 }
 
+/* Ticks counter `bit` takes before one finds it at its maximum and overflows (bump). */
+static uint64_t ticks_left(const struct spmu_counters *c, unsigned bit)
+{
+	unsigned width;
+	uint64_t v = *counter_of((struct spmu_counters *)c, bit, &width);
+	return width_mask(width) - v;
+}
+
 bool spmu_counters_quiet(const struct spmu_counters *c, uint64_t steps)
 {
 	if (c->counts_memory || c->pebs_armed)
 		return false;
 	if (!c->live || (c->global_status & GLOBAL_STATUS_CTR_FRZ))
 		return true; /* nothing counts (spmu_counters_tick) */
-	for (uint64_t live = c->live; live; live &= live - 1) {
-		unsigned width;
-		uint64_t v =
-		    *counter_of((struct spmu_counters *)c, (unsigned)__builtin_ctzll(live), &width);
-		if (width_mask(width) - v < steps)
-			return false; /* bump overflows on the tick that finds it at its maximum */
-	}
+	for (uint64_t live = c->live; live; live &= live - 1)
+		if (ticks_left(c, (unsigned)__builtin_ctzll(live)) < steps)
+			return false;
 	return true;
 }
 
@@ -459,10 +463,7 @@ uint64_t spmu_counters_plain_room(const struct spmu_counters *c, unsigned cpl)
 	if (counting & c->pebs_armed)
 		return 0;
 	for (; counting; counting &= counting - 1) {
-		unsigned bit = (unsigned)__builtin_ctzll(counting), width;
-		/* bump overflows on the tick that finds the count at its maximum */
-		uint64_t v = *counter_of((struct spmu_counters *)c, bit, &width);
-		uint64_t left = width_mask(width) - v;
+		uint64_t left = ticks_left(c, (unsigned)__builtin_ctzll(counting));
 		room = left < room ? left : room;
 	}
 	return room;

@@ -19,7 +19,12 @@
 /* DR6 (SDM Vol. 3B 17.2.3, Figure 17-2): BS = single-step caused the #DB. */
 #define DR6_BS	       BIT(14)
 #define DR6_INIT_VALUE 0xffff0ff0ull /* the value DR6 holds with no condition recorded */
-#define HANDLER_CPL    0	     /* every IDT gate's selector is the kernel's (cpu/idt.c) */
+/* DR7 (SDM Vol. 3B 17.2.4, Figure 17-2): L0 and L1 enable DR0 and DR1; R/W0, R/W1 = LEN0 = 00
+ * (bits 16-19) make it an instruction breakpoint; bit 10 reads as 1. */
+#define DR7_L0	       BIT(0)
+#define DR7_L1	       BIT(2)
+#define DR7_RESERVED_1 BIT(10)
+#define HANDLER_CPL    0 /* every IDT gate's selector is the kernel's (cpu/idt.c) */
 
 uint64_t ss_enter(uint64_t (*fn)(uint64_t), uint64_t arg, uint64_t extra_flags);
 
@@ -177,6 +182,17 @@ static inline bool engine_special(unsigned opcode)
 /* The decodings a step hook reads (ss_step_decoded): the retired instruction's, made before it
  * ran (or now, where a handler moved the workload there), and the next one's, from its bytes
  * now, before it runs. The next one's becomes the following step's retired one. */
+/* The decoding of `retired`, kept aside in s->spare where the next instruction's decoding is
+ * about to take its slot (the decode cache is direct-mapped by address). */
+static inline __attribute__((always_inline)) const struct x86_decoded *
+keep_aside(struct ss_state *s, const struct x86_decoded *in, uint64_t retired, uint64_t next)
+{
+	if (!in || next % X86_DECODE_CACHE_SIZE != retired % X86_DECODE_CACHE_SIZE)
+		return in;
+	s->spare = *in;
+	return &s->spare;
+}
+
 static inline __attribute__((always_inline)) void decode_step(struct ss_state *s,
 							      struct ss_step_view *v,
 							      uint64_t retired, uint64_t next,
@@ -190,11 +206,7 @@ static inline __attribute__((always_inline)) void decode_step(struct ss_state *s
 	const struct x86_decoded *in = s->next_dec;
 	if (!in || in->ip != retired || in->insn.length == 0 || in->insn.mode != s->prev_mode)
 		in = cached_at(cache, retired, false, s->prev_mode);
-	if (in && next % X86_DECODE_CACHE_SIZE == retired % X86_DECODE_CACHE_SIZE) {
-		s->spare = *in; /* the next one's decoding takes its slot */
-		in = &s->spare;
-	}
-	v->in = in;
+	v->in = in = keep_aside(s, in, retired, next);
 	v->upcoming = s->next_dec = cached_at_s(s, next, true, next_mode);
 }
 

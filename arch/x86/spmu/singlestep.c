@@ -212,6 +212,16 @@ bool ss_plain_nothing(void *ctx)
 	return true;
 }
 
+/* Whether the trap landing at `next` in code segment `cs` is the plain single-step trap after
+ * s->prev, with nothing else due: ss_debug_trap's common path (and branch_trap's). */
+static inline bool ordinary_step(const struct ss_state *s, uint64_t next, uint64_t cs)
+{
+	uint64_t prev = s->prev;
+	return s->next_opcode_ip == prev && !s->next_whole && next != prev &&
+	       (cs & 3) == s->prev_cpl && next != (uint64_t)ss_exit &&
+	       s->prev_mode == X86_MODE_64 && cs_64bit(cs);
+}
+
 /*
  * A block's breakpoint on its last instruction, one that needs a trap of its own (block.c), the
  * short way: where the block ran to it untouched, its plain steps are told to the hooks (as
@@ -251,9 +261,7 @@ static __attribute__((noinline)) bool branch_trap(struct ss_state *s, struct db_
 {
 	uint64_t prev = s->prev, next = c->rip;
 	const struct x86_decoded *in = s->next_dec;
-	if (!s->hooks.block_branch || s->next_opcode_ip != prev || s->next_whole || next == prev ||
-	    (c->cs & 3) != s->prev_cpl || next == (uint64_t)ss_exit ||
-	    s->prev_mode != X86_MODE_64 || !cs_64bit(c->cs) || !in || in->ip != prev ||
+	if (!s->hooks.block_branch || !ordinary_step(s, next, c->cs) || !in || in->ip != prev ||
 	    in->insn.length == 0 || in->insn.mode != X86_MODE_64)
 		return false;
 	switch (in->step.branch) {
@@ -270,12 +278,7 @@ static __attribute__((noinline)) bool branch_trap(struct ss_state *s, struct db_
 		return false;
 	}
 	unsigned kind = in->step.branch;
-	if (next % X86_DECODE_CACHE_SIZE == prev % X86_DECODE_CACHE_SIZE) {
-		/* next's decoding takes the branch's slot (as in decode_step): the branch's is
-		 * kept aside, for the long way too if the hook does not take the step */
-		s->spare = *in;
-		s->next_dec = &s->spare;
-	}
+	s->next_dec = keep_aside(s, in, prev, next); /* for the long way too, if it comes to it */
 	const struct x86_decoded *dec = cached_at(s->hooks.cache, next, true, X86_MODE_64);
 	if (!dec || engine_special(dec->opcode))
 		return false;
@@ -373,9 +376,7 @@ TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
 	if (s->blk_armed)
 		return block_stop(s, f);
 	uint64_t prev = s->prev, next = f->rip;
-	if (s->next_opcode_ip != prev || s->next_whole || next == prev ||
-	    (f->cs & 3) != s->prev_cpl || next == (uint64_t)ss_exit ||
-	    s->prev_mode != X86_MODE_64 || !cs_64bit(f->cs))
+	if (!ordinary_step(s, next, f->cs))
 		return debug_trap_whole(s, f, retired_opcode(s, prev));
 	/* The step from prev to next at one privilege level (the user access traps have stays as
 	 * it is, move_prev), nothing else due. */
@@ -410,9 +411,7 @@ uint64_t arch_step_floor(uint64_t (*fn)(uint64_t), uint64_t arg)
 
 extern const char ss_bp_loop[], ss_bp_head[], ss_bp_trap[];
 
-/* DR7 (SDM Vol. 3B 17.2.4, Figure 17-2): L0 enables DR0, R/W0 = LEN0 = 00 an instruction
- * breakpoint; bit 10 reads as 1. */
-#define BP_COST_DR7 (BIT(0) | BIT(10))
+#define BP_COST_DR7 (DR7_L0 | DR7_RESERVED_1) /* DR0: an instruction breakpoint */
 /* a breakpoint on the loop's page, half a page away: never hit */
 #define BP_COST_FAR (PAGE_4K / 2)
 
