@@ -1,0 +1,302 @@
+// UNIT-SOURCES: lib/x86_loop.c lib/x86_mem.c lib/x86_decode.c lib/x86_decode_tables.c
+/*
+ * lib/x86_loop.c: counted loops. Each loop's bytes are what `as` made of the text beside it
+ * (checked with objdump). Two independent expectations for every loop it accepts: how often
+ * its jump is taken, from the loop's own source (said at each case), and the counter the host
+ * CPU leaves when it runs the same bytes natively, which must be the counter after that many
+ * iterations and one more. Loops it must refuse are those whose count does not follow from
+ * the registers: a bound the body changes, a store that may hit the counter's word, an
+ * instruction whose register writes are not followed, flags from an earlier instruction,
+ * parity, INC's kept CF, a counter written twice.
+ */
+#include "tests/unit/unit.h"
+#include <string.h>
+#include <sys/mman.h>
+#include "lib/x86_loop.h"
+
+#define NOT_COUNTED UINT64_MAX
+#define BUF_WORDS   8
+
+struct loop_case {
+	const char *text;
+	uint8_t bytes[32];
+	uint8_t length;
+	uint64_t trips; /* expected, from the loop's source; NOT_COUNTED: refused */
+	struct {
+		uint8_t reg;
+		uint64_t value;
+	} set[4];
+	uint64_t slot; /* the word at the buffer's second slot (rbp/rbx point to the buffer) */
+};
+
+#define RAX    0
+#define RCX    1
+#define RDX    2
+#define RBX    3
+#define RBP    5
+#define RSI    6
+#define RDI    7
+#define R8     8
+#define BUFFER 0x100 /* marks a register that points into the case's buffer */
+
+static const struct loop_case cases[] = {
+    /* crc32's bit loop, for (bit = 0; bit < 8; bit++) as GCC counts it down: 8 runs, 7
+     * jumps. */
+    {"mov %eax,%esi | shr %eax | mov %eax,%ecx | and $0x1,%esi | xor $0xedb88320,%ecx | test "
+     "%esi,%esi | cmovne %ecx,%eax | sub $0x1,%edx | jne",
+     {0x89, 0xc6, 0xd1, 0xe8, 0x89, 0xc1, 0x83, 0xe6, 0x01, 0x81, 0xf1, 0x20, 0x83,
+      0xb8, 0xed, 0x85, 0xf6, 0x0f, 0x45, 0xc1, 0x83, 0xea, 0x01, 0x75, 0xe7},
+     25,
+     7,
+     {{RDX, 8}, {RAX, 0x12345678}},
+     0},
+    /* make bench's loop, for (volatile i = 0; i < n; i++) with i at -8(%rbp): i = 0..9
+     * for n = 10, the jump back after i = 1..9. */
+    {"mov -0x8(%rbp),%rax | add %rax,%rdx | mov -0x8(%rbp),%rax | add $0x1,%rax | mov "
+     "%rax,-0x8(%rbp) | mov -0x8(%rbp),%rax | cmp %rdi,%rax | jb",
+     {0x48, 0x8b, 0x45, 0xf8, 0x48, 0x01, 0xc2, 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x83, 0xc0,
+      0x01, 0x48, 0x89, 0x45, 0xf8, 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x39, 0xf8, 0x72, 0xe4},
+     28,
+     9,
+     {{RBP, BUFFER + 2}, {RDI, 10}},
+     0},
+    /* for (i = 0; i != 5; ) { a[i] = i; i++; }: jumps back with i = 1..4 */
+    {"mov %ecx,(%r8,%rcx,4) | mov %rcx,%r11 | add $0x1,%rcx | cmp %rcx,%rdi | jne",
+     {0x41, 0x89, 0x0c, 0x88, 0x49, 0x89, 0xcb, 0x48, 0x83, 0xc1, 0x01, 0x48, 0x39, 0xcf, 0x75,
+      0xf0},
+     16,
+     4,
+     {{RCX, 0}, {RDI, 5}, {R8, BUFFER}},
+     0},
+    /* do x++ while (x < 100) from -5 (signed): back with x = -4..99 but 100: 104 */
+    {"inc %rax | cmp $0x64,%rax | jl",
+     {0x48, 0xff, 0xc0, 0x48, 0x83, 0xf8, 0x64, 0x7c, 0xf7},
+     9,
+     104,
+     {{RAX, (uint64_t)-5}},
+     0},
+    /* 32-bit: eax += 16 from 0xfffffff0 wraps to 0, then 16, 32, 48 = esi: 3 jumps */
+    {"add $0x10,%eax | cmp %esi,%eax | jne",
+     {0x83, 0xc0, 0x10, 0x39, 0xf0, 0x75, 0xf9},
+     7,
+     3,
+     {{RAX, 0xfffffff0ull}, {RSI, 0x30}},
+     0},
+    /* do ... while (--rcx) from 5: back at 4, 3, 2, 1 */
+    {"add %rcx,%rdx | dec %rcx | jne",
+     {0x48, 0x01, 0xca, 0x48, 0xff, 0xc9, 0x75, 0xf8},
+     8,
+     4,
+     {{RCX, 5}},
+     0},
+    /* p += 8 while (end > p), unsigned, end = 0x40 from p = 0: back at 8..56 */
+    {"lea 0x8(%rax),%rax | cmp %rax,%rdx | ja",
+     {0x48, 0x8d, 0x40, 0x08, 0x48, 0x39, 0xc2, 0x77, 0xf7},
+     9,
+     7,
+     {{RDX, 0x40}, {RAX, 0}},
+     0},
+    /* the word at 8(%rbx) counted up to 10 in memory from 0: back at 1..9 */
+    {"addq $0x1,0x8(%rbx) | cmpq $0xa,0x8(%rbx) | jne",
+     {0x48, 0x83, 0x43, 0x08, 0x01, 0x48, 0x83, 0x7b, 0x08, 0x0a, 0x75, 0xf4},
+     12,
+     9,
+     {{RBX, BUFFER}},
+     0},
+    /* for (i = 3; i <= 1000; i += 3) with a load: back at 3k <= 1000, k = 1..333 */
+    {"add $0x3,%edi | movzbl (%rsi),%eax | add %eax,%edx | cmp $0x3e8,%edi | jle",
+     {0x83, 0xc7, 0x03, 0x0f, 0xb6, 0x06, 0x01, 0xc2, 0x81, 0xff, 0xe8, 0x03, 0x00, 0x00, 0x7e,
+      0xf0},
+     16,
+     333,
+     {{RDI, 0}, {RSI, BUFFER}},
+     0},
+    /* refused: the bound rdx changes in the body */
+    {"add $0x1,%rax | add $0x1,%rdx | cmp %rdx,%rax | jne",
+     {0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xc2, 0x01, 0x48, 0x39, 0xd0, 0x75, 0xf3},
+     13,
+     NOT_COUNTED,
+     {{0, 0}},
+     0},
+    /* refused: the store through rsi may write the counter's word at 8(%rbx) */
+    {"mov 0x8(%rbx),%rax | add $0x1,%rax | mov %rax,0x8(%rbx) | mov %rcx,(%rsi) | cmp "
+     "$0xa,%rax | jne",
+     {0x48, 0x8b, 0x43, 0x08, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x89, 0x43,
+      0x08, 0x48, 0x89, 0x0e, 0x48, 0x83, 0xf8, 0x0a, 0x75, 0xeb},
+     21,
+     NOT_COUNTED,
+     {{0, 0}},
+     0},
+    /* refused: XCHG's writes are not followed */
+    {"add $0x1,%rax | xchg %rcx,%rdx | cmp $0xa,%rax | jne",
+     {0x48, 0x83, 0xc0, 0x01, 0x48, 0x87, 0xca, 0x48, 0x83, 0xf8, 0x0a, 0x75, 0xf3},
+     13,
+     NOT_COUNTED,
+     {{0, 0}},
+     0},
+    /* refused: the jump reads CMP's flags across LEA */
+    {"cmp $0xa,%rax | lea 0x1(%rax),%rax | jne",
+     {0x48, 0x83, 0xf8, 0x0a, 0x48, 0x8d, 0x40, 0x01, 0x75, 0xf6},
+     10,
+     NOT_COUNTED,
+     {{0, 0}},
+     0},
+    /* refused: parity */
+    {"add $0x1,%rax | cmp $0xa,%rax | jp",
+     {0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xf8, 0x0a, 0x7a, 0xf6},
+     10,
+     NOT_COUNTED,
+     {{0, 0}},
+     0},
+    /* refused: the counter written twice */
+    {"add $0x1,%rax | add $0x1,%rax | cmp $0xa,%rax | jne",
+     {0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xc0, 0x01, 0x48, 0x83, 0xf8, 0x0a, 0x75, 0xf2},
+     14,
+     NOT_COUNTED,
+     {{0, 0}},
+     0},
+    /* refused: INC leaves CF as it was ("The CF flag is not affected", SDM Vol. 2 INC) */
+    {"inc %rax | jb", {0x48, 0xff, 0xc0, 0x72, 0xfb}, 5, NOT_COUNTED, {{0, 0}}, 0},
+    /* refused: PUSH and POP */
+    {"add $0x1,%rax | push %rax | pop %rdx | cmp $0xa,%rax | jne",
+     {0x48, 0x83, 0xc0, 0x01, 0x50, 0x5a, 0x48, 0x83, 0xf8, 0x0a, 0x75, 0xf4},
+     12,
+     NOT_COUNTED,
+     {{0, 0}},
+     0},
+    /* refused: a byte store into the counter's word before it is first read */
+    {"movb $0x1,-0x8(%rbp) | mov -0x8(%rbp),%rax | add $0x1,%rax | mov %rax,-0x8(%rbp) | cmp "
+     "$0xa,%rax | jne",
+     {0xc6, 0x45, 0xf8, 0x01, 0x48, 0x8b, 0x45, 0xf8, 0x48, 0x83, 0xc0,
+      0x01, 0x48, 0x89, 0x45, 0xf8, 0x48, 0x83, 0xf8, 0x0a, 0x75, 0xea},
+     22,
+     NOT_COUNTED,
+     {{0, 0}},
+     0},
+};
+
+/* The loop's instructions, decoded: n plain ones and the jump. */
+static unsigned decode_loop(const struct loop_case *c, struct x86_insn *in)
+{
+	unsigned n = 0;
+	for (unsigned off = 0; off < c->length; n++) {
+		assert_int_equal(
+		    x86_decode_mode(c->bytes + off, c->length - off, X86_MODE_64, &in[n]), 0);
+		off += in[n].length;
+		assert_true(off <= c->length);
+	}
+	return n - 1;
+}
+
+#define REG_PTR 14 /* the native runner's pointer to the registers (no case uses r14) */
+
+/* Run the loop on this CPU: registers from and back to g (all but RSP and R14). */
+static void run_native(const struct loop_case *c, struct x86_gprs *g)
+{
+	static const uint8_t prologue[] = {
+	    0x53, 0x55, 0x41, 0x54, 0x41, 0x55, 0x41,
+	    0x56, 0x41, 0x57, 0x49, 0x89, 0xfe}; /* pushes; mov %rdi,%r14 */
+	static const uint8_t epilogue[] = {0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d,
+					   0x41, 0x5c, 0x5d, 0x5b, 0xc3};
+	uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(code != MAP_FAILED);
+	size_t at = 0;
+	memcpy(code, prologue, sizeof(prologue));
+	at += sizeof(prologue);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			memcpy(code + at, c->bytes, c->length);
+			at += c->length;
+		}
+		for (unsigned r = 0; r < 16; r++) {
+			if (r == 4 || r == REG_PTR)
+				continue;
+			/* mov 8*r(%r14),%reg (8B) or back (89): REX.W|B, R for r8-r15, mod 01 rm
+			 * 110 */
+			code[at++] = (uint8_t)(0x49 | (r >= 8 ? 0x04 : 0));
+			code[at++] = pass == 0 ? 0x8b : 0x89;
+			code[at++] = (uint8_t)(0x46 | ((r & 7) << 3));
+			code[at++] = (uint8_t)(8 * r);
+		}
+	}
+	memcpy(code + at, epilogue, sizeof(epilogue));
+	((void (*)(uint64_t *))(void *)code)(g->r);
+	munmap(code, 4096);
+}
+
+static void check_case(const struct loop_case *c)
+{
+	struct x86_insn in[X86_LOOP_MAX_INSNS + 1];
+	unsigned n = decode_loop(c, in);
+	struct x86_loop l;
+	bool counted = x86_loop_analyze(in, n, &in[n], &l);
+	if (c->trips == NOT_COUNTED) {
+		if (counted)
+			fail_msg("counted, should not be: %s", c->text);
+		return;
+	}
+	if (!counted)
+		fail_msg("not counted: %s", c->text);
+	static uint64_t buffer[BUF_WORDS];
+	memset(buffer, 0, sizeof(buffer));
+	buffer[1] = c->slot;
+	struct x86_gprs g = {{0}};
+	for (unsigned i = 0; i < 4 && (c->set[i].reg || c->set[i].value); i++)
+		g.r[c->set[i].reg] =
+		    c->set[i].value >= BUFFER && c->set[i].value < BUFFER + BUF_WORDS
+			? (uint64_t)(uintptr_t)&buffer[c->set[i].value - BUFFER]
+			: c->set[i].value;
+	uint64_t x0 =
+	    l.counter == X86_LOOP_SLOT
+		? *(uint64_t *)(uintptr_t)(g.r[l.slot_base] + (uint64_t)(int64_t)l.slot_disp)
+		: g.r[l.counter];
+	if (l.counter == X86_LOOP_SLOT && l.slot_size == 4)
+		x0 = (uint32_t)x0;
+	uint64_t trips = 0;
+	assert_true(x86_loop_trips(&l, x0, &g, 1u << 20, &trips));
+	if (trips != c->trips)
+		fail_msg("%s: %lu jumps, its source says %lu", c->text, (unsigned long)trips,
+			 (unsigned long)c->trips);
+	if (trips > 0)
+		assert_false(x86_loop_trips(&l, x0, &g, trips - 1, &trips)); /* max is a bound */
+	uint64_t x = x0;
+	for (uint64_t k = 0; k <= c->trips; k++)
+		x = x86_loop_next(&l, x);
+	struct x86_gprs native = g;
+	run_native(c, &native);
+	uint64_t now =
+	    l.counter == X86_LOOP_SLOT
+		? *(uint64_t *)(uintptr_t)(g.r[l.slot_base] + (uint64_t)(int64_t)l.slot_disp)
+		: native.r[l.counter];
+	if (l.counter == X86_LOOP_SLOT && l.slot_size == 4)
+		now = (uint32_t)now;
+	if (now != x)
+		fail_msg("%s: the CPU left the counter at %#lx, the analysis says %#lx", c->text,
+			 (unsigned long)now, (unsigned long)x);
+}
+
+static void loops_against_source_and_cpu(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_case(&cases[i]);
+}
+
+/* Only 64-bit code: in 16/32-bit code 40-4F are INC/DEC (the engine steps such code anyway). */
+static void only_64_bit_code(void **state)
+{
+	(void)state;
+	struct x86_insn in[X86_LOOP_MAX_INSNS + 1];
+	unsigned n = decode_loop(&cases[4], in);
+	in[0].mode = X86_MODE_32;
+	struct x86_loop l;
+	assert_false(x86_loop_analyze(in, n, &in[n], &l));
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(loops_against_source_and_cpu),
+    cmocka_unit_test(only_64_bit_code),
+};
+
+UNIT_MAIN(tests)
