@@ -29,6 +29,8 @@ struct arch_step_counts {
 	uint64_t blocks;	   /* blocks run at full speed (per-block stepping) */
 	uint64_t block_changed_at; /* 0, or where a full-speed block's code changed under it:
 				    * what ran there is not known */
+	uint64_t loops;		   /* counted loops run to their exit at full speed */
+	uint64_t loop_lost_at;	   /* 0, or a counted loop whose runs could not be placed */
 };
 /* Run fn(arg) single-stepped on this CPU: on_step(ctx, retired, next) for every retired
  * instruction (with a cache, but the plain ones: x86_step_plain on the decoding made before the
@@ -36,12 +38,20 @@ struct arch_step_counts {
  * from, to, delivery) (if not NULL) for every transfer that is no instruction's branch but is
  * recorded as one (an exception's or interrupt's delivery to its handler, and the handler's
  * return). `cache` (X86_DECODE_CACHE_SIZE entries, zeroed, lib/x86_decode_cache.h) holds the
- * instructions' decodings (arch_step_decoded). Returns fn's result. */
+ * instructions' decodings (arch_step_decoded). With a cache and on_loop (else NULL), a counted
+ * loop (lib/x86_loop.h) runs at full speed: its Jcc's `runs` takings back, from `from` to
+ * `to`, come to on_loop at once instead of to on_step (the last run's, not taken, to on_step).
+ * Returns fn's result. */
 struct x86_decoded;
-uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
-			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next),
-			  void (*on_transfer)(void *ctx, uint64_t from, uint64_t to, bool delivery),
-			  void *ctx, struct x86_decoded *cache, struct arch_step_counts *counts);
+struct arch_step_hooks {
+	void (*on_step)(void *ctx, uint64_t retired, uint64_t next);
+	void (*on_transfer)(void *ctx, uint64_t from, uint64_t to, bool delivery);
+	void (*on_loop)(void *ctx, uint64_t from, uint64_t to, uint64_t runs);
+	void *ctx;
+	struct x86_decoded *cache;
+};
+uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg, const struct arch_step_hooks *h,
+			  struct arch_step_counts *counts);
 /* TSC cycles fn(arg) takes under the trap flag with a #DB handler that only returns (IRETQ):
  * the platform's own trap round trip per instruction, the floor under the engine's step. For
  * benchmarks, with the other CPUs idle (the IDT is shared). */

@@ -84,6 +84,13 @@ static void on_step(void *ctx, uint64_t retired, uint64_t next)
 		rebuilt(t, retired, &in->step, next, &r);
 }
 
+/* A counted loop's Jcc, taken `runs` times back (arch_single_step): a record each. */
+static void on_loop(void *ctx, uint64_t from, uint64_t to, uint64_t runs)
+{
+	for (uint64_t i = 0; i < runs; i++)
+		record(ctx, from, to);
+}
+
 /* An exception's delivery or its handler's return: recorded as BTS would. */
 static void on_transfer(void *ctx, uint64_t from, uint64_t to, bool delivery)
 {
@@ -116,8 +123,12 @@ static bool trace_one(const struct workload *w, void *ctx)
 	trace.count_only = w->bench;
 	struct arch_step_counts n;
 	uint64_t t0 = arch_timestamp();
-	uint64_t stepped = arch_single_step(w->fn, arg, on_step, w->bench ? NULL : on_transfer,
-					    &trace, decoded, &n);
+	const struct arch_step_hooks h = {.on_step = on_step,
+					  .on_transfer = w->bench ? NULL : on_transfer,
+					  .on_loop = on_loop,
+					  .ctx = &trace,
+					  .cache = decoded};
+	uint64_t stepped = arch_single_step(w->fn, arg, &h, &n);
 	uint64_t cycles = arch_timestamp() - t0;
 	uint64_t escaped = n.escaped_at;
 	if (w->done)
@@ -125,7 +136,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 	uint64_t expect = w->expect_native ? plain : workload_expect(w, arg);
 	bool ok = plain == expect && stepped == expect && trace.undecodable == 0 &&
 		  trace.redirected == 0 && escaped == 0 && n.dr_refused_at == 0 &&
-		  n.block_changed_at == 0;
+		  n.block_changed_at == 0 && n.loop_lost_at == 0;
 	kprintf("ss-begin %s steps=%lu branches=%u dropped=%lu undecodable=%lu result=%lu "
 		"expected=%lu rep-iterations=%lu redirected=%lu rebuilt=%lu tsc-cycles=%lu\n",
 		w->name, n.steps, trace.count, trace.dropped, trace.undecodable, stepped, expect,
@@ -145,6 +156,12 @@ static bool trace_one(const struct workload *w, void *ctx)
 			"a store before it: what ran there is not known (option ss.block=off steps "
 			"it)\n",
 			w->name, n.block_changed_at);
+	if (n.loop_lost_at)
+		kprintf(
+		    "error: ss: %s: the counted loop at %#lx stopped where its counter does not "
+		    "say how many runs it made: they are not accounted (option ss.block=off "
+		    "steps it)\n",
+		    w->name, n.loop_lost_at);
 	if (escaped)
 		kprintf(
 		    "error: ss: %s: no single-step trap came after the instruction at %#lx: the "
@@ -163,7 +180,8 @@ static bool trace_one(const struct workload *w, void *ctx)
 	for (unsigned i = 0; i < trace.count; i++)
 		kprintf("ss-branch %#lx %#lx\n", trace.recs[i].from, trace.recs[i].to);
 	kprintf("ss-end %s %s\n", w->name, ok ? "ok" : "MISMATCH");
-	kprintf("ss-blocks %s %lu\n", w->name, n.blocks); /* per-block stepping (ss.block) */
+	/* per-block stepping (ss.block): blocks, of them counted loops */
+	kprintf("ss-blocks %s %lu loops=%lu\n", w->name, n.blocks, n.loops);
 	return ok;
 }
 

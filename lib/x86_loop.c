@@ -190,89 +190,121 @@ struct setter {
 	int64_t k;
 };
 
-/* Evaluate body instruction i (SDM Vol. 2 instruction pages); false where the body is not
- * followed (an instruction whose register writes this does not know). */
-static bool step(struct eval *e, const struct x86_insn *in, unsigned i, struct setter *set)
+/* Two-byte opcodes (SDM Table A-3): NOP Ev; CMOVcc, IMUL, MOVZX, MOVSX write Gv; SETcc Eb. */
+static bool step_0f(struct eval *e, const struct x86_insn *in, unsigned i)
 {
-	if (in->prefixes & (X86_PFX_LOCK | X86_PFX_REP | X86_PFX_REPNE | X86_PFX_VEX |
-			    X86_PFX_EVEX | X86_PFX_XOP | X86_PFX_3DNOW))
-		return false;
-	struct x86_mem_use u = x86_mem_use_of(in);
-	if (u.unknown || (u.store != X86_MEM_NONE && u.store != X86_MEM_MODRM))
-		return false;
-	unsigned os = in->operand_size, op = in->opcode, ext = (in->modrm >> 3) & 7;
-	*set = (struct setter){0};
-	if (in->opcode_map == X86_MAP_0F) {
-		if (op == 0x1f) /* NOP Ev */
-			return true;
-		if ((op >= 0x40 && op <= 0x4f) || op == 0xaf || op == 0xb6 || op == 0xb7 ||
-		    op == 0xbe || op == 0xbf) { /* CMOVcc, IMUL, MOVZX, MOVSX: Gv written */
-			write_loc(e, in, i, (int)reg_field(in), unknown, os);
-			return true;
-		}
-		if (op >= 0x90 && op <= 0x9f) { /* SETcc Eb */
-			write_loc(e, in, i, byte_register(in, modrm_location(e, in, false)),
-				  unknown, 1);
-			return true;
-		}
-		return false;
-	}
-	if (in->opcode_map != X86_MAP_ONE_BYTE)
-		return false;
-	if (op < 0x40 && (op & 7) < 6) { /* ADD OR ADC SBB AND SUB XOR CMP (SDM Table A-2) */
-		bool cmp = (op >> 3) == 7, byte = !(op & 1);
-		unsigned size = byte ? 1 : os;
-		int rm = (op & 7) < 4 ? modrm_location(e, in, true) : 0; /* 04/05: AL/eAX */
-		int reg = (op & 7) < 4 ? (int)reg_field(in) : 0;
-		if (cmp && !byte) {
-			struct sym r = read_loc(e, reg, size), m = read_loc(e, rm, size);
-			if ((op & 7) == 5)
-				*set = (struct setter){true,	X86_LOOP_SUB, r,
-						       unknown, true,	      immediate(in)};
-			else if ((op & 7) != 4)
-				*set = (struct setter){true,
-						       X86_LOOP_SUB,
-						       (op & 7) == 1 ? m : r,
-						       (op & 7) == 1 ? r : m,
-						       false,
-						       0};
-			return true;
-		}
-		if (cmp)
-			return true;
-		int dst = (op & 7) == 0 || (op & 7) == 1 ? rm : reg;
-		write_loc(e, in, i, byte ? byte_register(in, dst) : dst, unknown, size);
+	unsigned op = in->opcode;
+	if (op == 0x1f)
+		return true;
+	if ((op >= 0x40 && op <= 0x4f) || op == 0xaf || op == 0xb6 || op == 0xb7 || op == 0xbe ||
+	    op == 0xbf) {
+		write_loc(e, in, i, (int)reg_field(in), unknown, in->operand_size);
 		return true;
 	}
+	if (op >= 0x90 && op <= 0x9f) {
+		write_loc(e, in, i, byte_register(in, modrm_location(e, in, false)), unknown, 1);
+		return true;
+	}
+	return false;
+}
+
+/* 00-3D: ADD OR ADC SBB AND SUB XOR (their destination) and CMP (the flags of a - b). */
+static bool step_alu(struct eval *e, const struct x86_insn *in, unsigned i, struct setter *set)
+{
+	unsigned op = in->opcode, form = op & 7;
+	bool cmp = (op >> 3) == 7, byte = !(op & 1);
+	unsigned size = byte ? 1 : in->operand_size;
+	int rm = form < 4 ? modrm_location(e, in, true) : 0; /* 04/05: AL/eAX */
+	int reg = form < 4 ? (int)reg_field(in) : 0;
+	if (cmp && !byte) { /* 39 Ev,Gv: Ev - Gv; 3B Gv,Ev: Gv - Ev; 3D eAX,Iz */
+		struct sym r = read_loc(e, reg, size), m = read_loc(e, rm, size);
+		if (form == 5)
+			*set = (struct setter){true, X86_LOOP_SUB, r, unknown, true, immediate(in)};
+		else
+			*set = (struct setter){
+			    true, X86_LOOP_SUB, form == 1 ? m : r, form == 1 ? r : m, false, 0};
+		return true;
+	}
+	if (cmp)
+		return true;
+	int dst = form == 0 || form == 1 ? rm : reg;
+	write_loc(e, in, i, byte ? byte_register(in, dst) : dst, unknown, size);
+	return true;
+}
+
+/* 80, 81, 83 (group 1, Ev with an immediate): /0 ADD and /5 SUB followed, /7 CMP. */
+static bool step_group1(struct eval *e, const struct x86_insn *in, unsigned i, struct setter *set)
+{
+	unsigned ext = (in->modrm >> 3) & 7;
+	bool byte = in->opcode == 0x80;
+	unsigned size = byte ? 1 : in->operand_size;
+	int loc = modrm_location(e, in, true);
+	struct sym before = read_loc(e, loc, size);
+	int64_t k = immediate(in);
+	if (ext == 7) {
+		if (!byte)
+			*set = (struct setter){true, X86_LOOP_SUB, before, unknown, true, k};
+		return true;
+	}
+	struct sym after = unknown;
+	if (!byte && (ext == 0 || ext == 5)) {
+		after = plus(before, ext == 0 ? k : -k, size);
+		*set = (struct setter){
+		    true, ext == 0 ? X86_LOOP_ADD : X86_LOOP_SUB, before, unknown, true, k};
+	}
+	write_loc(e, in, i, byte ? byte_register(in, loc) : loc, after, size);
+	return true;
+}
+
+/* F6, F7 (group 3): TEST writes no register; NOT, NEG their operand; MUL, IMUL, DIV, IDIV
+ * rAX (AX for a byte) and rDX. */
+static bool step_group3(struct eval *e, const struct x86_insn *in, unsigned i)
+{
+	unsigned ext = (in->modrm >> 3) & 7, os = in->operand_size;
+	bool byte = in->opcode == 0xf6;
+	int loc = modrm_location(e, in, true);
+	if (ext <= 1)
+		return true;
+	if (ext <= 3) {
+		write_loc(e, in, i, byte ? byte_register(in, loc) : loc, unknown, byte ? 1 : os);
+		return true;
+	}
+	write_loc(e, in, i, 0, unknown, byte ? 2 : os);
+	if (!byte)
+		write_loc(e, in, i, 2, unknown, os);
+	return true;
+}
+
+/* FE, FF /0 INC and /1 DEC, followed (the rest of groups 4 and 5 are branches and PUSH). */
+static bool step_incdec(struct eval *e, const struct x86_insn *in, unsigned i, struct setter *set)
+{
+	unsigned ext = (in->modrm >> 3) & 7;
+	if (ext > 1)
+		return false;
+	bool byte = in->opcode == 0xfe;
+	unsigned size = byte ? 1 : in->operand_size;
+	int loc = modrm_location(e, in, true);
+	struct sym before = read_loc(e, loc, size), after = unknown;
+	if (!byte) {
+		after = plus(before, ext == 0 ? 1 : -1, size);
+		*set = (struct setter){true, X86_LOOP_INCDEC,  before, unknown,
+				       true, ext == 0 ? 1 : -1};
+	}
+	write_loc(e, in, i, byte ? byte_register(in, loc) : loc, after, size);
+	return true;
+}
+
+/* The other one-byte opcodes followed: MOVSXD, IMUL, TEST, MOV, LEA, NOP, CBW/CWD and kin,
+ * shifts and rotates, MOV Ev, imm. */
+static bool step_other(struct eval *e, const struct x86_insn *in, unsigned i)
+{
+	unsigned os = in->operand_size, op = in->opcode, ext = (in->modrm >> 3) & 7;
 	switch (op) {
 	case 0x63: /* MOVSXD Gv, Ed */
 	case 0x69: /* IMUL Gv, Ev, Iz */
 	case 0x6b:
 		write_loc(e, in, i, (int)reg_field(in), unknown, os);
 		return true;
-	case 0x80:
-	case 0x81:
-	case 0x83: { /* group 1, Ev, Ib/Iz: /0 ADD, /5 SUB, /7 CMP */
-		bool byte = op == 0x80;
-		unsigned size = byte ? 1 : os;
-		int loc = modrm_location(e, in, true);
-		struct sym before = read_loc(e, loc, size);
-		int64_t k = immediate(in);
-		if (ext == 7) {
-			if (!byte)
-				*set =
-				    (struct setter){true, X86_LOOP_SUB, before, unknown, true, k};
-			return true;
-		}
-		struct sym after = unknown;
-		if (!byte && (ext == 0 || ext == 5)) {
-			after = plus(before, ext == 0 ? k : -k, size);
-			*set = (struct setter){
-			    true, ext == 0 ? X86_LOOP_ADD : X86_LOOP_SUB, before, unknown, true, k};
-		}
-		write_loc(e, in, i, byte ? byte_register(in, loc) : loc, after, size);
-		return true;
-	}
 	case 0x84: /* TEST */
 	case 0x85:
 	case 0xa8:
@@ -299,7 +331,7 @@ static bool step(struct eval *e, const struct x86_insn *in, unsigned i, struct s
 		int32_t disp;
 		struct sym s = unknown;
 		if (simple_memory(in, &base, &disp))
-			s = plus(e->v[base], disp, os == 8 ? 8 : os == 4 ? 4 : 2);
+			s = plus(e->v[base], disp, os);
 		write_loc(e, in, i, (int)reg_field(in), s, os);
 		return true;
 	}
@@ -331,51 +363,45 @@ static bool step(struct eval *e, const struct x86_insn *in, unsigned i, struct s
 				     : modrm_location(e, in, false),
 			  unknown, op == 0xc6 ? 1 : os);
 		return true;
-	case 0xf6: /* group 3: TEST, NOT, NEG, MUL, IMUL, DIV, IDIV */
-	case 0xf7: {
-		bool byte = op == 0xf6;
-		int loc = modrm_location(e, in, true);
-		if (ext <= 1)
-			return true;
-		if (ext <= 3) {
-			write_loc(e, in, i, byte ? byte_register(in, loc) : loc, unknown,
-				  byte ? 1 : os);
-			return true;
-		}
-		write_loc(e, in, i, 0, unknown, byte ? 2 : os); /* AX, or rDX:rAX */
-		if (!byte)
-			write_loc(e, in, i, 2, unknown, os);
-		return true;
-	}
-	case 0xfe: /* group 4/5 /0 INC, /1 DEC (the rest are branches, PUSH) */
-	case 0xff: {
-		if (ext > 1)
-			return false;
-		bool byte = op == 0xfe;
-		unsigned size = byte ? 1 : os;
-		int loc = modrm_location(e, in, true);
-		struct sym before = read_loc(e, loc, size), after = unknown;
-		if (!byte) {
-			after = plus(before, ext == 0 ? 1 : -1, size);
-			*set = (struct setter){true, X86_LOOP_INCDEC,  before, unknown,
-					       true, ext == 0 ? 1 : -1};
-		}
-		write_loc(e, in, i, byte ? byte_register(in, loc) : loc, after, size);
-		return true;
-	}
 	default:
-		if (op >= 0xb0 && op <= 0xb7) { /* MOV r8, imm8 */
-			write_loc(e, in, i, byte_register(in, (op & 7) | (in->rex & REX_B ? 8 : 0)),
-				  unknown, 1);
-			return true;
-		}
-		if (op >= 0xb8 && op <= 0xbf) { /* MOV r, imm */
-			write_loc(e, in, i, (int)((op & 7) | (in->rex & REX_B ? 8 : 0)), unknown,
-				  os);
-			return true;
-		}
 		return false;
 	}
+}
+
+/* Evaluate body instruction i (SDM Vol. 2 instruction pages); false where the body is not
+ * followed (an instruction whose register writes this does not know). */
+static bool step(struct eval *e, const struct x86_insn *in, unsigned i, struct setter *set)
+{
+	if (in->prefixes & (X86_PFX_LOCK | X86_PFX_REP | X86_PFX_REPNE | X86_PFX_VEX |
+			    X86_PFX_EVEX | X86_PFX_XOP | X86_PFX_3DNOW))
+		return false;
+	struct x86_mem_use u = x86_mem_use_of(in);
+	if (u.unknown || (u.store != X86_MEM_NONE && u.store != X86_MEM_MODRM))
+		return false;
+	unsigned os = in->operand_size, op = in->opcode;
+	*set = (struct setter){0};
+	if (in->opcode_map == X86_MAP_0F)
+		return step_0f(e, in, i);
+	if (in->opcode_map != X86_MAP_ONE_BYTE)
+		return false;
+	if (op < 0x40 && (op & 7) < 6) /* ADD OR ADC SBB AND SUB XOR CMP (SDM Table A-2) */
+		return step_alu(e, in, i, set);
+	if (op == 0x80 || op == 0x81 || op == 0x83)
+		return step_group1(e, in, i, set);
+	if (op == 0xf6 || op == 0xf7)
+		return step_group3(e, in, i);
+	if (op == 0xfe || op == 0xff)
+		return step_incdec(e, in, i, set);
+	if (op >= 0xb0 && op <= 0xb7) { /* MOV r8, imm8 */
+		write_loc(e, in, i, byte_register(in, (op & 7) | (in->rex & REX_B ? 8 : 0)),
+			  unknown, 1);
+		return true;
+	}
+	if (op >= 0xb8 && op <= 0xbf) { /* MOV r, imm */
+		write_loc(e, in, i, (int)((op & 7) | (in->rex & REX_B ? 8 : 0)), unknown, os);
+		return true;
+	}
+	return step_other(e, in, i);
 }
 
 /* A side of the comparison in terms of the counter x, or false. */
@@ -414,7 +440,7 @@ static bool counter(const struct eval *e, unsigned x)
 	return true;
 }
 
-bool x86_loop_analyze(const struct x86_insn *body, unsigned n, const struct x86_insn *jcc,
+bool x86_loop_analyze(const struct x86_insn *const *body, unsigned n, const struct x86_insn *jcc,
 		      struct x86_loop *l)
 {
 	if (n == 0 || n > X86_LOOP_MAX_INSNS || jcc->branch != X86_BR_JCC)
@@ -424,10 +450,10 @@ bool x86_loop_analyze(const struct x86_insn *body, unsigned n, const struct x86_
 		e.v[r] = (struct sym){(uint8_t)r, 64, 0};
 	struct setter set = {0};
 	for (unsigned i = 0; i < n; i++)
-		if (body[i].mode != X86_MODE_64 || !step(&e, &body[i], i, &set))
+		if (body[i]->mode != X86_MODE_64 || !step(&e, body[i], i, &set))
 			return false;
 	/* the flags the jump reads are those of the last instruction (set from its state) */
-	unsigned cc = jcc->opcode & 0xf, size = body[n - 1].operand_size;
+	unsigned cc = jcc->opcode & 0xf, size = body[n - 1]->operand_size;
 	if (!set.ok || (size != 4 && size != 8) || cc == CC_P || cc == CC_NP ||
 	    (set.flags == X86_LOOP_INCDEC &&
 	     (cc == CC_B || cc == CC_AE || cc == CC_BE || cc == CC_A))) /* INC/DEC keep CF */

@@ -49,9 +49,9 @@ struct x86_loop {
 	int32_t slot_disp;
 };
 
-/* Whether the loop body body[0..n) (plain instructions, 64-bit code) followed by jcc (a Jcc back
- * to body[0]) is a counted loop; *l says how. */
-bool x86_loop_analyze(const struct x86_insn *body, unsigned n, const struct x86_insn *jcc,
+/* Whether the loop body *body[0..n) (plain instructions, 64-bit code) followed by jcc (a Jcc
+ * back to *body[0]) is a counted loop; *l says how. */
+bool x86_loop_analyze(const struct x86_insn *const *body, unsigned n, const struct x86_insn *jcc,
 		      struct x86_loop *l);
 
 /* The counter after one more iteration. */

@@ -175,10 +175,13 @@ static const struct loop_case cases[] = {
      0},
 };
 
-/* The loop's instructions, decoded: n plain ones and the jump. */
-static unsigned decode_loop(const struct loop_case *c, struct x86_insn *in)
+/* The loop's instructions, decoded: n plain ones and the jump (p: pointers to them). */
+static unsigned decode_loop(const struct loop_case *c, struct x86_insn *in,
+			    const struct x86_insn **p)
 {
 	unsigned n = 0;
+	for (unsigned i = 0; i <= X86_LOOP_MAX_INSNS; i++)
+		p[i] = &in[i];
 	for (unsigned off = 0; off < c->length; n++) {
 		assert_int_equal(
 		    x86_decode_mode(c->bytes + off, c->length - off, X86_MODE_64, &in[n]), 0);
@@ -228,9 +231,10 @@ static void run_native(const struct loop_case *c, struct x86_gprs *g)
 static void check_case(const struct loop_case *c)
 {
 	struct x86_insn in[X86_LOOP_MAX_INSNS + 1];
-	unsigned n = decode_loop(c, in);
+	const struct x86_insn *p[X86_LOOP_MAX_INSNS + 1];
+	unsigned n = decode_loop(c, in, p);
 	struct x86_loop l;
-	bool counted = x86_loop_analyze(in, n, &in[n], &l);
+	bool counted = x86_loop_analyze(p, n, &in[n], &l);
 	if (c->trips == NOT_COUNTED) {
 		if (counted)
 			fail_msg("counted, should not be: %s", c->text);
@@ -288,10 +292,12 @@ static void only_64_bit_code(void **state)
 {
 	(void)state;
 	struct x86_insn in[X86_LOOP_MAX_INSNS + 1];
-	unsigned n = decode_loop(&cases[4], in);
-	in[0].mode = X86_MODE_32;
+	const struct x86_insn *p[X86_LOOP_MAX_INSNS + 1];
+	unsigned n = decode_loop(&cases[4], in, p);
 	struct x86_loop l;
-	assert_false(x86_loop_analyze(in, n, &in[n], &l));
+	assert_true(x86_loop_analyze(p, n, &in[n], &l));
+	in[0].mode = X86_MODE_32;
+	assert_false(x86_loop_analyze(p, n, &in[n], &l));
 }
 
 static const struct CMUnitTest tests[] = {

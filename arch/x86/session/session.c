@@ -337,20 +337,47 @@ static void model_plain_n(void *ctx, uint64_t n, unsigned cpl)
  * where model_step_whole would have nothing but spmu_feed to do for that branch (the
  * conditions of model_plain's short way, model_plain_room's too) and the model nothing to ask
  * (spmu_feed_block). */
-static bool model_block_branch(void *ctx, const struct ss_block_branch *b)
+static bool block_whole(void)
 {
 	const struct cpu_session *cs = here();
-	if (cs->mem.ip || cs->extra_step || cs->drop_at || cs->user->roi_pending || cs->watch ||
-	    cs->fn_entry || cs->watch_ssc)
+	return !cs->mem.ip && !cs->extra_step && !cs->drop_at && !cs->user->roi_pending &&
+	       !cs->watch && !cs->fn_entry && !cs->watch_ssc;
+}
+
+static struct spmu_feed_block feed_block_of(const struct ss_block_branch *b)
+{
+	return (struct spmu_feed_block){.n = b->n,
+					.from = b->from,
+					.to = b->to,
+					.next_n = b->next_n,
+					.kind = (enum x86_branch_kind)b->kind,
+					.taken = b->taken,
+					.cpl = b->cpl};
+}
+
+static bool model_block_branch(void *ctx, const struct ss_block_branch *b)
+{
+	if (!block_whole())
 		return false;
-	const struct spmu_feed_block fb = {.n = b->n,
-					   .from = b->from,
-					   .to = b->to,
-					   .next_n = b->next_n,
-					   .kind = (enum x86_branch_kind)b->kind,
-					   .taken = b->taken,
-					   .cpl = b->cpl};
+	const struct spmu_feed_block fb = feed_block_of(b);
 	return spmu_feed_block(ctx, &fb);
+}
+
+/* Counted loops (ss_hooks.loop_room, loop_n): the runs of a loop as model_block_branch takes
+ * one block, under the same conditions, checked before the loop runs (nothing the session does
+ * per step can come due while it does: no step of it reaches the session). */
+static bool model_loop_room(void *ctx, const struct ss_block_branch *b, uint64_t iterations)
+{
+	if (!block_whole())
+		return false;
+	const struct spmu_feed_block fb = feed_block_of(b);
+	return spmu_feed_loop_room(ctx, &fb, iterations);
+}
+
+static void model_loop_n(void *ctx, const struct ss_block_branch *b, uint64_t iterations)
+{
+	const struct spmu_feed_block fb = feed_block_of(b);
+	spmu_feed_loop(ctx, &fb, iterations);
 }
 
 /* Feed the model from the single-step engine: every retired instruction, every taken branch
@@ -395,6 +422,39 @@ void ts_set_step_hook(ss_step_fn fn, void *ctx)
 {
 	here()->extra_step = fn;
 	here()->extra_ctx = ctx;
+}
+
+/* What the single-step engine could not follow in the run (ss_result): each an error that fails
+ * the session. */
+static void report_engine(struct trace_ctx *t, const struct ss_result *res)
+{
+	if (res->dr_refused_at) {
+		tprintf("error: %s: the workload arms debug-register breakpoints of its own "
+			"(the MOV to a debug register at %#lx): refused, they were disarmed "
+			"(the single-step engine does not step beside them)\n",
+			t->label, res->dr_refused_at);
+		t->ok = false;
+	}
+	if (res->block_changed_at) {
+		tprintf("error: %s: the code at %#lx changed while it ran at full speed, "
+			"after a store before it: what ran there is not known (option "
+			"ss.block=off steps it)\n",
+			t->label, res->block_changed_at);
+		t->ok = false;
+	}
+	if (res->loop_lost_at) {
+		tprintf("error: %s: the counted loop at %#lx stopped where its counter does "
+			"not say how many runs it made: they are not accounted (option "
+			"ss.block=off steps it)\n",
+			t->label, res->loop_lost_at);
+		t->ok = false;
+	}
+	if (res->escaped_at) {
+		tprintf("error: %s: no single-step trap came after the instruction at %#lx: "
+			"the workload ran on unseen, the capture ended early\n",
+			t->label, res->escaped_at);
+		t->ok = false;
+	}
 }
 
 uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
@@ -444,32 +504,13 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 				     t->model ? model_plain : NULL,
 				     model_plain_room,
 				     model_plain_n,
-				     t->model ? model_block_branch : NULL};
+				     t->model ? model_block_branch : NULL,
+				     t->model ? model_loop_room : NULL,
+				     t->model ? model_loop_n : NULL};
 		ss_run(q->fn, q->arg, &h, interrupts, &res);
 		*steps = res.steps;
 		r = res.retval;
-		if (res.dr_refused_at) {
-			tprintf(
-			    "error: %s: the workload arms debug-register breakpoints of its own "
-			    "(the MOV to a debug register at %#lx): refused, they were disarmed "
-			    "(the single-step engine does not step beside them)\n",
-			    t->label, res.dr_refused_at);
-			t->ok = false;
-		}
-		if (res.block_changed_at) {
-			tprintf("error: %s: the code at %#lx changed while it ran at full speed, "
-				"after a store before it: what ran there is not known (option "
-				"ss.block=off steps it)\n",
-				t->label, res.block_changed_at);
-			t->ok = false;
-		}
-		if (res.escaped_at) {
-			tprintf(
-			    "error: %s: no single-step trap came after the instruction at %#lx: "
-			    "the workload ran on unseen, the capture ended early\n",
-			    t->label, res.escaped_at);
-			t->ok = false;
-		}
+		report_engine(t, &res);
 	}
 	roi_resume(cs); /* the session's own stop sequence finds its bits as it set them */
 	cs->watch = cs->watch_ssc = false;

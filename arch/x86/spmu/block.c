@@ -45,7 +45,9 @@
  */
 #include "arch/x86/spmu/engine.h"
 #include "arch/x86/cpu/pagetable.h"
+#include "arch/x86/cpu/usermode.h"
 #include "kernel/arch_step.h"
+#include "lib/x86_loop.h"
 #include "lib/x86_mem.h"
 
 #define BLOCK_MIN 2  /* fewer plain instructions: stepping them costs no more traps */
@@ -161,6 +163,8 @@ struct ss_block {
 	bool branch, to_start;	   /* ends in a branch it runs; a successor is the start */
 	uint8_t kind;		   /* the branch's enum x86_branch_kind */
 	uint64_t last, end, to[2]; /* the branch or breakpoint; the address after the block */
+	bool counted; /* a counted loop: its Jcc goes back to its start (loop says how) */
+	struct x86_loop loop;
 };
 static struct ss_block blocks[MAX_CPUS][BLOCK_SLOTS];
 
@@ -191,11 +195,13 @@ static bool block_fits(uint64_t start, uint64_t end)
 static bool block_decode(struct ss_state *s, uint64_t start, uint64_t room, struct ss_block *b)
 {
 	const struct x86_decoded *d = s->next_dec;
+	const struct x86_insn *insn[BLOCK_MAX]; /* the decode cache's: no two share a slot */
 	uint64_t ip = start;
 	unsigned n = 0;
 	while (n < room && n < BLOCK_MAX && d && block_plain(d) &&
 	       block_fits(start, ip + d->insn.length)) {
 		b->len[n] = d->insn.length;
+		insn[n] = &d->insn;
 		ip += d->insn.length;
 		n++;
 		d = cached_at(s->hooks.cache, ip, true, X86_MODE_64);
@@ -211,6 +217,9 @@ static bool block_decode(struct ss_state *s, uint64_t start, uint64_t room, stru
 	b->end = ip + (b->branch ? d->insn.length : 0);
 	b->to_start = b->to[0] == start || b->to[1] == start;
 	b->kind = b->branch ? d->step.branch : X86_BR_NONE;
+	_Static_assert(BLOCK_MAX <= X86_LOOP_MAX_INSNS, "a block's body fits a loop's");
+	b->counted = b->branch && b->kind == X86_BR_JCC && b->to[0] == start &&
+		     x86_loop_analyze(insn, n, &d->insn, &b->loop);
 	b->words = (uint8_t)((b->end - start + sizeof(uint64_t) - 1) / sizeof(uint64_t));
 	__builtin_memcpy(b->bytes, (const void *)start, b->words * sizeof(uint64_t));
 	return true;
@@ -228,11 +237,15 @@ static inline __attribute__((always_inline)) void write_dr(struct ss_state *s, u
 		write_dr1(v);
 }
 
+/* Arm block b: breakpoints on its branch's successors, or on its last instruction; a counted
+ * loop (`loop`) only on its exit, its fall-through. */
 static inline __attribute__((always_inline)) void arm(struct ss_state *s, const struct ss_block *b,
-						      uint64_t *rflags)
+						      uint64_t *rflags, bool loop)
 {
 	uint64_t dr7 = DR7_L0 | DR7_RESERVED_1;
-	if (b->branch) {
+	if (loop) {
+		write_dr(s, 0, b->to[1]);
+	} else if (b->branch) {
 		write_dr(s, 0, b->to[0]);
 		if (b->to[1]) {
 			write_dr(s, 1, b->to[1]);
@@ -256,10 +269,80 @@ static inline __attribute__((always_inline)) void arm(struct ss_state *s, const 
 	s->blk_to[1] = b->to[1];
 	s->blk_n = b->n;
 	s->plain_to = 0;
+	s->blk_trips = 0;
 	s->blocks++;
+	if (b->start != s->loop_declined)
+		s->loop_declined = 0; /* another block: that loop is counted again when it comes */
 }
 
-bool ss_block_arm(struct ss_state *s, uint64_t *rflags)
+/* The registers of a trap frame in encoding order (lib/x86_mem.h). */
+static void gprs_of(const struct trap_frame *f, struct x86_gprs *g)
+{
+	*g = (struct x86_gprs){{f->rax, f->rcx, f->rdx, f->rbx, f->rsp, f->rbp, f->rsi, f->rdi,
+				f->r8, f->r9, f->r10, f->r11, f->r12, f->r13, f->r14, f->r15}};
+}
+
+/* A counted loop's counter now: its register, or its word in memory where the engine can read
+ * it without a fault (fetch.c: present, canonical; ring 3's pages opened, SMAP). */
+static bool loop_counter(const struct ss_state *s, const struct x86_loop *l,
+			 const struct x86_gprs *g, uint64_t *x)
+{
+	if (l->counter != X86_LOOP_SLOT) {
+		*x = g->r[l->counter];
+		return true;
+	}
+	uint64_t at = g->r[l->slot_base] + (uint64_t)(int64_t)l->slot_disp, v = 0;
+	if (s->prev_cpl == 3)
+		user_access_begin();
+	if (ss_code_readable(at) < l->slot_size)
+		return false;
+	__builtin_memcpy(&v, (const void *)at, l->slot_size);
+	*x = v;
+	return true;
+}
+
+/* A counted loop's runs as the hooks hear them: n plain steps, its Jcc taken back. */
+static struct ss_block_branch loop_branch(const struct ss_state *s, const struct ss_block *b)
+{
+	return (struct ss_block_branch){.n = b->n,
+					.from = b->last,
+					.to = b->start,
+					.kind = b->kind,
+					.cpl = s->prev_cpl,
+					.taken = true};
+}
+
+/* A loop's runs counted ahead at most: counting costs one evaluation of its condition a run. */
+#define LOOP_TRIPS_MAX (1u << 24)
+
+/*
+ * Counted loops (lib/x86_loop.h): where block b is one and the registers f holds now say how
+ * often its Jcc will go back, and the hooks take that many runs as one batch (loop_room), it
+ * runs to its exit with one breakpoint, on its fall-through: one trap for the whole loop. The
+ * runs are told to the hooks when it stops (loop_retire).
+ */
+static bool arm_loop(struct ss_state *s, const struct ss_block *b, const struct trap_frame *f,
+		     uint64_t *rflags)
+{
+	if (!s->hooks.loop_room || !s->hooks.loop_n)
+		return false;
+	struct x86_gprs g;
+	gprs_of(f, &g);
+	uint64_t x0, trips;
+	if (!loop_counter(s, &b->loop, &g, &x0) ||
+	    !x86_loop_trips(&b->loop, x0, &g, LOOP_TRIPS_MAX, &trips) || trips == 0)
+		return false;
+	const struct ss_block_branch bb = loop_branch(s, b);
+	if (!s->hooks.loop_room(s->hooks.ctx, &bb, trips))
+		return false;
+	arm(s, b, rflags, true);
+	s->blk_trips = trips;
+	s->blk_x0 = x0;
+	s->loops++;
+	return true;
+}
+
+bool ss_block_arm(struct ss_state *s, uint64_t *rflags, const struct trap_frame *f)
 {
 	const struct x86_decoded *d = s->next_dec;
 	uint64_t start = s->prev;
@@ -275,8 +358,7 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags)
 	/* a block remembered was on a read-only page when it was decoded */
 	/* the block that just ran, compared after it (check_bytes), runs again: nothing ran since
 	 */
-	bool known = b->start == start && (b == same || same_words(b)) && b->n <= room &&
-		     !(b->to_start && (*rflags & RFLAGS_IF));
+	bool known = b->start == start && (b == same || same_words(b)) && b->n <= room;
 	if (!known) {
 		if (!block_plain(d) || !ss_code_readonly(start))
 			return false;
@@ -284,13 +366,17 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags)
 			b->start = 0;
 			return false;
 		}
-		if (b->to_start && (*rflags & RFLAGS_IF)) {
-			/* see branch_successors: stepped while interrupts are enabled */
-			b->start = 0;
-			return false;
-		}
 	}
-	arm(s, b, rflags);
+	/* A counted loop runs to its exit, where its counter tells where it stopped (interrupts
+	 * too); once declined, it runs a trap an iteration until another block comes. */
+	if (f && b->counted && start != s->loop_declined) {
+		if (arm_loop(s, b, f, rflags))
+			return true;
+		s->loop_declined = start;
+	}
+	if (b->to_start && (*rflags & RFLAGS_IF))
+		return false; /* see branch_successors: stepped while interrupts are enabled */
+	arm(s, b, rflags, false);
 	return true;
 }
 
@@ -304,6 +390,7 @@ void ss_block_idle(struct ss_state *s)
 void ss_block_reset(struct ss_state *s)
 {
 	s->blk_armed = false;
+	s->blk_trips = 0;
 	ss_block_idle(s);
 	s->blk_cache = blocks[this_cpu()->index];
 	for (unsigned i = 0; i < BLOCK_SLOTS; i++)
@@ -390,10 +477,64 @@ static inline __attribute__((always_inline)) uint64_t retire_plain(struct ss_sta
 	return ip;
 }
 
-enum ss_block_stop ss_block_cut(struct ss_state *s, uint64_t rip, bool breakpoint)
+/*
+ * A counted loop stopped at f->rip: at its exit's breakpoint, or at a fault or an interrupt
+ * inside a run. The one instruction that writes its counter (x86_loop.update_at) ran once in
+ * each run before this one, and in this one too where f->rip lies after it: the counter now,
+ * found among the values it takes run by run from the one it started with, says how many runs
+ * were whole. Those go to the hooks at once (loop_n); the run f->rip is in goes on as a block's
+ * would (ss_block_cut). A counter that says nothing consistent is not guessed: the loop is lost
+ * (ss_result.loop_lost_at), the run fails.
+ */
+static __attribute__((noinline)) void loop_retire(struct ss_state *s, const struct trap_frame *f)
 {
+	const struct ss_block *b = s->blk;
+	uint64_t trips = s->blk_trips, rip = f->rip, now, x = s->blk_x0, writes = 0;
+	s->blk_trips = 0;
+	bool exit = rip == b->to[1], after = exit;
+	if (!exit) {
+		unsigned i = 0;
+		uint64_t ip = b->start;
+		while (ip < rip && i < b->n)
+			ip += b->len[i++];
+		if (ip != rip || rip > b->last)
+			goto lost;
+		after = i > b->loop.update_at;
+	}
+	struct x86_gprs g;
+	gprs_of(f, &g);
+	if (!loop_counter(s, &b->loop, &g, &now))
+		goto lost;
+	while (x != now && writes <= trips + 1) {
+		x = x86_loop_next(&b->loop, x);
+		writes++;
+	}
+	if (x != now || (after && writes == 0))
+		goto lost;
+	uint64_t runs = after ? writes - 1 : writes;
+	if (runs > trips || (exit && runs != trips))
+		goto lost;
+	if (runs) {
+		const struct ss_block_branch bb = loop_branch(s, b);
+		s->hooks.loop_n(s->hooks.ctx, &bb, runs);
+		s->steps += runs * (b->n + 1u);
+		/* a store in one run that changed the code of the next: any change is unknown */
+		if (ss_code_readable(b->start) && !same_words(b) && !s->block_changed_at)
+			s->block_changed_at = b->start;
+	}
+	return;
+lost:
+	if (!s->loop_lost_at)
+		s->loop_lost_at = b->start;
+}
+
+enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, bool breakpoint)
+{
+	uint64_t rip = f->rip;
 	s->blk_armed = false;
 	s->blk_same = NULL;
+	if (s->blk_trips)
+		loop_retire(s, f);
 	/* The straight line first: an instruction there stops the block before the branch runs,
 	 * a successor there too (its breakpoint comes first on the way), but the start: that is
 	 * the branch's successor when its breakpoint (suppressed by RF the first time) fires. */
@@ -434,7 +575,7 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	const struct ss_block *b = s->blk;
 	uint64_t rip = c->rip;
 	bool taken = rip == b->to[0];
-	if (!s->blk_branch || !s->hooks.block_branch || b->to[0] == b->to[1] ||
+	if (!s->blk_branch || !s->hooks.block_branch || b->to[0] == b->to[1] || s->blk_trips ||
 	    (!taken && rip != b->to[1]) || (rip > b->start && rip <= b->last) ||
 	    (c->cs & 3) != s->prev_cpl || !cs_64bit(c->cs) || s->vtf || ss_skip_every)
 		return SS_SHORT_NONE;
@@ -444,8 +585,10 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	if (!ss_block_intact(s))
 		return SS_SHORT_NONE;
 	struct ss_block *nb = &s->blk_cache[(rip ^ (rip >> 6)) % BLOCK_SLOTS];
-	bool next_known = nb->start == rip && !(nb->to_start && (c->rflags & RFLAGS_IF)) &&
-			  (nb == b || same_words(nb));
+	bool next_seen = nb->start == rip && (nb == b || same_words(nb));
+	if (next_seen && nb->counted && rip != s->loop_declined && s->hooks.loop_room)
+		return SS_SHORT_NONE; /* the long way, with the registers to count it (arm_loop) */
+	bool next_known = next_seen && !(nb->to_start && (c->rflags & RFLAGS_IF));
 	const struct x86_decoded *dec = NULL;
 	if (!next_known) {
 		/* the instruction there, decoded before it runs (as decode_step does), unless the
@@ -472,7 +615,7 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 		return SS_SHORT_FED;
 	s->next_opcode_ip = 0;
 	s->next_whole = false;
-	arm(s, nb, &c->rflags);
+	arm(s, nb, &c->rflags, false);
 	return SS_SHORT_ARMED;
 }
 

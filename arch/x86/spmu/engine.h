@@ -78,7 +78,13 @@ struct ss_state {
 	uint64_t dr[2], dr7; /* what the engine last wrote to DR0, DR1, DR7 */
 	struct ss_block *blk_cache; /* this CPU's blocks seen (block.c) */
 	uint64_t blocks;	    /* blocks run (ss_result.blocks) */
-	uint64_t block_changed_at;  /* ss_result.block_changed_at */
+	/* A counted loop armed (block.c): how often its jump goes back before it falls through,
+	 * and its counter before the first run; 0 trips: none armed. */
+	uint64_t blk_trips, blk_x0;
+	uint64_t loop_declined;	   /* the start of a counted loop that runs a trap an iteration */
+	uint64_t loops;		   /* counted loops run (ss_result.loops) */
+	uint64_t loop_lost_at;	   /* ss_result.loop_lost_at */
+	uint64_t block_changed_at; /* ss_result.block_changed_at */
 };
 
 extern struct ss_state ss_states[MAX_CPUS];
@@ -242,8 +248,9 @@ bool skip_trap(struct ss_state *s, const struct trap_frame *f);
 /* Per-block stepping (block.c). At a trap after which the workload resumes at s->prev (decoded
  * in s->next_dec, nothing special due there): run the plain instructions from there at full
  * speed, TF cleared in *rflags, up to an instruction breakpoint on the first one that needs a
- * trap of its own, or on the successors of a direct branch that ends them. True if armed. */
-bool ss_block_arm(struct ss_state *s, uint64_t *rflags);
+ * trap of its own, or on the successors of a direct branch that ends them; with the whole
+ * frame f (its registers), a counted loop there runs to its exit. True if armed. */
+bool ss_block_arm(struct ss_state *s, uint64_t *rflags, const struct trap_frame *f);
 /* Where the armed block stopped, at rip (its breakpoint, a fault or an interrupt inside it). */
 enum ss_block_stop {
 	SS_BLOCK_OFF_PATH, /* rip is not where the block can stop: nothing accounted */
@@ -251,9 +258,10 @@ enum ss_block_stop {
 	SS_BLOCK_BRANCH, /* the plain ones and the branch at s->prev retired, the branch went to
 			  * rip: the caller reports that step */
 };
-/* The block is disarmed and what retired before rip is accounted (ss_block_stop); `breakpoint`:
- * the stop is the #DB of one of the block's breakpoints. */
-enum ss_block_stop ss_block_cut(struct ss_state *s, uint64_t rip, bool breakpoint);
+/* The block is disarmed and what retired before f->rip is accounted (ss_block_stop; a counted
+ * loop's runs from its counter in f); `breakpoint`: the stop is the #DB of one of the block's
+ * breakpoints. */
+enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, bool breakpoint);
 /* No block armed any more (after ss_block_cut, unless one is armed again): DR7 cleared before
  * the workload or a handler runs. */
 void ss_block_idle(struct ss_state *s);

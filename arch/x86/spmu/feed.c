@@ -114,26 +114,24 @@ unsigned spmu_feed_transfer(struct spmu *m, const struct spmu_feed_transfer *t)
 	return take_pmi(m);
 }
 
-/* Whether one more BTS record at `cpl` neither reaches the threshold (a PMI request) nor meets a
- * full or unmapped buffer (bts_store's other ways): then spmu_transfer stores it and asks nothing.
- */
-static bool bts_quiet(struct spmu *m, unsigned cpl)
+/* Whether `records` more BTS records at `cpl` neither reach the threshold (a PMI request) nor
+ * meet a full or unmapped buffer (bts_store's other ways): then spmu_transfer stores them and
+ * asks nothing. */
+static bool bts_quiet(struct spmu *m, unsigned cpl, uint64_t records)
 {
 	if (bts_disposition(m->debugctl, cpl) != BTS_STORED)
 		return true;
 	const struct ds_area64 *ds = m->lin ? m->lin(m->ds_area) : NULL;
-	if (!ds)
+	if (!ds || ds->bts_index < ds->bts_base || ds->bts_index > ds->bts_abs_max ||
+	    records > (ds->bts_abs_max - ds->bts_index) / sizeof(struct bts_record))
 		return false;
-	uint64_t next = ds->bts_index + sizeof(struct bts_record);
-	return ds->bts_index >= ds->bts_base && next <= ds->bts_abs_max && next < ds->bts_threshold;
+	uint64_t next = ds->bts_index + records * sizeof(struct bts_record);
+	return next < ds->bts_threshold;
 }
 
-bool spmu_feed_block(struct spmu *m, const struct spmu_feed_block *b)
+/* One block as spmu_feed would take its steps: the checks are the caller's. */
+static void feed_block(struct spmu *m, const struct spmu_feed_block *b)
 {
-	if (m->pmi_pending || (m->debugctl & DEBUGCTL_BTF) ||
-	    !spmu_counters_quiet(&m->ctr, b->n + 1 + b->next_n) ||
-	    (b->taken && !bts_quiet(m, b->cpl)))
-		return false;
 	spmu_feed_plain_n(m, b->n, b->cpl);
 	/* spmu_feed's order: the branch is recorded, then the step counted */
 	if (b->taken)
@@ -145,5 +143,29 @@ bool spmu_feed_block(struct spmu *m, const struct spmu_feed_block *b)
 	} else {
 		spmu_retire_uncounted(m);
 	}
+}
+
+bool spmu_feed_block(struct spmu *m, const struct spmu_feed_block *b)
+{
+	if (m->pmi_pending || (m->debugctl & DEBUGCTL_BTF) ||
+	    !spmu_counters_quiet(&m->ctr, b->n + 1 + b->next_n) ||
+	    (b->taken && !bts_quiet(m, b->cpl, 1)))
+		return false;
+	feed_block(m, b);
 	return true;
+}
+
+bool spmu_feed_loop_room(struct spmu *m, const struct spmu_feed_block *b, uint64_t iterations)
+{
+	if (!b->taken || b->n >= UINT32_MAX || iterations >= UINT32_MAX)
+		return false; /* the steps below cannot wrap */
+	return !m->pmi_pending && !(m->debugctl & DEBUGCTL_BTF) &&
+	       spmu_counters_quiet(&m->ctr, iterations * (b->n + 1) + b->n) &&
+	       bts_quiet(m, b->cpl, iterations);
+}
+
+void spmu_feed_loop(struct spmu *m, const struct spmu_feed_block *b, uint64_t iterations)
+{
+	for (uint64_t i = 0; i < iterations; i++)
+		feed_block(m, b);
 }

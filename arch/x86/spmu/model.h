@@ -78,6 +78,11 @@ struct spmu_feed_block {
 	unsigned cpl;
 };
 bool spmu_feed_block(struct spmu *m, const struct spmu_feed_block *b);
+/* Counted loops: whether `iterations` blocks b (b->to: the Jcc taken back to the block's start)
+ * and then b->n plain steps more go as spmu_feed_block would take each, asking nothing of the
+ * runner on the way (b->next_n is not read); then the iterations, at once. */
+bool spmu_feed_loop_room(struct spmu *m, const struct spmu_feed_block *b, uint64_t iterations);
+void spmu_feed_loop(struct spmu *m, const struct spmu_feed_block *b, uint64_t iterations);
 
 /* A transfer the engine reported (singlestep.h): an exception's delivery (recorded as INT-class)
  * or its handler's IRET. No instruction retires. Returns SPMU_FEED_PMI or 0. */

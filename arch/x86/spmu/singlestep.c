@@ -53,6 +53,9 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	ss_block_reset(s);
 	s->blocks = 0;
 	s->block_changed_at = 0;
+	s->loops = 0;
+	s->loop_lost_at = 0;
+	s->loop_declined = 0;
 	s->exc_frame = NULL;
 	s->nmi_frame = NULL;
 	s->next_opcode_ip = 0;
@@ -74,6 +77,8 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	ss_block_reset(s);
 	r->blocks = s->blocks;
 	r->block_changed_at = s->block_changed_at;
+	r->loops = s->loops;
+	r->loop_lost_at = s->loop_lost_at;
 	restore_fmask_tf(s);
 	r->steps = s->steps;
 	r->rep_iterations = s->rep_iterations;
@@ -194,7 +199,7 @@ static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struc
 		write_dr6(DR6_INIT_VALUE | DR6_BS);
 		return false;
 	}
-	ss_block_arm(s, &f->rflags);
+	ss_block_arm(s, &f->rflags, f);
 	return true;
 }
 
@@ -246,7 +251,7 @@ static __attribute__((noinline)) bool block_last_trap(struct ss_state *s, struct
 	s->plain_to = 0;
 	c->rflags |= RFLAGS_TF;
 	arm_next(s, last, dec, dec->opcode, false);
-	if (!ss_block_arm(s, &c->rflags)) /* a plain one the block had no room for: a block */
+	if (!ss_block_arm(s, &c->rflags, NULL)) /* a plain one the block had no room for: a block */
 		ss_block_idle(s);
 	return true;
 }
@@ -291,7 +296,7 @@ static __attribute__((noinline)) bool branch_trap(struct ss_state *s, struct db_
 	s->prev = next;
 	s->next_dec = dec;
 	arm_next(s, next, dec, dec->opcode, false);
-	ss_block_arm(s, &c->rflags);
+	ss_block_arm(s, &c->rflags, NULL);
 	return true;
 }
 
@@ -317,7 +322,7 @@ TRAP_STEP_HOT bool ss_plain_trap(struct db_cpu_frame *c)
 			/* as block_stop goes on after the branch's step */
 			c->rflags |= RFLAGS_TF;
 			arm_next(s, c->rip, s->next_dec, s->next_dec->opcode, false);
-			if (!ss_block_arm(s, &c->rflags))
+			if (!ss_block_arm(s, &c->rflags, NULL))
 				ss_block_idle(s);
 		}
 		return r != SS_SHORT_NONE || block_last_trap(s, c);
@@ -335,7 +340,7 @@ TRAP_STEP_HOT bool ss_plain_trap(struct db_cpu_frame *c)
 	s->prev = c->rip;
 	s->next_dec = dec;
 	arm_next(s, c->rip, dec, dec->opcode, false);
-	ss_block_arm(s, &c->rflags);
+	ss_block_arm(s, &c->rflags, NULL);
 	return true;
 }
 
@@ -343,7 +348,7 @@ TRAP_STEP_HOT bool ss_plain_trap(struct db_cpu_frame *c)
  * is stepped (or the next block armed). Any other #DB while a block runs is not the engine's. */
 static __attribute__((noinline)) bool block_stop(struct ss_state *s, struct trap_frame *f)
 {
-	enum ss_block_stop st = ss_block_cut(s, f->rip, true);
+	enum ss_block_stop st = ss_block_cut(s, f, true);
 	if (st == SS_BLOCK_OFF_PATH) {
 		s->ok_page = 0;
 		ss_block_idle(s);
@@ -358,7 +363,7 @@ static __attribute__((noinline)) bool block_stop(struct ss_state *s, struct trap
 		s->prev = f->rip;
 	}
 	note_next(s, f);
-	if (!ss_block_arm(s, &f->rflags))
+	if (!ss_block_arm(s, &f->rflags, f))
 		ss_block_idle(s);
 	s->ok_page = 0;
 	return true;
@@ -385,7 +390,7 @@ TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
 	report_step(s, v, f, prev, next);
 	s->prev = next;
 	note_next(s, f);
-	ss_block_arm(s, &f->rflags);
+	ss_block_arm(s, &f->rflags, f);
 	return true;
 }
 
@@ -438,15 +443,37 @@ void arch_step_bp_cost(uint64_t iterations, struct arch_bp_cost *c)
 	ss_install_entry();
 }
 
-uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
-			  void (*on_step)(void *ctx, uint64_t retired, uint64_t next),
-			  ss_transfer_fn on_transfer, void *ctx, struct x86_decoded *cache,
+/* arch_single_step's on_loop, per CPU, for the counted-loop hooks below. */
+static void (*step_loops[MAX_CPUS])(void *ctx, uint64_t from, uint64_t to, uint64_t runs);
+
+static bool step_loop_room(void *ctx, const struct ss_block_branch *b, uint64_t iterations)
+{
+	(void)ctx, (void)b, (void)iterations;
+	return true; /* the step hooks count nothing that could come due in a loop */
+}
+
+static void step_loop_n(void *ctx, const struct ss_block_branch *b, uint64_t iterations)
+{
+	step_loops[this_cpu()->index](ctx, b->from, b->to, iterations);
+}
+
+uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg, const struct arch_step_hooks *a,
 			  struct arch_step_counts *counts)
 {
 	struct ss_result r;
+	bool loops = a->cache && a->on_loop;
+	step_loops[this_cpu()->index] = a->on_loop;
 	/* kernel/arch_step.h: on_step is not told of plain steps (sstrace.c takes none of them). */
-	struct ss_hooks h = {on_step, on_transfer, ctx, cache, cache ? ss_plain_nothing : NULL,
-			     NULL,    NULL,	   NULL};
+	struct ss_hooks h = {a->on_step,
+			     a->on_transfer,
+			     a->ctx,
+			     a->cache,
+			     a->cache ? ss_plain_nothing : NULL,
+			     NULL,
+			     NULL,
+			     NULL,
+			     loops ? step_loop_room : NULL,
+			     loops ? step_loop_n : NULL};
 	ss_run(fn, arg, &h, false, &r);
 	*counts = (struct arch_step_counts){.steps = r.steps,
 					    .rep_iterations = r.rep_iterations,
@@ -454,7 +481,9 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg,
 					    .escaped_at = r.escaped_at,
 					    .dr_refused_at = r.dr_refused_at,
 					    .blocks = r.blocks,
-					    .block_changed_at = r.block_changed_at};
+					    .block_changed_at = r.block_changed_at,
+					    .loops = r.loops,
+					    .loop_lost_at = r.loop_lost_at};
 	return r.retval;
 }
 
@@ -514,7 +543,7 @@ void ss_note_exception(struct trap_frame *f)
 		/* Inside a block run at full speed (block.c): what retired before f->rip is
 		 * accounted; the workload goes on stepped (TF in the frame, for an NMI's IRET;
 		 * a delivery's handler sees the workload's own, ss_note_delivery). */
-		enum ss_block_stop st = ss_block_cut(s, f->rip, false);
+		enum ss_block_stop st = ss_block_cut(s, f, false);
 		s->blk_same = NULL; /* a handler runs before the next block */
 		if (st == SS_BLOCK_BRANCH) {
 			exception_step(s, f, s->prev, f->rip); /* the branch ran, then this came */

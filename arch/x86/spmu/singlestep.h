@@ -63,6 +63,14 @@ struct ss_hooks {
 	 * next_n (the next block's plain steps). False, with nothing changed, where the
 	 * hook has more to do: then they go the long way. NULL: always the long way. */
 	bool (*block_branch)(void *ctx, const struct ss_block_branch *b);
+	/* Counted loops (block.c, lib/x86_loop.h): whether the hook can take `iterations` runs of
+	 * a block (b: its n plain steps, then its branch taken back to its start, b->to) as one
+	 * batch and then n plain steps more (the last run's, before its branch goes the long
+	 * way), exactly as plain_n and step would have heard of them; the engine asks before the
+	 * loop runs, and nothing reaches the hook before the batch (loop_n, with as many runs as
+	 * retired, at most `iterations`). NULL: loops are run a trap an iteration. */
+	bool (*loop_room)(void *ctx, const struct ss_block_branch *b, uint64_t iterations);
+	void (*loop_n)(void *ctx, const struct ss_block_branch *b, uint64_t iterations);
 };
 bool ss_plain_nothing(void *ctx);
 
@@ -80,6 +88,9 @@ struct ss_result {
 	uint64_t block_changed_at; /* 0, or an instruction of a full-speed block whose bytes
 				    * changed under it after a store in the block before it: what
 				    * ran there is unknown (block.c) */
+	uint64_t loops;		   /* counted loops run to their exit at full speed (block.c) */
+	uint64_t loop_lost_at;	   /* 0, or the start of a counted loop whose runs its counter
+				    * did not tell where it stopped: not accounted (block.c) */
 };
 
 /* How many of the X86_MAX_INSN_LENGTH bytes from ip the engine may read now without a fault:
