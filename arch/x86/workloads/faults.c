@@ -63,7 +63,7 @@ bool workload_fault_fixup(struct trap_frame *f)
 		faults_handled++;
 		return true;
 	}
-	return exact_fixup(f);
+	return exact_fixup(f) || arch_wl_counted_fixup(f);
 }
 
 void workload_faults_reset(void)

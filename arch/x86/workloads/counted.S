@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arch_wl_counted(n), n >= 10: counted loops (lib/x86_loop.h), each of a form a compiler makes,
+ * and loops cut by the faults of their own loads (arch/x86/workloads/counted.c maps the pages
+ * of COUNTED_WINDOW on their first touch: a #PF, then the load runs again). The single-step
+ * engine runs each loop to its exit with one trap and accounts its runs from the counter; a
+ * fault inside a run cuts it where the counter says. The result, from the source below:
+ *	A  n + (n - 1) + ... + 1		n (n + 1) / 2	(jumps back: n - 1)
+ *	B  0 + 1 + ... + (n - 1)		n (n - 1) / 2	(n - 1)
+ *	C  one a run while 3k < n, k = 1, 2, ...	ceil(n / 3)	(ceil(n / 3) - 1)
+ *	D  one a run, 10 runs			10		(9; #PF in runs 1 and 6)
+ *	E  two a run, 10 runs			20		(9; #PF in runs 1 and 6)
+ *	F  4 x 5 nested				20		(4 x 4 inner, 3 outer)
+ *	G  one a run, rcx = -5, -3, ..., 9	8		(7)
+ * n^2 + ceil(n / 3) + 58 in all (counted.c, arch_wl_counted_result).
+ */
+#define COUNTED_WINDOW 0x00007f0000200000 /* four pages, mapped on first touch (counted.c) */
+#define PAGE 4096
+
+	.section .text.workload, "ax"
+	.globl arch_wl_counted, arch_wl_counted_end
+	.globl counted_a_jcc, counted_b_jcc, counted_c_jcc, counted_d_jcc, counted_e_jcc
+	.globl counted_f_jcc, counted_g_jcc, counted_d_load, counted_e_load
+	.p2align 4
+arch_wl_counted:
+	pushq %rbp
+	movq %rsp, %rbp
+	subq $32, %rsp
+	xorl %eax, %eax
+	/* A: a register counted down to 0 (SUB sets the flags JNE reads) */
+	movl %edi, %ecx
+1:	addq %rcx, %rax
+	subl $1, %ecx
+counted_a_jcc:
+	jne 1b
+	/* B: the counter a volatile word on the stack (GCC's code for `volatile i`) */
+	movq $0, -8(%rbp)
+2:	movq -8(%rbp), %rdx
+	addq %rdx, %rax
+	movq -8(%rbp), %rdx
+	addq $1, %rdx
+	movq %rdx, -8(%rbp)
+	movq -8(%rbp), %rdx
+	cmpq %rdi, %rdx
+counted_b_jcc:
+	jb 2b
+	/* C: a 32-bit word counted by 3 in memory, compared with a register (CMP m32, r32) */
+	movl $0, -20(%rbp)
+3:	addl $3, -20(%rbp)
+	addq $1, %rax
+	cmpl %edi, -20(%rbp)
+counted_c_jcc:
+	jb 3b
+	/* D: a load before the counter's update, over COUNTED_WINDOW's first two pages, five
+	 * words before the second: it faults in run 1 (first page) and run 6 (second) */
+	movabsq $COUNTED_WINDOW + PAGE - 40, %rsi
+	xorl %ecx, %ecx
+4:
+counted_d_load:
+	movq (%rsi,%rcx,8), %rdx
+	addq $1, %rax
+	addq $1, %rcx
+	cmpq $10, %rcx
+counted_d_jcc:
+	jb 4b
+	/* E: the load after the update, over the last two pages: faults in runs 1 and 6, where
+	 * the counter has moved on already */
+	movabsq $COUNTED_WINDOW + 3 * PAGE - 40 + 8, %rsi
+	xorl %ecx, %ecx
+5:	addq $1, %rcx
+counted_e_load:
+	movq -8(%rsi,%rcx,8), %rdx
+	addq $2, %rax
+	cmpq $10, %rcx
+counted_e_jcc:
+	jb 5b
+	/* F: an inner loop counted by DEC (INC/DEC keep CF; JNZ reads ZF) inside another */
+	movl $4, %r8d
+6:	movl $5, %ecx
+7:	addq $1, %rax
+	decl %ecx
+counted_f_jcc:
+	jnz 7b
+	decl %r8d
+	jnz 6b
+	/* G: signed, from below zero, by 2 */
+	movq $-7, %rcx
+8:	addq $1, %rax
+	addq $2, %rcx
+	cmpq $9, %rcx
+counted_g_jcc:
+	jl 8b
+	leave
+	ret
+arch_wl_counted_end:
+
+	.section .note.GNU-stack,"",@progbits
