@@ -164,8 +164,47 @@ bool spmu_feed_loop_room(struct spmu *m, const struct spmu_feed_block *b, uint64
 	       bts_quiet(m, b->cpl, iterations);
 }
 
+#define STATS_WORDS (sizeof(struct spmu_stats) / sizeof(uint64_t))
+_Static_assert(sizeof(struct spmu_stats) % sizeof(uint64_t) == 0, "the statistics are counters");
+
+/*
+ * The runs of a counted loop after its first, fed whole: where no counter counts (so nothing
+ * ticks), no BTS record is stored and no architectural LBR records, each run does to the model
+ * what the first did: its statistics move by as much, and its LBR record, where the first went
+ * on the legacy stack, is the same each time (n + 1 instructions since the one before,
+ * spmu_lbr_again); else n + 1 more instructions go by without one.
+ */
+static void loop_again(struct spmu *m, const struct spmu_feed_block *b, uint64_t k,
+		       const struct spmu_stats *before)
+{
+	uint64_t s0[STATS_WORDS], s1[STATS_WORDS];
+	__builtin_memcpy(s0, before, sizeof(s0));
+	__builtin_memcpy(s1, &m->stats, sizeof(s1));
+	bool recorded = m->stats.lbr_recorded != before->lbr_recorded;
+	for (unsigned i = 0; i < STATS_WORDS; i++)
+		s1[i] += k * (s1[i] - s0[i]);
+	__builtin_memcpy(&m->stats, s1, sizeof(s1));
+	if (!recorded) {
+		m->steps_since_lbr += k * (b->n + 1);
+		return;
+	}
+	spmu_lbr_again(m, b->from, b->to, b->kind, b->cpl, b->n, k);
+	spmu_retire_uncounted(m); /* the last run's branch retires */
+}
+
 void spmu_feed_loop(struct spmu *m, const struct spmu_feed_block *b, uint64_t iterations)
 {
-	for (uint64_t i = 0; i < iterations; i++)
-		feed_block(m, b);
+	if (iterations == 0)
+		return;
+	const struct spmu_stats before = m->stats;
+	feed_block(m, b);
+	uint64_t k = iterations - 1;
+	if (m->ctr.live || spmu_arch_lbr_on(m) ||
+	    bts_disposition(m->debugctl, b->cpl) == BTS_STORED) {
+		while (k--)
+			feed_block(m, b);
+		return;
+	}
+	if (k)
+		loop_again(m, b, k, &before);
 }

@@ -517,13 +517,35 @@ void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kin
 	spmu_transfer(m, from, to, kind, cpl_from, cpl_to);
 }
 
+bool spmu_arch_lbr_on(const struct spmu *m)
+{
+	return m->caps.lbr.kind == TC_LBR_ARCH && (m->arch_lbr.ctl & LBR_CTL_LBREN);
+}
+
+void spmu_lbr_again(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
+		    unsigned cpl, uint64_t n, uint64_t k)
+{
+	m->steps_since_lbr = n + 1;
+	struct lbr_branch b = lbr_branch_of(m, from, to, kind, cpl);
+	uint64_t depth = m->lbr.depth, push = k;
+	if (push > depth) {
+		/* the records of the first k - depth pushes are all overwritten by the last depth:
+		 * only their moves of TOS remain (a power of two deep, lbr_record) */
+		m->lbr.tos = (unsigned)((m->lbr.tos + (push - depth)) & (depth - 1));
+		push = depth;
+	}
+	while (push--)
+		lbr_record(&m->lbr, &b);
+	m->steps_since_lbr = 0;
+}
+
 void spmu_transfer(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		   unsigned cpl_from, unsigned cpl_to)
 {
 	m->stats.branches++;
 	m->last_from = from;
 	m->last_to = to;
-	if (m->caps.lbr.kind == TC_LBR_ARCH && (m->arch_lbr.ctl & LBR_CTL_LBREN)) {
+	if (spmu_arch_lbr_on(m)) {
 		struct lbr_branch b = lbr_branch_of(m, from, to, kind, cpl_to);
 		if (spmu_counters_lbr_frozen(&m->ctr)) {
 			m->stats.lbr_frozen_skips++;

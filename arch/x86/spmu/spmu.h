@@ -148,5 +148,12 @@ void spmu_branch(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kin
  * trap comes "only after instructions that cause a branch"). */
 void spmu_transfer(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		   unsigned cpl_from, unsigned cpl_to);
+/* Counted loops (feed.c): the LBR records of k more takings of a branch whose last one went on
+ * the legacy stack (spmu_transfer), each n + 1 instructions after the one before: the same
+ * record each time. Only the stack changes; the statistics are the caller's. */
+void spmu_lbr_again(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
+		    unsigned cpl, uint64_t n, uint64_t k);
+/* Whether architectural LBRs record (spmu_transfer's first case). */
+bool spmu_arch_lbr_on(const struct spmu *m);
 
 #endif
