@@ -553,9 +553,104 @@ bool x86_loop_taken(const struct x86_loop *l, uint64_t x, const struct x86_gprs 
 	return (l->cc & 1) ? !t : t; /* odd tttn: the condition negated (Table B-1) */
 }
 
+/* What closed_trips found. */
+enum closed { CLOSED_NO, CLOSED_FINITE, CLOSED_ENDLESS };
+
+/* An ordered or equality comparison of a side that moves by one a run with a fixed side, as an
+ * unsigned comparison of a with b (tttn 2-7): the signed ones (12-15) with both sign bits
+ * flipped (x ^ sign keeps the order of x + 2^(n-1), and still moves by one a run), a comparison
+ * of the fixed side with the moving one turned round. */
+static int unsigned_cc(int cc, bool swapped)
+{
+	static const int flip[16] = {[2] = 7, [3] = 6, [4] = 4, [5] = 5, [6] = 3, [7] = 2};
+	static const int from_signed[16] = {[12] = 2, [13] = 3, [14] = 6, [15] = 7};
+	if (cc >= 12)
+		cc = from_signed[cc];
+	return swapped ? flip[cc] : cc;
+}
+
+/*
+ * The count in closed form, where the compared side moves by +-1 a run modulo 2^n (n = 8 x the
+ * comparison's size; the counter's own width at least n) and the other side is fixed: its
+ * values run through the residues in order, so the condition holds for one unbroken stretch of
+ * runs from the first, whose length follows from where it starts. CLOSED_NO: count by steps.
+ */
+static enum closed closed_trips(const struct x86_loop *l, uint64_t x0, const struct x86_gprs *g,
+				uint64_t *trips)
+{
+	const struct x86_loop_operand *mv = &l->a, *fixed = &l->b;
+	bool swapped = l->a.kind != X86_LOOP_COUNTER;
+	if (swapped) {
+		mv = &l->b;
+		fixed = &l->a;
+	}
+	unsigned n = 8u * l->size;
+	if (mv->kind != X86_LOOP_COUNTER || fixed->kind == X86_LOOP_COUNTER ||
+	    (l->step != 1 && l->step != -1) || l->bits < n || mv->bits < n)
+		return CLOSED_NO;
+	uint64_t mask = n == 64 ? ~0ull : (1ull << n) - 1, sign = 1ull << (n - 1);
+	uint64_t a = value(mv, x0, g) & mask, b = value(fixed, x0, g) & mask;
+	int cc = l->cc;
+	if (l->flags != X86_LOOP_SUB) { /* a + b: only its ZF, a == -b */
+		if ((cc != CC_E && cc != CC_NE) || swapped)
+			return CLOSED_NO;
+		b = (0 - b) & mask;
+	} else if (cc >= CC_L) {
+		a ^= sign;
+		b ^= sign;
+	} else if (cc < CC_B || cc > CC_A) {
+		return CLOSED_NO; /* overflow, sign */
+	}
+	cc = unsigned_cc(cc, swapped && l->flags == X86_LOOP_SUB);
+	bool up = l->step == 1;
+	uint64_t t;
+	switch (cc) {
+	case CC_E: /* a == b: once, then a moved off it */
+		t = a == b;
+		break;
+	case CC_NE: /* until a reaches b */
+		t = ((b - a) * (uint64_t)l->step) & mask;
+		break;
+	case CC_B: /* a < b: up to b, or down to 0 and round to 2^n - 1 >= b */
+		t = a >= b ? 0 : up ? b - a : a + 1;
+		break;
+	case CC_AE: /* a >= b: up round to 0, or down to b; always where b = 0 */
+		if (a < b)
+			t = 0;
+		else if (b == 0)
+			return CLOSED_ENDLESS;
+		else
+			t = up ? ((0 - a) & mask) : a - b + 1;
+		break;
+	case CC_BE: /* a <= b: up past b, or down round to 2^n - 1; always where b = 2^n - 1 */
+		if (a > b)
+			t = 0;
+		else if (b == mask)
+			return CLOSED_ENDLESS;
+		else
+			t = up ? b - a + 1 : a + 1;
+		break;
+	default: /* CC_A, a > b: up round to 0, or down to b */
+		t = a <= b ? 0 : up ? ((0 - a) & mask) : a - b;
+		break;
+	}
+	*trips = t;
+	return CLOSED_FINITE;
+}
+
 bool x86_loop_trips(const struct x86_loop *l, uint64_t x0, const struct x86_gprs *g, uint64_t max,
 		    uint64_t *trips)
 {
+	uint64_t t;
+	switch (closed_trips(l, x0, g, &t)) {
+	case CLOSED_FINITE:
+		*trips = t;
+		return t <= max;
+	case CLOSED_ENDLESS:
+		return false;
+	default:
+		break;
+	}
 	uint64_t x = x0;
 	for (uint64_t k = 0; k <= max; k++) {
 		if (!x86_loop_taken(l, x, g)) {

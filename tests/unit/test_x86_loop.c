@@ -287,6 +287,124 @@ static void loops_against_source_and_cpu(void **state)
 		check_case(&cases[i]);
 }
 
+/* The count by runs, as the engine would make it without a closed form: the condition
+ * evaluated run after run (x86_loop_taken, itself held against the CPU above and below). */
+static bool reference_trips(const struct x86_loop *l, uint64_t x0, const struct x86_gprs *g,
+			    uint64_t max, uint64_t *trips)
+{
+	uint64_t x = x0;
+	for (uint64_t k = 0; k <= max; k++) {
+		if (!x86_loop_taken(l, x, g)) {
+			*trips = k;
+			return true;
+		}
+		x = x86_loop_next(l, x);
+	}
+	return false;
+}
+
+static uint64_t next_random(uint64_t *seed)
+{
+	*seed = *seed * 6364136223846793005ull + 1442695040888963407ull; /* Knuth's MMIX LCG */
+	return *seed >> 11;
+}
+
+#define RANDOM_LOOPS 20000
+#define RANDOM_MAX   5000 /* runs counted at most */
+
+/*
+ * Random loops of the forms a compiler makes of `for` over a counter stepped by +-1 (ADD, or
+ * INC/DEC, 32- or 64-bit; the flags from the update itself or from a CMP with an immediate or
+ * a register, either way round; every condition but parity), started near the bound, near 0
+ * and near the sign and carry boundaries: x86_loop_trips (its closed forms) gives the count
+ * that evaluating the condition run by run gives; and where that count is small enough to run,
+ * the CPU leaves the counter where that many runs and one more put it.
+ */
+static void random_loops_closed_form_and_cpu(void **state)
+{
+	(void)state;
+	uint64_t seed = 34;
+	unsigned natively = 0, counted = 0;
+	for (unsigned it = 0; it < RANDOM_LOOPS; it++) {
+		bool wide = next_random(&seed) & 1, up = next_random(&seed) & 1;
+		unsigned form = next_random(&seed) % 4, cc = next_random(&seed) % 14;
+		cc = cc >= 10 ? cc + 2 : cc; /* no parity */
+		struct loop_case c = {.text = "random", .trips = 0};
+		uint8_t *p = c.bytes, rex = wide ? 0x48 : 0;
+		/* add $+-1, %ecx/%rcx (83 /0 ib), or inc/dec (FF /0, /1) */
+		if (form == 3) {
+			if (rex)
+				*p++ = rex;
+			*p++ = 0xff;
+			*p++ = up ? 0xc1 : 0xc9;
+		} else {
+			if (rex)
+				*p++ = rex;
+			*p++ = 0x83;
+			*p++ = 0xc1;
+			*p++ = up ? 0x01 : 0xff;
+		}
+		int8_t imm = (int8_t)next_random(&seed);
+		if (form == 1) { /* cmp $imm8, %ecx/%rcx (83 /7 ib) */
+			if (rex)
+				*p++ = rex;
+			*p++ = 0x83;
+			*p++ = 0xf9;
+			*p++ = (uint8_t)imm;
+		} else if (form == 2) { /* cmp %edx,%ecx (39 /r: ecx - edx) or cmp %ecx,%edx */
+			bool round = next_random(&seed) & 1;
+			if (rex)
+				*p++ = rex;
+			*p++ = 0x39;
+			*p++ = round ? 0xca : 0xd1;
+		}
+		*p++ = (uint8_t)(0x70 | cc);
+		*p = (uint8_t) - (p - c.bytes + 1);
+		c.length = (uint8_t)(p - c.bytes + 1);
+		struct x86_insn in[X86_LOOP_MAX_INSNS + 1];
+		const struct x86_insn *ptr[X86_LOOP_MAX_INSNS + 1];
+		unsigned n = decode_loop(&c, in, ptr);
+		struct x86_loop l;
+		if (!x86_loop_analyze(ptr, n, &in[n], &l)) {
+			/* refused only where INC/DEC's kept CF would decide (SDM Vol. 2 INC, DEC)
+			 */
+			assert_true(form == 3 && (cc == 2 || cc == 3 || cc == 6 || cc == 7));
+			continue;
+		}
+		counted++;
+		static const uint64_t near[] = {0, 1ull << 31, 1ull << 32, 1ull << 63, 0};
+		struct x86_gprs g = {{0}};
+		uint64_t base = next_random(&seed) % 3 == 0 ? near[next_random(&seed) % 4]
+							    : (uint64_t)(int64_t)imm;
+		g.r[RDX] = base + (uint64_t)(int64_t)(int16_t)(next_random(&seed) % 64 - 32);
+		if (!wide)
+			g.r[RDX] = (uint32_t)g.r[RDX];
+		uint64_t x0 = base + (uint64_t)(int64_t)(int16_t)(next_random(&seed) % 600 - 300);
+		g.r[RCX] = wide ? x0 : (uint32_t)x0;
+		uint64_t want = 0, got = 0;
+		bool want_ok = reference_trips(&l, g.r[RCX], &g, RANDOM_MAX, &want);
+		bool got_ok = x86_loop_trips(&l, g.r[RCX], &g, RANDOM_MAX, &got);
+		if (want_ok != got_ok || (want_ok && want != got))
+			fail_msg("loop %u (form %u, cc %u, %s, %s): %s %lu runs, by runs %s %lu",
+				 it, form, cc, wide ? "64-bit" : "32-bit", up ? "up" : "down",
+				 got_ok ? "counted" : "refused", (unsigned long)got,
+				 want_ok ? "counted" : "refused", (unsigned long)want);
+		if (!want_ok)
+			continue;
+		uint64_t x = g.r[RCX];
+		for (uint64_t k = 0; k <= want; k++)
+			x = x86_loop_next(&l, x);
+		struct x86_gprs native = g;
+		run_native(&c, &native);
+		if (native.r[RCX] != x)
+			fail_msg("loop %u: the CPU left the counter at %#lx, %lu runs say %#lx", it,
+				 (unsigned long)native.r[RCX], (unsigned long)want + 1,
+				 (unsigned long)x);
+		natively++;
+	}
+	assert_true(counted > RANDOM_LOOPS / 2 && natively > RANDOM_LOOPS / 4);
+}
+
 /* Only 64-bit code: in 16/32-bit code 40-4F are INC/DEC (the engine steps such code anyway). */
 static void only_64_bit_code(void **state)
 {
@@ -303,6 +421,7 @@ static void only_64_bit_code(void **state)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(loops_against_source_and_cpu),
     cmocka_unit_test(only_64_bit_code),
+    cmocka_unit_test(random_loops_closed_form_and_cpu),
 };
 
 UNIT_MAIN(tests)
