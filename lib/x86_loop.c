@@ -649,8 +649,13 @@ bool x86_loop_trips(const struct x86_loop *l, uint64_t x0, const struct x86_gprs
 	case CLOSED_ENDLESS:
 		return false;
 	default:
-		break;
+		return x86_loop_trips_by_runs(l, x0, g, max, trips);
 	}
+}
+
+bool x86_loop_trips_by_runs(const struct x86_loop *l, uint64_t x0, const struct x86_gprs *g,
+			    uint64_t max, uint64_t *trips)
+{
 	uint64_t x = x0;
 	for (uint64_t k = 0; k <= max; k++) {
 		if (!x86_loop_taken(l, x, g)) {

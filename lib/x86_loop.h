@@ -65,5 +65,9 @@ bool x86_loop_taken(const struct x86_loop *l, uint64_t x, const struct x86_gprs 
  * where it would be taken more often than that. */
 bool x86_loop_trips(const struct x86_loop *l, uint64_t x0, const struct x86_gprs *g, uint64_t max,
 		    uint64_t *trips);
+/* The same count made run by run (x86_loop_taken, x86_loop_next): what x86_loop_trips does
+ * where no closed form applies. */
+bool x86_loop_trips_by_runs(const struct x86_loop *l, uint64_t x0, const struct x86_gprs *g,
+			    uint64_t max, uint64_t *trips);
 
 #endif

@@ -287,22 +287,6 @@ static void loops_against_source_and_cpu(void **state)
 		check_case(&cases[i]);
 }
 
-/* The count by runs, as the engine would make it without a closed form: the condition
- * evaluated run after run (x86_loop_taken, itself held against the CPU above and below). */
-static bool reference_trips(const struct x86_loop *l, uint64_t x0, const struct x86_gprs *g,
-			    uint64_t max, uint64_t *trips)
-{
-	uint64_t x = x0;
-	for (uint64_t k = 0; k <= max; k++) {
-		if (!x86_loop_taken(l, x, g)) {
-			*trips = k;
-			return true;
-		}
-		x = x86_loop_next(l, x);
-	}
-	return false;
-}
-
 static uint64_t next_random(uint64_t *seed)
 {
 	*seed = *seed * 6364136223846793005ull + 1442695040888963407ull; /* Knuth's MMIX LCG */
@@ -317,8 +301,8 @@ static uint64_t next_random(uint64_t *seed)
  * INC/DEC, 32- or 64-bit; the flags from the update itself or from a CMP with an immediate or
  * a register, either way round; every condition but parity), started near the bound, near 0
  * and near the sign and carry boundaries: x86_loop_trips (its closed forms) gives the count
- * that evaluating the condition run by run gives; and where that count is small enough to run,
- * the CPU leaves the counter where that many runs and one more put it.
+ * that evaluating the condition run by run gives (x86_loop_trips_by_runs); and the CPU, running
+ * the same bytes, leaves the counter where that many runs and one more put it.
  */
 static void random_loops_closed_form_and_cpu(void **state)
 {
@@ -382,7 +366,7 @@ static void random_loops_closed_form_and_cpu(void **state)
 		uint64_t x0 = base + (uint64_t)(int64_t)(int16_t)(next_random(&seed) % 600 - 300);
 		g.r[RCX] = wide ? x0 : (uint32_t)x0;
 		uint64_t want = 0, got = 0;
-		bool want_ok = reference_trips(&l, g.r[RCX], &g, RANDOM_MAX, &want);
+		bool want_ok = x86_loop_trips_by_runs(&l, g.r[RCX], &g, RANDOM_MAX, &want);
 		bool got_ok = x86_loop_trips(&l, g.r[RCX], &g, RANDOM_MAX, &got);
 		if (want_ok != got_ok || (want_ok && want != got))
 			fail_msg("loop %u (form %u, cc %u, %s, %s): %s %lu runs, by runs %s %lu",
