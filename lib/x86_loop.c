@@ -496,6 +496,11 @@ uint64_t x86_loop_next(const struct x86_loop *l, uint64_t x)
 	return truncated(x + (uint64_t)l->step, l->bits);
 }
 
+uint64_t x86_loop_after(const struct x86_loop *l, uint64_t x, uint64_t runs)
+{
+	return truncated(x + runs * (uint64_t)l->step, l->bits); /* truncation commutes with + */
+}
+
 static uint64_t value(const struct x86_loop_operand *o, uint64_t x, const struct x86_gprs *g)
 {
 	switch (o->kind) {

@@ -54,8 +54,9 @@ struct x86_loop {
 bool x86_loop_analyze(const struct x86_insn *const *body, unsigned n, const struct x86_insn *jcc,
 		      struct x86_loop *l);
 
-/* The counter after one more iteration. */
+/* The counter after one more iteration; after `runs` more (the same, at once). */
 uint64_t x86_loop_next(const struct x86_loop *l, uint64_t x);
+uint64_t x86_loop_after(const struct x86_loop *l, uint64_t x, uint64_t runs);
 
 /* Whether the jump at the end of the iteration that starts with counter x (and registers g,
  * for the invariant side) is taken. */

@@ -96,6 +96,32 @@ static void stack_wraps_newest_at_tos(void **state)
 		assert_int_equal(s.from[(s.tos - k) & 3], 0x1000 * (6 - k));
 }
 
+/* A counted loop's runs pushed at once (lbr_record_again) leave the stack as that many
+ * lbr_record calls do, record by record (SDM Vol. 3B 17.4.8: the stack is a ring, TOS the
+ * newest): the same slots, the same TOS, for fewer, as many and more pushes than its depth. */
+static void record_again_as_record_by_record(void **state)
+{
+	(void)state;
+	static const uint64_t pushes[] = {0, 1, 3, 7, 8, 9, 31, 32, 33, 100, 1001};
+	static const unsigned depths[] = {4, 8, 32};
+	for (unsigned d = 0; d < sizeof(depths) / sizeof(depths[0]); d++)
+		for (unsigned p = 0; p < sizeof(pushes) / sizeof(pushes[0]); p++) {
+			struct lbr_stack one = {
+			    .format = LBR_FMT_INFO2, .depth = depths[d], .tos = 1};
+			struct lbr_branch first = {0x500, 0x400, LBR_CLASS_JCC, 0, false, 9};
+			assert_true(lbr_record(&one, &first)); /* something older underneath */
+			struct lbr_stack again = one;
+			struct lbr_branch b = {0x1234, 0x1200, LBR_CLASS_JCC, 0, false, 5};
+			for (uint64_t k = 0; k < pushes[p]; k++)
+				assert_true(lbr_record(&one, &b));
+			lbr_record_again(&again, &b, pushes[p]);
+			assert_int_equal(again.tos, one.tos);
+			assert_memory_equal(again.from, one.from, sizeof(one.from));
+			assert_memory_equal(again.to, one.to, sizeof(one.to));
+			assert_memory_equal(again.info, one.info, sizeof(one.info));
+		}
+}
+
 static void select_suppresses_each_class_and_ring(void **state)
 {
 	(void)state;
@@ -217,6 +243,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(call_stack_pushes_and_pops),
     cmocka_unit_test(every_format_round_trips),
     cmocka_unit_test(stack_wraps_newest_at_tos),
+    cmocka_unit_test(record_again_as_record_by_record),
     cmocka_unit_test(select_suppresses_each_class_and_ring),
 };
 UNIT_MAIN(tests)

@@ -267,6 +267,7 @@ static void check_case(const struct loop_case *c)
 	uint64_t x = x0;
 	for (uint64_t k = 0; k <= c->trips; k++)
 		x = x86_loop_next(&l, x);
+	assert_true(x86_loop_after(&l, x0, c->trips + 1) == x);
 	struct x86_gprs native = g;
 	run_native(c, &native);
 	uint64_t now =
@@ -378,6 +379,7 @@ static void random_loops_closed_form_and_cpu(void **state)
 		uint64_t x = g.r[RCX];
 		for (uint64_t k = 0; k <= want; k++)
 			x = x86_loop_next(&l, x);
+		assert_true(x86_loop_after(&l, g.r[RCX], want + 1) == x);
 		struct x86_gprs native = g;
 		run_native(&c, &native);
 		if (native.r[RCX] != x)

@@ -3,6 +3,7 @@
 #ifndef ARCH_X86_CPU_TRAP_H
 #define ARCH_X86_CPU_TRAP_H
 
+#include "arch/x86/cpu/trap_frame.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -54,7 +55,8 @@ struct trap_frame {
 };
 _Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame layout matches the stubs");
 _Static_assert(__builtin_offsetof(struct trap_frame, vector) == 15 * 8, "vector slot");
-_Static_assert(__builtin_offsetof(struct trap_frame, rip) == 17 * 8, "CPU frame starts at RIP");
+_Static_assert(__builtin_offsetof(struct trap_frame, rip) == TRAP_FRAME_RIP,
+	       "CPU frame starts at RIP");
 
 /*
  * Hooks the layers above register (arch/x86/arch_init.c wires them), so that trap dispatch

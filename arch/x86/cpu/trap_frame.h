@@ -9,6 +9,10 @@
 #ifndef ARCH_X86_CPU_TRAP_FRAME_H
 #define ARCH_X86_CPU_TRAP_FRAME_H
 
+/* The CPU's frame (RIP, CS, RFLAGS, RSP, SS) within struct trap_frame: after the 15 registers,
+ * the vector and the error code (trap.h asserts it). */
+#define TRAP_FRAME_RIP (17 * 8)
+
 #ifdef __ASSEMBLER__
 /* clang-format off */
 /* struct trap_frame's register part, r15 lowest; the direction flag cleared for C (SysV ABI). */

@@ -505,6 +505,10 @@ static __attribute__((noinline)) void loop_retire(struct ss_state *s, const stru
 	gprs_of(f, &g);
 	if (!loop_counter(s, &b->loop, &g, &now))
 		goto lost;
+	if (exit) { /* all runs whole, the counter written in each */
+		writes = trips + 1;
+		x = x86_loop_after(&b->loop, x, writes);
+	}
 	while (x != now && writes <= trips + 1) {
 		x = x86_loop_next(&b->loop, x);
 		writes++;
@@ -575,7 +579,7 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	const struct ss_block *b = s->blk;
 	uint64_t rip = c->rip;
 	bool taken = rip == b->to[0];
-	if (!s->blk_branch || !s->hooks.block_branch || b->to[0] == b->to[1] || s->blk_trips ||
+	if (!s->blk_branch || !s->hooks.block_branch || b->to[0] == b->to[1] ||
 	    (!taken && rip != b->to[1]) || (rip > b->start && rip <= b->last) ||
 	    (c->cs & 3) != s->prev_cpl || !cs_64bit(c->cs) || s->vtf || ss_skip_every)
 		return SS_SHORT_NONE;
@@ -586,9 +590,9 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 		return SS_SHORT_NONE;
 	struct ss_block *nb = &s->blk_cache[(rip ^ (rip >> 6)) % BLOCK_SLOTS];
 	bool next_seen = nb->start == rip && (nb == b || same_words(nb));
-	if (next_seen && nb->counted && rip != s->loop_declined && s->hooks.loop_room)
-		return SS_SHORT_NONE; /* the long way, with the registers to count it (arm_loop) */
-	bool next_known = next_seen && !(nb->to_start && (c->rflags & RFLAGS_IF));
+	/* a counted loop next is armed by ss_block_arm (FED), also where interrupts are enabled */
+	bool next_loop = next_seen && nb->counted && rip != s->loop_declined && s->hooks.loop_room;
+	bool next_known = next_seen && !next_loop && !(nb->to_start && (c->rflags & RFLAGS_IF));
 	const struct x86_decoded *dec = NULL;
 	if (!next_known) {
 		/* the instruction there, decoded before it runs (as decode_step does), unless the
@@ -597,6 +601,8 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 		if (!dec || engine_special(dec->opcode))
 			return SS_SHORT_NONE;
 	}
+	if (s->blk_trips) /* a counted loop's exit: its runs but the last go first */
+		loop_retire(s, frame_of(c));
 	const struct ss_block_branch bb = {.n = b->n,
 					   .from = b->last,
 					   .to = rip,

@@ -265,12 +265,16 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, 
 /* No block armed any more (after ss_block_cut, unless one is armed again): DR7 cleared before
  * the workload or a handler runs. */
 void ss_block_idle(struct ss_state *s);
-/* The CPU's part of the #DB frame (SDM Vol. 3A 6.14.2, Figure 6-9), all a plain step or a block's
- * short way reads of it: the engine's entry saved only the registers a C call may change
- * (ss_plain_trap). */
+/* The CPU's part of the #DB frame (SDM Vol. 3A 6.14.2, Figure 6-9), what a plain step or a
+ * block's short way reads of it (ss_plain_trap); the engine's entry saved the whole struct
+ * trap_frame around it (frame_of: a counted loop's registers). */
 struct db_cpu_frame {
 	uint64_t rip, cs, rflags, rsp, ss;
 };
+static inline struct trap_frame *frame_of(struct db_cpu_frame *c)
+{
+	return (struct trap_frame *)((char *)c - TRAP_FRAME_RIP);
+}
 /* A block's breakpoint #DB at one of its branch's successors, taken the short way: the block and
  * its branch told to the hooks at once (ss_hooks.block_branch), and the next block armed where
  * it is one seen before with its bytes unchanged. */

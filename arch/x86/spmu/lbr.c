@@ -108,3 +108,21 @@ bool lbr_record(struct lbr_stack *s, const struct lbr_branch *b)
 	lbr_encode(s->format, b, &s->from[s->tos], &s->to[s->tos], &s->info[s->tos]);
 	return true;
 }
+
+void lbr_record_again(struct lbr_stack *s, const struct lbr_branch *b, uint64_t k)
+{
+	uint64_t from, to, info, push = k;
+	lbr_encode(s->format, b, &from, &to, &info);
+	if (push > s->depth) {
+		/* the first k - depth pushes are all overwritten by the last depth: only their
+		 * moves of TOS remain (the depth a power of two) */
+		s->tos = (unsigned)((s->tos + (push - s->depth)) & (s->depth - 1));
+		push = s->depth;
+	}
+	while (push--) {
+		s->tos = (s->tos + 1) & (s->depth - 1);
+		s->from[s->tos] = from;
+		s->to[s->tos] = to;
+		s->info[s->tos] = info;
+	}
+}

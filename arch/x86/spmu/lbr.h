@@ -39,6 +39,9 @@ const char *lbr_select_check(uint64_t select, bool call_stack_supported);
  * FROM/TO/INFO slot gets the format's encoding; in call-stack mode a near return instead
  * clears the newest record and moves TOS down. Returns false if filtered out. */
 bool lbr_record(struct lbr_stack *s, const struct lbr_branch *b);
+/* k pushes of the same record b, which lbr_record took (not filtered, no call-stack pop): the
+ * stack then holds min(k, depth) copies of it, TOS moved on by k. */
+void lbr_record_again(struct lbr_stack *s, const struct lbr_branch *b, uint64_t k);
 /* The format's encodings (exposed for host tests and the future decoder cross-check). */
 void lbr_encode(enum lbr_format f, const struct lbr_branch *b, uint64_t *from, uint64_t *to,
 		uint64_t *info);

@@ -251,7 +251,8 @@ static __attribute__((noinline)) bool block_last_trap(struct ss_state *s, struct
 	s->plain_to = 0;
 	c->rflags |= RFLAGS_TF;
 	arm_next(s, last, dec, dec->opcode, false);
-	if (!ss_block_arm(s, &c->rflags, NULL)) /* a plain one the block had no room for: a block */
+	if (!ss_block_arm(s, &c->rflags,
+			  frame_of(c))) /* a plain one the block had no room for: a block */
 		ss_block_idle(s);
 	return true;
 }
@@ -296,7 +297,7 @@ static __attribute__((noinline)) bool branch_trap(struct ss_state *s, struct db_
 	s->prev = next;
 	s->next_dec = dec;
 	arm_next(s, next, dec, dec->opcode, false);
-	ss_block_arm(s, &c->rflags, NULL);
+	ss_block_arm(s, &c->rflags, frame_of(c));
 	return true;
 }
 
@@ -322,7 +323,7 @@ TRAP_STEP_HOT bool ss_plain_trap(struct db_cpu_frame *c)
 			/* as block_stop goes on after the branch's step */
 			c->rflags |= RFLAGS_TF;
 			arm_next(s, c->rip, s->next_dec, s->next_dec->opcode, false);
-			if (!ss_block_arm(s, &c->rflags, NULL))
+			if (!ss_block_arm(s, &c->rflags, frame_of(c)))
 				ss_block_idle(s);
 		}
 		return r != SS_SHORT_NONE || block_last_trap(s, c);
@@ -340,7 +341,7 @@ TRAP_STEP_HOT bool ss_plain_trap(struct db_cpu_frame *c)
 	s->prev = c->rip;
 	s->next_dec = dec;
 	arm_next(s, c->rip, dec, dec->opcode, false);
-	ss_block_arm(s, &c->rflags, NULL);
+	ss_block_arm(s, &c->rflags, frame_of(c));
 	return true;
 }
 

@@ -37,55 +37,34 @@ ss_exit:
 
 /*
  * The #DB gate's handler (ss_install_entry), in one page with the code it runs (TRAP_STEP_HOT,
- * arch/x86/cpu/trap.h). First the plain step (ss_plain_trap, most traps), with only the
- * registers a C call may change saved (SysV ABI: RAX, RCX, RDX, RSI, RDI, R8-R11) and the CPU's
- * frame as its argument; then, for any other trap, the whole struct trap_frame for
- * ss_debug_trap. The engine's traps return through an IRETQ of their own (a debug exception's
- * return is never a record of the software PMU's). A #DB that is not the engine's (INT1,
- * INT 1, the workload stepping itself, any #DB outside a stepped run) goes on to #DB's stub in
- * trap_stub_table, as if it had come there: trap dispatch, the workload's handler.
+ * arch/x86/cpu/trap.h). The whole struct trap_frame is saved first (its registers are what a
+ * counted loop's count and its end are read from, block.c); then the plain step
+ * (ss_plain_trap, most traps) with the CPU's frame in it as its argument; for any other trap,
+ * ss_debug_trap with the same frame. The engine's traps return through an IRETQ of their own
+ * (a debug exception's return is never a record of the software PMU's). A #DB that is not the
+ * engine's (INT1, INT 1, the workload stepping itself, any #DB outside a stepped run) goes on
+ * to #DB's stub in trap_stub_table, as if it had come there: trap dispatch, the workload's
+ * handler.
  */
 	.section .text.step_hot, "ax"
 	.globl ss_debug_entry
 	.p2align 4
 ss_debug_entry:
-	cld
-	pushq %rax
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
-	/* The CPU aligned RSP to 16 before its five-word frame (SDM Vol. 3A 6.14.2): after nine
-	 * more words it is aligned for the call. */
-	leaq 9 * 8(%rsp), %rdi
-	call ss_plain_trap
-	testb %al, %al
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %rax
-	jz 1f
-	iretq
-1:	pushq $0		/* #DB pushes no error code (SDM Vol. 3A Table 6-1) */
+	pushq $0		/* #DB pushes no error code (SDM Vol. 3A Table 6-1) */
 	pushq $DB_VECTOR
 	SAVE_TRAP_REGS
-	movq %rsp, %rdi
+	/* The CPU aligned RSP to 16 before its five-word frame (SDM Vol. 3A 6.14.2): after 17
+	 * more words it is aligned for the call. */
 	movq %rsp, %rbx		/* the frame, kept in a callee-saved register */
-	andq $-16, %rsp
+	leaq TRAP_FRAME_RIP(%rsp), %rdi
+	call ss_plain_trap
+	testb %al, %al
+	jnz 1f
+	movq %rbx, %rdi
 	call ss_debug_trap
-	movq %rbx, %rsp
 	testb %al, %al
 	jz 2f
-	RESTORE_TRAP_REGS
+1:	RESTORE_TRAP_REGS
 	iretq
 2:	RESTORE_TRAP_REGS
 	jmp *trap_stub_table + 8 * DB_VECTOR(%rip)

@@ -527,15 +527,7 @@ void spmu_lbr_again(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_
 {
 	m->steps_since_lbr = n + 1;
 	struct lbr_branch b = lbr_branch_of(m, from, to, kind, cpl);
-	uint64_t depth = m->lbr.depth, push = k;
-	if (push > depth) {
-		/* the records of the first k - depth pushes are all overwritten by the last depth:
-		 * only their moves of TOS remain (a power of two deep, lbr_record) */
-		m->lbr.tos = (unsigned)((m->lbr.tos + (push - depth)) & (depth - 1));
-		push = depth;
-	}
-	while (push--)
-		lbr_record(&m->lbr, &b);
+	lbr_record_again(&m->lbr, &b, k);
 	m->steps_since_lbr = 0;
 }
 
