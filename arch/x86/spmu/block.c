@@ -574,15 +574,45 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, 
  * the way (the block's were made and compared when it was first armed). Anything else goes the
  * long way, nothing changed.
  */
+/*
+ * A block's breakpoint on its own straight line: a successor of its branch that lies inside it
+ * (a loop the block falls into, its Jcc going back to an instruction after the block's start)
+ * fires before the branch runs, when the straight line reaches it. The plain instructions
+ * before it retired (as ss_block_cut's SS_BLOCK_AT has it); the one there is set up as after a
+ * step (SS_SHORT_FED), unless the engine has work for it.
+ */
+static enum ss_block_short block_inner_trap(struct ss_state *s, const struct ss_block *b,
+					    uint64_t rip)
+{
+	unsigned i = 0;
+	uint64_t ip = b->start;
+	while (ip < rip && i < b->n)
+		ip += b->len[i++];
+	if (ip != rip || s->blk_trips || !ss_block_intact(s))
+		return SS_SHORT_NONE;
+	const struct x86_decoded *dec = cached_at(s->hooks.cache, rip, true, X86_MODE_64);
+	if (!dec || engine_special(dec->opcode))
+		return SS_SHORT_NONE;
+	s->blk_armed = false;
+	s->steps += i;
+	if (i && s->hooks.plain != ss_plain_nothing)
+		s->hooks.plain_n(s->hooks.ctx, i, s->prev_cpl); /* the block's room was for all n */
+	s->prev = rip;
+	s->next_dec = dec;
+	return SS_SHORT_FED;
+}
+
 enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 {
 	const struct ss_block *b = s->blk;
 	uint64_t rip = c->rip;
 	bool taken = rip == b->to[0];
 	if (!s->blk_branch || !s->hooks.block_branch || b->to[0] == b->to[1] ||
-	    (!taken && rip != b->to[1]) || (rip > b->start && rip <= b->last) ||
-	    (c->cs & 3) != s->prev_cpl || !cs_64bit(c->cs) || s->vtf || ss_skip_every)
+	    (!taken && rip != b->to[1]) || (c->cs & 3) != s->prev_cpl || !cs_64bit(c->cs) ||
+	    s->vtf || ss_skip_every)
 		return SS_SHORT_NONE;
+	if (rip > b->start && rip <= b->last)
+		return block_inner_trap(s, b, rip);
 	/* Both blocks' bytes lie on b's page (branch_successors, block_fits), present when b was
 	 * armed: ss_block_intact's one probe says whether it still is (the engine never faults on
 	 * it, fetch.c). */
