@@ -192,9 +192,9 @@ static bool block_fits(uint64_t start, uint64_t end)
 /* Decode the block at start from the bytes there now (the decode cache's, before they run):
  * its plain instructions (at most room), and the direct branch that ends it, if it may run in
  * the block. False where there is no block worth a breakpoint. */
-static bool block_decode(struct ss_state *s, uint64_t start, uint64_t room, struct ss_block *b)
+static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64_t start,
+			 uint64_t room, struct ss_block *b)
 {
-	const struct x86_decoded *d = s->next_dec;
 	const struct x86_insn *insn[BLOCK_MAX]; /* the decode cache's: no two share a slot */
 	uint64_t ip = start;
 	unsigned n = 0;
@@ -312,6 +312,56 @@ static struct ss_block_branch loop_branch(const struct ss_state *s, const struct
 					.taken = true};
 }
 
+/* Whether kind is a near RET, or a near JMP or CALL through a register or memory. */
+static bool indirect_near(unsigned kind)
+{
+	return kind == X86_BR_RET || kind == X86_BR_JMP_IND || kind == X86_BR_CALL_IND;
+}
+
+/* A word of the workload's memory, where the engine can read it without a fault (fetch.c). */
+static bool read_word(const struct ss_state *s, uint64_t at, uint64_t *v)
+{
+	if (s->prev_cpl == 3)
+		user_access_begin();
+	if (ss_code_readable(at) < sizeof(*v))
+		return false;
+	__builtin_memcpy(v, (const void *)at, sizeof(*v));
+	return true;
+}
+
+/* Where the indirect near branch d goes with registers f (64-bit operand size, SDM Vol. 2A
+ * JMP/CALL/RET: "In 64-bit mode, the operand size is fixed at 64 bits" for near branches; with
+ * 66H or a segment override it is left to stepping): RET to the stack's top; JMP and CALL to
+ * their register, or the word their memory operand names. */
+static bool indirect_target(const struct ss_state *s, const struct x86_decoded *d,
+			    const struct trap_frame *f, uint64_t *to)
+{
+	const struct x86_insn *in = &d->insn;
+	if (in->operand16 || (in->prefixes & X86_PFX_SEG))
+		return false;
+	if (d->step.branch == X86_BR_RET)
+		return read_word(s, f->rsp, to);
+	struct x86_gprs g;
+	gprs_of(f, &g);
+	if ((in->modrm >> 6) == 3) {
+		*to = g.r[(in->modrm & 7) | (in->rex & 1 ? 8 : 0)];
+		return true;
+	}
+	return read_word(s, x86_modrm_address(in, d->ip, &g, 0, 0), to);
+}
+
+void ss_block_prefix_retire(struct ss_state *s)
+{
+	const struct ss_block_branch bb = {.from = s->pre_from,
+					   .to = s->pre_to,
+					   .kind = s->pre_kind,
+					   .cpl = s->prev_cpl,
+					   .taken = true};
+	s->blk_prefix = false;
+	s->hooks.loop_n(s->hooks.ctx, &bb, 1);
+	s->steps++;
+}
+
 /* A loop's runs counted ahead at most: counting costs one evaluation of its condition a run. */
 #define LOOP_TRIPS_MAX (1u << 24)
 
@@ -342,6 +392,63 @@ static bool arm_loop(struct ss_state *s, const struct ss_block *b, const struct 
 	return true;
 }
 
+/* The block at `start` (d: its first instruction's decoding, made before it runs) with at most
+ * `room` plain steps: remembered (its bytes unchanged), or decoded now; NULL where none. */
+static struct ss_block *block_at(struct ss_state *s, const struct x86_decoded *d, uint64_t start,
+				 uint64_t room, const struct ss_block *same)
+{
+	struct ss_block *b = &s->blk_cache[(start ^ (start >> 6)) % BLOCK_SLOTS];
+	/* a block remembered was on a read-only page when it was decoded; the block that just
+	 * ran, compared after it (check_bytes), runs again: nothing ran since */
+	if (b->start == start && (b == same || same_words(b)) && b->n <= room)
+		return b;
+	if (!block_plain(d) || !ss_code_readonly(start))
+		return NULL;
+	if (!block_decode(s, d, start, room, b)) {
+		b->start = 0;
+		return NULL;
+	}
+	return b;
+}
+
+/*
+ * An indirect near branch (RET, JMP or CALL through a register or memory) about to run, with
+ * the registers f that it will run with: nothing runs between this trap and it, so its target
+ * is known now (the stack's top, the register, the word its operand names: read where the
+ * engine cannot fault). The block there is armed with the branch as its prefix: one trap for
+ * both. The branch is told to the hooks when the block stops (ss_block_prefix_retire), asked
+ * first: the hooks must take it then whatever comes (loop_room, one run of no plain steps).
+ * Not where the branch's own address is one of the block's stops (a stop there would not tell
+ * whether the branch had run), a counted loop, or a loop resumed with interrupts enabled.
+ */
+static bool arm_after_branch(struct ss_state *s, const struct x86_decoded *d,
+			     const struct trap_frame *f, uint64_t room, uint64_t *rflags)
+{
+	uint64_t from = s->prev, to;
+	unsigned kind = d->step.branch;
+	if (!s->hooks.loop_room || !s->hooks.loop_n || room < 2 || !indirect_target(s, d, f, &to) ||
+	    to == from || !ss_code_readable(to))
+		return false;
+	/* (the target's decoding may take the branch's cache slot: kind was read first) */
+	const struct x86_decoded *td = cached_at(s->hooks.cache, to, true, X86_MODE_64);
+	const struct ss_block *b = td ? block_at(s, td, to, room - 1, NULL) : NULL;
+	if (!b || b->counted || (b->to_start && (*rflags & RFLAGS_IF)) || from == b->last ||
+	    (b->branch && (from == b->to[0] || from == b->to[1])) ||
+	    (from >= b->start && from < b->end))
+		return false;
+	const struct ss_block_branch bb = {
+	    .from = from, .to = to, .kind = kind, .cpl = s->prev_cpl, .taken = true};
+	if (!s->hooks.loop_room(s->hooks.ctx, &bb, 1))
+		return false;
+	arm(s, b, rflags, false);
+	*rflags |= RFLAGS_RF; /* the branch runs first, breakpoint or not (SDM Vol. 3B 17.3.1.1) */
+	s->blk_prefix = true;
+	s->pre_from = from;
+	s->pre_to = to;
+	s->pre_kind = (uint8_t)kind;
+	return true;
+}
+
 bool ss_block_arm(struct ss_state *s, uint64_t *rflags, const struct trap_frame *f)
 {
 	const struct x86_decoded *d = s->next_dec;
@@ -354,19 +461,11 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags, const struct trap_frame 
 	uint64_t room = block_room(s);
 	if (room == 0 || ((start >> 12) + 1 != s->ok_page && !ss_code_readable(start)))
 		return false;
-	struct ss_block *b = &s->blk_cache[(start ^ (start >> 6)) % BLOCK_SLOTS];
-	/* a block remembered was on a read-only page when it was decoded */
-	/* the block that just ran, compared after it (check_bytes), runs again: nothing ran since
-	 */
-	bool known = b->start == start && (b == same || same_words(b)) && b->n <= room;
-	if (!known) {
-		if (!block_plain(d) || !ss_code_readonly(start))
-			return false;
-		if (!block_decode(s, start, room, b)) {
-			b->start = 0;
-			return false;
-		}
-	}
+	if (f && indirect_near(d->step.branch))
+		return arm_after_branch(s, d, f, room, rflags);
+	struct ss_block *b = block_at(s, d, start, room, same);
+	if (!b)
+		return false;
 	/* A counted loop runs to its exit, where its counter tells where it stopped (interrupts
 	 * too); once declined, it runs a trap an iteration until another block comes. */
 	if (f && b->counted && start != s->loop_declined) {
@@ -391,6 +490,7 @@ void ss_block_reset(struct ss_state *s)
 {
 	s->blk_armed = false;
 	s->blk_trips = 0;
+	s->blk_prefix = false;
 	ss_block_idle(s);
 	s->blk_cache = blocks[this_cpu()->index];
 	for (unsigned i = 0; i < BLOCK_SLOTS; i++)
@@ -535,8 +635,18 @@ lost:
 enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, bool breakpoint)
 {
 	uint64_t rip = f->rip;
-	s->blk_armed = false;
 	s->blk_same = NULL;
+	if (s->blk_prefix && rip == s->pre_from && !breakpoint) {
+		/* a fault of the prefix branch, or an interrupt before it: nothing ran */
+		s->blk_armed = s->blk_prefix = false;
+		s->next_opcode_ip = 0;
+		s->plain_to = 0;
+		s->next_dec = cached_at(s->hooks.cache, rip, false, X86_MODE_64);
+		return SS_BLOCK_AT;
+	}
+	if (s->blk_prefix)
+		ss_block_prefix_retire(s);
+	s->blk_armed = false;
 	if (s->blk_trips)
 		loop_retire(s, f);
 	/* The straight line first: an instruction there stops the block before the branch runs,
@@ -611,6 +721,8 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	    (!taken && rip != b->to[1]) || (c->cs & 3) != s->prev_cpl || !cs_64bit(c->cs) ||
 	    s->vtf || ss_skip_every)
 		return SS_SHORT_NONE;
+	if (s->blk_prefix)
+		ss_block_prefix_retire(s);
 	if (rip > b->start && rip <= b->last)
 		return block_inner_trap(s, b, rip);
 	/* Both blocks' bytes lie on b's page (branch_successors, block_fits), present when b was

@@ -81,7 +81,12 @@ struct ss_state {
 	/* A counted loop armed (block.c): how often its jump goes back before it falls through,
 	 * and its counter before the first run; 0 trips: none armed. */
 	uint64_t blk_trips, blk_x0;
-	uint64_t loop_declined;	   /* the start of a counted loop that runs a trap an iteration */
+	uint64_t loop_declined; /* the start of a counted loop that runs a trap an iteration */
+	/* The armed block's prefix: an indirect branch from pre_from to pre_to (enum
+	 * x86_branch_kind pre_kind) that runs before it (block.c, arm_after_branch). */
+	bool blk_prefix;
+	uint8_t pre_kind;
+	uint64_t pre_from, pre_to;
 	uint64_t loops;		   /* counted loops run (ss_result.loops) */
 	uint64_t loop_lost_at;	   /* ss_result.loop_lost_at */
 	uint64_t block_changed_at; /* ss_result.block_changed_at */
@@ -285,6 +290,8 @@ enum ss_block_short {
 			 * which the caller sets up as after a step (arm_next, ss_block_arm) */
 };
 enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c);
+/* The armed block's prefix branch ran: told to the hooks (before the block's own steps). */
+void ss_block_prefix_retire(struct ss_state *s);
 /* Whether the armed block's page is present and its bytes (up to its last instruction, and its
  * branch's where it runs one) are those it was decoded from (check_bytes' test, without the
  * report). */

@@ -242,6 +242,8 @@ static __attribute__((noinline)) bool block_last_trap(struct ss_state *s, struct
 	const struct x86_decoded *dec = cached_at(s->hooks.cache, last, true, X86_MODE_64);
 	if (!dec || engine_special(dec->opcode))
 		return false;
+	if (s->blk_prefix)
+		ss_block_prefix_retire(s);
 	s->blk_armed = false;
 	s->steps += s->blk_n;
 	if (s->blk_n && s->hooks.plain != ss_plain_nothing)
