@@ -164,6 +164,7 @@ struct ss_block {
 	uint8_t kind;		   /* the branch's enum x86_branch_kind */
 	uint64_t last, end, to[2]; /* the branch or breakpoint; the address after the block */
 	bool counted; /* a counted loop: its Jcc goes back to its start (loop says how) */
+	bool none;    /* no block starts here (the bytes of its first instructions kept) */
 	struct x86_loop loop;
 };
 static struct ss_block blocks[MAX_CPUS][BLOCK_SLOTS];
@@ -189,6 +190,14 @@ static bool block_fits(uint64_t start, uint64_t end)
 	       (start + words * sizeof(uint64_t) - 1) / PAGE_4K == start / PAGE_4K;
 }
 
+/* The bytes from start to end (block_fits), as decoded. */
+static void remember_bytes(struct ss_block *b, uint64_t start, uint64_t end)
+{
+	b->start = start;
+	b->words = (uint8_t)((end - start + sizeof(uint64_t) - 1) / sizeof(uint64_t));
+	__builtin_memcpy(b->bytes, (const void *)start, b->words * sizeof(uint64_t));
+}
+
 /* Decode the block at start from the bytes there now (the decode cache's, before they run):
  * its plain instructions (at most room), and the direct branch that ends it, if it may run in
  * the block. False where there is no block worth a breakpoint. */
@@ -209,8 +218,14 @@ static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64
 	b->to[0] = b->to[1] = 0;
 	b->branch = d && n < room && block_fits(start, ip + d->insn.length) &&
 		    branch_successors(d, ip, start, 0, b->to);
-	if (!b->branch && n < BLOCK_MIN)
+	if (!b->branch && n < BLOCK_MIN) {
+		/* no block here whatever the room, while these bytes stay: remembered as none */
+		b->none = n < room && d && block_fits(start, ip + d->insn.length);
+		if (b->none)
+			remember_bytes(b, start, ip + d->insn.length);
 		return false;
+	}
+	b->none = false;
 	b->start = start;
 	b->n = (uint8_t)n;
 	b->last = ip;
@@ -220,8 +235,7 @@ static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64
 	_Static_assert(BLOCK_MAX <= X86_LOOP_MAX_INSNS, "a block's body fits a loop's");
 	b->counted = b->branch && b->kind == X86_BR_JCC && b->to[0] == start &&
 		     x86_loop_analyze(insn, n, &d->insn, &b->loop);
-	b->words = (uint8_t)((b->end - start + sizeof(uint64_t) - 1) / sizeof(uint64_t));
-	__builtin_memcpy(b->bytes, (const void *)start, b->words * sizeof(uint64_t));
+	remember_bytes(b, start, b->end);
 	return true;
 }
 
@@ -400,12 +414,17 @@ static struct ss_block *block_at(struct ss_state *s, const struct x86_decoded *d
 	struct ss_block *b = &s->blk_cache[(start ^ (start >> 6)) % BLOCK_SLOTS];
 	/* a block remembered was on a read-only page when it was decoded; the block that just
 	 * ran, compared after it (check_bytes), runs again: nothing ran since */
-	if (b->start == start && (b == same || same_words(b)) && b->n <= room)
-		return b;
+	if (b->start == start && (b == same || same_words(b))) {
+		if (b->none)
+			return NULL;
+		if (b->n <= room)
+			return b;
+	}
 	if (!block_plain(d) || !ss_code_readonly(start))
 		return NULL;
 	if (!block_decode(s, d, start, room, b)) {
-		b->start = 0;
+		if (!b->none)
+			b->start = 0;
 		return NULL;
 	}
 	return b;
@@ -731,7 +750,7 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	if (!ss_block_intact(s))
 		return SS_SHORT_NONE;
 	struct ss_block *nb = &s->blk_cache[(rip ^ (rip >> 6)) % BLOCK_SLOTS];
-	bool next_seen = nb->start == rip && (nb == b || same_words(nb));
+	bool next_seen = nb->start == rip && !nb->none && (nb == b || same_words(nb));
 	/* a counted loop next is armed by ss_block_arm (FED), also where interrupts are enabled */
 	bool next_loop = next_seen && nb->counted && rip != s->loop_declined && s->hooks.loop_room;
 	bool next_known = next_seen && !next_loop && !(nb->to_start && (c->rflags & RFLAGS_IF));
