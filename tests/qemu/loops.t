@@ -2,7 +2,8 @@
 # Counted loops (README "Per-block stepping (ss.block)", lib/x86_loop.h): the engine runs a loop
 # whose counter says how often its jump goes back to its exit with one trap, and accounts its
 # runs from the counter, also where a fault of its own load cuts a run (before or after the
-# counter's update). Against QEMU's own execution log of the same boot (scripts/qemu-exec-branches)
+# counter's update, in a register or in memory, in the first run and in the last, whose jump is
+# not taken). Against QEMU's own execution log of the same boot (scripts/qemu-exec-branches)
 # and the workload's source (arch/x86/workloads/counted.S): the engine's run, BTS's records and
 # LBR's newest branches are QEMU's, branch for branch; each loop's jump is taken as often as its
 # source says; the loops were counted (one trap each), not stepped. Then the same sessions with
@@ -24,27 +25,28 @@ oracle_runs "$work/exec.log" "$work/qemu.txt" 3 ": ss counted; bts and lbr over 
 
 k=$(ss_run counted)
 same "$k" "$(nth "$work/qemu.txt" 1)" "engine: QEMU's taken branches, deliveries and returns, and step count"
-has "ss-end counted ok" "engine: the result n^2 + ceil(n / 3) + 58 (counted.S) stepped as natively"
+has "ss-end counted ok" "engine: the result n^2 + ceil(n / 3) + 128 (counted.S) stepped as natively"
 same "$(kind_records bts counted@skylake bts 2 3)" "$(run_branches "$(nth "$work/qemu.txt" 2)")" \
 	"bts: every record is QEMU's, in order"
 same "$(kind_records lbr counted@skylake lbr 3 4)" "$(run_branches "$(nth "$work/qemu.txt" 3)" | tac | head -n 32)" \
 	"lbr: QEMU's newest branches, newest first"
 loops=$(printf '%s\n' "$out" | awk '$1 == "ss-blocks" && $2 == "counted" { sub("loops=", "", $4); print $4 }')
 [ "${loops:-0}" -ge 10 ]
-ok $? "the engine counted the loops ($loops; A, B, C, D and E twice each around their faults, F's inner four times, G)"
+ok $? "the engine counted the loops ($loops; A, B, C, D, E, H and I twice each around their faults, F's inner four times, G)"
 
 # From the source (counted.S), in QEMU's log: how often each loop's jump goes back.
 taken() { # taken LABEL: QEMU's taken branches FROM LABEL in the engine's run
 	nth "$work/qemu.txt" 1 | awk -v a="$(sym "$1")" '$1 != "run" && $1 "" == a "" { c++ } END { print c + 0 }'
 }
 for want in "counted_a_jcc $((n - 1))" "counted_b_jcc $((n - 1))" "counted_c_jcc $(((n + 2) / 3 - 1))" \
-	"counted_d_jcc 9" "counted_e_jcc 9" "counted_f_jcc 16" "counted_g_jcc 7"; do
+	"counted_d_jcc 9" "counted_e_jcc 9" "counted_f_jcc 16" "counted_g_jcc 7" "counted_h_jcc 9" \
+	"counted_i_jcc 9"; do
 	set -- $want
 	got=$(taken "$1")
 	[ "$got" = "$2" ]
 	ok $? "QEMU's log: $1 taken $got times (the source: $2)"
 done
-for l in counted_d_load counted_e_load; do
+for l in counted_d_load counted_e_load counted_h_load counted_i_load; do
 	got=$(taken "$l")
 	[ "$got" = 2 ]
 	ok $? "QEMU's log: the load at $l faults twice, a #PF delivery FROM it each time ($got)"

@@ -7,7 +7,9 @@
  * iterations and one more. Loops it must refuse are those whose count does not follow from
  * the registers: a bound the body changes, a store that may hit the counter's word, an
  * instruction whose register writes are not followed, flags from an earlier instruction,
- * parity, INC's kept CF, a counter written twice.
+ * parity, INC's kept CF, a counter written twice. And random bodies of a compiler's mix
+ * (partial registers, implicit writes, stores beside the counter's word): each loop counted
+ * has the count of runs the host CPU makes of it (random_bodies_against_cpu).
  */
 #include "tests/unit/unit.h"
 #include <string.h>
@@ -193,6 +195,21 @@ static unsigned decode_loop(const struct loop_case *c, struct x86_insn *in,
 
 #define REG_PTR 14 /* the native runner's pointer to the registers (no case uses r14) */
 
+/* The registers 0..regs-1 but RSP and R14 from (load) or back to 8*r(%r14), at code + at:
+ * mov 8*r(%r14),%reg (8B) or back (89): REX.W|B, R for r8-r15, mod 01 rm 110. */
+static size_t emit_moves(uint8_t *code, size_t at, bool load, unsigned regs)
+{
+	for (unsigned r = 0; r < regs; r++) {
+		if (r == 4 || r == REG_PTR)
+			continue;
+		code[at++] = (uint8_t)(0x49 | (r >= 8 ? 0x04 : 0));
+		code[at++] = load ? 0x8b : 0x89;
+		code[at++] = (uint8_t)(0x46 | ((r & 7) << 3));
+		code[at++] = (uint8_t)(8 * r);
+	}
+	return at;
+}
+
 /* Run the loop on this CPU: registers from and back to g (all but RSP and R14). */
 static void run_native(const struct loop_case *c, struct x86_gprs *g)
 {
@@ -212,16 +229,7 @@ static void run_native(const struct loop_case *c, struct x86_gprs *g)
 			memcpy(code + at, c->bytes, c->length);
 			at += c->length;
 		}
-		for (unsigned r = 0; r < 16; r++) {
-			if (r == 4 || r == REG_PTR)
-				continue;
-			/* mov 8*r(%r14),%reg (8B) or back (89): REX.W|B, R for r8-r15, mod 01 rm
-			 * 110 */
-			code[at++] = (uint8_t)(0x49 | (r >= 8 ? 0x04 : 0));
-			code[at++] = pass == 0 ? 0x8b : 0x89;
-			code[at++] = (uint8_t)(0x46 | ((r & 7) << 3));
-			code[at++] = (uint8_t)(8 * r);
-		}
+		at = emit_moves(code, at, pass == 0, 16);
 	}
 	memcpy(code + at, epilogue, sizeof(epilogue));
 	((void (*)(uint64_t *))(void *)code)(g->r);
@@ -391,6 +399,195 @@ static void random_loops_closed_form_and_cpu(void **state)
 	assert_true(counted > RANDOM_LOOPS / 2 && natively > RANDOM_LOOPS / 4);
 }
 
+/*
+ * Random bodies of a compiler's instruction mix around a counter in RCX or in the word at
+ * 8(%rbx): the writes the analysis must follow or refuse (byte registers CH and AH, SDM Vol. 2
+ * Table 2-2; 16-bit operations; MUL and CQO's implicit RDX; SETcc and CMOVcc; LEA of 32 bits;
+ * byte, word and dword stores on and beside the counter's word), then a flag-setting last
+ * instruction (CMP, SUB, ADD, INC, DEC, of 8 to 64 bits) and any condition but parity. For
+ * every loop it counts, the host CPU runs the same bytes and counts the runs itself: a LOOP on
+ * R15 (flags untouched, SDM Vol. 2 LOOP) before each run, which also ends a loop that would
+ * run too long (then R15 is 0). Its count of runs must be the analysis' count of jumps and one
+ * more.
+ */
+struct mix {
+	uint8_t bytes[7], length;
+};
+static const struct mix mix_plain[] = {
+    {{0x83, 0xc1, 0x01}, 3},		       /* add $1,%ecx */
+    {{0x48, 0x83, 0xc1, 0x01}, 4},	       /* add $1,%rcx */
+    {{0x83, 0xe9, 0x01}, 3},		       /* sub $1,%ecx */
+    {{0xff, 0xc9}, 2},			       /* dec %ecx */
+    {{0x48, 0xff, 0xc1}, 3},		       /* inc %rcx */
+    {{0x66, 0x83, 0xc1, 0xff}, 4},	       /* add $-1,%cx */
+    {{0x66, 0xff, 0xc1}, 3},		       /* inc %cx */
+    {{0xfe, 0xc5}, 2},			       /* inc %ch */
+    {{0x88, 0xc5}, 2},			       /* mov %al,%ch */
+    {{0x88, 0xe1}, 2},			       /* mov %ah,%cl */
+    {{0x88, 0xcc}, 2},			       /* mov %cl,%ah */
+    {{0x0f, 0x95, 0xc5}, 3},		       /* setne %ch */
+    {{0x0f, 0xbe, 0xc5}, 3},		       /* movsbl %ch,%eax */
+    {{0x0f, 0x45, 0xc8}, 3},		       /* cmovne %eax,%ecx */
+    {{0x8d, 0x49, 0x01}, 3},		       /* lea 0x1(%rcx),%ecx */
+    {{0x48, 0x8d, 0x49, 0x01}, 4},	       /* lea 0x1(%rcx),%rcx */
+    {{0x8d, 0x0c, 0x09}, 3},		       /* lea (%rcx,%rcx,1),%ecx */
+    {{0x89, 0xc8}, 2},			       /* mov %ecx,%eax */
+    {{0x89, 0xc9}, 2},			       /* mov %ecx,%ecx */
+    {{0x48, 0x89, 0xc1}, 3},		       /* mov %rax,%rcx */
+    {{0x89, 0xca}, 2},			       /* mov %ecx,%edx */
+    {{0x48, 0x8d, 0x4a, 0x02}, 4},	       /* lea 0x2(%rdx),%rcx */
+    {{0x83, 0xea, 0x01}, 3},		       /* sub $1,%edx */
+    {{0xb6, 0x07}, 2},			       /* mov $7,%dh */
+    {{0x48, 0xf7, 0xe6}, 3},		       /* mul %rsi */
+    {{0x48, 0x99}, 2},			       /* cqto */
+    {{0x48, 0x98}, 2},			       /* cltq */
+    {{0x01, 0xc9}, 2},			       /* add %ecx,%ecx */
+    {{0x81, 0xc1, 0x00, 0x00, 0x01, 0x00}, 6}, /* add $0x10000,%ecx */
+    {{0x83, 0x43, 0x08, 0x01}, 4},	       /* addl $1,0x8(%rbx) */
+    {{0x48, 0x83, 0x43, 0x08, 0x01}, 5},       /* addq $1,0x8(%rbx) */
+    {{0xff, 0x4b, 0x08}, 3},		       /* decl 0x8(%rbx) */
+    {{0x8b, 0x43, 0x08}, 3},		       /* mov 0x8(%rbx),%eax */
+    {{0x89, 0x43, 0x08}, 3},		       /* mov %eax,0x8(%rbx) */
+    {{0x48, 0x8b, 0x4b, 0x08}, 4},	       /* mov 0x8(%rbx),%rcx */
+    {{0x48, 0x89, 0x4b, 0x08}, 4},	       /* mov %rcx,0x8(%rbx) */
+    {{0x89, 0x4b, 0x0c}, 3},		       /* mov %ecx,0xc(%rbx) */
+    {{0xc6, 0x43, 0x09, 0x01}, 4},	       /* movb $1,0x9(%rbx) */
+    {{0x66, 0xc7, 0x43, 0x0a, 0x00, 0x00}, 6}, /* movw $0,0xa(%rbx) */
+};
+static const struct mix mix_setter[] = {
+    {{0x39, 0xd1}, 2},				     /* cmp %edx,%ecx */
+    {{0x48, 0x39, 0xd1}, 3},			     /* cmp %rdx,%rcx */
+    {{0x39, 0xca}, 2},				     /* cmp %ecx,%edx */
+    {{0x48, 0x39, 0xc8}, 3},			     /* cmp %rcx,%rax */
+    {{0x83, 0xf9, 0x05}, 3},			     /* cmp $5,%ecx */
+    {{0x48, 0x83, 0xf9, 0xfd}, 4},		     /* cmp $-3,%rcx */
+    {{0x81, 0xf9, 0xff, 0xff, 0xff, 0x7f}, 6},	     /* cmp $0x7fffffff,%ecx */
+    {{0x48, 0x81, 0xf9, 0x00, 0x00, 0x00, 0x80}, 7}, /* cmp $-0x80000000,%rcx */
+    {{0x48, 0x3d, 0xf0, 0xff, 0xff, 0xff}, 6},	     /* cmp $-0x10,%rax */
+    {{0x3d, 0xff, 0x00, 0x00, 0x00}, 5},	     /* cmp $0xff,%eax */
+    {{0x80, 0xf9, 0x80}, 3},			     /* cmp $0x80,%cl */
+    {{0x66, 0x39, 0xca}, 3},			     /* cmp %cx,%dx */
+    {{0x83, 0xe9, 0x01}, 3},			     /* sub $1,%ecx */
+    {{0x48, 0x83, 0xe9, 0xff}, 4},		     /* sub $-1,%rcx */
+    {{0x83, 0xc1, 0xfe}, 3},			     /* add $-2,%ecx */
+    {{0xff, 0xc9}, 2},				     /* dec %ecx */
+    {{0x48, 0xff, 0xc1}, 3},			     /* inc %rcx */
+    {{0x83, 0x7b, 0x08, 0x0a}, 4},		     /* cmpl $0xa,0x8(%rbx) */
+    {{0x48, 0x83, 0x7b, 0x08, 0x0a}, 5},	     /* cmpq $0xa,0x8(%rbx) */
+    {{0x83, 0x43, 0x08, 0x01}, 4},		     /* addl $1,0x8(%rbx) */
+    {{0xff, 0x4b, 0x08}, 3},			     /* decl 0x8(%rbx) */
+};
+#define MIX_LOOPS    8000
+#define MIX_MAX	     3000 /* runs counted at most */
+#define MIX_BUDGET   (MIX_MAX + 3)
+#define XCHG_RCX_R15 0x49, 0x87, 0xcf
+
+/* The loop body (bytes, length) and its Jcc (condition cc) as 0F 8x rel32 back to the top of
+ * the run, where R15 counts down by LOOP; the registers from and back to g (R15: what is left
+ * of the count it started with, MIX_BUDGET). */
+static void run_native_counting(const uint8_t *body, unsigned length, unsigned cc,
+				struct x86_gprs *g)
+{
+	uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(code != MAP_FAILED);
+	static const uint8_t prologue[] = {
+	    0x53, 0x55, 0x41, 0x54, 0x41, 0x55, 0x41, 0x56,
+	    0x41, 0x57, 0x49, 0x89, 0xfe, 0x49, 0xc7, 0xc7};	   /* mov $,%r15 */
+	static const uint8_t epilogue[] = {0x4d, 0x89, 0x7e, 0x78, /* mov %r15,0x78(%r14) */
+					   0x41, 0x5f, 0x41, 0x5e, 0x41, 0x5d,
+					   0x41, 0x5c, 0x5d, 0x5b, 0xc3};
+	size_t at = sizeof(prologue);
+	memcpy(code, prologue, at);
+	uint32_t budget = MIX_BUDGET;
+	memcpy(code + at, &budget, 4);
+	at += 4;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			/* top: xchg; loop 1f; xchg; jmp out; 1: xchg; body; jcc top; out: */
+			const uint8_t top[] = {XCHG_RCX_R15, 0xe2, 0x05,
+					       XCHG_RCX_R15, 0xeb, (uint8_t)(3 + length + 6),
+					       XCHG_RCX_R15};
+			size_t start = at;
+			memcpy(code + at, top, sizeof(top));
+			at += sizeof(top);
+			memcpy(code + at, body, length);
+			at += length;
+			code[at++] = 0x0f;
+			code[at++] = (uint8_t)(0x80 | cc);
+			int32_t rel = (int32_t)start - (int32_t)(at + 4);
+			memcpy(code + at, &rel, 4);
+			at += 4;
+		}
+		at = emit_moves(code, at, pass == 0, 15);
+	}
+	memcpy(code + at, epilogue, sizeof(epilogue));
+	((void (*)(uint64_t *))(void *)code)(g->r);
+	munmap(code, 4096);
+}
+
+/* A random body from the mix (up to three plain instructions and a setter), its Jcc after it. */
+static unsigned mix_body(uint64_t *seed, struct loop_case *c)
+{
+	unsigned k = next_random(seed) % 4, length = 0;
+	for (unsigned i = 0; i <= k; i++) {
+		const struct mix *m =
+		    i < k
+			? &mix_plain[next_random(seed) % (sizeof(mix_plain) / sizeof(mix_plain[0]))]
+			: &mix_setter[next_random(seed) %
+				      (sizeof(mix_setter) / sizeof(mix_setter[0]))];
+		memcpy(c->bytes + length, m->bytes, m->length);
+		length += m->length;
+	}
+	unsigned cc = next_random(seed) % 14;
+	cc = cc >= 10 ? cc + 2 : cc; /* no parity */
+	c->bytes[length] = (uint8_t)(0x70 | cc);
+	c->bytes[length + 1] = (uint8_t) - (length + 2);
+	c->length = (uint8_t)(length + 2);
+	return length;
+}
+
+static void random_bodies_against_cpu(void **state)
+{
+	(void)state;
+	static const uint64_t near[] = {
+	    0, 1, 5, 10, 0x7ffffff0, 0xfffffff0ull, 1ull << 32, 1ull << 63, 0ull - 16};
+	uint64_t seed = 35;
+	unsigned counted = 0;
+	static uint64_t buffer[BUF_WORDS];
+	for (unsigned it = 0; it < MIX_LOOPS; it++) {
+		struct loop_case c = {.text = "mix"};
+		unsigned length = mix_body(&seed, &c);
+		struct x86_insn in[X86_LOOP_MAX_INSNS + 1];
+		const struct x86_insn *p[X86_LOOP_MAX_INSNS + 1];
+		unsigned n = decode_loop(&c, in, p);
+		struct x86_loop l;
+		if (!x86_loop_analyze(p, n, &in[n], &l))
+			continue;
+		struct x86_gprs g;
+		for (unsigned r = 0; r < 16; r++)
+			g.r[r] = near[next_random(&seed) % 9] + next_random(&seed) % 40 - 20;
+		memset(buffer, 0, sizeof(buffer));
+		buffer[1] = near[next_random(&seed) % 9] + next_random(&seed) % 40 - 20;
+		g.r[RBX] = (uint64_t)(uintptr_t)buffer;
+		uint64_t x0 = l.counter == X86_LOOP_SLOT ? buffer[1] : g.r[l.counter], trips;
+		if (l.counter == X86_LOOP_SLOT && l.slot_size == 4)
+			x0 = (uint32_t)x0;
+		if (!x86_loop_trips(&l, x0, &g, MIX_MAX, &trips))
+			continue;
+		counted++;
+		run_native_counting(c.bytes, length, c.bytes[length] & 0xf, &g);
+		uint64_t runs = MIX_BUDGET - g.r[15];
+		if (runs != trips + 1)
+			fail_msg(
+			    "mix loop %u (%u bytes from %02x %02x): %lu jumps counted, the CPU "
+			    "made %lu runs",
+			    it, length, c.bytes[0], c.bytes[1], (unsigned long)trips,
+			    (unsigned long)runs);
+	}
+	assert_true(counted > MIX_LOOPS / 20);
+}
+
 /* Only 64-bit code: in 16/32-bit code 40-4F are INC/DEC (the engine steps such code anyway). */
 static void only_64_bit_code(void **state)
 {
@@ -408,6 +605,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(loops_against_source_and_cpu),
     cmocka_unit_test(only_64_bit_code),
     cmocka_unit_test(random_loops_closed_form_and_cpu),
+    cmocka_unit_test(random_bodies_against_cpu),
 };
 
 UNIT_MAIN(tests)

@@ -693,17 +693,6 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, 
 }
 
 /*
- * The short way of a block's breakpoint #DB (ss_plain_trap, before the whole frame is saved):
- * where it came at a successor of the block's branch (not on the straight line before it), at
- * the privilege level the block ran at, the block's bytes unchanged (check_bytes' test), the
- * next block one seen before with its bytes unchanged and the hooks' room enough for both (the
- * room only shrinks by the steps fed: each ticks a counter at most once, spmu_counters_tick),
- * the hook takes the block and its branch at once (ss_hooks.block_branch) and the next block is
- * armed: what block_stop, ss_block_cut and ss_block_arm do, without the decodings they make on
- * the way (the block's were made and compared when it was first armed). Anything else goes the
- * long way, nothing changed.
- */
-/*
  * A block's breakpoint on its own straight line: a successor of its branch that lies inside it
  * (a loop the block falls into, its Jcc going back to an instruction after the block's start)
  * fires before the branch runs, when the straight line reaches it. The plain instructions
@@ -731,6 +720,16 @@ static enum ss_block_short block_inner_trap(struct ss_state *s, const struct ss_
 	return SS_SHORT_FED;
 }
 
+/*
+ * The short way of a block's breakpoint #DB (ss_plain_trap): where it came at a successor of the
+ * block's branch (on the straight line before it: block_inner_trap), at the privilege level the
+ * block ran at, the block's bytes unchanged (check_bytes' test), the next block one seen before
+ * with its bytes unchanged and the hooks' room enough for both (the room only shrinks by the steps
+ * fed: each ticks a counter at most once, spmu_counters_tick), the hook takes the block and its
+ * branch at once (ss_hooks.block_branch) and the next block is armed: what block_stop,
+ * ss_block_cut and ss_block_arm do, without the decodings they make on the way (the block's were
+ * made and compared when it was first armed). Anything else goes the long way, nothing changed.
+ */
 enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 {
 	const struct ss_block *b = s->blk;

@@ -304,8 +304,8 @@ static __attribute__((noinline)) bool branch_trap(struct ss_state *s, struct db_
 }
 
 /*
- * Most traps of all, from the engine's entry before it saves the whole frame: a block's
- * breakpoint at its branch's successor (ss_block_trap), or a plain step
+ * Most traps of all, from the engine's entry (the whole frame saved around c, frame_of): a
+ * block's breakpoint at its branch's successor (ss_block_trap), or a plain step
  * (note_next armed s->plain_to: the retired instruction's decoding, made before it ran, says
  * no branch, and the trap landed right after it, at the same privilege level), the next
  * instruction decoded before it runs and no instruction the engine has work for, and the

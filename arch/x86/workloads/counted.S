@@ -12,15 +12,18 @@
  *	E  two a run, 10 runs			20		(9; #PF in runs 1 and 6)
  *	F  4 x 5 nested				20		(4 x 4 inner, 3 outer)
  *	G  one a run, rcx = -5, -3, ..., 9	8		(7)
- * n^2 + ceil(n / 3) + 58 in all (counted.c, arch_wl_counted_result).
+ *	H  three a run, 10 runs			30		(9; #PF in runs 1 and 10)
+ *	I  four a run, 10 runs			40		(9; #PF in runs 1 and 10)
+ * n^2 + ceil(n / 3) + 128 in all (counted.c, arch_wl_counted_result).
  */
-#define COUNTED_WINDOW 0x00007f0000200000 /* four pages, mapped on first touch (counted.c) */
+#define COUNTED_WINDOW 0x00007f0000200000 /* eight pages, mapped on first touch (counted.c) */
 #define PAGE 4096
 
 	.section .text.workload, "ax"
 	.globl arch_wl_counted, arch_wl_counted_end
 	.globl counted_a_jcc, counted_b_jcc, counted_c_jcc, counted_d_jcc, counted_e_jcc
-	.globl counted_f_jcc, counted_g_jcc, counted_d_load, counted_e_load
+	.globl counted_f_jcc, counted_g_jcc, counted_h_jcc, counted_i_jcc
+	.globl counted_d_load, counted_e_load, counted_h_load, counted_i_load
 	.p2align 4
 arch_wl_counted:
 	pushq %rbp
@@ -90,6 +93,31 @@ counted_f_jcc:
 	cmpq $9, %rcx
 counted_g_jcc:
 	jl 8b
+	/* H: a 32-bit word in memory counted up by ADDL (the counter in memory), the load after
+	 * its update over pages 4 and 5, i = 1 .. 10 after it: the first run's load the first on
+	 * page 4, the last run's (its jump not taken) the first on page 5 */
+	movabsq $COUNTED_WINDOW + 5 * PAGE - 64, %rsi
+	movl $0, -24(%rbp)
+9:	addl $1, -24(%rbp)
+	movl -24(%rbp), %ecx
+counted_h_load:
+	movq -8(%rsi,%rcx,8), %rdx
+	addq $3, %rax
+	cmpl $10, -24(%rbp)
+counted_h_jcc:
+	jb 9b
+	/* I: counted down by DEC from 10 (JNZ), the load before the update over pages 6 and 7:
+	 * ecx = 10 .. 1 at the load, the first run's the first on page 7, the last run's the
+	 * first on page 6 */
+	movabsq $COUNTED_WINDOW + 7 * PAGE - 16, %rsi
+	movl $10, %ecx
+10:
+counted_i_load:
+	movq (%rsi,%rcx,8), %rdx
+	addq $4, %rax
+	decl %ecx
+counted_i_jcc:
+	jnz 10b
 	leave
 	ret
 arch_wl_counted_end:

@@ -70,7 +70,7 @@ void arch_compat_workload_reset(void);
 void arch_compat_workload_done(workload_print_fn print);
 /* A data breakpoint of the workload's own: n (exact.S). */
 uint64_t arch_dbreg_workload(uint64_t n);
-/* Counted loops, some cut by faults of their loads: n^2 + ceil(n / 3) + 58 (counted.S); the
+/* Counted loops, some cut by faults of their loads: n^2 + ceil(n / 3) + 128 (counted.S); the
  * reset unmaps its pages, the fixup maps them on their first touch (counted.c). */
 uint64_t arch_wl_counted(uint64_t n);
 void arch_wl_counted_reset(void);
