@@ -351,8 +351,8 @@ test:
 	$(Q)$(MAKE) --no-print-directory deps
 	$(Q)$(MAKE) --no-print-directory -j$(JOBS) $(TEST_PREREQUISITES)
 	$(Q)mkdir -p $(TEST_AWK_DIR) && ln -sf "$$(command -v mawk || command -v awk)" $(TEST_AWK_DIR)/awk
-	$(Q)PATH="$(abspath $(TEST_AWK_DIR)):$$PATH" BUILD=$(BUILD) prove -j2 $(SLOW_QEMU_TESTS) tests/repo/*.t \
-		$(filter-out $(SLOW_QEMU_TESTS),$(QEMU_TESTS)) $(UNIT_TESTS) tests/fuzz/*.t \
+	$(Q)PATH="$(abspath $(TEST_AWK_DIR)):$$PATH" BUILD=$(BUILD) prove -j2 $(SLOW_QEMU_TESTS) tests/fuzz/*.t \
+		tests/repo/*.t $(filter-out $(SLOW_QEMU_TESTS),$(QEMU_TESTS)) $(UNIT_TESTS) \
 		tests/views/*.t tests/lava/contract.t
 
 # The kernel's default session (no config file, no options): every facility over the workload

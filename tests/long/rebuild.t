@@ -8,7 +8,7 @@
 # QEMU's, as if no trap had gone missing. Then a path that cannot be rebuilt (every eligible
 # trap left out: paths longer than the rebuild follows) must fail its run with the address,
 # never pass as ok.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../qemu/lib.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 names=(loop calls indirect edges flags user faults)
