@@ -6,6 +6,7 @@
 #include "arch/x86/cpu/trap_frame.h"
 #include <stdbool.h>
 #include <stdint.h>
+#include "lib/x86_mem.h"
 
 /* Exception vectors (SDM Vol. 3A 6.3.1, Table 6-1). */
 enum x86_vector {
@@ -57,6 +58,14 @@ _Static_assert(sizeof(struct trap_frame) == 22 * 8, "trap frame layout matches t
 _Static_assert(__builtin_offsetof(struct trap_frame, vector) == 15 * 8, "vector slot");
 _Static_assert(__builtin_offsetof(struct trap_frame, rip) == TRAP_FRAME_RIP,
 	       "CPU frame starts at RIP");
+
+/* The frame's general-purpose registers in encoding order (lib/x86_mem.h: RAX, RCX, RDX, RBX,
+ * RSP, RBP, RSI, RDI, R8-R15). */
+static inline struct x86_gprs trap_frame_gprs(const struct trap_frame *f)
+{
+	return (struct x86_gprs){{f->rax, f->rcx, f->rdx, f->rbx, f->rsp, f->rbp, f->rsi, f->rdi,
+				  f->r8, f->r9, f->r10, f->r11, f->r12, f->r13, f->r14, f->r15}};
+}
 
 /*
  * Hooks the layers above register (arch/x86/arch_init.c wires them), so that trap dispatch

@@ -114,12 +114,6 @@ static void deliver_virtual_pmi(struct cpu_session *cs)
 		lapic_send_ipi(0, APIC_DM_FIXED, VEC_PMI, APIC_DEST_SELF);
 }
 
-static struct x86_gprs gprs_of(const struct trap_frame *f)
-{
-	return (struct x86_gprs){{f->rax, f->rcx, f->rdx, f->rbx, f->rsp, f->rbp, f->rsi, f->rdi,
-				  f->r8, f->r9, f->r10, f->r11, f->r12, f->r13, f->r14, f->r15}};
-}
-
 /* The accesses of the instruction d (decoded from its bytes before it runs), from the
  * registers before it: the trap frame of the step that ended at it. */
 static void predict_memory(struct cpu_session *cs, const struct x86_decoded *d,
@@ -136,7 +130,7 @@ static void predict_memory(struct cpu_session *cs, const struct x86_decoded *d,
 	if (in->prefixes & X86_PFX_SEG) {
 		cpu_segment_bases(&fs, &gs);
 	}
-	struct x86_gprs g = gprs_of(f);
+	struct x86_gprs g = trap_frame_gprs(f);
 	cs->mem.ip = ip;
 	cs->mem.load = u.load != X86_MEM_NONE;
 	cs->mem.store = u.store != X86_MEM_NONE;

@@ -289,15 +289,20 @@ static inline __attribute__((always_inline)) void arm(struct ss_state *s, const 
 		s->loop_declined = 0; /* another block: that loop is counted again when it comes */
 }
 
-/* The registers of a trap frame in encoding order (lib/x86_mem.h). */
-static void gprs_of(const struct trap_frame *f, struct x86_gprs *g)
+/* `size` bytes (at most 8) of the workload's memory at `at`, zero-extended, where the engine
+ * can read them without a fault (fetch.c: present, canonical; ring 3's pages opened, SMAP). */
+static bool read_workload(const struct ss_state *s, uint64_t at, unsigned size, uint64_t *v)
 {
-	*g = (struct x86_gprs){{f->rax, f->rcx, f->rdx, f->rbx, f->rsp, f->rbp, f->rsi, f->rdi,
-				f->r8, f->r9, f->r10, f->r11, f->r12, f->r13, f->r14, f->r15}};
+	if (s->prev_cpl == 3)
+		user_access_begin();
+	if (ss_code_readable(at) < size)
+		return false;
+	*v = 0;
+	__builtin_memcpy(v, (const void *)at, size);
+	return true;
 }
 
-/* A counted loop's counter now: its register, or its word in memory where the engine can read
- * it without a fault (fetch.c: present, canonical; ring 3's pages opened, SMAP). */
+/* A counted loop's counter now: its register, or its word in memory (read_workload). */
 static bool loop_counter(const struct ss_state *s, const struct x86_loop *l,
 			 const struct x86_gprs *g, uint64_t *x)
 {
@@ -305,14 +310,8 @@ static bool loop_counter(const struct ss_state *s, const struct x86_loop *l,
 		*x = g->r[l->counter];
 		return true;
 	}
-	uint64_t at = g->r[l->slot_base] + (uint64_t)(int64_t)l->slot_disp, v = 0;
-	if (s->prev_cpl == 3)
-		user_access_begin();
-	if (ss_code_readable(at) < l->slot_size)
-		return false;
-	__builtin_memcpy(&v, (const void *)at, l->slot_size);
-	*x = v;
-	return true;
+	return read_workload(s, g->r[l->slot_base] + (uint64_t)(int64_t)l->slot_disp, l->slot_size,
+			     x);
 }
 
 /* A counted loop's runs as the hooks hear them: n plain steps, its Jcc taken back. */
@@ -332,17 +331,6 @@ static bool indirect_near(unsigned kind)
 	return kind == X86_BR_RET || kind == X86_BR_JMP_IND || kind == X86_BR_CALL_IND;
 }
 
-/* A word of the workload's memory, where the engine can read it without a fault (fetch.c). */
-static bool read_word(const struct ss_state *s, uint64_t at, uint64_t *v)
-{
-	if (s->prev_cpl == 3)
-		user_access_begin();
-	if (ss_code_readable(at) < sizeof(*v))
-		return false;
-	__builtin_memcpy(v, (const void *)at, sizeof(*v));
-	return true;
-}
-
 /* Where the indirect near branch d goes with registers f (64-bit operand size, SDM Vol. 2A
  * JMP/CALL/RET: "In 64-bit mode, the operand size is fixed at 64 bits" for near branches; with
  * 66H or a segment override it is left to stepping): RET to the stack's top; JMP and CALL to
@@ -354,14 +342,13 @@ static bool indirect_target(const struct ss_state *s, const struct x86_decoded *
 	if (in->operand16 || (in->prefixes & X86_PFX_SEG))
 		return false;
 	if (d->step.branch == X86_BR_RET)
-		return read_word(s, f->rsp, to);
-	struct x86_gprs g;
-	gprs_of(f, &g);
+		return read_workload(s, f->rsp, sizeof(*to), to);
+	const struct x86_gprs g = trap_frame_gprs(f);
 	if ((in->modrm >> 6) == 3) {
 		*to = g.r[(in->modrm & 7) | (in->rex & 1 ? 8 : 0)];
 		return true;
 	}
-	return read_word(s, x86_modrm_address(in, d->ip, &g, 0, 0), to);
+	return read_workload(s, x86_modrm_address(in, d->ip, &g, 0, 0), sizeof(*to), to);
 }
 
 void ss_block_prefix_retire(struct ss_state *s)
@@ -390,8 +377,7 @@ static bool arm_loop(struct ss_state *s, const struct ss_block *b, const struct 
 {
 	if (!s->hooks.loop_room || !s->hooks.loop_n)
 		return false;
-	struct x86_gprs g;
-	gprs_of(f, &g);
+	const struct x86_gprs g = trap_frame_gprs(f);
 	uint64_t x0, trips;
 	if (!loop_counter(s, &b->loop, &g, &x0) ||
 	    !x86_loop_trips(&b->loop, x0, &g, LOOP_TRIPS_MAX, &trips) || trips == 0)
@@ -620,8 +606,7 @@ static __attribute__((noinline)) void loop_retire(struct ss_state *s, const stru
 			goto lost;
 		after = i > b->loop.update_at;
 	}
-	struct x86_gprs g;
-	gprs_of(f, &g);
+	const struct x86_gprs g = trap_frame_gprs(f);
 	if (!loop_counter(s, &b->loop, &g, &now))
 		goto lost;
 	if (exit) { /* all runs whole, the counter written in each */

@@ -145,11 +145,17 @@ static void feed_block(struct spmu *m, const struct spmu_feed_block *b)
 	}
 }
 
+/* Whether `steps` steps at `cpl`, `records` of them taken branches, ask nothing of the runner:
+ * no PMI pending, no BTF, no counter overflowing, the BTS records stored below the threshold. */
+static bool steps_quiet(struct spmu *m, unsigned cpl, uint64_t steps, uint64_t records)
+{
+	return !m->pmi_pending && !(m->debugctl & DEBUGCTL_BTF) &&
+	       spmu_counters_quiet(&m->ctr, steps) && (!records || bts_quiet(m, cpl, records));
+}
+
 bool spmu_feed_block(struct spmu *m, const struct spmu_feed_block *b)
 {
-	if (m->pmi_pending || (m->debugctl & DEBUGCTL_BTF) ||
-	    !spmu_counters_quiet(&m->ctr, b->n + 1 + b->next_n) ||
-	    (b->taken && !bts_quiet(m, b->cpl, 1)))
+	if (!steps_quiet(m, b->cpl, b->n + 1 + b->next_n, b->taken))
 		return false;
 	feed_block(m, b);
 	return true;
@@ -159,9 +165,7 @@ bool spmu_feed_loop_room(struct spmu *m, const struct spmu_feed_block *b, uint64
 {
 	if (!b->taken || b->n >= UINT32_MAX || iterations >= UINT32_MAX)
 		return false; /* the steps below cannot wrap */
-	return !m->pmi_pending && !(m->debugctl & DEBUGCTL_BTF) &&
-	       spmu_counters_quiet(&m->ctr, iterations * (b->n + 1) + b->n) &&
-	       bts_quiet(m, b->cpl, iterations);
+	return steps_quiet(m, b->cpl, iterations * (b->n + 1) + b->n, iterations);
 }
 
 #define STATS_WORDS (sizeof(struct spmu_stats) / sizeof(uint64_t))
