@@ -11,6 +11,10 @@
 # - compiled C (kernel/workloads_c.c, sizes cut to keep QEMU's log short): qsort (a recursive
 #   quicksort: data-dependent branches, calls, returns), crc32 (bitwise CRC-32) and interp (a
 #   bytecode interpreter: a jump table's indirect JMP per bytecode), code no one wrote by hand.
+# - counted (arch/x86/workloads/counted.S): counted loops (README "Counted loops") of a
+#   compiler's forms, run to their exit with one trap and accounted from their counter, some cut
+#   by page faults of their own loads before and after the counter's update, in their first run
+#   and in their last; each loop's takings from its source.
 # One boot, the engine (ss) and BTS and LBR on the software PMU.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
@@ -25,7 +29,7 @@ interp_n=150
 boot --timeout 300 --program "$progs/misbehave.elf" --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$window+0x10000")" \
 	--qemu-arg -D --qemu-arg "$work/exec.log" \
-	-- ss=qsort,crc32,interp,exact,program,dbreg workload=exact,program trace=bts,lbr spmu=skylake program.arg=8 \
+	-- ss=qsort,crc32,interp,exact,program,dbreg,counted workload=exact,program,counted trace=bts,lbr spmu=skylake program.arg=8 \
 	qsort.n=160 crc32.n=256 interp.n=$interp_n
 status_is 1 "the boot ends, failed by dbreg's refusal alone"
 ! printf '%s\n' "$out" | grep -q "EXCEPTION\|unexpected exception"
@@ -37,8 +41,8 @@ ok $? "the only errors are dbreg's refusal and the program's own #DB"
 # the source puts on a page not present (or non-canonical) faults; QEMU logs no PC for it.
 nc=0x8000000000000000
 export QEB_FETCH_FAULTS="$(sym exact_a_last)=$(sym exact_page_b) $(sym exact_b_jmp)=$(sym exact_c_target) $(sym exact_c_jmp)=$(sym exact_straddle) $(sym exact_nc_jmp)=$nc"
-QEB_ELFS="$progs/misbehave.elf" oracle_runs "$work/exec.log" "$work/qemu.txt" 10 \
-	": ss qsort, crc32, interp, exact, program, dbreg; bts and lbr for exact and program"
+QEB_ELFS="$progs/misbehave.elf" oracle_runs "$work/exec.log" "$work/qemu.txt" 13 \
+	": ss qsort, crc32, interp, exact, program, dbreg, counted; bts and lbr for exact, program and counted"
 
 # runs_to ADDRESS: the oracle's runs (in order) whose first branch goes to ADDRESS (addresses
 # compared as strings here and below: mawk, Debian's default awk, reads 0x... as lossy numbers)
@@ -142,4 +146,38 @@ has "error: ss: dbreg: the workload arms debug-register breakpoints of its own (
 	"dbreg: refused, naming the MOV to DR7"
 has "ss-end dbreg MISMATCH" "dbreg: its run fails"
 has "run finished: FAIL" "the boot ends with its verdict, no hang"
+# Counted loops (counted.S): the engine's run and both facilities' records are QEMU's.
+read -r -a cr < <(runs_to "$(sym arch_wl_counted)" | tr '\n' ' ')
+[ "${#cr[@]}" = 3 ]
+ok $? "QEMU's log: three runs of counted (ss, bts, lbr: ${cr[*]})"
+cn=40 # counted's argument (arch/x86/workloads/table.c)
+k=$(ss_run counted)
+same "$k" "$(nth "$work/qemu.txt" "${cr[0]:-0}")" "engine, counted: QEMU's taken branches, deliveries and returns, and step count"
+has "ss-end counted ok" "engine, counted: the result n^2 + ceil(n / 3) + 128 (counted.S) stepped as natively"
+same "$(kind_records bts counted@skylake bts 2 3)" "$(run_branches "$(nth "$work/qemu.txt" "${cr[1]:-0}")")" \
+	"bts, counted: every record is QEMU's, in order"
+same "$(kind_records lbr counted@skylake lbr 3 4)" "$(run_branches "$(nth "$work/qemu.txt" "${cr[2]:-0}")" | tac | head -n 32)" \
+	"lbr, counted: QEMU's newest branches, newest first"
+loops=$(printf '%s\n' "$out" | awk '$1 == "ss-blocks" && $2 == "counted" { sub("loops=", "", $4); print $4 }')
+[ "${loops:-0}" -ge 10 ]
+ok $? "engine, counted: the loops were counted ($loops; A, B, C, D, E, H and I twice each around their faults, F's inner four times, G)"
+
+# From the source (counted.S), in QEMU's log: how often each loop's jump goes back.
+taken() { # taken LABEL: QEMU's taken branches FROM LABEL in the engine's run of counted
+	nth "$work/qemu.txt" "${cr[0]:-0}" | awk -v a="$(sym "$1")" '$1 != "run" && $1 "" == a "" { c++ } END { print c + 0 }'
+}
+for want in "counted_a_jcc $((cn - 1))" "counted_b_jcc $((cn - 1))" "counted_c_jcc $(((cn + 2) / 3 - 1))" \
+	"counted_d_jcc 9" "counted_e_jcc 9" "counted_f_jcc 16" "counted_g_jcc 7" "counted_h_jcc 9" \
+	"counted_i_jcc 9"; do
+	set -- $want
+	got=$(taken "$1")
+	[ "$got" = "$2" ]
+	ok $? "QEMU's log, counted: $1 taken $got times (the source: $2)"
+done
+for l in counted_d_load counted_e_load counted_h_load counted_i_load; do
+	got=$(taken "$l")
+	[ "$got" = 2 ]
+	ok $? "QEMU's log, counted: the load at $l faults twice, a #PF delivery FROM it each time ($got)"
+done
+
 done_testing
