@@ -42,7 +42,6 @@ struct sym {
 struct eval {
 	struct sym v[LOCATIONS];
 	uint8_t writes[LOCATIONS]; /* instructions that wrote the location */
-	uint8_t last_write[LOCATIONS];
 	bool have_slot, slot_bad;
 	uint8_t slot_base, slot_size;
 	int32_t slot_disp;
@@ -131,7 +130,7 @@ static struct sym read_loc(const struct eval *e, int loc, unsigned size)
 	return size == 4 ? to32(e->v[loc]) : e->v[loc];
 }
 
-static void write_loc(struct eval *e, const struct x86_insn *in, unsigned i, int loc, struct sym s,
+static void write_loc(struct eval *e, const struct x86_insn *in, int loc, struct sym s,
 		      unsigned size)
 {
 	if (loc < 0) {
@@ -151,7 +150,6 @@ static void write_loc(struct eval *e, const struct x86_insn *in, unsigned i, int
 		s = to32(s); /* zero-extended into a register; the slot's 4 bytes */
 	e->v[loc] = s;
 	e->writes[loc]++;
-	e->last_write[loc] = (uint8_t)i;
 }
 
 /* A byte operand's register without REX: 4-7 are AH, CH, DH, BH (SDM Vol. 2 Table 2-2). */
@@ -191,25 +189,25 @@ struct setter {
 };
 
 /* Two-byte opcodes (SDM Table A-3): NOP Ev; CMOVcc, IMUL, MOVZX, MOVSX write Gv; SETcc Eb. */
-static bool step_0f(struct eval *e, const struct x86_insn *in, unsigned i)
+static bool step_0f(struct eval *e, const struct x86_insn *in)
 {
 	unsigned op = in->opcode;
 	if (op == 0x1f)
 		return true;
 	if ((op >= 0x40 && op <= 0x4f) || op == 0xaf || op == 0xb6 || op == 0xb7 || op == 0xbe ||
 	    op == 0xbf) {
-		write_loc(e, in, i, (int)reg_field(in), unknown, in->operand_size);
+		write_loc(e, in, (int)reg_field(in), unknown, in->operand_size);
 		return true;
 	}
 	if (op >= 0x90 && op <= 0x9f) {
-		write_loc(e, in, i, byte_register(in, modrm_location(e, in, false)), unknown, 1);
+		write_loc(e, in, byte_register(in, modrm_location(e, in, false)), unknown, 1);
 		return true;
 	}
 	return false;
 }
 
 /* 00-3D: ADD OR ADC SBB AND SUB XOR (their destination) and CMP (the flags of a - b). */
-static bool step_alu(struct eval *e, const struct x86_insn *in, unsigned i, struct setter *set)
+static bool step_alu(struct eval *e, const struct x86_insn *in, struct setter *set)
 {
 	unsigned op = in->opcode, form = op & 7;
 	bool cmp = (op >> 3) == 7, byte = !(op & 1);
@@ -228,12 +226,12 @@ static bool step_alu(struct eval *e, const struct x86_insn *in, unsigned i, stru
 	if (cmp)
 		return true;
 	int dst = form == 0 || form == 1 ? rm : reg;
-	write_loc(e, in, i, byte ? byte_register(in, dst) : dst, unknown, size);
+	write_loc(e, in, byte ? byte_register(in, dst) : dst, unknown, size);
 	return true;
 }
 
 /* 80, 81, 83 (group 1, Ev with an immediate): /0 ADD and /5 SUB followed, /7 CMP. */
-static bool step_group1(struct eval *e, const struct x86_insn *in, unsigned i, struct setter *set)
+static bool step_group1(struct eval *e, const struct x86_insn *in, struct setter *set)
 {
 	unsigned ext = (in->modrm >> 3) & 7;
 	bool byte = in->opcode == 0x80;
@@ -252,13 +250,13 @@ static bool step_group1(struct eval *e, const struct x86_insn *in, unsigned i, s
 		*set = (struct setter){
 		    true, ext == 0 ? X86_LOOP_ADD : X86_LOOP_SUB, before, unknown, true, k};
 	}
-	write_loc(e, in, i, byte ? byte_register(in, loc) : loc, after, size);
+	write_loc(e, in, byte ? byte_register(in, loc) : loc, after, size);
 	return true;
 }
 
 /* F6, F7 (group 3): TEST writes no register; NOT, NEG their operand; MUL, IMUL, DIV, IDIV
  * rAX (AX for a byte) and rDX. */
-static bool step_group3(struct eval *e, const struct x86_insn *in, unsigned i)
+static bool step_group3(struct eval *e, const struct x86_insn *in)
 {
 	unsigned ext = (in->modrm >> 3) & 7, os = in->operand_size;
 	bool byte = in->opcode == 0xf6;
@@ -266,17 +264,17 @@ static bool step_group3(struct eval *e, const struct x86_insn *in, unsigned i)
 	if (ext <= 1)
 		return true;
 	if (ext <= 3) {
-		write_loc(e, in, i, byte ? byte_register(in, loc) : loc, unknown, byte ? 1 : os);
+		write_loc(e, in, byte ? byte_register(in, loc) : loc, unknown, byte ? 1 : os);
 		return true;
 	}
-	write_loc(e, in, i, 0, unknown, byte ? 2 : os);
+	write_loc(e, in, 0, unknown, byte ? 2 : os);
 	if (!byte)
-		write_loc(e, in, i, 2, unknown, os);
+		write_loc(e, in, 2, unknown, os);
 	return true;
 }
 
 /* FE, FF /0 INC and /1 DEC, followed (the rest of groups 4 and 5 are branches and PUSH). */
-static bool step_incdec(struct eval *e, const struct x86_insn *in, unsigned i, struct setter *set)
+static bool step_incdec(struct eval *e, const struct x86_insn *in, struct setter *set)
 {
 	unsigned ext = (in->modrm >> 3) & 7;
 	if (ext > 1)
@@ -290,20 +288,20 @@ static bool step_incdec(struct eval *e, const struct x86_insn *in, unsigned i, s
 		*set = (struct setter){true, X86_LOOP_INCDEC,  before, unknown,
 				       true, ext == 0 ? 1 : -1};
 	}
-	write_loc(e, in, i, byte ? byte_register(in, loc) : loc, after, size);
+	write_loc(e, in, byte ? byte_register(in, loc) : loc, after, size);
 	return true;
 }
 
 /* The other one-byte opcodes followed: MOVSXD, IMUL, TEST, MOV, LEA, NOP, CBW/CWD and kin,
  * shifts and rotates, MOV Ev, imm. */
-static bool step_other(struct eval *e, const struct x86_insn *in, unsigned i)
+static bool step_other(struct eval *e, const struct x86_insn *in)
 {
 	unsigned os = in->operand_size, op = in->opcode, ext = (in->modrm >> 3) & 7;
 	switch (op) {
 	case 0x63: /* MOVSXD Gv, Ed */
 	case 0x69: /* IMUL Gv, Ev, Iz */
 	case 0x6b:
-		write_loc(e, in, i, (int)reg_field(in), unknown, os);
+		write_loc(e, in, (int)reg_field(in), unknown, os);
 		return true;
 	case 0x84: /* TEST */
 	case 0x85:
@@ -311,19 +309,19 @@ static bool step_other(struct eval *e, const struct x86_insn *in, unsigned i)
 	case 0xa9:
 		return true;
 	case 0x88: /* MOV Eb, Gb */
-		write_loc(e, in, i, byte_register(in, modrm_location(e, in, false)), unknown, 1);
+		write_loc(e, in, byte_register(in, modrm_location(e, in, false)), unknown, 1);
 		return true;
 	case 0x89: { /* MOV Ev, Gv */
 		struct sym s = read_loc(e, (int)reg_field(in), os);
-		write_loc(e, in, i, modrm_location(e, in, false), s, os);
+		write_loc(e, in, modrm_location(e, in, false), s, os);
 		return true;
 	}
 	case 0x8a: /* MOV Gb, Eb */
-		write_loc(e, in, i, byte_register(in, (int)reg_field(in)), unknown, 1);
+		write_loc(e, in, byte_register(in, (int)reg_field(in)), unknown, 1);
 		return true;
 	case 0x8b: { /* MOV Gv, Ev */
 		struct sym s = read_loc(e, modrm_location(e, in, true), os);
-		write_loc(e, in, i, (int)reg_field(in), s, os);
+		write_loc(e, in, (int)reg_field(in), s, os);
 		return true;
 	}
 	case 0x8d: { /* LEA Gv, M: the address, no memory access */
@@ -332,16 +330,16 @@ static bool step_other(struct eval *e, const struct x86_insn *in, unsigned i)
 		struct sym s = unknown;
 		if (simple_memory(in, &base, &disp))
 			s = plus(e->v[base], disp, os);
-		write_loc(e, in, i, (int)reg_field(in), s, os);
+		write_loc(e, in, (int)reg_field(in), s, os);
 		return true;
 	}
 	case 0x90: /* NOP; with REX.B it is XCHG r8, rAX */
 		return !(in->rex & REX_B);
 	case 0x98: /* CBW/CWDE/CDQE */
-		write_loc(e, in, i, 0, unknown, os);
+		write_loc(e, in, 0, unknown, os);
 		return true;
 	case 0x99: /* CWD/CDQ/CQO */
-		write_loc(e, in, i, 2, unknown, os);
+		write_loc(e, in, 2, unknown, os);
 		return true;
 	case 0xc0: /* shifts and rotates, group 2 */
 	case 0xc1:
@@ -351,14 +349,14 @@ static bool step_other(struct eval *e, const struct x86_insn *in, unsigned i)
 	case 0xd3: {
 		bool byte = !(op & 1);
 		int loc = modrm_location(e, in, true);
-		write_loc(e, in, i, byte ? byte_register(in, loc) : loc, unknown, byte ? 1 : os);
+		write_loc(e, in, byte ? byte_register(in, loc) : loc, unknown, byte ? 1 : os);
 		return true;
 	}
 	case 0xc6: /* MOV Ev, I (group 11 /0; /7 is XABORT/XBEGIN) */
 	case 0xc7:
 		if (ext != 0)
 			return false;
-		write_loc(e, in, i,
+		write_loc(e, in,
 			  op == 0xc6 ? byte_register(in, modrm_location(e, in, false))
 				     : modrm_location(e, in, false),
 			  unknown, op == 0xc6 ? 1 : os);
@@ -370,7 +368,7 @@ static bool step_other(struct eval *e, const struct x86_insn *in, unsigned i)
 
 /* Evaluate body instruction i (SDM Vol. 2 instruction pages); false where the body is not
  * followed (an instruction whose register writes this does not know). */
-static bool step(struct eval *e, const struct x86_insn *in, unsigned i, struct setter *set)
+static bool step(struct eval *e, const struct x86_insn *in, struct setter *set)
 {
 	if (in->prefixes & (X86_PFX_LOCK | X86_PFX_REP | X86_PFX_REPNE | X86_PFX_VEX |
 			    X86_PFX_EVEX | X86_PFX_XOP | X86_PFX_3DNOW))
@@ -381,27 +379,27 @@ static bool step(struct eval *e, const struct x86_insn *in, unsigned i, struct s
 	unsigned os = in->operand_size, op = in->opcode;
 	*set = (struct setter){0};
 	if (in->opcode_map == X86_MAP_0F)
-		return step_0f(e, in, i);
+		return step_0f(e, in);
 	if (in->opcode_map != X86_MAP_ONE_BYTE)
 		return false;
 	if (op < 0x40 && (op & 7) < 6) /* ADD OR ADC SBB AND SUB XOR CMP (SDM Table A-2) */
-		return step_alu(e, in, i, set);
+		return step_alu(e, in, set);
 	if (op == 0x80 || op == 0x81 || op == 0x83)
-		return step_group1(e, in, i, set);
+		return step_group1(e, in, set);
 	if (op == 0xf6 || op == 0xf7)
-		return step_group3(e, in, i);
+		return step_group3(e, in);
 	if (op == 0xfe || op == 0xff)
-		return step_incdec(e, in, i, set);
+		return step_incdec(e, in, set);
 	if (op >= 0xb0 && op <= 0xb7) { /* MOV r8, imm8 */
-		write_loc(e, in, i, byte_register(in, (op & 7) | (in->rex & REX_B ? 8 : 0)),
-			  unknown, 1);
+		write_loc(e, in, byte_register(in, (op & 7) | (in->rex & REX_B ? 8 : 0)), unknown,
+			  1);
 		return true;
 	}
 	if (op >= 0xb8 && op <= 0xbf) { /* MOV r, imm */
-		write_loc(e, in, i, (int)((op & 7) | (in->rex & REX_B ? 8 : 0)), unknown, os);
+		write_loc(e, in, (int)((op & 7) | (in->rex & REX_B ? 8 : 0)), unknown, os);
 		return true;
 	}
-	return step_other(e, in, i);
+	return step_other(e, in);
 }
 
 /* A side of the comparison in terms of the counter x, or false. */
@@ -419,13 +417,14 @@ static bool operand(const struct eval *e, struct sym s, unsigned x, struct x86_l
 	return true;
 }
 
-/* Whether location x is a counter: written once, to itself plus a constant step. */
+/* Whether location x is a counter: at the run's end itself plus a constant step (however many
+ * instructions wrote it on the way: witnesses say where it is in between). */
 static bool counter(const struct eval *e, unsigned x)
 {
 	if (x >= LOCATIONS)
 		return false;
 	const struct sym *end = &e->v[x];
-	if (e->writes[x] != 1 || end->var != x || end->off == 0)
+	if (e->writes[x] == 0 || end->var != x || end->off == 0)
 		return false;
 	if (x != X86_LOOP_SLOT)
 		return true;
@@ -440,18 +439,52 @@ static bool counter(const struct eval *e, unsigned x)
 	return true;
 }
 
+/* Where counter x (its value X at the run's start; `bits` its width at the end) is in state e:
+ * x itself where it holds X + off there, else the first register that does (the slot only as
+ * the counter itself: its conditions, counter(), hold for it alone). A location of 32 bits
+ * tells X's run apart only where the counter has 32 bits too. */
+static bool witness_of(const struct eval *e, unsigned x, unsigned bits, struct x86_loop_witness *w)
+{
+	for (unsigned k = 0; k <= X86_LOOP_SLOT; k++) {
+		unsigned loc = k == 0 ? x : k - 1;
+		const struct sym *v = &e->v[loc];
+		if ((k > 0 && (loc == x || loc == X86_LOOP_SLOT)) || v->var != x ||
+		    (v->bits == 32 && bits != 32) || v->off < INT8_MIN || v->off > INT8_MAX)
+			continue;
+		*w = (struct x86_loop_witness){
+		    (uint8_t)(loc | (v->bits == 32 ? X86_LOOP_WITNESS_32 : 0)), (int8_t)v->off};
+		return true;
+	}
+	return false;
+}
+
+/* The body evaluated from its start; with a counter (l->counter), its witness before each
+ * instruction into l. */
+static bool evaluate(const struct x86_insn *const *body, unsigned n, struct eval *e,
+		     struct setter *set, struct x86_loop *l)
+{
+	*e = (struct eval){0};
+	for (unsigned r = 0; r < LOCATIONS; r++)
+		e->v[r] = (struct sym){(uint8_t)r, 64, 0};
+	*set = (struct setter){0};
+	for (unsigned i = 0; i < n; i++) {
+		if (l && !witness_of(e, l->counter, l->bits, &l->witness[i]))
+			return false;
+		if (body[i]->mode != X86_MODE_64 || !step(e, body[i], set))
+			return false;
+	}
+	return !l || witness_of(e, l->counter, l->bits, &l->witness[n]);
+}
+
 bool x86_loop_analyze(const struct x86_insn *const *body, unsigned n, const struct x86_insn *jcc,
 		      struct x86_loop *l)
 {
 	if (n == 0 || n > X86_LOOP_MAX_INSNS || jcc->branch != X86_BR_JCC)
 		return false;
-	struct eval e = {0};
-	for (unsigned r = 0; r < LOCATIONS; r++)
-		e.v[r] = (struct sym){(uint8_t)r, 64, 0};
-	struct setter set = {0};
-	for (unsigned i = 0; i < n; i++)
-		if (body[i]->mode != X86_MODE_64 || !step(&e, body[i], i, &set))
-			return false;
+	struct eval e;
+	struct setter set;
+	if (!evaluate(body, n, &e, &set, NULL))
+		return false;
 	/* the flags the jump reads are those of the last instruction (set from its state) */
 	unsigned cc = jcc->opcode & 0xf, size = body[n - 1]->operand_size;
 	if (!set.ok || (size != 4 && size != 8) || cc == CC_P || cc == CC_NP ||
@@ -472,7 +505,6 @@ bool x86_loop_analyze(const struct x86_insn *const *body, unsigned n, const stru
 		*l = (struct x86_loop){.counter = c.var,
 				       .bits = e.v[c.var].bits,
 				       .step = e.v[c.var].off,
-				       .update_at = e.last_write[c.var],
 				       .flags = set.flags,
 				       .size = (uint8_t)size,
 				       .cc = (uint8_t)cc,
@@ -481,9 +513,19 @@ bool x86_loop_analyze(const struct x86_insn *const *body, unsigned n, const stru
 				       .slot_base = e.slot_base,
 				       .slot_size = e.slot_size,
 				       .slot_disp = e.slot_disp};
-		return true;
+		/* the same evaluation again, to say where the counter is at each instruction */
+		struct eval again;
+		struct setter unused;
+		return evaluate(body, n, &again, &unused, l);
 	}
 	return false;
+}
+
+uint64_t x86_loop_witness_value(const struct x86_loop *l, unsigned i, uint64_t x)
+{
+	const struct x86_loop_witness *w = &l->witness[i];
+	uint64_t v = x + (uint64_t)(int64_t)w->off;
+	return w->at & X86_LOOP_WITNESS_32 ? (uint32_t)v : v;
 }
 
 static uint64_t truncated(uint64_t v, unsigned bits)

@@ -35,14 +35,25 @@ struct x86_loop_operand {
 	int64_t off; /* COUNTER, INVARIANT: added (then truncated to bits); CONSTANT: the value */
 };
 
+/* Where a run's counter can be read before one of its instructions: location `at` holds X + off
+ * (X the counter when the run started), zero-extended from its low 32 bits where at has
+ * X86_LOOP_WITNESS_32. A counter copied and overwritten within a run (GCC keeps `i` and `i + 1`
+ * in two registers) is read from whichever location holds it there. */
+#define X86_LOOP_WITNESS_32 0x80
+struct x86_loop_witness {
+	uint8_t at;
+	int8_t off;
+};
+
 /* How the jump's flags come about: op(a, b) at `size` bytes. */
 enum x86_loop_flags { X86_LOOP_SUB, X86_LOOP_ADD, X86_LOOP_INCDEC };
 
 struct x86_loop {
-	uint8_t counter;	 /* a register (0-15, encoding order) or X86_LOOP_SLOT */
-	uint8_t bits;		 /* 64, or 32: the counter's update is zero-extended from 32 bits */
-	int64_t step;		 /* per iteration */
-	uint8_t update_at;	 /* the body's only instruction that writes the counter */
+	uint8_t counter; /* a register (0-15, encoding order) or X86_LOOP_SLOT */
+	uint8_t bits;	 /* 64, or 32: the counter's update is zero-extended from 32 bits */
+	int64_t step;	 /* per iteration */
+	/* before each body instruction, and before the jump */
+	struct x86_loop_witness witness[X86_LOOP_MAX_INSNS + 1];
 	uint8_t flags, size, cc; /* enum x86_loop_flags; 4 or 8; the jump's condition */
 	struct x86_loop_operand a, b;
 	uint8_t slot_base, slot_size; /* the counter's word: [reg slot_base + slot_disp] */
@@ -53,6 +64,10 @@ struct x86_loop {
  * back to *body[0]) is a counted loop; *l says how. */
 bool x86_loop_analyze(const struct x86_insn *const *body, unsigned n, const struct x86_insn *jcc,
 		      struct x86_loop *l);
+
+/* What the witness before body instruction i (the jump: i = n) holds in the run that started
+ * with counter x. */
+uint64_t x86_loop_witness_value(const struct x86_loop *l, unsigned i, uint64_t x);
 
 /* The counter after one more iteration; after `runs` more (the same, at once). */
 uint64_t x86_loop_next(const struct x86_loop *l, uint64_t x);

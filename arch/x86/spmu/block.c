@@ -302,16 +302,23 @@ static bool read_workload(const struct ss_state *s, uint64_t at, unsigned size, 
 	return true;
 }
 
-/* A counted loop's counter now: its register, or its word in memory (read_workload). */
-static bool loop_counter(const struct ss_state *s, const struct x86_loop *l,
-			 const struct x86_gprs *g, uint64_t *x)
+/* A location of a counted loop now (x86_loop.counter, or a witness's): its register, or the
+ * counter's word in memory (read_workload). */
+static bool loop_location(const struct ss_state *s, const struct x86_loop *l, unsigned at,
+			  const struct x86_gprs *g, uint64_t *x)
 {
-	if (l->counter != X86_LOOP_SLOT) {
-		*x = g->r[l->counter];
+	if (at != X86_LOOP_SLOT) {
+		*x = g->r[at];
 		return true;
 	}
 	return read_workload(s, g->r[l->slot_base] + (uint64_t)(int64_t)l->slot_disp, l->slot_size,
 			     x);
+}
+
+static bool loop_counter(const struct ss_state *s, const struct x86_loop *l,
+			 const struct x86_gprs *g, uint64_t *x)
+{
+	return loop_location(s, l, l->counter, g, x);
 }
 
 /* A counted loop's runs as the hooks hear them: n plain steps, its Jcc taken back. */
@@ -584,9 +591,10 @@ static inline __attribute__((always_inline)) uint64_t retire_plain(struct ss_sta
 
 /*
  * A counted loop stopped at f->rip: at its exit's breakpoint, or at a fault or an interrupt
- * inside a run. The one instruction that writes its counter (x86_loop.update_at) ran once in
- * each run before this one, and in this one too where f->rip lies after it: the counter now,
- * found among the values it takes run by run from the one it started with, says how many runs
+ * inside a run. At the exit the counter must be the one after every run. Inside a run, the
+ * witness before the instruction at f->rip (x86_loop.witness: the location that holds the
+ * run's starting counter there) says which run it is: the one whose start, among the counters
+ * the runs start with (the first, then one step each), the witness holds; the runs before it
  * were whole. Those go to the hooks at once (loop_n); the run f->rip is in goes on as a block's
  * would (ss_block_cut). A counter that says nothing consistent is not guessed: the loop is lost
  * (ss_result.loop_lost_at), the run fails.
@@ -594,34 +602,29 @@ static inline __attribute__((always_inline)) uint64_t retire_plain(struct ss_sta
 static __attribute__((noinline)) void loop_retire(struct ss_state *s, const struct trap_frame *f)
 {
 	const struct ss_block *b = s->blk;
-	uint64_t trips = s->blk_trips, rip = f->rip, now, x = s->blk_x0, writes = 0;
+	const struct x86_loop *l = &b->loop;
+	uint64_t trips = s->blk_trips, rip = f->rip, now, x = s->blk_x0, runs = 0;
 	s->blk_trips = 0;
-	bool exit = rip == b->to[1], after = exit;
-	if (!exit) {
+	const struct x86_gprs g = trap_frame_gprs(f);
+	if (rip == b->to[1]) { /* the exit: all runs whole, the counter stepped in each */
+		if (!loop_counter(s, l, &g, &now) || now != x86_loop_after(l, x, trips + 1))
+			goto lost;
+		runs = trips;
+	} else {
 		unsigned i = 0;
 		uint64_t ip = b->start;
 		while (ip < rip && i < b->n)
 			ip += b->len[i++];
-		if (ip != rip || rip > b->last)
+		if (ip != rip || rip > b->last ||
+		    !loop_location(s, l, l->witness[i].at & ~X86_LOOP_WITNESS_32, &g, &now))
 			goto lost;
-		after = i > b->loop.update_at;
+		while (x86_loop_witness_value(l, i, x) != now && runs <= trips) {
+			x = x86_loop_next(l, x);
+			runs++;
+		}
+		if (runs > trips)
+			goto lost;
 	}
-	const struct x86_gprs g = trap_frame_gprs(f);
-	if (!loop_counter(s, &b->loop, &g, &now))
-		goto lost;
-	if (exit) { /* all runs whole, the counter written in each */
-		writes = trips + 1;
-		x = x86_loop_after(&b->loop, x, writes);
-	}
-	while (x != now && writes <= trips + 1) {
-		x = x86_loop_next(&b->loop, x);
-		writes++;
-	}
-	if (x != now || (after && writes == 0))
-		goto lost;
-	uint64_t runs = after ? writes - 1 : writes;
-	if (runs > trips || (exit && runs != trips))
-		goto lost;
 	if (runs) {
 		const struct ss_block_branch bb = loop_branch(s, b);
 		s->hooks.loop_n(s->hooks.ctx, &bb, runs);

@@ -14,16 +14,20 @@
  *	G  one a run, rcx = -5, -3, ..., 9	8		(7)
  *	H  three a run, 10 runs			30		(9; #PF in runs 1 and 10)
  *	I  four a run, 10 runs			40		(9; #PF in runs 1 and 10)
- * n^2 + ceil(n / 3) + 128 in all (counted.c, arch_wl_counted_result).
+ *	J  five a run, 10 runs			50		(9; #PF in runs 1 and 6)
+ *	K  six a run, 10 runs			60		(9; #PF in runs 1 and 4)
+ * n^2 + ceil(n / 3) + 238 in all (counted.c, arch_wl_counted_result).
  */
-#define COUNTED_WINDOW 0x00007f0000200000 /* eight pages, mapped on first touch (counted.c) */
+#define COUNTED_WINDOW 0x00007f0000200000 /* twelve pages, mapped on first touch (counted.c) */
 #define PAGE 4096
 
 	.section .text.workload, "ax"
 	.globl arch_wl_counted, arch_wl_counted_end
 	.globl counted_a_jcc, counted_b_jcc, counted_c_jcc, counted_d_jcc, counted_e_jcc
-	.globl counted_f_jcc, counted_g_jcc, counted_h_jcc, counted_i_jcc
-	.globl counted_d_load, counted_e_load, counted_h_load, counted_i_load
+	.globl counted_f_jcc, counted_g_jcc, counted_h_jcc, counted_i_jcc, counted_j_jcc
+	.globl counted_k_jcc
+	.globl counted_d_load, counted_e_load, counted_h_load, counted_i_load, counted_j_load
+	.globl counted_k_load
 	.p2align 4
 arch_wl_counted:
 	pushq %rbp
@@ -118,6 +122,34 @@ counted_i_load:
 	decl %ecx
 counted_i_jcc:
 	jnz 10b
+	/* J: the counter carried through a copy (GCC's fill loop in crc32: i in rdx copied to r8,
+	 * rdx overwritten with another value, then set to r8 + 1), the load in between, where
+	 * only r8 holds the run's counter, over pages 8 and 9: r8 = 0 .. 9 at the load, faults in
+	 * run 1 (page 8) and run 6 (page 9) */
+	movabsq $COUNTED_WINDOW + 9 * PAGE - 40, %rsi
+	xorl %edx, %edx
+11:	movq %rdx, %r8
+	leal 5(%rax), %edx
+counted_j_load:
+	movq (%rsi,%r8,8), %rcx
+	addq $5, %rax
+	leaq 1(%r8), %rdx
+	cmpq $10, %rdx
+counted_j_jcc:
+	jb 11b
+	/* K: the counter written twice a run (by 1 and by 1: 2 a run, 0 to 20), the load between
+	 * the two writes over pages 10 and 11: rcx = 1, 3, .., 19 at the load, 16 bytes apart
+	 * from 48 before page 11, faults in run 1 (page 10) and run 4 (page 11) */
+	movabsq $COUNTED_WINDOW + 11 * PAGE - 48, %rsi
+	xorl %ecx, %ecx
+12:	addq $1, %rcx
+counted_k_load:
+	movq -8(%rsi,%rcx,8), %rdx
+	addq $6, %rax
+	addq $1, %rcx
+	cmpq $20, %rcx
+counted_k_jcc:
+	jb 12b
 	leave
 	ret
 arch_wl_counted_end:
