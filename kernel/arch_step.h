@@ -30,6 +30,7 @@ struct arch_step_counts {
 	uint64_t block_changed_at; /* 0, or where a full-speed block's code changed under it:
 				    * what ran there is not known */
 	uint64_t loops;		   /* counted loops run to their exit at full speed */
+	uint64_t chains;	   /* blocks run with the block their direct JMP went to, as one */
 	uint64_t loop_lost_at;	   /* 0, or a counted loop whose runs could not be placed */
 };
 /* Run fn(arg) single-stepped on this CPU: on_step(ctx, retired, next) for every retired

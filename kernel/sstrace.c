@@ -180,8 +180,8 @@ static bool trace_one(const struct workload *w, void *ctx)
 	for (unsigned i = 0; i < trace.count; i++)
 		kprintf("ss-branch %#lx %#lx\n", trace.recs[i].from, trace.recs[i].to);
 	kprintf("ss-end %s %s\n", w->name, ok ? "ok" : "MISMATCH");
-	/* per-block stepping (ss.block): blocks, of them counted loops */
-	kprintf("ss-blocks %s %lu loops=%lu\n", w->name, n.blocks, n.loops);
+	/* per-block stepping (ss.block): blocks, of them counted loops and chains (arm_chain) */
+	kprintf("ss-blocks %s %lu loops=%lu chains=%lu\n", w->name, n.blocks, n.loops, n.chains);
 	return ok;
 }
 

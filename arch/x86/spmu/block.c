@@ -109,6 +109,14 @@ static bool block_plain(const struct x86_decoded *d)
 	}
 }
 
+/* Whether the decoded instruction may write memory (lib/x86_mem.h; an operand it does not
+ * classify counts as a store). */
+static bool may_store_insn(const struct x86_insn *in)
+{
+	struct x86_mem_use u = x86_mem_use_of(in);
+	return u.store != X86_MEM_NONE || u.unknown;
+}
+
 /* How many plain steps the hooks take as one batch now. */
 static inline __attribute__((always_inline)) uint64_t block_room(const struct ss_state *s)
 {
@@ -164,10 +172,17 @@ struct ss_block {
 	uint8_t kind;		   /* the branch's enum x86_branch_kind */
 	uint64_t last, end, to[2]; /* the branch or breakpoint; the address after the block */
 	bool counted; /* a counted loop: its Jcc goes back to its start (loop says how) */
+	bool stores;  /* a plain instruction may write memory */
 	bool none;    /* no block starts here (the bytes of its first instructions kept) */
 	struct x86_loop loop;
 };
 static struct ss_block blocks[MAX_CPUS][BLOCK_SLOTS];
+
+/* Where the block at start is remembered. */
+static inline __attribute__((always_inline)) unsigned slot_of(uint64_t start)
+{
+	return (unsigned)((start ^ (start >> 6)) % BLOCK_SLOTS);
+}
 
 static inline __attribute__((always_inline)) bool same_words(const struct ss_block *b)
 {
@@ -228,6 +243,9 @@ static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64
 	b->none = false;
 	b->start = start;
 	b->n = (uint8_t)n;
+	b->stores = false;
+	for (unsigned i = 0; i < n; i++)
+		b->stores |= may_store_insn(insn[i]);
 	b->last = ip;
 	b->end = ip + (b->branch ? d->insn.length : 0);
 	b->to_start = b->to[0] == start || b->to[1] == start;
@@ -358,16 +376,43 @@ static bool indirect_target(const struct ss_state *s, const struct x86_decoded *
 	return read_workload(s, x86_modrm_address(in, d->ip, &g, 0, 0), sizeof(*to), to);
 }
 
+static void block_changed(struct ss_state *s, const struct ss_block *b, unsigned at);
+
+/* A prefix block ran whole (arm_chain): its bytes compared as a block's (check_bytes); the
+ * armed block's, changed by then, are unknown where the prefix may have stored (a store of the
+ * armed block's own is its own check's, when it stops). */
+static __attribute__((noinline, cold)) void prefix_changed(struct ss_state *s,
+							   const struct ss_block *pb)
+{
+	const uint8_t *then = (const uint8_t *)pb->bytes, *now = (const uint8_t *)pb->start;
+	for (unsigned off = 0; off < pb->end - pb->start; off++)
+		if (then[off] != now[off]) {
+			unsigned at = 0;
+			for (unsigned i = 0; i < pb->n && at + pb->len[i] <= off; i++)
+				at += pb->len[i];
+			block_changed(s, pb, at);
+			return;
+		}
+	if (!s->block_changed_at && pb->stores)
+		s->block_changed_at = s->blk->start;
+}
+
 void ss_block_prefix_retire(struct ss_state *s)
 {
-	const struct ss_block_branch bb = {.from = s->pre_from,
+	const struct ss_block *pb = s->pre_blk;
+	const struct ss_block_branch bb = {.n = pb ? pb->n : 0,
+					   .from = s->pre_from,
 					   .to = s->pre_to,
 					   .kind = s->pre_kind,
 					   .cpl = s->prev_cpl,
 					   .taken = true};
 	s->blk_prefix = false;
+	s->pre_blk = NULL;
 	s->hooks.loop_n(s->hooks.ctx, &bb, 1);
-	s->steps++;
+	s->steps += bb.n + 1u;
+	if (pb && cpu_probe_byte((const void *)pb->start) &&
+	    (!same_words(pb) || (pb->stores && !same_words(s->blk))))
+		prefix_changed(s, pb);
 }
 
 /* A loop's runs counted ahead at most: counting costs one evaluation of its condition a run. */
@@ -404,7 +449,7 @@ static bool arm_loop(struct ss_state *s, const struct ss_block *b, const struct 
 static struct ss_block *block_at(struct ss_state *s, const struct x86_decoded *d, uint64_t start,
 				 uint64_t room, const struct ss_block *same)
 {
-	struct ss_block *b = &s->blk_cache[(start ^ (start >> 6)) % BLOCK_SLOTS];
+	struct ss_block *b = &s->blk_cache[slot_of(start)];
 	/* a block remembered was on a read-only page when it was decoded; the block that just
 	 * ran, compared after it (check_bytes), runs again: nothing ran since */
 	if (b->start == start && (b == same || same_words(b))) {
@@ -455,9 +500,65 @@ static bool arm_after_branch(struct ss_state *s, const struct x86_decoded *d,
 	arm(s, b, rflags, false);
 	*rflags |= RFLAGS_RF; /* the branch runs first, breakpoint or not (SDM Vol. 3B 17.3.1.1) */
 	s->blk_prefix = true;
+	s->pre_blk = NULL;
 	s->pre_from = from;
 	s->pre_to = to;
 	s->pre_kind = (uint8_t)kind;
+	return true;
+}
+
+/* Whether a stop of block nb (its branch's successors, or its breakpoint) or nb itself would lie
+ * on block b's straight line (b->start to its JMP at b->last), or nb's successor is its start:
+ * where either is so, a stop could not tell which of them ran. */
+static bool chain_apart(const struct ss_block *b, const struct ss_block *nb)
+{
+	uint64_t stop[2] = {nb->branch ? nb->to[0] : nb->last, nb->branch ? nb->to[1] : 0};
+	for (unsigned i = 0; i < 2; i++)
+		if (stop[i] && stop[i] >= b->start && stop[i] <= b->last)
+			return false;
+	return !nb->to_start && (nb->last < b->start || nb->start > b->last);
+}
+
+/*
+ * Block b ends in a direct near JMP (its target on its page, branch_successors): the block
+ * there, nb, is armed with b as its prefix (one trap for both): b's instructions and its JMP
+ * are told to the hooks when nb stops (ss_block_prefix_retire), asked first (loop_room, one run
+ * of b's plain steps and the JMP), and a stop on b's straight line (a fault, an interrupt) is
+ * b's (ss_block_cut). nb is remembered, or decoded now where `decode` (the long way). Not where
+ * the stops of the two cannot be told apart (chain_apart), nb is a counted loop, or both are
+ * remembered in one slot.
+ */
+static bool arm_chain(struct ss_state *s, const struct ss_block *b, uint64_t room, bool decode,
+		      uint64_t *rflags)
+{
+	uint64_t to = b->to[0];
+	if (b->kind != X86_BR_JMP_REL || !s->hooks.loop_room || !s->hooks.loop_n ||
+	    room < b->n + 1u + BLOCK_MIN || slot_of(to) == slot_of(b->start))
+		return false;
+	struct ss_block *nb = &s->blk_cache[slot_of(to)];
+	if (decode) {
+		const struct x86_decoded *td = cached_at(s->hooks.cache, to, true, X86_MODE_64);
+		nb = td ? block_at(s, td, to, room - b->n - 1u, NULL) : NULL;
+	} else if (nb->start != to || nb->none || nb->n > room - b->n - 1u || !same_words(nb)) {
+		return false;
+	}
+	if (!nb || nb->counted || !chain_apart(b, nb))
+		return false;
+	const struct ss_block_branch bb = {.n = b->n,
+					   .from = b->last,
+					   .to = to,
+					   .kind = b->kind,
+					   .cpl = s->prev_cpl,
+					   .taken = true};
+	if (!s->hooks.loop_room(s->hooks.ctx, &bb, 1))
+		return false;
+	arm(s, nb, rflags, false);
+	s->blk_prefix = true;
+	s->pre_blk = b;
+	s->pre_from = b->last;
+	s->pre_to = to;
+	s->pre_kind = b->kind;
+	s->chains++;
 	return true;
 }
 
@@ -487,6 +588,8 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags, const struct trap_frame 
 	}
 	if (b->to_start && (*rflags & RFLAGS_IF))
 		return false; /* see branch_successors: stepped while interrupts are enabled */
+	if (b->kind == X86_BR_JMP_REL && arm_chain(s, b, room, true, rflags))
+		return true;
 	arm(s, b, rflags, false);
 	return true;
 }
@@ -503,6 +606,7 @@ void ss_block_reset(struct ss_state *s)
 	s->blk_armed = false;
 	s->blk_trips = 0;
 	s->blk_prefix = false;
+	s->pre_blk = NULL;
 	ss_block_idle(s);
 	s->blk_cache = blocks[this_cpu()->index];
 	for (unsigned i = 0; i < BLOCK_SLOTS; i++)
@@ -511,26 +615,18 @@ void ss_block_reset(struct ss_state *s)
 	s->dr[1] = read_dr1();
 }
 
-/* Whether the decoded instruction may write memory (lib/x86_mem.h; an operand it does not
- * classify counts as a store). */
-static bool may_store_insn(const struct x86_insn *in)
-{
-	struct x86_mem_use u = x86_mem_use_of(in);
-	return u.store != X86_MEM_NONE || u.unknown;
-}
-
 /* Whether rip is a successor of the block's branch. */
 static inline __attribute__((always_inline)) bool branch_to(const struct ss_state *s, uint64_t rip)
 {
 	return s->blk_branch && (rip == s->blk_to[0] || (s->blk_to[1] && rip == s->blk_to[1]));
 }
 
-/* The block's instruction at byte offset `at` from its start changed while it ran (its bytes
+/* Block b's instruction at byte offset `at` from its start changed while it ran (its bytes
  * differ from those remembered): unknown what ran there if an instruction before it in the
  * block may have stored. */
-static __attribute__((noinline, cold)) void block_changed(struct ss_state *s, unsigned at)
+static __attribute__((noinline, cold)) void block_changed(struct ss_state *s,
+							  const struct ss_block *b, unsigned at)
 {
-	const struct ss_block *b = s->blk;
 	const uint8_t *then = (const uint8_t *)b->bytes;
 	for (unsigned i = 0, off = 0; i < b->n && off < at; off += b->len[i++]) {
 		struct x86_insn in;
@@ -557,7 +653,7 @@ static inline __attribute__((always_inline)) void check_bytes(struct ss_state *s
 		unsigned len = i < b->n ? b->len[i] : (unsigned)(end - b->start - off);
 		for (unsigned k = 0; k < len; k++)
 			if (then[off + k] != now[off + k]) {
-				block_changed(s, off);
+				block_changed(s, b, off);
 				return;
 			}
 	}
@@ -643,7 +739,21 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, 
 {
 	uint64_t rip = f->rip;
 	s->blk_same = NULL;
-	if (s->blk_prefix && rip == s->pre_from && !breakpoint) {
+	const struct ss_block *pb = s->pre_blk;
+	if (s->blk_prefix && pb && rip >= pb->start && rip <= pb->last) {
+		/* a stop on the prefix block's straight line (a fault, an interrupt: no breakpoint
+		 * lies there, chain_apart): it ran as far as there, the block after it not at all
+		 */
+		s->blk_prefix = false;
+		s->pre_blk = NULL;
+		s->blk = pb;
+		s->blk_branch = true;
+		s->blk_start = pb->start;
+		s->blk_last = pb->last;
+		s->blk_to[0] = pb->to[0];
+		s->blk_to[1] = 0;
+		s->blk_n = pb->n;
+	} else if (s->blk_prefix && rip == s->pre_from && !breakpoint) {
 		/* a fault of the prefix branch, or an interrupt before it: nothing ran */
 		s->blk_armed = s->blk_prefix = false;
 		s->next_opcode_ip = 0;
@@ -688,8 +798,9 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, 
  * step (SS_SHORT_FED), unless the engine has work for it.
  */
 static enum ss_block_short block_inner_trap(struct ss_state *s, const struct ss_block *b,
-					    uint64_t rip)
+					    struct db_cpu_frame *c)
 {
+	uint64_t rip = c->rip;
 	unsigned i = 0;
 	uint64_t ip = b->start;
 	while (ip < rip && i < b->n)
@@ -705,6 +816,16 @@ static enum ss_block_short block_inner_trap(struct ss_state *s, const struct ss_
 		s->hooks.plain_n(s->hooks.ctx, i, s->prev_cpl); /* the block's room was for all n */
 	s->prev = rip;
 	s->next_dec = dec;
+	/* the loop fallen into, a counted one remembered with its bytes unchanged: armed now, as
+	 * ss_block_arm would (else it does, the long way) */
+	struct ss_block *lb = &s->blk_cache[slot_of(rip)];
+	if (lb->start == rip && !lb->none && lb->counted && rip != s->loop_declined &&
+	    same_words(lb)) {
+		s->next_opcode_ip = 0;
+		s->next_whole = false;
+		if (arm_loop(s, lb, frame_of(c), &c->rflags))
+			return SS_SHORT_ARMED;
+	}
 	return SS_SHORT_FED;
 }
 
@@ -730,13 +851,13 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	if (s->blk_prefix)
 		ss_block_prefix_retire(s);
 	if (rip > b->start && rip <= b->last)
-		return block_inner_trap(s, b, rip);
+		return block_inner_trap(s, b, c);
 	/* Both blocks' bytes lie on b's page (branch_successors, block_fits), present when b was
 	 * armed: ss_block_intact's one probe says whether it still is (the engine never faults on
 	 * it, fetch.c). */
 	if (!ss_block_intact(s))
 		return SS_SHORT_NONE;
-	struct ss_block *nb = &s->blk_cache[(rip ^ (rip >> 6)) % BLOCK_SLOTS];
+	struct ss_block *nb = &s->blk_cache[slot_of(rip)];
 	bool next_seen = nb->start == rip && !nb->none && (nb == b || same_words(nb));
 	/* a counted loop next is armed by ss_block_arm (FED), also where interrupts are enabled */
 	bool next_loop = next_seen && nb->counted && rip != s->loop_declined && s->hooks.loop_room;
@@ -751,10 +872,15 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	}
 	if (s->blk_trips) /* a counted loop's exit: its runs but the last go first */
 		loop_retire(s, frame_of(c));
+	/* the next block a prefix (arm_chain): room for it, its JMP and the block after it */
+	const struct ss_block *nnb =
+	    next_known && nb->kind == X86_BR_JMP_REL ? &s->blk_cache[slot_of(nb->to[0])] : NULL;
+	bool chain = nnb && nnb->start == nb->to[0] && !nnb->none;
 	const struct ss_block_branch bb = {.n = b->n,
 					   .from = b->last,
 					   .to = rip,
-					   .next_n = next_known ? nb->n : 0,
+					   .next_n =
+					       next_known ? nb->n + (chain ? 1u + nnb->n : 0) : 0,
 					   .kind = b->kind,
 					   .cpl = s->prev_cpl,
 					   .taken = taken};
@@ -769,7 +895,8 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 		return SS_SHORT_FED;
 	s->next_opcode_ip = 0;
 	s->next_whole = false;
-	arm(s, nb, &c->rflags, false);
+	if (!chain || !arm_chain(s, nb, bb.next_n, false, &c->rflags))
+		arm(s, nb, &c->rflags, false);
 	return SS_SHORT_ARMED;
 }
 

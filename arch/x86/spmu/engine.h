@@ -83,11 +83,14 @@ struct ss_state {
 	uint64_t blk_trips, blk_x0;
 	uint64_t loop_declined; /* the start of a counted loop that runs a trap an iteration */
 	/* The armed block's prefix: an indirect branch from pre_from to pre_to (enum
-	 * x86_branch_kind pre_kind) that runs before it (block.c, arm_after_branch). */
+	 * x86_branch_kind pre_kind) that runs before it (block.c, arm_after_branch), or a block
+	 * ending in a direct JMP to it (pre_blk, arm_chain). */
 	bool blk_prefix;
 	uint8_t pre_kind;
 	uint64_t pre_from, pre_to;
+	const struct ss_block *pre_blk;
 	uint64_t loops;		   /* counted loops run (ss_result.loops) */
+	uint64_t chains;	   /* blocks armed with a prefix block (ss_result.chains) */
 	uint64_t loop_lost_at;	   /* ss_result.loop_lost_at */
 	uint64_t block_changed_at; /* ss_result.block_changed_at */
 };

@@ -198,8 +198,11 @@ static void loop_again(struct spmu *m, const struct spmu_feed_block *b, uint64_t
 
 void spmu_feed_loop(struct spmu *m, const struct spmu_feed_block *b, uint64_t iterations)
 {
-	if (iterations == 0)
+	if (iterations <= 1) { /* none, or one run (a prefix block, block.c): no batch */
+		if (iterations)
+			feed_block(m, b);
 		return;
+	}
 	const struct spmu_stats before = m->stats;
 	feed_block(m, b);
 	uint64_t k = iterations - 1;

@@ -54,6 +54,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->blocks = 0;
 	s->block_changed_at = 0;
 	s->loops = 0;
+	s->chains = 0;
 	s->loop_lost_at = 0;
 	s->loop_declined = 0;
 	s->exc_frame = NULL;
@@ -78,6 +79,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	r->blocks = s->blocks;
 	r->block_changed_at = s->block_changed_at;
 	r->loops = s->loops;
+	r->chains = s->chains;
 	r->loop_lost_at = s->loop_lost_at;
 	restore_fmask_tf(s);
 	r->steps = s->steps;
@@ -486,6 +488,7 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg, const struct a
 					    .blocks = r.blocks,
 					    .block_changed_at = r.block_changed_at,
 					    .loops = r.loops,
+					    .chains = r.chains,
 					    .loop_lost_at = r.loop_lost_at};
 	return r.retval;
 }

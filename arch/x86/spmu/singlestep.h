@@ -89,8 +89,9 @@ struct ss_result {
 				    * changed under it after a store in the block before it: what
 				    * ran there is unknown (block.c) */
 	uint64_t loops;		   /* counted loops run to their exit at full speed (block.c) */
-	uint64_t loop_lost_at;	   /* 0, or the start of a counted loop whose runs its counter
-				    * did not tell where it stopped: not accounted (block.c) */
+	uint64_t chains;       /* blocks run with the block their direct JMP went to (block.c) */
+	uint64_t loop_lost_at; /* 0, or the start of a counted loop whose runs its counter
+				* did not tell where it stopped: not accounted (block.c) */
 };
 
 /* How many of the X86_MAX_INSN_LENGTH bytes from ip the engine may read now without a fault:

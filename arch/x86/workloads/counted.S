@@ -16,9 +16,11 @@
  *	I  four a run, 10 runs			40		(9; #PF in runs 1 and 10)
  *	J  five a run, 10 runs			50		(9; #PF in runs 1 and 6)
  *	K  six a run, 10 runs			60		(9; #PF in runs 1 and 4)
- * n^2 + ceil(n / 3) + 238 in all (counted.c, arch_wl_counted_result).
+ *	L  T four times, P three		4 + 21 = 25	(P's JMP 3; #PF in P's run 1,
+ *							 T's runs 1 and 3)
+ * n^2 + ceil(n / 3) + 263 in all (counted.c, arch_wl_counted_result).
  */
-#define COUNTED_WINDOW 0x00007f0000200000 /* twelve pages, mapped on first touch (counted.c) */
+#define COUNTED_WINDOW 0x00007f0000200000 /* 15 pages, mapped on first touch (counted.c) */
 #define PAGE 4096
 
 	.section .text.workload, "ax"
@@ -27,7 +29,7 @@
 	.globl counted_f_jcc, counted_g_jcc, counted_h_jcc, counted_i_jcc, counted_j_jcc
 	.globl counted_k_jcc
 	.globl counted_d_load, counted_e_load, counted_h_load, counted_i_load, counted_j_load
-	.globl counted_k_load
+	.globl counted_k_load, counted_l_jmp, counted_l_load1, counted_l_load2
 	.p2align 4
 arch_wl_counted:
 	pushq %rbp
@@ -150,6 +152,30 @@ counted_k_load:
 	cmpq $20, %rcx
 counted_k_jcc:
 	jb 12b
+	/* L: a block ending in a direct JMP, P, run with the block it jumps to, T, as one
+	 * (per-block stepping's chains, block.c arm_chain), as GCC lays out crc32's outer loop: T
+	 * (rcx 1 .. 4 after its ADD), U (out at rcx = 4), P, JMP back to T. P's load faults in its
+	 * first run (page 12): a stop on the prefix's own path; T's load, rcx = 0 .. 3 before the
+	 * ADD, 8 bytes apart from 16 before page 14, in runs 1 (page 13, T entered from K) and 3
+	 * (page 14: T after P's JMP, in a chain). */
+	movabsq $COUNTED_WINDOW + 12 * PAGE, %rsi
+	movabsq $COUNTED_WINDOW + 14 * PAGE - 16, %rdi
+	xorl %ecx, %ecx
+13:	addq $1, %rax
+counted_l_load2:
+	movq (%rdi,%rcx,8), %rdx
+	addq $1, %rcx
+	testq %rcx, %rcx
+	jne 14f
+	nop /* never reached: T's fall-through */
+14:	cmpq $4, %rcx
+	je 15f
+	addq $7, %rax
+counted_l_load1:
+	movq (%rsi), %rdx
+counted_l_jmp:
+	jmp 13b
+15:
 	leave
 	ret
 arch_wl_counted_end:
