@@ -296,6 +296,8 @@ static const struct cfg_option option_table[] = {
     {"chase.nodes", CFG_UINT,
      "workload chase: its working set in 64-byte nodes, a power of two; 0 = 256",
      OPT(wl_chase_nodes), 2, WL_CHASE_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
+    {"memory.n", CFG_UINT, "workload memory: pointer hops (and stores); 0 = 128", OPT(wl_memory_n),
+     1, WL_ITERATIONS_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
     {"qsort.n", CFG_UINT, "workload qsort: values it sorts; 0 = 2000", OPT(wl_qsort_n), 1,
      WL_QSORT_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
     {"crc32.n", CFG_UINT, "workload crc32: bytes it checks; 0 = 4096", OPT(wl_crc32_n), 1,

@@ -59,6 +59,7 @@ struct kernel_options {
 	/* the library's parameters (0: the workload's default) */
 	uint64_t wl_switch_n, wl_recursion_depth, wl_sort_n, wl_hash_n, wl_chase_nodes;
 	uint64_t wl_qsort_n, wl_crc32_n, wl_interp_n; /* the compiled-C workloads' (0: default) */
+	uint64_t wl_memory_n;			      /* workload memory's hops (0: default) */
 };
 
 /* Option program.roi: capture the whole run, only between the program's marks (its own system

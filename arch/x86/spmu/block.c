@@ -173,6 +173,7 @@ struct ss_block {
 	uint64_t last, end, to[2]; /* the branch or breakpoint; the address after the block */
 	bool counted; /* a counted loop: its Jcc goes back to its start (loop says how) */
 	bool stores;  /* a plain instruction may write memory */
+	int8_t went;  /* where its Jcc went last: 1 taken, -1 not, 0 not seen (chain_next) */
 	bool none;    /* no block starts here (the bytes of its first instructions kept) */
 	struct x86_loop loop;
 };
@@ -244,6 +245,7 @@ static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64
 	b->start = start;
 	b->n = (uint8_t)n;
 	b->stores = false;
+	b->went = 0;
 	for (unsigned i = 0; i < n; i++)
 		b->stores |= may_store_insn(insn[i]);
 	b->last = ip;
@@ -263,18 +265,40 @@ static inline __attribute__((always_inline)) void write_dr(struct ss_state *s, u
 	if (s->dr[i] == v)
 		return;
 	s->dr[i] = v;
-	if (i == 0)
+	switch (i) {
+	case 0:
 		write_dr0(v);
-	else
+		break;
+	case 1:
 		write_dr1(v);
+		break;
+	case 2:
+		write_dr2(v);
+		break;
+	default:
+		write_dr3(v);
+		break;
+	}
 }
 
 /* Arm block b: breakpoints on its branch's successors, or on its last instruction; a counted
- * loop (`loop`) only on its exit, its fall-through. */
-static inline __attribute__((always_inline)) void arm(struct ss_state *s, const struct ss_block *b,
-						      uint64_t *rflags, bool loop)
+ * loop (`loop`) only on its exit, its fall-through; and on its prefixes' ways not predicted
+ * (side[], 0: none: DR2, DR3). */
+static inline __attribute__((always_inline)) void arm_sides(struct ss_state *s,
+							    const struct ss_block *b,
+							    uint64_t *rflags, bool loop,
+							    const uint64_t side[SS_PREFIX_MAX])
 {
 	uint64_t dr7 = DR7_L0 | DR7_RESERVED_1;
+	_Static_assert(SS_PREFIX_MAX == 2, "a side each in DR2 and DR3");
+	if (side && side[0]) {
+		write_dr(s, 2, side[0]);
+		dr7 |= DR7_L2;
+	}
+	if (side && side[1]) {
+		write_dr(s, 3, side[1]);
+		dr7 |= DR7_L3;
+	}
 	if (loop) {
 		write_dr(s, 0, b->to[1]);
 	} else if (b->branch) {
@@ -305,6 +329,20 @@ static inline __attribute__((always_inline)) void arm(struct ss_state *s, const 
 	s->blocks++;
 	if (b->start != s->loop_declined)
 		s->loop_declined = 0; /* another block: that loop is counted again when it comes */
+}
+
+static inline __attribute__((always_inline)) void arm(struct ss_state *s, const struct ss_block *b,
+						      uint64_t *rflags, bool loop)
+{
+	arm_sides(s, b, rflags, loop, NULL);
+}
+
+/* Where block b's branch went (b is one of this CPU's remembered blocks: blk_cache). */
+static inline __attribute__((always_inline)) void note_way(struct ss_state *s,
+							   const struct ss_block *b, bool taken)
+{
+	(void)s;
+	((struct ss_block *)b)->went = taken ? 1 : -1;
 }
 
 /* `size` bytes (at most 8) of the workload's memory at `at`, zero-extended, where the engine
@@ -378,12 +416,22 @@ static bool indirect_target(const struct ss_state *s, const struct x86_decoded *
 
 static void block_changed(struct ss_state *s, const struct ss_block *b, unsigned at);
 
-/* A prefix block ran whole (arm_chain): its bytes compared as a block's (check_bytes); the
- * armed block's, changed by then, are unknown where the prefix may have stored (a store of the
- * armed block's own is its own check's, when it stops). */
-static __attribute__((noinline, cold)) void prefix_changed(struct ss_state *s,
-							   const struct ss_block *pb)
+/* The first block after prefix k (a later prefix's, or the armed one) whose bytes are not
+ * those it was decoded from, or NULL. */
+static const struct ss_block *later_changed(const struct ss_state *s, unsigned k)
 {
+	for (unsigned j = k + 1; j < s->npre; j++)
+		if (s->pre[j].blk && !same_words(s->pre[j].blk))
+			return s->pre[j].blk;
+	return same_words(s->blk) ? NULL : s->blk;
+}
+
+/* Prefix block pb (prefix k) ran whole: its bytes compared as a block's (check_bytes); a later
+ * block's, changed by then, are unknown where pb may have stored (a block's own stores are its
+ * own check's, when it stops). */
+static __attribute__((noinline, cold)) void prefix_changed(struct ss_state *s, unsigned k)
+{
+	const struct ss_block *pb = s->pre[k].blk, *later;
 	const uint8_t *then = (const uint8_t *)pb->bytes, *now = (const uint8_t *)pb->start;
 	for (unsigned off = 0; off < pb->end - pb->start; off++)
 		if (then[off] != now[off]) {
@@ -393,26 +441,34 @@ static __attribute__((noinline, cold)) void prefix_changed(struct ss_state *s,
 			block_changed(s, pb, at);
 			return;
 		}
-	if (!s->block_changed_at && pb->stores)
-		s->block_changed_at = s->blk->start;
+	if (!s->block_changed_at && pb->stores && (later = later_changed(s, k)))
+		s->block_changed_at = later->start;
+}
+
+/* Prefix k ran whole: its block's plain steps and its branch told to the hooks (loop_n, one
+ * run: asked first, the hooks take it whatever comes). */
+static void prefix_retire_one(struct ss_state *s, unsigned k)
+{
+	const struct ss_prefix *p = &s->pre[k];
+	const struct ss_block *pb = p->blk;
+	const struct ss_block_branch bb = {.n = pb ? pb->n : 0,
+					   .from = p->from,
+					   .to = p->to,
+					   .kind = p->kind,
+					   .cpl = s->prev_cpl,
+					   .taken = p->taken};
+	s->hooks.loop_n(s->hooks.ctx, &bb, 1);
+	s->steps += bb.n + 1u;
+	if (pb && cpu_probe_byte((const void *)pb->start) &&
+	    (!same_words(pb) || (pb->stores && later_changed(s, k))))
+		prefix_changed(s, k);
 }
 
 void ss_block_prefix_retire(struct ss_state *s)
 {
-	const struct ss_block *pb = s->pre_blk;
-	const struct ss_block_branch bb = {.n = pb ? pb->n : 0,
-					   .from = s->pre_from,
-					   .to = s->pre_to,
-					   .kind = s->pre_kind,
-					   .cpl = s->prev_cpl,
-					   .taken = true};
-	s->blk_prefix = false;
-	s->pre_blk = NULL;
-	s->hooks.loop_n(s->hooks.ctx, &bb, 1);
-	s->steps += bb.n + 1u;
-	if (pb && cpu_probe_byte((const void *)pb->start) &&
-	    (!same_words(pb) || (pb->stores && !same_words(s->blk))))
-		prefix_changed(s, pb);
+	for (unsigned k = 0; k < s->npre; k++)
+		prefix_retire_one(s, k);
+	s->npre = 0;
 }
 
 /* A loop's runs counted ahead at most: counting costs one evaluation of its condition a run. */
@@ -499,65 +555,148 @@ static bool arm_after_branch(struct ss_state *s, const struct x86_decoded *d,
 		return false;
 	arm(s, b, rflags, false);
 	*rflags |= RFLAGS_RF; /* the branch runs first, breakpoint or not (SDM Vol. 3B 17.3.1.1) */
-	s->blk_prefix = true;
-	s->pre_blk = NULL;
-	s->pre_from = from;
-	s->pre_to = to;
-	s->pre_kind = (uint8_t)kind;
+	s->npre = 1;
+	s->pre[0] = (struct ss_prefix){
+	    .blk = NULL, .from = from, .to = to, .kind = (uint8_t)kind, .taken = true};
 	return true;
 }
 
-/* Whether a stop of block nb (its branch's successors, or its breakpoint) or nb itself would lie
- * on block b's straight line (b->start to its JMP at b->last), or nb's successor is its start:
- * where either is so, a stop could not tell which of them ran. */
-static bool chain_apart(const struct ss_block *b, const struct ss_block *nb)
+/* The room a chain's blocks after its first take at most: SS_PREFIX_MAX blocks and branches. */
+#define CHAIN_ROOM (SS_PREFIX_MAX * (BLOCK_MAX + 1u))
+
+/* Whether address a lies on block b's straight line (its start to its last instruction). */
+static inline bool on_line(const struct ss_block *b, uint64_t a)
 {
-	uint64_t stop[2] = {nb->branch ? nb->to[0] : nb->last, nb->branch ? nb->to[1] : 0};
-	for (unsigned i = 0; i < 2; i++)
-		if (stop[i] && stop[i] >= b->start && stop[i] <= b->last)
-			return false;
-	return !nb->to_start && (nb->last < b->start || nb->start > b->last);
+	return a >= b->start && a <= b->last;
 }
 
 /*
- * Block b ends in a direct near JMP (its target on its page, branch_successors): the block
- * there, nb, is armed with b as its prefix (one trap for both): b's instructions and its JMP
- * are told to the hooks when nb stops (ss_block_prefix_retire), asked first (loop_room, one run
- * of b's plain steps and the JMP), and a stop on b's straight line (a fault, an interrupt) is
- * b's (ss_block_cut). nb is remembered, or decoded now where `decode` (the long way). Not where
- * the stops of the two cannot be told apart (chain_apart), nb is a counted loop, or both are
- * remembered in one slot.
+ * Whether block nb may follow blocks c[0..k) (their ways not predicted side[0..k)) in a chain:
+ * every stop told apart. Each block's straight line is its own (no two overlap); no stop of nb
+ * (its branch's successors, or its breakpoint) and no way not predicted lies on any straight
+ * line, nor is one the other; nb's branch does not go back to its own start (a breakpoint there
+ * would fire on the way in); every block is remembered in its own slot. One exception, `wrap`
+ * (interrupts disabled): a stop of nb at the chain's start, which is resumed with RF set, as a
+ * block whose branch goes back to its start is (branch_successors).
+ */
+static bool chain_apart(const struct ss_block *const *c, const uint64_t *side, unsigned k,
+			const struct ss_block *nb, bool wrap)
+{
+	uint64_t stop[2] = {nb->branch ? nb->to[0] : nb->last, nb->branch ? nb->to[1] : 0};
+	if (nb->to_start)
+		return false;
+	for (unsigned i = 0; i < k; i++) {
+		if (slot_of(c[i]->start) == slot_of(nb->start) ||
+		    !(nb->last < c[i]->start || nb->start > c[i]->last))
+			return false;
+		for (unsigned j = 0; j < 2; j++)
+			if (stop[j] &&
+			    ((on_line(c[i], stop[j]) && !(wrap && stop[j] == c[0]->start)) ||
+			     stop[j] == side[i]))
+				return false;
+		for (unsigned j = 0; j < k; j++)
+			if (side[j] && (on_line(c[i], side[j]) || on_line(nb, side[j]) ||
+					(j != i && side[j] == side[i])))
+				return false;
+	}
+	return true;
+}
+
+/*
+ * Where block c goes on in a chain: a JMP's target, or a Jcc's predicted successor (*side: the
+ * other one, which gets a breakpoint). A Jcc is predicted to go where it went last time, else
+ * as the processor's static rule has it: a jump back (a loop) taken, a jump forward not. False
+ * where c does not end in either.
+ */
+static bool chain_next(const struct ss_block *c, uint64_t *to, uint64_t *side, bool *taken)
+{
+	if (!c->branch)
+		return false;
+	if (c->kind == X86_BR_JMP_REL) {
+		*to = c->to[0];
+		*side = 0;
+		*taken = true;
+		return true;
+	}
+	if (c->kind != X86_BR_JCC || !c->to[1] || c->to[0] == c->to[1])
+		return false;
+	*taken = c->went ? c->went > 0 : c->to[0] <= c->last;
+	*to = c->to[*taken ? 0 : 1];
+	*side = c->to[*taken ? 1 : 0];
+	return true;
+}
+
+/*
+ * Chains: block b ends in a direct JMP, or a Jcc (branch_successors: its successors on its
+ * page); the block where it goes on (chain_next) is armed with b as its prefix, and so on, up
+ * to SS_PREFIX_MAX prefixes: one trap for all, the breakpoints the last block's and a Jcc's on
+ * its way not predicted. The prefixes are told to the hooks when the last block stops, each
+ * block's plain steps and its branch (ss_block_prefix_retire), asked first (loop_room: their
+ * branches as that many runs of all their steps, more than they are); a stop on a prefix's
+ * straight line, or on its way not predicted, is that prefix's (ss_block_cut). The blocks are
+ * remembered, or decoded now where `decode` (the long way). Not where their stops cannot be
+ * told apart (chain_apart) or the last is a counted loop.
  */
 static bool arm_chain(struct ss_state *s, const struct ss_block *b, uint64_t room, bool decode,
 		      uint64_t *rflags)
 {
-	uint64_t to = b->to[0];
-	if (b->kind != X86_BR_JMP_REL || !s->hooks.loop_room || !s->hooks.loop_n ||
-	    room < b->n + 1u + BLOCK_MIN || slot_of(to) == slot_of(b->start))
+	const struct ss_block *c[SS_PREFIX_MAX + 1] = {b};
+	struct ss_prefix pre[SS_PREFIX_MAX];
+	uint64_t side[SS_PREFIX_MAX] = {0, 0}, used = 0;
+	unsigned k = 0;
+	if (!s->hooks.loop_room || !s->hooks.loop_n)
 		return false;
-	struct ss_block *nb = &s->blk_cache[slot_of(to)];
-	if (decode) {
-		const struct x86_decoded *td = cached_at(s->hooks.cache, to, true, X86_MODE_64);
-		nb = td ? block_at(s, td, to, room - b->n - 1u, NULL) : NULL;
-	} else if (nb->start != to || nb->none || nb->n > room - b->n - 1u || !same_words(nb)) {
-		return false;
+	for (; k < SS_PREFIX_MAX; k++) {
+		uint64_t to, way;
+		bool taken;
+		if (c[k]->stores || !chain_next(c[k], &to, &way, &taken) ||
+		    room < used + c[k]->n + 1u + BLOCK_MIN)
+			break;
+		uint64_t left = room - used - c[k]->n - 1u;
+		struct ss_block *nb = &s->blk_cache[slot_of(to)];
+		bool seen = nb->start == to && !nb->none && nb->n <= left;
+		if (decode && !seen) {
+			for (unsigned i = 0; i <= k; i++)
+				if (slot_of(c[i]->start) == slot_of(to))
+					nb =
+					    NULL; /* decoding it would overwrite one of the chain */
+			const struct x86_decoded *td =
+			    nb ? cached_at(s->hooks.cache, to, true, X86_MODE_64) : NULL;
+			nb = td ? block_at(s, td, to, left, NULL) : NULL;
+		} else if (!seen || !same_words(nb)) {
+			nb = NULL;
+		}
+		side[k] = way;
+		if (!nb || nb->counted ||
+		    !chain_apart(c, side, k + 1, nb, !(*rflags & RFLAGS_IF))) {
+			side[k] = 0;
+			break;
+		}
+		pre[k] = (struct ss_prefix){.blk = c[k],
+					    .from = c[k]->last,
+					    .to = to,
+					    .side = way,
+					    .kind = c[k]->kind,
+					    .taken = taken};
+		used += c[k]->n + 1u;
+		c[k + 1] = nb;
 	}
-	if (!nb || nb->counted || !chain_apart(b, nb))
+	if (k == 0)
 		return false;
-	const struct ss_block_branch bb = {.n = b->n,
+	const struct ss_block_branch bb = {.n = used,
 					   .from = b->last,
-					   .to = to,
+					   .to = b->to[0],
 					   .kind = b->kind,
 					   .cpl = s->prev_cpl,
 					   .taken = true};
-	if (!s->hooks.loop_room(s->hooks.ctx, &bb, 1))
+	if (!s->hooks.loop_room(s->hooks.ctx, &bb, k))
 		return false;
-	arm(s, nb, rflags, false);
-	s->blk_prefix = true;
-	s->pre_blk = b;
-	s->pre_from = b->last;
-	s->pre_to = to;
-	s->pre_kind = b->kind;
+	arm_sides(s, c[k], rflags, false, side);
+	if (c[k]->branch && (c[k]->to[0] == b->start || c[k]->to[1] == b->start))
+		*rflags |= RFLAGS_RF; /* back at the start (chain_apart's wrap) */
+	s->npre = (uint8_t)k;
+	for (unsigned i = 0; i < k; i++)
+		s->pre[i] = pre[i];
 	s->chains++;
 	return true;
 }
@@ -588,7 +727,8 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags, const struct trap_frame 
 	}
 	if (b->to_start && (*rflags & RFLAGS_IF))
 		return false; /* see branch_successors: stepped while interrupts are enabled */
-	if (b->kind == X86_BR_JMP_REL && arm_chain(s, b, room, true, rflags))
+	if (b->branch && (b->kind == X86_BR_JMP_REL || b->kind == X86_BR_JCC) &&
+	    arm_chain(s, b, room, true, rflags))
 		return true;
 	arm(s, b, rflags, false);
 	return true;
@@ -605,14 +745,15 @@ void ss_block_reset(struct ss_state *s)
 {
 	s->blk_armed = false;
 	s->blk_trips = 0;
-	s->blk_prefix = false;
-	s->pre_blk = NULL;
+	s->npre = 0;
 	ss_block_idle(s);
 	s->blk_cache = blocks[this_cpu()->index];
 	for (unsigned i = 0; i < BLOCK_SLOTS; i++)
 		s->blk_cache[i].start = 0;
 	s->dr[0] = read_dr0();
 	s->dr[1] = read_dr1();
+	s->dr[2] = read_dr2();
+	s->dr[3] = read_dr3();
 }
 
 /* Whether rip is a successor of the block's branch. */
@@ -739,29 +880,39 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, 
 {
 	uint64_t rip = f->rip;
 	s->blk_same = NULL;
-	const struct ss_block *pb = s->pre_blk;
-	if (s->blk_prefix && pb && rip >= pb->start && rip <= pb->last) {
-		/* a stop on the prefix block's straight line (a fault, an interrupt: no breakpoint
-		 * lies there, chain_apart): it ran as far as there, the block after it not at all
-		 */
-		s->blk_prefix = false;
-		s->pre_blk = NULL;
-		s->blk = pb;
-		s->blk_branch = true;
-		s->blk_start = pb->start;
-		s->blk_last = pb->last;
-		s->blk_to[0] = pb->to[0];
-		s->blk_to[1] = 0;
-		s->blk_n = pb->n;
-	} else if (s->blk_prefix && rip == s->pre_from && !breakpoint) {
+	if (s->npre && !s->pre[0].blk && rip == s->pre[0].from && !breakpoint) {
 		/* a fault of the prefix branch, or an interrupt before it: nothing ran */
-		s->blk_armed = s->blk_prefix = false;
+		s->blk_armed = false;
+		s->npre = 0;
 		s->next_opcode_ip = 0;
 		s->plain_to = 0;
 		s->next_dec = cached_at(s->hooks.cache, rip, false, X86_MODE_64);
 		return SS_BLOCK_AT;
 	}
-	if (s->blk_prefix)
+	/* the last block's breakpoint at the chain's start: it ran whole (chain_apart's wrap) */
+	unsigned npre = breakpoint && branch_to(s, rip) ? 0 : s->npre;
+	for (unsigned k = 0; k < npre; k++) {
+		const struct ss_prefix *p = &s->pre[k];
+		if (!p->blk || !(on_line(p->blk, rip) || (p->side && rip == p->side)))
+			continue;
+		/* a stop on a prefix's straight line (a fault, an interrupt: no breakpoint lies
+		 * there, chain_apart) or on its way not predicted: the prefixes before it ran
+		 * whole, it as far as there (its branch the other way), nothing after it */
+		const struct ss_block *pb = p->blk;
+		s->npre = (uint8_t)k;
+		ss_block_prefix_retire(s);
+		s->blk = pb;
+		s->blk_branch = true;
+		s->blk_start = pb->start;
+		s->blk_last = pb->last;
+		s->blk_to[0] = pb->to[0];
+		s->blk_to[1] = pb->to[1];
+		s->blk_n = pb->n;
+		if (p->side && rip == p->side)
+			note_way(s, pb, rip == pb->to[0]);
+		break;
+	}
+	if (s->npre)
 		ss_block_prefix_retire(s);
 	s->blk_armed = false;
 	if (s->blk_trips)
@@ -848,7 +999,7 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	    (!taken && rip != b->to[1]) || (c->cs & 3) != s->prev_cpl || !cs_64bit(c->cs) ||
 	    s->vtf || ss_skip_every)
 		return SS_SHORT_NONE;
-	if (s->blk_prefix)
+	if (s->npre)
 		ss_block_prefix_retire(s);
 	if (rip > b->start && rip <= b->last)
 		return block_inner_trap(s, b, c);
@@ -872,15 +1023,16 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	}
 	if (s->blk_trips) /* a counted loop's exit: its runs but the last go first */
 		loop_retire(s, frame_of(c));
-	/* the next block a prefix (arm_chain): room for it, its JMP and the block after it */
-	const struct ss_block *nnb =
-	    next_known && nb->kind == X86_BR_JMP_REL ? &s->blk_cache[slot_of(nb->to[0])] : NULL;
-	bool chain = nnb && nnb->start == nb->to[0] && !nnb->none;
+	/* the next block a chain's first (arm_chain): room for it and those after it */
+	bool chain = next_known && nb->branch &&
+		     (nb->kind == X86_BR_JMP_REL || (nb->kind == X86_BR_JCC && nb->to[1]));
+	if (b->kind == X86_BR_JCC)
+		note_way(s, b, taken);
 	const struct ss_block_branch bb = {.n = b->n,
 					   .from = b->last,
 					   .to = rip,
 					   .next_n =
-					       next_known ? nb->n + (chain ? 1u + nnb->n : 0) : 0,
+					       next_known ? nb->n + (chain ? CHAIN_ROOM : 0) : 0,
 					   .kind = b->kind,
 					   .cpl = s->prev_cpl,
 					   .taken = taken};

@@ -23,10 +23,26 @@
  * (bits 16-19) make it an instruction breakpoint; bit 10 reads as 1. */
 #define DR7_L0	       BIT(0)
 #define DR7_L1	       BIT(2)
+#define DR7_L2	       BIT(4) /* DR2, DR3: a chain's ways not predicted (block.c) */
+#define DR7_L3	       BIT(6)
 #define DR7_RESERVED_1 BIT(10)
 #define HANDLER_CPL    0 /* every IDT gate's selector is the kernel's (cpu/idt.c) */
 
 uint64_t ss_enter(uint64_t (*fn)(uint64_t), uint64_t arg, uint64_t extra_flags);
+
+/*
+ * A prefix of the armed block (block.c): an indirect near branch from `from` to `to` (blk NULL:
+ * arm_after_branch), or block blk and the direct branch at its end (`from`, enum
+ * x86_branch_kind `kind`) going to `to` (arm_chain): a JMP, or a Jcc predicted to go there
+ * (`taken`: to its target), with a breakpoint on the way not predicted (`side`, else 0).
+ */
+#define SS_PREFIX_MAX 2
+struct ss_prefix {
+	const struct ss_block *blk;
+	uint64_t from, to, side;
+	uint8_t kind;
+	bool taken;
+};
 
 struct ss_state {
 	bool active;
@@ -75,20 +91,16 @@ struct ss_state {
 	const struct ss_block *blk;	 /* the armed block's description (block.c) */
 	const struct ss_block *blk_same; /* a block whose bytes this trap found unchanged */
 	uint64_t ok_page;    /* cached_at_s: a page found present in this trap, + 1 (0: none) */
-	uint64_t dr[2], dr7; /* what the engine last wrote to DR0, DR1, DR7 */
+	uint64_t dr[4], dr7; /* what the engine last wrote to DR0-DR3, DR7 */
 	struct ss_block *blk_cache; /* this CPU's blocks seen (block.c) */
 	uint64_t blocks;	    /* blocks run (ss_result.blocks) */
 	/* A counted loop armed (block.c): how often its jump goes back before it falls through,
 	 * and its counter before the first run; 0 trips: none armed. */
 	uint64_t blk_trips, blk_x0;
 	uint64_t loop_declined; /* the start of a counted loop that runs a trap an iteration */
-	/* The armed block's prefix: an indirect branch from pre_from to pre_to (enum
-	 * x86_branch_kind pre_kind) that runs before it (block.c, arm_after_branch), or a block
-	 * ending in a direct JMP to it (pre_blk, arm_chain). */
-	bool blk_prefix;
-	uint8_t pre_kind;
-	uint64_t pre_from, pre_to;
-	const struct ss_block *pre_blk;
+	/* What runs before the armed block, in order (npre of them; block.c): its prefixes. */
+	uint8_t npre;
+	struct ss_prefix pre[SS_PREFIX_MAX];
 	uint64_t loops;		   /* counted loops run (ss_result.loops) */
 	uint64_t chains;	   /* blocks armed with a prefix block (ss_result.chains) */
 	uint64_t loop_lost_at;	   /* ss_result.loop_lost_at */

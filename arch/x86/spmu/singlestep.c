@@ -244,7 +244,7 @@ static __attribute__((noinline)) bool block_last_trap(struct ss_state *s, struct
 	const struct x86_decoded *dec = cached_at(s->hooks.cache, last, true, X86_MODE_64);
 	if (!dec || engine_special(dec->opcode))
 		return false;
-	if (s->blk_prefix)
+	if (s->npre)
 		ss_block_prefix_retire(s);
 	s->blk_armed = false;
 	s->steps += s->blk_n;
@@ -459,7 +459,8 @@ static bool step_loop_room(void *ctx, const struct ss_block_branch *b, uint64_t 
 
 static void step_loop_n(void *ctx, const struct ss_block_branch *b, uint64_t iterations)
 {
-	step_loops[this_cpu()->index](ctx, b->from, b->to, iterations);
+	if (b->taken) /* a chain's Jcc not taken (block.c) is no branch record */
+		step_loops[this_cpu()->index](ctx, b->from, b->to, iterations);
 }
 
 uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg, const struct arch_step_hooks *a,

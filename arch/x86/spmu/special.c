@@ -131,7 +131,7 @@ uint64_t mov_ss_shadowed(unsigned opcode, uint64_t retired, enum x86_mode mode)
  */
 static __attribute__((noinline)) void refuse_breakpoints(struct ss_state *s)
 {
-	s->dr[0] = s->dr[1] = UINT64_MAX; /* per-block stepping writes its own again */
+	s->dr[0] = s->dr[1] = s->dr[2] = s->dr[3] = UINT64_MAX; /* per-block stepping's again */
 	uint64_t dr7 = read_dr7();
 	if (!(dr7 & DR7_ENABLES))
 		return;
