@@ -43,17 +43,12 @@
  * (ss_result.block_changed_at), never guessed. A change that a later store in the same block
  * undoes is not seen.
  */
-#include "arch/x86/spmu/engine.h"
+#include "arch/x86/spmu/block.h"
 #include "arch/x86/cpu/pagetable.h"
 #include "arch/x86/cpu/usermode.h"
 #include "kernel/arch_step.h"
 #include "lib/x86_loop.h"
 #include "lib/x86_mem.h"
-
-#define BLOCK_MIN 2  /* fewer plain instructions: stepping them costs no more traps */
-#define BLOCK_MAX 32 /* plain instructions in a block */
-_Static_assert(BLOCK_MAX *X86_MAX_INSN_LENGTH < X86_DECODE_CACHE_SIZE,
-	       "a block's decodings (and its end's) never share a decode cache slot");
 
 /* Opcodes (SDM Vol. 2 Tables) stepped one by one besides engine_special's. */
 #define OPC_CLI	     0xfa
@@ -156,46 +151,7 @@ static bool branch_successors(const struct x86_decoded *d, uint64_t ip, uint64_t
 	return !((to[0] == start || to[1] == start) && (rflags & RFLAGS_IF));
 }
 
-/*
- * A block once decoded, remembered by its start (a loop body is decoded once, not at every
- * iteration): its bytes as they were decoded (compared with the bytes there before it runs
- * again and after it ran), its instructions' lengths, and how it ends. Only blocks whose bytes
- * (read in whole words from the start) stay on the start's page are remembered.
- */
-#define BLOCK_WORDS 16 /* a block's bytes: at most 128 */
-#define BLOCK_SLOTS 64 /* per CPU, by start address */
-struct ss_block {
-	uint64_t start; /* 0: an empty slot */
-	uint64_t bytes[BLOCK_WORDS];
-	uint8_t words, n, len[BLOCK_MAX];
-	bool branch, to_start;	   /* ends in a branch it runs; a successor is the start */
-	uint8_t kind;		   /* the branch's enum x86_branch_kind */
-	uint64_t last, end, to[2]; /* the branch or breakpoint; the address after the block */
-	bool counted; /* a counted loop: its Jcc goes back to its start (loop says how) */
-	bool stores;  /* a plain instruction may write memory */
-	int8_t went;  /* where its Jcc went last: 1 taken, -1 not, 0 not seen (chain_next) */
-	bool none;    /* no block starts here (the bytes of its first instructions kept) */
-	struct x86_loop loop;
-};
 static struct ss_block blocks[MAX_CPUS][BLOCK_SLOTS];
-
-/* Where the block at start is remembered. */
-static inline __attribute__((always_inline)) unsigned slot_of(uint64_t start)
-{
-	return (unsigned)((start ^ (start >> 6)) % BLOCK_SLOTS);
-}
-
-static inline __attribute__((always_inline)) bool same_words(const struct ss_block *b)
-{
-	const uint64_t *code = (const uint64_t *)b->start;
-	for (unsigned i = 0; i < b->words; i++) {
-		uint64_t w;
-		__builtin_memcpy(&w, code + i, sizeof(w));
-		if (w != b->bytes[i])
-			return false;
-	}
-	return true;
-}
 
 /* Whether a block from start to end (the address after its last instruction) can be remembered
  * whole: its bytes, in words read from start, on start's page. */
@@ -246,6 +202,7 @@ static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64
 	b->n = (uint8_t)n;
 	b->stores = false;
 	b->went = 0;
+	b->turns = 0;
 	for (unsigned i = 0; i < n; i++)
 		b->stores |= may_store_insn(insn[i]);
 	b->last = ip;
@@ -259,251 +216,10 @@ static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64
 	return true;
 }
 
-static inline __attribute__((always_inline)) void write_dr(struct ss_state *s, unsigned i,
-							   uint64_t v)
-{
-	if (s->dr[i] == v)
-		return;
-	s->dr[i] = v;
-	switch (i) {
-	case 0:
-		write_dr0(v);
-		break;
-	case 1:
-		write_dr1(v);
-		break;
-	case 2:
-		write_dr2(v);
-		break;
-	default:
-		write_dr3(v);
-		break;
-	}
-}
-
-/* Arm block b: breakpoints on its branch's successors, or on its last instruction; a counted
- * loop (`loop`) only on its exit, its fall-through; and on its prefixes' ways not predicted
- * (side[], 0: none: DR2, DR3). */
-static inline __attribute__((always_inline)) void arm_sides(struct ss_state *s,
-							    const struct ss_block *b,
-							    uint64_t *rflags, bool loop,
-							    const uint64_t side[SS_PREFIX_MAX])
-{
-	uint64_t dr7 = DR7_L0 | DR7_RESERVED_1;
-	_Static_assert(SS_PREFIX_MAX == 2, "a side each in DR2 and DR3");
-	if (side && side[0]) {
-		write_dr(s, 2, side[0]);
-		dr7 |= DR7_L2;
-	}
-	if (side && side[1]) {
-		write_dr(s, 3, side[1]);
-		dr7 |= DR7_L3;
-	}
-	if (loop) {
-		write_dr(s, 0, b->to[1]);
-	} else if (b->branch) {
-		write_dr(s, 0, b->to[0]);
-		if (b->to[1]) {
-			write_dr(s, 1, b->to[1]);
-			dr7 |= DR7_L1;
-		}
-		if (b->to_start)
-			*rflags |= RFLAGS_RF;
-	} else {
-		write_dr(s, 0, b->last);
-	}
-	if (s->dr7 != dr7)
-		write_dr7(dr7);
-	s->dr7 = dr7;
-	*rflags &= ~RFLAGS_TF;
-	s->blk = b;
-	s->blk_armed = true;
-	s->blk_branch = b->branch;
-	s->blk_start = b->start;
-	s->blk_last = b->last;
-	s->blk_to[0] = b->to[0];
-	s->blk_to[1] = b->to[1];
-	s->blk_n = b->n;
-	s->plain_to = 0;
-	s->blk_trips = 0;
-	s->blocks++;
-	if (b->start != s->loop_declined)
-		s->loop_declined = 0; /* another block: that loop is counted again when it comes */
-}
-
-static inline __attribute__((always_inline)) void arm(struct ss_state *s, const struct ss_block *b,
-						      uint64_t *rflags, bool loop)
-{
-	arm_sides(s, b, rflags, loop, NULL);
-}
-
-/* Where block b's branch went (b is one of this CPU's remembered blocks: blk_cache). */
-static inline __attribute__((always_inline)) void note_way(struct ss_state *s,
-							   const struct ss_block *b, bool taken)
-{
-	(void)s;
-	((struct ss_block *)b)->went = taken ? 1 : -1;
-}
-
-/* `size` bytes (at most 8) of the workload's memory at `at`, zero-extended, where the engine
- * can read them without a fault (fetch.c: present, canonical; ring 3's pages opened, SMAP). */
-static bool read_workload(const struct ss_state *s, uint64_t at, unsigned size, uint64_t *v)
-{
-	if (s->prev_cpl == 3)
-		user_access_begin();
-	if (ss_code_readable(at) < size)
-		return false;
-	*v = 0;
-	__builtin_memcpy(v, (const void *)at, size);
-	return true;
-}
-
-/* A location of a counted loop now (x86_loop.counter, or a witness's): its register, or the
- * counter's word in memory (read_workload). */
-static bool loop_location(const struct ss_state *s, const struct x86_loop *l, unsigned at,
-			  const struct x86_gprs *g, uint64_t *x)
-{
-	if (at != X86_LOOP_SLOT) {
-		*x = g->r[at];
-		return true;
-	}
-	return read_workload(s, g->r[l->slot_base] + (uint64_t)(int64_t)l->slot_disp, l->slot_size,
-			     x);
-}
-
-static bool loop_counter(const struct ss_state *s, const struct x86_loop *l,
-			 const struct x86_gprs *g, uint64_t *x)
-{
-	return loop_location(s, l, l->counter, g, x);
-}
-
-/* A counted loop's runs as the hooks hear them: n plain steps, its Jcc taken back. */
-static struct ss_block_branch loop_branch(const struct ss_state *s, const struct ss_block *b)
-{
-	return (struct ss_block_branch){.n = b->n,
-					.from = b->last,
-					.to = b->start,
-					.kind = b->kind,
-					.cpl = s->prev_cpl,
-					.taken = true};
-}
-
-/* Whether kind is a near RET, or a near JMP or CALL through a register or memory. */
-static bool indirect_near(unsigned kind)
-{
-	return kind == X86_BR_RET || kind == X86_BR_JMP_IND || kind == X86_BR_CALL_IND;
-}
-
-/* Where the indirect near branch d goes with registers f (64-bit operand size, SDM Vol. 2A
- * JMP/CALL/RET: "In 64-bit mode, the operand size is fixed at 64 bits" for near branches; with
- * 66H or a segment override it is left to stepping): RET to the stack's top; JMP and CALL to
- * their register, or the word their memory operand names. */
-static bool indirect_target(const struct ss_state *s, const struct x86_decoded *d,
-			    const struct trap_frame *f, uint64_t *to)
-{
-	const struct x86_insn *in = &d->insn;
-	if (in->operand16 || (in->prefixes & X86_PFX_SEG))
-		return false;
-	if (d->step.branch == X86_BR_RET)
-		return read_workload(s, f->rsp, sizeof(*to), to);
-	const struct x86_gprs g = trap_frame_gprs(f);
-	if ((in->modrm >> 6) == 3) {
-		*to = g.r[(in->modrm & 7) | (in->rex & 1 ? 8 : 0)];
-		return true;
-	}
-	return read_workload(s, x86_modrm_address(in, d->ip, &g, 0, 0), sizeof(*to), to);
-}
-
-static void block_changed(struct ss_state *s, const struct ss_block *b, unsigned at);
-
-/* The first block after prefix k (a later prefix's, or the armed one) whose bytes are not
- * those it was decoded from, or NULL. */
-static const struct ss_block *later_changed(const struct ss_state *s, unsigned k)
-{
-	for (unsigned j = k + 1; j < s->npre; j++)
-		if (s->pre[j].blk && !same_words(s->pre[j].blk))
-			return s->pre[j].blk;
-	return same_words(s->blk) ? NULL : s->blk;
-}
-
-/* Prefix block pb (prefix k) ran whole: its bytes compared as a block's (check_bytes); a later
- * block's, changed by then, are unknown where pb may have stored (a block's own stores are its
- * own check's, when it stops). */
-static __attribute__((noinline, cold)) void prefix_changed(struct ss_state *s, unsigned k)
-{
-	const struct ss_block *pb = s->pre[k].blk, *later;
-	const uint8_t *then = (const uint8_t *)pb->bytes, *now = (const uint8_t *)pb->start;
-	for (unsigned off = 0; off < pb->end - pb->start; off++)
-		if (then[off] != now[off]) {
-			unsigned at = 0;
-			for (unsigned i = 0; i < pb->n && at + pb->len[i] <= off; i++)
-				at += pb->len[i];
-			block_changed(s, pb, at);
-			return;
-		}
-	if (!s->block_changed_at && pb->stores && (later = later_changed(s, k)))
-		s->block_changed_at = later->start;
-}
-
-/* Prefix k ran whole: its block's plain steps and its branch told to the hooks (loop_n, one
- * run: asked first, the hooks take it whatever comes). */
-static void prefix_retire_one(struct ss_state *s, unsigned k)
-{
-	const struct ss_prefix *p = &s->pre[k];
-	const struct ss_block *pb = p->blk;
-	const struct ss_block_branch bb = {.n = pb ? pb->n : 0,
-					   .from = p->from,
-					   .to = p->to,
-					   .kind = p->kind,
-					   .cpl = s->prev_cpl,
-					   .taken = p->taken};
-	s->hooks.loop_n(s->hooks.ctx, &bb, 1);
-	s->steps += bb.n + 1u;
-	if (pb && cpu_probe_byte((const void *)pb->start) &&
-	    (!same_words(pb) || (pb->stores && later_changed(s, k))))
-		prefix_changed(s, k);
-}
-
-void ss_block_prefix_retire(struct ss_state *s)
-{
-	for (unsigned k = 0; k < s->npre; k++)
-		prefix_retire_one(s, k);
-	s->npre = 0;
-}
-
-/* A loop's runs counted ahead at most: counting costs one evaluation of its condition a run. */
-#define LOOP_TRIPS_MAX (1u << 24)
-
-/*
- * Counted loops (lib/x86_loop.h): where block b is one and the registers f holds now say how
- * often its Jcc will go back, and the hooks take that many runs as one batch (loop_room), it
- * runs to its exit with one breakpoint, on its fall-through: one trap for the whole loop. The
- * runs are told to the hooks when it stops (loop_retire).
- */
-static bool arm_loop(struct ss_state *s, const struct ss_block *b, const struct trap_frame *f,
-		     uint64_t *rflags)
-{
-	if (!s->hooks.loop_room || !s->hooks.loop_n)
-		return false;
-	const struct x86_gprs g = trap_frame_gprs(f);
-	uint64_t x0, trips;
-	if (!loop_counter(s, &b->loop, &g, &x0) ||
-	    !x86_loop_trips(&b->loop, x0, &g, LOOP_TRIPS_MAX, &trips) || trips == 0)
-		return false;
-	const struct ss_block_branch bb = loop_branch(s, b);
-	if (!s->hooks.loop_room(s->hooks.ctx, &bb, trips))
-		return false;
-	arm(s, b, rflags, true);
-	s->blk_trips = trips;
-	s->blk_x0 = x0;
-	s->loops++;
-	return true;
-}
-
 /* The block at `start` (d: its first instruction's decoding, made before it runs) with at most
  * `room` plain steps: remembered (its bytes unchanged), or decoded now; NULL where none. */
-static struct ss_block *block_at(struct ss_state *s, const struct x86_decoded *d, uint64_t start,
-				 uint64_t room, const struct ss_block *same)
+struct ss_block *ss_block_at(struct ss_state *s, const struct x86_decoded *d, uint64_t start,
+			     uint64_t room, const struct ss_block *same)
 {
 	struct ss_block *b = &s->blk_cache[slot_of(start)];
 	/* a block remembered was on a read-only page when it was decoded; the block that just
@@ -524,183 +240,6 @@ static struct ss_block *block_at(struct ss_state *s, const struct x86_decoded *d
 	return b;
 }
 
-/*
- * An indirect near branch (RET, JMP or CALL through a register or memory) about to run, with
- * the registers f that it will run with: nothing runs between this trap and it, so its target
- * is known now (the stack's top, the register, the word its operand names: read where the
- * engine cannot fault). The block there is armed with the branch as its prefix: one trap for
- * both. The branch is told to the hooks when the block stops (ss_block_prefix_retire), asked
- * first: the hooks must take it then whatever comes (loop_room, one run of no plain steps).
- * Not where the branch's own address is one of the block's stops (a stop there would not tell
- * whether the branch had run), a counted loop, or a loop resumed with interrupts enabled.
- */
-static bool arm_after_branch(struct ss_state *s, const struct x86_decoded *d,
-			     const struct trap_frame *f, uint64_t room, uint64_t *rflags)
-{
-	uint64_t from = s->prev, to;
-	unsigned kind = d->step.branch;
-	if (!s->hooks.loop_room || !s->hooks.loop_n || room < 2 || !indirect_target(s, d, f, &to) ||
-	    to == from || !ss_code_readable(to))
-		return false;
-	/* (the target's decoding may take the branch's cache slot: kind was read first) */
-	const struct x86_decoded *td = cached_at(s->hooks.cache, to, true, X86_MODE_64);
-	const struct ss_block *b = td ? block_at(s, td, to, room - 1, NULL) : NULL;
-	if (!b || b->counted || (b->to_start && (*rflags & RFLAGS_IF)) || from == b->last ||
-	    (b->branch && (from == b->to[0] || from == b->to[1])) ||
-	    (from >= b->start && from < b->end))
-		return false;
-	const struct ss_block_branch bb = {
-	    .from = from, .to = to, .kind = kind, .cpl = s->prev_cpl, .taken = true};
-	if (!s->hooks.loop_room(s->hooks.ctx, &bb, 1))
-		return false;
-	arm(s, b, rflags, false);
-	*rflags |= RFLAGS_RF; /* the branch runs first, breakpoint or not (SDM Vol. 3B 17.3.1.1) */
-	s->npre = 1;
-	s->pre[0] = (struct ss_prefix){
-	    .blk = NULL, .from = from, .to = to, .kind = (uint8_t)kind, .taken = true};
-	return true;
-}
-
-/* The room a chain's blocks after its first take at most: SS_PREFIX_MAX blocks and branches. */
-#define CHAIN_ROOM (SS_PREFIX_MAX * (BLOCK_MAX + 1u))
-
-/* Whether address a lies on block b's straight line (its start to its last instruction). */
-static inline bool on_line(const struct ss_block *b, uint64_t a)
-{
-	return a >= b->start && a <= b->last;
-}
-
-/*
- * Whether block nb may follow blocks c[0..k) (their ways not predicted side[0..k)) in a chain:
- * every stop told apart. Each block's straight line is its own (no two overlap); no stop of nb
- * (its branch's successors, or its breakpoint) and no way not predicted lies on any straight
- * line, nor is one the other; nb's branch does not go back to its own start (a breakpoint there
- * would fire on the way in); every block is remembered in its own slot. One exception, `wrap`
- * (interrupts disabled): a stop of nb at the chain's start, which is resumed with RF set, as a
- * block whose branch goes back to its start is (branch_successors).
- */
-static bool chain_apart(const struct ss_block *const *c, const uint64_t *side, unsigned k,
-			const struct ss_block *nb, bool wrap)
-{
-	uint64_t stop[2] = {nb->branch ? nb->to[0] : nb->last, nb->branch ? nb->to[1] : 0};
-	if (nb->to_start)
-		return false;
-	for (unsigned i = 0; i < k; i++) {
-		if (slot_of(c[i]->start) == slot_of(nb->start) ||
-		    !(nb->last < c[i]->start || nb->start > c[i]->last))
-			return false;
-		for (unsigned j = 0; j < 2; j++)
-			if (stop[j] &&
-			    ((on_line(c[i], stop[j]) && !(wrap && stop[j] == c[0]->start)) ||
-			     stop[j] == side[i]))
-				return false;
-		for (unsigned j = 0; j < k; j++)
-			if (side[j] && (on_line(c[i], side[j]) || on_line(nb, side[j]) ||
-					(j != i && side[j] == side[i])))
-				return false;
-	}
-	return true;
-}
-
-/*
- * Where block c goes on in a chain: a JMP's target, or a Jcc's predicted successor (*side: the
- * other one, which gets a breakpoint). A Jcc is predicted to go where it went last time, else
- * as the processor's static rule has it: a jump back (a loop) taken, a jump forward not. False
- * where c does not end in either.
- */
-static bool chain_next(const struct ss_block *c, uint64_t *to, uint64_t *side, bool *taken)
-{
-	if (!c->branch)
-		return false;
-	if (c->kind == X86_BR_JMP_REL) {
-		*to = c->to[0];
-		*side = 0;
-		*taken = true;
-		return true;
-	}
-	if (c->kind != X86_BR_JCC || !c->to[1] || c->to[0] == c->to[1])
-		return false;
-	*taken = c->went ? c->went > 0 : c->to[0] <= c->last;
-	*to = c->to[*taken ? 0 : 1];
-	*side = c->to[*taken ? 1 : 0];
-	return true;
-}
-
-/*
- * Chains: block b ends in a direct JMP, or a Jcc (branch_successors: its successors on its
- * page); the block where it goes on (chain_next) is armed with b as its prefix, and so on, up
- * to SS_PREFIX_MAX prefixes: one trap for all, the breakpoints the last block's and a Jcc's on
- * its way not predicted. The prefixes are told to the hooks when the last block stops, each
- * block's plain steps and its branch (ss_block_prefix_retire), asked first (loop_room: their
- * branches as that many runs of all their steps, more than they are); a stop on a prefix's
- * straight line, or on its way not predicted, is that prefix's (ss_block_cut). The blocks are
- * remembered, or decoded now where `decode` (the long way). Not where their stops cannot be
- * told apart (chain_apart) or the last is a counted loop.
- */
-static bool arm_chain(struct ss_state *s, const struct ss_block *b, uint64_t room, bool decode,
-		      uint64_t *rflags)
-{
-	const struct ss_block *c[SS_PREFIX_MAX + 1] = {b};
-	struct ss_prefix pre[SS_PREFIX_MAX];
-	uint64_t side[SS_PREFIX_MAX] = {0, 0}, used = 0;
-	unsigned k = 0;
-	if (!s->hooks.loop_room || !s->hooks.loop_n)
-		return false;
-	for (; k < SS_PREFIX_MAX; k++) {
-		uint64_t to, way;
-		bool taken;
-		if (c[k]->stores || !chain_next(c[k], &to, &way, &taken) ||
-		    room < used + c[k]->n + 1u + BLOCK_MIN)
-			break;
-		uint64_t left = room - used - c[k]->n - 1u;
-		struct ss_block *nb = &s->blk_cache[slot_of(to)];
-		bool seen = nb->start == to && !nb->none && nb->n <= left;
-		if (decode && !seen) {
-			for (unsigned i = 0; i <= k; i++)
-				if (slot_of(c[i]->start) == slot_of(to))
-					nb =
-					    NULL; /* decoding it would overwrite one of the chain */
-			const struct x86_decoded *td =
-			    nb ? cached_at(s->hooks.cache, to, true, X86_MODE_64) : NULL;
-			nb = td ? block_at(s, td, to, left, NULL) : NULL;
-		} else if (!seen || !same_words(nb)) {
-			nb = NULL;
-		}
-		side[k] = way;
-		if (!nb || nb->counted ||
-		    !chain_apart(c, side, k + 1, nb, !(*rflags & RFLAGS_IF))) {
-			side[k] = 0;
-			break;
-		}
-		pre[k] = (struct ss_prefix){.blk = c[k],
-					    .from = c[k]->last,
-					    .to = to,
-					    .side = way,
-					    .kind = c[k]->kind,
-					    .taken = taken};
-		used += c[k]->n + 1u;
-		c[k + 1] = nb;
-	}
-	if (k == 0)
-		return false;
-	const struct ss_block_branch bb = {.n = used,
-					   .from = b->last,
-					   .to = b->to[0],
-					   .kind = b->kind,
-					   .cpl = s->prev_cpl,
-					   .taken = true};
-	if (!s->hooks.loop_room(s->hooks.ctx, &bb, k))
-		return false;
-	arm_sides(s, c[k], rflags, false, side);
-	if (c[k]->branch && (c[k]->to[0] == b->start || c[k]->to[1] == b->start))
-		*rflags |= RFLAGS_RF; /* back at the start (chain_apart's wrap) */
-	s->npre = (uint8_t)k;
-	for (unsigned i = 0; i < k; i++)
-		s->pre[i] = pre[i];
-	s->chains++;
-	return true;
-}
-
 bool ss_block_arm(struct ss_state *s, uint64_t *rflags, const struct trap_frame *f)
 {
 	const struct x86_decoded *d = s->next_dec;
@@ -714,21 +253,20 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags, const struct trap_frame 
 	if (room == 0 || ((start >> 12) + 1 != s->ok_page && !ss_code_readable(start)))
 		return false;
 	if (f && indirect_near(d->step.branch))
-		return arm_after_branch(s, d, f, room, rflags);
-	struct ss_block *b = block_at(s, d, start, room, same);
+		return ss_chain_after_branch(s, d, f, room, rflags);
+	struct ss_block *b = ss_block_at(s, d, start, room, same);
 	if (!b)
 		return false;
 	/* A counted loop runs to its exit, where its counter tells where it stopped (interrupts
 	 * too); once declined, it runs a trap an iteration until another block comes. */
 	if (f && b->counted && start != s->loop_declined) {
-		if (arm_loop(s, b, f, rflags))
+		if (ss_loop_arm(s, b, f, rflags))
 			return true;
 		s->loop_declined = start;
 	}
 	if (b->to_start && (*rflags & RFLAGS_IF))
 		return false; /* see branch_successors: stepped while interrupts are enabled */
-	if (b->branch && (b->kind == X86_BR_JMP_REL || b->kind == X86_BR_JCC) &&
-	    arm_chain(s, b, room, true, rflags))
+	if (chain_first(b) && ss_chain_arm(s, b, room, true, rflags))
 		return true;
 	arm(s, b, rflags, false);
 	return true;
@@ -765,8 +303,7 @@ static inline __attribute__((always_inline)) bool branch_to(const struct ss_stat
 /* Block b's instruction at byte offset `at` from its start changed while it ran (its bytes
  * differ from those remembered): unknown what ran there if an instruction before it in the
  * block may have stored. */
-static __attribute__((noinline, cold)) void block_changed(struct ss_state *s,
-							  const struct ss_block *b, unsigned at)
+void ss_block_changed(struct ss_state *s, const struct ss_block *b, unsigned at)
 {
 	const uint8_t *then = (const uint8_t *)b->bytes;
 	for (unsigned i = 0, off = 0; i < b->n && off < at; off += b->len[i++]) {
@@ -794,7 +331,7 @@ static inline __attribute__((always_inline)) void check_bytes(struct ss_state *s
 		unsigned len = i < b->n ? b->len[i] : (unsigned)(end - b->start - off);
 		for (unsigned k = 0; k < len; k++)
 			if (then[off + k] != now[off + k]) {
-				block_changed(s, b, off);
+				ss_block_changed(s, b, off);
 				return;
 			}
 	}
@@ -824,56 +361,6 @@ static inline __attribute__((always_inline)) uint64_t retire_plain(struct ss_sta
 			s->hooks.plain_n(s->hooks.ctx, n, s->prev_cpl);
 	}
 	return ip;
-}
-
-/*
- * A counted loop stopped at f->rip: at its exit's breakpoint, or at a fault or an interrupt
- * inside a run. At the exit the counter must be the one after every run. Inside a run, the
- * witness before the instruction at f->rip (x86_loop.witness: the location that holds the
- * run's starting counter there) says which run it is: the one whose start, among the counters
- * the runs start with (the first, then one step each), the witness holds; the runs before it
- * were whole. Those go to the hooks at once (loop_n); the run f->rip is in goes on as a block's
- * would (ss_block_cut). A counter that says nothing consistent is not guessed: the loop is lost
- * (ss_result.loop_lost_at), the run fails.
- */
-static __attribute__((noinline)) void loop_retire(struct ss_state *s, const struct trap_frame *f)
-{
-	const struct ss_block *b = s->blk;
-	const struct x86_loop *l = &b->loop;
-	uint64_t trips = s->blk_trips, rip = f->rip, now, x = s->blk_x0, runs = 0;
-	s->blk_trips = 0;
-	const struct x86_gprs g = trap_frame_gprs(f);
-	if (rip == b->to[1]) { /* the exit: all runs whole, the counter stepped in each */
-		if (!loop_counter(s, l, &g, &now) || now != x86_loop_after(l, x, trips + 1))
-			goto lost;
-		runs = trips;
-	} else {
-		unsigned i = 0;
-		uint64_t ip = b->start;
-		while (ip < rip && i < b->n)
-			ip += b->len[i++];
-		if (ip != rip || rip > b->last ||
-		    !loop_location(s, l, l->witness[i].at & ~X86_LOOP_WITNESS_32, &g, &now))
-			goto lost;
-		while (x86_loop_witness_value(l, i, x) != now && runs <= trips) {
-			x = x86_loop_next(l, x);
-			runs++;
-		}
-		if (runs > trips)
-			goto lost;
-	}
-	if (runs) {
-		const struct ss_block_branch bb = loop_branch(s, b);
-		s->hooks.loop_n(s->hooks.ctx, &bb, runs);
-		s->steps += runs * (b->n + 1u);
-		/* a store in one run that changed the code of the next: any change is unknown */
-		if (ss_code_readable(b->start) && !same_words(b) && !s->block_changed_at)
-			s->block_changed_at = b->start;
-	}
-	return;
-lost:
-	if (!s->loop_lost_at)
-		s->loop_lost_at = b->start;
 }
 
 enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, bool breakpoint)
@@ -916,7 +403,7 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, 
 		ss_block_prefix_retire(s);
 	s->blk_armed = false;
 	if (s->blk_trips)
-		loop_retire(s, f);
+		ss_loop_retire(s, f);
 	/* The straight line first: an instruction there stops the block before the branch runs,
 	 * a successor there too (its breakpoint comes first on the way), but the start: that is
 	 * the branch's successor when its breakpoint (suppressed by RF the first time) fires. */
@@ -974,7 +461,7 @@ static enum ss_block_short block_inner_trap(struct ss_state *s, const struct ss_
 	    same_words(lb)) {
 		s->next_opcode_ip = 0;
 		s->next_whole = false;
-		if (arm_loop(s, lb, frame_of(c), &c->rflags))
+		if (ss_loop_arm(s, lb, frame_of(c), &c->rflags))
 			return SS_SHORT_ARMED;
 	}
 	return SS_SHORT_FED;
@@ -1022,10 +509,9 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 			return SS_SHORT_NONE;
 	}
 	if (s->blk_trips) /* a counted loop's exit: its runs but the last go first */
-		loop_retire(s, frame_of(c));
+		ss_loop_retire(s, frame_of(c));
 	/* the next block a chain's first (arm_chain): room for it and those after it */
-	bool chain = next_known && nb->branch &&
-		     (nb->kind == X86_BR_JMP_REL || (nb->kind == X86_BR_JCC && nb->to[1]));
+	bool chain = next_known && chain_first(nb);
 	if (b->kind == X86_BR_JCC)
 		note_way(s, b, taken);
 	const struct ss_block_branch bb = {.n = b->n,
@@ -1047,7 +533,7 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 		return SS_SHORT_FED;
 	s->next_opcode_ip = 0;
 	s->next_whole = false;
-	if (!chain || !arm_chain(s, nb, bb.next_n, false, &c->rflags))
+	if (!chain || !ss_chain_arm(s, nb, bb.next_n, false, &c->rflags))
 		arm(s, nb, &c->rflags, false);
 	return SS_SHORT_ARMED;
 }

@@ -27,9 +27,9 @@
 #include "kernel/arch_cpu.h"
 #include "lib/x86_decode.h"
 
-#define LEVELS	   4 /* 4-level paging (SDM Vol. 3A 4.5) */
-#define INDEX_BITS 9 /* 512 entries a table */
-#define MEMO_WAYS  4 /* pages remembered present, per CPU, by their page number's low bits */
+#define LEVELS	   4  /* 4-level paging (SDM Vol. 3A 4.5) */
+#define INDEX_BITS 9  /* 512 entries a table */
+#define MEMO_WAYS  16 /* pages remembered present, per CPU, by their page number's low bits */
 
 #define PAGE_SHIFT	12 /* the 4-KByte page */
 #define CANONICAL_BITS	48 /* linear-address width under 4-level paging (SDM Vol. 1 3.3.7.1) */
