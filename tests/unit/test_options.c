@@ -274,7 +274,8 @@ static void workload_options_set_their_workloads_argument(void **state)
 	} cases[] = {{"switch", "switch.n", 30},    {"recursion", "recursion.depth", 12},
 		     {"sort", "sort.n", 48},	    {"hash", "hash.n", 64},
 		     {"chase", "chase.nodes", 256}, {"qsort", "qsort.n", 2000},
-		     {"crc32", "crc32.n", 4096},    {"interp", "interp.n", 2000}};
+		     {"crc32", "crc32.n", 4096},    {"interp", "interp.n", 2000},
+		     {"memory", "memory.n", 128}};
 	char args[64];
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct workload *w = workload_at(wl(cases[i].workload));
