@@ -176,6 +176,8 @@ static void remember_bytes(struct ss_block *b, uint64_t start, uint64_t end)
 static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64_t start,
 			 uint64_t room, struct ss_block *b)
 {
+	b->gen = ++s->blk_gen; /* a new decoding, or none: plans made with the old one go */
+	b->plan.k = 0;
 	const struct x86_insn *insn[BLOCK_MAX]; /* the decode cache's: no two share a slot */
 	uint64_t ip = start;
 	unsigned n = 0;

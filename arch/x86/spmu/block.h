@@ -35,7 +35,19 @@ struct ss_block {
 	int8_t went;   /* where its Jcc went last: 1 taken, -1 not, 0 not seen (chain_next) */
 	uint8_t turns; /* how often it went the other way than before, lately (note_way) */
 	bool none;     /* no block starts here (the bytes of its first instructions kept) */
+	uint32_t gen;  /* this decoding's number (ss_state.blk_gen): a slot decoded again differs */
 	struct x86_loop loop;
+	/* The chain last armed from this block (chain.c), armed again while it holds: its blocks
+	 * still the decodings it was planned with (gen), their bytes unchanged, each Jcc predicted
+	 * the same way, interrupts as they were. k 0: none. */
+	struct {
+		uint8_t k;
+		bool if_clear;
+		uint32_t gen[SS_PREFIX_MAX];
+		const struct ss_block *c[SS_PREFIX_MAX];
+		struct ss_prefix pre[SS_PREFIX_MAX];
+		uint64_t used;
+	} plan;
 };
 
 /* Where the block at start is remembered. */

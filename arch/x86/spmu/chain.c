@@ -189,6 +189,63 @@ static bool chain_next(const struct ss_block *c, uint64_t *to, uint64_t *side, b
  * remembered, or decoded now where `decode` (the long way). Not where their stops cannot be
  * told apart (chain_apart) or the last is a counted loop.
  */
+/* Whether block b's remembered chain (ss_block.plan) holds now (see there), with `room`. */
+static bool plan_holds(const struct ss_block *b, uint64_t room, bool if_clear)
+{
+	unsigned k = b->plan.k;
+	if (!k || b->plan.if_clear != if_clear || b->plan.used + b->plan.c[k - 1]->n > room)
+		return false;
+	const struct ss_block *from = b;
+	for (unsigned i = 0; i < k; i++) {
+		const struct ss_block *c = b->plan.c[i];
+		const struct ss_prefix *p = &b->plan.pre[i];
+		uint64_t to, way;
+		bool taken;
+		if (c->gen != b->plan.gen[i] || c->start != p->to || c->none ||
+		    !chain_next(from, &to, &way, &taken) || to != p->to || taken != p->taken ||
+		    !same_words(c))
+			return false;
+		from = c;
+	}
+	return true;
+}
+
+/* Arm the chain of block b planned in b->plan: the hooks asked, the breakpoints set. */
+static bool arm_plan(struct ss_state *s, const struct ss_block *b, uint64_t *rflags)
+{
+	unsigned k = b->plan.k;
+	const struct ss_block *last = b->plan.c[k - 1];
+	const struct ss_block_branch bb = {.n = b->plan.used,
+					   .from = b->last,
+					   .to = b->to[0],
+					   .kind = b->kind,
+					   .cpl = s->prev_cpl,
+					   .taken = true};
+	if (!s->hooks.loop_room(s->hooks.ctx, &bb, k))
+		return false;
+	const uint64_t side[SS_PREFIX_MAX] = {b->plan.pre[0].side, k > 1 ? b->plan.pre[1].side : 0};
+	arm_sides(s, last, rflags, false, side);
+	if (last->branch && (last->to[0] == b->start || last->to[1] == b->start))
+		*rflags |= RFLAGS_RF; /* back at the start (chain_apart's wrap) */
+	s->npre = (uint8_t)k;
+	for (unsigned i = 0; i < k; i++)
+		s->pre[i] = b->plan.pre[i];
+	s->chains++;
+	return true;
+}
+
+/*
+ * Chains: block b ends in a direct JMP, or a Jcc (branch_successors: its successors on its
+ * page); the block where it goes on (chain_next) is armed with b as its prefix, and so on, up
+ * to SS_PREFIX_MAX prefixes: one trap for all, the breakpoints the last block's and a Jcc's on
+ * its way not predicted. The prefixes are told to the hooks when the last block stops, each
+ * block's plain steps and its branch (ss_block_prefix_retire), asked first (loop_room: their
+ * branches as that many runs of all their steps, more than they are); a stop on a prefix's
+ * straight line, or on its way not predicted, is that prefix's (ss_block_cut). The blocks are
+ * remembered, or decoded now where `decode` (the long way). Not where their stops cannot be
+ * told apart (chain_apart) or the last is a counted loop. The chain found is remembered in b
+ * (plan) and armed again from there while it holds (plan_holds).
+ */
 bool ss_chain_arm(struct ss_state *s, const struct ss_block *b, uint64_t room, bool decode,
 		  uint64_t *rflags)
 {
@@ -196,8 +253,11 @@ bool ss_chain_arm(struct ss_state *s, const struct ss_block *b, uint64_t room, b
 	struct ss_prefix pre[SS_PREFIX_MAX];
 	uint64_t side[SS_PREFIX_MAX] = {0, 0}, used = 0;
 	unsigned k = 0;
+	bool if_clear = !(*rflags & RFLAGS_IF);
 	if (!s->hooks.loop_room || !s->hooks.loop_n)
 		return false;
+	if (plan_holds(b, room, if_clear))
+		return arm_plan(s, b, rflags);
 	for (; k < SS_PREFIX_MAX; k++) {
 		uint64_t to, way;
 		bool taken;
@@ -219,8 +279,7 @@ bool ss_chain_arm(struct ss_state *s, const struct ss_block *b, uint64_t room, b
 			nb = NULL;
 		}
 		side[k] = way;
-		if (!nb || nb->counted ||
-		    !chain_apart(c, side, k + 1, nb, !(*rflags & RFLAGS_IF))) {
+		if (!nb || nb->counted || !chain_apart(c, side, k + 1, nb, if_clear)) {
 			side[k] = 0;
 			break;
 		}
@@ -235,20 +294,14 @@ bool ss_chain_arm(struct ss_state *s, const struct ss_block *b, uint64_t room, b
 	}
 	if (k == 0)
 		return false;
-	const struct ss_block_branch bb = {.n = used,
-					   .from = b->last,
-					   .to = b->to[0],
-					   .kind = b->kind,
-					   .cpl = s->prev_cpl,
-					   .taken = true};
-	if (!s->hooks.loop_room(s->hooks.ctx, &bb, k))
-		return false;
-	arm_sides(s, c[k], rflags, false, side);
-	if (c[k]->branch && (c[k]->to[0] == b->start || c[k]->to[1] == b->start))
-		*rflags |= RFLAGS_RF; /* back at the start (chain_apart's wrap) */
-	s->npre = (uint8_t)k;
-	for (unsigned i = 0; i < k; i++)
-		s->pre[i] = pre[i];
-	s->chains++;
-	return true;
+	struct ss_block *p = (struct ss_block *)b; /* one of this CPU's: blk_cache */
+	p->plan.k = (uint8_t)k;
+	p->plan.if_clear = if_clear;
+	p->plan.used = used;
+	for (unsigned i = 0; i < k; i++) {
+		p->plan.c[i] = c[i + 1];
+		p->plan.gen[i] = c[i + 1]->gen;
+		p->plan.pre[i] = pre[i];
+	}
+	return arm_plan(s, b, rflags);
 }

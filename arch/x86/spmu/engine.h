@@ -93,6 +93,7 @@ struct ss_state {
 	uint64_t ok_page;    /* cached_at_s: a page found present in this trap, + 1 (0: none) */
 	uint64_t dr[4], dr7; /* what the engine last wrote to DR0-DR3, DR7 */
 	struct ss_block *blk_cache; /* this CPU's blocks seen (block.c) */
+	uint32_t blk_gen;	    /* blocks decoded (ss_block.gen) */
 	uint64_t blocks;	    /* blocks run (ss_result.blocks) */
 	/* A counted loop armed (block.c): how often its jump goes back before it falls through,
 	 * and its counter before the first run; 0 trips: none armed. */

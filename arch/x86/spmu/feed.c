@@ -181,13 +181,14 @@ _Static_assert(sizeof(struct spmu_stats) % sizeof(uint64_t) == 0, "the statistic
 static void loop_again(struct spmu *m, const struct spmu_feed_block *b, uint64_t k,
 		       const struct spmu_stats *before)
 {
-	uint64_t s0[STATS_WORDS], s1[STATS_WORDS];
-	__builtin_memcpy(s0, before, sizeof(s0));
-	__builtin_memcpy(s1, &m->stats, sizeof(s1));
+	/* the statistics as words, in place (may_alias: GCC's leave to read a struct of uint64_t
+	 * through them) */
+	typedef uint64_t __attribute__((may_alias)) stats_word;
+	stats_word *now = (stats_word *)(void *)&m->stats;
+	const stats_word *then = (const stats_word *)(const void *)before;
 	bool recorded = m->stats.lbr_recorded != before->lbr_recorded;
 	for (unsigned i = 0; i < STATS_WORDS; i++)
-		s1[i] += k * (s1[i] - s0[i]);
-	__builtin_memcpy(&m->stats, s1, sizeof(s1));
+		now[i] += k * (now[i] - then[i]);
 	if (!recorded) {
 		m->steps_since_lbr += k * (b->n + 1);
 		return;
