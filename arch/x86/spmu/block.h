@@ -30,11 +30,11 @@ struct ss_block {
 	bool branch, to_start;	   /* ends in a branch it runs; a successor is the start */
 	uint8_t kind;		   /* the branch's enum x86_branch_kind */
 	uint64_t last, end, to[2]; /* the branch or breakpoint; the address after the block */
-	bool counted; /* a counted loop: its Jcc goes back to its start (loop says how) */
-	bool stores;  /* a plain instruction may write memory */
-	int8_t went;  /* where its Jcc went last: 1 taken, -1 not, 0 not seen (chain_next) */
+	bool counted;  /* a counted loop: its Jcc goes back to its start (loop says how) */
+	bool stores;   /* a plain instruction may write memory */
+	int8_t went;   /* where its Jcc went last: 1 taken, -1 not, 0 not seen (chain_next) */
 	uint8_t turns; /* how often it went the other way than before, lately (note_way) */
-	bool none;    /* no block starts here (the bytes of its first instructions kept) */
+	bool none;     /* no block starts here (the bytes of its first instructions kept) */
 	struct x86_loop loop;
 };
 

@@ -96,7 +96,7 @@ void ss_block_prefix_retire(struct ss_state *s)
  * whether the branch had run), a counted loop, or a loop resumed with interrupts enabled.
  */
 bool ss_chain_after_branch(struct ss_state *s, const struct x86_decoded *d,
-			     const struct trap_frame *f, uint64_t room, uint64_t *rflags)
+			   const struct trap_frame *f, uint64_t room, uint64_t *rflags)
 {
 	uint64_t from = s->prev, to;
 	unsigned kind = d->step.branch;
@@ -190,7 +190,7 @@ static bool chain_next(const struct ss_block *c, uint64_t *to, uint64_t *side, b
  * told apart (chain_apart) or the last is a counted loop.
  */
 bool ss_chain_arm(struct ss_state *s, const struct ss_block *b, uint64_t room, bool decode,
-		      uint64_t *rflags)
+		  uint64_t *rflags)
 {
 	const struct ss_block *c[SS_PREFIX_MAX + 1] = {b};
 	struct ss_prefix pre[SS_PREFIX_MAX];

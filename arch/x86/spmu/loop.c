@@ -31,8 +31,8 @@ static bool loop_location(const struct ss_state *s, const struct x86_loop *l, un
 		*x = g->r[at];
 		return true;
 	}
-	return ss_read_workload(s, g->r[l->slot_base] + (uint64_t)(int64_t)l->slot_disp, l->slot_size,
-			     x);
+	return ss_read_workload(s, g->r[l->slot_base] + (uint64_t)(int64_t)l->slot_disp,
+				l->slot_size, x);
 }
 
 static bool loop_counter(const struct ss_state *s, const struct x86_loop *l,
@@ -62,7 +62,7 @@ static struct ss_block_branch loop_branch(const struct ss_state *s, const struct
  * runs are told to the hooks when it stops (loop_retire).
  */
 bool ss_loop_arm(struct ss_state *s, const struct ss_block *b, const struct trap_frame *f,
-		     uint64_t *rflags)
+		 uint64_t *rflags)
 {
 	if (!s->hooks.loop_room || !s->hooks.loop_n)
 		return false;
