@@ -153,14 +153,14 @@ ok $? "QEMU's log: three runs of counted (ss, bts, lbr: ${cr[*]})"
 cn=40 # counted's argument (arch/x86/workloads/table.c)
 k=$(ss_run counted)
 same "$k" "$(nth "$work/qemu.txt" "${cr[0]:-0}")" "engine, counted: QEMU's taken branches, deliveries and returns, and step count"
-has "ss-end counted ok" "engine, counted: the result n^2 + ceil(n / 3) + 263 (counted.S) stepped as natively"
+has "ss-end counted ok" "engine, counted: the result n^2 + ceil(n / 3) + 408 (counted.S) stepped as natively"
 same "$(kind_records bts counted@skylake bts 2 3)" "$(run_branches "$(nth "$work/qemu.txt" "${cr[1]:-0}")")" \
 	"bts, counted: every record is QEMU's, in order"
 same "$(kind_records lbr counted@skylake lbr 3 4)" "$(run_branches "$(nth "$work/qemu.txt" "${cr[2]:-0}")" | tac | head -n 32)" \
 	"lbr, counted: QEMU's newest branches, newest first"
 loops=$(printf '%s\n' "$out" | awk '$1 == "ss-blocks" && $2 == "counted" { sub("loops=", "", $4); print $4 }')
-[ "${loops:-0}" -ge 14 ]
-ok $? "engine, counted: the loops were counted ($loops; A, B, C, D, E, H, I, J and K twice each around their faults, F's inner four times, G)"
+[ "${loops:-0}" -ge 16 ]
+ok $? "engine, counted: the loops were counted ($loops; A, B, C, D, E, H, I, J, K and N twice each around their faults, F's inner four times, G)"
 chains=$(printf '%s\n' "$out" | awk '$1 == "ss-blocks" && $2 == "counted" { sub("chains=", "", $5); print $5 }')
 [ "${chains:-0}" -ge 2 ]
 ok $? "engine, counted: L's block P ran with T as one, its prefix (chains=$chains; README \"Chains\")"
@@ -171,14 +171,15 @@ taken() { # taken LABEL: QEMU's taken branches FROM LABEL in the engine's run of
 }
 for want in "counted_a_jcc $((cn - 1))" "counted_b_jcc $((cn - 1))" "counted_c_jcc $(((cn + 2) / 3 - 1))" \
 	"counted_d_jcc 9" "counted_e_jcc 9" "counted_f_jcc 16" "counted_g_jcc 7" "counted_h_jcc 9" \
-	"counted_i_jcc 9" "counted_j_jcc 9" "counted_k_jcc 9" "counted_l_jmp 3"; do
+	"counted_i_jcc 9" "counted_j_jcc 9" "counted_k_jcc 9" "counted_l_jmp 3" "counted_m_jcc1 1" "counted_m_jcc2 1" \
+	"counted_m_jmp 6" "counted_n_jcc 9"; do
 	set -- $want
 	got=$(taken "$1")
 	[ "$got" = "$2" ]
 	ok $? "QEMU's log, counted: $1 taken $got times (the source: $2)"
 done
 for l in counted_d_load counted_e_load counted_h_load counted_i_load counted_j_load counted_k_load \
-	counted_l_load2; do
+	counted_l_load2 counted_m_load counted_n_load; do
 	got=$(taken "$l")
 	[ "$got" = 2 ]
 	ok $? "QEMU's log, counted: the load at $l faults twice, a #PF delivery FROM it each time ($got)"

@@ -35,7 +35,7 @@
 #include "lib/x86_decode_cache.h"
 #include "lib/x86_mem.h"
 
-#define SESSION_EXCEPTIONS 16 /* a session's exceptions listed (workload counted takes 12) */
+#define SESSION_EXCEPTIONS 32 /* a session's exceptions listed (workload counted takes 19) */
 /* Per traced CPU, the record store (option trace.store; 0: from free memory): what is free once
  * every traced CPU has its other buffers, less STORE_RESERVE_PAGES (or an eighth, when memory
  * is short) for what the boot needs later, shared by the traced CPUs. */

@@ -18,9 +18,12 @@
  *	K  six a run, 10 runs			60		(9; #PF in runs 1 and 4)
  *	L  T four times, P three		4 + 21 = 25	(P's JMP 3; #PF in P's run 1,
  *							 T's runs 1 and 3)
- * n^2 + ceil(n / 3) + 263 in all (counted.c, arch_wl_counted_result).
+ *	M  chains with sides: 8 runs		75		(X's Jcc 1, Y's 1, V's JMP 6;
+ *							 #PF in runs 1 and 3)
+ *	N  seven a run, 10 runs			70		(9; #PF in runs 1 and 6)
+ * n^2 + ceil(n / 3) + 408 in all (counted.c, arch_wl_counted_result).
  */
-#define COUNTED_WINDOW 0x00007f0000200000 /* 15 pages, mapped on first touch (counted.c) */
+#define COUNTED_WINDOW 0x00007f0000200000 /* 19 pages, mapped on first touch (counted.c) */
 #define PAGE 4096
 
 	.section .text.workload, "ax"
@@ -30,6 +33,8 @@
 	.globl counted_k_jcc
 	.globl counted_d_load, counted_e_load, counted_h_load, counted_i_load, counted_j_load
 	.globl counted_k_load, counted_l_jmp, counted_l_load1, counted_l_load2
+	.globl counted_m_jcc1, counted_m_jcc2, counted_m_jmp, counted_m_load, counted_n_load
+	.globl counted_n_jcc
 	.p2align 4
 arch_wl_counted:
 	pushq %rbp
@@ -175,7 +180,53 @@ counted_l_load1:
 	movq (%rsi), %rdx
 counted_l_jmp:
 	jmp 13b
-15:
+15:	/* M: a loop of five blocks, X Y Z V and two side blocks, run as chains of up to three
+	 * (block.c arm_chain: which block is a chain's first, middle or last turns as they are
+	 * armed): X's Jcc forward taken once (rcx = 3, to S1, then Y), Y's once (rcx = 5, to S2,
+	 * then X: Z and V skipped), Z's out at rcx = 8, V's JMP back to X. Y's load, rcx = 1 .. 8,
+	 * 8 bytes apart from 16 before page 16, faults in runs 1 (page 15) and 3 (page 16, Y
+	 * entered from S1). X 8 x 1, Y 8 x 2, Z 7 x 3, S1 10, S2 20: 75. */
+	movabsq $COUNTED_WINDOW + 16 * PAGE - 24, %rsi
+	xorl %ecx, %ecx
+16:	addq $1, %rcx
+	addq $1, %rax
+	cmpq $3, %rcx
+counted_m_jcc1:
+	je 18f
+17:	addq $2, %rax
+counted_m_load:
+	movq (%rsi,%rcx,8), %rdx
+	cmpq $5, %rcx
+counted_m_jcc2:
+	je 19f
+	addq $3, %rax
+	nop
+	cmpq $8, %rcx
+	je 20f
+	nop
+counted_m_jmp:
+	jmp 16b
+18:	addq $10, %rax
+	nop
+	jmp 17b
+19:	addq $20, %rax
+	nop
+	jmp 16b
+	/* N: J's copy at 32 bits (i in edx copied to r8d, edx overwritten, then r8d + 1, CMP of
+	 * 32 bits), the counter's upper half not zero before the first run (a 32-bit witness
+	 * holds the low half only): r8 = 0 .. 9 at the load, 8 bytes apart from 40 before page
+	 * 18, faults in runs 1 (page 17) and 6 (page 18). 10 x 7: 70. */
+20:	movabsq $COUNTED_WINDOW + 18 * PAGE - 40, %rsi
+	movabsq $0x500000000, %rdx
+21:	movl %edx, %r8d
+	leal 7(%rax), %edx
+counted_n_load:
+	movq (%rsi,%r8,8), %rcx
+	addq $7, %rax
+	leal 1(%r8), %edx
+	cmpl $10, %edx
+counted_n_jcc:
+	jb 21b
 	leave
 	ret
 arch_wl_counted_end:
