@@ -398,7 +398,7 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, 
 		s->blk_to[1] = pb->to[1];
 		s->blk_n = pb->n;
 		if (p->side && rip == p->side)
-			note_way(s, pb, rip == pb->to[0]);
+			note_way(pb, rip == pb->to[0]);
 		break;
 	}
 	if (s->npre)
@@ -515,7 +515,7 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	/* the next block a chain's first (arm_chain): room for it and those after it */
 	bool chain = next_known && chain_first(nb);
 	if (b->kind == X86_BR_JCC)
-		note_way(s, b, taken);
+		note_way(b, taken);
 	const struct ss_block_branch bb = {.n = b->n,
 					   .from = b->last,
 					   .to = rip,

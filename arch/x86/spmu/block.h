@@ -167,12 +167,10 @@ static inline __attribute__((always_inline)) bool chain_first(const struct ss_bl
 }
 
 /* Where block b's branch went (b is one of this CPU's remembered blocks: blk_cache). */
-static inline __attribute__((always_inline)) void note_way(struct ss_state *s,
-							   const struct ss_block *b, bool taken)
+static inline __attribute__((always_inline)) void note_way(const struct ss_block *b, bool taken)
 {
 	struct ss_block *w = (struct ss_block *)b;
 	int8_t way = taken ? 1 : -1;
-	(void)s;
 	if (w->went && w->went != way)
 		w->turns = w->turns + 2 > CHAIN_TURNS_MAX ? CHAIN_TURNS_MAX : w->turns + 2;
 	else if (w->turns)

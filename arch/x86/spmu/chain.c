@@ -178,17 +178,6 @@ static bool chain_next(const struct ss_block *c, uint64_t *to, uint64_t *side, b
 	return true;
 }
 
-/*
- * Chains: block b ends in a direct JMP, or a Jcc (branch_successors: its successors on its
- * page); the block where it goes on (chain_next) is armed with b as its prefix, and so on, up
- * to SS_PREFIX_MAX prefixes: one trap for all, the breakpoints the last block's and a Jcc's on
- * its way not predicted. The prefixes are told to the hooks when the last block stops, each
- * block's plain steps and its branch (ss_block_prefix_retire), asked first (loop_room: their
- * branches as that many runs of all their steps, more than they are); a stop on a prefix's
- * straight line, or on its way not predicted, is that prefix's (ss_block_cut). The blocks are
- * remembered, or decoded now where `decode` (the long way). Not where their stops cannot be
- * told apart (chain_apart) or the last is a counted loop.
- */
 /* Whether block b's remembered chain (ss_block.plan) holds now (see there), with `room`. */
 static bool plan_holds(const struct ss_block *b, uint64_t room, bool if_clear)
 {
