@@ -448,6 +448,7 @@ void options_defaults(struct kernel_options *o)
 	o->exit_mode = EXIT_MODE_AUTO;
 	o->fault = FAULT_NONE;
 	o->memmap = MEMMAP_SUMMARY;
+	o->pmi = PMI_NMI;
 	/* selftest, ss, trace: none (empty lists) */
 	list_of(&o->spmu, arch_spmu_name, "skylake");
 	list_all(&o->workload, workload_name);

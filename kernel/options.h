@@ -16,6 +16,9 @@
 #include "lib/config.h"
 
 enum memmap_detail { MEMMAP_SUMMARY, MEMMAP_FULL };
+/* Option pmi: the LVT performance-monitoring entry's delivery mode (SDM Vol. 3A 10.5.1, LVT;
+ * Linux's perf programs APIC_DM_NMI: arch/x86/events/core.c, perf_events_lapic_init). NMI is
+ * the default: no kernel path can hold it off with IF=0. */
 enum pmi_delivery { PMI_VECTOR, PMI_NMI };
 enum bench_kind { BENCH_NONE, BENCH_ISR, BENCH_CONSOLE };
 
@@ -68,7 +71,7 @@ struct kernel_options {
 enum program_roi { PROGRAM_ROI_WHOLE, PROGRAM_ROI_MARKS, PROGRAM_ROI_FUNCTION, PROGRAM_ROI_BAD };
 #define PROGRAM_ROI_FUNCTION_PREFIX "function:"
 enum program_roi options_program_roi(const struct kernel_options *o, const char **fn);
-#define DEFAULT_PROGRAM_WATCHDOG_MS 20000
+#define DEFAULT_PROGRAM_WATCHDOG_MS 0 /* none: a program that runs is never stopped by default */
 
 void options_defaults(struct kernel_options *o);
 /* Whether the boot has no config file (or one of comments only) and no load options: then the

@@ -87,8 +87,10 @@ enum status bts_plan_options(const struct trace_caps *c, const struct trace_opti
 	    .mode = mode,
 	    .records = o->bts_records	       ? o->bts_records
 		       : mode == BTS_INTERRUPT ? BTS_INTERRUPT_RECORDS
-					       : BTS_CIRCULAR_RECORDS,
+					       : ds_bytes / sizeof(struct bts_record),
 	};
+	if (mode == BTS_CIRCULAR && !o->bts_records && cfg.records < BTS_CIRCULAR_RECORDS)
+		cfg.records = BTS_CIRCULAR_RECORDS; /* and refused below: the buffer lacks it */
 	cfg.headroom = mode == BTS_INTERRUPT ? cfg.records / BTS_HEADROOM_DIVISOR : 0;
 	enum status st = bts_plan(c, &cfg, out, why, why_size);
 	if (st != STATUS_OK)

@@ -20,9 +20,13 @@
 /* The rings and the leak treatment are option bts.ring's and bts.leak's (kernel/arch_trace.h). */
 enum bts_mode { BTS_CIRCULAR, BTS_INTERRUPT };
 
-#define BTS_CIRCULAR_RECORDS  2730 /* 64 KiB, Linux's size (references.md 5.3) */
-#define BTS_INTERRUPT_RECORDS 32   /* small, so a workload takes several threshold PMIs */
-#define BTS_HEADROOM_DIVISOR  4	   /* interrupt mode: a quarter of the buffer past the threshold */
+/* Linux's BTS buffer: 64 KiB (arch/x86/events/intel/ds.c, BTS_BUFFER_SIZE; references.md 5.3).
+ * Interrupt mode's default: its threshold PMI drains it, an NMI no kernel path holds off. The
+ * circular buffer keeps only what fits: by default it is sized from free memory
+ * (arch/x86/session/session.c), this its floor. */
+#define BTS_CIRCULAR_RECORDS  2730
+#define BTS_INTERRUPT_RECORDS 2730
+#define BTS_HEADROOM_DIVISOR  4 /* interrupt mode: a quarter of the buffer past the threshold */
 
 struct bts_config {
 	enum trace_ring ring;
@@ -45,7 +49,8 @@ struct bts_plan {
 enum status bts_plan(const struct trace_caps *c, const struct bts_config *b, struct bts_plan *out,
 		     char *why, size_t why_size);
 /* The session's plan from the options (bts.ring, bts.leak, bts.records) for circular or
- * interrupt mode, with a buffer of ds_bytes: STATUS_UNSUPPORTED as bts_plan, STATUS_INVALID
+ * interrupt mode, with a buffer of ds_bytes (circular mode's default: all of it, at least
+ * BTS_CIRCULAR_RECORDS): STATUS_UNSUPPORTED as bts_plan, STATUS_INVALID
  * when the buffer does not fit or its geometry is refused. */
 enum status bts_plan_options(const struct trace_caps *c, const struct trace_options *o,
 			     enum bts_mode mode, uint64_t ds_bytes, struct bts_plan *out, char *why,

@@ -261,8 +261,9 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 bool arch_trace_check_memory(const struct trace_options *o, char *why, size_t size)
 {
 	unsigned cpus = o->cpus == TRACE_CPUS_BOOT ? 1 : arch_cpu_count();
-	uint64_t buffers = ts_cpu_pages(o) + capture_pages();
 	uint64_t store = o->store_kib ? (o->store_kib * 1024 + PAGE_SIZE - 1) / PAGE_SIZE : 1;
+	ts_size_defaults(o, cpus, capture_pages() + store);
+	uint64_t buffers = ts_cpu_pages(o) + capture_pages();
 	uint64_t free = memory_allocator()->free_pages, reserve = ts_reserve_pages(free);
 	uint64_t need = cpus * (buffers + store) + reserve;
 	if (need <= free)

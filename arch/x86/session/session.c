@@ -108,8 +108,10 @@ static void deliver_virtual_pmi(struct cpu_session *cs)
 	}
 	lapic_write(APIC_LVT_PMC, lvt | APIC_LVT_MASKED);
 	cs->virtual_pmis++;
+	/* An NMI to this CPU by its own APIC ID, not the Self shorthand: "Self" is valid with
+	 * fixed delivery only (SDM Vol. 3A 10.6.1, Table 10-3, valid ICR combinations). */
 	if (lapic_pmi_as_nmi())
-		lapic_send_ipi(0, APIC_DM_NMI, 0, APIC_DEST_SELF);
+		lapic_send_ipi(lapic_id(), APIC_DM_NMI, 0, APIC_DEST_NONE);
 	else
 		lapic_send_ipi(0, APIC_DM_FIXED, VEC_PMI, APIC_DEST_SELF);
 }
@@ -585,22 +587,44 @@ void ts_skip(struct trace_ctx *t, const char *facility, const char *reason)
 	t->skipped = true;
 }
 
+/* What the boot keeps free for later, with `free` pages free now. */
+static uint64_t reserve_pages(uint64_t free)
+{
+	uint64_t share = free / STORE_RESERVE_SHARE;
+	return share < STORE_RESERVE_PAGES ? share : STORE_RESERVE_PAGES;
+}
+
+/* Circular BTS keeps only what its buffer holds (SDM Vol. 3B 17.4.9.3: "the BTS buffer is
+ * treated as a circular buffer"), so by default (bts.records=0 with trace=bts) its buffer is
+ * sized from the machine, as the store is: this share of what each traced CPU has spare. */
+#define BTS_CIRCULAR_SHARE 2
+static uint64_t bts_default_records = BTS_CIRCULAR_RECORDS; /* ts_size_defaults */
+
+void ts_size_defaults(const struct trace_options *o, unsigned cpus, uint64_t other_pages)
+{
+	bts_default_records = BTS_CIRCULAR_RECORDS;
+	if (o->bts_records || !o->bts_circular)
+		return;
+	other_pages += ts_cpu_pages(o); /* with the floor's buffer */
+	uint64_t free = memory_allocator()->free_pages, reserve = reserve_pages(free);
+	uint64_t per_cpu = free > reserve ? (free - reserve) / (cpus ? cpus : 1) : 0;
+	per_cpu = per_cpu > other_pages ? per_cpu - other_pages : 0;
+	uint64_t records = per_cpu / BTS_CIRCULAR_SHARE * PAGE_SIZE / sizeof(struct bts_record);
+	uint64_t run = pmm_largest_run(memory_allocator()) * PAGE_SIZE / sizeof(struct bts_record);
+	records = records < run / (cpus ? cpus : 1) ? records : run / (cpus ? cpus : 1);
+	if (records > BTS_CIRCULAR_RECORDS)
+		bts_default_records = records;
+}
+
 static uint64_t bts_buffer_bytes(const struct trace_options *o)
 {
-	uint64_t records = o->bts_records ? o->bts_records : BTS_CIRCULAR_RECORDS;
+	uint64_t records = o->bts_records ? o->bts_records : bts_default_records;
 	return records * sizeof(struct bts_record);
 }
 
 static uint64_t pages_of(uint64_t bytes)
 {
 	return (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
-}
-
-/* What the boot keeps free for later, with `free` pages free now. */
-static uint64_t reserve_pages(uint64_t free)
-{
-	uint64_t share = free / STORE_RESERVE_SHARE;
-	return share < STORE_RESERVE_PAGES ? share : STORE_RESERVE_PAGES;
 }
 
 /* Boot CPU: memory for CPU `cpu` (the page allocator is not shared between CPUs): everything

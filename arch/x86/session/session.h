@@ -53,6 +53,10 @@ void ts_print_exceptions(struct trace_ctx *t);
 
 /* Boot CPU, before a run: CPU cpu's decode cache, output and DS buffers (allocated once). */
 bool ts_prepare_cpu(unsigned cpu, const struct trace_options *o);
+/* Before the first session: the default buffers sized from the memory that is free, for
+ * `cpus` traced CPUs each needing `other_pages` besides their ts_cpu_pages (circular BTS with
+ * bts.records=0: the buffer). */
+void ts_size_defaults(const struct trace_options *o, unsigned cpus, uint64_t other_pages);
 /* The pages ts_prepare_cpu takes for one CPU with options o. */
 uint64_t ts_cpu_pages(const struct trace_options *o);
 /* Boot CPU, once every traced CPU has its other buffers: CPU cpu's record store (allocated
