@@ -266,7 +266,8 @@ static const struct cfg_option option_table[] = {
      "default: empty",
      OPT(program_stdin), 0, BOOT_PROGRAM_PATH_MAX, NULL, PLAIN},
     {"program.watchdog", CFG_UINT,
-     "milliseconds a run of the program may take before it is stopped (per CPU); 0 = no limit",
+     "milliseconds a run of the program may take before it is stopped (per CPU; what it has "
+     "not written yet is lost); 0 = no limit (a run that goes on says its progress every 10 s)",
      OPT(program_watchdog_ms), 0, PROGRAM_WATCHDOG_MAX_MS, NULL, PLAIN},
     {"selftest", CFG_LIST, "in-kernel self-tests", OPT(selftest), 0, 0, all_none_words, 0, 0,
      selftest_name},

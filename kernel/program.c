@@ -172,9 +172,10 @@ void program_done(workload_print_fn print)
 		      (unsigned long)e.error_code, cr2, (unsigned long)e.elapsed_us);
 		ended_badly = true;
 	} else if (e.kind == USER_END_WATCHDOG) {
-		print("error: program: cpu=%u: stopped by the watchdog after %lu ms "
-		      "(program.watchdog="
-		      "%lu) at %#lx <%s>\n",
+		print("error: program: cpu=%u: stopped by the watchdog after %lu ms, as asked "
+		      "(program.watchdog=%lu; 0, the default, never stops a run) at %#lx <%s>: "
+		      "it did not exit, so what it had not written yet (stdio's buffers) is "
+		      "lost\n",
 		      e.cpu, (unsigned long)(e.elapsed_us / 1000),
 		      (unsigned long)params.watchdog_ms, (unsigned long)e.rip, sym);
 		ended_badly = true;

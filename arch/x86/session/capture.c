@@ -60,6 +60,12 @@ bool capture_prepare_cpu(unsigned cpu)
 	return captures[cpu] != NULL;
 }
 
+uint64_t capture_records_kept(unsigned cpu)
+{
+	const struct capture *c = cpu < MAX_CPUS ? captures[cpu] : NULL;
+	return c && c->running ? __atomic_load_n(&c->run.store.n, __ATOMIC_RELAXED) : 0;
+}
+
 /* Up to `max` stored records, oldest first, through the driver to the sink; how many were
  * delivered. */
 static uint64_t deliver_stored(struct capture *c, uint64_t max)

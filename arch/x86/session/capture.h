@@ -14,6 +14,8 @@ struct facility_driver;
 bool capture_prepare_cpu(unsigned cpu);
 /* The pages capture_prepare_cpu takes. */
 uint64_t capture_pages(void);
+/* The records CPU cpu's running session has kept so far (its store's count; 0: none). */
+uint64_t capture_records_kept(unsigned cpu);
 /* How the session went: passed, failed (said), skipped (said), or incomplete: records were not
  * delivered (said, with how many and why). */
 enum trace_outcome capture_session(struct trace_ctx *t, const struct facility_driver *drv);

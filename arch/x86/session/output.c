@@ -140,6 +140,22 @@ static void out_vprintf(struct out_ring *r, const char *fmt, va_list ap)
 	spin_unlock_irqrestore(&r->producer, flags);
 }
 
+void tprintf_interrupt(const char *fmt, ...)
+{
+	struct out_ring *r = &rings[this_cpu()->index];
+	uint64_t flags;
+	if (!r->buf || !spin_trylock_irqsave(&r->producer, &flags))
+		return; /* the drainer writes this CPU's frames now: not this time */
+	va_list ap;
+	va_start(ap, fmt);
+	int len = fmt_vsnprintf(r->unit, UNIT_MAX, fmt, ap);
+	va_end(ap);
+	ring_put(r, r->unit, len < 0 ? 0 : len >= UNIT_MAX ? UNIT_MAX - 1 : (uint64_t)len);
+	spin_unlock_irqrestore(&r->producer, flags);
+	if (__atomic_load_n(&console_owner, __ATOMIC_ACQUIRE) == this_cpu()->index)
+		ring_drain(r);
+}
+
 void tprintf(const char *fmt, ...)
 {
 	va_list ap;

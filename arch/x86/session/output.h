@@ -25,6 +25,9 @@ uint64_t trace_out_drain(unsigned cpu);
 /* On the running CPU: one whole unit into its ring, or straight to the console when it has
  * none. */
 void tprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A line from an interrupt that came in ring 3 (a run's progress): as tprintf, out at once when
+ * this CPU owns the console; not said when the drainer holds this CPU's output just then. */
+void tprintf_interrupt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct bt_writer;
 /* The record stream (lib/stream.h) of the running CPU, as "@BT1 " lines into its buffer: a
  * session's frames from here to its bt_write_end(); the CPU's frame numbers run on across

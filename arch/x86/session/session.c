@@ -19,6 +19,7 @@
 #include "arch/x86/spmu/singlestep.h"
 #include "arch/x86/smp/smp.h"
 #include "arch/x86/session/output.h"
+#include "arch/x86/session/capture.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/vectors.h"
 #include "arch/x86/user/run.h"
@@ -627,12 +628,27 @@ static uint64_t pages_of(uint64_t bytes)
 	return (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
 }
 
+/* A long program run's progress line (user_progress_beat, every USER_BEAT_S seconds): how long,
+ * the instructions stepped and the records kept so far. The runner reads it as a run that goes
+ * on (scripts/run: no line for its --stall seconds is a hang). */
+static void progress_beat(uint64_t seconds)
+{
+	const struct cpu_session *cs = here();
+	unsigned cpu = this_cpu()->index;
+	if (cs->ctx)
+		tprintf_interrupt("progress: %s: running for %lu s, %lu instructions stepped, %lu "
+				  "records kept\n",
+				  cs->ctx->label, seconds, ss_steps_of(cpu),
+				  capture_records_kept(cpu));
+}
+
 /* Boot CPU: memory for CPU `cpu` (the page allocator is not shared between CPUs): everything
  * but the store. */
 bool ts_prepare_cpu(unsigned cpu, const struct trace_options *o)
 {
 	struct cpu_session *cs = &cpu_sessions[cpu];
 	cs->user = &user_runs[cpu];
+	user_progress_beat = progress_beat;
 	if (!cs->cache) {
 		uint64_t pa = page_alloc(DECODE_CACHE_PAGES);
 		if (!pa)

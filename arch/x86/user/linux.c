@@ -297,6 +297,22 @@ WORKLOAD_SECTION static uint64_t unsupported(struct user_run *u, uint64_t nr)
 }
 
 /* The calls that only answer (ids, no-ops, refusals), or ~0 when nr is not one of them. */
+/* prctl's memory-deny-write-execute (Linux 6.3, kernel/sys.c prctl_set_mdwe): once set, W^X for
+ * the rest of the run (linux_mm.c), never cleared (-EPERM); the other prctl options are -EINVAL. */
+WORKLOAD_SECTION static uint64_t linux_prctl_mdwe(struct user_run *u, const uint64_t *a)
+{
+	const uint64_t known = LNX_PR_MDWE_REFUSE_EXEC_GAIN | LNX_PR_MDWE_NO_INHERIT;
+	if (a[0] == LNX_PR_GET_MDWE)
+		return a[1] || a[2] || a[3] || a[4] ? ERR(LNX_EINVAL) : u->mdwe;
+	if (a[0] != LNX_PR_SET_MDWE || a[2] || a[3] || a[4] || (a[1] & ~known) ||
+	    (a[1] == LNX_PR_MDWE_NO_INHERIT))
+		return ERR(LNX_EINVAL);
+	if (u->mdwe && a[1] != u->mdwe)
+		return ERR(LNX_EPERM);
+	u->mdwe = a[1];
+	return 0;
+}
+
 WORKLOAD_SECTION static uint64_t answer(const struct linux_call *c)
 {
 	switch (c->nr) {
@@ -314,8 +330,6 @@ WORKLOAD_SECTION static uint64_t answer(const struct linux_call *c)
 		return 0;
 	case LNX_ioctl:
 		return ERR(LNX_ENOTTY);
-	case LNX_prctl: /* W^X is always on (linux_mm.c): asking for it is granted */
-		return c->a[0] == LNX_PR_SET_MDWE ? 0 : ERR(LNX_EINVAL);
 	case LNX_futex: /* one thread: nobody to wake, and a wait would wait forever */
 		return (c->a[1] & LNX_FUTEX_CMD) == LNX_FUTEX_WAIT ? ERR(LNX_EAGAIN) : 0;
 	default:
@@ -427,6 +441,8 @@ WORKLOAD_SECTION static uint64_t dispatch_files(struct user_run *u, const struct
 		return sys_sched_getaffinity(u, a[1], a[2]);
 	case LNX_sysinfo:
 		return sys_sysinfo(u, a[0]);
+	case LNX_prctl:
+		return linux_prctl_mdwe(u, a);
 	default: {
 		uint64_t r = answer(c);
 		return r != ~0ull ? r : unsupported(u, c->nr);

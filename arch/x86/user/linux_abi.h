@@ -109,30 +109,33 @@
 #define LNX_MREMAP_MAYMOVE	1
 #define LNX_PAGE		4096ull
 
-#define LNX_S_IFIFO	    0010000 /* include/uapi/linux/stat.h */
-#define LNX_S_IFCHR	    0020000
-#define LNX_S_IFDIR	    0040000
-#define LNX_DT_DIR	    4 /* include/linux/fs_types.h: a struct linux_dirent64's d_type */
-#define LNX_DT_REG	    8
-#define LNX_F_DUPFD	    0 /* include/uapi/asm-generic/fcntl.h */
-#define LNX_F_SETFD	    2
-#define LNX_F_SETFL	    4
-#define LNX_F_DUPFD_CLOEXEC 1030
-#define LNX_O_CLOEXEC	    02000000
-#define LNX_O_DIRECTORY	    0200000
-#define LNX_STATX_BASIC	    0x7ff /* STATX_BASIC_STATS, include/uapi/linux/stat.h */
-#define LNX_S_IFREG	    0100000
-#define LNX_AT_EMPTY_PATH   0x1000
-#define LNX_F_GETFD	    1
-#define LNX_F_GETFL	    3
-#define LNX_O_RDONLY	    0
-#define LNX_O_WRONLY	    1
-#define LNX_TIMER_ABSTIME   1	 /* clock_nanosleep's flag */
-#define LNX_PR_SET_MDWE	    65	 /* include/uapi/linux/prctl.h (Linux 6.3) */
-#define LNX_FUTEX_CMD	    0x7f /* FUTEX_CMD_MASK without FUTEX_PRIVATE_FLAG's bit */
-#define LNX_FUTEX_WAIT	    0
-#define LNX_RLIMIT_STACK    3
-#define LNX_RLIM_INFINITY   (~0ull)
+#define LNX_S_IFIFO		     0010000 /* include/uapi/linux/stat.h */
+#define LNX_S_IFCHR		     0020000
+#define LNX_S_IFDIR		     0040000
+#define LNX_DT_DIR		     4 /* include/linux/fs_types.h: a struct linux_dirent64's d_type */
+#define LNX_DT_REG		     8
+#define LNX_F_DUPFD		     0 /* include/uapi/asm-generic/fcntl.h */
+#define LNX_F_SETFD		     2
+#define LNX_F_SETFL		     4
+#define LNX_F_DUPFD_CLOEXEC	     1030
+#define LNX_O_CLOEXEC		     02000000
+#define LNX_O_DIRECTORY		     0200000
+#define LNX_STATX_BASIC		     0x7ff /* STATX_BASIC_STATS, include/uapi/linux/stat.h */
+#define LNX_S_IFREG		     0100000
+#define LNX_AT_EMPTY_PATH	     0x1000
+#define LNX_F_GETFD		     1
+#define LNX_F_GETFL		     3
+#define LNX_O_RDONLY		     0
+#define LNX_O_WRONLY		     1
+#define LNX_TIMER_ABSTIME	     1	/* clock_nanosleep's flag */
+#define LNX_PR_SET_MDWE		     65 /* include/uapi/linux/prctl.h (Linux 6.3) */
+#define LNX_PR_GET_MDWE		     66
+#define LNX_PR_MDWE_REFUSE_EXEC_GAIN 1	  /* W^X from now on */
+#define LNX_PR_MDWE_NO_INHERIT	     2	  /* Linux 6.6: for children only (none here) */
+#define LNX_FUTEX_CMD		     0x7f /* FUTEX_CMD_MASK without FUTEX_PRIVATE_FLAG's bit */
+#define LNX_FUTEX_WAIT		     0
+#define LNX_RLIMIT_STACK	     3
+#define LNX_RLIM_INFINITY	     (~0ull)
 
 /* struct stat of arch/x86/include/uapi/asm/stat.h (x86-64). */
 struct lnx_stat {

@@ -6,9 +6,11 @@
  * leaf entries (SDM Vol. 3A 4.5, Table 4-19) through the kernel's direct map and invalidates
  * the page (INVLPG). munmap clears P and marks the entry PTE_GONE (bit 9, ignored by the
  * processor: SDM Table 4-19 "Ignored"), keeping the frame for a later MAP_FIXED and for the
- * reset before the next run; PROT_NONE clears P alone. W^X stays: PROT_WRITE|PROT_EXEC
- * together is -EACCES, as Linux answers it for a process under a W^X policy (prctl
- * PR_SET_MDWE, mm/mmap.c map_deny_write_exec; SELinux's execmem); either alone is granted.
+ * reset before the next run; PROT_NONE clears P alone. As on Linux a mapping may be writable
+ * and executable at once (a JIT's code buffer) until the program asks for W^X (prctl
+ * PR_SET_MDWE: then PROT_WRITE|PROT_EXEC, and mprotect giving execution to pages that lacked
+ * it, are -EACCES: mm/mmap.c, map_deny_write_exec). The kernel's own memory stays W^X; the
+ * single-step engine decodes the bytes as they are when they run (code that changes).
  * Like linux.c this is part of every traced run: .text.workload, nothing called outside it.
  */
 #include "arch/x86/user/linux_mm.h"
@@ -231,6 +233,27 @@ WORKLOAD_SECTION static uint64_t fixed_at(struct user_run *u, uint64_t addr, uin
 	return addr;
 }
 
+/* Under PR_SET_MDWE (u->mdwe): a mapping both writable and executable. */
+WORKLOAD_SECTION static bool denied_write_exec(const struct user_run *u, uint64_t prot)
+{
+	return u->mdwe && (prot & LNX_PROT_WRITE) && (prot & LNX_PROT_EXEC);
+}
+
+/* Under PR_SET_MDWE: mprotect giving execution to a page that lacked it (Linux decides per
+ * VMA; here per page, from its entry's NX bit, or P clear for PROT_NONE). */
+WORKLOAD_SECTION static bool denied_exec_gain(const struct user_run *u, uint64_t lo, uint64_t len,
+					      uint64_t prot)
+{
+	if (!u->mdwe || !(prot & LNX_PROT_EXEC))
+		return false;
+	for (uint64_t va = lo; va < lo + len; va += PAGE) {
+		const uint64_t *pte = pte_of(va);
+		if (pte && (!(*pte & PTE_P) || (u->nx && (*pte & PTE_NX))))
+			return true;
+	}
+	return false;
+}
+
 /* Anonymous memory and private copies of files (read into it, then the protection asked for).
  * Without MAP_FIXED from the arena, never reused: fresh pages are zero, as Linux's are. */
 WORKLOAD_SECTION uint64_t linux_mmap(struct user_run *u, const uint64_t *a)
@@ -238,7 +261,7 @@ WORKLOAD_SECTION uint64_t linux_mmap(struct user_run *u, const uint64_t *a)
 	uint64_t len = page_up(a[1]), prot = a[2], flags = a[3];
 	if (!len || len < a[1])
 		return ERR(LNX_EINVAL);
-	if ((prot & LNX_PROT_WRITE) && (prot & LNX_PROT_EXEC))
+	if (denied_write_exec(u, prot))
 		return ERR(LNX_EACCES);
 	bool fixed = flags & (LNX_MAP_FIXED | LNX_MAP_FIXED_NOREPLACE);
 	uint64_t at;
@@ -300,10 +323,12 @@ WORKLOAD_SECTION uint64_t linux_mprotect(struct user_run *u, uint64_t addr, uint
 	if ((addr & (PAGE - 1)) || (prot & ~(PROT_RWX | LNX_PROT_GROWS)))
 		return ERR(LNX_EINVAL);
 	len = page_up(len);
-	if ((prot & LNX_PROT_WRITE) && (prot & LNX_PROT_EXEC))
+	if (denied_write_exec(u, prot))
 		return ERR(LNX_EACCES);
 	if (addr >= HALF_END || len > HALF_END - addr || !span(u, addr, len, SPAN_MAPPED))
 		return ERR(LNX_ENOMEM);
+	if (denied_exec_gain(u, addr, len, prot))
+		return ERR(LNX_EACCES);
 	protect(u, addr, len, prot_flags(prot & PROT_RWX, u->nx));
 	return 0;
 }

@@ -29,6 +29,18 @@
 #define USER_VECTOR_SHIFT 48
 
 struct user_run user_runs[MAX_CPUS];
+void (*user_progress_beat)(uint64_t seconds);
+
+/* The local APIC timer for the earlier of the watchdog's deadline and the next progress beat
+ * (a long wait takes several one-shots: timer_oneshot_us's count saturates). */
+static void arm(const struct user_run *u, uint64_t now)
+{
+	uint64_t at = u->deadline_tsc;
+	if (u->beat_tsc && (!at || u->beat_tsc < at))
+		at = u->beat_tsc;
+	if (at)
+		timer_oneshot_us(at > now ? tsc_to_us(at - now) : 0);
+}
 
 static struct user_run *here(void)
 {
@@ -63,6 +75,7 @@ static void linux_begin(struct user_run *u, const struct user_run_params *p)
 	u->brk_hi = p->heap_hi;
 	u->mmap_lo = u->mmap_next = p->mmap_lo;
 	u->mmap_hi = p->mmap_hi;
+	u->mdwe = 0;		     /* Linux's default: mappings may be writable and executable */
 	u->rand_state = p->seed | 1; /* xorshift: never 0 */
 	u->files = p->files;
 	u->nfiles = p->nfiles;
@@ -104,18 +117,16 @@ void arch_user_run_begin(const struct user_run_params *p)
 	if (p->stack_hi > p->stack_lo)
 		u->range[u->nrange++] = (struct user_range){p->stack_lo, p->stack_hi};
 	u->start_tsc = rdtsc();
-	u->deadline_tsc = 0;
-	if (p->watchdog_ms) {
-		u->deadline_tsc = u->start_tsc + p->watchdog_ms * (u->tsc_hz / 1000);
-		timer_oneshot_us(p->watchdog_ms * 1000);
-	}
+	u->deadline_tsc = p->watchdog_ms ? u->start_tsc + p->watchdog_ms * (u->tsc_hz / 1000) : 0;
+	u->beat_tsc = user_progress_beat ? u->start_tsc + USER_BEAT_S * u->tsc_hz : 0;
+	arm(u, u->start_tsc);
 }
 
-/* The watchdog off, if it was armed. */
+/* The watchdog and the progress beat off. */
 static void disarm(struct user_run *u)
 {
-	if (u->deadline_tsc) {
-		u->deadline_tsc = 0;
+	if (u->deadline_tsc || u->beat_tsc) {
+		u->deadline_tsc = u->beat_tsc = 0;
 		timer_oneshot_stop();
 	}
 }
@@ -186,22 +197,32 @@ static bool user_fault_claim(struct trap_frame *f)
 	return true;
 }
 
-/* The local APIC timer: the watchdog's deadline. Before it, arm again for the rest (a long
- * budget takes several one-shots); in ring 0 (the kernel's side of a system call, which always
- * ends) look again shortly; in ring 3 end the run. */
+/* The local APIC timer: the watchdog's deadline or a progress beat. Either waits for ring 3
+ * (in ring 0, the kernel's side of a system call, which always ends, look again shortly): the
+ * watchdog then ends the run, the beat says how long it has gone on; else arm again. */
 static void user_watchdog_irq(struct trap_frame *f)
 {
 	struct user_run *u = here();
 	lapic_eoi();
-	if (!u->deadline_tsc)
+	if (!u->deadline_tsc && !u->beat_tsc)
 		return; /* disarmed after this one was on its way */
 	uint64_t now = rdtsc();
-	if (now < u->deadline_tsc)
-		timer_oneshot_us(tsc_to_us(u->deadline_tsc - now));
-	else if ((f->cs & 3) != 3)
+	bool due =
+	    (u->deadline_tsc && now >= u->deadline_tsc) || (u->beat_tsc && now >= u->beat_tsc);
+	if (due && (f->cs & 3) != 3) {
 		timer_oneshot_us(WATCHDOG_RETRY_US);
-	else
+		return;
+	}
+	if (u->deadline_tsc && now >= u->deadline_tsc) {
 		end_run(f, USER_END_WATCHDOG, 0, USER_STATUS_WATCHDOG);
+		return;
+	}
+	if (u->beat_tsc && now >= u->beat_tsc) {
+		if (user_progress_beat)
+			user_progress_beat(tsc_to_us(now - u->start_tsc) / 1000000);
+		u->beat_tsc = now + USER_BEAT_S * u->tsc_hz;
+	}
+	arm(u, now);
 }
 
 /* The "user" workload's signature, from entry.S: arch_user_roundtrip (5 instructions, a JMP),

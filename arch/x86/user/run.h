@@ -26,6 +26,7 @@ struct user_range {
 
 struct user_run {
 	uint64_t start_tsc, deadline_tsc; /* deadline 0: no watchdog armed */
+	uint64_t beat_tsc;		  /* the next progress line's time; 0: none */
 	uint64_t tsc_hz;
 	bool active;		      /* between arch_user_run_begin and _end */
 	bool roi_marks;		      /* option program.roi=marks (its own and SSC marks) */
@@ -55,6 +56,7 @@ struct user_run {
 	uint64_t mmap_lo, mmap_next, mmap_hi;
 	uint64_t rand_state;
 	uint64_t slept_ns; /* nanosleep's: the clock moved on by it */
+	uint64_t mdwe;	   /* prctl(PR_SET_MDWE)'s flags: W^X once the program asks for it */
 	const struct user_file *files;
 	unsigned nfiles;
 	int stdin_file; /* index in files of program.stdin's file, or -1 (empty stdin) */
@@ -111,6 +113,12 @@ extern const char user_abort[], user_entry_end[];
  * to arch/x86/cpu/usermode.c). */
 extern const char user_syscall_entry[], user_code_page[];
 extern uint64_t user_saved_kernel_rsp;
+
+/* A long run's progress, said every USER_BEAT_S seconds while it runs (the session's: a line
+ * on its output; a pointer, as user_output_taker). In the timer's interrupt, which came in
+ * ring 3. The runner takes such lines as the sign of a run that goes on. */
+#define USER_BEAT_S 10
+extern void (*user_progress_beat)(uint64_t seconds);
 
 /* Boot CPU, once: the fault claim and the watchdog's interrupt (arch/x86/arch_init.c). */
 void user_run_init(void);

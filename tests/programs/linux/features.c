@@ -31,6 +31,7 @@
 #endif
 #define PR_SET_MDWE		 65 /* include/uapi/linux/prctl.h (Linux 6.3) */
 #define PR_MDWE_REFUSE_EXEC_GAIN 1
+#define PR_GET_MDWE		 66
 #define RT_SIGFRAME		 440 /* sizeof(struct rt_sigframe), x86-64 */
 #define PAGE			 4096
 
@@ -126,6 +127,38 @@ static void directories(void)
 	close(f);
 }
 
+/* A JIT's two ways (PCRE2's, LuaJIT's): code written into a mapping that is writable and
+ * executable at once, and into a writable one later made executable (mprotect); each run, then
+ * changed and run again. x86-64 bytes: B8 imm32 (MOV EAX, imm32), C3 (RET). */
+static int run_code(uint8_t *code, uint32_t value)
+{
+	code[0] = 0xb8;
+	memcpy(code + 1, &value, sizeof(value));
+	code[5] = 0xc3;
+	return ((int (*)(void))(void *)code)();
+}
+
+static void jit(void)
+{
+	uint8_t *rwx = mmap(0, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rwx == MAP_FAILED) {
+		printf("JIT: mmap(RWX): %s\n", strerror(errno));
+		return;
+	}
+	int a = run_code(rwx, 1234);
+	int b = run_code(rwx, 5678);
+	printf("JIT: mmap(RWX): code ran: %d, rewritten: %d\n", a, b);
+	uint8_t *rw = mmap(0, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	memcpy(rw, rwx, 6);
+	rw[1] = 42;
+	const char *how = err(mprotect(rw, PAGE, PROT_READ | PROT_EXEC));
+	printf("JIT: mprotect(RX) of written code: %s, ran: %d\n", how,
+	       ((int (*)(void))(void *)rw)());
+	munmap(rwx, PAGE);
+	munmap(rw, PAGE);
+}
+
 static void memory(void)
 {
 	fflush(stdout);
@@ -158,13 +191,19 @@ static void memory(void)
 	how = err(munmap(p + 3 * PAGE, PAGE));
 	printf("munmap(page 3): %s; write from it: %s\n", how, err(write(1, p + 3 * PAGE, 1)));
 	printf("mprotect(unmapped page 3): %s\n", err(mprotect(p + 3 * PAGE, PAGE, PROT_READ)));
-	/* W^X: under Linux with PR_SET_MDWE (6.3), as baretrace always is */
+	jit();
+	/* W^X: under Linux with PR_SET_MDWE (6.3) */
+	printf("PR_GET_MDWE before: %d\n", prctl(PR_GET_MDWE, 0, 0, 0, 0));
 	if (prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN, 0, 0, 0) == 0) {
 		void *wx = mmap(0, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		how = wx == MAP_FAILED ? strerror(errno) : "mapped";
 		printf("W^X: mmap(RWX): %s; mprotect(RWX): %s\n", how,
 		       err(mprotect(p + PAGE, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC)));
+		printf("W^X: mprotect(RX) of a page that was not executable: %s\n",
+		       err(mprotect(p + PAGE, PAGE, PROT_READ | PROT_EXEC)));
+		printf("W^X: PR_GET_MDWE %d; clearing it: %s\n", prctl(PR_GET_MDWE, 0, 0, 0, 0),
+		       err(prctl(PR_SET_MDWE, 0, 0, 0, 0)));
 	} else {
 		printf("W^X: no PR_SET_MDWE here (%s)\n", strerror(errno));
 	}
