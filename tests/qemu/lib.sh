@@ -170,6 +170,18 @@ show_output() {
 	printf '%s\n' "$out" | sed 's/^/# /'
 }
 
+# field LINE KEY: the value of KEY=VALUE in LINE (the first; words split at spaces and lines)
+field() {
+	local w words
+	IFS=$' \n' read -r -d '' -a words <<<"$1"
+	for w in "${words[@]}"; do
+		case "$w" in "$2="*)
+			printf '%s\n' "${w#"$2="}"
+			return
+			;;
+		esac
+	done
+}
 done_testing() {
 	echo "1..$tap_n"
 	[ "$tap_failed" = 0 ] || show_output

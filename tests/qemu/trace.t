@@ -96,18 +96,6 @@ slurp() {
 	while [[ $_t == *$'\n' ]]; do _t=${_t%$'\n'}; done
 	printf -v "$1" '%s' "$_t"
 }
-# field LINE KEY: the value of KEY=VALUE in LINE (the first; words split at spaces and lines)
-field() {
-	local w words
-	IFS=$' \n' read -r -d '' -a words <<<"$1"
-	for w in "${words[@]}"; do
-		case "$w" in "$2="*)
-			printf '%s\n' "${w#"$2="}"
-			return
-			;;
-		esac
-	done
-}
 
 facilities=(bts btsint lbr pebs btf pmc)
 workloads=(loop calls indirect user faults)

@@ -242,6 +242,10 @@ static enum status pebs_arm(struct facility_run *r)
 	    .global_ctrl = p->global,
 	    .pebs_enable = p->enable,
 	    .max_loops = PEBS_PMI_MAX_LOOPS,
+	    .gp_width = c->perfmon.gp_width,
+	    .fixed_width = c->perfmon.fixed_width,
+	    .pebs_format = p->format,
+	    .full_width = c->perf_cap.full_width_write,
 	    /* what the routine restores on exit: the LBRs stay on (legacy enable bit) */
 	    .debugctl = p->with_lbr && c->lbr.kind == TC_LBR_LEGACY ? DEBUGCTL_LBR : 0,
 	};
@@ -290,11 +294,11 @@ static enum status pebs_drain(struct facility_run *r)
 	struct pebs_state *p = &r->u.pebs;
 	/* What is left after the run (PEBS stopped), through the routine's own ops. */
 	p->at_end = trace_pmi_drain_pebs(r->ds->area, p->size);
+	/* Records a full buffer skipped, from the counter (ds_pebs_skipped), before its reset */
+	p->dropped = r->pmi.pebs_skipped + trace_pmi_pebs_skipped(r->ds->area);
 	uint32_t msr = 0;
 	enum status st = pmc_reset_all(r->caps, &msr);
 	drv_check(r, st, msr, "pebs");
-	uint64_t bts_dropped;
-	pmu_backend_drops(&bts_dropped, &p->dropped);
 	/* Every record not yet taken decoded once, so that the summary counts the undecodable. */
 	uint64_t pending = record_store_pending(&r->store);
 	for (uint64_t i = 0; i < pending; i++) {

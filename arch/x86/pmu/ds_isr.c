@@ -86,6 +86,65 @@ static void drain_pebs(const struct ds_isr_ops *o, const struct ds_isr_config *c
 	r->pebs_threshold = true;
 }
 
+/* Counter n (GLOBAL_STATUS bit: GP below GLOBAL_FIXED_SHIFT, fixed above): its MSR for reads
+ * and for writes, its width and its PEBS reset slot in the DS area. */
+struct pebs_counter {
+	uint32_t read_msr, write_msr;
+	unsigned width;
+	size_t reset_off;
+};
+
+static struct pebs_counter pebs_counter_of(const struct ds_isr_config *c, unsigned bit)
+{
+	if (bit < GLOBAL_FIXED_SHIFT)
+		return (struct pebs_counter){
+		    MSR_IA32_PMC0 + bit, (c->full_width ? MSR_IA32_A_PMC0 : MSR_IA32_PMC0) + bit,
+		    c->gp_width, DS_PEBS_RESET_GP(bit)};
+	unsigned m = bit - GLOBAL_FIXED_SHIFT;
+	return (struct pebs_counter){MSR_IA32_FIXED_CTR0 + m, MSR_IA32_FIXED_CTR0 + m,
+				     c->fixed_width, DS_PEBS_RESET_FIXED(c->pebs_format, m)};
+}
+
+uint64_t ds_pebs_skipped(const struct ds_isr_ops *o, const struct ds_isr_config *c,
+			 const struct ds_area64 *ds, uint64_t status, bool rearm,
+			 unsigned *msr_errors)
+{
+	uint64_t lost = 0;
+	struct ds_isr_report r = {0};
+	for (uint64_t bits = status & c->pebs_enable & ~STATUS_NOT_OVERFLOWS; bits && ds;
+	     bits &= bits - 1) {
+		unsigned bit = (unsigned)__builtin_ctzll(bits);
+		struct pebs_counter k = pebs_counter_of(c, bit);
+		if (!k.width || k.width >= 64)
+			continue;
+		uint64_t mask = genmask(k.width - 1, 0), reset;
+		memcpy(&reset, (const uint8_t *)ds + k.reset_off, sizeof(reset));
+		reset &= mask;
+		uint64_t every = ((mask - reset) & mask) + 2; /* period + 1 events per record */
+		uint64_t count = rd(o, &r, k.read_msr) & mask;
+		if (!count || count >= reset || every < 2)
+			continue; /* its assist is still to come, or no overflow since the reload */
+		/* count - 1 events since the skipped assist; phase: into the next period */
+		uint64_t since = count - 1, phase = since % every;
+		lost += 1 + since / every;
+		if (!rearm)
+			continue;
+		uint64_t value = reset + phase;
+		if (phase == every - 1) {
+			/* It would stand at 0, armed, its record due at the next event: a reload
+			 * cannot arm it, so that record is lost too and the next comes a period
+			 * and one event later, as it would have. */
+			lost++;
+			value = reset - 1;
+		}
+		value &= mask;
+		wr(o, &r, k.write_msr,
+		   k.write_msr == MSR_IA32_PMC0 + bit ? value & GENMASK(31, 0) : value);
+	}
+	*msr_errors += r.msr_errors;
+	return lost;
+}
+
 /* Counter overflows that are not PEBS counters: hand each over and re-arm its period. */
 static void handle_overflows(const struct ds_isr_ops *o, const struct ds_isr_config *c,
 			     uint64_t status, struct ds_isr_report *r)
@@ -142,6 +201,8 @@ void ds_isr_service(const struct ds_isr_ops *o, const struct ds_isr_config *c,
 		}
 		if ((status & GLOBAL_STATUS_DS_BUFFER) && c->pebs && ds)
 			drain_pebs(o, c, ds, r);
+		if (c->pebs && ds && (status & c->pebs_enable))
+			r->pebs_skipped += ds_pebs_skipped(o, c, ds, status, true, &r->msr_errors);
 		handle_overflows(o, c, status, r);
 		/* Acknowledge: v4+ STATUS_RESET also clears LBR_Frz/CTR_Frz (unfreezes); v2/v3
 		 * OVF_CTRL takes the overflow bits and OvfDSBuffer / CondChgd. */

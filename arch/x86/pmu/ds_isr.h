@@ -46,6 +46,9 @@ struct ds_isr_config {
 	uint64_t gp_reload[DS_ISR_MAX_GP]; /* counter value that re-arms the period */
 	bool full_width;		   /* re-arm through IA32_A_PMCx (PERF_CAPABILITIES[13]) */
 	uint64_t fixed_reload[DS_ISR_MAX_FIXED];
+	/* PEBS counters' widths and the record format (where the fixed counters' reset slots are):
+	 * a skipped assist's loss is reckoned from its counter (ds_pebs_skipped) */
+	unsigned gp_width, fixed_width, pebs_format;
 	unsigned max_loops; /* PMI-storm bound */
 	bool lbr_snapshot;  /* read the LBR stack at every counter overflow, before the ack */
 };
@@ -53,7 +56,8 @@ struct ds_isr_config {
 struct ds_isr_report {
 	unsigned loops;
 	uint64_t bts_drained, pebs_drained, overflows, lbr_snapshots;
-	uint64_t status_seen; /* union of the GLOBAL_STATUS values handled */
+	uint64_t pebs_skipped; /* PEBS records not written: the buffer was full (ds_pebs_skipped) */
+	uint64_t status_seen;  /* union of the GLOBAL_STATUS values handled */
 	bool bts_threshold, pebs_threshold, frozen;
 	bool storm;	     /* still busy after max_loops: PMU left disabled */
 	unsigned msr_errors; /* refused accesses (a driver bug if ever non-zero) */
@@ -75,6 +79,19 @@ uint64_t ds_bts_drain(const struct ds_isr_ops *ops, struct ds_area64 *ds);
  */
 void ds_bts_clear(const struct ds_isr_ops *ops, struct ds_area64 *ds);
 uint64_t ds_bts_drain_circular(const struct ds_isr_ops *ops, struct ds_area64 *ds, bool *wrapped);
+/*
+ * PEBS assists the buffer's bounds check skipped: "If the bounds checks fail, the PEBS will be
+ * skipped entirely" (SDM Vol. 3B 18.4.4.1), so the record is not written, the counter's
+ * overflow bit stays set and the counter is not reloaded: it counts on from the overflow. For
+ * each PEBS counter of c->pebs_enable with its bit in `status` and a count past the overflow
+ * (0 is an assist still to come), the records it would have written since are reckoned from
+ * that count and its period (the DS area's reset value: a record every period + 1 events), and
+ * with `rearm` the counter is reloaded where it would stand had none been skipped, so that the
+ * next record comes at the event it would have come at. Returns the records not written.
+ */
+uint64_t ds_pebs_skipped(const struct ds_isr_ops *ops, const struct ds_isr_config *c,
+			 const struct ds_area64 *ds, uint64_t status, bool rearm,
+			 unsigned *msr_errors);
 /* The same for PEBS records of `record_size` bytes, to ops->pebs_record. */
 uint64_t ds_pebs_drain(const struct ds_isr_ops *ops, struct ds_area64 *ds, size_t record_size);
 

@@ -76,6 +76,7 @@ void trace_pmi_service(struct trap_frame *f)
 	st->bts_drained += r.bts_drained;
 	st->pebs_drains += r.pebs_threshold;
 	st->pebs_drained += r.pebs_drained;
+	st->pebs_skipped += r.pebs_skipped;
 	st->overflows += r.overflows;
 	st->lbr_snapshots += r.lbr_snapshots;
 	st->status_seen |= r.status_seen;
@@ -119,6 +120,18 @@ void trace_pmi_end(struct trace_pmi_stats *out)
 uint64_t trace_pmi_drain_bts(struct ds_area64 *ds)
 {
 	return ds_bts_drain(&sessions[this_cpu()->index].ops, ds);
+}
+
+uint64_t trace_pmi_pebs_skipped(const struct ds_area64 *ds)
+{
+	struct pmi_session *s = &sessions[this_cpu()->index];
+	uint64_t status = 0;
+	unsigned errors = 0;
+	if (s->cfg.perfmon_version < 2 || s->ops.rdmsr(s, MSR_IA32_PERF_GLOBAL_STATUS, &status))
+		return 0;
+	uint64_t n = ds_pebs_skipped(&s->ops, &s->cfg, ds, status, false, &errors);
+	s->stats.msr_errors += errors;
+	return n;
 }
 
 uint64_t trace_pmi_drain_pebs(struct ds_area64 *ds, size_t record_size)

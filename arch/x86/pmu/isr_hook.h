@@ -26,6 +26,7 @@ struct trace_pmi_stats {
 	uint64_t pmis; /* service routine calls */
 	uint64_t idle; /* PMIs that found no cause (back-to-back, already handled) */
 	uint64_t bts_drains, bts_drained, pebs_drains, pebs_drained, overflows, lbr_snapshots;
+	uint64_t pebs_skipped; /* PEBS records a full buffer skipped, reckoned by the routine */
 	uint64_t status_seen;
 	uint64_t frozen;			  /* PMIs that found LBR_Frz / CTR_Frz */
 	uint64_t storms;			  /* PMI storms: PMU left disabled */
@@ -48,6 +49,9 @@ uint64_t trace_pmi_drain_bts(struct ds_area64 *ds);
 void trace_pmi_clear_bts(struct ds_area64 *ds);
 uint64_t trace_pmi_drain_bts_circular(struct ds_area64 *ds, bool *wrapped);
 uint64_t trace_pmi_drain_pebs(struct ds_area64 *ds, size_t record_size);
+/* After the run, before the counters are reset: the PEBS records a full buffer skipped since
+ * the routine last looked (ds_pebs_skipped on GLOBAL_STATUS as it stands, no reload). */
+uint64_t trace_pmi_pebs_skipped(const struct ds_area64 *ds);
 /* The routine itself, as the PMI entry calls it (the bench calls it directly). */
 struct trap_frame;
 void trace_pmi_service(struct trap_frame *f);
