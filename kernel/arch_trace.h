@@ -80,17 +80,18 @@ enum trace_pebs_event {
 #define TRACE_PEBS_LBR	   0x8u
 
 struct trace_options {
-	uint64_t cpus;	       /* enum trace_cpus */
-	uint64_t bts_ring;     /* enum trace_ring */
-	uint64_t bts_leak;     /* enum trace_leak */
-	uint64_t bts_records;  /* 0: the mode's default */
-	uint64_t bts_circular; /* the run has circular BTS sessions (trace=bts): 1 or 0 */
-	uint64_t lbr_filter;   /* TRACE_LBR_* */
-	uint64_t lbr_depth;    /* Architectural LBR; 0 = the deepest */
-	uint64_t lbr_period;   /* branches per LBR sample (a PMI's snapshot); 0 = one at the end */
-	uint64_t freeze;       /* TRACE_FREEZE_* */
-	uint64_t pebs_event;   /* enum trace_pebs_event */
-	uint64_t pebs_groups;  /* TRACE_PEBS_* adaptive groups */
+	uint64_t cpus;		 /* enum trace_cpus */
+	uint64_t bts_ring;	 /* enum trace_ring */
+	uint64_t bts_leak;	 /* enum trace_leak */
+	uint64_t bts_records;	 /* 0: the mode's default */
+	uint64_t btsint_records; /* interrupt mode's buffer; 0: bts_records, else the default */
+	uint64_t bts_circular;	 /* the run has circular BTS sessions (trace=bts): 1 or 0 */
+	uint64_t lbr_filter;	 /* TRACE_LBR_* */
+	uint64_t lbr_depth;	 /* Architectural LBR; 0 = the deepest */
+	uint64_t lbr_period;  /* branches per LBR sample (a PMI's snapshot); 0 = one at the end */
+	uint64_t freeze;      /* TRACE_FREEZE_* */
+	uint64_t pebs_event;  /* enum trace_pebs_event */
+	uint64_t pebs_groups; /* TRACE_PEBS_* adaptive groups */
 	uint64_t pebs_counter;
 	uint64_t pebs_period;
 	uint64_t pebs_kib;

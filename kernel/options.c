@@ -357,8 +357,14 @@ static const struct cfg_option option_table[] = {
      "KiB per CPU for the records a run drains (BTS, PEBS, BTF, counter samples); 0 = from "
      "free memory (an eighth shared by the CPUs, 1 MiB to 64 MiB)",
      OPT(tr.store_kib), 0, STORE_KIB_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
-    {"bts.records", CFG_UINT, "BTS buffer size in records; 0 = 2730 (bts) or 32 (btsint)",
+    {"bts.records", CFG_UINT,
+     "BTS buffer size in records (btsint's too unless btsint.records); 0 = bts: sized from free "
+     "memory, at least 2730; btsint: 2730 (Linux's 64 KiB)",
      OPT(tr.bts_records), BTS_RECORDS_MIN, BTS_RECORDS_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
+    {"btsint.records", CFG_UINT,
+     "btsint's BTS buffer size in records (a quarter kept as headroom past its threshold); 0 = "
+     "bts.records if given, else 2730",
+     OPT(tr.btsint_records), BTS_RECORDS_MIN, BTS_RECORDS_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
     {"lbr.filter", CFG_SET,
      "branches LBR records; no ring word means both, no class word every class", OPT(tr.lbr_filter),
      0, 0, lbr_filter_values, PLAIN},

@@ -46,7 +46,7 @@
 /* Longest config file line, in bytes without the line ending ("\n" or "\r\n"). */
 #define CFG_MAX_LINE 255
 /* Most options one table may have (duplicate-key warnings track each one's last line). */
-#define CFG_MAX_OPTIONS 64
+#define CFG_MAX_OPTIONS 96
 /* Most names one CFG_LIST holds. */
 #define CFG_LIST_MAX 64
 

@@ -34,7 +34,7 @@ ok $? "the kernel has a workload range (0x$lo..0x$hi) and a ring 3 code page"
 boot --timeout 300 --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$user_va+0x1000")" \
 	--qemu-arg -D --qemu-arg "$work/exec.log" -- ss=all trace=bts,btsint,lbr,pebs,btf,pmc spmu=skylake,arrowlake,core2,icelake freeze=lbrs \
-	pebs.groups=meminfo,gpr,lbr stream=text
+	pebs.groups=meminfo,gpr,lbr stream=text btsint.records=32 ${PMI:+pmi=$PMI}
 
 status_is 0 "every workload gives its expected result when stepped, traced by BTS and by LBR"
 has "using the SOFTWARE PMU as 'skylake'" "the software PMU is announced loudly"
@@ -46,11 +46,13 @@ oracle_runs "$work/exec.log" "$work/qemu.txt" "$total_runs" "" "$user_va=user_co
 stub3=$(printf '%#x' "0x$(sym exc_stub_3)")
 stub14=$(printf '%#x' "0x$(sym exc_stub_14)")
 iret=$(printf '%#x' "0x$(sym trap_iret)")
-# The PMI's stub: the vector the kernel reports ("PMI on vector 0x..").
+# The PMI's stub: NMI's (vector 2, the default delivery, option pmi) or the vector the kernel
+# reports ("PMI on vector 0x..", pmi=vector: PMI=vector in the environment).
 pmi_vector=$(printf '%s\n' "$out" | sed -n 's/.*PMI on vector \(0x[0-9a-f]*\).*/\1/p' | head -n 1)
+printf '%s\n' "$out" | grep -q 'PMI on NMI' && pmi_nmi=1 pmi_vector=2 if_end=user_syscall_entry
 pmi_stub=$(printf '%#x' "0x$(sym "exc_stub_$((pmi_vector))")")
 [ -n "$pmi_vector" ] && [ "$pmi_stub" != 0x ]
-ok $? "the PMI vector ($pmi_vector) and its stub ($pmi_stub)"
+ok $? "the PMI's delivery (${pmi_nmi:+NMI, }vector $pmi_vector) and its stub ($pmi_stub)"
 
 # The records the checks below read are the decoded stream's (BTS along the code, LBR, PEBS,
 # BTF trap targets, counter samples: tools/btdecode, every session's digest checked); only
@@ -225,7 +227,9 @@ every_nth() {
 }
 # every_nth_if RUN PERIOD: as every_nth for a counter whose overflow raises a PMI, taken at the
 # first instruction boundary where IF is set: the kernel side of SYSCALL runs with IF clear,
-# from user_syscall_entry up to user_if_restored (IA32_FMASK, arch/x86/user/entry.S). The
+# from user_syscall_entry up to user_if_restored (IA32_FMASK, arch/x86/user/entry.S). As NMI
+# (the default) the PMI is taken at the next boundary whatever IF says ("the processor ...
+# does not use the IF flag to mask NMIs", SDM Vol. 3A 6.8.1): no range waits. The
 # routine re-arms the period there, so the next period counts from the instruction it
 # interrupted. Prints "OVERFLOWED-AT DELIVERED-AT" per sample, then "skid N": the instructions
 # counted between an overflow and its PMI, which no period accounts for.
@@ -243,7 +247,7 @@ every_nth_if() {
 			}
 			if ($p) { print "$pc[$o] $x"; $skid += @pc - $o - 1 }
 			print "skid $skid";
-		}' "$exit_addr" "$2" "0x$(sym user_syscall_entry)" "0x$(sym user_if_restored)"
+		}' "$exit_addr" "$2" "0x$(sym user_syscall_entry)" "0x$(sym "${if_end:-user_if_restored}")"
 }
 check_pebs() {
 	local run=$1 label=$2 w=$3

@@ -104,8 +104,10 @@ for mode in all each; do
 	personas=(core2 nehalem skylake icelake arrowlake)
 	[ "$mode" = each ] && personas=(skylake arrowlake)
 	list=$(IFS=,; echo "${personas[*]}")
+	# btsint with a 32-record buffer, so that a workload takes several threshold PMIs; the
+	# PMI on its vector here (as NMI, the default, below)
 	boot --smp 2 --timeout 240 -- trace=bts,btsint,lbr,pebs,btf,pmc spmu="$list" \
-		workload=loop,calls,indirect,user,faults trace.cpus=$mode
+		workload=loop,calls,indirect,user,faults trace.cpus=$mode btsint.records=32 pmi=vector
 	status_is 0 "trace.cpus=$mode: every session on both CPUs passes"
 	n=$(printf '%s\n' "$out" | grep -c '^trace-begin ')
 	[ "$n" = $((${#facilities[@]} * ${#personas[@]} * ${#workloads[@]} * 2)) ]
@@ -145,7 +147,8 @@ done
 
 # PMIs delivered as NMI (pmi=nmi): the model's self-NMI arrives inside the engine's own #DB
 # handler; the samples and records must still be the workload's, as with the PMI vector.
-boot --smp 2 --timeout 60 -- trace=pmc,btsint spmu=skylake workload=calls trace.cpus=all pmi=nmi
+boot --smp 2 --timeout 60 -- trace=pmc,btsint spmu=skylake workload=calls trace.cpus=all pmi=nmi \
+	btsint.records=32
 status_is 0 "pmi=nmi, all CPUs"
 # Expectations: the PMI-vector boot above (whose boot-CPU records tests/qemu/sstrace.t checks
 # against QEMU's log) and the threshold rule. The btsint buffer holds 32 records with a

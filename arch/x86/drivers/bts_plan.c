@@ -85,8 +85,9 @@ enum status bts_plan_options(const struct trace_caps *c, const struct trace_opti
 	    .ring = (enum trace_ring)o->bts_ring,
 	    .leak = (enum trace_leak)o->bts_leak,
 	    .mode = mode,
-	    .records = o->bts_records	       ? o->bts_records
-		       : mode == BTS_INTERRUPT ? BTS_INTERRUPT_RECORDS
+	    .records = mode == BTS_INTERRUPT && o->btsint_records ? o->btsint_records
+		       : o->bts_records				  ? o->bts_records
+		       : mode == BTS_INTERRUPT			  ? BTS_INTERRUPT_RECORDS
 					       : ds_bytes / sizeof(struct bts_record),
 	};
 	if (mode == BTS_CIRCULAR && !o->bts_records && cfg.records < BTS_CIRCULAR_RECORDS)

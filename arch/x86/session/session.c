@@ -620,6 +620,8 @@ void ts_size_defaults(const struct trace_options *o, unsigned cpus, uint64_t oth
 static uint64_t bts_buffer_bytes(const struct trace_options *o)
 {
 	uint64_t records = o->bts_records ? o->bts_records : bts_default_records;
+	if (o->btsint_records > records)
+		records = o->btsint_records;
 	return records * sizeof(struct bts_record);
 }
 
