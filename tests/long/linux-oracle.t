@@ -35,7 +35,7 @@ oracle() {
 		--qemu-arg -d --qemu-arg exec,nochain --qemu-arg -dfilter \
 		--qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$(exec_ranges "$elf" "$bias")")" \
 		--qemu-arg -D --qemu-arg "$work/$name.exec" \
-		-- workload=program trace=btsint,lbr lbr.filter=user bts.records=8192 program.watchdog=0 \
+		-- workload=program trace=btsint,lbr lbr.filter=user \
 		spmu=skylake "program.argv=$argv"
 	status_is 0 "$name: the boot passes (natively, then under BTS and LBR)"
 	QEB_ELFS="$elf${bias:+@$bias}" "$top/scripts/qemu-exec-branches" "$build/kernel.elf" "$work/$name.exec" \

@@ -38,7 +38,7 @@ check() {
 	local name=$1 bin=$2 argv=$3
 	shift 3
 	boot --timeout 400 --program "$bin" --file "$work/data/words.txt" \
-		--file "$work/data/input.dat" -- workload=program trace=btsint bts.records=8192 program.watchdog=0 \
+		--file "$work/data/input.dat" -- workload=program trace=btsint \
 		"program.argv=$argv" 'program.env="A=1 B=x\ y"' "$@"
 	local want
 	want=$(cat "$work/$name.status")
