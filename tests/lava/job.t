@@ -8,7 +8,7 @@
 build=${BUILD:-$top/build}
 case "$build" in /*) ;; *) build=$top/$build ;; esac
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 img=$work/stick.img
 truncate -s 1M "$img" # the generator reads only its path
 

@@ -11,7 +11,7 @@
 command -v lava-run >/dev/null || { echo "1..0 # SKIP lava-run missing: scripts/install-deps lava"; exit 0; }
 m=$work/machine
 mkdir -p "$m" && mkfifo "$m/console.in" "$m/console.out"
-trap 'tests/lava/machine off "$m"; rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) tests/lava/machine off "$m"; rm -rf "$work" ;; esac' EXIT
 
 scripts/mkimage --gpt "$work/lab.img" >"$work/out" 2>&1 &&
 	scripts/lava-job --image "$work/lab.img" --timeout 5 --output "$work/lab.yaml" 2>>"$work/out"

@@ -6,7 +6,7 @@
 # and what is accepted.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 check=$build/check-options
 
 # run_row STATUS TEXT DESCRIPTION -- COMMAND...: COMMAND's status is STATUS and its output

@@ -36,6 +36,12 @@ boot() {
 	rm -f "$log"
 }
 
+# rm_kept DIR: a folder the runner kept and named (its own mktemp folder, with the boot volume
+# or the log), removed; anything else, never (a test removes only what it or its runner made)
+rm_kept() {
+	case "$1" in "${TMPDIR:-/tmp}"/baretrace-run.??????) [ ! -d "$1" ] || rm -rf -- "$1" ;; esac
+}
+
 ok() { # ok CONDITION-EXIT-STATUS DESCRIPTION
 	local status=$1
 	shift

@@ -11,7 +11,7 @@
 # script(1) runs the runner on a pseudo-terminal, and a Ctrl-C is the ^C byte typed into it.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 fake=$work/fake
 fake_qemu "$fake"
 pidf=$work/qemu.pid
@@ -57,7 +57,7 @@ gone() {
 kept_log() {
 	local f
 	f=$(printf '%s\n' "$out" | sed -n 's/.*the serial log so far: \(.*\)$/\1/p')
-	[ -n "$f" ] && grep -q 'kernel ready' "$f" && case "$f" in */serial.log) rm -rf "$(dirname "$f")" ;; esac
+	[ -n "$f" ] && grep -q 'kernel ready' "$f" && case "$f" in */serial.log) rm_kept "$(dirname "$f")" ;; esac
 }
 
 # ---- signals to the runner -------------------------------------------------------------------
