@@ -367,7 +367,10 @@ run: all
 # SIGN_KEY and SIGN_CERT (PEM): sign the loader for Secure Boot (README "Secure Boot");
 # PROGRAM=ELF: put a user program on it, traced by every facility (README "Real hardware");
 # TRACE_MIB=N: the trace partition's size in MiB (default 448; 0: none; lib/trace_part.h).
-MKIMAGE_USB = scripts/mkimage --gpt $(if $(TRACE_MIB),--trace-mib '$(TRACE_MIB)' )$(if $(SIGN_KEY)$(SIGN_CERT),--sign '$(SIGN_KEY)' '$(SIGN_CERT)' )$(if $(PROGRAM),--program '$(PROGRAM)' )$(BUILD)/baretrace.img
+# $(call shq,VALUE): VALUE as one shell word, whatever it holds: in '...', where nothing is
+# special but the quote itself (POSIX, Shell Command Language 2.2.2), each ' written '\''.
+shq = '$(subst ','\'',$(1))'
+MKIMAGE_USB = scripts/mkimage --gpt $(if $(TRACE_MIB),--trace-mib $(call shq,$(TRACE_MIB)) )$(if $(SIGN_KEY)$(SIGN_CERT),--sign $(call shq,$(SIGN_KEY)) $(call shq,$(SIGN_CERT)) )$(if $(PROGRAM),--program $(call shq,$(PROGRAM)) )$(BUILD)/baretrace.img
 usb: all
 	$(Q)$(MKIMAGE_USB)
 
@@ -377,10 +380,12 @@ usb: all
 # fetching the image from IMAGE_URL (default file:// of build/baretrace.img), checked against
 # LAVA's own job schema. make lava-check runs the qemu job here with lava-run.
 DEVICE_TYPE ?= x86-uefi-usb
+LAVA_JOB = scripts/lava-job --device-type $(call shq,$(DEVICE_TYPE)) $(if $(IMAGE_URL),--image $(call shq,$(IMAGE_URL)) )
 lava-job: all
+	$(Q)$(LAVA_JOB)--check
 	$(Q)scripts/install-deps lava
 	$(Q)$(MKIMAGE_USB) $(OPTIONS)
-	$(Q)scripts/lava-job --device-type '$(DEVICE_TYPE)' $(if $(IMAGE_URL),--image '$(IMAGE_URL)' )--output $(BUILD)/lava-job.yaml
+	$(Q)$(LAVA_JOB)--output $(BUILD)/lava-job.yaml
 	$(Q)scripts/lava/validate $(BUILD)/lava-job.yaml
 
 lava-check: all

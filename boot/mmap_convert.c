@@ -87,3 +87,27 @@ uint64_t mmap_highest_end(const void *map, size_t map_size, size_t desc_size)
 	}
 	return highest;
 }
+
+void mmap_fit_aligned(const void *map, size_t map_size, size_t desc_size, uint64_t bytes,
+		      uint64_t align, struct mmap_fit *fit)
+{
+	fit->free_bytes = fit->largest_bytes = fit->addr = 0;
+	size_t n = desc_count(map_size, desc_size);
+	for (size_t i = 0; i < n; i++) {
+		struct efi_mem_desc d;
+		read_desc(map, desc_size, i, &d);
+		if (d.type != EFI_MT_CONVENTIONAL ||
+		    d.pages > (UINT64_MAX - d.phys_start) / EFI_MMAP_PAGE_SIZE)
+			continue;
+		uint64_t size = d.pages * EFI_MMAP_PAGE_SIZE, end = d.phys_start + size;
+		fit->free_bytes += size;
+		if (size > fit->largest_bytes)
+			fit->largest_bytes = size;
+		if (size < bytes)
+			continue;
+		/* the highest aligned place in this range: low memory stays for what needs it */
+		uint64_t at = (end - bytes) & ~(align - 1);
+		if (at >= d.phys_start && at > fit->addr)
+			fit->addr = at;
+	}
+}

@@ -62,4 +62,15 @@ void mmap_sort(struct boot_mem_range *r, size_t n);
 /* The end of the highest range of any type (saturating at 2^64 - 1 for nonsense sizes). */
 uint64_t mmap_highest_end(const void *map, size_t map_size, size_t desc_size);
 
+/* Free memory (EfiConventionalMemory) of a map: in all, the largest descriptor, and the highest
+ * address at which `bytes` fit inside one descriptor starting at a multiple of `align` (a power
+ * of two), or 0 where they fit nowhere (page 0 is never offered). */
+struct mmap_fit {
+	uint64_t free_bytes;
+	uint64_t largest_bytes;
+	uint64_t addr;
+};
+void mmap_fit_aligned(const void *map, size_t map_size, size_t desc_size, uint64_t bytes,
+		      uint64_t align, struct mmap_fit *fit);
+
 #endif

@@ -354,8 +354,9 @@ static const struct cfg_option option_table[] = {
      "make room (counted, INCOMPLETE)",
      OPT(tr.capture_full), 0, 0, full_values, PLAIN},
     {"trace.store", CFG_UINT,
-     "KiB per CPU for the records a run drains (BTS, PEBS, BTF, counter samples); 0 = from "
-     "free memory (an eighth shared by the CPUs, 1 MiB to 64 MiB)",
+     "KiB per CPU for the records a run drains (BTS, PEBS, BTF, counter samples); 0 = its "
+     "share of the memory free once the traced CPUs have their other buffers, less a reserve "
+     "for the rest of the boot, in one piece (the boot says how much)",
      OPT(tr.store_kib), 0, STORE_KIB_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
     {"bts.records", CFG_UINT,
      "BTS buffer size in records (btsint's too unless btsint.records); 0 = bts: sized from free "

@@ -8,7 +8,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 case "$build" in /*) ;; *) build=$top/$build ;; esac
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 cp "$top"/tests/fuzz/corpus/btdecode/* "$work/"
 if "$build/fuzz_btdecode" -seed=1 -runs=1500 -max_len=8192 -artifact_prefix="$build/" "$work" \
 	>"$work/log" 2>&1; then

@@ -9,7 +9,7 @@
 #    tests/qemu/selfcheck.t holds a real default session's lines to the format.)
 . "$(dirname "$0")/../repo/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 
 # ---- 1. the format strings ---------------------------------------------------------------------
 src() { grep -cF -- "$2" "$1"; }

@@ -8,7 +8,7 @@
 build=${BUILD:-$top/build}
 case "$build" in /*) ;; *) build=$top/$build ;; esac
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 img=$work/stick.img
 truncate -s 1M "$img" # the generator reads only its path
 
@@ -89,6 +89,27 @@ refused "needs a value" --image
 err=$(scripts/lava-job --image "$img" --output "$work/nodir/x.yaml" 2>&1)
 [ $? = 2 ] && [[ "$err" == *"no folder"* ]]
 ok $? "refused: an --output in a missing folder ($err)"
+# The Makefile's values reach the scripts as they are, quotes and blanks included (POSIX sh reads
+# make -n's command line, a stand-in for the script printing its arguments), and a device type
+# with a quote is refused by scripts/lava-job (status 2) before anything is made or written.
+args() { # TARGET SCRIPT VARIABLE=VALUE...: SCRIPT's arguments on TARGET's command line, [each]
+	local target=$1 script=$2 line
+	shift 2
+	line=$(make -s -n "$target" BUILD="$build" "$@" 2>/dev/null | grep "^$script " | head -n 1)
+	[ -n "$line" ] && sh -c "stand_in() { printf '[%s]' \"\$@\"; }; stand_in ${line#"$script"}"
+}
+got=$(args lava-job scripts/lava-job DEVICE_TYPE="a'b\"c d" IMAGE_URL="http://h/x'y z")
+[ "$got" = "[--device-type][a'b\"c d][--image][http://h/x'y z][--check]" ]
+ok $? "make lava-job: DEVICE_TYPE and IMAGE_URL with quotes and blanks reach scripts/lava-job whole: $got"
+got=$(args usb scripts/mkimage PROGRAM="it's a.elf" TRACE_MIB="8'" SIGN_KEY="k'1" SIGN_CERT='c"2')
+[ "$got" = "[--gpt][--trace-mib][8'][--sign][k'1][c\"2][--program][it's a.elf][$build/baretrace.img]" ]
+ok $? "make usb: TRACE_MIB, SIGN_KEY, SIGN_CERT and PROGRAM with quotes and blanks reach scripts/mkimage whole: $got"
+before=$(stat -c %Y "$build/baretrace.img" 2>/dev/null)
+err=$(make -s lava-job BUILD="$build" DEVICE_TYPE="x'y" 2>&1)
+st=$?
+[ "$st" != 0 ] && [[ "$err" == *"scripts/lava-job: --device-type 'x'y': accepted: a LAVA device type name"* ]] &&
+	[[ "$err" != *"rror:"*"quote"* ]] && [ "$(stat -c %Y "$build/baretrace.img" 2>/dev/null)" = "$before" ]
+ok $? "make lava-job DEVICE_TYPE=\"x'y\": refused by scripts/lava-job, before the image is made (make status $st: ${err//$'\n'/ })"
 scripts/lava-job --image https://lab.example/baretrace.img >"$work/url.yaml" 2>/dev/null &&
 	py "sys.exit(j['actions'][0]['deploy']['images']['image']['url'] != 'https://lab.example/baretrace.img')" "$work/url.yaml"
 ok $? "an https:// image URL is taken as it is (the worker fetches it)"

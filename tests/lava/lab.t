@@ -11,7 +11,7 @@
 command -v lava-run >/dev/null || { echo "1..0 # SKIP lava-run missing: scripts/install-deps lava"; exit 0; }
 m=$work/machine
 mkdir -p "$m" && mkfifo "$m/console.in" "$m/console.out"
-trap 'tests/lava/machine off "$m"; rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) tests/lava/machine off "$m"; rm -rf "$work" ;; esac' EXIT
 
 scripts/mkimage --gpt "$work/lab.img" >"$work/out" 2>&1 &&
 	scripts/lava-job --image "$work/lab.img" --timeout 5 --output "$work/lab.yaml" 2>>"$work/out"
@@ -31,9 +31,17 @@ print(env.get_template("lab-01.jinja2").render())' "$work" tests/lava scripts/la
 grep -qx "  spawn_maxread: '2000'" "$work/lab-device.yaml"
 ok $? "the device dictionary renders on the x86-uefi-usb device type, reads of 2000 bytes at most (within the search window)"
 lava_run lab
-[ "$rc" = 0 ] && [ "$(result lab lava job)" = pass ] &&
-	cmp -s "$work/lab.img" "$m/stick.img"
-ok $? "lava-run completes the job (status $rc), the flasher commands wrote the image onto the stick"
+# The run writes its records onto the stick's trace partition (README "Records onto the stick"):
+# the flasher's copy is the image everywhere else (GPT head and tail, the ESP; partition 2's
+# bounds read by util-linux's partx), and the partition holds the run's stream, whole.
+read -r tfirst tlast <<<"$(partx -g -o START,END -n 2 "$work/lab.img")"
+cmp -s -n $((tfirst * 512)) "$work/lab.img" "$m/stick.img" &&
+	cmp -s -i $(((tlast + 1) * 512)) "$work/lab.img" "$m/stick.img"
+outside=$?
+"$build/btdecode" --view verify "$m/stick.img" >"$work/stick.verify" 2>&1
+stream=$?
+[ "$rc" = 0 ] && [ "$(result lab lava job)" = pass ] && [ "$outside" = 0 ] && [ "$stream" = 0 ]
+ok $? "lava-run completes the job (status $rc), the flasher commands wrote the image onto the stick (outside the trace partition: cmp $outside), the run its records onto the trace partition (btdecode --view verify: $stream $(tail -n 1 "$work/stick.verify"))"
 [ "$(grep -v -e '^$' -e '^poweroff$' "$work/lab.serial" | tail -n 1)" = "run finished: PASS" ] &&
 	grep -q '^default session: no config file and no options' "$work/lab.serial"
 ok $? "the machine's console in LAVA's log: the default session, to 'run finished: PASS'"

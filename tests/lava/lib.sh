@@ -4,7 +4,7 @@
 build=${BUILD:-$top/build}
 case "$build" in /*) ;; *) build=$top/$build ;; esac
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 
 # lava_run NAME: lava-run --validate, then lava-run, on $work/NAME.yaml (the job) and
 # $work/NAME-device.yaml; leaves $work/NAME.{log,serial,results} and lava-run's status in $rc.

@@ -9,7 +9,7 @@
 # frame numbers, every session's END, digest and count, the boot's END frame).
 . "$(dirname "$0")/../qemu/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 dec=$build/btdecode
 N=${LONG_BRANCHES:-10000000}
 

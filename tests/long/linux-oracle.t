@@ -15,7 +15,7 @@
 #   SYSRETs, from the kernel, left out) are QEMU's newest ring 3 branches, newest first.
 . "$(dirname "$0")/../qemu/lib.sh"
 work=$(mktemp -d)
-trap '[ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) [ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work" ;; esac' EXIT
 src=$top/tests/programs/linux
 mkdir -p "$work/data"
 printf 'pear\napple\nfig\nbanana\napple\n' >"$work/data/words.txt"

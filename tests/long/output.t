@@ -11,7 +11,7 @@
 #    INCOMPLETE (status 4), never silently short; what was delivered is a prefix of stdout.
 . "$(dirname "$0")/../qemu/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 dec=$build/btdecode
 
 gcc -O2 -static -o "$work/bigout" "$top/tests/programs/linux/bigout.c"

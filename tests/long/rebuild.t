@@ -10,7 +10,7 @@
 # never pass as ok.
 . "$(dirname "$0")/../qemu/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 names=(loop calls indirect edges flags user faults)
 nw=${#names[@]}
 list=$(

@@ -10,7 +10,7 @@
 # n - floor(n/4) JMP and n indirect JMP within its code (tests/long/capture.t).
 . "$(dirname "$0")/../qemu/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 dec=$build/btdecode
 N=${LONG_BRANCHES:-10000000}
 n=$(((4 * N + 4 + 10) / 11))

@@ -6,7 +6,7 @@
 # and what is accepted.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 check=$build/check-options
 
 # run_row STATUS TEXT DESCRIPTION -- COMMAND...: COMMAND's status is STATUS and its output
@@ -126,6 +126,21 @@ printf '%b' "$serial" | cmp -s - "$work/new.log"
 ok $? "runner: --log keeps every byte of the serial line as it came"
 
 # ---- runner usage --------------------------------------------------------------------------
+run_row 0 " -m size=1G,maxmem=2G " "runner: --memory in QEMU's long form (size=1G,maxmem=2G): taken, passed on" -- \
+	"$top/scripts/run" --dry-run --memory size=1G,maxmem=2G
+rm_kept "$(printf '%s\n' "$out" | sed -n 's/.*the boot volume is kept in \([^ ]*\) .*/\1/p')"
+# An option given an empty value ('' from a script's unset variable) is refused, naming the
+# option and what it takes, before QEMU starts: never taken as the option not given.
+for opt in --log --config --efi --program --file --cpu --memory --smp --timeout --serial --accel \
+	--qemu-arg --screenshot --stick; do
+	rm -f "$ran"
+	run_row 2 "scripts/run: $opt '': an empty value; accepted: " "runner: $opt '': refused, status 2" -- \
+		env PATH="$fake:$PATH" FAKE_EXIT=1 FAKE_SERIAL='baretrace loader\nrun finished: PASS\n' FAKE_PIDFILE="$ran" \
+		"$top/scripts/run" --timeout 20 "$opt" ''
+	[ ! -e "$ran" ]
+	ok $? "runner: $opt '': QEMU not started"
+done
+
 while IFS='|' read -r want text desc args; do
 	[ -n "$want" ] || continue
 	# shellcheck disable=SC2086
@@ -135,7 +150,9 @@ done <<'EOF'
 2|scripts/run: unknown argument '--colour'|runner: an unknown argument|--colour
 2|no 'MZ' header: not a PE/COFF image; accepted: an x86-64 EFI application|runner: --efi with a text file|--efi /etc/hostname
 2|qemu: qemu-system-x86_64: unable to find CPU model 'bogus-model'|QEMU refuses --cpu bogus-model: status 2, QEMU's message|--cpu bogus-model
-2|QEMU refused to start|QEMU refuses --memory 12X: status 2|--memory 12X
+2|scripts/run: --memory '12X': not a size; accepted: a size of at least|runner: --memory 12X: not a size, refused before QEMU: status 2|--memory 12X
+2|scripts/run: --memory 1K: too little to boot|runner: --memory 1K: below the least that boots, refused (once a triple fault): status 2|--memory 1K
+2|scripts/run: --memory 64M: too little to boot|runner: --memory 64M: below the least that boots, refused (once the loader's Out of Resources): status 2|--memory 64M
 2|qemu: qemu-system-x86_64: -bogus: invalid option|QEMU refuses --qemu-arg -bogus: status 2|--qemu-arg -bogus
 EOF
 
@@ -148,10 +165,12 @@ t=$(($(date +%s) - t0))
 	printf '%s\n' "$out" | grep -q "  | UEFI Interactive Shell"
 ok $? "a PE image the firmware cannot load: status 3 in ${t}s (no time-out), its last lines shown"
 t0=$(date +%s)
-boot --timeout 60 --memory 32M
+# (32 MiB, which the runner's --memory refuses, given to QEMU past it: its last -m counts)
+boot --timeout 60 --qemu-arg -m --qemu-arg 32M
 t=$(($(date +%s) - t0))
 [ "$rc" = 3 ] && [ "$t" -lt 50 ] && printf '%s\n' "$out" | grep -q "  | !!!! X64 Exception"
-ok $? "--memory 32M (a firmware fault): status 3 in ${t}s, the firmware's dump shown"
+ok $? "32 MiB of memory (a firmware fault): status 3 in ${t}s, the firmware's dump shown"
+rm_kept "$(printf '%s\n' "$out" | sed -n 's/^scripts\/run: full serial log: \(.*\)\/serial.log$/\1/p')"
 
 boot -- trace=lbr workload=loop
 status_is 0 "a pass: trace=lbr"

@@ -6,7 +6,7 @@
 # --timeout (124); a damaged capture gives btdecode's 1; bad usage 2.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 cap=$top/scripts/capture
 
 "$top/scripts/run" --timeout 60 -- trace=bts,lbr workload=calls stream=text 2>/dev/null |

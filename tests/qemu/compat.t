@@ -15,7 +15,7 @@
 # over its executable segments.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap '[ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) [ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work" ;; esac' EXIT
 va=0xc0000000 # compat.S's COMPAT_VA: the alias of compat_page
 period=2
 

@@ -5,7 +5,7 @@
 # UART cannot make, and a named UART that is not there, are handled as documented.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 font=/usr/share/consolefonts/Unifont-APL8x16.psf.gz
 dec=$build/btdecode
 opts=(stream=text trace=bts,lbr workload=loop,calls,indirect)

@@ -9,7 +9,7 @@
 # next instruction), and where PCs cannot tell (a Jcc to the next instruction), the source.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 
 sym() { nm "$build/kernel.elf" | awk -v s="$1" '$3 == s { print "0x" $1 }'; }
 boot --timeout 300 --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \

@@ -18,7 +18,7 @@
 # One boot, the engine (ss) and BTS and LBR on the software PMU.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap '[ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) [ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work" ;; esac' EXIT
 progs=$build/tests/programs
 window=0x7e0000000000
 

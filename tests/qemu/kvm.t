@@ -32,12 +32,13 @@ eval "timeout 60 $tcg_cmd" >"$log" 2>/dev/null </dev/null
 qrc=$?
 [ "$qrc" = 1 ] && grep -q '^run finished: PASS' "$log" && grep -q '^trace-begin lbr calls@skylake cpu=0 ' "$log"
 ok $? "the printed command, accelerator and CPU model swapped for TCG's, boots the session (QEMU exit $qrc = PASS)"
-rm -rf "$log" "$work"
+rm -f "$log"
+rm_kept "$work"
 
 boot --kvm --dry-run --cpu host,pmu=on,lbr-fmt=0x5
 printf '%s\n' "$out" | grep -q -- ' -cpu host,pmu=on,lbr-fmt=0x5 '
 ok $? "--kvm --cpu: the user's CPU model is kept"
-rm -rf "$(printf '%s\n' "$out" | sed -n 's/.*the boot volume is kept in \([^ ]*\) .*/\1/p')"
+rm_kept "$(printf '%s\n' "$out" | sed -n 's/.*the boot volume is kept in \([^ ]*\) .*/\1/p')"
 boot --kvm --accel tcg
 [ "$rc" = 2 ] && printf '%s\n' "$out" | grep -q -- "--kvm with --accel tcg: accepted"
 ok $? "--kvm with --accel tcg: refused, status 2, saying what is accepted"

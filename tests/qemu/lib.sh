@@ -36,6 +36,12 @@ boot() {
 	rm -f "$log"
 }
 
+# rm_kept DIR: a folder the runner kept and named (its own mktemp folder, with the boot volume
+# or the log), removed; anything else, never (a test removes only what it or its runner made)
+rm_kept() {
+	case "$1" in "${TMPDIR:-/tmp}"/baretrace-run.??????) [ ! -d "$1" ] || rm -rf -- "$1" ;; esac
+}
+
 ok() { # ok CONDITION-EXIT-STATUS DESCRIPTION
 	local status=$1
 	shift
@@ -143,7 +149,8 @@ session_records() {
 # FAKE_SERIAL (printf %b) on the serial line, FAKE_STDERR on stderr and exits FAKE_EXIT. With
 # FAKE_PIDFILE it writes its pid there first; with FAKE_SLEEP it then sleeps that long (as
 # itself: the same pid); with FAKE_CATCH set it ends on SIGTERM, SIGINT and SIGHUP as QEMU
-# does (its softmmu/runstate.c: "terminating on signal N from pid P (NAME)" on stderr, exit 0).
+# does (its softmmu/runstate.c: "terminating on signal N from pid P (NAME)" on stderr, exit 0);
+# with FAKE_HOLD it waits that long after its lines before it exits FAKE_EXIT.
 fake_qemu() {
 	mkdir -p "$1"
 	cat >"$1/qemu-system-x86_64" <<'EOF'
@@ -160,6 +167,7 @@ if [ -n "$FAKE_CATCH" ]; then
 	exit "$FAKE_EXIT"
 fi
 [ -z "$FAKE_SLEEP" ] || exec sleep "$FAKE_SLEEP"
+[ -z "$FAKE_HOLD" ] || sleep "$FAKE_HOLD"
 exit "$FAKE_EXIT"
 EOF
 	chmod +x "$1/qemu-system-x86_64"

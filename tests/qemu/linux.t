@@ -11,7 +11,7 @@
 # sort applets.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 src=$top/tests/programs/linux
 
 # native NAME BINARY ARGV0 ARGS...: the host's run, stdout and stderr together, with an

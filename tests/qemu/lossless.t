@@ -11,7 +11,7 @@
 # proof of completeness (tools/btdecode: frame numbers, sessions, digests, the boot's END).
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 dec=$build/btdecode
 # switch.n=n (library.S): n - 1 JB, n - floor(n/4) JMP, n indirect JMP within its code, then
 # its RET: 3n - floor(n/4) - 1 records from its code to its code

@@ -11,7 +11,7 @@
 # destination of the store" (SDM 18.9.4.1): one of the addresses QEMU read (wrote) for it.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap '[ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) [ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work" ;; esac' EXIT
 period=7
 personas=(skylake nehalem icelake arrowlake)
 

@@ -13,7 +13,7 @@ echo "1..29"
 prog=$build/examples/branches.elf
 dec=$build/btdecode
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 for t in perf create_gcov create_llvm_prof dump_gcov perf2bolt-19; do
 	command -v "$t" >/dev/null || {
 		echo "Bail out! $t is missing: scripts/install-deps installs it"

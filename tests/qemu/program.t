@@ -7,7 +7,7 @@
 # user window 0x7e0000000000) or cut from one.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 window=0x7e0000000000
 
 printf '\t.globl _start\n_start:\n\tjmp _start\n\t.data\nv:\t.quad 1\n\t.bss\nb:\t.zero 8192\n' >"$work/p.S"

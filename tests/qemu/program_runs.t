@@ -7,7 +7,7 @@
 # elfutils/binutils (eu-addr2line, nm) and QEMU's own execution log, never from a run.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 progs=$build/tests/programs
 window=0x7e0000000000
 for p in syscalls roi misbehave; do

@@ -11,7 +11,7 @@
 # script(1) runs the runner on a pseudo-terminal, and a Ctrl-C is the ^C byte typed into it.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 fake=$work/fake
 fake_qemu "$fake"
 pidf=$work/qemu.pid
@@ -42,7 +42,7 @@ end_run() {
 	local t0=$SECONDS dog
 	(sleep 20 && kill -KILL -- "-$runner") 2>/dev/null &
 	dog=$!
-	wait "$runner"
+	{ wait "$runner"; } 2>/dev/null # (bash's own word on a job killed by a signal: not ours)
 	rc=$?
 	kill "$dog" 2>/dev/null
 	secs=$((SECONDS - t0))
@@ -57,7 +57,7 @@ gone() {
 kept_log() {
 	local f
 	f=$(printf '%s\n' "$out" | sed -n 's/.*the serial log so far: \(.*\)$/\1/p')
-	[ -n "$f" ] && grep -q 'kernel ready' "$f" && case "$f" in */serial.log) rm -rf "$(dirname "$f")" ;; esac
+	[ -n "$f" ] && grep -q 'kernel ready' "$f" && case "$f" in */serial.log) rm_kept "$(dirname "$f")" ;; esac
 }
 
 # ---- signals to the runner -------------------------------------------------------------------
@@ -99,6 +99,112 @@ end_run
 [ "$rc" = 124 ] && [ "$secs" -lt 12 ] && gone "$qemu" && printf '%s\n' "$out" | grep -q 'time-out after 2s'
 ok $? "a run past --timeout 2: status $rc in ${secs}s, a time-out"
 
+# ---- the runner killed, or started in the background by a script -------------------------------
+# in_session SID: "PID (NAME)" of each process of session SID (proc(5): /proc/PID/stat, whose
+# sixth field is the session), a line each; session_ends SID: none left within 3 s
+in_session() {
+	cat /proc/[0-9]*/stat 2>/dev/null | awk -v s="$1" '{ i = index($0, ") "); split(substr($0, i + 2), f, " ")
+		if (f[4] == s) print $1, substr($0, length($1) + 2, i - length($1) - 1) }'
+}
+session_ends() {
+	for _ in $(seq 30); do [ -z "$(in_session "$1")" ] && return 0; sleep 0.1; done
+	return 1
+}
+# SIGKILL cannot be caught: QEMU must end with the runner all the same (not at --timeout), and no
+# helper of the runner's may stay behind to signal, later, a pid the system has reused by then
+start_run --timeout 60
+kill -KILL "$runner"
+end_run
+gone "$qemu" && session_ends "$runner"
+ok $? "the runner killed by SIGKILL (status $rc): QEMU gone within 2 s, nothing of the runner's left in its session $(in_session "$runner" | tr '\n' ' ')"
+start_run --timeout 60
+kill -TERM "$runner"
+end_run
+[ "$rc" = 143 ] && session_ends "$runner" && kept_log
+ok $? "stopped by SIGTERM (status $rc): nothing of the runner's left in its session, no helper to fire later $(in_session "$runner" | tr '\n' ' ')"
+# A script's `cmd &` without job control starts cmd with SIGINT ignored (POSIX, Shell Command
+# Language 2.11), which bash cannot trap (bash(1), trap): kill -INT must stop the runner all the
+# same (130), not leave it to its --timeout. First, that the shell does so here.
+ign=$(bash -c 'sed -n "s/^SigIgn:[[:space:]]*//p" /proc/self/status & wait')
+[ $((0x${ign:-0} & 2)) = 2 ]
+ok $? "a background command of bash -c starts with SIGINT ignored (SigIgn $ign: bit 1, signal 2)"
+rm -f "$pidf" "$work/out" "$work/runner.pid"
+env PATH="$fake:$PATH" FAKE_PIDFILE="$pidf" FAKE_SLEEP=60 FAKE_EXIT=1 FAKE_SERIAL='baretrace loader\r\nkernel ready\r\n' \
+	setsid bash -c '"$0" --timeout 60 >"$1" 2>&1 & echo $! >"$2"; wait $!' "$top/scripts/run" "$work/out" "$work/runner.pid" &
+shell=$!
+for _ in $(seq 100); do [ -s "$pidf" ] && grep -q 'kernel ready' "$work/out" 2>/dev/null && break; sleep 0.1; done
+t0=$SECONDS
+kill -INT "$(cat "$work/runner.pid")"
+(sleep 20 && kill -KILL -- "-$shell") 2>/dev/null &
+dog=$!
+wait "$shell"
+rc=$? secs=$((SECONDS - t0))
+kill "$dog" 2>/dev/null
+[ "$rc" = 130 ] && [ "$secs" -lt 10 ] && gone "$(cat "$pidf")" && grep -q 'stopped by SIGINT' "$work/out"
+ok $? "kill -INT to a runner started in the background by a script (SIGINT ignored at its start): status $rc in ${secs}s, QEMU gone"
+
+# ---- the USB stick: one run at a time, nothing written to an image in use ------------------------
+img=$work/stick.img
+"$top/scripts/mkimage" --gpt --trace-mib 1 "$img" >"$work/mkimage.out" 2>&1
+ok $? "an image for the stick (scripts/mkimage --gpt --trace-mib 1) $(tail -n 1 "$work/mkimage.out")"
+esp=$(partx -g -o START -n 1 "$img" | tr -d ' ')
+cfg() { mtype -i "$img@@$((esp * 512))" ::/baretrace.cfg 2>/dev/null | tr -d '\r'; }
+# a QEMU of its own on the image (paused: -S), holding its locks (QEMU's block/file-posix.c: OFD
+# locks on bytes 100+n and 200+n, seen in /proc/locks by the image's inode)
+qemu-system-x86_64 -nodefaults -display none -S -drive if=none,id=d,format=raw,file="$img" \
+	-device virtio-blk-pci,drive=d </dev/null >/dev/null 2>&1 &
+holder=$!
+ino=$(stat -c %i "$img")
+for _ in $(seq 50); do grep -q ":$ino 1[0-9][0-9] " /proc/locks && break; sleep 0.1; done
+before=$(sha256sum <"$img")
+rm -f "$pidf"
+env PATH="$fake:$PATH" FAKE_PIDFILE="$pidf" FAKE_EXIT=1 FAKE_SERIAL='baretrace loader\r\nrun finished: PASS\r\n' \
+	"$top/scripts/run" --timeout 20 --stick "$img" -- trace=bts >"$work/out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && [ ! -e "$pidf" ] && [ "$(sha256sum <"$img")" = "$before" ] &&
+	grep -q "scripts/run: --stick $img: the image is in use: pid $holder, qemu-system-x86_64 " "$work/out"
+ok $? "--stick on an image a QEMU has open: status $rc, that QEMU named, nothing written, no QEMU started $(tail -n 1 "$work/out" | head -c 300)"
+kill "$holder"
+wait "$holder" 2>/dev/null
+# two runners: the second is refused while the first runs, even killed by SIGKILL its lock goes
+start_run --timeout 60 --stick "$img" -- trace=lbr workload=loop
+first=$(cfg)
+env PATH="$fake:$PATH" FAKE_EXIT=1 FAKE_SERIAL='baretrace loader\r\nrun finished: PASS\r\n' \
+	"$top/scripts/run" --timeout 20 --stick "$img" -- trace=bts >"$work/out2" 2>&1
+rc2=$?
+[ "$rc2" = 2 ] && [ "$first" = "$(printf 'trace=lbr\nworkload=loop')" ] && [ "$(cfg)" = "$first" ] &&
+	grep -q "the image is in use: pid $runner, bash $top/scripts/run --timeout 60 --stick " "$work/out2"
+ok $? "a second --stick run on the image of a running one: status $rc2, the first named, its options left in the image ($(cfg | tr '\n' ' '))"
+kill -KILL "$runner"
+end_run
+gone "$qemu"
+env PATH="$fake:$PATH" FAKE_EXIT=1 FAKE_SERIAL='baretrace loader\r\nrun finished: PASS\r\n' \
+	"$top/scripts/run" --timeout 20 --stick "$img" -- trace=bts >"$work/out2" 2>&1
+rc2=$?
+[ "$rc2" = 0 ] && [ "$(cfg)" = trace=bts ]
+ok $? "once that runner is killed (SIGKILL), its QEMU gone, the image is free again: status $rc2, this run's options in it"
+
+# ---- the least memory that boots ------------------------------------------------------------------
+# The runner refuses less than it says boots; both sides with real boots: its least boots, and
+# a MiB less the loader itself names what it lacks (the same command line, QEMU run directly).
+boot --memory 1K
+min=$(printf '%s\n' "$out" | sed -n 's/.*accepted: a size of at least \([0-9]*\)M .*/\1/p')
+[ "$rc" = 2 ] && [ -n "$min" ] && printf '%s\n' "$out" | grep -q 'scripts/run: --memory 1K: too little to boot'
+ok $? "--memory 1K: refused before the boot (status $rc), the least that boots said: ${min:-?} MiB"
+boot --memory "$((min - 1))M"
+[ "$rc" = 2 ] && printf '%s\n' "$out" | grep -q "too little to boot"
+ok $? "--memory $((min - 1))M: refused (status $rc)"
+boot --memory "${min}M" --timeout 60 -- trace=lbr workload=loop
+status_is 0 "--memory ${min}M: the least the runner accepts boots a session"
+boot --dry-run --memory "${min}M" -- trace=lbr workload=loop
+cmd=$(printf '%s\n' "$out" | grep '^qemu-system-x86_64 ')
+vol=$(printf '%s\n' "$out" | sed -n 's/.*the boot volume is kept in \([^ ]*\) .*/\1/p')
+eval "timeout 60 ${cmd/ -m ${min}M / -m $((min - 1))M }" >"$work/less.log" 2>&1 </dev/null
+qrc=$?
+rm_kept "$vol"
+[ "$qrc" = 3 ] && grep -q 'baretrace loader: error: the kernel image needs [0-9]* KiB of memory in one piece at a 2 MiB boundary; the firmware has [0-9]* KiB free, the largest free piece [0-9]* KiB' "$work/less.log"
+ok $? "with $((min - 1)) MiB the loader fails (QEMU exit $qrc: the loader's FAIL) naming what the kernel needs and what is free: $(grep -m1 'kernel image needs' "$work/less.log" | tr -d '\r')"
+
 # ---- the terminal --------------------------------------------------------------------------------
 # on_tty FILE [RUNNER ARGS...]: the runner on a pseudo-terminal (script(1)), BUILD=$work/b, the
 # stand-in QEMU printing $serial; what the terminal showed in FILE, the status in $rc
@@ -131,8 +237,11 @@ tty=$(tr -d '\r' <"$work/tty")
 	grep -q '^run finished: PASS$' <<<"$tty" && grep -q 'warning: worth seeing' <<<"$tty" &&
 	! grep -q 'bts 0x1\|lbr 0 0x1\|kernel ready\|@BT1' <<<"$tty"
 ok $? "on a terminal: one progress line ($sessions sessions, $checks self-check, $records records, 1 frame), the warning and the summary lines, no log line (status $rc)"
-grep -q "the whole serial log: $work/b/run.log" <<<"$tty" && printf '%b' "$serial" | cmp -s - "$work/b/run.log"
-ok $? "on a terminal: the whole serial log in build/run.log, byte for byte, named at the end"
+named=$(sed -n 's/^scripts\/run: the whole serial log: \(.*\) (.* points to it)$/\1/p' <<<"$tty")
+case "$named" in "$work/b/runs/run-"*.log) ;; *) named="" ;; esac
+[ -n "$named" ] && printf '%b' "$serial" | cmp -s - "$named" && [ "$(readlink -f "$work/b/run.log")" = "$named" ] &&
+	grep -q "the whole serial log: $named ($work/b/run.log points to it)" <<<"$tty"
+ok $? "on a terminal: the whole serial log in a file of the run's own under build/runs/, byte for byte, named at the end; build/run.log points to it (${named:-none named})"
 [ "$(grep -o '\[ scripts/run: ' "$work/tty" | wc -l)" -ge 2 ] && grep -q $'\r\033\\[K\\[ scripts/run: ' "$work/tty"
 ok $? "on a terminal: the progress line is drawn over itself (CR, erase to the end of the line)"
 on_tty "$work/tty.log" --log "$work/given.log"
@@ -150,6 +259,41 @@ rc=$?
 [ "$rc" = 0 ] && diff <(printf '%b' "$serial" | tr -d '\r' | sed -n '/^baretrace loader/,$p') \
 	<(grep -v '^scripts/run: ' "$work/pipe") >/dev/null && [ ! -e "$work/b/run.log" ]
 ok $? "not a terminal: every line from the loader's first on, as before (status $rc)"
+
+# Two runs in one tree at once, each on a terminal: each its own log, whole and unmixed, named in
+# its last lines; build/run.log the log of the one that ended last
+tty_log() { tr -d '\r' <"$1" | sed -n 's/^scripts\/run: the whole serial log: \(.*\) (.* points to it)$/\1/p'; }
+serial_a='baretrace loader\r\nthis is run A\r\nrun finished: PASS\r\n'
+serial_b='baretrace loader\r\nthis is run B\r\nrun finished: PASS\r\n'
+(
+	export PATH="$fake:$PATH" BUILD="$work/b" FAKE_EXIT=1 FAKE_SERIAL="$serial_a" FAKE_HOLD=3
+	script -qfec "$top/scripts/run --timeout 20" "$work/tty.a" </dev/null >/dev/null
+) &
+run_a=$!
+sleep 1
+(
+	export PATH="$fake:$PATH" BUILD="$work/b" FAKE_EXIT=1 FAKE_SERIAL="$serial_b"
+	script -qfec "$top/scripts/run --timeout 20" "$work/tty.b" </dev/null >/dev/null
+)
+wait "$run_a"
+log_a=$(tty_log "$work/tty.a") log_b=$(tty_log "$work/tty.b")
+[ -n "$log_a" ] && [ -n "$log_b" ] && [ "$log_a" != "$log_b" ] && printf '%b' "$serial_a" | cmp -s - "$log_a" &&
+	printf '%b' "$serial_b" | cmp -s - "$log_b" && [ "$(readlink -f "$work/b/run.log")" = "$log_a" ]
+ok $? "two runs at once in one tree: two logs, each whole and its own run's only (${log_a##*/}, ${log_b##*/}), build/run.log the last to end"
+# Of build/runs/, the 20 newest logs are kept, and one that a run still writes (its flock) too.
+rm -rf "$work/b/runs"
+mkdir -p "$work/b/runs"
+for i in $(seq 10 34); do : >"$work/b/runs/run-20000101-0000$i-1.log"; touch -d "2000-01-01 00:00:$i" "$work/b/runs/run-20000101-0000$i-1.log"; done
+flock "$work/b/runs/run-20000101-000010-1.log" sleep 10 &
+holding=$!
+for _ in $(seq 50); do grep -q "FLOCK .* $(stat -c %i "$work/b/runs/run-20000101-000010-1.log") " /proc/locks && break; sleep 0.1; done
+on_tty "$work/tty.prune"
+kept=$(ls "$work/b/runs" | grep -c '^run-')
+[ "$rc" = 0 ] && [ "$kept" = 21 ] && [ -e "$work/b/runs/run-20000101-000010-1.log" ] &&
+	[ -e "$work/b/runs/run-20000101-000016-1.log" ] && [ ! -e "$work/b/runs/run-20000101-000015-1.log" ]
+ok $? "build/runs/ keeps the 20 newest logs ($kept files: this run's, the 19 newest of 25 older ones) and the one a run holds"
+kill "$holding" 2>/dev/null
+wait "$holding" 2>/dev/null
 
 # Ctrl-C typed on the terminal: the ^C byte into the pseudo-terminal, SIGINT to its foreground
 # process group (the runner's; QEMU's is another, timeout's own)

@@ -8,7 +8,7 @@
 # CPU, a model broken on purpose (spmu.drop) failing them, and the skips saying why.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 lib=loop,calls,indirect,user,faults,edges,flags,smc,countdown,nest,switch,recursion,sort,hash,chase,alias
 nlib=16
 user_va=0x7f0000000000 # the ring 3 page of "user" (arch/x86/cpu/usermode.h): user_code_page

@@ -16,7 +16,7 @@
 # (stream=text, BTS along the code) as tools/btdecode rebuilds them, not the kernel's own lines.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap '[ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) [ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work" ;; esac' EXIT
 names=(loop calls indirect user faults)
 nw=${#names[@]}
 personas=(skylake arrowlake core2 icelake)

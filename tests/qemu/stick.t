@@ -10,7 +10,7 @@
 # (the ESP's unused end) are compared byte for byte.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 dec=$build/btdecode
 img=$work/stick.img
 

@@ -8,7 +8,7 @@
 # did not print in that session; sessions whose frames all survived still decode whole.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 dec=$build/btdecode
 
 # kernel_records KIND FILE: the kernel's KIND lines of each session in FILE, each session as

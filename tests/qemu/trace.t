@@ -15,7 +15,7 @@
 eval "lib_$(declare -f boot)"
 undecoded=""
 sess=$(mktemp -d)
-trap 'rm -rf "$sess"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$sess" ;; esac' EXIT
 boot() {
 	lib_boot "$@" stream=text
 	decoded=""

@@ -5,7 +5,7 @@
 # and its CRCs recomputed with zlib (Perl's Compress::Zlib), not by our own writer's code.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 img=$work/usb.img
 
 "$top/scripts/mkimage" --gpt "$img" >"$work/out" 2>&1

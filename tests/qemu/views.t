@@ -7,7 +7,7 @@
 # only functions nm knows; the JSON names every program address as nm's symbol table does.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 dec=$build/btdecode
 profgen=$(command -v llvm-profgen-14 || command -v llvm-profgen || true)
 

@@ -17,7 +17,7 @@ if [ -z "$L" ]; then
 	exit 1
 fi
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 
 # OURS LINUX (Linux's name in msr-index.h, perf_event.h or apicdef.h)
 cat >"$work/pairs" <<'PAIRS'

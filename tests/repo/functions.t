@@ -40,7 +40,7 @@ ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no C function over $MAX lines in arch
 # The scanner itself, on a function it must find: a two-line signature, braces in comments,
 # $MAX + 4 lines in all.
 sample=$(mktemp)
-trap 'rm -f "$sample"' EXIT
+trap 'case $BASHPID in $$) rm -f "$sample" ;; esac' EXIT
 { echo 'static int sample(int a,'; echo '		  int b) /* ( */'; echo '{'
   for _ in $(seq 1 "$MAX"); do echo '	a += b; /* } */'; done; echo '}'; } >"$sample"
 got=$(long_functions "$MAX" "$sample")

@@ -150,11 +150,56 @@ static void sorts_by_address(void **state)
 	assert_int_equal(r[0].phys, 0);
 }
 
+/* Where the loader puts the kernel: the highest 2 MiB boundary in one free range (type 7,
+ * EfiConventionalMemory: UEFI 2.10 Table 7-6) that holds the whole image; what is free. */
+static void fits_aligned_in_one_free_range(void **state)
+{
+	(void)state;
+	static uint8_t buf[MAX_BYTES];
+	const uint64_t mib = 1ull << 20;
+	const struct efi_mem_desc map[] = {
+	    {EFI_MT_CONVENTIONAL, 0, 0x0, 0, 0x9f, EFI_MEMORY_WB},		/* 636 KiB at 0 */
+	    {EFI_MT_CONVENTIONAL, 0, 0x100000, 0, 0x1f00, EFI_MEMORY_WB},	/* 1-32 MiB */
+	    {EFI_MT_BOOT_SERVICES_DATA, 0, 0x2000000, 0, 0x800, EFI_MEMORY_WB}, /* not free */
+	    /* 40 MiB + 4 KiB to 60 MiB: 20 MiB less a page, 18 MiB from a 2 MiB boundary */
+	    {EFI_MT_CONVENTIONAL, 0, 0x2801000, 0, 0x13ff, EFI_MEMORY_WB},
+	    {EFI_MT_LOADER_DATA, 0, 0x3c00000, 0, 0x100, EFI_MEMORY_WB},
+	};
+	size_t size = put_descs(buf, 48, map, 5);
+	struct mmap_fit f;
+	/* 14 MiB: fits in both big ranges; the highest place ends at 60 MiB, at 46 MiB */
+	mmap_fit_aligned(buf, size, 48, 14 * mib, 2 * mib, &f);
+	assert_int_equal(f.addr, 46 * mib);
+	assert_int_equal(f.free_bytes, (0x9full + 0x1f00 + 0x13ff) * 4096);
+	assert_int_equal(f.largest_bytes, 0x1f00ull * 4096);
+	/* 18 MiB: only 42-60 MiB of the third range (40 MiB + 4 KiB is not a boundary) */
+	mmap_fit_aligned(buf, size, 48, 18 * mib, 2 * mib, &f);
+	assert_int_equal(f.addr, 42 * mib);
+	/* 20 MiB: the third range is a page short; 1-32 MiB holds it, highest at 12 MiB */
+	mmap_fit_aligned(buf, size, 48, 20 * mib, 2 * mib, &f);
+	assert_int_equal(f.addr, 12 * mib);
+	/* 30 MiB: 1-32 MiB holds 31 MiB, but from 2 MiB only 30 MiB: at 2 MiB */
+	mmap_fit_aligned(buf, size, 48, 30 * mib, 2 * mib, &f);
+	assert_int_equal(f.addr, 2 * mib);
+	mmap_fit_aligned(buf, size, 48, 32 * mib, 2 * mib, &f);
+	assert_int_equal(f.addr, 0);
+	/* page 0 is never offered, even where a range from 0 holds the bytes */
+	mmap_fit_aligned(buf, put_descs(buf, 48, map, 1), 48, 0x9f000, 4096, &f);
+	assert_int_equal(f.addr, 0);
+	assert_int_equal(f.free_bytes, 0x9f000);
+	/* no map, or a stride below the descriptor: nothing free */
+	mmap_fit_aligned(buf, 0, 48, 4096, 4096, &f);
+	assert_int_equal(f.free_bytes, 0);
+	mmap_fit_aligned(buf, size, 32, 4096, 4096, &f);
+	assert_int_equal(f.largest_bytes, 0);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(type_classes),
     cmocka_unit_test(converts_with_any_stride),
     cmocka_unit_test(capacity_and_bad_stride),
     cmocka_unit_test(highest_end),
     cmocka_unit_test(sorts_by_address),
+    cmocka_unit_test(fits_aligned_in_one_free_range),
 };
 UNIT_MAIN(tests)

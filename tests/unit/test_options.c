@@ -9,6 +9,7 @@
  */
 #include "tests/unit/unit.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "kernel/options.h"
 #include "kernel/selftest.h"
@@ -324,6 +325,160 @@ static void help_lists_every_option(void **state)
 	assert_int_equal(described[strlen(described) - 1], '\n');
 }
 
+/*
+ * What a number option's help says of its values must be what its parser takes. The numbers a
+ * help text gives as bounds ("N to M", "N-M", "N or M", "between N and M", "up to N", "at most
+ * N"; KiB, MiB or GiB converted for an option counted in KiB) are the accepted range help=1
+ * prints before it ("name=min..max", "0|" for the default): a range's ends its min and max, "up
+ * to" its max. (trace.store's help once said "1 MiB to 64 MiB" of sizes the code never held to.)
+ */
+struct stated {
+	unsigned n;	       /* bounds found */
+	uint64_t lo[8], hi[8]; /* lo == UINT64_MAX: an upper bound alone */
+};
+
+/* The number in word w ("64", "64,", "64)"), times its unit in the next word, in KiB when the
+ * option counts KiB; false when w is no number. */
+static bool stated_number(char words[][32], unsigned nw, unsigned i, bool kib, uint64_t *v,
+			  unsigned *used)
+{
+	char *end;
+	if (i >= nw || words[i][0] < '0' || words[i][0] > '9')
+		return false;
+	*v = strtoull(words[i], &end, 10);
+	if (*end && !strchr(",;:)", *end))
+		return false;
+	*used = 1;
+	static const struct {
+		const char *name;
+		uint64_t kib;
+	} units[] = {{"KiB", 1}, {"MiB", 1024}, {"GiB", 1024 * 1024}};
+	for (unsigned u = 0; kib && i + 1 < nw && u < 3; u++)
+		if (!strncmp(words[i + 1], units[u].name, 3)) {
+			*v *= units[u].kib;
+			*used = 2;
+		}
+	return true;
+}
+
+static void stated_bounds(const char *help, bool kib, struct stated *st)
+{
+	char words[64][32];
+	unsigned nw = 0;
+	for (const char *p = help; *p && nw < 64;) {
+		size_t len = strcspn(p, " (");
+		snprintf(words[nw++], sizeof(words[0]), "%.*s", (int)(len < 31 ? len : 31), p);
+		p += len;
+		p += strspn(p, " (");
+	}
+	st->n = 0;
+	for (unsigned i = 0; i < nw && st->n < 8; i++) {
+		uint64_t a, b;
+		unsigned ua, ub;
+		char *dash = strchr(words[i], '-');
+		if ((!strcmp(words[i], "to") && i > 0 && !strcmp(words[i - 1], "up")) ||
+		    (!strcmp(words[i], "most") && i > 0 && !strcmp(words[i - 1], "at"))) {
+			if (stated_number(words, nw, i + 1, kib, &b, &ub)) {
+				st->lo[st->n] = UINT64_MAX;
+				st->hi[st->n++] = b;
+			}
+		} else if (stated_number(words, nw, i, kib, &a, &ua) && i + ua < nw &&
+			   (!strcmp(words[i + ua], "to") || !strcmp(words[i + ua], "or") ||
+			    (!strcmp(words[i + ua], "and") && i > 0 &&
+			     !strcmp(words[i - 1], "between"))) &&
+			   stated_number(words, nw, i + ua + 1, kib, &b, &ub)) {
+			st->lo[st->n] = a;
+			st->hi[st->n++] = b;
+		} else if (dash && dash > words[i] && dash[-1] >= '0' && dash[-1] <= '9' &&
+			   dash[1] >= '0' && dash[1] <= '9' && words[i][0] >= '0' &&
+			   words[i][0] <= '9') {
+			st->lo[st->n] = strtoull(words[i], NULL, 10);
+			st->hi[st->n++] = strtoull(dash + 1, NULL, 10);
+		}
+	}
+}
+
+/* "  name=[0|]min..max[ (xN)]  help": false for an option that takes no number range */
+static bool uint_line(const char *line, char *name, size_t size, uint64_t *min, uint64_t *max,
+		      bool *zero_default, const char **help)
+{
+	const char *eq = strchr(line, '='), *p;
+	char *end;
+	if (!eq || strncmp(line, "  ", 2))
+		return false;
+	snprintf(name, size, "%.*s", (int)(eq - line - 2), line + 2);
+	p = eq + 1;
+	*zero_default = !strncmp(p, "0|", 2);
+	p += *zero_default ? 2 : 0;
+	if (*p < '0' || *p > '9')
+		return false;
+	*min = strtoull(p, &end, 10);
+	if (strncmp(end, "..", 2))
+		return false;
+	*max = strtoull(end + 2, &end, 10);
+	if (!strncmp(end, " (x", 3))
+		end = strchr(end, ')') + 1;
+	*help = end + strspn(end, " ");
+	return true;
+}
+
+static void help_ranges_are_the_parsers(void **state)
+{
+	(void)state;
+	struct stated st;
+	/* the scanner, on the words it must read */
+	stated_bounds("free memory (an eighth shared by the CPUs, 1 MiB to 64 MiB)", true, &st);
+	assert_int_equal(st.n, 1);
+	assert_int_equal(st.lo[0], 1024);
+	assert_int_equal(st.hi[0], 65536);
+	stated_bounds(
+	    "bytes, 1 or 4 (default: 8); or up to 4000000; at most 7, 20-30; between 2 and 9",
+	    false, &st);
+	assert_int_equal(st.n, 5);
+	assert_int_equal(st.hi[0], 4);
+	assert_int_equal(st.lo[1], UINT64_MAX);
+	assert_int_equal(st.hi[1], 4000000);
+	assert_int_equal(st.hi[2], 7);
+	assert_int_equal(st.lo[3], 20);
+	assert_int_equal(st.lo[4], 2);
+	stated_bounds("COM1-COM4, 0 = 30, bits 11, 12, 14", false, &st);
+	assert_int_equal(st.n, 0);
+
+	described[0] = '\0';
+	options_describe(gather, NULL);
+	unsigned checked = 0, bounds = 0;
+	for (char *line = described; *line;) {
+		char *nl = strchr(line, '\n'), name[48];
+		*nl = '\0';
+		uint64_t min, max;
+		bool zero;
+		const char *help;
+		if (uint_line(line, name, sizeof(name), &min, &max, &zero, &help)) {
+			bool kib = strstr(help, "KiB per") || strstr(help, "in KiB");
+			stated_bounds(help, kib, &st);
+			checked++;
+			for (unsigned b = 0; b < st.n; b++, bounds++) {
+				bool lo_ok = st.lo[b] == UINT64_MAX || st.lo[b] == min ||
+					     (zero && st.lo[b] == 0);
+				if (!lo_ok || st.hi[b] != max)
+					fail_msg(
+					    "option '%s': its help states %llu..%llu, its parser "
+					    "takes "
+					    "%s%llu..%llu: %s",
+					    name,
+					    st.lo[b] == UINT64_MAX ? 0ull
+								   : (unsigned long long)st.lo[b],
+					    (unsigned long long)st.hi[b], zero ? "0|" : "",
+					    (unsigned long long)min, (unsigned long long)max, help);
+			}
+		}
+		*nl = '\n';
+		line = nl + 1;
+	}
+	assert_true(checked >= 30); /* every number option of the table */
+	assert_true(bounds >= 3);   /* serial.stride, serial.width, serial.baud state theirs */
+}
+
 /* README "Real hardware": with no config file, or one of blank lines and # comments only (make
  * usb's example), and no load options, the kernel runs its default session; any setting, in
  * either place, means the options chose. */
@@ -361,6 +516,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(facility_names),
     cmocka_unit_test(workload_options_set_their_workloads_argument),
     cmocka_unit_test(help_lists_every_option),
+    cmocka_unit_test(help_ranges_are_the_parsers),
     cmocka_unit_test(comments_only_mean_no_options),
 };
 UNIT_MAIN(tests)

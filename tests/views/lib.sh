@@ -7,7 +7,7 @@ case "$build" in /*) ;; *) build=$top/$build ;; esac
 dec=$build/btdecode
 here=$top/tests/views
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 n=0 last=0
 ok() {
 	n=$((n + 1)) last=$1
