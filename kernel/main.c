@@ -290,7 +290,6 @@ _Noreturn void kernel_main(const struct boot_info *bi_phys)
 		tally_add(&t, sstrace_run(&opts.ss, &opts) ? RUN_PASS : RUN_FAIL);
 	if (opts.trace.n) {
 		char why[512];
-		opts.tr.bts_circular = cfg_list_has(&opts.trace, TRACE_BTS);
 		if (!arch_trace_check_memory(&opts.tr, why, sizeof(why))) {
 			kprintf("error: %s\n", why);
 			arch_exit(RUN_BAD_CONFIG);

@@ -535,6 +535,12 @@ bool options_none_given(const struct boot_info *bi)
 	return config_empty && !has_settings(bi->options, sizeof(bi->options));
 }
 
+/* What the arch side sizes its buffers from: whether circular BTS sessions run. */
+static void derive(struct kernel_options *o)
+{
+	o->tr.bts_circular = cfg_list_has(&o->trace, TRACE_BTS);
+}
+
 void options_default_session(struct kernel_options *o)
 {
 	static const enum trace_facility every[] = {TRACE_LBR,	TRACE_BTS, TRACE_BTSINT,
@@ -547,6 +553,7 @@ void options_default_session(struct kernel_options *o)
 		if (workload_at(i)->signature)
 			o->workload.item[o->workload.n++] = (uint16_t)i;
 	o->tr.cpus = TRACE_CPUS_ALL;
+	derive(o);
 }
 
 void options_describe(void (*put)(void *ctx, const char *s, size_t n), void *ctx)
@@ -712,5 +719,6 @@ bool options_parse(const struct boot_info *bi, struct kernel_options *o, char *e
 		    workload_count(), (unsigned)CFG_LIST_MAX);
 		return false;
 	}
+	derive(o);
 	return options_check(o, err, size) && program_options_check(o, err, size);
 }

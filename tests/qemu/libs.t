@@ -10,7 +10,7 @@
 # capture with the program's ELF (every session's records decoded, none lost).
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap '[ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) [ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work" ;; esac' EXIT
 src=$top/tests/programs/libs
 
 # prog NAME LIBS...: build tests/programs/libs/NAME.c statically against LIBS (Debian's -dev

@@ -16,7 +16,7 @@
 # would have come. The default (NMI) loses none of them.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
-trap '[ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work"' EXIT
+trap 'case $BASHPID in $$) [ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work" ;; esac' EXIT
 period=1
 
 sym() { nm "$build/kernel.elf" | awk -v s="$1" '$3 == s { print "0x" $1 }'; }

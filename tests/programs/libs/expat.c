@@ -46,10 +46,11 @@ static int parse(const char *doc, const char *name)
 		ok = XML_Parse(p, doc + at, (int)(len - at < 64 ? len - at : 64), at + 64 >= len) !=
 		     XML_STATUS_ERROR;
 	if (ok)
-		printf("%s: %d elements, %d attributes, depth %d, %ld characters\n", name, c.elements,
-		       c.attributes, c.deepest, c.chars);
+		printf("%s: %d elements, %d attributes, depth %d, %ld characters\n", name,
+		       c.elements, c.attributes, c.deepest, c.chars);
 	else
-		fprintf(stderr, "%s: line %lu: %s\n", name, (unsigned long)XML_GetCurrentLineNumber(p),
+		fprintf(stderr, "%s: line %lu: %s\n", name,
+			(unsigned long)XML_GetCurrentLineNumber(p),
 			XML_ErrorString(XML_GetErrorCode(p)));
 	XML_ParserFree(p);
 	return ok;

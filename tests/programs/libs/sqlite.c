@@ -33,8 +33,8 @@ int main(int argc, char **argv)
 	run(db, "begin");
 	for (int i = 0; i < rows; i++) {
 		char sql[128];
-		snprintf(sql, sizeof(sql), "insert into t(name, v) values('n%d', %d)", i * 7919 % rows,
-			 i * 31 % 97);
+		snprintf(sql, sizeof(sql), "insert into t(name, v) values('n%d', %d)",
+			 i * 7919 % rows, i * 31 % 97);
 		run(db, sql);
 	}
 	run(db, "commit");

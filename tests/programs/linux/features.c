@@ -140,8 +140,8 @@ static int run_code(uint8_t *code, uint32_t value)
 
 static void jit(void)
 {
-	uint8_t *rwx = mmap(0, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *rwx =
+	    mmap(0, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (rwx == MAP_FAILED) {
 		printf("JIT: mmap(RWX): %s\n", strerror(errno));
 		return;
