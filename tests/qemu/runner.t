@@ -98,6 +98,33 @@ start_run --timeout 2
 end_run
 [ "$rc" = 124 ] && [ "$secs" -lt 12 ] && gone "$qemu" && printf '%s\n' "$out" | grep -q 'time-out after 2s'
 ok $? "a run past --timeout 2: status $rc in ${secs}s, a time-out"
+# Without --timeout a run goes on while the guest speaks: silent for --stall seconds, it is a
+# hang (status 124, said so); a guest that keeps speaking (the kernel's progress lines) is not
+# stopped, however long it runs.
+start_run --stall 10
+end_run
+[ "$rc" = 124 ] && [ "$secs" -lt 19 ] && gone "$qemu" && printf '%s
+' "$out" | grep -q 'no progress: the serial line was silent for 10s'
+ok $? "a guest silent for --stall 10: status $rc in ${secs}s, said to have made no progress"
+talker=$work/talker
+mkdir -p "$talker"
+cat >"$talker/qemu-system-x86_64" <<'EOF2'
+#!/bin/sh
+printf 'baretrace loader\r\n'
+for i in 1 2 3 4 5 6 7 8; do sleep 3; printf 'progress: program@skylake cpu=0: running for %d s\r\n' $((i * 3)); done
+printf 'run finished: PASS\r\n'
+exit 1
+EOF2
+chmod +x "$talker/qemu-system-x86_64"
+t0=$SECONDS
+PATH="$talker:$PATH" "$top/scripts/run" --stall 10 >"$work/out" 2>&1
+rc=$? secs=$((SECONDS - t0))
+[ "$rc" = 0 ] && [ "$secs" -ge 24 ] && grep -q '^run finished: PASS' "$work/out"
+ok $? "a guest that speaks every 3 s for 24 s is not stopped by --stall 10: status $rc in ${secs}s"
+PATH="$talker:$PATH" "$top/scripts/run" --stall 5 >"$work/out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q -- "--stall 5: accepted: whole seconds 10-3600, or 0" "$work/out"
+ok $? "--stall 5 is refused with what is accepted (status $rc)"
 
 # ---- the runner killed, or started in the background by a script -------------------------------
 # in_session SID: "PID (NAME)" of each process of session SID (proc(5): /proc/PID/stat, whose
