@@ -634,6 +634,14 @@ void bt_sym_for_each_segment(void (*fn)(void *ctx, const struct bt_exec *x), voi
 	}
 }
 
+unsigned bt_sym_files(const char **paths, unsigned max)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < n_modules && n < max; i++)
+		paths[n++] = modules[i].path;
+	return n;
+}
+
 void bt_sym_reset(void)
 {
 	header_kernel_id[0] = header_program_id[0] = 0;
