@@ -6,7 +6,8 @@
  * st_ino (POSIX <sys/stat.h>: "the file serial number and device ID taken together uniquely
  * identify the file within the system"), which stat's following of symbolic links and a hard
  * link's shared inode both come to; a block device's node, by the device it names (st_rdev).
- * An output that does not exist yet is no file that is read.
+ * An output that does not exist yet is no file that is read. The standard output is checked
+ * too (btdecode CAP >> CAP would read what it writes).
  */
 #include "tools/bt_outfile.h"
 #include <sys/stat.h>
@@ -23,11 +24,12 @@ static bool same_file(const struct stat *a, const struct stat *b)
 	return S_ISREG(a->st_mode) && a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-/* Whether writing path would write over one of the inputs (said). */
+/* Whether writing path (NULL: the standard output) would write over one of the inputs
+ * (said). */
 static bool over_an_input(const char *path, const char *const *inputs, unsigned n)
 {
 	struct stat out;
-	if (stat(path, &out))
+	if (path ? stat(path, &out) : fstat(STDOUT_FILENO, &out))
 		return false; /* not there yet (or unreachable: fopen says why) */
 	for (unsigned i = 0; i < n; i++) {
 		bool is_stdin = !inputs[i] || !strcmp(inputs[i], "-");
@@ -40,11 +42,12 @@ static bool over_an_input(const char *path, const char *const *inputs, unsigned 
 				   : i	    ? "an ELF being read"
 					    : "the capture being read";
 		fprintf(stderr,
-			"btdecode: -o %s is %s%s%s (the same file: device %#lx, inode %lu): "
-			"writing it would destroy it before it is read; accepted: a file that is "
-			"none of those btdecode reads\n",
-			path, what, is_stdin ? "" : ", ", is_stdin ? "" : inputs[i],
-			(unsigned long)out.st_dev, (unsigned long)out.st_ino);
+			"btdecode: %s%s is %s%s%s (the same file: device %#lx, inode %lu): writing "
+			"it would destroy it before it is read; accepted: an output that is none "
+			"of the files btdecode reads\n",
+			path ? "-o " : "the standard output", path ? path : "", what,
+			is_stdin ? "" : ", ", is_stdin ? "" : inputs[i], (unsigned long)out.st_dev,
+			(unsigned long)out.st_ino);
 		return true;
 	}
 	return false;
@@ -62,7 +65,7 @@ FILE *bt_outfile_open(const char *path, const char *const *inputs, unsigned n, c
 			    view);
 			return NULL;
 		}
-		return stdout;
+		return over_an_input(NULL, inputs, n) ? NULL : stdout;
 	}
 	if (over_an_input(path, inputs, n))
 		return NULL;

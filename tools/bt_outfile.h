@@ -8,9 +8,9 @@
 
 /* The file a view of `view` writes: `path` (NULL or "-": stdout; a binary view's bytes never
  * to a terminal), or NULL with the problem said on stderr. Refused before it is opened for
- * writing when it is one of the files read, inputs[0..n) (the capture, NULL or "-" for stdin,
- * and the ELFs), the same file by device and inode through any name: a symbolic or hard link,
- * another path to it. */
+ * writing (stdout: before a byte goes there) when it is one of the files read, inputs[0..n) (the
+ * capture, NULL or "-" for stdin, and the ELFs), the same file by device and inode through any
+ * name: a symbolic or hard link, another path to it. */
 FILE *bt_outfile_open(const char *path, const char *const *inputs, unsigned n, const char *view,
 		      bool binary);
 

@@ -12,7 +12,8 @@
 #    the capture cut anywhere before its end, is a named problem and status 1, a session
 #    whose END is gone named;
 #  - -o FILE naming a file btdecode reads (the capture through any path, link or standard
-#    input; an ELF) is refused with status 2 before FILE is touched.
+#    input; an ELF), or a standard output that is one, is refused with status 2 before FILE is
+#    touched.
 . "$(dirname "$0")/lib.sh"
 
 # decode NAME FILE [ARGS...]: btdecode ARGS FILE into $work/NAME.out, .err; the status in $rc
@@ -191,6 +192,10 @@ r=$?
 [ "$r" = 2 ] && cmp -s "$work/o/cap" "$work/o/keep" && grep -q "standard input" "$work/o.err"
 ok $? "-o naming the file standard input reads (btdecode -o cap - < cap): exit $r, untouched"
 calls_capture
+(cd "$work/o" && "$dec" cap >>cap 2>"$work/o.err")
+r=$?
+[ "$r" = 2 ] && cmp -s "$work/o/cap" "$work/o/keep" && grep -q "the standard output is the capture being read" "$work/o.err"
+ok $? "the standard output appending to the capture (btdecode cap >> cap): exit $r, untouched"
 cp "$elf" "$work/o/calls.elf" && cp "$elf" "$work/o/calls.keep"
 (cd "$work/o" && "$dec" --elf calls.elf -o ./calls.elf "$work/cap" >/dev/null 2>"$work/o.err")
 r=$?
