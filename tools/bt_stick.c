@@ -217,6 +217,21 @@ static void close_stick(void)
 	stick.fd = -1;
 }
 
+/* What the head says (or what is wrong with it). */
+static void say_head(const char *path)
+{
+	if (stick.head_ok)
+		fprintf(stderr,
+			"btdecode: %s: trace partition: boot %#" PRIx64
+			", build %s, options '%s'\n",
+			path, stick.head.boot_id, stick.head.build_id, stick.head.options);
+	else
+		fprintf(stderr,
+			"btdecode: %s: trace partition: %s: its boot, build and options are not "
+			"known\n",
+			path, stick.head_damage);
+}
+
 /* Nothing to decode (said): the exit status. */
 static int nothing(const char *path, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -224,6 +239,7 @@ static int nothing(const char *path, int status, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
+	say_head(path);
 	fprintf(stderr, "btdecode: %s: ", path);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -264,6 +280,13 @@ static int choose_data(const char *path)
 		    "kernel writes a head when it finds the partition (trace.out=stick or "
 		    "both)",
 		    stick.first_lba, stick.last_lba, stick.head_damage, stick.commit_damage);
+	if (!stick.scan.frames)
+		return nothing(
+		    path, BT_EXIT_DAMAGED,
+		    "capture INCOMPLETE: %s, and no frame at the data's start: the kernel "
+		    "stopped (or the stick was pulled) before its first checkpoint; "
+		    "nothing decoded",
+		    stick.commit_damage);
 	if (stick.head_ok && stick.scan.build_id[0] &&
 	    strcmp(stick.scan.build_id, stick.head.build_id))
 		return nothing(path, BT_EXIT_DAMAGED,
@@ -360,16 +383,7 @@ static int say_committed(const char *path, int status, bool whole)
 
 int bt_stick_finish(const char *path, int status)
 {
-	if (stick.head_ok)
-		fprintf(stderr,
-			"btdecode: %s: trace partition: boot %#" PRIx64
-			", build %s, options '%s'\n",
-			path, stick.head.boot_id, stick.head.build_id, stick.head.options);
-	else
-		fprintf(stderr,
-			"btdecode: %s: trace partition: %s: its boot, build and options are not "
-			"known\n",
-			path, stick.head_damage);
+	say_head(path);
 	if (stick.truncated[0])
 		fprintf(stderr, "btdecode: %s: %s: %s\n", path, stick.truncated,
 			stick.cut_data

@@ -14,13 +14,13 @@
 log=$here/two-cpus.log
 
 # mkpart OUT [--state N] [--cut N] [--flip-data] [--flip-commit I] [--flip-head I]
-#   [--zero-head] [--commit-boot ID] [--head-build ID] [--frames FILE] [--stale FILE]
+#   [--zero-head] [--commit-boot ID] [--head-build ID] [--frames FILE] [--stale FILE] [--no-data]
 # A trace partition of 2048 sectors holding FILE's frames (default two-cpus.log) in its data:
 # head (boot 0x1234, the build id of the frames' HEADER, as the kernel writes both) and commit
 # block (STATE 2 complete, 1 writing, 3 full, 0 none: zeros); --cut: the commit block says N
 # fewer bytes; --flip-*: a byte flipped after the CRCs were taken (data: byte 100; a block: byte
 # I); --commit-boot: the commit block of another boot; --stale FILE: another capture's frames
-# after this one's, from the next sector on, as an earlier boot left them.
+# after this one's, from the next sector on, as an earlier boot left them; --no-data: zeros.
 mkpart() {
 	/usr/bin/python3 - "$log" "$@" <<'PY'
 import argparse, base64, re, struct, sys, zlib
@@ -31,7 +31,7 @@ p.add_argument("--flip-data", action="store_true")
 p.add_argument("--flip-commit", type=int); p.add_argument("--flip-head", type=int)
 p.add_argument("--zero-head", action="store_true")
 p.add_argument("--commit-boot", type=lambda s: int(s, 0)); p.add_argument("--head-build")
-p.add_argument("--frames"); p.add_argument("--stale")
+p.add_argument("--frames"); p.add_argument("--stale"); p.add_argument("--no-data", action="store_true")
 a = p.parse_args()
 def frames_of(path):
     lines = open(path, errors="replace").read().replace("\r", "").split("\n")
@@ -41,6 +41,8 @@ def frames_of(path):
     return data, sum(1 for l in lines if l.startswith("@BT1 "))
 data, frames = frames_of(a.frames or a.log)
 build = a.head_build or re.search(rb"build-id=([0-9a-f]+)", data).group(1).decode()
+if a.no_data:
+    data, frames = b"", 0
 sectors, boot = 2048, 0x1234
 def block(body):
     body = body.ljust(508, b"\0")
@@ -138,6 +140,11 @@ mkpart "$work/p" --state 0
 decode p "$work/p"
 [ "$rc" = 1 ] && records p | cmp -s - "$work/serial.rec" && said p "no commit block \(its sector is zeros\): scanned"
 ok $? "no commit block (zeros): status 1, scanned, every record back"
+mkpart "$work/p" --state 0 --no-data
+decode p "$work/p"
+[ "$rc" = 1 ] && [ ! -s "$work/p.text" ] &&
+	said p "capture INCOMPLETE: no commit block \(its sector is zeros\), and no frame at the data's start.*nothing decoded"
+ok $? "no commit block and no data (the kernel stopped before its first checkpoint): status 1, INCOMPLETE, nothing decoded"
 mkpart "$work/p" --flip-head 40
 decode p "$work/p"
 [ "$rc" = 1 ] && records p | cmp -s - "$work/serial.rec" && said p "head block CRC mismatch" &&
