@@ -37,6 +37,8 @@
 #define SECTOR	    TRACE_PART_SECTOR
 #define NOT_A_STICK (-1)
 #define WHAT_MAX    160
+/* The zero bytes in a head and a commit block at least (their padding: lib/trace_part.h) */
+#define BLOCK_ZEROS_MIN 256
 
 static struct stick {
 	int fd;
@@ -84,6 +86,11 @@ static ssize_t cookie_read(void *ctx, char *buf, size_t n)
 	return got;
 }
 
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* What is wrong with a block that should be there: "" when it is whole. */
 static void block_damage(char *what, const char *name, const char *magic, const void *block,
 			 bool ok, bool read)
@@ -94,10 +101,14 @@ static void block_damage(char *what, const char *name, const char *magic, const 
 		snprintf(what, WHAT_MAX, "no %s block: the image ends before it", name);
 	else if (all_zero(block, SECTOR))
 		snprintf(what, WHAT_MAX, "no %s block (its sector is zeros)", name);
-	else if (!memcmp(block, magic, 8))
-		snprintf(what, WHAT_MAX, "%s block CRC mismatch", name);
-	else
+	else if (memcmp(block, magic, 8))
 		snprintf(what, WHAT_MAX, "%s block damaged (no \"%.8s\" magic)", name, magic);
+	else if (crc32(block, SECTOR - 4) != get_le32((const uint8_t *)block + SECTOR - 4))
+		snprintf(what, WHAT_MAX, "%s block CRC mismatch", name);
+	else /* whole, but not the layout this reader knows (lib/trace_part.h) */
+		snprintf(what, WHAT_MAX,
+			 "%s block of another layout (version %u; accepted: %u, %u-byte sectors)",
+			 name, get_le32((const uint8_t *)block + 8), TRACE_PART_VERSION, SECTOR);
 }
 
 static void read_head(void)
@@ -177,11 +188,18 @@ static int locate(const char *path)
 	}
 	if (read_at(stick.fd, GPT_SECTOR, sector, sizeof(sector)) && !memcmp(sector, "EFI PART", 8))
 		return locate_in_gpt(path, sector);
-	/* both blocks damaged: the data's first frame where the kernel writes it, the stream's
-	 * first (CPU 0's frame 0, a HEADER), tells a partition from another file */
+	/* both blocks damaged: blocks still mostly zeros (their padding), and the data's first
+	 * frame where the kernel writes it, the stream's first (CPU 0's frame 0, a HEADER), tell
+	 * a partition from another file (a capture of stream=binary is text before its frames) */
+	uint8_t blocks[TRACE_PART_DATA_LBA * SECTOR];
+	unsigned zeros = 0;
+	if (!read_at(stick.fd, 0, blocks, sizeof(blocks)))
+		return NOT_A_STICK;
+	for (size_t i = 0; i < sizeof(blocks); i++)
+		zeros += !blocks[i];
 	struct bt_stick_scan first;
-	bt_stick_scan(stick.fd, TRACE_PART_DATA_LBA * SECTOR, BT_FRAME_MAX, &first);
-	return first.first_is_header ? 0 : NOT_A_STICK;
+	bt_stick_scan(stick.fd, sizeof(blocks), BT_FRAME_MAX, &first);
+	return zeros >= BLOCK_ZEROS_MIN && first.first_is_header ? 0 : NOT_A_STICK;
 }
 
 /* The image's end against the partition's, said in stick.truncated; `cut`: it ends inside the

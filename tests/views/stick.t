@@ -188,23 +188,23 @@ ok $? "no commit block, and the data's HEADER names another build than the head:
 
 # ---- an image cut short ----------------------------------------------------------------------------
 pstart=$((first * 512)) need=$(((tlast + 1) * 512))
-cut() { head -c "$1" "$work/img.whole" >"$work/cut"; }
-cut $((pstart + 1024 + 2500))
+cut_image() { head -c "$1" "$work/img.whole" >"$work/cut"; }
+cut_image $((pstart + 1024 + 2500))
 decode cut "$work/cut"
 [ "$rc" = 1 ] && said cut "image truncated at $((pstart + 3524)) bytes: the trace partition \(LBAs $first-$tlast\) needs $need" &&
 	said cut "capture INCOMPLETE: the complete commit block says [0-9]* bytes \(27 frames\), and the image holds 2500" &&
 	records cut | cmp -s - <(head -n "$(records cut | wc -l)" "$work/serial.rec") && [ "$(records cut | wc -l)" -gt 10 ]
 ok $? "an image cut 2500 bytes into the data: status 1, its size and the partition's end said, the records before the cut the serial log's ($(records cut | wc -l))"
 show cut
-cut $((pstart + 1024 + 4096))
+cut_image $((pstart + 1024 + 4096))
 decode cut "$work/cut"
 [ "$rc" = 0 ] && cmp -s "$work/cut.text" "$work/serial.text" && said cut "image truncated at $((pstart + 5120)) bytes.*data is all before it"
 ok $? "an image cut after the data, inside the partition: said, status 0 (the committed data whole, its CRC as committed)"
-cut $((pstart - 512))
+cut_image $((pstart - 512))
 decode cut "$work/cut"
 [ "$rc" = 1 ] && said cut "image truncated at $((pstart - 512)) bytes: its trace partition \(LBAs $first-$tlast\) needs $need.*nothing to decode"
 ok $? "an image cut before its trace partition: status 1, said"
-cut 4096
+cut_image 4096
 decode cut "$work/cut"
 [ "$rc" = 2 ] && said cut "image truncated at 4096 bytes: its GPT's partition entries need 17408"
 ok $? "an image cut inside its GPT's entries: status 2, said"
@@ -229,6 +229,15 @@ truncate -s 1M "$work/zero"
 "$dec" "$work/zero" >/dev/null 2>"$work/err"
 [ $? = 3 ] && grep -q "no record stream" "$work/err"
 ok $? "zeros: no head, no GPT: read as a capture, status 3 (no record stream)"
+# a stream=binary capture (frames as bytes between log lines, LF as CR LF: README "The binary
+# wire") whose first frame is at byte 1024, where a partition's data starts: a capture
+perl -MMIME::Base64 -e 'print(("y" x 62) . "\r\n") for 1 .. 16;
+	while (<>) { if (/^\@BT1 (\S+)/) { (my $f = decode_base64($1)) =~ s/\n/\r\n/g; print $f }
+		elsif (!/^baretrace/) { s/\n/\r\n/; print } }' "$work/m" >"$work/bin1024"
+decode bin1024 "$work/bin1024"
+[ "$rc" = 0 ] && [ "$(LC_ALL=C grep -abo 'BT' "$work/bin1024" | head -n 1 | cut -d: -f1)" = 1024 ] &&
+	! said bin1024 "trace partition" && records bin1024 | cmp -s - "$work/m.rec"
+ok $? "a stream=binary capture whose first frame is at byte 1024: read as a capture (status $rc), every record"
 truncate -s 80M "$work/img0"
 "$build/mkgpt" "$work/img0" >/dev/null
 "$dec" "$work/img0" >/dev/null 2>"$work/err"
