@@ -155,7 +155,7 @@ grep -q "^bts $start <_start> $below_buf 0x10\$" "$work/sect.text" &&
 ok $((rc + $?)) "text: $below_buf (after d_end, in .bss) and $above_abs (after absmark) bare; $in_buf buf+0x8, $start _start (exit $rc)"
 [ "$last" = 0 ] || sed 's/^/# /' "$work/sect.text" "$work/sect.err" | head
 bad=""
-for v in text json stats folded trace html perf.data; do
+for v in text json stats perf folded trace html perf.data; do
 	"$dec" --view "$v" -o "$work/sect.$v" "$work/sect/cap" 2>/dev/null || bad="$bad $v(exit)"
 	if [ "$v" = perf.data ]; then
 		(cd "$work" && perf script -i "sect.$v" -F ip,sym,brstacksym >"$work/sect.script" 2>/dev/null)
@@ -164,7 +164,7 @@ for v in text json stats folded trace html perf.data; do
 	! grep -aqE 'd_end|absmark' "$work/sect.$v" || bad="$bad $v"
 done
 [ -z "$bad" ] && grep -q '"to":"'"$below_buf"'","flags"' "$work/sect.json" && grep -q '"to_sym":"buf+0x8"' "$work/sect.json"
-ok $? "every view that names addresses (text, json, stats, folded, trace, html, perf.data through perf script) names neither d_end nor absmark; json gives $below_buf no to_sym${bad:+ (not:$bad)}"
+ok $? "every view that names addresses (text, json, stats, perf, folded, trace, html, perf.data through perf script) names neither d_end nor absmark; json gives $below_buf no to_sym${bad:+ (not:$bad)}"
 
 "$dec" --view=nosuch "$work/cap/capture.log" 2>"$work/bad.err"
 rc=$?
