@@ -241,8 +241,8 @@ $(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/trace_part.c lib/crc32.c lib/strin
 	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)
 
 # ---- host: the stream decoder (tools/, README "Records off the machine") -----------------------
-BTDECODE_SRCS := tools/btdecode.c tools/bt_views.c tools/bt_stats.c tools/bt_calls.c \
-	tools/bt_symbols.c tools/bt_perfdata.c tools/bt_output.c tools/bt_progress.c tools/bt_stick.c lib/gpt.c lib/trace_part.c lib/stream.c lib/stream_path.c \
+BTDECODE_SRCS := tools/btdecode.c tools/bt_views.c tools/bt_stats.c tools/bt_calls.c tools/bt_verdict.c tools/bt_outfile.c \
+	tools/bt_symbols.c tools/bt_perfdata.c tools/bt_output.c tools/bt_progress.c tools/bt_stick.c tools/bt_stick_scan.c lib/gpt.c lib/trace_part.c lib/stream.c lib/stream_path.c \
 	tools/bt_crc32.c lib/string.c lib/x86_decode.c \
 	lib/x86_decode_tables.c
 BTDECODE_LIBS := -ldw -lelf -lm -lstdc++ -lz

@@ -18,7 +18,9 @@
  * with the boot's END frame before that line: a HEADER frame of the boot CPU whose string
  * "end=CPU:FRAMES,..." (BT_END_PAIR) says how many frames each CPU sent in this boot, the END
  * frame itself not counted. A reader that has the END frame can prove that no CPU lost its
- * last frames; the last line alone proves only that the capture was not cut.
+ * last frames; the last line alone proves only that the capture was not cut. A kernel that
+ * sends the END frame says so in its first HEADER frame (BT_END_PROMISE), so that a reader
+ * tells the END frame lost from one never sent (an older kernel's capture).
  * Frames of one capture session, in order: BEGIN (the facility's and the session's names),
  * records (BTS, or LBR entries), END (records sent, records lost and why, and a digest: the
  * CRC-32 of the raw records, a BTS record as its 24 bytes, SDM Vol. 3B Table 17-6 layout, with
@@ -63,6 +65,8 @@
  * string, "end=CPU:FRAMES,..." */
 #define BT_RUN_END  "run finished: "
 #define BT_END_PAIR "end="
+/* The first HEADER frame's pair that promises the boot's END frame. */
+#define BT_END_PROMISE "end-frame=yes"
 /* records in one frame at most: a PATH frame's record can be a single bit */
 #define BT_FRAME_RECORDS_MAX (BT_PAYLOAD_MAX * 8)
 

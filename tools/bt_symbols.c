@@ -366,7 +366,8 @@ static const char *demangle(const char *name)
 }
 
 /* Whether addr lies in one of the module's PT_LOAD segments (at its run address): a symbol
- * found for an address outside them is only the nearest one below, not where it is. */
+ * found for an address outside them is only the nearest one below, not where it is (and inside
+ * them, symbol_holds says whether it is). */
 static bool in_module(const struct module *m, uint64_t addr)
 {
 	size_t nph = 0;
@@ -379,6 +380,25 @@ static bool in_module(const struct module *m, uint64_t addr)
 			return true;
 	}
 	return false;
+}
+
+/* Whether a symbol libdwfl found for addr (off past its value) is where addr is: the symbol
+ * holds it (its st_size), or its section does (an address past a sized symbol, or past a
+ * sizeless label, in the same section). libdwfl gives the closest symbol below an address even
+ * from another section, or an absolute one (SHN_ABS: in no section), whatever the distance;
+ * ELF's gABI ("Symbol Table": st_shndx, st_size; "Sections": sh_addr, sh_size, SHF_ALLOC). */
+static bool symbol_holds(uint64_t addr, GElf_Off off, const GElf_Sym *sym, GElf_Word shndx,
+			 Elf *elf, GElf_Addr bias)
+{
+	if (sym->st_size && off < sym->st_size)
+		return true;
+	if (shndx == SHN_UNDEF || shndx >= SHN_LORESERVE || !elf)
+		return false;
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(elf, shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+		return false;
+	return addr - (sh.sh_addr + bias) < sh.sh_size;
 }
 
 static struct module *module_of(Dwfl_Module *dm)
@@ -406,8 +426,14 @@ static struct cache_entry *lookup(uint64_t addr)
 	c->sym.module = m->path;
 	GElf_Off off = 0;
 	GElf_Sym sym;
-	c->sym.func = demangle(dwfl_module_addrinfo(dm, addr, &off, &sym, NULL, NULL, NULL));
-	c->sym.offset = off;
+	GElf_Word shndx = SHN_UNDEF;
+	Elf *symelf = NULL;
+	GElf_Addr symbias = 0;
+	const char *name = dwfl_module_addrinfo(dm, addr, &off, &sym, &shndx, &symelf, &symbias);
+	if (name && symbol_holds(addr, off, &sym, shndx, symelf, symbias)) {
+		c->sym.func = demangle(name);
+		c->sym.offset = off;
+	}
 	Dwfl_Line *l = dwfl_module_getsrc(dm, addr);
 	if (l)
 		c->sym.file = dwfl_lineinfo(l, NULL, &c->sym.line, NULL, NULL, NULL);
@@ -632,6 +658,14 @@ void bt_sym_for_each_segment(void (*fn)(void *ctx, const struct bt_exec *x), voi
 				    .bias = r->bias};
 		fn(ctx, &x);
 	}
+}
+
+unsigned bt_sym_files(const char **paths, unsigned max)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < n_modules && n < max; i++)
+		paths[n++] = modules[i].path;
+	return n;
 }
 
 void bt_sym_reset(void)

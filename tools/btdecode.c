@@ -18,8 +18,10 @@
  * The views (tools/bt_views.c, tools/bt_calls.c; README "Records off the machine"): text (the
  * records as the kernel prints them, the default), verify, stats, json, perf, raw, folded,
  * trace, perf.data (tools/bt_perfdata.c), html (tools/bt_html*.c: one self-contained page).
- * Exit status: 0 the capture is complete, 1 something was damaged, missing, doubled or
- * did not match, 2 bad usage or an unreadable input, 3 no record stream in the input at all.
+ * Exit status (tools/bt_verdict.h): 0 the capture is complete, 1 something was damaged,
+ * missing, doubled or did not match, 2 bad usage, an unreadable input or an output refused
+ * (-o naming a file it reads), 3 no record stream in the input at all, 4 incomplete: the
+ * capture came whole, and the kernel counted records it did not deliver.
  */
 #define _GNU_SOURCE /* memmem */
 #include <errno.h>
@@ -33,17 +35,17 @@
 #include <unistd.h>
 #include "lib/crc32.h"
 #include "lib/stream.h"
+#include "tools/bt_outfile.h"
 #include "tools/bt_stick.h"
+#include "tools/bt_verdict.h"
 #include "tools/btdecode.h"
 
-#define MAX_CPUS     256
-#define LINE_MAX_LEN (BT_TEXT_PREFIX_LEN + BT_TEXT_MAX + 64)
-#define WHY_MAX	     256
-#define MAX_PAIRS    64
-#define RECENT	     64 /* frames a CPU's duplicates are looked for among */
-#define EXIT_DAMAGED 1
-#define EXIT_USAGE   2
-#define EXIT_NONE    3 /* no record stream in the input */
+#define MAX_CPUS      256
+#define LINE_MAX_LEN  (BT_TEXT_PREFIX_LEN + BT_TEXT_MAX + 64)
+#define WHY_MAX	      256
+#define MAX_PAIRS     64
+#define RECENT	      64 /* frames a CPU's duplicates are looked for among */
+#define MAX_ELF_FILES 16 /* --elf, --program, the default kernel.elf */
 
 /* A frame seen: its number and CRC tell a duplicate. */
 struct seen_frame {
@@ -76,26 +78,34 @@ static struct {
 	uint64_t last_line;  /* its last frame's */
 	unsigned last_cpu;   /* and that frame's CPU and number */
 	uint32_t last_seq;
+	bool end_promised; /* its HEADER says the boot ends with its END frame (BT_END_PROMISE) */
 } boot;
 
 static struct cpu_state cpus[MAX_CPUS];
 static const struct bt_view *view = &bt_view_text;
-static uint64_t problems, bad_lines, line_no, all_frames, nul_bytes;
+static uint64_t bad_lines, line_no, all_frames, nul_bytes;
 static uint64_t tsc_khz; /* the capture's HEADER "tsc-khz=" (0: none) */
 FILE *out_records, *out_problems;
 uint64_t bt_record_wire_bytes;
 
+/* Something lost or mangled on the way (exit status 1), at the current line. */
 static void problem(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void problem(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	bt_progress_clear();
-	fprintf(out_problems, "btdecode: line %" PRIu64 ": ", line_no);
-	vfprintf(out_problems, fmt, ap);
-	fputc('\n', out_problems);
+	bt_verdict_say(BT_DAMAGED, line_no, fmt, ap);
 	va_end(ap);
-	problems++;
+}
+
+/* Records the kernel says it did not deliver (exit status 4), at the current line. */
+static void withheld(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void withheld(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bt_verdict_say(BT_WITHHELD, line_no, fmt, ap);
+	va_end(ap);
 }
 
 /* The open session of a CPU, as problems name it. */
@@ -173,6 +183,14 @@ static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame
 		problem("cpu %u: frame %" PRIu32 ": %s: the records' digest %08x is not the "
 			"kernel's %08x",
 			cpu, f->seq, session_name(c), c->digest, digest);
+	}
+	if (lost) {
+		/* the kernel's own count: its "incomplete:" line and run INCOMPLETE (README
+		 * "Nothing lost") */
+		withheld("cpu %u: frame %" PRIu32 ": %s: incomplete: the kernel did not deliver "
+			 "%" PRIu64 " records (%s)",
+			 cpu, f->seq, session_name(c), lost, *why ? why : "no reason given");
+		bt_verdict_run_lost(lost);
 	}
 	if (view->end)
 		view->end(&c->s,
@@ -328,6 +346,8 @@ static void keep_pair(void *ctx, const char *pair)
 	bt_sym_header_pair(pair);
 	if (!strncmp(pair, "tsc-khz=", 8))
 		tsc_khz = strtoull(pair + 8, NULL, 10);
+	if (!strcmp(pair, BT_END_PROMISE))
+		boot.end_promised = true;
 }
 
 static struct bt_insn_cache *insn_cache;
@@ -382,7 +402,22 @@ static void boot_close(const char *missing)
 		c->n_recent = 0;
 	}
 	boot.frames = 0;
-	boot.header = false;
+	boot.header = boot.end_promised = false;
+}
+
+/* The kernel's last line, "run finished: WORD": the boot is over. A boot whose HEADER promised
+ * its END frame and sent none lost that frame, and with it the proof that no CPU's last frames
+ * (a CPU's last session, whole) are missing. */
+static void boot_last_line(const char *word)
+{
+	if (boot.frames && boot.end_promised)
+		problem("boot %" PRIu64 ": its HEADER promises an END frame ('%s'), and the "
+			"kernel's last line comes without it: the END frame is missing, and "
+			"whether any CPU's last frames (its last session) are missing cannot be "
+			"proven",
+			boot.number, BT_END_PROMISE);
+	boot_close(NULL);
+	bt_verdict_run_end(word, line_no);
 }
 
 /* The boot's END frame (lib/stream.h: "end=CPU:FRAMES,..."), sent as frame `seq` of `cpu`:
@@ -522,8 +557,10 @@ static void frame(const struct bt_frame *f)
 		boot_close("another boot's frames follow");
 		c->recent[c->n_recent++] = (struct seen_frame){0, frame_crc(f), line_no};
 	}
-	if (!boot.frames)
+	if (!boot.frames) {
 		boot.first_line = line_no;
+		bt_verdict_run_start();
+	}
 	boot.frames++;
 	boot.last_line = line_no;
 	boot.last_cpu = f->cpu;
@@ -600,8 +637,8 @@ static void line(char *s, size_t n)
 	char *at = strstr(s, BT_TEXT_PREFIX);
 	if (!at) {
 		if (!strncmp(s, BT_RUN_END, strlen(BT_RUN_END)))
-			boot_close(NULL); /* the kernel's last line: the boot is over */
-		return;			  /* the human log */
+			boot_last_line(s + strlen(BT_RUN_END));
+		return; /* the human log */
 	}
 	if (at != s)
 		problem("garbage before a frame (%zu bytes); the frame is tried", (size_t)(at - s));
@@ -768,7 +805,8 @@ static int btdecode_stream(FILE *in, const char *name)
 	boot.number = 1;
 	bt_sym_reset();
 	forget_code();
-	problems = bad_lines = line_no = bt_record_wire_bytes = all_frames = nul_bytes = 0;
+	bad_lines = line_no = bt_record_wire_bytes = all_frames = nul_bytes = 0;
+	bt_verdict_start();
 	text_n = 0;
 	text_long = false;
 	if (!out_records)
@@ -807,7 +845,7 @@ static int btdecode_stream(FILE *in, const char *name)
 		text_end();
 	if (ferror(in)) {
 		fprintf(stderr, "btdecode: reading %s: %s\n", name, strerror(errno));
-		return EXIT_USAGE;
+		return BT_EXIT_USAGE;
 	}
 	if (boot.frames)
 		boot_close("the capture ends");
@@ -837,15 +875,10 @@ static int btdecode_stream(FILE *in, const char *name)
 	/* verify and stats say it always, on stdout; the record views only when something is
 	 * wrong, on stderr (their stdout is for their consumers) */
 	bool summary_view = view == &bt_view_verify || view == &bt_view_stats;
-	if (summary_view || problems)
-		fprintf(summary_view ? out_records : out_problems,
-			"btdecode: %" PRIu64 " frames, %" PRIu64 " records, %" PRIu64
-			" problems (%" PRIu64 " damaged lines)\n",
-			all_frames, records, problems, bad_lines);
+	int status = bt_verdict_finish(summary_view ? out_records : out_problems, summary_view,
+				       all_frames, records, bad_lines);
 	fflush(out_records);
-	if (!all_frames && !bad_lines)
-		return EXIT_NONE;
-	return problems ? EXIT_DAMAGED : 0;
+	return status;
 }
 
 #ifndef BTDECODE_NO_MAIN
@@ -872,9 +905,11 @@ static void usage(FILE *to)
 	    "  -h, --help: this text\n"
 	    "  on a terminal (stderr), a decode longer than BTDECODE_PROGRESS_MS (1000) ms shows a "
 	    "progress line\n"
-	    "  exit status: 0 complete (every frame, session and boot whole), 1 damaged, "
-	    "missing,\n  doubled or incomplete, 2 bad usage or an unreadable input or output,\n"
-	    "  3 no record stream in the input\n");
+	    "  exit status: 0 complete (every frame, session and boot whole, nothing lost),\n"
+	    "  1 damaged, missing, doubled or out of order, 2 bad usage or an unreadable input or\n"
+	    "  output (-o naming a file it reads is refused), 3 no record stream in the input,\n"
+	    "  4 incomplete: every frame came, and the kernel counted records it did not "
+	    "deliver\n");
 }
 
 /* FILE[@0xBIAS] */
@@ -925,28 +960,6 @@ static int set_view(const char *v)
 	return -1;
 }
 
-/* Where the view writes: -o FILE, else stdout; a binary view never to a terminal. */
-static int open_output(const char *path)
-{
-	if (path && strcmp(path, "-")) {
-		out_records = fopen(path, "wb");
-		if (!out_records) {
-			fprintf(stderr, "btdecode: -o %s: %s\n", path, strerror(errno));
-			return -1;
-		}
-		return 0;
-	}
-	out_records = stdout;
-	if (view->binary && isatty(STDOUT_FILENO)) {
-		fprintf(stderr,
-			"btdecode: --view %s writes a binary file: name it with -o FILE (or "
-			"redirect stdout)\n",
-			view->name);
-		return -1;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longs[] = {
@@ -963,16 +976,16 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'v':
 			if (set_view(optarg))
-				return EXIT_USAGE;
+				return BT_EXIT_USAGE;
 			break;
 		case 'e':
 			if (bt_sym_kernel(optarg, true))
-				return EXIT_USAGE;
+				return BT_EXIT_USAGE;
 			have_elf = true;
 			break;
 		case 'p':
 			if (program_arg(optarg))
-				return EXIT_USAGE;
+				return BT_EXIT_USAGE;
 			have_program = true;
 			break;
 		case 'o':
@@ -983,7 +996,7 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			if (bt_output_streams(optarg))
-				return EXIT_USAGE;
+				return BT_EXIT_USAGE;
 			break;
 		case 'h':
 			usage(stdout);
@@ -992,12 +1005,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "btdecode: unknown option '%s' (or its value is missing)\n",
 				argv[optind - 1]);
 			usage(stderr);
-			return EXIT_USAGE;
+			return BT_EXIT_USAGE;
 		}
 	}
 	if (argc - optind > 1) {
 		usage(stderr);
-		return EXIT_USAGE;
+		return BT_EXIT_USAGE;
 	}
 	const char *path = optind < argc ? argv[optind] : NULL;
 	char log_dir[4096] = ".";
@@ -1008,24 +1021,30 @@ int main(int argc, char **argv)
 	bt_text_symbols(have_elf || have_program || debug_dir);
 	if (!have_elf)
 		default_kernel(); /* the code PATH frames walk, and the symbols */
+	/* what is read, which -o must not name: the capture, then the ELFs */
+	const char *reads[1 + MAX_ELF_FILES] = {path};
+	unsigned n_reads = 1 + bt_sym_files(reads + 1, MAX_ELF_FILES);
 	int stick_status;
 	FILE *in = bt_stick_open(path, &stick_status); /* a USB stick's trace partition */
-	if (in)
-		return bt_stick_finish(path, btdecode_stream(in, path));
-	if (stick_status)
+	bool stick = in != NULL;
+	if (!in && stick_status)
 		return stick_status;
-	in = path && strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	if (!in)
+		in = path && strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	if (!in) {
 		fprintf(stderr, "btdecode: %s: %s\n", path, strerror(errno));
-		return EXIT_USAGE;
+		return BT_EXIT_USAGE;
 	}
-	if (open_output(output))
-		return EXIT_USAGE;
+	out_records = bt_outfile_open(output, reads, n_reads, view->name, view->binary);
+	if (!out_records)
+		return BT_EXIT_USAGE;
 	int rc = btdecode_stream(in, path ? path : "stdin");
+	if (stick)
+		rc = bt_stick_finish(path, rc);
 	if (fflush(out_records) || ferror(out_records)) {
 		fprintf(stderr, "btdecode: writing %s: %s\n", output ? output : "stdout",
 			strerror(errno));
-		return EXIT_USAGE;
+		return BT_EXIT_USAGE;
 	}
 	return rc;
 }

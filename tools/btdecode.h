@@ -142,6 +142,9 @@ unsigned bt_sym_inline_frames(uint64_t addr, struct bt_inline_frame *out, unsign
 /* The DWARF version of an ELF's first unit when it has a line table, 0 when it has none, -1
  * when it cannot be read. */
 int bt_sym_dwarf_version(const char *path);
+/* The ELF files given (--elf, --program, the default kernel.elf), as paths: how many, at most
+ * max. */
+unsigned bt_sym_files(const char **paths, unsigned max);
 void bt_sym_reset(void);
 
 /* A kind as the views name it: x86_branch_name's, "async" for an interrupt or exception (a FROM

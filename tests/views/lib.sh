@@ -30,3 +30,12 @@ calls_capture() {
 	sed "s/BUILD_ID/$id/" "$here/calls.records" | "$build/host/mkcapture" $syms >"$work/cap"
 	ok $? "mkcapture writes the records of calls.records"
 }
+
+# frames FILE: "LINE CPU FRAME TYPE" for every "@BT1 " line, read by perl at the header offsets
+# lib/stream.h gives (type at 3, CPU at 4, the CPU's frame number at 8, little-endian; types:
+# 1 BEGIN, 2 BTS, 3 END, 4 HEADER, 5 LBR)
+frames() {
+	perl -MMIME::Base64 -ne 'next unless /\@BT1 ([A-Za-z0-9+\/=]+)/; my $f = decode_base64($1);
+		printf "%d %d %d %d\n", $., unpack("v", substr($f, 4, 2)), unpack("V", substr($f, 8, 4)),
+			ord(substr($f, 3, 1))' "$1"
+}

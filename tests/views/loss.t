@@ -16,13 +16,6 @@
 . "$(dirname "$0")/lib.sh"
 
 cap=$here/two-cpus.log
-# frames FILE: "LINE CPU FRAME TYPE" for every "@BT1 " line (types: 1 BEGIN, 2 BTS, 3 END,
-# 4 HEADER, 5 LBR)
-frames() {
-	perl -MMIME::Base64 -ne 'next unless /\@BT1 ([A-Za-z0-9+\/=]+)/; my $f = decode_base64($1);
-		printf "%d %d %d %d\n", $., unpack("v", substr($f, 4, 2)), unpack("V", substr($f, 8, 4)),
-			ord(substr($f, 3, 1))' "$1"
-}
 # drop LINES... < FILE: FILE without those lines
 drop() { awk -v l=" $* " 'index(l, " " FNR " ") == 0'; }
 # kernel_records FILE: the kernel's own record lines (bts, lbr) in FILE

@@ -5,8 +5,9 @@
 # against independent sources: the demangled name is c++filt's; the program's ELF is found by
 # the build id readelf reads from it, beside the capture, under --debug-dir and in a
 # debuginfod-style .build-id/ tree, and its absence is said with that build id; an address
-# past the ELF's last segment (readelf -l) gets no name; --view=json and --view json agree;
-# the JSON parses (Python's json) and keeps UTF-8 whole, a stray byte becoming U+FFFD.
+# past the ELF's last segment (readelf -l) gets no name, nor one whose nearest symbol below is
+# in another section or absolute (readelf -S, -s), in any view; --view=json and --view json
+# agree; the JSON parses (Python's json) and keeps UTF-8 whole, a stray byte becoming U+FFFD.
 . "$(dirname "$0")/lib.sh"
 [ -n "${KEEP:-}" ] && trap - EXIT && echo "# work: $work"
 
@@ -95,6 +96,75 @@ ok $((rc + $?)) "--view=perf.data: exit $rc; says the program has no line table 
 want_p=$(echo _ZN2ns4workEi | c++filt -p)
 (cd "$work" && perf script -i perf.data -F brstacksym 2>/dev/null) | grep -qF "$want_p+0x0/"
 ok $? "perf script names '$want_p' (c++filt -p) in the branch stack of that perf.data"
+
+# ---- a symbol names only an address its section holds (gABI: st_shndx, st_size, sh_addr) ----
+# .data ends in a sizeless label (d_end); .bss, in the same segment, has one sized object (buf)
+# 0x800 bytes in, and an absolute symbol (absmark, --defsym: in no section) 0x400 bytes in. The
+# expected names come from readelf's sections and nm's symbols: a .bss address below buf is
+# held by no symbol's section (d_end's is .data, absmark has none): bare; buf+8 is buf's own.
+id2=abcdef0123456789abcdef0123456789abcdef02
+cat >"$work/sect.S" <<'EOF'
+	.text
+	.globl _start
+_start:	jmp _start
+	.data
+	.globl obj
+	.type obj, @object
+obj:	.quad 1
+	.size obj, 8
+d_end:
+	.bss
+	.skip 0x800
+	.globl buf
+	.type buf, @object
+buf:	.skip 16
+	.size buf, 16
+	.skip 0x800
+EOF
+printf 'SECTIONS { . = 0x600000; .text : { *(.text) } . = ALIGN(0x1000); .data : { *(.data) } .bss : { *(.bss) } }\n' >"$work/sect.ld"
+(cd "$work" && gcc -c sect.S -o sect.o &&
+	ld -nostdlib -T sect.ld --build-id=0x$id2 --defsym=absmark=$((0x601000 + 8 + 0x400)) -e _start -o sect.elf sect.o)
+ok $? "a program of .text, .data and .bss links with build id $id2"
+read -r bss_addr bss_size <<<"$(readelf -SW "$work/sect.elf" | sed 's/^ *\[ *[0-9]*\]//' | awk '$1 == ".bss" { print "0x" $3, "0x" $5 }')"
+data_addr=$(readelf -SW "$work/sect.elf" | sed 's/^ *\[ *[0-9]*\]//' | awk '$1 == ".data" { print "0x" $3 }')
+nmv() { printf '0x%s' "$(nm "$work/sect.elf" | awk -v s="$1" '$3 == s { print $1 }')"; }
+buf=$(nmv buf) dend=$(nmv d_end) abs=$(nmv absmark) start=$(nmv _start)
+below_buf=$(printf '0x%x' $((bss_addr + 0x100)))
+above_abs=$(printf '0x%x' $((abs + 0x10)))
+in_buf=$(printf '0x%x' $((buf + 8)))
+# the layout the names depend on, from readelf and nm: one RW PT_LOAD holds .data and .bss
+rw=$(readelf -lW "$work/sect.elf" | awk '$1 == "LOAD" && $0 ~ / RW / { print $3, $6 }')
+read -r rw_addr rw_size <<<"$rw"
+[ $((data_addr)) -le $((dend)) ] && [ $((dend)) -le $((bss_addr)) ] && [ $((bss_addr)) -lt $((below_buf)) ] &&
+	[ $((below_buf)) -lt $((abs)) ] && [ $((above_abs)) -lt $((buf)) ] && [ $((buf + 16)) -le $((bss_addr + bss_size)) ] &&
+	[ $((rw_addr)) -le $((data_addr)) ] && [ $((bss_addr + bss_size)) -le $((rw_addr + rw_size)) ] &&
+	readelf -sW "$work/sect.elf" | grep -q ' ABS absmark$'
+ok $? "readelf: d_end ($dend) ends .data, .bss at $bss_addr ($bss_size bytes) in the same RW PT_LOAD, absmark ($abs) absolute, buf at $buf"
+mkdir -p "$work/sect"
+cp "$work/sect.elf" "$work/sect/sect.elf"
+printf '%s\n' "header baretrace=test cpus=1 program-build-id=$id2 program-bias=0" 'begin bts sect@test cpu=0' \
+	"bts _start $below_buf 0x10" "bts $above_abs $in_buf 0x10" "bts $in_buf _start 0x10" 'end 0' 'bootend' |
+	"$build/host/mkcapture" _start="$start" >"$work/sect/cap"
+ok $? "mkcapture writes records to and from those addresses"
+"$dec" "$work/sect/cap" >"$work/sect.text" 2>"$work/sect.err"
+rc=$?
+start=$(printf '0x%x' $((start)))
+grep -q "^bts $start <_start> $below_buf 0x10\$" "$work/sect.text" &&
+	grep -q "^bts $above_abs $in_buf <buf+0x8> 0x10\$" "$work/sect.text" &&
+	grep -q "^bts $in_buf <buf+0x8> $start <_start> 0x10\$" "$work/sect.text"
+ok $((rc + $?)) "text: $below_buf (after d_end, in .bss) and $above_abs (after absmark) bare; $in_buf buf+0x8, $start _start (exit $rc)"
+[ "$last" = 0 ] || sed 's/^/# /' "$work/sect.text" "$work/sect.err" | head
+bad=""
+for v in text json stats perf folded trace html perf.data; do
+	"$dec" --view "$v" -o "$work/sect.$v" "$work/sect/cap" 2>/dev/null || bad="$bad $v(exit)"
+	if [ "$v" = perf.data ]; then
+		(cd "$work" && perf script -i "sect.$v" -F ip,sym,brstacksym >"$work/sect.script" 2>/dev/null)
+		grep -q '_start' "$work/sect.script" && mv "$work/sect.script" "$work/sect.$v" || bad="$bad perf-script"
+	fi
+	! grep -aqE 'd_end|absmark' "$work/sect.$v" || bad="$bad $v"
+done
+[ -z "$bad" ] && grep -q '"to":"'"$below_buf"'","flags"' "$work/sect.json" && grep -q '"to_sym":"buf+0x8"' "$work/sect.json"
+ok $? "every view that names addresses (text, json, stats, perf, folded, trace, html, perf.data through perf script) names neither d_end nor absmark; json gives $below_buf no to_sym${bad:+ (not:$bad)}"
 
 "$dec" --view=nosuch "$work/cap/capture.log" 2>"$work/bad.err"
 rc=$?

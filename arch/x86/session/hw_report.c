@@ -23,6 +23,7 @@
 #include "kernel/build_id.h"
 #include "kernel/version.h"
 #include "lib/fmt.h"
+#include "lib/stream.h"
 #include "lib/string.h"
 
 #define LINE_MAX_LEN 400
@@ -286,7 +287,8 @@ void arch_trace_stream_header(bool binary)
 	/* the serial link the stream travels (README "Consoles"): source, registers, rate, 8N1 */
 	memcpy(link, "console=", 8);
 	console_serial_describe(link + 8, sizeof(link) - 8);
-	const char *const pairs[] = {version, id, cpu, micro, tsc, cpus, link};
+	/* BT_END_PROMISE: tracing_run ends every streamed run with trace_stream_end's frame */
+	const char *const pairs[] = {version, id, cpu, micro, tsc, BT_END_PROMISE, cpus, link};
 	trace_stream_header(pairs, sizeof(pairs) / sizeof(pairs[0]));
 	/* A second frame: where the kernel runs, and the boot CPU's capability record as its
 	 * raw inputs (the CPUID leaves and capability MSRs arch/x86/caps decodes, so a host can
