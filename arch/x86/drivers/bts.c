@@ -151,11 +151,14 @@ static enum status bts_drain(struct facility_run *r)
 	b->overwritten = b->wrapped && b->counted && stored > delivered ? stored - delivered : 0;
 	pmu_backend_drops(&b->dropped, &pebs_dropped);
 	uint64_t full = r->store.lost_full;
-	r->end_lost = full + b->dropped + b->overwritten;
+	/* A buffer that went round without a count (silicon keeps none) lost at least the record
+	 * its oldest slot held: the capture is incomplete by at least one, said so. */
+	bool uncounted = b->wrapped && !b->counted;
+	r->end_lost = full + b->dropped + (uncounted ? 1 : b->overwritten);
 	if (full || b->dropped || b->wrapped)
 		fmt_snprintf(r->end_why, sizeof(r->end_why),
-			     "store-full=%lu dropped=%lu overwritten=%lu%s", full, b->dropped,
-			     b->overwritten, b->wrapped && !b->counted ? "+unknown" : "");
+			     "store-full=%lu dropped=%lu overwritten=%s%lu", full, b->dropped,
+			     uncounted ? "at-least-" : "", uncounted ? 1 : b->overwritten);
 	r->check_skip = b->plan.cfg.ring != TRACE_RING_ALL ? "bts.ring leaves a ring out"
 			: b->wrapped			   ? "the circular buffer went round"
 			: full || b->dropped		   ? "records were lost"
