@@ -102,6 +102,12 @@ uint64_t trace_pmi_drain_pebs(struct ds_area64 *ds, size_t record_size)
 	return 0;
 }
 
+uint64_t trace_pmi_pebs_skipped(const struct ds_area64 *ds)
+{
+	(void)ds;
+	return 0;
+}
+
 void *arch_phys_to_virt(uint64_t phys)
 {
 	return (void *)(uintptr_t)phys;
