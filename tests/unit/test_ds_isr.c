@@ -231,6 +231,59 @@ static void pebs_threshold_and_several_counters(void **state)
 	assert_int_equal(ds()->pebs_index, BUF_LIN);
 }
 
+/* PEBS on PMC0 with period P writes a record at every (P+1)th instruction (SDM Vol. 3B 18.4.4:
+ * "an overflow condition in the counter will arm PEBS. On the subsequent event following
+ * overflow, the processor will generate a PEBS event"). A buffer of two records, its PMI never
+ * serviced in time: after it fills, each assist is skipped ("If the bounds checks fail, the
+ * PEBS will be skipped entirely", 18.4.4.1). Whatever the phase the routine finds the counter
+ * in, the records written plus those it reckons skipped are the (P+1)th instructions so far;
+ * after its reload the records come at the same instructions as without a loss. */
+static void pebs_skipped_assists_reckoned_from_the_counter(void **state)
+{
+	(void)state;
+	const unsigned period = 4, every = period + 1;
+	for (unsigned late = 0; late < 3 * every; late++) { /* every phase the PMI may come in */
+		struct ds_isr_config c = setup("skylake");
+		c.pebs = true;
+		c.pebs_enable = BIT(0);
+		c.global_ctrl = BIT(0);
+		c.gp_width = m.caps.perfmon.gp_width;
+		c.full_width = true;
+		ds()->pebs_base = ds()->pebs_index = BUF_LIN;
+		ds()->pebs_abs_max = BUF_LIN + 2 * 200;
+		ds()->pebs_threshold = BUF_LIN + 2 * 200;
+		ds()->pebs_counter_reset[0] = genmask(c.gp_width - 1, 0) + 1 - period;
+		spmu_wrmsr(&m, MSR_IA32_A_PMC0, ds()->pebs_counter_reset[0]);
+		spmu_wrmsr(&m, MSR_IA32_PERFEVTSEL0, 0xc0 | EVTSEL_EN | EVTSEL_OS);
+		spmu_wrmsr(&m, MSR_IA32_PEBS_ENABLE, BIT(0));
+		spmu_wrmsr(&m, MSR_IA32_PERF_GLOBAL_CTRL, c.global_ctrl);
+		unsigned first = 2 * every + late; /* two records, then the buffer is full */
+		step(first);
+		struct ds_isr_report r;
+		ds_isr_service(&ops, &c, &r);
+		assert_int_equal(pebs_seen, 2);
+		/* (a PMI at an overflow, the record due at the next instruction: the routine's
+		 * IA32_PEBS_ENABLE write disarms it, so it is counted too) */
+		assert_int_equal(pebs_seen + r.pebs_skipped, (first + 1) / every);
+		/* sampling goes on where it would have: the next record at the next (P+1)th
+		 * instruction (step() numbers this call's instructions from 0x5000 again) */
+		unsigned next = ((first + 1) / every + 1) * every - first;
+		step(next);
+		assert_int_equal(ds()->pebs_index, BUF_LIN + 200);
+		uint64_t ip;
+		memcpy(&ip, lin(BUF_LIN) + offsetof(struct pebs_record_fmt2, eventing_ip),
+		       sizeof(ip));
+		assert_int_equal(ip, 0x5000 + next - 1);
+		/* and after more skipped ones, still every one accounted for */
+		unsigned more = 3 * every + late;
+		step(more);
+		struct ds_isr_report r2;
+		ds_isr_service(&ops, &c, &r2);
+		assert_int_equal(pebs_seen + r.pebs_skipped + r2.pebs_skipped,
+				 (first + next + more + 1) / every);
+	}
+}
+
 static void back_to_back_pmis_loop(void **state)
 {
 	(void)state;
@@ -431,6 +484,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(bts_threshold_without_status_bit),
     cmocka_unit_test(circular_bts_is_left_alone),
     cmocka_unit_test(pebs_threshold_and_several_counters),
+    cmocka_unit_test(pebs_skipped_assists_reckoned_from_the_counter),
     cmocka_unit_test(back_to_back_pmis_loop),
     cmocka_unit_test(legacy_freeze_is_undone),
     cmocka_unit_test(streamlined_freeze_is_acked),

@@ -122,18 +122,20 @@ uint64_t ds_pebs_skipped(const struct ds_isr_ops *o, const struct ds_isr_config 
 		reset &= mask;
 		uint64_t every = ((mask - reset) & mask) + 2; /* period + 1 events per record */
 		uint64_t count = rd(o, &r, k.read_msr) & mask;
-		if (!count || count >= reset || every < 2)
-			continue; /* its assist is still to come, or no overflow since the reload */
-		/* count - 1 events since the skipped assist; phase: into the next period */
-		uint64_t since = count - 1, phase = since % every;
-		lost += 1 + since / every;
+		if (count >= reset || every < 2 || (!count && !rearm))
+			continue; /* no overflow since the reload, or the session is over */
+		/* count - 1 events since the skipped assist (0: none skipped yet, the counter just
+		 * overflowed); phase: into the next period */
+		uint64_t since = count ? count - 1 : every - 1, phase = since % every;
+		lost += count ? 1 + since / every : 0;
 		if (!rearm)
 			continue;
 		uint64_t value = reset + phase;
 		if (phase == every - 1) {
-			/* It would stand at 0, armed, its record due at the next event: a reload
-			 * cannot arm it, so that record is lost too and the next comes a period
-			 * and one event later, as it would have. */
+			/* It stands (or would stand) at 0, armed, its record due at the next event,
+			 * and the routine's own IA32_PEBS_ENABLE write on entry disarms it: a
+			 * reload cannot arm it, so that record is lost too, and the next comes a
+			 * period and one event later, as it would have. */
 			lost++;
 			value = reset - 1;
 		}
