@@ -115,5 +115,8 @@ void arch_smp_init(const struct boot_info *bi, bool pmi_as_nmi)
 	kprintf("smp: %u of %u enabled CPUs online (%u failed) in %lu us (INIT phase %lu us)\n",
 		r.online, have_madt ? r.enabled : 1, r.failed, r.bringup_us, r.init_us);
 	print_cpu_table();
+	ss_blocks_prepare(arch_cpu_count());
+	if (!pmu_backends_prepare(arch_cpu_count()))
+		kprintf("error: out of memory for the CPUs' PMU state: only the boot CPU traces\n");
 	caps_report_all();
 }

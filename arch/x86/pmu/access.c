@@ -6,6 +6,8 @@
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "kernel/arch_cpu.h"
+#include "kernel/memmap.h"
+#include "kernel/memory.h"
 
 struct pmu_backend {
 	bool model;
@@ -13,11 +15,33 @@ struct pmu_backend {
 	struct pmu_hw_refusals refused; /* the hardware's #GPs (the model keeps its own) */
 };
 
-static struct pmu_backend backends[MAX_CPUS];
+/* The boot CPU's in the kernel's image; the others' from the page allocator once they are up
+ * (pmu_backends_prepare: room for MAX_CPUS in the image would make it too large for a small
+ * machine's memory). A CPU without one never traces (the runner's preparation fails first). */
+static struct pmu_backend boot_backend;
+static struct pmu_backend *backends[MAX_CPUS] = {&boot_backend};
+
+bool pmu_backends_prepare(unsigned cpus)
+{
+	uint64_t pages = (sizeof(struct pmu_backend) + PAGE_SIZE - 1) / PAGE_SIZE;
+	for (unsigned c = 1; c < cpus && c < MAX_CPUS; c++) {
+		uint64_t pa = backends[c] ? 0 : page_alloc(pages);
+		if (pa)
+			backends[c] = arch_phys_to_virt(pa);
+		if (!backends[c])
+			return false;
+	}
+	return true;
+}
+
+bool pmu_backend_ready(unsigned cpu)
+{
+	return cpu < MAX_CPUS && backends[cpu];
+}
 
 static struct pmu_backend *here(void)
 {
-	return &backends[this_cpu()->index];
+	return backends[this_cpu()->index];
 }
 
 /* The model reaches DS memory through the identity map, as the hardware would through the
@@ -141,7 +165,8 @@ static enum status hw_refused(struct pmu_backend *b, uint32_t msr, uint64_t valu
 
 struct pmu_hw_refusals pmu_hardware_refusals(unsigned cpu)
 {
-	return cpu < MAX_CPUS ? backends[cpu].refused : (struct pmu_hw_refusals){0};
+	return cpu < MAX_CPUS && backends[cpu] ? backends[cpu]->refused
+					       : (struct pmu_hw_refusals){0};
 }
 
 enum status pmu_rdmsr(uint32_t msr, uint64_t *value)

@@ -21,6 +21,10 @@ struct pmu_hw_refusals {
 };
 struct pmu_hw_refusals pmu_hardware_refusals(unsigned cpu);
 
+/* Boot CPU, once the CPUs are up: each other CPU's backend (the boot CPU's is static); false when
+ * memory ran out. pmu_backend_ready: whether CPU cpu has one. */
+bool pmu_backends_prepare(unsigned cpus);
+bool pmu_backend_ready(unsigned cpu);
 /* This CPU uses the software PMU with personality p (state reset), or the hardware. */
 void pmu_use_model(const struct spmu_personality *p);
 void pmu_use_hardware(void);

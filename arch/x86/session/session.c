@@ -651,6 +651,8 @@ bool ts_prepare_cpu(unsigned cpu, const struct trace_options *o)
 	struct cpu_session *cs = &cpu_sessions[cpu];
 	cs->user = &user_runs[cpu];
 	user_progress_beat = progress_beat;
+	if (!pmu_backend_ready(cpu))
+		return false;
 	if (!cs->cache) {
 		uint64_t pa = page_alloc(DECODE_CACHE_PAGES);
 		if (!pa)

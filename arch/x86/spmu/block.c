@@ -46,7 +46,9 @@
 #include "arch/x86/spmu/block.h"
 #include "arch/x86/cpu/pagetable.h"
 #include "arch/x86/cpu/usermode.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/arch_step.h"
+#include "kernel/memory.h"
 #include "lib/x86_loop.h"
 #include "lib/x86_mem.h"
 
@@ -151,7 +153,20 @@ static bool branch_successors(const struct x86_decoded *d, uint64_t ip, uint64_t
 	return !((to[0] == start || to[1] == start) && (rflags & RFLAGS_IF));
 }
 
-static struct ss_block blocks[MAX_CPUS][BLOCK_SLOTS];
+/* Each CPU's remembered blocks, from the page allocator at boot for the CPUs that came up (not
+ * in the kernel's image: room for MAX_CPUS would make it 7 MiB larger, too large for the loader
+ * to place in a small machine's memory). NULL: no blocks on that CPU, each step traps. */
+static struct ss_block *blocks[MAX_CPUS];
+
+void ss_blocks_prepare(unsigned cpus)
+{
+	uint64_t pages = (BLOCK_SLOTS * sizeof(struct ss_block) + PAGE_SIZE - 1) / PAGE_SIZE;
+	for (unsigned c = 0; c < cpus && c < MAX_CPUS; c++) {
+		uint64_t pa = blocks[c] ? 0 : page_alloc(pages);
+		if (pa)
+			blocks[c] = arch_phys_to_virt(pa);
+	}
+}
 
 /* Whether a block from start to end (the address after its last instruction) can be remembered
  * whole: its bytes, in words read from start, on start's page. */
@@ -248,8 +263,8 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags, const struct trap_frame 
 	uint64_t start = s->prev;
 	const struct ss_block *same = s->blk_same; /* this trap's only */
 	s->blk_same = NULL;
-	if (!block_on || !s->hooks.cache || s->next_whole || !d || d->ip != start ||
-	    s->prev_mode != X86_MODE_64 || s->blk_armed)
+	if (!block_on || !s->blk_cache || !s->hooks.cache || s->next_whole || !d ||
+	    d->ip != start || s->prev_mode != X86_MODE_64 || s->blk_armed)
 		return false;
 	uint64_t room = block_room(s);
 	if (room == 0 || ((start >> 12) + 1 != s->ok_page && !ss_code_readable(start)))
@@ -288,7 +303,7 @@ void ss_block_reset(struct ss_state *s)
 	s->npre = 0;
 	ss_block_idle(s);
 	s->blk_cache = blocks[this_cpu()->index];
-	for (unsigned i = 0; i < BLOCK_SLOTS; i++)
+	for (unsigned i = 0; s->blk_cache && i < BLOCK_SLOTS; i++)
 		s->blk_cache[i].start = 0;
 	s->dr[0] = read_dr0();
 	s->dr[1] = read_dr1();

@@ -164,6 +164,8 @@ bool ss_active_here(void);
 uint64_t ss_workload_ip(const struct trap_frame *f);
 /* The engine's #DB entry (singlestep_entry.S) in #DB's IDT gate: set once at boot. */
 void ss_install_entry(void);
+/* Boot CPU, once the CPUs are up: each one's memory for per-block stepping (block.c). */
+void ss_blocks_prepare(unsigned cpus);
 /* From the engine's #DB entry (singlestep.c): a plain step, with the CPU's part of the frame
  * only; then any other trap with the whole frame. True if it was the engine's (handled). */
 struct db_cpu_frame;
