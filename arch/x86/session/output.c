@@ -136,6 +136,7 @@ static void out_vprintf(struct out_ring *r, const char *fmt, va_list ap)
 		r->cut += n - (UNIT_MAX - 1);
 		n = UNIT_MAX - 1;
 	}
+	console_note_lines(r->unit, n); /* an error line fails the run, whoever prints it */
 	ring_put(r, r->unit, n);
 	spin_unlock_irqrestore(&r->producer, flags);
 }
