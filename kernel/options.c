@@ -323,8 +323,8 @@ static const struct cfg_option option_table[] = {
      "same records; a cross-check of the per-block mode)",
      OPT(ss_block), 0, 0, on_off_values, PLAIN},
     {"spmu.drop", CFG_UINT,
-     "test only: the software PMU misses the Nth taken branch of every run, so that the "
-     "self-checks are seen to fail; 0 = off",
+     "a deliberate failure: the software PMU misses the Nth taken branch of every run, so "
+     "that the self-checks, and a lab's results, are seen to fail (the run ends FAIL); 0 = off",
      OPT(tr.spmu_drop), 0, SPMU_DROP_MAX, NULL, PLAIN},
     {"pmi", CFG_ENUM, "deliver the performance-monitoring interrupt on its vector or as NMI",
      OPT(pmi), 0, 0, pmi_values, PLAIN},

@@ -581,6 +581,12 @@ static void quoted_values_take_shell_double_quote_escapes(void **state)
 	FILE_FAILS("name = \"open\\\"",
 		   "baretrace.cfg:1: missing closing '\"' in '\"open\\\"'; accepted: \"text\" "
 		   "within one line (\\\" inside it is a '\"')");
+	/* A quoted value longer than any line is refused as such, in the command line too. */
+	static char big[CFG_MAX_QUOTED + 16];
+	int n = snprintf(big, sizeof(big), "name=\"%0*d\"", CFG_MAX_QUOTED + 1, 7);
+	assert_int_equal(parse_args_n(&s, big, (size_t)n), -1);
+	assert_non_null(strstr(err.msg, "option 'name': the quoted value is too long (2049 bytes); "
+					"accepted: at most 2048"));
 	ARGS_FAIL("name=\"open\\\" exit=qemu",
 		  "load options: in 'name=\"open\\\" exit=qemu': missing closing '\"'; "
 		  "accepted: key=\"text\" (\\\" inside it is a '\"')");
