@@ -464,6 +464,15 @@ static void program_argv_words_follow_the_documented_grammar(void **state)
 		strcat(many, "w ");
 	strcat(many, "\"");
 	refused(many, "too many words (words: blanks separate");
+	/* the help says the real limits */
+	char said[64];
+	described[0] = '\0';
+	options_describe(gather, NULL);
+	snprintf(said, sizeof(said), "at most %d words", PROGRAM_WORDS_COUNT);
+	assert_non_null(strstr(described, said));
+	snprintf(said, sizeof(said), "program.argv=<text, at most %d bytes>",
+		 PROGRAM_WORDS_MAX - 1);
+	assert_non_null(strstr(described, said));
 }
 
 /* The documented limit, 511 bytes, is the real one, in either input; a line that holds a
@@ -472,7 +481,8 @@ static void program_argv_holds_511_bytes(void **state)
 {
 	(void)state;
 	static char file[CFG_MAX_LINE + 64], args[BOOT_OPTIONS_MAX];
-	/* 255 empty-word pairs and an x: 511 bytes, 1021 as written */
+	/* 255 pairs of quotes and an x, one word "x": 511 bytes, 1021 as written (each quote
+	 * escaped), more than a line held before (255 bytes) */
 	strcpy(file, "program.argv = \"");
 	for (int k = 0; k < 255; k++)
 		strcat(file, "\\\"\\\"");
@@ -481,10 +491,14 @@ static void program_argv_holds_511_bytes(void **state)
 	if (!parse(file, ""))
 		fail_msg("%s", err);
 	assert_int_equal(strlen(o.program_argv), PROGRAM_WORDS_MAX - 1);
-	snprintf(args, sizeof(args), "program.argv=\"%0511d\"", 7);
+	const char *w[PROGRAM_WORDS_COUNT];
+	char buf[PROGRAM_WORDS_MAX];
+	assert_int_equal(words_of(o.program_argv, w, buf), 1);
+	assert_string_equal(w[0], "x");
+	snprintf(args, sizeof(args), "program.argv=\"%0*d\"", PROGRAM_WORDS_MAX - 1, 7);
 	assert_true(parse(NULL, args));
-	assert_int_equal(strlen(o.program_argv), 511);
-	snprintf(args, sizeof(args), "program.argv=\"%0512d\"", 7);
+	assert_int_equal(strlen(o.program_argv), PROGRAM_WORDS_MAX - 1);
+	snprintf(args, sizeof(args), "program.argv=\"%0*d\"", PROGRAM_WORDS_MAX, 7);
 	refused(args, "is too long (512 bytes); accepted: at most 511 bytes");
 }
 
