@@ -96,16 +96,32 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(sort $(wildcard tests/
 # sources' SELFTEST(name) lines (in link order), as the kernel's .selftests section has them.
 # The workload tables (kernel/workloads.c, arch/x86/workloads/table.c) give their names alone
 # there (-DBT_HOST: no code pointers, kernel/arch_workloads.h).
-CHECK_OPTIONS_SRCS := scripts/check-options.c kernel/options.c kernel/workloads.c \
+CHECK_OPTIONS_SRCS := scripts/check-options.c kernel/options.c kernel/workloads.c lib/shell_words.c \
 	arch/x86/workloads/table.c lib/config.c lib/fmt.c lib/string.c boot/text.c \
 	arch/x86/spmu/personality.c
 HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 
+# ---- a test build: build/test-knobs/ (make test-knobs) ------------------------------------------
+# The same kernel with the test knobs among its options (kernel/options.c, BT_TEST_KNOBS:
+# test.ss.skip), which no user's configuration can name: only tests boot it
+# (tests/long/rebuild.t). In a folder of its own, so that no object of one build is taken for
+# the other's; `make test-knobs` is the way to build it.
+ifeq ($(BT_TEST_KNOBS),1)
+KERNEL_CFLAGS += -DBT_TEST_KNOBS
+HOST_TOOL_CFLAGS += -DBT_TEST_KNOBS
+endif
+TEST_KNOBS_BUILD := $(BUILD)/test-knobs
+
 .PHONY: all deps run test unit-test qemu-test long-check bench format format-check fresh-check help clean usb \
-	debug report fuzz decode-check lava-job lava-check
+	debug report fuzz decode-check lava-job lava-check test-knobs
 all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(BUILD)/mkgpt \
 	$(BUILD)/btdecode \
 	$(EXAMPLES) $(TEST_PROGRAMS)
+
+test-knobs: deps
+	$(Q)$(MAKE) --no-print-directory BUILD=$(TEST_KNOBS_BUILD) BT_TEST_KNOBS=1 \
+		$(TEST_KNOBS_BUILD)/BOOTX64.EFI $(TEST_KNOBS_BUILD)/kernel.elf \
+		$(TEST_KNOBS_BUILD)/check-options
 
 help:
 	@echo "make            build build/BOOTX64.EFI (kernel inside) and build/kernel.elf (symbols),"
@@ -140,6 +156,8 @@ help:
 	@echo "                while the run goes on); scripts/capture DEVICE records one (README)"
 	@echo "make test       host unit tests (cmocka, ASan+UBSan) and QEMU tests, under prove"
 	@echo "make unit-test  host unit tests only;  make qemu-test  QEMU tests only"
+	@echo "make test-knobs build/test-knobs/: the kernel with test-only options (test.ss.skip),"
+	@echo "                which only tests boot (tests/long/rebuild.t)"
 	@echo "make long-check 10,000,000-branch captures, whole, a kernel workload, a user program"
 	@echo "                and one through a stalled serial reader (minutes; LONG_BRANCHES=N)"
 	@echo "make decode-check  lib/x86_decode.c against Zydis over all of /usr/lib's x86-64 code,"
@@ -331,7 +349,7 @@ decode-check: all $(BUILD)/host/test_x86_decode
 		$(BUILD)/host/test_x86_decode
 
 # Captures of 10,000,000 branches (issue 33's acceptance): minutes, so not in make test.
-long-check: all
+long-check: all test-knobs
 	$(Q)BUILD=$(BUILD) prove tests/long/*.t
 	$(Q)BUILD=$(BUILD) SS_BLOCK=off prove tests/qemu/exact.t tests/qemu/sstrace.t tests/qemu/trace.t
 	$(Q)BUILD=$(BUILD) COMPAT_PROGRAM=1 prove tests/qemu/compat.t

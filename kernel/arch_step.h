@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include "lib/x86_step.h"
 
-/* Test only (option ss.skip): the single-step engine leaves out every Nth trap whose path the
- * code decides, as a platform that skips single-step traps would, so that the step hooks must
- * rebuild the path (arch_step_rebuild); 0 = none. */
+/* A test build's (option test.ss.skip, make test-knobs): the single-step engine leaves out every
+ * Nth trap whose path the code decides, as a platform that skips single-step traps would, so that
+ * the step hooks must rebuild the path (arch_step_rebuild); 0 = none. */
 void arch_set_step_skip(unsigned every);
 /* Option ss.block: the single-step engine runs straight-line code at full speed with a trap per
  * block (on, the default) or traps after every instruction (off, test only). */

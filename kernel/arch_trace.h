@@ -168,7 +168,7 @@ void arch_trace_stream_end(void);
 /* Before the HEADER: trace.out (enum trace_out) other than serial looks for the USB stick's
  * trace partition (arch/x86/usb/), said on the console; `about` (the run's options) goes in
  * its head. Stick alone: the frames leave the serial line. False when the stick was asked for
- * (stick, both) and is not there: the stream then goes to the serial line, said. */
+ * (stick, both) and is not there: the caller refuses the run (kernel/tracing.c). */
 bool arch_trace_stream_out(uint64_t out, const char *about);
 /* The stick's copy lost frames (write failure, vanished, full): the run is INCOMPLETE. */
 bool arch_trace_stick_lost(void);

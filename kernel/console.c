@@ -7,6 +7,7 @@
 #include "kernel/console.h"
 #include "kernel/arch_console.h"
 #include "lib/fmt.h"
+#include "lib/log_line.h"
 #include "lib/string.h"
 
 #define BACKLOG_BYTES (32u << 10)
@@ -17,8 +18,56 @@ static struct {
 	char text[BACKLOG_BYTES];
 } backlog = {.keeping = true};
 
+/* Error lines printed so far (lib/log_line.h): no run that printed one passes. */
+static unsigned error_lines;
+
+/* The start of the line kprintf is printing, until it is decided (lib/log_line.h). One for
+ * all CPUs: the others print through their trace output (console_note_lines), and two CPUs in
+ * kprintf at once would mix their lines on the console itself. */
+static struct {
+	char text[LOG_LINE_HEAD];
+	size_t n;
+	bool decided;
+} head;
+
+static void decide(void)
+{
+	if (log_line_is_error(head.text, head.n))
+		__atomic_fetch_add(&error_lines, 1, __ATOMIC_RELAXED);
+	head.decided = true;
+}
+
+static void track(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\n') {
+			if (!head.decided)
+				decide();
+			head.n = 0;
+			head.decided = false;
+		} else if (!head.decided) {
+			head.text[head.n++] = s[i];
+			if (head.n == LOG_LINE_HEAD)
+				decide();
+		}
+	}
+}
+
+unsigned console_error_lines(void)
+{
+	return __atomic_load_n(&error_lines, __ATOMIC_RELAXED);
+}
+
+void console_note_lines(const char *text, size_t n)
+{
+	unsigned errors = log_error_lines(text, n);
+	if (errors)
+		__atomic_fetch_add(&error_lines, errors, __ATOMIC_RELAXED);
+}
+
 static void emit(const char *s, size_t n)
 {
+	track(s, n);
 	arch_console_write(s, n);
 	arch_screen_write(s, n);
 	if (!backlog.keeping)

@@ -24,6 +24,11 @@ void kvprintf_line(const char *prefix, const char *fmt, va_list ap)
  * screen: for a console found after the first lines. */
 void console_replay_serial(void);
 void console_replay_screen(void);
+/* Error lines printed so far ("error: ..." or "TAG: error: ...", lib/log_line.h): those of
+ * kprintf, and those of the whole lines console_note_lines was shown (a CPU's trace output,
+ * which reaches the console through console_serial_write). No run that printed one passes. */
+unsigned console_error_lines(void);
+void console_note_lines(const char *text, size_t n);
 /* A line to repeat just before the run's last line (where a screen shows it last). */
 void console_set_exit_note(const char *line);
 void console_print_exit_note(void);

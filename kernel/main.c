@@ -24,7 +24,7 @@
 #include "kernel/version.h"
 #include "lib/fmt.h"
 
-/* The single-step engine's options: ss.skip (test only) and ss.block. */
+/* The single-step engine's options: ss.block, and test.ss.skip of a test build. */
 static void step_options(const struct kernel_options *o)
 {
 	arch_set_step_skip((unsigned)o->ss_skip);
@@ -218,6 +218,28 @@ static void print_boot_time(const struct boot_info *bi)
 		total * 1000 / khz, total, kernel * 1000 / khz, khz);
 }
 
+/* The trace sessions, after what they need is checked: memory for their buffers, the stick
+ * trace.out names; a setting that cannot work ends the run here, before the first session. */
+static enum run_status run_traces(const struct boot_info *bi, const struct kernel_options *o,
+				  struct tracing_summary *sum)
+{
+	char why[512];
+	if (!arch_trace_check_memory(&o->tr, why, sizeof(why))) {
+		kprintf("error: %s\n", why);
+		arch_exit(RUN_BAD_CONFIG);
+	}
+	tracing_given_options(bi->options, bi->config);
+	if (!tracing_stream_out(o, why, sizeof(why))) {
+		kprintf("error: %s\n", why);
+		arch_exit(RUN_BAD_CONFIG);
+	}
+	enum trace_outcome out = tracing_run(o, sum);
+	return out == TRACE_FAILED	 ? RUN_FAIL
+	       : out == TRACE_INCOMPLETE ? RUN_INCOMPLETE
+	       : out == TRACE_SKIPPED	 ? RUN_SKIP
+					 : RUN_PASS;
+}
+
 _Noreturn void kernel_main(const struct boot_info *bi_phys)
 {
 	/* The loader passes a physical address; the kernel reaches memory through the direct
@@ -243,11 +265,11 @@ _Noreturn void kernel_main(const struct boot_info *bi_phys)
 	arch_set_exit_hold((unsigned)opts.screen_hold_s);
 	step_options(&opts);
 	print_banner(bi);
-	if (opts.ss_skip) /* test only: never silently (issue 34, class 8) */
+	if (opts.ss_skip) /* a test build's knob: never silently */
 		kprintf(
-		    "warning: option ss.skip=%lu is a test option: the single-step engine leaves "
-		    "out every %lu-th trap it may and rebuilds the path from the code; a trace "
-		    "taken with it is no user's trace\n",
+		    "warning: option test.ss.skip=%lu (a test build, make test-knobs): the "
+		    "single-step engine leaves out every %lu-th trap it may and rebuilds the path "
+		    "from the code; a trace taken with it is no user's trace\n",
 		    (unsigned long)opts.ss_skip, (unsigned long)opts.ss_skip);
 	consoles_up(bi, &opts);
 	struct memmap mm = {arch_phys_to_virt(bi->mmap), bi->mmap_count};
@@ -288,33 +310,31 @@ _Noreturn void kernel_main(const struct boot_info *bi_phys)
 	static struct tracing_summary sum; /* large: not on the stack */
 	if (opts.ss.n)
 		tally_add(&t, sstrace_run(&opts.ss, &opts) ? RUN_PASS : RUN_FAIL);
-	if (opts.trace.n) {
-		char why[512];
-		if (!arch_trace_check_memory(&opts.tr, why, sizeof(why))) {
-			kprintf("error: %s\n", why);
-			arch_exit(RUN_BAD_CONFIG);
-		}
-		tracing_given_options(bi->options, bi->config);
-		enum trace_outcome out = tracing_run(&opts, &sum);
-		tally_add(&t, out == TRACE_FAILED	? RUN_FAIL
-			      : out == TRACE_INCOMPLETE ? RUN_INCOMPLETE
-			      : out == TRACE_SKIPPED	? RUN_SKIP
-							: RUN_PASS);
-	}
+	if (opts.trace.n)
+		tally_add(&t, run_traces(bi, &opts, &sum));
 	if (opts.bench == BENCH_ISR)
 		tally_add(&t, arch_bench_isr() ? RUN_PASS : RUN_FAIL);
 	if (opts.bench == BENCH_CONSOLE)
 		tally_add(&t, bench_console(bi) ? RUN_PASS : RUN_FAIL);
 	if (opts.selftest.n)
 		tally_add(&t, selftest_run(&opts.selftest));
+	enum run_status status = tally_status(&t);
+	bool program_bad = program_ended_badly() && status != RUN_FAIL; /* its input, status 2 */
+	unsigned errors = console_error_lines();
+	if (!program_bad && errors && (status == RUN_PASS || status == RUN_SKIP)) {
+		/* README "The result contract": an error said is never a pass */
+		kprintf("run: %u line(s) above said error: the run fails\n", errors);
+		status = RUN_FAIL;
+	}
 	if (opts.report)
-		report_print(bi, opts.trace.n ? &sum : NULL, run_status_name(tally_status(&t)));
-	if (program_ended_badly() && tally_status(&t) != RUN_FAIL) {
+		report_print(bi, opts.trace.n ? &sum : NULL,
+			     run_status_name(program_bad ? RUN_BAD_CONFIG : status));
+	if (program_bad) {
 		kprintf(
 		    "error: program '%s' faulted or never ended (its report above): the boot ends "
 		    "with status 2, bad input\n",
 		    bi->program_path);
 		arch_exit(RUN_BAD_CONFIG);
 	}
-	arch_exit(tally_status(&t));
+	arch_exit(status);
 }

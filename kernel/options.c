@@ -10,6 +10,7 @@
 #include "lib/bits.h"
 #include "lib/config.h"
 #include "lib/fmt.h"
+#include "lib/shell_words.h"
 #include "lib/string.h"
 
 #define SERIAL_BAUD_MIN	  50
@@ -244,12 +245,15 @@ static const struct cfg_option option_table[] = {
     {"program.arg", CFG_UINT, "the user program's argument (RDI at its entry)", OPT(program_arg), 0,
      UINT64_MAX, NULL, PLAIN},
     {"program.argv", CFG_STRING,
-     "a Linux program's arguments, argv[0] first, split like shell words (blanks separate, "
-     "\"...\" groups, \\ escapes); default: the file's name",
+     "a Linux program's arguments, argv[0] first, at most 64 words: blanks separate them, "
+     "\"...\" groups (\"\" is an empty word), \\ takes the next byte as it is (\\\" a quote, "
+     "\\\\ a backslash), ' is an ordinary byte; in a quoted option value write \\\" for each "
+     "\" and \\\\ for each \\ (program.argv=\"p \\\"a b\\\" \\\"\\\"\" is p, a b and an empty "
+     "word); default: the file's name",
      OPT(program_argv), 0, PROGRAM_WORDS_MAX, NULL, PLAIN},
     {"program.env", CFG_STRING,
-     "a Linux program's environment, NAME=value shell words; default: empty", OPT(program_env), 0,
-     PROGRAM_WORDS_MAX, NULL, PLAIN},
+     "a Linux program's environment: NAME=value words, as program.argv's; default: empty",
+     OPT(program_env), 0, PROGRAM_WORDS_MAX, NULL, PLAIN},
     {"program.seed", CFG_UINT, "the seed of a Linux program's AT_RANDOM bytes and getrandom",
      OPT(program_seed), 0, UINT64_MAX, NULL, PLAIN},
     {"program.roi", CFG_STRING,
@@ -305,19 +309,23 @@ static const struct cfg_option option_table[] = {
      WL_CRC32_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
     {"interp.n", CFG_UINT, "workload interp: the loop count of its program; 0 = 2000",
      OPT(wl_interp_n), 1, WL_ITERATIONS_MAX, NULL, CFG_ZERO_DEFAULT, 0, NULL},
-    {"ss.skip", CFG_UINT,
-     "test only: the single-step engine leaves out every Nth trap whose path the code decides "
-     "(after a non-branch or a direct JMP or CALL), as a platform that skips traps would, so "
-     "that rebuilding the path between two traps is exercised; 0 = off",
+#ifdef BT_TEST_KNOBS
+    /* A test build's only (make test-knobs, build/test-knobs/): no user's configuration names
+     * it. tests/long/rebuild.t boots it. */
+    {"test.ss.skip", CFG_UINT,
+     "test build only: the single-step engine leaves out every Nth trap whose path the code "
+     "decides (after a non-branch or a direct JMP or CALL), as a platform that skips traps "
+     "would, so that rebuilding the path between two traps is exercised; 0 = off",
      OPT(ss_skip), 0, SS_SKIP_MAX, NULL, PLAIN},
+#endif
     {"ss.block", CFG_ENUM,
      "the single-step engine runs straight-line code at full speed to the next instruction "
-     "that needs a trap of its own (on) or traps after every instruction (off: test only, "
-     "the records are the same)",
+     "that needs a trap of its own (on) or traps after every instruction (off: slower, the "
+     "same records; a cross-check of the per-block mode)",
      OPT(ss_block), 0, 0, on_off_values, PLAIN},
     {"spmu.drop", CFG_UINT,
-     "test only: the software PMU misses the Nth taken branch of every run, so that the "
-     "self-checks are seen to fail; 0 = off",
+     "a deliberate failure: the software PMU misses the Nth taken branch of every run, so "
+     "that the self-checks, and a lab's results, are seen to fail (the run ends FAIL); 0 = off",
      OPT(tr.spmu_drop), 0, SPMU_DROP_MAX, NULL, PLAIN},
     {"pmi", CFG_ENUM, "deliver the performance-monitoring interrupt on its vector or as NMI",
      OPT(pmi), 0, 0, pmi_values, PLAIN},
@@ -375,7 +383,7 @@ static const struct cfg_option option_table[] = {
      NULL},
     {"lbr.period", CFG_UINT,
      "LBR sampling as perf record -b: the whole stack with IP and TSC every N branches "
-     "retired; 0 = the stack once, at the end",
+     "retired (not with lbr.filter or lbr.depth); 0 = the stack once, at the end",
      OPT(tr.lbr_period), 0, PERIOD_MAX, NULL, PLAIN},
     {"freeze", CFG_SET, "freeze on PMI: DEBUGCTL bits 11, 12, 14", OPT(tr.freeze), 0, 0,
      freeze_values, PLAIN},
@@ -489,10 +497,28 @@ enum program_roi options_program_roi(const struct kernel_options *o, const char 
 	return PROGRAM_ROI_FUNCTION;
 }
 
+/* Option program.argv or program.env: words the program can be given (lib/shell_words.h). */
+static bool words_check(const char *name, const char *value, char *err, size_t size)
+{
+	char buf[PROGRAM_WORDS_MAX];
+	const char *word[PROGRAM_WORDS_COUNT], *why = "";
+	size_t n;
+	if (shell_words_split(value, buf, sizeof(buf), word, PROGRAM_WORDS_COUNT, &n, &why))
+		return true;
+	fmt_snprintf(err, size,
+		     "option '%s': '%.40s%s': %s (words: blanks separate, \"...\" groups, \\ takes "
+		     "the next byte; at most %d words)",
+		     name, value, strlen(value) > 40 ? "..." : "", why, PROGRAM_WORDS_COUNT);
+	return false;
+}
+
 /* The program options' values on their own (the program's file is checked later). */
 static bool program_options_check(const struct kernel_options *o, char *err, size_t size)
 {
 	const char *fn;
+	if (!words_check("program.argv", o->program_argv, err, size) ||
+	    !words_check("program.env", o->program_env, err, size))
+		return false;
 	if (options_program_roi(o, &fn) == PROGRAM_ROI_BAD) {
 		fmt_snprintf(err, size,
 			     "option 'program.roi': '%s'; accepted: whole, marks, or "
@@ -583,13 +609,69 @@ static bool config_file_ok(const struct boot_info *bi, char *err, size_t size)
 	}
 }
 
+/* The trace options' values together (options_check's part for the sessions). */
+static bool trace_options_check(const struct trace_options *t, char *err, size_t size)
+{
+	/* SDM Vol. 3B 17.9 (Table 17-13): call-stack mode records near calls and returns. */
+	if ((t->lbr_filter & TRACE_LBR_CALL_STACK) &&
+	    (t->lbr_filter & TRACE_LBR_CLASSES &
+	     ~(TRACE_LBR_NEAR_REL_CALL | TRACE_LBR_NEAR_IND_CALL | TRACE_LBR_NEAR_RET))) {
+		fmt_snprintf(
+		    err, size,
+		    "option 'lbr.filter': call_stack records near calls and returns only "
+		    "(SDM 17.9); accepted with it: user, kernel, call, rel_call, ind_call, "
+		    "ret");
+		return false;
+	}
+	if (t->stream_live == TRACE_LIVE_ON && t->stream == TRACE_STREAM_OFF) {
+		fmt_snprintf(err, size,
+			     "option 'stream.live': on needs the record stream; accepted with it: "
+			     "stream=text or stream=binary");
+		return false;
+	}
+	if ((t->out == TRACE_OUT_STICK || t->out == TRACE_OUT_BOTH) &&
+	    t->stream == TRACE_STREAM_OFF) {
+		fmt_snprintf(err, size,
+			     "option 'trace.out': the stick takes the record stream; accepted with "
+			     "it: stream=text or stream=binary (or trace.out=serial)");
+		return false;
+	}
+	if (t->pebs_ldlat && t->pebs_event != TRACE_PEBS_LOADS) {
+		fmt_snprintf(err, size,
+			     "option 'pebs.ldlat': %lu applies to pebs.event=loads only; accepted "
+			     "with pebs.event=%s: 0",
+			     (unsigned long)t->pebs_ldlat, pebs_event_values[t->pebs_event].name);
+		return false;
+	}
+	/* LBR sampling takes the whole stack every branch writes, as deep as the CPU has it
+	 * (arch/x86/drivers/lbr_sample.c programs no LBR_SELECT/LBR_CTL filter and the deepest
+	 * stack): a filter or a depth would not be what its samples hold. */
+	if (t->lbr_period && (t->lbr_filter || t->lbr_depth)) {
+		fmt_snprintf(
+		    err, size,
+		    "options 'lbr.period' and '%s' both given: LBR sampling takes every "
+		    "branch into the whole stack; accepted: lbr.period without lbr.filter "
+		    "and lbr.depth, or lbr.%s with lbr.period=0 (the stack once, at the end)",
+		    t->lbr_filter ? "lbr.filter" : "lbr.depth", t->lbr_filter ? "filter" : "depth");
+		return false;
+	}
+	if (t->pebs_counter && t->pebs_event == TRACE_PEBS_FIXED0) {
+		fmt_snprintf(
+		    err, size,
+		    "option 'pebs.counter': %lu does not apply to pebs.event=fixed0 (fixed "
+		    "counter 0); accepted with it: 0",
+		    (unsigned long)t->pebs_counter);
+		return false;
+	}
+	return true;
+}
+
 /*
  * What the values mean together, checked once so that no session can only fail later: each
  * rule names the options involved and what is accepted.
  */
 static bool options_check(const struct kernel_options *o, char *err, size_t size)
 {
-	const struct trace_options *t = &o->tr;
 	if (o->serial_baud && !o->serial_clock && o->serial_baud <= SERIAL_STD_MAX &&
 	    SERIAL_STD_MAX % o->serial_baud != 0) {
 		fmt_snprintf(
@@ -640,51 +722,13 @@ static bool options_check(const struct kernel_options *o, char *err, size_t size
 	if (which) {
 		fmt_snprintf(
 		    err, size,
-		    "option '%s': 'program' needs option program (a static ELF on the boot "
-		    "volume, e.g. program=\\progs\\mine.elf; scripts/run --program FILE)",
+		    "option '%s': 'program' needs option program; accepted: program=FILE (a "
+		    "static ELF on the boot volume, e.g. program=\\progs\\mine.elf; scripts/run "
+		    "--program FILE), or other workloads",
 		    which);
 		return false;
 	}
-	/* SDM Vol. 3B 17.9 (Table 17-13): call-stack mode records near calls and returns. */
-	if ((t->lbr_filter & TRACE_LBR_CALL_STACK) &&
-	    (t->lbr_filter & TRACE_LBR_CLASSES &
-	     ~(TRACE_LBR_NEAR_REL_CALL | TRACE_LBR_NEAR_IND_CALL | TRACE_LBR_NEAR_RET))) {
-		fmt_snprintf(
-		    err, size,
-		    "option 'lbr.filter': call_stack records near calls and returns only "
-		    "(SDM 17.9); accepted with it: user, kernel, call, rel_call, ind_call, "
-		    "ret");
-		return false;
-	}
-	if (t->stream_live == TRACE_LIVE_ON && t->stream == TRACE_STREAM_OFF) {
-		fmt_snprintf(err, size,
-			     "option 'stream.live': on needs the record stream; accepted with it: "
-			     "stream=text or stream=binary");
-		return false;
-	}
-	if ((t->out == TRACE_OUT_STICK || t->out == TRACE_OUT_BOTH) &&
-	    t->stream == TRACE_STREAM_OFF) {
-		fmt_snprintf(err, size,
-			     "option 'trace.out': the stick takes the record stream; accepted with "
-			     "it: stream=text or stream=binary (or trace.out=serial)");
-		return false;
-	}
-	if (t->pebs_ldlat && t->pebs_event != TRACE_PEBS_LOADS) {
-		fmt_snprintf(err, size,
-			     "option 'pebs.ldlat': %lu applies to pebs.event=loads only; accepted "
-			     "with pebs.event=%s: 0",
-			     (unsigned long)t->pebs_ldlat, pebs_event_values[t->pebs_event].name);
-		return false;
-	}
-	if (t->pebs_counter && t->pebs_event == TRACE_PEBS_FIXED0) {
-		fmt_snprintf(
-		    err, size,
-		    "option 'pebs.counter': %lu does not apply to pebs.event=fixed0 (fixed "
-		    "counter 0); accepted with it: 0",
-		    (unsigned long)t->pebs_counter);
-		return false;
-	}
-	return true;
+	return trace_options_check(&o->tr, err, size);
 }
 
 bool options_parse(const struct boot_info *bi, struct kernel_options *o, char *err, size_t size,

@@ -22,9 +22,10 @@ enum memmap_detail { MEMMAP_SUMMARY, MEMMAP_FULL };
 enum pmi_delivery { PMI_VECTOR, PMI_NMI };
 enum bench_kind { BENCH_NONE, BENCH_ISR, BENCH_CONSOLE };
 
-#define PROGRAM_WORDS_MAX  512	/* bytes of option program.argv or program.env */
-#define PROGRAM_ROI_MAX	   128	/* bytes of option program.roi */
-#define PROGRAM_BASE_ALIGN 4096 /* option program.base: a page */
+#define PROGRAM_WORDS_MAX   512	 /* bytes of option program.argv or program.env */
+#define PROGRAM_WORDS_COUNT 64	 /* words of program.argv or program.env (lib/shell_words.h) */
+#define PROGRAM_ROI_MAX	    128	 /* bytes of option program.roi */
+#define PROGRAM_BASE_ALIGN  4096 /* option program.base: a page */
 
 struct kernel_options {
 	uint64_t serial;				    /* enum console_source */
@@ -35,7 +36,7 @@ struct kernel_options {
 	uint64_t serial_flow;	/* 1: RTS/CTS */
 	uint64_t screen;	/* 1: the log on the GOP framebuffer too, when there is one */
 	uint64_t screen_hold_s; /* seconds before an exit or reset while the screen shows */
-	uint64_t ss_skip;   /* test only: the engine leaves out every Nth trap it may; 0 = off */
+	uint64_t ss_skip;   /* test build only (test.ss.skip): every Nth trap left out; 0 = off */
 	uint64_t ss_block;  /* the engine runs straight-line code at full speed (1) or steps all */
 	uint64_t exit_mode; /* enum exit_mode */
 	uint64_t fault;	    /* enum fault_kind */

@@ -18,11 +18,10 @@
 #include "lib/shell_words.h"
 #include "lib/string.h"
 
-#define WORDS_MAX 64
-#define PAGE	  4096ull
+#define PAGE 4096ull
 
 static char argv_buf[PROGRAM_WORDS_MAX], env_buf[PROGRAM_WORDS_MAX];
-static const char *argv[WORDS_MAX], *envp[WORDS_MAX];
+static const char *argv[PROGRAM_WORDS_COUNT], *envp[PROGRAM_WORDS_COUNT];
 static size_t argc, envc;
 static char execfn[BOOT_PROGRAM_PATH_MAX];
 static uint64_t seed, heap_used, mmap_used, mm_lo[USER_MM_AREAS], mm_hi[USER_MM_AREAS];
@@ -59,9 +58,9 @@ static void unix_path(const char *path, char *out, size_t size)
 static bool words(const char *name, const char *value, char *buf, const char **w, size_t *n)
 {
 	const char *why = "";
-	if (shell_words_split(value, buf, PROGRAM_WORDS_MAX, w, WORDS_MAX, n, &why))
+	if (shell_words_split(value, buf, PROGRAM_WORDS_MAX, w, PROGRAM_WORDS_COUNT, n, &why))
 		return true;
-	kprintf("error: option %s: %s (at most %d words)\n", name, why, WORDS_MAX);
+	kprintf("error: option %s: %s (at most %d words)\n", name, why, PROGRAM_WORDS_COUNT);
 	return false;
 }
 

@@ -157,18 +157,29 @@ static unsigned sessions_of(const struct kernel_options *o)
 	return o->trace.n * (o->spmu.n ? o->spmu.n : 1) * workloads * cpus;
 }
 
+bool tracing_stream_out(const struct kernel_options *o, char *why, size_t size)
+{
+	if (o->tr.stream == TRACE_STREAM_OFF || o->tr.out == TRACE_OUT_SERIAL)
+		return true;
+	static char about[STREAM_OPTIONS_MAX];
+	if (!flatten(about, sizeof(about), "", given_config))
+		flatten(about, sizeof(about), "", given_options);
+	if (arch_trace_stream_out(o->tr.out, about))
+		return true;
+	fmt_snprintf(why, size,
+		     "option 'trace.out': %s: no USB stick with a trace partition was found (the "
+		     "stick: lines above); accepted: trace.out=auto or serial on this machine, or "
+		     "a boot from a stick made by make usb",
+		     o->tr.out == TRACE_OUT_STICK ? "stick" : "both");
+	return false;
+}
+
 enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_summary *out)
 {
 	struct trace_ctx t = {.all = o};
 	static struct tracing_summary local;
 	struct tracing_summary *sum = out ? out : &local;
 	if (o->tr.stream != TRACE_STREAM_OFF) {
-		if (o->tr.out != TRACE_OUT_SERIAL) {
-			static char about[STREAM_OPTIONS_MAX];
-			if (!flatten(about, sizeof(about), "", given_config))
-				flatten(about, sizeof(about), "", given_options);
-			arch_trace_stream_out(o->tr.out, about);
-		}
 		arch_trace_stream_header(o->tr.stream == TRACE_STREAM_BINARY);
 		stream_run_header();
 	}

@@ -31,6 +31,10 @@ struct tracing_summary {
 /* The options as given (UEFI load options, the config file's text), for the record stream's
  * HEADER (stream=text): "options=..." and "config=...", comments dropped, lines joined. */
 void tracing_given_options(const char *load_options, const char *config);
+/* Before the first session (after tracing_given_options): where the record stream goes, the
+ * USB stick's trace partition looked for as option trace.out asks. False, with why, when the
+ * stick was asked for (stick, both) and none was found: the run is bad input (status 2). */
+bool tracing_stream_out(const struct kernel_options *o, char *why, size_t size);
 enum trace_outcome tracing_run(const struct kernel_options *o, struct tracing_summary *sum);
 /* The table of sum's rows, a header line then one line per facility (sessions, self-checks,
  * where they ran), each through put: the run's summary and the hardware report print it. */

@@ -136,6 +136,30 @@ static size_t find_byte(const char *p, size_t n, char c)
 	return i;
 }
 
+/* The closing '"' of a quoted value whose text starts at p[from]: its index, or n when there
+ * is none. \" and \\ do not end it (lib/config.h). */
+static size_t closing_quote(const char *p, size_t from, size_t n)
+{
+	size_t i = from;
+
+	while (i < n && p[i] != '"')
+		i += p[i] == '\\' && i + 1 < n ? 2 : 1;
+	return i < n ? i : n;
+}
+
+/* p[0..n) of a quoted value with \" and \\ undone, into out; its length. */
+static size_t unescape(const char *p, size_t n, char *out)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '\\' && i + 1 < n && (p[i + 1] == '"' || p[i + 1] == '\\'))
+			i++;
+		out[w++] = p[i];
+	}
+	return w;
+}
+
 /* ---- parser state and error reporting ------------------------------------------------------- */
 
 struct ctx {
@@ -152,6 +176,7 @@ struct ctx {
 	size_t seen[CFG_MAX_OPTIONS];
 	size_t ntok;	     /* cfg_parse_args: tokens so far */
 	bool ignore_unknown; /* cfg_pick_*: keys not in the table are skipped, not errors */
+	char unquoted[CFG_MAX_QUOTED]; /* a quoted value with its escapes undone */
 };
 
 /* Starts the message with its location: "source:line: " or "source: in 'token': ". */
@@ -663,6 +688,17 @@ static int apply(struct ctx *c, const char *key, size_t klen, const char *val, s
 	if (!o)
 		return c->ignore_unknown ? 0 : err_unknown_option(c, key, klen);
 	k--;
+	if (quoted && vlen > sizeof(c->unquoted)) {
+		sb_str(err_option(c, o), "the quoted value is too long (");
+		sb_udec(&c->sb, vlen);
+		sb_str(&c->sb, " bytes); accepted: at most ");
+		sb_udec(&c->sb, sizeof(c->unquoted));
+		return err_end(c);
+	}
+	if (quoted) {
+		vlen = unescape(val, vlen, c->unquoted);
+		val = c->unquoted;
+	}
 	if (!has_value && o->type == CFG_BOOL) {
 		store(c, o, 1);
 		r = 0;
@@ -671,7 +707,7 @@ static int apply(struct ctx *c, const char *key, size_t klen, const char *val, s
 		return err_accepted(c, o);
 	} else if (!quoted && find_byte(val, vlen, '"') < vlen) {
 		sb_quote(err_option(c, o), "stray '\"' in value ", val, vlen,
-			 " (quotes go around the whole value)");
+			 " (quotes go around the whole value; inside them \\\" is a '\"')");
 		return err_accepted(c, o);
 	} else if (o->type == CFG_UINT) {
 		r = set_uint(c, o, val, vlen);
@@ -739,11 +775,11 @@ static int parse_line(struct ctx *c, const char *p, size_t n)
 	ke = trim_end(p, i, k);
 	v = skip_blank(p, k + 1, n);
 	if (v < n && p[v] == '"') {
-		for (e = v + 1; e < n && p[e] != '"';)
-			e++;
+		e = closing_quote(p, v + 1, n);
 		if (e == n) {
 			sb_quote(err_begin(c), "missing closing '\"' in ", p + v,
-				 trim_end(p, v, n) - v, "; accepted: \"text\" within one line");
+				 trim_end(p, v, n) - v,
+				 "; accepted: \"text\" within one line (\\\" inside it is a '\"')");
 			return err_end(c);
 		}
 		i = skip_blank(p, e + 1, n); /* what follows the closing quote */
@@ -854,8 +890,7 @@ static int run_args(struct ctx *c, const char *text, size_t len)
 			if (i < len && text[i] == '"') {
 				/* A quoted value runs to the closing quote, across spaces. */
 				quoted = true;
-				while (++i < len && text[i] != '"')
-					;
+				i = closing_quote(text, i + 1, len);
 				unterminated = i == len;
 				vlen = i - v - 1;
 				i += !unterminated;
@@ -873,7 +908,8 @@ static int run_args(struct ctx *c, const char *text, size_t len)
 			return err_end(c);
 		}
 		if (unterminated) {
-			sb_str(err_begin(c), "missing closing '\"'; accepted: key=\"text\"");
+			sb_str(err_begin(c), "missing closing '\"'; accepted: key=\"text\" (\\\" "
+					     "inside it is a '\"')");
 			return err_end(c);
 		}
 		if (quoted && after < i) {

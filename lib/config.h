@@ -24,7 +24,10 @@
  *    index i. CFG_V_ALL ("all") stands for every `item` name not marked explicit-only, in their
  *    order; CFG_V_ALONE names ("none", "all") must stand alone; "none" stores an empty list.
  * Any value may be enclosed in double quotes, which are removed (the only way to give spaces, a
- * '#' or an empty string). There are no escapes: a value cannot contain '"'.
+ * '#' or an empty string). Inside them \" stands for '"' and \\ for '\'; a backslash before any
+ * other byte stays, with the byte: a POSIX shell's double quotes (XCU 2.2.3), with '$' and '`'
+ * ordinary bytes. So "a \"b c\" d" is the value a "b c" d, as `sh` reads it. A value not in
+ * quotes is taken as it is, backslashes included, and may not contain '"'.
  *
  * Both parsers apply settings in order and stop at the first error: options before it have
  * been stored, the faulty one and the rest have not. On error they return -1 with one line of
@@ -43,8 +46,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Longest config file line, in bytes without the line ending ("\n" or "\r\n"). */
-#define CFG_MAX_LINE 255
+/* Longest config file line, in bytes without the line ending ("\n" or "\r\n"): room for a
+ * key and any value of 511 bytes (a CFG_STRING of 512), each of its bytes escaped. */
+#define CFG_MAX_LINE 2047
+/* Longest quoted value, in bytes as written (escapes included), in either input. */
+#define CFG_MAX_QUOTED (CFG_MAX_LINE + 1)
 /* Most options one table may have (duplicate-key warnings track each one's last line). */
 #define CFG_MAX_OPTIONS 96
 /* Most names one CFG_LIST holds. */

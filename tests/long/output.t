@@ -7,8 +7,12 @@
 #    passes, and `btdecode --view output --stream stdout` and `--stream stderr` give back the
 #    host's two files byte for byte; the default (both) gives stdout on stdout and stderr on
 #    stderr; the log's program-output lines, \xNN undone, are stdout too.
+#  - The same whole output whatever the records do: trace=bts (its records wait for the run's
+#    end) with stream.live=on, and btsint with stream.live=off and a store that fills (the
+#    drainer hands records on only when it is full): the output is no record.
 #  - One CPU (no drainer): the bytes that do not fit are counted, said, and the run ends
-#    INCOMPLETE (status 4), never silently short; what was delivered is a prefix of stdout.
+#    INCOMPLETE (status 4), never silently short; what was delivered is a prefix of stdout; the
+#    loss is the output's, apart from the records (none of which is lost).
 . "$(dirname "$0")/../qemu/lib.sh"
 work=$(mktemp -d)
 trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
@@ -25,10 +29,20 @@ ok $? "its stdout holds every byte value and is larger than 1 MiB (the ring's si
 # bts.ring=user: a write that waits for the drainer spins in the kernel with interrupts masked,
 # and with ring=all its own branches could fill the BTS buffer before a PMI drains it (said as
 # dropped records, INCOMPLETE); the program's own records are what this test is not about.
-run() { # run NAME SMP: boot bigout 300, the log in $work/NAME.log
-	boot --smp "$2" --timeout 600 --log "$work/$1.log" --program "$work/bigout" -- \
+run() { # run NAME SMP [OPTION...]: boot bigout 300, the log in $work/NAME.log
+	local name=$1 smp=$2
+	shift 2
+	boot --smp "$smp" --timeout 600 --log "$work/$name.log" --program "$work/bigout" -- \
 		workload=program trace=btsint bts.records=8192 bts.ring=user program.watchdog=0 stream=text \
-		'program.argv=bigout 300'
+		'program.argv=bigout 300' "$@"
+}
+# whole NAME WHAT: the boot passed and gave back the host's stdout and stderr, byte for byte.
+whole() {
+	status_is 0 "$2: the boot passes, nothing lost"
+	"$dec" --view output --stream stdout "$work/$1.log" >"$work/$1.out" 2>/dev/null &&
+		cmp -s "$work/native.out" "$work/$1.out" &&
+		"$dec" --view output --stream stderr "$work/$1.log" 2>/dev/null | cmp -s "$work/native.err" -
+	ok $? "$2: --view output gives the host's stdout and stderr, byte for byte"
 }
 
 run two 2
@@ -48,10 +62,22 @@ perl -ne 's/\r$//; next unless s/^program-output cpu=0: //; s/\\x([0-9a-f]{2})/c
 tr -d '\n' <"$work/native.out" | cmp -s - "$work/two.lines"
 ok $? "the log's program-output lines are stdout (newlines aside: a line is cut every 160 bytes)"
 
+# bts's records wait for the run's end (the bytes of 300 blocks: about 6,400 records of ring 3)
+run bts 2 trace=bts bts.records=100000 stream.live=on
+whole bts "trace=bts, stream.live=on, two CPUs"
+run full 2 stream.live=off trace.store=64
+whole full "btsint, stream.live=off, a 64 KiB store that fills, two CPUs"
+grep -q "^note: btsint: .*records handed on during the run" "$work/full.log"
+ok $? "... the store filled and records were handed on during the run"
+
 run one 1
 status_is 4 "one CPU: the output ring fills with no drainer: INCOMPLETE"
 grep -q "^incomplete: program: cpu=0: [0-9]* of 1228803 bytes of stdout not delivered" "$work/one.log"
 ok $? "the bytes not delivered are counted and said"
+grep -q "records not delivered" "$work/one.log"
+[ $? != 0 ] && grep -q "^summary: incomplete: program program@.*: [0-9]* bytes of its output not delivered (no records)" "$work/one.log" &&
+	"$dec" --view json "$work/one.log" 2>/dev/null | grep '"type":"end"' | grep -q '"lost":0,'
+ok $? "... as the output's loss, apart: no records said lost, none in the stream's END"
 "$dec" --view output --stream stdout "$work/one.log" >"$work/one.out" 2>/dev/null
 [ -s "$work/one.out" ] && cmp -s "$work/one.out" <(head -c "$(stat -c %s "$work/one.out")" "$work/native.out")
 ok $? "what was delivered is the start of stdout, byte for byte"

@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # One single-step trap for more than one instruction: the path between two traps rebuilt from
 # the code (lib/x86_step.c x86_path_rebuild). QEMU's TCG traps after every instruction but a
-# MOV SS, so the test option ss.skip=N makes the engine leave out every Nth trap whose path the
-# code decides (after a non-branch or a direct JMP or CALL), as a platform that skips traps
-# would. Expectations: QEMU's execution log of the same boot (every instruction it ran), as in
+# MOV SS, so the test build's option test.ss.skip=N (make test-knobs: build/test-knobs/, a
+# kernel no user boots) makes the engine leave out every Nth trap whose path the code decides
+# (after a non-branch or a direct JMP or CALL), as a platform that skips traps would. Expectations: QEMU's execution log of the same boot (every instruction it ran), as in
 # sstrace.t: the engine's branches and step counts, BTS's records and the LBR stack must be
 # QEMU's, as if no trap had gone missing. Then a path that cannot be rebuilt (every eligible
 # trap left out: paths longer than the rebuild follows) must fail its run with the address,
 # never pass as ok.
 . "$(dirname "$0")/../qemu/lib.sh"
+make -s -C "$top" BUILD="$build" test-knobs >/dev/null
+ok $? "make test-knobs builds the test kernel ($build/test-knobs)"
+user_build=$build
+build=$build/test-knobs
+export BUILD=$build
+"$build/check-options" test.ss.skip=3 >/dev/null && ! "$user_build/check-options" test.ss.skip=3 >/dev/null 2>&1
+ok $? "test.ss.skip is an option of the test build only"
 work=$(mktemp -d)
 trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 names=(loop calls indirect edges flags user faults)
@@ -23,7 +30,7 @@ sym() { nm "$build/kernel.elf" | awk -v s="$1" '$3 == s { print "0x" $1 }'; }
 boot --timeout 300 --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$user_va+0x1000")" \
 	--qemu-arg -D --qemu-arg "$work/exec.log" \
-	-- ss="$list" trace=bts,lbr spmu=skylake workload="$list" ss.skip=3
+	-- ss="$list" trace=bts,lbr spmu=skylake workload="$list" test.ss.skip=3
 status_is 0 "with every third eligible trap left out, every run gives its result and passes"
 
 QEB_TAKEN="$(sym edge_jz_taken) $(sym edge_jrcxz_taken)" \
@@ -53,7 +60,7 @@ done
 
 # Every eligible trap left out: runs of more instructions than a rebuild follows
 # (X86_PATH_MAX). The run must say where it lost the path, and fail.
-boot -- ss=calls trace=bts spmu=skylake workload=calls ss.skip=1
+boot -- ss=calls trace=bts spmu=skylake workload=calls test.ss.skip=1
 status_is 1 "paths that cannot be rebuilt fail the boot"
 lo=$(sym __workload_start) hi=$(sym __workload_end)
 for what in "ss: calls" "calls@skylake cpu=0"; do

@@ -50,6 +50,35 @@ done <<'EOF'
 2|exti=qemu|unknown option 'exti' (did you mean 'exit'?)
 EOF
 
+# The options table's rules: every row of README "Options" that says an option does not go with
+# another ("Not with", "needs", "only with") has its pair here; the first options alone are
+# accepted, the pair is refused (status 2, before any session) with a message naming both.
+covered=
+while IFS='|' read -r key alone pair text; do
+	[ -n "$key" ] || continue
+	# shellcheck disable=SC2086
+	run_row 0 "" "check-options $alone: accepted alone" -- "$check" $alone
+	# shellcheck disable=SC2086
+	run_row 2 "$text" "check-options $pair: refused, naming both" -- "$check" $pair
+	covered="$covered $key "
+done <<'EOF'
+serial.port|serial.port=0x3f8|serial.port=0x3f8 serial.mmio=0xfe032000|options 'serial.port' and 'serial.mmio' both given; accepted: one UART
+workload|trace=bts workload=loop|trace=bts workload=program|option 'workload': 'program' needs option program; accepted: program=FILE
+lbr.filter|lbr.filter=call_stack,call|lbr.filter=call_stack,cond|option 'lbr.filter': call_stack records near calls and returns only (SDM 17.9); accepted with it
+pebs.counter|pebs.counter=1|pebs.counter=1 pebs.event=fixed0|option 'pebs.counter': 1 does not apply to pebs.event=fixed0 (fixed counter 0); accepted with it: 0
+pebs.ldlat|pebs.ldlat=30 pebs.event=loads|pebs.ldlat=30 pebs.event=stores|option 'pebs.ldlat': 30 applies to pebs.event=loads only; accepted with pebs.event=stores: 0
+lbr.period|lbr.period=16 lbr.depth=0|lbr.period=16 lbr.filter=user|options 'lbr.period' and 'lbr.filter' both given
+lbr.period|lbr.period=16 lbr.filter=any lbr.period=0|lbr.period=16 lbr.depth=16|options 'lbr.period' and 'lbr.depth' both given
+trace.out|trace.out=stick|trace.out=stick stream=off|option 'trace.out': the stick takes the record stream; accepted with it: stream=text or stream=binary
+trace.out|trace.out=both stream=binary|trace.out=both stream=off|option 'trace.out': the stick takes the record stream
+stream.live|stream.live=on|stream.live=on stream=off|option 'stream.live': on needs the record stream; accepted with it: stream=text or stream=binary
+EOF
+rules=$(sed -n '/^## Options/,/^## [^O]/p' "$top/README.md" | grep -E '^\| `[a-z.]+` \|' |
+	grep -E '[Nn]ot with `|needs? `|`[^`]*` only|only with' | sed 's/^| `\([a-z.]*\)`.*/\1/' | sort -u)
+missing=$(for k in $rules; do case "$covered" in *" $k "*) ;; *) echo "$k" ;; esac; done)
+[ -n "$rules" ] && [ -z "$missing" ]
+ok $? "every rule of the README's options table has its pair above ($(echo $rules))${missing:+; missing: $missing}"
+
 # Config files: file:line in every message, duplicate keys named with both lines, any case.
 printf 'exit = qemu\ntrace = BTS, Lbr\n# again\nexit = halt\n' >"$work/dup.cfg"
 run_row 0 "warning: baretrace.cfg:4: option 'exit' given again (before at line 1): the later value wins" \
@@ -186,6 +215,17 @@ status_is 0 "a skipped session next to a passing self-test: pass"
 boot -- bts.records=1
 status_is 2 "bts.records=1 is refused at boot"
 has "option 'bts.records': '1' is out of range; accepted: 0 (the default) or 4..1000000" "with the accepted range"
+# The stick asked for where there is none (QEMU here has no xHCI, no stick): refused before the
+# first session, never a pass with the stream elsewhere (README "The result contract").
+for out_opt in stick both; do
+	boot -- trace=bts workload=loop stream=text trace.out=$out_opt
+	status_is 2 "trace.out=$out_opt without a stick: bad input"
+	has "error: option 'trace.out': $out_opt: no USB stick with a trace partition was found" \
+		"... naming the option and what is accepted"
+	printf '%s\n' "$out" | grep -q '^trace-begin\|^run finished: PASS'
+	[ $? != 0 ] && [ "$(printf '%s\n' "$out" | grep -v '^scripts/run' | tail -n 1)" = "run finished: BAD-INPUT" ]
+	ok $? "... before the first session, and the run ends BAD-INPUT"
+done
 boot -- help=1 colour=blue
 status_is 2 "an unknown option: bad input"
 has "  help=yes|no" "the accepted options are listed to the last one"

@@ -36,6 +36,17 @@ boot --config "$cfg"
 status_is 2 "a malformed config line is rejected"
 has "baretrace.cfg:2:" "the message gives file and line"
 
+# A line holds 2047 bytes (lib/config.h: any 511-byte value, each byte escaped), through the
+# loader's reading of the file and the kernel's: one of 2047 is read, one more byte is refused.
+{ printf '#'; head -c 2046 /dev/zero | tr '\0' 'x'; printf '\ntrace = lbr\nworkload = loop\nexit = qemu\n'; } >"$cfg"
+boot --config "$cfg"
+status_is 0 "a 2047-byte line is read"
+{ printf '#'; head -c 2047 /dev/zero | tr '\0' 'x'; printf '\ntrace = lbr\nexit = qemu\n'; } >"$cfg"
+boot --config "$cfg"
+status_is 2 "a 2048-byte line is refused"
+has "baretrace.cfg:1: line '#xxx" "... naming the line"
+has "is too long (2048 bytes); accepted: at most 2047 bytes per line" "... and what is accepted"
+
 head -c 9000 /dev/zero | tr '\0' '#' >"$cfg"
 boot --config "$cfg"
 status_is 2 "an oversized config file is rejected"

@@ -21,13 +21,15 @@ src=$top/tests/programs/linux
 mkdir -p "$work/data"
 printf 'pear\napple\nfig\nbanana\napple\n' >"$work/data/words.txt"
 head -c 5000 "$top/README.md" >"$work/data/input.dat"
+# Descriptors above 2 are closed first, as a boot's program starts with 0, 1 and 2 only.
 native() {
 	local name=$1 bin=$2 argv0=$3
 	shift 3
-	(cd "$work" && env -i A=1 'B=x y' perl -e '$p = shift; exec {$p} @ARGV' "$bin" "$argv0" \
+	(cd "$work" && env -i A=1 'B=x y' perl -e "$native_exec" "$bin" "$argv0" \
 		"$@" <"${NATIVE_STDIN:-/dev/null}" >"$work/$name.native" 2>&1)
 	echo $? >"$work/$name.status"
 }
+native_exec='use POSIX (); POSIX::close($_) for 3 .. 1023; $p = shift; exec {$p} @ARGV'
 # traced NAME: what the boot's program wrote, from its program-output lines (\xNN undone).
 traced() {
 	printf '%s\n' "$out" | perl -ne 's/\r$//; next unless s/^program-(output|stderr) cpu=0: //;
@@ -54,17 +56,20 @@ check() {
 	ok $? "$name: told apart as a Linux program without being told"
 }
 
-# outputs NAME: btdecode --view output gives the program's stdout and stderr apart, each equal
-# to the host's run of it with the two in separate files (the boot streamed: stream=text).
+# outputs NAME ARGV0 ARGS...: btdecode --view output gives the program's stdout and stderr
+# apart, each equal to the host's run of it with the two in separate files (the boot streamed:
+# stream=text).
 outputs() {
-	(cd "$work" && env -i A=1 'B=x y' perl -e '$p = shift; exec {$p} @ARGV' "$work/$1" hello \
-		-n 100 'a b' </dev/null >"$work/$1.stdout" 2>"$work/$1.stderr")
-	printf '%s\n' "$out" >"$work/$1.log"
-	"$build/btdecode" --view output --stream stdout "$work/$1.log" >"$work/$1.o" 2>/dev/null
-	cmp -s "$work/$1.stdout" "$work/$1.o" && [ -s "$work/$1.stderr" ] &&
-		"$build/btdecode" --view output --stream stderr "$work/$1.log" 2>/dev/null |
-		cmp -s "$work/$1.stderr" -
-	ok $? "$1: btdecode --view output gives back its stdout and its stderr apart, byte for byte"
+	local name=$1
+	shift
+	(cd "$work" && env -i A=1 'B=x y' perl -e "$native_exec" "$work/$name" "$@" \
+		</dev/null >"$work/$name.stdout" 2>"$work/$name.stderr")
+	printf '%s\n' "$out" >"$work/$name.log"
+	"$build/btdecode" --view output --stream stdout "$work/$name.log" >"$work/$name.o" 2>/dev/null
+	cmp -s "$work/$name.stdout" "$work/$name.o" && [ -s "$work/$name.stderr" ] &&
+		"$build/btdecode" --view output --stream stderr "$work/$name.log" 2>/dev/null |
+		cmp -s "$work/$name.stderr" -
+	ok $? "$name: btdecode --view output gives back its stdout and its stderr apart, byte for byte"
 }
 
 musl=$(command -v musl-gcc || true)
@@ -72,10 +77,24 @@ if [ -n "$musl" ]; then
 	musl-gcc -O2 -static -o "$work/hello-musl" "$src/hello.c"
 	native hello-musl "$work/hello-musl" hello -n 100 'a b'
 	check hello-musl "$work/hello-musl" '"hello -n 100 a\ b"' stream=text
-	outputs hello-musl
+	outputs hello-musl hello -n 100 'a b'
 else
 	ok 0 "# SKIP musl-gcc not installed (Debian musl-tools; scripts/install-deps)"
 fi
+
+# Descriptors name open file descriptions, stdout and stderr two of them: after dup2(2, 1) or
+# close(1); dup(2) fd 1's bytes are stderr's, F_DUPFD(_CLOEXEC) and dup3 likewise, a closed name
+# leaves the others (tests/programs/linux/streams.c), each byte on the stream the host's run
+# puts it. Its argv is program.argv's grammar (README "Trace your own program"): "..." groups,
+# "" an empty word, \" a quote and \\ a backslash in a word, each escaped again inside the
+# option's own quotes. glibc's dup3 and fcntl are the system calls themselves (musl's dup3
+# without O_CLOEXEC is dup2).
+gcc -O2 -static -o "$work/streams" "$src/streams.c"
+native streams "$work/streams" streams 'a b' '' 'say"hi' 'back\slash'
+check streams "$work/streams" '"streams \"a b\" \"\" say\\\"hi back\\\\slash"' stream=text
+outputs streams streams 'a b' '' 'say"hi' 'back\slash'
+printf '%s\n' "$out" | grep -q '^program-stderr cpu=0: dup2(2, 1) = 1: fd 1 names stderr now'
+ok $? "streams: fd 1's bytes after dup2(2, 1) are stderr's in the log too"
 
 # records FUNC-LO FUNC-HI...: the btsint session's "FROM TO" lines, each followed by "in" when
 # FROM or TO lies in one of the [LO, HI) ranges, else "out".

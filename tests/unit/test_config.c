@@ -429,25 +429,29 @@ static void quote_errors(void **state)
 	FILE_FAILS(
 	    "name = \"abc def  ",
 	    "baretrace.cfg:1: missing closing '\"' in '\"abc def'; accepted: \"text\" within "
-	    "one line");
+	    "one line (\\\" inside it is a '\"')");
 	/* The quote does not continue onto the next line. */
 	FILE_FAILS(
 	    "name = \"abc\ndef\"\n",
 	    "baretrace.cfg:1: missing closing '\"' in '\"abc'; accepted: \"text\" within one "
-	    "line");
+	    "line (\\\" inside it is a '\"')");
 	FILE_FAILS("name = \"abc\" def # c", "baretrace.cfg:1: unexpected 'def # c' after the "
 					     "closing '\"'; accepted: only a '#' comment after it");
-	FILE_FAILS("name = ab\"c\"", "baretrace.cfg:1: option 'name': stray '\"' in value "
-				     "'ab\"c\"' (quotes go around the whole value); accepted: at "
-				     "most 31 bytes, no control characters");
-	ARGS_FAIL("selftest name=\"abc def", "load options: in 'name=\"abc def': missing closing "
-					     "'\"'; accepted: key=\"text\"");
+	FILE_FAILS("name = ab\"c\"",
+		   "baretrace.cfg:1: option 'name': stray '\"' in value "
+		   "'ab\"c\"' (quotes go around the whole value; inside them \\\" "
+		   "is a '\"'); accepted: at "
+		   "most 31 bytes, no control characters");
+	ARGS_FAIL("selftest name=\"abc def",
+		  "load options: in 'name=\"abc def': missing closing "
+		  "'\"'; accepted: key=\"text\" (\\\" inside it is a '\"')");
 	ARGS_FAIL("name=\"abc\"def selftest",
 		  "load options: in 'name=\"abc\"def': unexpected 'def' after the closing '\"'; "
 		  "accepted: a space, then the next option");
 	ARGS_FAIL("name=ab\"c d\"",
 		  "load options: in 'name=ab\"c': option 'name': stray '\"' in "
-		  "value 'ab\"c' (quotes go around the whole value); accepted: at "
+		  "value 'ab\"c' (quotes go around the whole value; inside them \\\" is a "
+		  "'\"'); accepted: at "
 		  "most 31 bytes, no control characters");
 }
 
@@ -504,36 +508,88 @@ static void nul_bytes(void **state)
 static void long_lines(void **state)
 {
 	(void)state;
-	char text[600];
+	char text[CFG_MAX_LINE + 64];
 	struct settings s = defaults();
 
-	/* A 255-byte comment line is fine, with "\n" or "\r\n"; 256 bytes is not. */
+	/* A CFG_MAX_LINE-byte (2047) comment line is fine, with "\n" or "\r\n"; one more is not. */
+	assert_int_equal(CFG_MAX_LINE, 2047);
 	memset(text, 0, sizeof(text));
 	text[0] = '#';
-	memset(text + 1, 'x', 254);
+	memset(text + 1, 'x', CFG_MAX_LINE - 1);
 	strcat(text, "\r\nselftest = 1\n");
 	assert_int_equal(parse_file_n(&s, text, strlen(text)), 0);
 	assert_int_equal(s.selftest, 1);
 
 	memset(text, 0, sizeof(text));
 	strcpy(text, "selftest = 0\n#");
-	memset(text + strlen(text), 'y', 255);
+	memset(text + strlen(text), 'y', CFG_MAX_LINE);
 	strcat(text, "\nexit = reset\n");
 	s = defaults();
 	assert_int_equal(parse_file_n(&s, text, strlen(text)), -1);
 	assert_string_equal(err.msg,
 			    "baretrace.cfg:2: line '#yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy..."
-			    "' is too long (256 bytes); accepted: at most 255 bytes per "
+			    "' is too long (2048 bytes); accepted: at most 2047 bytes per "
 			    "line");
 	assert_int_equal(s.exit, 0);
 
 	/* The limit counts bytes without the line ending, even when the last line has none. */
 	memset(text, 0, sizeof(text));
 	strcpy(text, "name = ");
-	memset(text + strlen(text), 'z', 249);
+	memset(text + strlen(text), 'z', CFG_MAX_LINE + 1 - strlen(text));
 	assert_int_equal(parse_file_n(&s, text, strlen(text)), -1);
 	assert_true(
-	    strstr(err.msg, "is too long (256 bytes); accepted: at most 255 bytes per line"));
+	    strstr(err.msg, "is too long (2048 bytes); accepted: at most 2047 bytes per line"));
+}
+
+/*
+ * Inside double quotes \" is '"' and \\ is '\'; any other backslash stays with its byte: a POSIX
+ * shell's double quotes (XCU 2.2.3). Each expected value is what /bin/sh prints for
+ * printf '%s' "TEXT" with the same TEXT between the quotes (checked with dash).
+ */
+static void quoted_values_take_shell_double_quote_escapes(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file, *args, *want;
+	} cases[] = {
+	    {"name = \"a \\\"b c\\\" d\"", "name=\"a \\\"b c\\\" d\"", "a \"b c\" d"},
+	    {"name = \"\\\"\\\"\"", "name=\"\\\"\\\"\"", "\"\""},
+	    {"name = \"x\\\\y\"", "name=\"x\\\\y\"", "x\\y"},
+	    {"name = \"x\\y \\ z\"", "name=\"x\\y \\ z\"", "x\\y \\ z"},
+	    {"name = \"a\\\\\\\"b\"", "name=\"a\\\\\\\"b\"", "a\\\"b"},
+	    {"name = \"ends\\\\\" # c", "name=\"ends\\\\\"", "ends\\"},
+	    {"name = \"# \\\" #\"  # c", "name=\"# \\\" #\"", "# \" #"},
+	    {"name = \"\"", "name=\"\"", ""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct settings s = defaults();
+		assert_int_equal(parse_file_n(&s, cases[i].file, strlen(cases[i].file)), 0);
+		assert_string_equal(s.name, cases[i].want);
+		s = defaults();
+		char args[96];
+		int n = snprintf(args, sizeof(args), "selftest %s exit=qemu", cases[i].args);
+		assert_int_equal(parse_args_n(&s, args, (size_t)n), 0);
+		assert_string_equal(s.name, cases[i].want);
+		assert_int_equal(s.selftest, 1);
+		assert_int_equal(s.exit, 2); /* the token after the value is read as its own */
+	}
+	/* Not in quotes: taken as it is. */
+	struct settings s = defaults();
+	assert_int_equal(parse_file(&s, "name = a\\\\b\\ c"), 0);
+	assert_string_equal(s.name, "a\\\\b\\ c");
+	/* An escaped quote does not close the value: one left open is said. */
+	FILE_FAILS("name = \"open\\\"",
+		   "baretrace.cfg:1: missing closing '\"' in '\"open\\\"'; accepted: \"text\" "
+		   "within one line (\\\" inside it is a '\"')");
+	/* A quoted value longer than any line is refused as such, in the command line too. */
+	static char big[CFG_MAX_QUOTED + 16];
+	int n = snprintf(big, sizeof(big), "name=\"%0*d\"", CFG_MAX_QUOTED + 1, 7);
+	assert_int_equal(parse_args_n(&s, big, (size_t)n), -1);
+	assert_non_null(strstr(err.msg, "option 'name': the quoted value is too long (2049 bytes); "
+					"accepted: at most 2048"));
+	ARGS_FAIL("name=\"open\\\" exit=qemu",
+		  "load options: in 'name=\"open\\\" exit=qemu': missing closing '\"'; "
+		  "accepted: key=\"text\" (\\\" inside it is a '\"')");
 }
 
 static void quoted_text_is_capped_and_printable(void **state)
@@ -1054,6 +1110,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(not_key_value),
     cmocka_unit_test(missing_value),
     cmocka_unit_test(quote_errors),
+    cmocka_unit_test(quoted_values_take_shell_double_quote_escapes),
     cmocka_unit_test(string_length_and_control_characters),
     cmocka_unit_test(nul_bytes),
     cmocka_unit_test(long_lines),

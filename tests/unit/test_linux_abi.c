@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <fcntl.h>
@@ -122,6 +123,8 @@ static void constants_and_layouts_are_linux_s(void **state)
 	assert_int_equal(LNX_MREMAP_MAYMOVE, MREMAP_MAYMOVE);
 	assert_int_equal(LNX_AT_EMPTY_PATH, AT_EMPTY_PATH);
 	assert_int_equal(LNX_F_GETFD, F_GETFD);
+	assert_int_equal(LNX_FD_CLOEXEC, FD_CLOEXEC);
+	assert_int_equal(LNX_RLIMIT_NOFILE, RLIMIT_NOFILE);
 	assert_int_equal(LNX_F_GETFL, F_GETFL);
 	assert_int_equal(sizeof(struct lnx_stat), sizeof(struct stat));
 	assert_int_equal(offsetof(struct lnx_stat, st_mode), offsetof(struct stat, st_mode));

@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: kernel/options.c kernel/workloads.c arch/x86/workloads/table.c lib/config.c lib/fmt.c lib/string.c arch/x86/spmu/personality.c
+// UNIT-SOURCES: kernel/options.c kernel/workloads.c arch/x86/workloads/table.c lib/config.c lib/shell_words.c lib/fmt.c lib/string.c arch/x86/spmu/personality.c
 // clang-format on
 /*
  * kernel/options: every option goes through the one parser into its typed value, and the
@@ -17,6 +17,7 @@
 #include "kernel/arch_console.h"
 #include "kernel/arch_cpu.h"
 #include "kernel/arch_trace.h"
+#include "lib/shell_words.h"
 
 /* The kernel's self-test names live in a linker section; this test names its own. */
 const char *selftest_name(unsigned i, bool *explicit_only)
@@ -312,7 +313,7 @@ static void help_lists_every_option(void **state)
 	    "pebs.counter", "pebs.period",  "pebs.kib",	   "pebs.ldlat",  "pmc.period",
 	    "bench",	    "help",	    "serial",	   "serial.mmio", "serial.stride",
 	    "serial.width", "serial.clock", "serial.flow", "screen",	  "screen.hold",
-	    "stream.live",  "ss.skip"};
+	    "stream.live",  "ss.block"};
 	char line[64];
 	described[0] = '\0';
 	options_describe(gather, NULL);
@@ -479,6 +480,183 @@ static void help_ranges_are_the_parsers(void **state)
 	assert_true(bounds >= 3);   /* serial.stride, serial.width, serial.baud state theirs */
 }
 
+/*
+ * Every pair the README's options table says does not go together ("Not with", "needs", "only
+ * with") is refused by the parser, before any session, with a message naming both options;
+ * each half alone is accepted. tests/qemu/badinput.t holds the README's rows to such pairs.
+ */
+static void documented_incompatible_pairs_are_refused_naming_both(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *a, *b, *name_a, *name_b;
+	} pairs[] = {
+	    {"lbr.period=16", "lbr.filter=user", "lbr.period", "lbr.filter"},
+	    {"lbr.period=16", "lbr.filter=any", "lbr.period", "lbr.filter"},
+	    {"lbr.period=16", "lbr.depth=16", "lbr.period", "lbr.depth"},
+	    {"pebs.ldlat=30 pebs.event=loads", "pebs.event=stores", "pebs.ldlat", "pebs.event"},
+	    {"pebs.counter=1", "pebs.event=fixed0", "pebs.counter", "pebs.event"},
+	    {"stream.live=on", "stream=off", "stream.live", "stream="},
+	    {"trace.out=stick", "stream=off", "trace.out", "stream="},
+	    {"trace.out=both", "stream=off", "trace.out", "stream="},
+	    {"serial.port=0x3f8", "serial.mmio=0xfe032000", "serial.port", "serial.mmio"},
+	    {"serial.clock=1843200", "serial.baud=230400", "serial.baud", "serial.clock"},
+	    {"trace=bts", "workload=program", "workload", "program=FILE"},
+	};
+	char both[128];
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		if (!parse(NULL, pairs[i].a))
+			fail_msg("'%s' alone: %s", pairs[i].a, err);
+		if (strcmp(pairs[i].b, "workload=program") && !parse(NULL, pairs[i].b))
+			fail_msg("'%s' alone: %s", pairs[i].b, err);
+		for (int order = 0; order < 2; order++) {
+			if (order && strchr(pairs[i].a, ' '))
+				continue; /* a's own pebs.event would win over b's */
+			snprintf(both, sizeof(both), "%s %s", order ? pairs[i].b : pairs[i].a,
+				 order ? pairs[i].a : pairs[i].b);
+			if (parse(NULL, both))
+				fail_msg("'%s' accepted", both);
+			if (!strstr(err, pairs[i].name_a) || !strstr(err, pairs[i].name_b) ||
+			    !strstr(err, "accepted"))
+				fail_msg("'%s': '%s' names not both of %s, %s and what is accepted",
+					 both, err, pairs[i].name_a, pairs[i].name_b);
+		}
+	}
+	/* lbr.filter's call_stack with other classes, one option's pair: in
+	 * values_that_can_only_fail_are_refused_at_boot. The same from the config file: */
+	assert_false(parse("trace = lbr\nlbr.period = 64\nlbr.filter = call\n", ""));
+	assert_non_null(strstr(err, "'lbr.period' and 'lbr.filter' both given"));
+}
+
+/* Test knobs are a test build's (make test-knobs), never a user's option. */
+static void test_knobs_are_no_users_options(void **state)
+{
+	(void)state;
+	refused("ss.skip=1", "unknown option 'ss.skip'");
+	refused("test.ss.skip=3", "unknown option 'test.ss.skip'");
+	assert_true(parse(NULL, "ss.block=off")); /* slower, the same records: a user's choice */
+	assert_int_equal(o.ss_block, 0);
+	assert_int_equal(o.ss_skip, 0);
+}
+
+/* program.argv's (and program.env's) words as the program gets them. */
+static size_t words_of(const char *value, const char **w, char *buf)
+{
+	size_t n = 0;
+	const char *why = "";
+	if (!shell_words_split(value, buf, PROGRAM_WORDS_MAX, w, PROGRAM_WORDS_COUNT, &n, &why))
+		fail_msg("'%s': %s", value, why);
+	return n;
+}
+
+/*
+ * The grammar the help documents, from the option's text to the program's words: a quoted
+ * value reads \" and \\ (lib/config.h), then blanks separate, "..." groups, \ takes the next
+ * byte. Each case's words are what dash gives for the same text (v="TEXT"; eval "set -- $v";
+ * printf '[%s]\n' "$@"): the cases hold no $, `, ' or a \ in "..." before an ordinary byte, where
+ * the shell's grammar goes beyond the documented one.
+ */
+static void program_argv_words_follow_the_documented_grammar(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file, *args;
+		const char *want[6];
+	} cases[] = {
+	    {"program.argv = \"prog -n 100 a\\ b\"",
+	     "program.argv=\"prog -n 100 a\\ b\"",
+	     {"prog", "-n", "100", "a b", NULL}},
+	    {"program.argv = \"p \\\"a b\\\" \\\"\\\" say\\\\\\\"hi\"",
+	     "program.argv=\"p \\\"a b\\\" \\\"\\\" say\\\\\\\"hi\"",
+	     {"p", "a b", "", "say\"hi", NULL}},
+	    {"program.argv = \"\\\"\\\"\"", "program.argv=\"\\\"\\\"\"", {"", NULL}},
+	    {"program.argv = \"x\\\\\\\\y\"", "program.argv=\"x\\\\\\\\y\"", {"x\\y", NULL}},
+	    {"program.argv = \"  lead  trail  \"",
+	     "program.argv=\"  lead  trail  \"",
+	     {"lead", "trail", NULL}},
+	    {"program.argv = \"a\\\"b c\\\"d e\"",
+	     "program.argv=\"a\\\"b c\\\"d e\"",
+	     {"ab cd", "e", NULL}},
+	    {"program.argv = prog a\\ b # unquoted: as it is",
+	     "program.argv=prog",
+	     {"prog", "a b", NULL}},
+	    {"program.env = \"A=1 B=\\\"x y\\\" C=\"",
+	     "program.env=\"A=1 B=\\\"x y\\\" C=\"",
+	     {"A=1", "B=x y", "C=", NULL}},
+	};
+	const char *w[PROGRAM_WORDS_COUNT];
+	char buf[PROGRAM_WORDS_MAX];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (int form = 0; form < 2; form++) {
+			if (form == 1 && !strcmp(cases[i].args, "program.argv=prog"))
+				continue; /* a load option ends at a blank: quotes are its way */
+			if (!(form ? parse(NULL, cases[i].args) : parse(cases[i].file, "")))
+				fail_msg("case %zu: %s", i, err);
+			const char *v = strstr(form ? cases[i].args : cases[i].file, "env")
+					    ? o.program_env
+					    : o.program_argv;
+			size_t n = words_of(v, w, buf), want = 0;
+			while (cases[i].want[want])
+				want++;
+			if (n != want)
+				fail_msg("case %zu form %d: '%s': %zu words, want %zu", i, form, v,
+					 n, want);
+			for (size_t k = 0; k < n; k++)
+				assert_string_equal(w[k], cases[i].want[k]);
+		}
+	}
+	/* ' is an ordinary byte (the documented grammar has no single quotes). */
+	assert_true(parse(NULL, "program.argv=\"echo 'a b'\""));
+	assert_int_equal(words_of(o.program_argv, w, buf), 3);
+	assert_string_equal(w[1], "'a");
+	/* Words that cannot be split are refused before the run, saying why. */
+	refused("program.argv=\"a \\\"b\"", "option 'program.argv': 'a \"b': a double quote is "
+					    "left open");
+	refused("program.env=\"A=\\\\\"",
+		"option 'program.env': 'A=\\': a backslash ends the value");
+	char many[4 * PROGRAM_WORDS_COUNT + 32] = "program.argv=\"";
+	for (int k = 0; k <= PROGRAM_WORDS_COUNT; k++)
+		strcat(many, "w ");
+	strcat(many, "\"");
+	refused(many, "too many words (words: blanks separate");
+	/* the help says the real limits */
+	char said[64];
+	described[0] = '\0';
+	options_describe(gather, NULL);
+	snprintf(said, sizeof(said), "at most %d words", PROGRAM_WORDS_COUNT);
+	assert_non_null(strstr(described, said));
+	snprintf(said, sizeof(said), "program.argv=<text, at most %d bytes>",
+		 PROGRAM_WORDS_MAX - 1);
+	assert_non_null(strstr(described, said));
+}
+
+/* The documented limit, 511 bytes, is the real one, in either input; a line that holds a
+ * 511-byte value of escaped bytes only fits a line (CFG_MAX_LINE). */
+static void program_argv_holds_511_bytes(void **state)
+{
+	(void)state;
+	static char file[CFG_MAX_LINE + 64], args[BOOT_OPTIONS_MAX];
+	/* 255 pairs of quotes and an x, one word "x": 511 bytes, 1021 as written (each quote
+	 * escaped), more than a line held before (255 bytes) */
+	strcpy(file, "program.argv = \"");
+	for (int k = 0; k < 255; k++)
+		strcat(file, "\\\"\\\"");
+	strcat(file, "x\"\n");
+	assert_true(strlen(file) > 1024);
+	if (!parse(file, ""))
+		fail_msg("%s", err);
+	assert_int_equal(strlen(o.program_argv), PROGRAM_WORDS_MAX - 1);
+	const char *w[PROGRAM_WORDS_COUNT];
+	char buf[PROGRAM_WORDS_MAX];
+	assert_int_equal(words_of(o.program_argv, w, buf), 1);
+	assert_string_equal(w[0], "x");
+	snprintf(args, sizeof(args), "program.argv=\"%0*d\"", PROGRAM_WORDS_MAX - 1, 7);
+	assert_true(parse(NULL, args));
+	assert_int_equal(strlen(o.program_argv), PROGRAM_WORDS_MAX - 1);
+	snprintf(args, sizeof(args), "program.argv=\"%0*d\"", PROGRAM_WORDS_MAX, 7);
+	refused(args, "is too long (512 bytes); accepted: at most 511 bytes");
+}
+
 /* README "Real hardware": with no config file, or one of blank lines and # comments only (make
  * usb's example), and no load options, the kernel runs its default session; any setting, in
  * either place, means the options chose. */
@@ -518,5 +696,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(help_lists_every_option),
     cmocka_unit_test(help_ranges_are_the_parsers),
     cmocka_unit_test(comments_only_mean_no_options),
+    cmocka_unit_test(documented_incompatible_pairs_are_refused_naming_both),
+    cmocka_unit_test(test_knobs_are_no_users_options),
+    cmocka_unit_test(program_argv_words_follow_the_documented_grammar),
+    cmocka_unit_test(program_argv_holds_511_bytes),
 };
 UNIT_MAIN(tests)

@@ -116,6 +116,24 @@ static void live_pump(void *ctx)
 	c->live += deliver_stored(c, c->run.live_batch);
 }
 
+/* Records that wait for the run's end (stream.live=off): the drainer's round hands them on only
+ * when the store is full, as the CPU would itself, so that the frames of its stream have one
+ * writer while the drainer also takes a user program's output (output.c, after the pump). */
+static void full_pump(void *ctx)
+{
+	struct capture *c = ctx;
+	if (record_store_pending(&c->run.store) >= c->run.store.cap)
+		c->early += deliver_stored(c, SELF_DELIVERY_BATCH);
+}
+
+/* A session that writes no frame during the run (its records wait for the drain, go as lines
+ * with stream=off, or stop or wrap where the store fills): the drainer's round takes only a
+ * user program's output, which is no record and goes whole whatever the records do. */
+static void output_pump(void *ctx)
+{
+	(void)ctx;
+}
+
 static void stream_begin(struct capture *c, struct trace_ctx *t)
 {
 	c->sink.stream = trace_stream_begin(c->run.drv->name, t->label);
@@ -187,8 +205,13 @@ static void run(struct capture *c, struct trace_ctx *t, struct run_facts *f)
 	/* wrap gives up the oldest records itself: no drainer may take them meanwhile */
 	bool live =
 	    r->live && stream && o->stream_live != TRACE_LIVE_OFF && c->full != TRACE_FULL_WRAP;
+	/* A drainer serving this CPU takes a program's output during the run in every case */
 	if (live)
 		c->served = trace_live_open(live_pump, c);
+	else if (r->live && stream && c->full == TRACE_FULL_WAIT)
+		c->served = trace_live_open(full_pump, c);
+	else
+		trace_live_open(output_pump, c);
 	if (r->drv->step)
 		ts_set_step_hook(step_hook, r);
 	enum status armed = r->drv->arm(r);
@@ -198,10 +221,8 @@ static void run(struct capture *c, struct trace_ctx *t, struct run_facts *f)
 	f->tsc_cycles = arch_timestamp() - t0;
 	ts_set_step_hook(0, 0);
 	r->drv->disarm(r);
-	if (live) {
-		trace_live_close();
-		c->served = false; /* no drainer from here on: the session takes the rest */
-	}
+	trace_live_close();
+	c->served = false; /* no drainer from here on: the session takes the rest */
 	c->running = false;
 	f->streamed_live = c->live;
 	f->virtual_pmis = ts_virtual_pmis(&f->virtual_pmis_masked);
@@ -272,18 +293,20 @@ static void count_wrapped(struct capture *c)
 	r->check_skip = "capture.full=wrap gave up the oldest records";
 }
 
-/* A user program's output bytes that could not be delivered join the losses (the END's why
- * names them apart from records). */
-static void count_output(struct capture *c)
+/* A user program's output bytes that could not be delivered (said by output.c's
+ * "incomplete: program: ..." lines): a loss of the run's apart from its records, never counted
+ * as records not delivered. True when there was none. */
+static bool count_output(struct trace_ctx *t)
 {
-	struct facility_run *r = &c->run;
 	uint64_t bytes = trace_program_output_lost(this_cpu()->index);
 	if (!bytes)
-		return;
-	size_t at = strlen(r->end_why);
-	fmt_snprintf(r->end_why + at, sizeof(r->end_why) - at, "%soutput-bytes=%lu", at ? " " : "",
-		     bytes);
-	r->end_lost += bytes;
+		return true;
+	uint32_t i = __atomic_fetch_add(&nlosses, 1, __ATOMIC_RELAXED);
+	if (i < LOSSES_KEPT)
+		fmt_snprintf(losses[i], LOSS_LINE,
+			     "program %s: %lu bytes of its output not delivered (no records)",
+			     t->label, bytes);
+	return false;
 }
 
 enum trace_outcome capture_session(struct trace_ctx *t, const struct facility_driver *drv)
@@ -301,14 +324,14 @@ enum trace_outcome capture_session(struct trace_ctx *t, const struct facility_dr
 	drv->describe(r, &f);
 	deliver_stored(c, UINT64_MAX);
 	count_wrapped(c);
-	count_output(c);
+	bool output_whole = count_output(t);
 	if (c->sink.stream)
 		bt_write_end(c->sink.stream, r->end_lost, r->end_why);
 	check(c, t);
 	if (r->ler && r->ok)
 		print_ler(r);
 	ts_print_exceptions(t);
-	bool whole = say_losses(c, t);
+	bool whole = say_losses(c, t) && output_whole;
 	bool ok = drv->finish(r) && r->ok;
 	tprintf("trace-end %s %s\n", drv->name, t->label);
 	return !ok ? TRACE_FAILED : !whole ? TRACE_INCOMPLETE : TRACE_PASSED;

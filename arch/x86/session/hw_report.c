@@ -253,13 +253,7 @@ bool arch_trace_stream_out(uint64_t out, const char *about)
 	build_id_hex(hex, sizeof(hex));
 	if (trace_stream_out(out == TRACE_OUT_STICK, out == TRACE_OUT_AUTO, hex, about))
 		return true;
-	if (out == TRACE_OUT_STICK || out == TRACE_OUT_BOTH) {
-		kprintf("stick: error: trace.out=%s: no USB stick with a trace partition (above); "
-			"the record stream goes to the serial line\n",
-			out == TRACE_OUT_STICK ? "stick" : "both");
-		return false;
-	}
-	return true;
+	return out != TRACE_OUT_STICK && out != TRACE_OUT_BOTH; /* asked for: the caller refuses */
 }
 
 bool arch_trace_stick_lost(void)

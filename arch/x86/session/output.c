@@ -136,6 +136,7 @@ static void out_vprintf(struct out_ring *r, const char *fmt, va_list ap)
 		r->cut += n - (UNIT_MAX - 1);
 		n = UNIT_MAX - 1;
 	}
+	console_note_lines(r->unit, n); /* an error line fails the run, whoever prints it */
 	ring_put(r, r->unit, n);
 	spin_unlock_irqrestore(&r->producer, flags);
 }
@@ -493,11 +494,13 @@ static void program_output(workload_print_fn print)
 			line_out(&to, cpu, s); /* the last line, without its newline */
 		out_lines[cpu][s].n = out_lines[cpu][s].shown = 0;
 		if (print && u->out_dropped[s])
-			print("incomplete: program: cpu=%u: %lu of %lu bytes of %s not delivered "
-			      "(its output ring of %lu bytes was full and no CPU drained it during "
-			      "the run: stream.live=on with a second CPU streams it all)\n",
-			      cpu, u->out_dropped[s], u->out_pos[s], s ? "stderr" : "stdout",
-			      u->out_room);
+			print(
+			    "incomplete: program: cpu=%u: %lu of %lu bytes of %s not delivered "
+			    "(its output ring of %lu bytes was full and no other CPU drained it "
+			    "during the run: a second CPU that does not trace, trace.cpus=boot or "
+			    "each, takes it all)\n",
+			    cpu, u->out_dropped[s], u->out_pos[s], s ? "stderr" : "stdout",
+			    u->out_room);
 	}
 }
 

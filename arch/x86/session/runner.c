@@ -127,7 +127,8 @@ struct cpu_runs {
 };
 
 /* The drainer an idle CPU runs while the boot CPU traces: it owns the console meanwhile and
- * writes the boot CPU's output (and, when live, streams its records) until told to stop. */
+ * writes the boot CPU's output (a user program's too, and, when live, streams its records)
+ * until told to stop. */
 static volatile bool drainer_stop;
 
 static void drainer(void *arg)
@@ -166,7 +167,7 @@ static bool wait_cpu(struct cpu_runs *r, unsigned c)
 }
 
 /* The boot CPU's own session, an idle CPU (when there is one) owning the console meanwhile. */
-static void run_here(struct cpu_runs *r, struct cpu_job *job)
+static void run_here(struct cpu_job *job)
 {
 	static unsigned self;
 	self = this_cpu()->index;
@@ -180,7 +181,7 @@ static void run_here(struct cpu_runs *r, struct cpu_job *job)
 		if (!drained)
 			trace_out_owner(self);
 	}
-	trace_live_serve(self, drained && r->live);
+	trace_live_serve(self, drained); /* its records if they stream live, a program's output */
 	one_cpu(job);
 	trace_live_serve(self, false);
 	if (!drained)
@@ -230,10 +231,10 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 	bool all_skipped = true, incomplete = false;
 	for (unsigned c = first; c <= last; c++) {
 		if (mode != TRACE_CPUS_ALL) {
-			trace_live_serve(c, runs.live && c != self); /* this CPU drains it below */
+			trace_live_serve(c, c != self); /* this CPU drains it below (wait_cpu) */
 			runs.posted[c] = c != self && smp_call_post(c, one_cpu, &job, &runs.seq[c]);
 			if (c == self)
-				run_here(&runs, &job);
+				run_here(&job);
 		}
 		if (c != self && !(runs.posted[c] && wait_cpu(&runs, c))) {
 			kprintf("error: trace: CPU %u showed no progress for %u s\n", c,

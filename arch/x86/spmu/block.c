@@ -29,7 +29,7 @@
  * WRMSR, LGDT and the rest of 0F 00 / 0F 01, INVD, WBINVD, UD2), an SDE mark's NOP (64 67 90),
  * 16/32-bit code, code on a page this mapping may write (W^X: the kernel's text and the user
  * programs' code segments are mapped without R/W), a block that would reach into the next page
- * (one page, one breakpoint page for QEMU's TCG), the workload's own TF, option ss.skip, and
+ * (one page, one breakpoint page for QEMU's TCG), the workload's own TF, option test.ss.skip, and
  * option ss.block=off.
  *
  * A fault or an interrupt inside a block arrives with RIP at the instruction that did not run

@@ -56,8 +56,8 @@ struct ss_state {
 	uint64_t steps;
 	uint64_t rep_iterations; /* traps inside a REP string instruction (not steps) */
 	uint64_t rebuilt;   /* traps that stood for more than one instruction (arch_step_rebuild) */
-	uint64_t skip_seen; /* option ss.skip: traps that could have been left out */
-	uint64_t skipped_to; /* option ss.skip: where the trap left out landed, or 0 */
+	uint64_t skip_seen; /* option test.ss.skip: traps that could have been left out */
+	uint64_t skipped_to; /* option test.ss.skip: where the trap left out landed, or 0 */
 	/* The frame of the workload's exception whose handler runs (unstepped), or NULL: until
 	 * its IRET, traps are the handler's, not the workload's. */
 	struct trap_frame *exc_frame;
@@ -68,7 +68,7 @@ struct ss_state {
 	uint64_t next_opcode_ip; /* where next_opcode was read (s->prev, unless a handler moved) */
 	unsigned next_opcode;
 	/* The trap after next_opcode_ip goes the whole way (debug_trap_whole): an instruction
-	 * engine_special names, the workload stepping itself, option ss.skip. */
+	 * engine_special names, the workload stepping itself, option test.ss.skip. */
 	bool next_whole;
 	/* Where the trap after s->prev lands when s->prev is a plain step (ss_hooks.plain): the
 	 * instruction after it; 0 when the trap goes the common or the whole way (note_next). */
@@ -262,7 +262,7 @@ void special_step(struct ss_state *s, unsigned opcode, struct trap_frame *f);
 void before_special(struct ss_state *s, unsigned opcode, struct trap_frame *f);
 bool own_trap(const struct ss_state *s, unsigned opcode);
 
-/* rebuild.c: option ss.skip (test only), and whether to leave this trap out. */
+/* rebuild.c: option test.ss.skip (a test build's), and whether to leave this trap out. */
 extern unsigned ss_skip_every;
 bool skip_trap(struct ss_state *s, const struct trap_frame *f);
 

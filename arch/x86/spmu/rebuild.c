@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Traps that stand for more than one instruction: the path between them rebuilt from the code
- * (arch_step_rebuild, lib/x86_step.h), and the test option ss.skip that leaves traps out so
- * that the rebuild is exercised.
+ * (arch_step_rebuild, lib/x86_step.h), and the test build's option test.ss.skip that leaves traps
+ * out so that the rebuild is exercised.
  */
 #include "arch/x86/spmu/engine.h"
 #include "kernel/arch_step.h"
 
-unsigned ss_skip_every; /* option ss.skip (test only) */
+unsigned ss_skip_every; /* option test.ss.skip (a test build's) */
 
 void arch_set_step_skip(unsigned every)
 {
@@ -15,7 +15,7 @@ void arch_set_step_skip(unsigned every)
 }
 
 /*
- * Option ss.skip (test only): whether to leave this trap out, as a platform that skips
+ * Option test.ss.skip (a test build's): whether to leave this trap out, as a platform that skips
  * single-step traps would, so that the step hooks see one trap for two instructions and must
  * rebuild the path (arch_step_rebuild). Only a trap whose path the code decides can go: after an
  * instruction that is no branch or a direct JMP or CALL (an indirect branch's target is data),

@@ -156,7 +156,7 @@ static inline __attribute__((always_inline)) void note_next(struct ss_state *s,
 
 /* A trap ss_debug_trap's common path leaves here: after an instruction the engine has work
  * for, a REP iteration or a branch to itself, a change of privilege level, the run's end, the
- * workload stepping itself, option ss.skip. `opcode`: the retired instruction's. */
+ * workload stepping itself, option test.ss.skip. `opcode`: the retired instruction's. */
 static __attribute__((noinline)) bool debug_trap_whole(struct ss_state *s, struct trap_frame *f,
 						       unsigned opcode)
 {
@@ -566,7 +566,7 @@ void ss_note_exception(struct trap_frame *f)
 	if (f->rip == s->prev)
 		return;
 	/* s->prev retired without a trap of its own: an INT3 or INT n raised this, or a trap
-	 * went missing (option ss.skip) before the instruction at f->rip faulted or was
+	 * went missing (option test.ss.skip) before the instruction at f->rip faulted or was
 	 * interrupted, which then is the one the delivery starts from. After MOV SS the
 	 * instruction that follows ran too, its trap held back with MOV SS's: MOV SS holds back
 	 * debug exceptions and interrupts only (SDM Vol. 3A 6.8.3), so that instruction may raise

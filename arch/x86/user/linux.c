@@ -69,7 +69,7 @@ WORKLOAD_SECTION static uint64_t sys_write(struct user_run *u, uint64_t fd, uint
 		return ERR(LNX_EBADF);
 	if (!readable(u, buf, len))
 		return ERR(LNX_EFAULT);
-	user_output(u, (unsigned)fd, buf, len);
+	user_output(u, o->file, buf, len); /* the description's stream, whichever fd names it */
 	return len;
 }
 
@@ -227,9 +227,12 @@ WORKLOAD_SECTION static uint64_t sys_prlimit(struct user_run *u, uint64_t resour
 		return 0;
 	if (!ok(u, old, sizeof(struct lnx_rlimit)))
 		return ERR(LNX_EFAULT);
-	uint64_t cur = resource == LNX_RLIMIT_STACK ? 8ull << 20 : LNX_RLIM_INFINITY;
+	/* descriptors: the table's size, which dup2 and F_DUPFD hold a descriptor to (dup(2)) */
+	uint64_t cur = resource == LNX_RLIMIT_STACK    ? 8ull << 20
+		       : resource == LNX_RLIMIT_NOFILE ? USER_FDS
+						       : LNX_RLIM_INFINITY;
 	put_u64(old, cur);
-	put_u64(old + 8, LNX_RLIM_INFINITY);
+	put_u64(old + 8, resource == LNX_RLIMIT_NOFILE ? USER_FDS : LNX_RLIM_INFINITY);
 	return 0;
 }
 
@@ -410,12 +413,13 @@ WORKLOAD_SECTION static uint64_t dispatch_files(struct user_run *u, const struct
 	case LNX_close:
 		return linux_close(u, a[0]);
 	case LNX_dup:
-		return linux_dup(u, a[0], ~0ull, 0);
+		return linux_dup(u, a[0], ~0ull, 0, false);
 	case LNX_dup2:
-		return linux_dup(u, a[0], a[1], 0);
+		return linux_dup(u, a[0], a[1], 0, false);
 	case LNX_dup3: /* flags: O_CLOEXEC only, and a different newfd (fs/file.c ksys_dup3) */
-		return (a[2] & ~LNX_O_CLOEXEC) || a[0] == a[1] ? ERR(LNX_EINVAL)
-							       : linux_dup(u, a[0], a[1], 0);
+		return (a[2] & ~LNX_O_CLOEXEC) || a[0] == a[1]
+			   ? ERR(LNX_EINVAL)
+			   : linux_dup(u, a[0], a[1], 0, a[2] & LNX_O_CLOEXEC);
 	case LNX_fcntl:
 		return linux_fcntl(u, a[0], a[1], a[2]);
 	case LNX_getdents64:

@@ -124,6 +124,7 @@
 #define LNX_S_IFREG		     0100000
 #define LNX_AT_EMPTY_PATH	     0x1000
 #define LNX_F_GETFD		     1
+#define LNX_FD_CLOEXEC		     1 /* F_GETFD/F_SETFD's flag, include/uapi/asm-generic/fcntl.h */
 #define LNX_F_GETFL		     3
 #define LNX_O_RDONLY		     0
 #define LNX_O_WRONLY		     1
@@ -135,6 +136,7 @@
 #define LNX_FUTEX_CMD		     0x7f /* FUTEX_CMD_MASK without FUTEX_PRIVATE_FLAG's bit */
 #define LNX_FUTEX_WAIT		     0
 #define LNX_RLIMIT_STACK	     3
+#define LNX_RLIMIT_NOFILE	     7 /* include/uapi/asm-generic/resource.h */
 #define LNX_RLIM_INFINITY	     (~0ull)
 
 /* struct stat of arch/x86/include/uapi/asm/stat.h (x86-64). */

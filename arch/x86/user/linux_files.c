@@ -129,8 +129,10 @@ WORKLOAD_SECTION uint64_t linux_path_node(const struct user_run *u, uint64_t pat
 	return 0;
 }
 
-/* A new description of kind/file on the lowest free descriptor at or above `from`. */
-WORKLOAD_SECTION static uint64_t install(struct user_run *u, uint8_t kind, int file, uint64_t from)
+/* A new description of kind/file on the lowest free descriptor at or above `from`, its own
+ * flags fd_flags (FD_CLOEXEC or 0). */
+WORKLOAD_SECTION static uint64_t install(struct user_run *u, uint8_t kind, int file, uint64_t from,
+					 uint8_t fd_flags)
 {
 	int d = -1;
 	for (unsigned i = 0; i < USER_FDS && d < 0; i++)
@@ -140,6 +142,7 @@ WORKLOAD_SECTION static uint64_t install(struct user_run *u, uint8_t kind, int f
 		if (u->fd[fd] < 0) {
 			u->ofd[d] = (struct user_ofd){1, kind, (uint8_t)file, 0};
 			u->fd[fd] = (int8_t)d;
+			u->fd_flags[fd] = fd_flags;
 			return fd;
 		}
 	return ERR(LNX_EMFILE);
@@ -152,11 +155,12 @@ WORKLOAD_SECTION void linux_fds_init(struct user_run *u)
 		u->ofd[i].refs = 0;
 	}
 	if (u->stdin_file >= 0)
-		install(u, LINUX_OFD_FILE, u->stdin_file, 0);
+		install(u, LINUX_OFD_FILE, u->stdin_file, 0, 0);
 	else
-		install(u, LINUX_OFD_EMPTY, 0, 0);
-	install(u, LINUX_OFD_OUTPUT, 1, 1);
-	install(u, LINUX_OFD_OUTPUT, 2, 2);
+		install(u, LINUX_OFD_EMPTY, 0, 0, 0);
+	/* stdout and stderr: two descriptions, each its own stream (struct user_ofd.file) */
+	install(u, LINUX_OFD_OUTPUT, LINUX_STDOUT, LINUX_STDOUT, 0);
+	install(u, LINUX_OFD_OUTPUT, LINUX_STDERR, LINUX_STDERR, 0);
 }
 
 WORKLOAD_SECTION uint64_t linux_openat(struct user_run *u, uint64_t path, uint64_t flags)
@@ -169,7 +173,7 @@ WORKLOAD_SECTION uint64_t linux_openat(struct user_run *u, uint64_t path, uint64
 		return n.kind == LINUX_OFD_DIR ? ERR(LNX_EISDIR) : ERR(LNX_EROFS);
 	if ((flags & LNX_O_DIRECTORY) && n.kind != LINUX_OFD_DIR)
 		return ERR(LNX_ENOTDIR);
-	return install(u, n.kind, n.index, 0);
+	return install(u, n.kind, n.index, 0, flags & LNX_O_CLOEXEC ? LNX_FD_CLOEXEC : 0);
 }
 
 WORKLOAD_SECTION uint64_t linux_close(struct user_run *u, uint64_t fd)
@@ -183,9 +187,11 @@ WORKLOAD_SECTION uint64_t linux_close(struct user_run *u, uint64_t fd)
 }
 
 /* dup (newfd ~0: the lowest free), dup2 and dup3 (newfd closed first, if open), F_DUPFD (the
- * lowest free at or above `from`). One description, its offset shared, as Linux's. */
+ * lowest free at or above `from`). One description, its offset and its stream shared, as
+ * Linux's (dup(2): "refer to the same open file description"); the new descriptor's own flag
+ * FD_CLOEXEC is `cloexec` (dup3 O_CLOEXEC, F_DUPFD_CLOEXEC), clear otherwise. */
 WORKLOAD_SECTION uint64_t linux_dup(struct user_run *u, uint64_t oldfd, uint64_t newfd,
-				    uint64_t from)
+				    uint64_t from, bool cloexec)
 {
 	if (!ofd_of(u, oldfd))
 		return ERR(LNX_EBADF);
@@ -203,6 +209,7 @@ WORKLOAD_SECTION uint64_t linux_dup(struct user_run *u, uint64_t oldfd, uint64_t
 			return from >= USER_FDS ? ERR(LNX_EINVAL) : ERR(LNX_EMFILE);
 	}
 	u->fd[newfd] = u->fd[oldfd];
+	u->fd_flags[newfd] = cloexec ? LNX_FD_CLOEXEC : 0;
 	u->ofd[u->fd[oldfd]].refs++;
 	return newfd;
 }
@@ -215,13 +222,19 @@ WORKLOAD_SECTION uint64_t linux_fcntl(struct user_run *u, uint64_t fd, uint64_t 
 	switch (cmd) {
 	case LNX_F_DUPFD:
 	case LNX_F_DUPFD_CLOEXEC:
-		return linux_dup(u, fd, ~0ull, arg);
+		return linux_dup(u, fd, ~0ull, arg, cmd == LNX_F_DUPFD_CLOEXEC);
+	case LNX_F_GETFD:
+		return u->fd_flags[fd];
+	case LNX_F_SETFD:
+		u->fd_flags[fd] = arg & LNX_FD_CLOEXEC;
+		return 0;
 	case LNX_F_GETFL:
 		return o->kind == LINUX_OFD_OUTPUT ? LNX_O_WRONLY
 		       : o->kind == LINUX_OFD_DIR  ? LNX_O_RDONLY | LNX_O_DIRECTORY
 						   : LNX_O_RDONLY;
 	default:
-		return 0; /* F_GETFD (no FD_CLOEXEC: one program, no exec), F_SETFD, F_SETFL, ... */
+		return 0; /* F_SETFL, ...: nothing they set changes a pipe or a read-only file here
+			   */
 	}
 }
 

@@ -10,10 +10,12 @@
 /* What an open file description is (struct user_ofd.kind). */
 enum linux_ofd_kind {
 	LINUX_OFD_EMPTY,  /* stdin without program.stdin: an empty pipe */
-	LINUX_OFD_OUTPUT, /* stdout or stderr (file: 1 or 2), a pipe */
+	LINUX_OFD_OUTPUT, /* stdout or stderr (file: LINUX_STDOUT or LINUX_STDERR), a pipe */
 	LINUX_OFD_FILE,	  /* a data file (file: its index), read-only */
 	LINUX_OFD_DIR,	  /* a directory (file: LINUX_DIR_*) */
 };
+#define LINUX_STDOUT   1 /* the output streams: the descriptors a run starts with */
+#define LINUX_STDERR   2
 #define LINUX_DIR_ROOT 0      /* "/", holding "data" */
 #define LINUX_DIR_DATA 1      /* "/data", holding the data files */
 #define LINUX_DATA_DIR "data" /* its name in "/" */
@@ -31,8 +33,9 @@ void linux_fds_init(struct user_run *u);
 struct user_ofd *linux_ofd(struct user_run *u, uint64_t fd);
 uint64_t linux_openat(struct user_run *u, uint64_t path, uint64_t flags);
 uint64_t linux_close(struct user_run *u, uint64_t fd);
-/* dup (newfd ~0: the lowest free at or above from), dup2, dup3, F_DUPFD. */
-uint64_t linux_dup(struct user_run *u, uint64_t oldfd, uint64_t newfd, uint64_t from);
+/* dup (newfd ~0: the lowest free at or above from), dup2, dup3, F_DUPFD; the new descriptor
+ * FD_CLOEXEC when cloexec. */
+uint64_t linux_dup(struct user_run *u, uint64_t oldfd, uint64_t newfd, uint64_t from, bool cloexec);
 uint64_t linux_fcntl(struct user_run *u, uint64_t fd, uint64_t cmd, uint64_t arg);
 /* read (at false) or pread64 (at true, from off). */
 uint64_t linux_read(struct user_run *u, uint64_t fd, uint64_t buf, uint64_t len, bool at,

@@ -67,6 +67,7 @@ struct user_run {
 	/* Descriptors (linux_files.c): fd[n] is the index in ofd of what descriptor n names, or
 	 * -1; ofd[] are the open file descriptions dup'ed descriptors share (offset included). */
 	int8_t fd[USER_FDS];
+	uint8_t fd_flags[USER_FDS]; /* descriptor n's own flags: FD_CLOEXEC (fcntl(2) F_GETFD) */
 	struct user_ofd {
 		uint8_t refs; /* 0: free */
 		uint8_t kind; /* enum linux_ofd_kind (linux_files.h) */
