@@ -273,6 +273,10 @@ static const struct cfg_option option_table[] = {
      "milliseconds a run of the program may take before it is stopped (per CPU; what it has "
      "not written yet is lost); 0 = no limit (a run that goes on says its progress every 10 s)",
      OPT(program_watchdog_ms), 0, PROGRAM_WATCHDOG_MAX_MS, NULL, PLAIN},
+    {"program.output", CFG_UINT,
+     "KiB of the ring a run's stdout and stderr go through (emptied during the run by a CPU "
+     "that writes the console, else after it: what does not fit then is counted), 64-262144",
+     OPT(program_output_kib), PROGRAM_OUTPUT_MIN_KIB, PROGRAM_OUTPUT_MAX_KIB, NULL, PLAIN},
     {"selftest", CFG_LIST, "in-kernel self-tests", OPT(selftest), 0, 0, all_none_words, 0, 0,
      selftest_name},
     {"fault", CFG_ENUM, "raise a deliberate exception after boot (tests the dump)", OPT(fault), 0,
@@ -479,6 +483,7 @@ void options_defaults(struct kernel_options *o)
 	o->tr.stream_path = 1;
 	o->ss_block = 1;
 	o->program_watchdog_ms = DEFAULT_PROGRAM_WATCHDOG_MS;
+	o->program_output_kib = PROGRAM_OUTPUT_DEFAULT_KIB;
 	memcpy(o->program_roi, "whole", sizeof("whole"));
 }
 

@@ -57,6 +57,7 @@ struct kernel_options {
 	uint64_t program_base;			   /* a static PIE's load address; 0: the default */
 	char program_stdin[BOOT_PROGRAM_PATH_MAX]; /* a data file stdin reads; "": empty */
 	uint64_t program_watchdog_ms;		   /* a run's time budget; 0: none */
+	uint64_t program_output_kib;		   /* its output ring's size */
 	char program_argv[PROGRAM_WORDS_MAX];	   /* a Linux program's argv, shell words */
 	char program_env[PROGRAM_WORDS_MAX];	   /* its environment, shell words */
 	uint64_t program_seed;			   /* AT_RANDOM's bytes and getrandom's */
@@ -72,6 +73,11 @@ struct kernel_options {
 enum program_roi { PROGRAM_ROI_WHOLE, PROGRAM_ROI_MARKS, PROGRAM_ROI_FUNCTION, PROGRAM_ROI_BAD };
 #define PROGRAM_ROI_FUNCTION_PREFIX "function:"
 enum program_roi options_program_roi(const struct kernel_options *o, const char **fn);
+/* Option program.output: the ring of a run's output, in KiB. One CPU alone (nobody drains it
+ * while the program runs) delivers this much of a run's output whole. */
+#define PROGRAM_OUTPUT_DEFAULT_KIB  16384
+#define PROGRAM_OUTPUT_MIN_KIB	    64
+#define PROGRAM_OUTPUT_MAX_KIB	    262144
 #define DEFAULT_PROGRAM_WATCHDOG_MS 0 /* none: a program that runs is never stopped by default */
 
 void options_defaults(struct kernel_options *o);

@@ -116,14 +116,15 @@ bool program_load(const struct elf_user_image *img, const struct kernel_options 
 	    .stack_lo = stack_top - stack_pages * ELF_USER_PAGE,
 	    .stack_hi = stack_top,
 	};
-	uint64_t out = page_alloc(PROGRAM_OUTPUT_BYTES / ELF_USER_PAGE); /* both ABIs */
+	uint64_t out_bytes = o->program_output_kib * 1024;
+	uint64_t out = page_alloc(out_bytes / ELF_USER_PAGE); /* both ABIs */
 	if (!out) {
-		kprintf("error: program: no memory for its output (%llu bytes)\n",
-			PROGRAM_OUTPUT_BYTES);
+		kprintf("error: program: no memory for its output ring (%lu KiB, program.output)\n",
+			(unsigned long)o->program_output_kib);
 		return false;
 	}
 	params.out = arch_phys_to_virt(out);
-	params.out_room = PROGRAM_OUTPUT_BYTES;
+	params.out_room = out_bytes;
 	return !lnx || program_linux_load(&loaded, o, loaded_path, &params);
 }
 

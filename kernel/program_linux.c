@@ -134,7 +134,7 @@ bool program_linux_check(const struct boot_info *bi, const struct kernel_options
 		return false;
 	}
 	uint64_t need = img->pages + PAGES(PROGRAM_LINUX_HEAP) + PAGES(PROGRAM_LINUX_MMAP) +
-			PROGRAM_LINUX_STACK_PAGES + PAGES(PROGRAM_OUTPUT_BYTES);
+			PROGRAM_LINUX_STACK_PAGES + PAGES(o->program_output_kib * 1024);
 	need += need / (PAGE / sizeof(uint64_t)) + PROGRAM_LINUX_SLACK_PAGES; /* page tables */
 	uint64_t free = memory_allocator()->free_pages;
 	if (need > free) {

@@ -24,7 +24,7 @@ ok $? "gcc -static builds bigout"
 ok $? "bigout runs on the host: $(stat -c %s "$work/native.out") bytes of stdout, $(stat -c %s "$work/native.err") of stderr"
 values=$(perl -0777 -ne 'my %v; $v{$_}++ for unpack "C*", $_; print scalar keys %v' "$work/native.out")
 [ "$values" = 256 ] && [ "$(stat -c %s "$work/native.out")" -gt 1048576 ]
-ok $? "its stdout holds every byte value and is larger than 1 MiB (the ring's size)"
+ok $? "its stdout holds every byte value and is larger than 1 MiB (the ring's size in the one-CPU boot: program.output=1024)"
 
 # bts.ring=user: a write that waits for the drainer spins in the kernel with interrupts masked,
 # and with ring=all its own branches could fill the BTS buffer before a PMI drains it (said as
@@ -67,11 +67,13 @@ run bts 2 trace=bts bts.records=100000 stream.live=on
 whole bts "trace=bts, stream.live=on, two CPUs"
 run full 2 stream.live=off trace.store=64
 whole full "btsint, stream.live=off, a 64 KiB store that fills, two CPUs"
+run alone 1
+whole alone "one CPU, the default ring (program.output: 16 MiB): nothing lost"
 grep -q "^note: btsint: .*records handed on during the run" "$work/full.log"
 ok $? "... the store filled and records were handed on during the run"
 
-run one 1
-status_is 4 "one CPU: the output ring fills with no drainer: INCOMPLETE"
+run one 1 program.output=1024
+status_is 4 "one CPU, a ring of 1 MiB (program.output=1024): the output ring fills with no drainer: INCOMPLETE"
 grep -q "^incomplete: program: cpu=0: [0-9]* of 1228803 bytes of stdout not delivered" "$work/one.log"
 ok $? "the bytes not delivered are counted and said"
 grep -q "records not delivered" "$work/one.log"
