@@ -37,7 +37,7 @@
 #define PROGRAM_LINUX_MMAP	  (128ull << 20) /* bytes of the mmap arena */
 #define PROGRAM_LINUX_STACK_TOP	  0x00007ffffffff000ull
 #define PROGRAM_LINUX_STACK_PAGES (8ull << 20 >> 12)
-#define PROGRAM_LINUX_SLACK_PAGES 4096	       /* 16 MiB left for the boot's own needs besides it */
+#define PROGRAM_LINUX_SLACK_PAGES 4096 /* 16 MiB left for the boot's own needs besides it */
 
 /* RUN_PASS when there is no program or it is acceptable (then *img describes it and *present
  * is true); otherwise the refusal has been printed ("error: program ...: why; accepted: ...")
