@@ -69,6 +69,12 @@ verify() {
 	[ "$n" -gt 1000 ]
 	ok $? "$name: QEMU's log holds the traced run ($n instructions)"
 }
+# diagnose NAME: on a failed check, what was compared (as TAP comments)
+diagnose() {
+	echo "# $1: $(grep -c . "$work/$1.recs") records, $(grep -c . "$work/$1.insn") instructions; first records and (P+1)th instructions:"
+	paste <(head -n 4 "$work/$1.recs") <(awk -v per=$((period + 1)) 'NR % per == 0' "$work/$1.insn" | head -n 4) | sed 's/^/#   /'
+	printf '%s\n' "$out" | grep -E '^(trace-begin pebs|incomplete|progress|error)' | cut -c1-300 | sed 's/^/# /'
+}
 
 run_logged vector pmi=vector pebs.kib=4
 status_is 4 "pmi=vector, a 4 KiB buffer: the run says INCOMPLETE (records were lost)"
@@ -76,7 +82,8 @@ verify vector
 [ -n "$dropped" ] && [ "$dropped" -gt 0 ] && [ $((recs + dropped)) = "$want" ]
 ok $? "pmi=vector: $recs records delivered and $dropped counted as dropped make QEMU's $want ($((period + 1))th instructions)"
 [ -z "$bad" ]
-ok $? "pmi=vector: every delivered record is QEMU's (P+1)k-th instruction, in order: sampling goes on after a loss ${bad:+($bad)}"
+ok $? "pmi=vector: every delivered record is QEMU's (P+1)k-th instruction, in order: sampling goes on after a loss ${bad:+($bad)}" ||
+	diagnose vector
 has "incomplete: pebs: program@skylake cpu=0: $dropped records not delivered" \
 	"pmi=vector: the loss is said with its count"
 
@@ -84,5 +91,6 @@ run_logged default pebs.kib=4
 status_is 0 "the default (the PMI as NMI), the same 4 KiB buffer: the run passes"
 verify default
 [ "$dropped" = 0 ] && [ "$recs" = "$want" ] && [ -z "$bad" ]
-ok $? "default: all of QEMU's $want (P+1)th instructions are records ($recs), none dropped ${bad:+($bad)}"
+ok $? "default: all of QEMU's $want (P+1)th instructions are records ($recs), none dropped ${bad:+($bad)}" ||
+	diagnose default
 done_testing
