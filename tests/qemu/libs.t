@@ -5,9 +5,9 @@
 # the facilities named, in every facility: bts, btsint, lbr, pebs, pmc and btf in one boot,
 # then LBR sampling (lbr.period) and every CPU at once (trace.cpus=all) in another. A first
 # capture with default options must be whole: each boot says `run finished: PASS`, every
-# session's output (stdout and stderr, in the order written) equals the same binary's run on
-# this host, no session says a record was not delivered, and tools/btdecode verifies the
-# capture with the program's ELF (every session's records decoded, none lost).
+# session's stdout and stderr (the stream's OUTPUT frames) equal the same binary's run on this
+# host, byte for byte, no session says a record was not delivered, and tools/btdecode verifies
+# the capture with the program's ELF (every session's records decoded, none lost).
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap 'case $BASHPID in $$) [ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work" ;; esac' EXIT
@@ -22,22 +22,20 @@ prog() {
 		ok 0 "# SKIP $name: does not build here ($(grep -m1 -o 'cannot find -l[^ ]*\|fatal error: [^ ]*' "$work/$name.cc"))"
 		return 1
 	fi
-	(cd "$work" && env -i "$work/$name" </dev/null >"$work/$name.native" 2>&1)
+	(cd "$work" && env -i "$work/$name" </dev/null >"$work/$name.stdout" 2>"$work/$name.stderr")
 	echo $? >"$work/$name.status"
 	return 0
 }
 
-# sessions NAME: each traced session's output from the last boot into NAME.FACILITY.CPU (the
-# program-output and program-stderr lines before its trace-begin line, \xNN undone).
-sessions() {
-	printf '%s\n' "$out" | perl -ne 'BEGIN { $d = shift } s/\r$//;
-		if (/^trace-begin (\S+) \S+ cpu=(\d+)/) { open my $f, ">", "$d.$1.$2" or die; print $f $o; close $f; $o = ""; next }
-		next unless s/^program-(output|stderr) cpu=\d+: //; s/\\x([0-9a-f]{2})/chr hex $1/ge; $o .= $_' "$work/$1"
+# times N FILE: FILE's bytes N times over (each traced session runs the program once)
+times() {
+	local i
+	for i in $(seq "$1"); do cat "$2"; done
 }
 
 # check NAME WHAT OPTIONS...: one boot at default options but OPTIONS; WHAT describes them.
 check() {
-	local name=$1 what=$2 f s n=0 bad=""
+	local name=$1 what=$2 s n bad=""
 	shift 2
 	# stream=text is the default (lib.sh's boot turns the stream off unless a stream= is given)
 	boot --smp 2 --timeout 900 --program "$work/$name" -- workload=program stream=text "$@"
@@ -45,17 +43,17 @@ check() {
 		printf '%s\n' "$out" | grep -E '^(incomplete|error|summary|run finished)' | head -n 8 | sed 's/^/# /'
 	printf '%s\n' "$out" | grep -q '^incomplete: '
 	ok $((!$?)) "$name, $what: no session says a record was not delivered"
-	rm -f "$work/$name".*.[0-9]*
-	sessions "$name"
-	for s in "$work/$name".*.[0-9]*; do
-		[ -e "$s" ] || continue
-		n=$((n + 1))
-		cmp -s "$work/$name.native" "$s" || bad="$bad ${s#"$work/$name".}"
+	printf '%s\n' "$out" >"$work/$name.log"
+	n=$(printf '%s\n' "$out" | grep -c '^trace-begin [a-z]* program@')
+	# the record stream's OUTPUT frames, every session's in turn (btdecode --view output)
+	for s in stdout stderr; do
+		"$build/btdecode" --view output --stream "$s" "$work/$name.log" >"$work/$name.traced.$s" 2>/dev/null
+		cmp -s <(times "$n" "$work/$name.$s") "$work/$name.traced.$s" || bad="$bad $s"
 	done
 	[ "$n" -ge 1 ] && [ -z "$bad" ]
-	ok $? "$name, $what: every session's output ($n) equals the host's run, byte for byte${bad:+ (differ:$bad)}" ||
-		diff "$work/$name.native" "$work/$name${bad%% *}" 2>/dev/null | head -n 6 | sed 's/^/# /'
-	printf '%s\n' "$out" >"$work/$name.log"
+	ok $? "$name, $what: each of the $n sessions' stdout and stderr equal the host's run, byte for byte${bad:+ (differ:$bad)}" ||
+		diff <(times "$n" "$work/$name.stdout") "$work/$name.traced.stdout" 2>/dev/null | head -n 6 | sed 's/^/# /'
+
 	"$build/btdecode" --view verify --program "$work/$name" "$work/$name.log" >"$work/$name.verify" 2>&1
 	ok $? "$name, $what: btdecode verifies the capture with the program's ELF $(tail -n 2 "$work/$name.verify" | tr '\n' ' ' | head -c 300)"
 }
