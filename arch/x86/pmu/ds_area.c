@@ -22,7 +22,7 @@ static bool ensure(uint64_t *phys, uint64_t *bytes, uint64_t want)
 	if (*phys)
 		page_free(*phys, pages_of(*bytes));
 	*bytes = pages_of(want) * PAGE_SIZE;
-	*phys = page_alloc(pages_of(want));
+	*phys = page_alloc_uncleared(pages_of(want)); /* read only where written */
 	if (!*phys)
 		*bytes = 0;
 	return *phys != 0;

@@ -38,20 +38,31 @@ uint64_t ds_bts_drain(const struct ds_isr_ops *o, struct ds_area64 *ds)
 	return n;
 }
 
+/* The buffer's last whole record slot, or 0 when it holds none. */
+static uint64_t last_slot(const struct ds_area64 *ds)
+{
+	uint64_t rec = sizeof(struct bts_record);
+	uint64_t slots =
+	    ds->bts_abs_max > ds->bts_base ? (ds->bts_abs_max - ds->bts_base) / rec : 0;
+	return slots ? ds->bts_base + (slots - 1) * rec : 0;
+}
+
 void ds_bts_clear(const struct ds_isr_ops *o, struct ds_area64 *ds)
 {
-	if (ds->bts_abs_max > ds->bts_base)
-		memset(o->at(o->ctx, ds->bts_base), 0, ds->bts_abs_max - ds->bts_base);
+	uint64_t last = last_slot(ds);
+	if (last)
+		memset(o->at(o->ctx, last), 0, sizeof(struct bts_record));
 }
 
 uint64_t ds_bts_drain_circular(const struct ds_isr_ops *o, struct ds_area64 *ds, bool *wrapped)
 {
-	uint64_t rec = sizeof(struct bts_record), n = 0;
+	uint64_t rec = sizeof(struct bts_record), n = 0, last = last_slot(ds);
 	*wrapped = false;
-	if (ds->bts_index >= ds->bts_base && ds->bts_index + rec <= ds->bts_abs_max) {
+	if (last && ds->bts_index >= ds->bts_base && ds->bts_index + rec <= ds->bts_abs_max) {
 		const struct bts_record *old = o->at(o->ctx, ds->bts_index);
-		uint64_t count = (ds->bts_abs_max - ds->bts_index) / rec;
-		*wrapped = old[0].from || old[0].to;
+		const struct bts_record *end = o->at(o->ctx, last);
+		uint64_t count = (last - ds->bts_index) / rec + 1;
+		*wrapped = end->from || end->to;
 		void *ctx = o->sink_ctx ? o->sink_ctx : o->ctx;
 		for (uint64_t i = 0; *wrapped && i < count; i++, n++)
 			o->bts_record(ctx, &old[i]);

@@ -72,9 +72,11 @@ uint64_t ds_bts_drain(const struct ds_isr_ops *ops, struct ds_area64 *ds);
 /*
  * Circular BTS (SDM Vol. 3B 17.4.9.3: at the absolute maximum the index goes back to the
  * base and older records are overwritten, with no interrupt and no count). ds_bts_clear
- * zeroes the buffer before the run; after it, ds_bts_drain_circular tells whether the buffer
- * went round (the slot at the index, the oldest record if it did, is no longer zero: no
- * branch goes from 0 to 0) and hands every record to ops->bts_record oldest first: the index
+ * zeroes the buffer's last record slot before the run; after it, ds_bts_drain_circular tells
+ * whether the buffer went round (the records are written in order from the base, so the last
+ * slot is written once a lap is whole: it is no longer zero, as no branch goes from 0 to 0,
+ * while the index has not reached the absolute maximum: a buffer exactly full did not go
+ * round) and hands every record to ops->bts_record oldest first: the index
  * to the absolute maximum, then the base to the index. Returns how many; resets the index.
  */
 void ds_bts_clear(const struct ds_isr_ops *ops, struct ds_area64 *ds);

@@ -598,7 +598,8 @@ static uint64_t reserve_pages(uint64_t free)
 /* Circular BTS keeps only what its buffer holds (SDM Vol. 3B 17.4.9.3: "the BTS buffer is
  * treated as a circular buffer"), so by default (bts.records=0 with trace=bts) its buffer is
  * sized from the machine, as the store is: this share of what each traced CPU has spare. */
-#define BTS_CIRCULAR_SHARE 2
+#define BTS_CIRCULAR_SHARE_NUM 3 /* three quarters: the store hands records on as it fills */
+#define BTS_CIRCULAR_SHARE_DEN 4
 static uint64_t bts_default_records = BTS_CIRCULAR_RECORDS; /* ts_size_defaults */
 
 void ts_size_defaults(const struct trace_options *o, unsigned cpus, uint64_t other_pages)
@@ -610,7 +611,8 @@ void ts_size_defaults(const struct trace_options *o, unsigned cpus, uint64_t oth
 	uint64_t free = memory_allocator()->free_pages, reserve = reserve_pages(free);
 	uint64_t per_cpu = free > reserve ? (free - reserve) / (cpus ? cpus : 1) : 0;
 	per_cpu = per_cpu > other_pages ? per_cpu - other_pages : 0;
-	uint64_t records = per_cpu / BTS_CIRCULAR_SHARE * PAGE_SIZE / sizeof(struct bts_record);
+	uint64_t records = per_cpu / BTS_CIRCULAR_SHARE_DEN * BTS_CIRCULAR_SHARE_NUM * PAGE_SIZE /
+			   sizeof(struct bts_record);
 	uint64_t run = pmm_largest_run(memory_allocator()) * PAGE_SIZE / sizeof(struct bts_record);
 	records = records < run / (cpus ? cpus : 1) ? records : run / (cpus ? cpus : 1);
 	if (records > BTS_CIRCULAR_RECORDS)
