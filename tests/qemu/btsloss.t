@@ -45,7 +45,7 @@ logged() {
 }
 # subsequence A B: every line of A in B, in order ("" when so, else the first one that is not)
 subsequence() {
-	awk 'NR == FNR { a[++na] = $0; next } j < na && $0 == a[j + 1] { j++ } END { if (j < na) print "record " j + 1 ": " a[j + 1] }' "$1" "$2"
+	awk 'NR == FNR { a[++na] = $0; next } j < na && $0 "" == a[j + 1] "" { j++ } END { if (j < na) print "record " j + 1 ": " a[j + 1] }' "$1" "$2"
 }
 
 logged vector pmi=vector btsint.records=16

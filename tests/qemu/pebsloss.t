@@ -45,9 +45,10 @@ run_logged() {
 	# ss_first_insn (the first to retire under TF) up to the POPF before ss_exit that clears
 	# TF (arch/x86/spmu/singlestep_entry.S); the native reference run before it is not
 	# stepped. A REP string instruction is one instruction however many times QEMU executes it
-	# (once per iteration): consecutive executions of one PC are one.
+	# (once per iteration): consecutive executions of one PC are one. (Addresses compared as
+	# strings: mawk, make test's awk, reads 0x... as lossy numbers.)
 	awk -v a="$first" -v z="$exit" '$1 != "I" { next } $3 "" == a "" { on = 1 } $3 "" == z "" { on = 0 }
-		on && $3 != last { print $3 } { last = $3 }' "$work/mem.log" >"$work/$name.insn"
+		on && $3 "" != last "" { print $3 } { last = $3 "" }' "$work/mem.log" >"$work/$name.insn"
 }
 
 # verify NAME: the records against the log; sets recs, dropped, want.

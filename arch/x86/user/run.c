@@ -107,7 +107,9 @@ void arch_user_run_begin(const struct user_run_params *p)
 	u->roi_function = p->roi_function;
 	u->roi_pending = USER_ROI_NONE;
 	u->roi_now = NULL;
-	u->out_head = u->out_tail = 0;
+	/* out_head and out_tail run on from run to run, never reset: each run's end takes all its
+	 * output (tail = head), and a drainer on another CPU may be reading this CPU's ring while
+	 * the next run begins: a reset under it would make it read a tail past the head. */
 	u->out_pos[0] = u->out_pos[1] = u->out_dropped[0] = u->out_dropped[1] = 0;
 	memset(&u->end, 0, sizeof(u->end));
 	u->nrange = 0;
