@@ -331,7 +331,9 @@ static const struct cfg_option option_table[] = {
      "a deliberate failure: the software PMU misses the Nth taken branch of every run, so "
      "that the self-checks, and a lab's results, are seen to fail (the run ends FAIL); 0 = off",
      OPT(tr.spmu_drop), 0, SPMU_DROP_MAX, NULL, PLAIN},
-    {"pmi", CFG_ENUM, "deliver the performance-monitoring interrupt on its vector or as NMI",
+    {"pmi", CFG_ENUM,
+     "deliver the performance-monitoring interrupt as NMI (the default, as Linux's perf: no "
+     "kernel path holds it off) or on its vector (it waits while interrupts are off)",
      OPT(pmi), 0, 0, pmi_values, PLAIN},
     {"trace.cpus", CFG_ENUM,
      "where trace sessions run: the boot CPU, each CPU in turn, or all CPUs at once", OPT(tr.cpus),
