@@ -299,7 +299,6 @@ WORKLOAD_SECTION static uint64_t unsupported(struct user_run *u, uint64_t nr)
 	return ERR(LNX_ENOSYS);
 }
 
-/* The calls that only answer (ids, no-ops, refusals), or ~0 when nr is not one of them. */
 /* prctl's memory-deny-write-execute (Linux 6.3, kernel/sys.c prctl_set_mdwe): once set, W^X for
  * the rest of the run (linux_mm.c), never cleared (-EPERM); the other prctl options are -EINVAL. */
 WORKLOAD_SECTION static uint64_t linux_prctl_mdwe(struct user_run *u, const uint64_t *a)
@@ -316,6 +315,7 @@ WORKLOAD_SECTION static uint64_t linux_prctl_mdwe(struct user_run *u, const uint
 	return 0;
 }
 
+/* The calls that only answer (ids, no-ops, refusals), or ~0 when nr is not one of them. */
 WORKLOAD_SECTION static uint64_t answer(const struct linux_call *c)
 {
 	switch (c->nr) {
