@@ -123,13 +123,9 @@ static void ring_put(struct out_ring *r, const char *s, uint64_t n)
 	__atomic_store_n(&r->committed, r->head, __ATOMIC_RELEASE);
 }
 
-static void out_vprintf(struct out_ring *r, const char *fmt, va_list ap)
+/* Producer (lock held): one formatted line, whole, cut at UNIT_MAX (counted). */
+static void unit_vput(struct out_ring *r, const char *fmt, va_list ap)
 {
-	if (!r->buf) {
-		kvprintf(fmt, ap);
-		return;
-	}
-	uint64_t flags = spin_lock_irqsave(&r->producer);
 	int len = fmt_vsnprintf(r->unit, UNIT_MAX, fmt, ap);
 	uint64_t n = len < 0 ? 0 : (uint64_t)len;
 	if (n >= UNIT_MAX) {
@@ -138,6 +134,16 @@ static void out_vprintf(struct out_ring *r, const char *fmt, va_list ap)
 	}
 	console_note_lines(r->unit, n); /* an error line fails the run, whoever prints it */
 	ring_put(r, r->unit, n);
+}
+
+static void out_vprintf(struct out_ring *r, const char *fmt, va_list ap)
+{
+	if (!r->buf) {
+		kvprintf(fmt, ap);
+		return;
+	}
+	uint64_t flags = spin_lock_irqsave(&r->producer);
+	unit_vput(r, fmt, ap);
 	spin_unlock_irqrestore(&r->producer, flags);
 }
 
@@ -149,9 +155,8 @@ void tprintf_interrupt(const char *fmt, ...)
 		return; /* the drainer writes this CPU's frames now: not this time */
 	va_list ap;
 	va_start(ap, fmt);
-	int len = fmt_vsnprintf(r->unit, UNIT_MAX, fmt, ap);
+	unit_vput(r, fmt, ap);
 	va_end(ap);
-	ring_put(r, r->unit, len < 0 ? 0 : len >= UNIT_MAX ? UNIT_MAX - 1 : (uint64_t)len);
 	spin_unlock_irqrestore(&r->producer, flags);
 	if (__atomic_load_n(&console_owner, __ATOMIC_ACQUIRE) == this_cpu()->index)
 		ring_drain(r);
