@@ -109,10 +109,11 @@ static void deliver_virtual_pmi(struct cpu_session *cs)
 	}
 	lapic_write(APIC_LVT_PMC, lvt | APIC_LVT_MASKED);
 	cs->virtual_pmis++;
-	/* An NMI to this CPU by its own APIC ID, not the Self shorthand: "Self" is valid with
-	 * fixed delivery only (SDM Vol. 3A 10.6.1, Table 10-3, valid ICR combinations). */
+	/* An NMI to this CPU by its own APIC ID (as it came up: no APIC read per PMI), not the
+	 * Self shorthand: "Self" is valid with fixed delivery only (SDM Vol. 3A 10.6.1, Table
+	 * 10-3, valid ICR combinations). */
 	if (lapic_pmi_as_nmi())
-		lapic_send_ipi(lapic_id(), APIC_DM_NMI, 0, APIC_DEST_NONE);
+		lapic_send_ipi(this_cpu()->apic_id, APIC_DM_NMI, 0, APIC_DEST_NONE);
 	else
 		lapic_send_ipi(0, APIC_DM_FIXED, VEC_PMI, APIC_DEST_SELF);
 }
