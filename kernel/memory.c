@@ -53,6 +53,12 @@ uint64_t page_alloc(uint64_t pages)
 	return page_alloc_below(pages, 0);
 }
 
+void *page_alloc_virt(uint64_t bytes)
+{
+	uint64_t pa = page_alloc((bytes + PAGE_SIZE - 1) / PAGE_SIZE);
+	return pa ? arch_phys_to_virt(pa) : NULL;
+}
+
 uint64_t page_alloc_below(uint64_t pages, uint64_t limit)
 {
 	uint64_t phys = pmm_alloc(&allocator, pages, 1, limit);

@@ -14,6 +14,8 @@
 bool memory_init(const struct memmap *mm);
 /* Zeroed, contiguous, 4 KiB-aligned pages; returns the physical address or 0. */
 uint64_t page_alloc(uint64_t pages);
+/* Zeroed pages enough for `bytes`, as the kernel reaches them (arch_phys_to_virt), or NULL. */
+void *page_alloc_virt(uint64_t bytes);
 /* The same, entirely below `limit` (bytes). */
 uint64_t page_alloc_below(uint64_t pages, uint64_t limit);
 /* Contiguous pages left as they are: for memory written before it is read (a record store of

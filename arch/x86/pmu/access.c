@@ -6,7 +6,6 @@
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "kernel/arch_cpu.h"
-#include "kernel/memmap.h"
 #include "kernel/memory.h"
 
 struct pmu_backend {
@@ -23,11 +22,9 @@ static struct pmu_backend *backends[MAX_CPUS] = {&boot_backend};
 
 bool pmu_backends_prepare(unsigned cpus)
 {
-	uint64_t pages = (sizeof(struct pmu_backend) + PAGE_SIZE - 1) / PAGE_SIZE;
 	for (unsigned c = 1; c < cpus && c < MAX_CPUS; c++) {
-		uint64_t pa = backends[c] ? 0 : page_alloc(pages);
-		if (pa)
-			backends[c] = arch_phys_to_virt(pa);
+		if (!backends[c])
+			backends[c] = page_alloc_virt(sizeof(struct pmu_backend));
 		if (!backends[c])
 			return false;
 	}

@@ -53,10 +53,8 @@ bool capture_prepare_cpu(unsigned cpu)
 {
 	if (cpu >= MAX_CPUS)
 		return false;
-	if (!captures[cpu]) {
-		uint64_t pa = page_alloc(capture_pages());
-		captures[cpu] = pa ? arch_phys_to_virt(pa) : NULL;
-	}
+	if (!captures[cpu])
+		captures[cpu] = page_alloc_virt(sizeof(struct capture));
 	return captures[cpu] != NULL;
 }
 

@@ -47,18 +47,12 @@ static volatile unsigned console_owner;
 
 static void program_output(workload_print_fn print);
 
-static char *out_pages(void)
-{
-	uint64_t pa = page_alloc(TRACE_OUT_PAGES);
-	return pa ? arch_phys_to_virt(pa) : NULL;
-}
-
 bool trace_out_prepare(unsigned cpu)
 {
 	if (cpu >= MAX_CPUS)
 		return false;
 	if (!rings[cpu].buf)
-		rings[cpu].buf = out_pages();
+		rings[cpu].buf = page_alloc_virt(OUT_BYTES);
 	user_output_taker = program_output; /* a program's output from now on */
 	return rings[cpu].buf != NULL;
 }

@@ -46,7 +46,6 @@
 #include "arch/x86/spmu/block.h"
 #include "arch/x86/cpu/pagetable.h"
 #include "arch/x86/cpu/usermode.h"
-#include "kernel/arch_cpu.h"
 #include "kernel/arch_step.h"
 #include "kernel/memory.h"
 #include "lib/x86_loop.h"
@@ -160,12 +159,9 @@ static struct ss_block *blocks[MAX_CPUS];
 
 void ss_blocks_prepare(unsigned cpus)
 {
-	uint64_t pages = (BLOCK_SLOTS * sizeof(struct ss_block) + PAGE_SIZE - 1) / PAGE_SIZE;
-	for (unsigned c = 0; c < cpus && c < MAX_CPUS; c++) {
-		uint64_t pa = blocks[c] ? 0 : page_alloc(pages);
-		if (pa)
-			blocks[c] = arch_phys_to_virt(pa);
-	}
+	for (unsigned c = 0; c < cpus && c < MAX_CPUS; c++)
+		if (!blocks[c])
+			blocks[c] = page_alloc_virt(BLOCK_SLOTS * sizeof(struct ss_block));
 }
 
 /* Whether a block from start to end (the address after its last instruction) can be remembered
