@@ -609,13 +609,14 @@ void ts_size_defaults(const struct trace_options *o, unsigned cpus, uint64_t oth
 	if (o->bts_records || !o->bts_circular)
 		return;
 	other_pages += ts_cpu_pages(o); /* with the floor's buffer */
+	cpus = cpus ? cpus : 1;
 	uint64_t free = memory_allocator()->free_pages, reserve = reserve_pages(free);
-	uint64_t per_cpu = free > reserve ? (free - reserve) / (cpus ? cpus : 1) : 0;
+	uint64_t per_cpu = free > reserve ? (free - reserve) / cpus : 0;
 	per_cpu = per_cpu > other_pages ? per_cpu - other_pages : 0;
-	uint64_t records = per_cpu / BTS_CIRCULAR_SHARE_DEN * BTS_CIRCULAR_SHARE_NUM * PAGE_SIZE /
-			   sizeof(struct bts_record);
-	uint64_t run = pmm_largest_run(memory_allocator()) * PAGE_SIZE / sizeof(struct bts_record);
-	records = records < run / (cpus ? cpus : 1) ? records : run / (cpus ? cpus : 1);
+	/* each CPU's share, and its buffer in one piece: a CPU's share of the largest run */
+	uint64_t pages = per_cpu / BTS_CIRCULAR_SHARE_DEN * BTS_CIRCULAR_SHARE_NUM;
+	uint64_t run = pmm_largest_run(memory_allocator()) / cpus;
+	uint64_t records = (pages < run ? pages : run) * PAGE_SIZE / sizeof(struct bts_record);
 	if (records > BTS_CIRCULAR_RECORDS)
 		bts_default_records = records;
 }

@@ -209,17 +209,17 @@ static void user_watchdog_irq(struct trap_frame *f)
 	if (!u->deadline_tsc && !u->beat_tsc)
 		return; /* disarmed after this one was on its way */
 	uint64_t now = rdtsc();
-	bool due =
-	    (u->deadline_tsc && now >= u->deadline_tsc) || (u->beat_tsc && now >= u->beat_tsc);
-	if (due && (f->cs & 3) != 3) {
+	bool stop = u->deadline_tsc && now >= u->deadline_tsc;
+	bool beat = u->beat_tsc && now >= u->beat_tsc;
+	if ((stop || beat) && (f->cs & 3) != 3) {
 		timer_oneshot_us(WATCHDOG_RETRY_US);
 		return;
 	}
-	if (u->deadline_tsc && now >= u->deadline_tsc) {
+	if (stop) {
 		end_run(f, USER_END_WATCHDOG, 0, USER_STATUS_WATCHDOG);
 		return;
 	}
-	if (u->beat_tsc && now >= u->beat_tsc) {
+	if (beat) {
 		if (user_progress_beat)
 			user_progress_beat(tsc_to_us(now - u->start_tsc) / 1000000);
 		u->beat_tsc = now + USER_BEAT_S * u->tsc_hz;
