@@ -203,21 +203,38 @@ static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64
 	b->to[0] = b->to[1] = 0;
 	b->branch = d && n < room && block_fits(start, ip + d->insn.length) &&
 		    branch_successors(d, ip, start, 0, b->to);
+	/* Where its stores go, in terms of the registers before it (prove.c proves them with
+	 * the registers of the trap that arms it): the block ends before the first store whose
+	 * address those registers do not give (lib/x86_stores.h); it runs alone. */
+	const struct x86_insn *line[BLOCK_MAX + 1];
+	for (unsigned i = 0; i < n; i++)
+		line[i] = insn[i];
+	if (b->branch)
+		line[n] = &d->insn;
+	unsigned cut_len = d ? d->insn.length : 0;
+	unsigned covered = x86_stores_follow(line, n + b->branch, start, &b->st);
+	if (covered < n + b->branch) {
+		if (covered < n) {
+			cut_len = insn[covered]->length;
+			for (; n > covered; n--)
+				ip -= b->len[n - 1];
+		}
+		b->branch = false;
+		b->to[0] = b->to[1] = 0;
+	}
 	if (!b->branch && n < BLOCK_MIN) {
 		/* no block here whatever the room, while these bytes stay: remembered as none */
-		b->none = n < room && d && block_fits(start, ip + d->insn.length);
+		b->none = n < room && cut_len && block_fits(start, ip + cut_len);
 		if (b->none)
-			remember_bytes(b, start, ip + d->insn.length);
+			remember_bytes(b, start, ip + cut_len);
 		return false;
 	}
 	b->none = false;
 	b->start = start;
 	b->n = (uint8_t)n;
-	b->stores = false;
+	b->stores = b->st.n > 0;
 	b->went = 0;
 	b->turns = 0;
-	for (unsigned i = 0; i < n; i++)
-		b->stores |= may_store_insn(insn[i]);
 	b->last = ip;
 	b->end = ip + (b->branch ? d->insn.length : 0);
 	b->to_start = b->to[0] == start || b->to[1] == start;
@@ -265,22 +282,24 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags, const struct trap_frame 
 	uint64_t room = block_room(s);
 	if (room == 0 || ((start >> 12) + 1 != s->ok_page && !ss_code_readable(start)))
 		return false;
-	if (f && indirect_near(d->step.branch))
+	if (indirect_near(d->step.branch))
 		return ss_chain_after_branch(s, d, f, room, rflags);
 	struct ss_block *b = ss_block_at(s, d, start, room, same);
 	if (!b)
 		return false;
 	/* A counted loop runs to its exit, where its counter tells where it stopped (interrupts
 	 * too); once declined, it runs a trap an iteration until another block comes. */
-	if (f && b->counted && start != s->loop_declined) {
+	if (b->counted && start != s->loop_declined) {
 		if (ss_loop_arm(s, b, f, rflags))
 			return true;
 		s->loop_declined = start;
 	}
 	if (b->to_start && (*rflags & RFLAGS_IF))
 		return false; /* see branch_successors: stepped while interrupts are enabled */
-	if (chain_first(b) && ss_chain_arm(s, b, room, true, rflags))
+	if (chain_first(b) && ss_chain_arm(s, b, room, true, rflags, f))
 		return true;
+	if (!ss_prove_one(s, b, f))
+		return false;
 	arm(s, b, rflags, false);
 	return true;
 }
@@ -512,7 +531,8 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	bool next_seen = nb->start == rip && !nb->none && (nb == b || same_words(nb));
 	/* a counted loop next is armed by ss_block_arm (FED), also where interrupts are enabled */
 	bool next_loop = next_seen && nb->counted && rip != s->loop_declined && s->hooks.loop_room;
-	bool next_known = next_seen && !next_loop && !(nb->to_start && (c->rflags & RFLAGS_IF));
+	bool next_known = next_seen && !next_loop && !(nb->to_start && (c->rflags & RFLAGS_IF)) &&
+			  ss_prove_one(s, nb, frame_of(c));
 	const struct x86_decoded *dec = NULL;
 	if (!next_known) {
 		/* the instruction there, decoded before it runs (as decode_step does), unless the
@@ -546,7 +566,7 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 		return SS_SHORT_FED;
 	s->next_opcode_ip = 0;
 	s->next_whole = false;
-	if (!chain || !ss_chain_arm(s, nb, bb.next_n, false, &c->rflags))
+	if (!chain || !ss_chain_arm(s, nb, bb.next_n, false, &c->rflags, frame_of(c)))
 		arm(s, nb, &c->rflags, false);
 	return SS_SHORT_ARMED;
 }

@@ -9,6 +9,7 @@
 
 #include "arch/x86/spmu/engine.h"
 #include "lib/x86_loop.h"
+#include "lib/x86_stores.h"
 
 #define BLOCK_MIN 2  /* fewer plain instructions: stepping them costs no more traps */
 #define BLOCK_MAX 32 /* plain instructions in a block */
@@ -31,12 +32,15 @@ struct ss_block {
 	uint8_t kind;		   /* the branch's enum x86_branch_kind */
 	uint64_t last, end, to[2]; /* the branch or breakpoint; the address after the block */
 	bool counted;  /* a counted loop: its Jcc goes back to its start (loop says how) */
-	bool stores;   /* a plain instruction may write memory */
+	bool stores;   /* an instruction of the block (its branch too) may write memory */
 	int8_t went;   /* where its Jcc went last: 1 taken, -1 not, 0 not seen (chain_next) */
 	uint8_t turns; /* how often it went the other way than before, lately (note_way) */
 	bool none;     /* no block starts here (the bytes of its first instructions kept) */
 	uint32_t gen;  /* this decoding's number (ss_state.blk_gen): a slot decoded again differs */
 	struct x86_loop loop;
+	/* Its stores' addresses and its registers after it, in terms of the registers before it
+	 * (lib/x86_stores.h): what prove.c checks before it runs. */
+	struct x86_stores st;
 	/* The chain last armed from this block (chain.c), armed again while it holds: its blocks
 	 * still the decodings it was planned with (gen), their bytes unchanged, each Jcc predicted
 	 * the same way, interrupts as they were. k 0: none. */
@@ -202,6 +206,33 @@ struct ss_block *ss_block_at(struct ss_state *s, const struct x86_decoded *d, ui
  * instruction before it in b may have stored (block.c). */
 void ss_block_changed(struct ss_state *s, const struct ss_block *b, unsigned at);
 
+/* What a block about to be armed runs with (prove.c): the registers g before it (before its
+ * prefix blocks pre[0..npre), which store nothing), which of them are known (bit r); a counted
+ * loop's runs after the first (trips, 0: one run); push_before: the RSP of an indirect CALL
+ * run just before it (its return address written at [RSP - 8]), else 0. */
+struct ss_proof_in {
+	const struct x86_gprs *g;
+	uint16_t known;
+	uint8_t npre;
+	const struct ss_block *pre[SS_PREFIX_MAX];
+	uint64_t trips, push_before;
+};
+#define SS_ALL_KNOWN 0xffffu
+/* Whether block b, run as `in` says, writes no byte of its code, of a counted loop's counter
+ * (but by the counter's own update) or of the paging structures that map them or its stores,
+ * through any mapping (prove.c). */
+bool ss_prove_stores(struct ss_state *s, const struct ss_block *b, const struct ss_proof_in *in);
+/* ss_prove_stores for block b run once from the registers of frame f. */
+static inline bool ss_prove_one(struct ss_state *s, const struct ss_block *b,
+				const struct trap_frame *f)
+{
+	if (!b->stores)
+		return true;
+	const struct x86_gprs g = trap_frame_gprs(f);
+	const struct ss_proof_in in = {.g = &g, .known = SS_ALL_KNOWN};
+	return ss_prove_stores(s, b, &in);
+}
+
 /* Counted loops (loop.c). `size` bytes (at most 8) of the workload's memory at `at`,
  * zero-extended, where the engine can read them without a fault. */
 bool ss_read_workload(const struct ss_state *s, uint64_t at, unsigned size, uint64_t *v);
@@ -216,6 +247,6 @@ void ss_loop_retire(struct ss_state *s, const struct trap_frame *f);
 bool ss_chain_after_branch(struct ss_state *s, const struct x86_decoded *d,
 			   const struct trap_frame *f, uint64_t room, uint64_t *rflags);
 bool ss_chain_arm(struct ss_state *s, const struct ss_block *b, uint64_t room, bool decode,
-		  uint64_t *rflags);
+		  uint64_t *rflags, const struct trap_frame *f);
 
 #endif

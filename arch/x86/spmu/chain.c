@@ -110,6 +110,22 @@ bool ss_chain_after_branch(struct ss_state *s, const struct x86_decoded *d,
 	    (b->branch && (from == b->to[0] || from == b->to[1])) ||
 	    (from >= b->start && from < b->end))
 		return false;
+	/* the block's stores, and an indirect CALL's return address, proven with the registers
+	 * after the branch (SDM Vol. 2 RET: RSP + 8, and the imm16 "bytes to be popped"; CALL:
+	 * RSP - 8, the return address stored there) */
+	if (b->stores || kind == X86_BR_CALL_IND) {
+		struct x86_gprs g = trap_frame_gprs(f);
+		uint64_t push = 0;
+		if (kind == X86_BR_RET)
+			g.r[X86_REG_RSP] += sizeof(uint64_t) + (d->insn.imm_size ? d->insn.imm : 0);
+		if (kind == X86_BR_CALL_IND) {
+			push = g.r[X86_REG_RSP];
+			g.r[X86_REG_RSP] -= sizeof(uint64_t);
+		}
+		const struct ss_proof_in in = {.g = &g, .known = SS_ALL_KNOWN, .push_before = push};
+		if (!ss_prove_stores(s, b, &in))
+			return false;
+	}
 	const struct ss_block_branch bb = {
 	    .from = from, .to = to, .kind = kind, .cpl = s->prev_cpl, .taken = true};
 	if (!s->hooks.loop_room(s->hooks.ctx, &bb, 1))
@@ -235,8 +251,22 @@ static bool arm_plan(struct ss_state *s, const struct ss_block *b, uint64_t *rfl
  * told apart (chain_apart) or the last is a counted loop. The chain found is remembered in b
  * (plan) and armed again from there while it holds (plan_holds).
  */
+/* The chain's last block c[k], after blocks c[0..k) (which store nothing), proven from the
+ * registers of frame f (prove.c). */
+static bool chain_proven(struct ss_state *s, const struct ss_block *const *c, unsigned k,
+			 const struct trap_frame *f)
+{
+	if (!c[k]->stores)
+		return true;
+	const struct x86_gprs g = trap_frame_gprs(f);
+	struct ss_proof_in in = {.g = &g, .known = SS_ALL_KNOWN, .npre = (uint8_t)k};
+	for (unsigned i = 0; i < k; i++)
+		in.pre[i] = c[i];
+	return ss_prove_stores(s, c[k], &in);
+}
+
 bool ss_chain_arm(struct ss_state *s, const struct ss_block *b, uint64_t room, bool decode,
-		  uint64_t *rflags)
+		  uint64_t *rflags, const struct trap_frame *f)
 {
 	const struct ss_block *c[SS_PREFIX_MAX + 1] = {b};
 	struct ss_prefix pre[SS_PREFIX_MAX];
@@ -245,8 +275,12 @@ bool ss_chain_arm(struct ss_state *s, const struct ss_block *b, uint64_t room, b
 	bool if_clear = !(*rflags & RFLAGS_IF);
 	if (!s->hooks.loop_room || !s->hooks.loop_n)
 		return false;
-	if (plan_holds(b, room, if_clear))
-		return arm_plan(s, b, rflags);
+	if (plan_holds(b, room, if_clear)) {
+		const struct ss_block *pc[SS_PREFIX_MAX + 1] = {b};
+		for (unsigned i = 0; i < b->plan.k; i++)
+			pc[i + 1] = b->plan.c[i];
+		return chain_proven(s, pc, b->plan.k, f) && arm_plan(s, b, rflags);
+	}
 	for (; k < SS_PREFIX_MAX; k++) {
 		uint64_t to, way;
 		bool taken;
@@ -281,7 +315,7 @@ bool ss_chain_arm(struct ss_state *s, const struct ss_block *b, uint64_t room, b
 		used += c[k]->n + 1u;
 		c[k + 1] = nb;
 	}
-	if (k == 0)
+	if (k == 0 || !chain_proven(s, c, k, f))
 		return false;
 	struct ss_block *p = (struct ss_block *)b; /* one of this CPU's: blk_cache */
 	p->plan.k = (uint8_t)k;

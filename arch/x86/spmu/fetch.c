@@ -63,6 +63,31 @@ static bool page_walk(uint64_t va, bool *writable)
 	return true;
 }
 
+bool ss_translate(uint64_t va, struct ss_translation *t)
+{
+	if (!canonical(va))
+		return false;
+	uint64_t table = read_cr3() & PTE_ADDR;
+	t->ntables = 0;
+	for (int level = LEVELS; level >= 1; level--) {
+		const uint64_t *tab = arch_phys_to_virt(table);
+		unsigned shift = PAGE_SHIFT + INDEX_BITS * (unsigned)(level - 1);
+		uint64_t e = tab[(va >> shift) & (PT_ENTRIES - 1)];
+		t->table[t->ntables++] = table;
+		if (!(e & PTE_P))
+			return false;
+		if (level == 1 || (level < LEVELS && (e & PTE_PS))) {
+			/* a PS leaf maps 2 MiB or 1 GiB: its address bits below `shift` are
+			 * PAT and reserved bits, not the frame's (SDM Vol. 3A Tables 4-17, 4-15) */
+			t->size = 1ull << shift;
+			t->pa = (e & PTE_ADDR & ~(t->size - 1)) | (va & (t->size - 1));
+			return true;
+		}
+		table = e & PTE_ADDR;
+	}
+	return false;
+}
+
 static bool page_present(uint64_t va)
 {
 	bool writable;

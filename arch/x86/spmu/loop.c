@@ -71,6 +71,10 @@ bool ss_loop_arm(struct ss_state *s, const struct ss_block *b, const struct trap
 	if (!loop_counter(s, &b->loop, &g, &x0) ||
 	    !x86_loop_trips(&b->loop, x0, &g, LOOP_TRIPS_MAX, &trips) || trips == 0)
 		return false;
+	/* its stores, over all its runs, reach neither its code nor its counter (prove.c) */
+	const struct ss_proof_in in = {.g = &g, .known = SS_ALL_KNOWN, .trips = trips};
+	if (b->stores && !ss_prove_stores(s, b, &in))
+		return false;
 	const struct ss_block_branch bb = loop_branch(s, b);
 	if (!s->hooks.loop_room(s->hooks.ctx, &bb, trips))
 		return false;

@@ -101,6 +101,16 @@ unsigned ss_code_readable(uint64_t ip);
 /* Whether ip's page is present and mapped read-only now (no R/W in some entry of its walk):
  * code that this mapping cannot write (per-block stepping's first rule, block.c). */
 bool ss_code_readonly(uint64_t ip);
+/* Where linear address va goes through the paging structures CR3 names now (SDM Vol. 3A 4.5,
+ * 4-level paging): its physical address, the size of the page that maps it, and the physical
+ * frames of the paging-structure tables the walk read (a store into one of them may move the
+ * mapping). False where va is not canonical or not present (table[] then holds the walk so far). */
+struct ss_translation {
+	uint64_t pa, size;
+	uint64_t table[4];
+	unsigned ntables;
+};
+bool ss_translate(uint64_t va, struct ss_translation *t);
 /* Forget the pages ss_code_readable and ss_code_readonly found on this CPU (their mappings may
  * change). */
 void ss_code_forget(void);
