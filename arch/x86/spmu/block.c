@@ -69,6 +69,7 @@
  * looks for it sees it stepped. Little-endian in x86_decoded.bytes[0]. */
 #define SSC_NOP_BYTES 0x906764ull
 #define SSC_NOP_LEN   3
+#define INVPCID_0F38  0x82 /* 66 0F 38 82 (SDM Vol. 2 INVPCID) */
 
 static bool block_on = true; /* option ss.block */
 
@@ -85,6 +86,9 @@ static bool block_plain(const struct x86_decoded *d)
 		return false;
 	if (d->insn.length == SSC_NOP_LEN && d->bytes[0] == SSC_NOP_BYTES)
 		return false;
+	if (d->insn.opcode_map == X86_MAP_0F38 && d->insn.opcode == INVPCID_0F38 &&
+	    !(d->insn.prefixes & (X86_PFX_VEX | X86_PFX_EVEX)))
+		return false; /* invalidates TLB entries: stepped (invalidates_tlb) */
 	switch (d->opcode) {
 	case OPC_CLI:
 	case OPC_STI:
@@ -188,6 +192,7 @@ static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64
 			 uint64_t room, struct ss_block *b)
 {
 	b->gen = ++s->blk_gen; /* a new decoding, or none: plans made with the old one go */
+	b->proven_gen = 0;
 	b->plan.k = 0;
 	const struct x86_insn *insn[BLOCK_MAX]; /* the decode cache's: no two share a slot */
 	uint64_t ip = start;

@@ -41,6 +41,11 @@ struct ss_block {
 	/* Its stores' addresses and its registers after it, in terms of the registers before it
 	 * (lib/x86_stores.h): what prove.c checks before it runs. */
 	struct x86_stores st;
+	/* Linear pages its stores were last proven to keep to, under translations number gen
+	 * (ss_translation_gen; 0: none): pages no byte of which is its code or a table of their
+	 * walks (prove.c). */
+	uint32_t proven_gen;
+	uint64_t proven_page[2];
 	/* The chain last armed from this block (chain.c), armed again while it holds: its blocks
 	 * still the decodings it was planned with (gen), their bytes unchanged, each Jcc predicted
 	 * the same way, interrupts as they were. k 0: none. */

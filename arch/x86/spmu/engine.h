@@ -182,6 +182,17 @@ static inline unsigned opcode_at(uint64_t ip, enum x86_mode mode)
 	return x86_opcode_quick((const uint8_t *)ip, avail);
 }
 
+/* Whether the instruction with this opcode may invalidate TLB entries (SDM Vol. 3A 4.10.4.1:
+ * INVLPG, 0F 01 /7; INVPCID, 66 0F 38 82; MOV to CR0, CR3, CR4, 0F 22): the group and map
+ * opcodes those are in, a superset (stepped: block.c keeps them out of blocks). */
+#define OPC_GRP7_ALL  X86_OPCODE_0F(0x01)
+#define OPC_MOV_TO_CR X86_OPCODE_0F(0x22)
+#define OPC_MAP_0F38  X86_OPCODE_0F(0x38)
+static inline bool invalidates_tlb(unsigned opcode)
+{
+	return opcode == OPC_GRP7_ALL || opcode == OPC_MOV_TO_CR || opcode == OPC_MAP_0F38;
+}
+
 /* Whether a #DB after the instruction with this opcode may be other than its single-step trap
  * (ss_debug_trap): INT1, INT n, and MOV SS, whose trap covers the next instruction too. */
 static inline bool dr6_matters(unsigned opcode)

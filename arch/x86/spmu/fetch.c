@@ -63,7 +63,45 @@ static bool page_walk(uint64_t va, bool *writable)
 	return true;
 }
 
+/* Translations remembered, per CPU, by 4-KByte page number's low bits (XLATE_WAYS): what a TLB
+ * does, and forgotten where a TLB's entries may be (ss_code_forget: the run's start, an
+ * exception or interrupt and its handler, a system call, the workload's INVLPG, INVPCID or MOV
+ * to a control register). A paging-structure entry written without one of those may be used
+ * or not ("the processor may use" the old translation, SDM Vol. 3A 4.10.4.1 and 4.10.4.2). */
+#define XLATE_WAYS 8
+struct xlate_memo {
+	uint64_t page; /* page number + 1; 0: none */
+	uint64_t base; /* the physical address of the page (of t.size bytes) that maps it */
+	struct ss_translation t;
+};
+static struct xlate_memo xlate_memos[MAX_CPUS][XLATE_WAYS];
+static uint32_t xlate_gens[MAX_CPUS]; /* ss_code_forget's calls on the CPU */
+
+uint32_t ss_translation_gen(void)
+{
+	return xlate_gens[this_cpu()->index];
+}
+
+static bool walk_translate(uint64_t va, struct ss_translation *t);
+
 bool ss_translate(uint64_t va, struct ss_translation *t)
+{
+	uint64_t page = (va >> PAGE_SHIFT) + 1;
+	struct xlate_memo *m = &xlate_memos[this_cpu()->index][page % XLATE_WAYS];
+	if (m->page == page) {
+		*t = m->t;
+		t->pa = m->base + (va & (t->size - 1));
+		return true;
+	}
+	if (!walk_translate(va, t))
+		return false;
+	m->page = page;
+	m->t = *t;
+	m->base = t->pa & ~(t->size - 1);
+	return true;
+}
+
+static bool walk_translate(uint64_t va, struct ss_translation *t)
 {
 	if (!canonical(va))
 		return false;
@@ -117,6 +155,10 @@ void ss_code_forget(void)
 	uint64_t *ro = readonly_pages[this_cpu()->index];
 	for (unsigned i = 0; i < MEMO_WAYS; i++)
 		memo[i] = ro[i] = 0;
+	struct xlate_memo *x = xlate_memos[this_cpu()->index];
+	for (unsigned i = 0; i < XLATE_WAYS; i++)
+		x[i].page = 0;
+	xlate_gens[this_cpu()->index]++;
 }
 
 bool ss_code_readonly(uint64_t ip)

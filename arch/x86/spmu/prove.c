@@ -146,6 +146,77 @@ static uint16_t through(const struct ss_block *b, const struct x86_gprs *g, uint
 	return k;
 }
 
+/* The 4-KByte frame a translation's address lies in. */
+static uint64_t frame_of_pa(uint64_t pa)
+{
+	return pa & ~(PAGE_4K - 1);
+}
+
+/* Whether no frame of `pages` (linear page numbers, n of them) is the code's frame or a table
+ * of any of their walks: then no store into those pages can reach the code or move a mapping,
+ * whatever bytes of them it writes. */
+static bool pages_apart(uint64_t code, const uint64_t *pages, unsigned n)
+{
+	struct ss_translation c, t[2];
+	if (!ss_translate(code, &c))
+		return false;
+	bool present[2];
+	for (unsigned i = 0; i < n; i++)
+		present[i] = ss_translate(pages[i] * PAGE_4K, &t[i]);
+	for (unsigned i = 0; i < n; i++) {
+		if (!present[i])
+			continue; /* a store there faults before it writes */
+		uint64_t f = frame_of_pa(t[i].pa);
+		if (f == frame_of_pa(c.pa))
+			return false;
+		for (unsigned k = 0; k < c.ntables; k++)
+			if (f == c.table[k])
+				return false;
+		for (unsigned j = 0; j < n; j++)
+			for (unsigned k = 0; k < t[j].ntables; k++)
+				if (f == t[j].table[k])
+					return false;
+	}
+	return true;
+}
+
+/* A single run's stores [lo[i], hi[i]) (i < n) proven page by page: they keep to at most two
+ * linear pages, remembered in b with the translations' number, apart from its code
+ * (pages_apart); where that was proven before under the same translations, nothing is looked
+ * up. False where it does not hold so (the byte-by-byte proof decides). */
+static bool run_pages_apart(const struct ss_block *b, const uint64_t *lo, const uint64_t *hi,
+			    unsigned n)
+{
+	uint32_t gen = ss_translation_gen();
+	uint64_t pages[2];
+	unsigned np = 0;
+	bool known = gen && b->proven_gen == gen;
+	for (unsigned i = 0; i < n; i++)
+		for (uint64_t p = lo[i] / PAGE_4K; p <= (hi[i] - 1) / PAGE_4K; p++) {
+			if (known && (p == b->proven_page[0] || p == b->proven_page[1]))
+				continue;
+			known = false;
+			unsigned j = 0;
+			while (j < np && pages[j] != p)
+				j++;
+			if (j == np && np == 2)
+				return false;
+			pages[j] = p;
+			np += j == np;
+		}
+	if (known)
+		return true;
+	if (!np) /* (a store that spans no page: never, hi > lo) */
+		return false;
+	if (!pages_apart(b->start, pages, np))
+		return false;
+	struct ss_block *w = (struct ss_block *)b; /* one of this CPU's: blk_cache */
+	w->proven_gen = gen;
+	w->proven_page[0] = pages[0];
+	w->proven_page[1] = np > 1 ? pages[1] : pages[0];
+	return true;
+}
+
 bool ss_prove_stores(struct ss_state *s, const struct ss_block *b, const struct ss_proof_in *in)
 {
 	(void)s;
@@ -153,41 +224,46 @@ bool ss_prove_stores(struct ss_state *s, const struct ss_block *b, const struct 
 		return true; /* nothing written: nothing to prove */
 	struct x86_gprs g = *in->g;
 	uint16_t known = in->known;
-	struct phys_set keep = {0}, tables = {0}, stores = {0}, slot = {0};
 	for (unsigned i = 0; i < in->npre; i++) /* the prefixes run first; they store nothing */
 		known = through(in->pre[i], &g, known, &g);
-	if (!map_range(b->start, b->end > b->last ? b->end : b->last + 1, &keep, &tables, true))
-		return false;
-	uint64_t slot_lo = 0, slot_hi = 0;
-	if (in->trips) {
-		const struct x86_loop *l = &b->loop;
-		if (l->counter == X86_LOOP_SLOT) {
-			slot_lo = g.r[l->slot_base] + (uint64_t)(int64_t)l->slot_disp;
-			slot_hi = slot_lo + l->slot_size;
-			if (!map_range(slot_lo, slot_hi, &slot, &tables, true))
-				return false;
-		}
-	}
-	if (in->push_before &&
-	    !map_range(in->push_before - sizeof(uint64_t), in->push_before, &stores, &tables, false))
-		return false;
 	uint64_t fs = 0, gs = 0;
 	for (unsigned i = 0; i < b->st.n; i++)
 		if (b->st.st[i].seg) {
 			cpu_segment_bases(&fs, &gs);
 			break;
 		}
-	for (unsigned i = 0; i < b->st.n; i++) {
+	/* every store's linear range (a counted loop's over all its runs) */
+	uint64_t lo[X86_STORES_MAX + 1], hi[X86_STORES_MAX + 1];
+	unsigned n = 0;
+	if (in->push_before) {
+		lo[n] = in->push_before - sizeof(uint64_t);
+		hi[n++] = in->push_before;
+	}
+	for (unsigned i = 0; i < b->st.n; i++, n++) {
 		const struct x86_store_ref *st = &b->st.st[i];
 		if ((st->base != X86_STORES_NONE && !(known & (1u << st->base))) ||
-		    (st->index != X86_STORES_NONE && !(known & (1u << st->index))))
+		    (st->index != X86_STORES_NONE && !(known & (1u << st->index))) ||
+		    !store_span(b, st, &g, fs, gs, in->trips, &lo[n], &hi[n]))
 			return false;
-		uint64_t lo, hi;
-		if (!store_span(b, st, &g, fs, gs, in->trips, &lo, &hi))
+	}
+	if (!in->trips && run_pages_apart(b, lo, hi, n))
+		return true;
+	struct phys_set keep, tables, stores, slot; /* (only n set: a proof runs on every arm) */
+	keep.n = tables.n = stores.n = slot.n = 0;
+	if (!map_range(b->start, b->end > b->last ? b->end : b->last + 1, &keep, &tables, true))
+		return false;
+	uint64_t slot_lo = 0, slot_hi = 0;
+	if (in->trips && b->loop.counter == X86_LOOP_SLOT) {
+		const struct x86_loop *l = &b->loop;
+		slot_lo = g.r[l->slot_base] + (uint64_t)(int64_t)l->slot_disp;
+		slot_hi = slot_lo + l->slot_size;
+		if (!map_range(slot_lo, slot_hi, &slot, &tables, true))
 			return false;
-		if (slot_hi && lo == slot_lo && hi == slot_hi)
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (slot_hi && lo[i] == slot_lo && hi[i] == slot_hi)
 			continue; /* the counter's own update (x86_loop: only its word's base+disp) */
-		if (!map_range(lo, hi, &stores, &tables, false))
+		if (!map_range(lo[i], hi[i], &stores, &tables, false))
 			return false;
 	}
 	/* the counter's word, written by its own update, is neither code nor a table */

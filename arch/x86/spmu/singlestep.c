@@ -132,6 +132,8 @@ static inline __attribute__((always_inline)) void arm_next(struct ss_state *s, u
 {
 	s->next_opcode = opcode;
 	s->next_opcode_ip = ip;
+	if (__builtin_expect(invalidates_tlb(opcode), 0))
+		ss_code_forget(); /* the translations prove.c remembered (fetch.c) */
 	s->next_whole = special || s->vtf || ss_skip_every;
 	/* A plain step's trap lands right after it (x86_step_plain); the run's end is no step
 	 * of the workload's. */

@@ -111,6 +111,9 @@ struct ss_translation {
 	unsigned ntables;
 };
 bool ss_translate(uint64_t va, struct ss_translation *t);
+/* The number of times this CPU forgot its translations (ss_code_forget): one number stands
+ * for one set of translations (0: none yet). */
+uint32_t ss_translation_gen(void);
 /* Forget the pages ss_code_readable and ss_code_readonly found on this CPU (their mappings may
  * change). */
 void ss_code_forget(void);
