@@ -2,51 +2,51 @@
 /* Where a straight line of instructions writes (lib/x86_stores.h). */
 #include "lib/x86_stores.h"
 
-#define MODRM_MOD(m)	    ((unsigned)(m) >> 6)
-#define MODRM_REG(m)	    (((unsigned)(m) >> 3) & 7)
-#define MODRM_RM(m)	    ((unsigned)(m)&7)
-#define REX_B		    0x01
-#define REX_X		    0x02
-#define REX_R		    0x04
-#define RM_SIB		    4 /* ModRM.rm 100: a SIB byte follows (SDM Vol. 2 Table 2-2) */
-#define SIB_NO_INDEX	    4 /* SIB.index 100 without REX.X: none (Table 2-3) */
-#define SIB_NO_BASE	    5 /* SIB.base 101 with mod 00: disp32, no base */
-#define REG_RAX		    0
-#define REG_RCX		    1
-#define REG_RDX		    2
-#define SEG_FS		    0x64
-#define SEG_GS		    0x65
-#define X87_FIRST	    0xd8 /* D8-DF: x87 (SDM Vol. 2 Table A-7 on) */
-#define X87_LAST	    0xdf
-#define X87_STORE_MAX	    128 /* FNSAVE's 108-byte image, the widest x87 store */
-#define VECTOR_STORE_MAX    64	/* an SSE/AVX/AVX-512 store: at most a ZMM register */
-#define STRING_STORE_MAX    8	/* STOS, MOVS, INS: at most a quadword */
-#define MASKMOV_STORE_MAX   16	/* MASKMOVDQU: an XMM register's bytes, masked, at [RDI] */
-#define CMPXCHG16B_SIZE	    16
-#define CMPXCHG8B_SIZE	    8
-#define SREG_STORE_SIZE	    2  /* MOV m16, Sreg */
-#define OP_ENTER	    0xc8 /* nesting level > 0 copies frame pointers: not followed */
-#define OP_LEAVE	    0xc9
-#define OP_POP_EV	    0x8f
-#define OP_MOV_EW_SREG	    0x8c
-#define OP0F_GROUP15	    0xae /* FXSAVE, XSAVE, XSAVEOPT, ... (size from XCR0), CLFLUSH */
-#define OP0F_GROUP9	    0xc7 /* /1 CMPXCHG8B/16B; XSAVEC, XSAVES, VMPTRST: not followed */
-#define OP0F_MASKMOV	    0xf7 /* MASKMOVQ, (V)MASKMOVDQU: the store goes to [RDI] */
-#define OP0F38_MOVDIR64B    0xf8 /* MOVDIR64B, ENQCMD(S): the destination is a register's */
-#define OP0F38_TILESTORED   0x4b /* AMX: rows at base + stride * row */
-#define OP0F38_BMI_FIRST    0xf0 /* VEX 0F38 F0-F7: BMI1/2, some write ModRM.vvvv (MULX, BLS*) */
-#define OP0F38_BMI_LAST	    0xf7
-#define DISP8		    1
+#define MODRM_MOD(m)	  ((unsigned)(m) >> 6)
+#define MODRM_REG(m)	  (((unsigned)(m) >> 3) & 7)
+#define MODRM_RM(m)	  ((unsigned)(m)&7)
+#define REX_B		  0x01
+#define REX_X		  0x02
+#define REX_R		  0x04
+#define RM_SIB		  4 /* ModRM.rm 100: a SIB byte follows (SDM Vol. 2 Table 2-2) */
+#define SIB_NO_INDEX	  4 /* SIB.index 100 without REX.X: none (Table 2-3) */
+#define SIB_NO_BASE	  5 /* SIB.base 101 with mod 00: disp32, no base */
+#define REG_RAX		  0
+#define REG_RCX		  1
+#define REG_RDX		  2
+#define SEG_FS		  0x64
+#define SEG_GS		  0x65
+#define X87_FIRST	  0xd8 /* D8-DF: x87 (SDM Vol. 2 Table A-7 on) */
+#define X87_LAST	  0xdf
+#define X87_STORE_MAX	  128 /* FNSAVE's 108-byte image, the widest x87 store */
+#define VECTOR_STORE_MAX  64  /* an SSE/AVX/AVX-512 store: at most a ZMM register */
+#define STRING_STORE_MAX  8   /* STOS, MOVS, INS: at most a quadword */
+#define MASKMOV_STORE_MAX 16  /* MASKMOVDQU: an XMM register's bytes, masked, at [RDI] */
+#define CMPXCHG16B_SIZE	  16
+#define CMPXCHG8B_SIZE	  8
+#define SREG_STORE_SIZE	  2    /* MOV m16, Sreg */
+#define OP_ENTER	  0xc8 /* nesting level > 0 copies frame pointers: not followed */
+#define OP_LEAVE	  0xc9
+#define OP_POP_EV	  0x8f
+#define OP_MOV_EW_SREG	  0x8c
+#define OP0F_GROUP15	  0xae /* FXSAVE, XSAVE, XSAVEOPT, ... (size from XCR0), CLFLUSH */
+#define OP0F_GROUP9	  0xc7 /* /1 CMPXCHG8B/16B; XSAVEC, XSAVES, VMPTRST: not followed */
+#define OP0F_MASKMOV	  0xf7 /* MASKMOVQ, (V)MASKMOVDQU: the store goes to [RDI] */
+#define OP0F38_MOVDIR64B  0xf8 /* MOVDIR64B, ENQCMD(S): the destination is a register's */
+#define OP0F38_TILESTORED 0x4b /* AMX: rows at base + stride * row */
+#define OP0F38_BMI_FIRST  0xf0 /* VEX 0F38 F0-F7: BMI1/2, some write ModRM.vvvv (MULX, BLS*) */
+#define OP0F38_BMI_LAST	  0xf7
+#define DISP8		  1
 
 /* Whether a VEX/EVEX 0F38 opcode takes a vector index (VSIB: gathers 90-93, scatters A0-A3,
  * their prefetches C6, C7; SDM Vol. 2 2.3.12): a store to as many addresses as elements. */
 static bool vsib(unsigned op)
 {
-	return (op >= 0x90 && op <= 0x93) || (op >= 0xa0 && op <= 0xa3) || op == 0xc6 ||
-	       op == 0xc7;
+	return (op >= 0x90 && op <= 0x93) || (op >= 0xa0 && op <= 0xa3) || op == 0xc6 || op == 0xc7;
 }
 
-static const struct x86_stores_value unknown = {X86_STORES_UNKNOWN, 0};
+static const struct x86_stores_value unknown = {X86_STORES_UNKNOWN, 0, 0};
+#define SPAN_MAX (1ull << 32) /* a range wider is taken as unknown */
 
 static unsigned reg_field(const struct x86_insn *in)
 {
@@ -68,13 +68,22 @@ static struct x86_stores_value plus(struct x86_stores_value v, int64_t k)
 {
 	if (v.var == X86_STORES_UNKNOWN)
 		return unknown;
-	return (struct x86_stores_value){v.var, (int64_t)((uint64_t)v.off + (uint64_t)k)};
+	return (struct x86_stores_value){v.var, (int64_t)((uint64_t)v.off + (uint64_t)k), v.span};
 }
 
-/* Address terms: base + (index << scale) + off. */
+/* The range 0 .. mask, where it is narrow enough to follow. */
+static struct x86_stores_value range_to(uint64_t mask)
+{
+	if (mask >= SPAN_MAX)
+		return unknown;
+	return (struct x86_stores_value){X86_STORES_RANGE, 0, mask};
+}
+
+/* Address terms: base + (index << scale) + off + one of 0 .. span. */
 struct terms {
 	uint8_t base, index, scale;
 	int64_t off;
+	uint64_t span;
 };
 
 /* Add value v (times 1 << scale) to t: false where v is unknown or both registers are taken. */
@@ -85,6 +94,10 @@ static bool add_value(struct terms *t, struct x86_stores_value v, unsigned scale
 	t->off = (int64_t)((uint64_t)t->off + ((uint64_t)v.off << scale));
 	if (v.var == X86_STORES_CONST)
 		return true;
+	if (v.var == X86_STORES_RANGE) { /* spans below SPAN_MAX, scale at most 3 */
+		t->span += v.span << scale;
+		return t->span < SPAN_MAX;
+	}
 	if (scale == 0 && t->base == X86_STORES_NONE) {
 		t->base = v.var;
 		return true;
@@ -110,7 +123,7 @@ static bool add_value(struct terms *t, struct x86_stores_value v, unsigned scale
 static bool modrm_terms(const struct x86_stores_value *v, const struct x86_insn *in, uint64_t ip,
 			int64_t rsp_adjust, struct terms *t)
 {
-	*t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0, in->disp};
+	*t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0, in->disp, 0};
 	if (in->address_size != 8 || ((in->prefixes & X86_PFX_EVEX) && in->disp_size == DISP8))
 		return false;
 	if (in->rip_relative) {
@@ -200,8 +213,9 @@ static bool note_store(struct x86_stores *out, const struct x86_stores_value *v,
 			return false;
 		seg = seg_of(in);
 	} else if (maskmov) {
-		if (in->address_size != 8 || !(t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0, 0},
-					      add_value(&t, v[X86_REG_RDI], 0)))
+		if (in->address_size != 8 ||
+		    !(t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0, 0, 0},
+		      add_value(&t, v[X86_REG_RDI], 0)))
 			return false;
 		size = MASKMOV_STORE_MAX;
 		seg = seg_of(in);
@@ -218,19 +232,21 @@ static bool note_store(struct x86_stores *out, const struct x86_stores_value *v,
 			break;
 		}
 		case X86_MEM_PUSH:
-			t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0, -(int64_t)u->push_size};
+			t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0,
+					   -(int64_t)u->push_size, 0};
 			if (!add_value(&t, v[X86_REG_RSP], 0))
 				return false;
 			size = u->push_size;
 			break;
 		case X86_MEM_RDI: /* ES:RDI, never overridden (SDM Vol. 2 STOS) */
-			t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0, 0};
+			t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0, 0, 0};
 			if (in->address_size != 8 || !add_value(&t, v[X86_REG_RDI], 0))
 				return false;
 			size = STRING_STORE_MAX;
 			break;
 		case X86_MEM_MOFFS:
-			t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0, (int64_t)in->imm};
+			t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0, (int64_t)in->imm,
+					   0};
 			size = integer_size(in);
 			seg = seg_of(in);
 			break;
@@ -246,7 +262,8 @@ static bool note_store(struct x86_stores *out, const struct x86_stores_value *v,
 						   .seg = seg,
 						   .insn = (uint8_t)i,
 						   .size = (uint16_t)size,
-						   .off = t.off};
+						   .off = t.off,
+						   .span = t.span};
 	return true;
 }
 
@@ -328,7 +345,13 @@ static void follow_alu(struct x86_stores_value *v, const struct x86_insn *in)
 		return;
 	bool self = form < 4 && MODRM_MOD(in->modrm) == 3 && reg_field(in) == rm_field(in);
 	if (!byte && self && ((op >> 3) == 6 || (op >> 3) == 5) && in->operand_size >= 4) {
-		v[dst] = (struct x86_stores_value){X86_STORES_CONST, 0};
+		v[dst] = (struct x86_stores_value){X86_STORES_CONST, 0, 0};
+		return;
+	}
+	if (op == 0x25 && in->operand_size >= 4 &&
+	    (in->operand_size == 4 || immediate(in) >= 0)) { /* AND eAX, imm: 0..imm */
+		v[dst] = range_to(in->operand_size == 4 ? (uint32_t)immediate(in)
+							: (uint64_t)immediate(in));
 		return;
 	}
 	kill(v, in, dst, byte);
@@ -342,10 +365,25 @@ static void follow_group1(struct x86_stores_value *v, const struct x86_insn *in)
 	if (ext == 7 || memory_operand(in))
 		return;
 	unsigned r = rm_field(in);
+	int64_t k = immediate(in);
 	if (!byte && in->operand_size == 8 && (ext == 0 || ext == 5))
-		v[r] = plus(v[r], ext == 0 ? immediate(in) : -immediate(in));
+		v[r] = plus(v[r], ext == 0 ? k : -k);
+	else if (!byte && ext == 4 && (in->operand_size == 4 || k >= 0))
+		v[r] = range_to(in->operand_size == 4 ? (uint32_t)k : (uint64_t)k); /* AND: 0..k */
 	else
 		kill(v, in, r, byte);
+}
+
+/* SHL r, k of a constant or a range that stays below 2^32 (so the result is exact at 32 and
+ * 64 bits); anything else unknown. The count is masked to 5 or 6 bits (SDM Vol. 2 SAL/SAR/SHL/
+ * SHR). */
+static struct x86_stores_value shift_left(struct x86_stores_value v, unsigned k, unsigned os)
+{
+	k &= os == 8 ? 63 : 31;
+	if ((v.var != X86_STORES_CONST && v.var != X86_STORES_RANGE) || v.off < 0 || k >= 32 ||
+	    (uint64_t)v.off + v.span >= (1ull << 32) >> k)
+		return unknown;
+	return (struct x86_stores_value){v.var, (int64_t)((uint64_t)v.off << k), v.span << k};
 }
 
 /* The one-byte opcodes followed; false: not one of them (kill_generic's). */
@@ -375,7 +413,8 @@ static bool follow_one_byte(struct x86_stores_value *v, const struct x86_insn *i
 			kill_byte(v, in, r);
 		else if (os == 8 || os == 4) /* imm64; imm32 zero-extended */
 			v[r] = (struct x86_stores_value){
-			    X86_STORES_CONST, os == 8 ? (int64_t)in->imm : (int64_t)(uint32_t)in->imm};
+			    X86_STORES_CONST,
+			    os == 8 ? (int64_t)in->imm : (int64_t)(uint32_t)in->imm, 0};
 		else
 			v[r] = unknown;
 		return true;
@@ -411,12 +450,15 @@ static bool follow_one_byte(struct x86_stores_value *v, const struct x86_insn *i
 		return true;
 	case 0x8d: { /* LEA: the address, no access */
 		struct terms t;
-		if (os == 8 && modrm_terms(v, in, ip, 0, &t) && t.index == X86_STORES_NONE)
-			v[reg] = t.base == X86_STORES_NONE
-				     ? (struct x86_stores_value){X86_STORES_CONST, t.off}
-				     : (struct x86_stores_value){t.base, t.off};
-		else
+		if (os != 8 || !modrm_terms(v, in, ip, 0, &t) || t.index != X86_STORES_NONE ||
+		    (t.span && t.base != X86_STORES_NONE))
 			v[reg] = unknown;
+		else if (t.span)
+			v[reg] = (struct x86_stores_value){X86_STORES_RANGE, t.off, t.span};
+		else if (t.base == X86_STORES_NONE)
+			v[reg] = (struct x86_stores_value){X86_STORES_CONST, t.off, 0};
+		else
+			v[reg] = (struct x86_stores_value){t.base, t.off, 0};
 		return true;
 	}
 	case OP_POP_EV: /* POP Ev (/0) */
@@ -446,7 +488,9 @@ static bool follow_one_byte(struct x86_stores_value *v, const struct x86_insn *i
 	case 0xd1:
 	case 0xd2:
 	case 0xd3:
-		if (!mem)
+		if (!mem && (op == 0xc1 || op == 0xd1) && ext == 4 && (os == 8 || os == 4))
+			v[rm] = shift_left(v[rm], op == 0xd1 ? 1 : (unsigned)in->imm, os);
+		else if (!mem)
 			kill(v, in, rm, !(op & 1));
 		return true;
 	case 0xc6: /* MOV Eb, Ib / Ev, Iz (/0) */
@@ -458,7 +502,7 @@ static bool follow_one_byte(struct x86_stores_value *v, const struct x86_insn *i
 		if (op == 0xc7 && (os == 8 || os == 4)) /* sign-extended; zero-extended */
 			v[rm] = (struct x86_stores_value){
 			    X86_STORES_CONST,
-			    os == 8 ? immediate(in) : (int64_t)(uint32_t)immediate(in)};
+			    os == 8 ? immediate(in) : (int64_t)(uint32_t)immediate(in), 0};
 		else
 			kill(v, in, rm, op == 0xc6);
 		return true;
@@ -514,9 +558,14 @@ static bool follow_0f(struct x86_stores_value *v, const struct x86_insn *in)
 	bool mem = memory_operand(in);
 	if (op == 0x1f || op == 0x0d || (op >= 0x18 && op <= 0x1e) || (op >= 0x80 && op <= 0x8f))
 		return true; /* NOP Ev, PREFETCH, hint NOPs; Jcc rel32 */
+	if ((op == 0xb6 || op == 0xb7) && in->operand_size >= 4) { /* MOVZX: 0..FFH, 0..FFFFH */
+		v[reg_field(in)] = range_to(op == 0xb6 ? 0xff : 0xffff);
+		return true;
+	}
 	if ((op >= 0x40 && op <= 0x4f) || op == 0xaf || op == 0xb6 || op == 0xb7 || op == 0xbe ||
 	    op == 0xbf || op == 0xb8 || op == 0xbc || op == 0xbd) {
-		v[reg_field(in)] = unknown; /* CMOVcc, IMUL, MOVZX/SX, POPCNT, BSF/TZCNT, BSR/LZCNT */
+		v[reg_field(in)] =
+		    unknown; /* CMOVcc, IMUL, MOVZX/SX, POPCNT, BSF/TZCNT, BSR/LZCNT */
 		return true;
 	}
 	if (op >= 0x90 && op <= 0x9f) { /* SETcc Eb */
@@ -533,7 +582,7 @@ unsigned x86_stores_follow(const struct x86_insn *const *insn, unsigned n, uint6
 	struct x86_stores_value *v = out->exit;
 	out->n = 0;
 	for (unsigned r = 0; r < X86_STORES_REGS; r++)
-		v[r] = (struct x86_stores_value){(uint8_t)r, 0};
+		v[r] = (struct x86_stores_value){(uint8_t)r, 0, 0};
 	uint64_t ip = start;
 	for (unsigned i = 0; i < n; i++) {
 		const struct x86_insn *in = insn[i];
@@ -558,7 +607,7 @@ unsigned x86_stores_follow(const struct x86_insn *const *insn, unsigned n, uint6
 
 bool x86_stores_eval(struct x86_stores_value v, const struct x86_gprs *g, uint64_t *out)
 {
-	if (v.var == X86_STORES_UNKNOWN)
+	if (v.var == X86_STORES_UNKNOWN || v.var == X86_STORES_RANGE)
 		return false;
 	*out = (v.var == X86_STORES_CONST ? 0 : g->r[v.var]) + (uint64_t)v.off;
 	return true;

@@ -30,27 +30,30 @@
 #include "lib/x86_decode.h"
 #include "lib/x86_mem.h"
 
-#define X86_STORES_MAX	   40	/* stores of a line: blocks have at most 32 instructions and a branch */
+#define X86_STORES_MAX	   40 /* stores of a line: blocks have at most 32 instructions and a branch */
 #define X86_STORES_REGS	   16	/* RAX..R15 in encoding order */
 #define X86_STORES_CONST   0x10 /* a value: a constant (x86_stores_value.off) */
+#define X86_STORES_RANGE   0x11 /* a value from off to off + span (an AND's mask, a MOVZX) */
 #define X86_STORES_UNKNOWN 0xff /* a value not followed */
 #define X86_STORES_NONE	   0xfe /* no base or no index register */
 
 /* A register's value: register `var`'s at the line's start plus off, the constant off
- * (X86_STORES_CONST), or unknown. */
+ * (X86_STORES_CONST), one of off .. off + span (X86_STORES_RANGE), or unknown. */
 struct x86_stores_value {
 	uint8_t var;
 	int64_t off;
+	uint64_t span;
 };
 
-/* One store: bytes [A, A + size) where A = base + (index << scale) + off (base, index: the
- * registers' values at the line's start, X86_STORES_NONE: absent) plus the FS or GS base where
- * `seg` is that prefix byte (64H, 65H), else 0. */
+/* One store: bytes [A + k, A + k + size) for one k in 0 .. span, where A = base + (index <<
+ * scale) + off (base, index: the registers' values at the line's start, X86_STORES_NONE:
+ * absent) plus the FS or GS base where `seg` is that prefix byte (64H, 65H), else 0. */
 struct x86_store_ref {
 	uint8_t base, index, scale, seg;
 	uint8_t insn;  /* which instruction of the line stores */
 	uint16_t size; /* bytes written from A (the widest the instruction's class writes) */
 	int64_t off;
+	uint64_t span; /* what values in a range (X86_STORES_RANGE) add to A */
 };
 
 struct x86_stores {

@@ -26,8 +26,8 @@
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/pagetable.h"
 
-#define PROVE_RANGES	32	  /* physical ranges a proof keeps, merged where they touch */
-#define PROVE_PAGES_MAX 4096u	  /* pages a store's range may span (a counted loop's runs) */
+#define PROVE_RANGES	32	    /* physical ranges a proof keeps, merged where they touch */
+#define PROVE_PAGES_MAX 4096u	    /* pages a store's range may span (a counted loop's runs) */
 #define STEP_MAX	(1ll << 36) /* a loop's stride: |stride| * LOOP_TRIPS_MAX fits */
 
 struct phys_set {
@@ -113,7 +113,7 @@ static bool store_span(const struct ss_block *b, const struct x86_store_ref *st,
 	uint64_t a = x86_store_address(st, g, fs, gs);
 	int64_t sb, si;
 	*lo = a;
-	*hi = a + st->size;
+	*hi = a + st->size + st->span; /* (a range's values: the same in every run) */
 	if (!trips)
 		return *hi > *lo;
 	if (!run_step(b, st->base, &sb) || !run_step(b, st->index, &si))
@@ -126,7 +126,7 @@ static bool store_span(const struct ss_block *b, const struct x86_store_ref *st,
 		*hi += (uint64_t)span;
 	else
 		*lo += (uint64_t)span;
-	return *hi > *lo && *lo <= a && *hi >= a + st->size;
+	return *hi > *lo && *lo <= a && *hi >= a + st->size + st->span;
 }
 
 /* The registers after block b's straight line and its branch, from g: which are known. */
@@ -137,7 +137,7 @@ static uint16_t through(const struct ss_block *b, const struct x86_gprs *g, uint
 	for (unsigned r = 0; r < X86_STORES_REGS; r++) {
 		struct x86_stores_value v = b->st.exit[r];
 		after->r[r] = 0;
-		if (v.var == X86_STORES_UNKNOWN ||
+		if (v.var == X86_STORES_UNKNOWN || v.var == X86_STORES_RANGE ||
 		    (v.var != X86_STORES_CONST && !(known & (1u << v.var))))
 			continue;
 		x86_stores_eval(v, g, &after->r[r]);
@@ -262,7 +262,8 @@ bool ss_prove_stores(struct ss_state *s, const struct ss_block *b, const struct 
 	}
 	for (unsigned i = 0; i < n; i++) {
 		if (slot_hi && lo[i] == slot_lo && hi[i] == slot_hi)
-			continue; /* the counter's own update (x86_loop: only its word's base+disp) */
+			continue; /* the counter's own update (x86_loop: only its word's base+disp)
+				   */
 		if (!map_range(lo[i], hi[i], &stores, &tables, false))
 			return false;
 	}
