@@ -1,11 +1,11 @@
-// UNIT-SOURCES: arch/x86/spmu/arch_lbr.c
+// UNIT-SOURCES: arch/x86/model/arch_lbr.c
 /*
  * The model's Architectural LBR against references.md 1.4 and 4.1-4.3: depths from the CPUID.1CH
  * bitmap (and a depth write clearing every entry), LBR_CTL's positive-sense filters and
  * reserved bits, entry 0 as the newest, LBR_INFO's BR_TYPE and cycle count with its valid bit.
  */
 #include "tests/unit/unit.h"
-#include "arch/x86/spmu/arch_lbr.h"
+#include "arch/x86/model/arch_lbr.h"
 
 /* Arrow Lake P-core: CPUID.1CH EAX[7:0] = 0BH (depths 8, 16, 32), EBX = 7, ECX[1] timed. */
 static const struct arch_lbr_caps arl = {0x0b, true, true, true, true};

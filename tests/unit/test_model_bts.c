@@ -1,11 +1,11 @@
-// UNIT-SOURCES: arch/x86/spmu/bts.c
+// UNIT-SOURCES: arch/x86/model/bts.c
 /*
  * The software PMU's BTS against SDM Vol. 3B Table 17-6 (CPL-qualified BTS encodings),
  * transcribed row by row, and against the buffer rules of 17.4.9 / 17.4.9.3.
  */
 #include "tests/unit/unit.h"
 #include <string.h>
-#include "arch/x86/spmu/bts.h"
+#include "arch/x86/model/bts.h"
 
 /* One row of Table 17-6: TR, BTS, BTS_OFF_OS, BTS_OFF_USR, BTINT (-1 = X, don't care), and
  * what happens at CPL 0 and at CPL > 0. */

@@ -1,11 +1,11 @@
-// UNIT-SOURCES: arch/x86/spmu/counters.c
+// UNIT-SOURCES: arch/x86/model/counters.c
 /*
  * The model's counters against SDM Vol. 3B 18.2 and 17.4.7 (references.md 7.1-7.3): counting
  * conditions, widths and the legacy/full-width aliases, overflow and PMI requests, and the
  * two freeze flavours: legacy (v2/v3) clears enables, streamlined (v4+) sets LBR_Frz/CTR_Frz.
  */
 #include "tests/unit/unit.h"
-#include "arch/x86/spmu/counters.h"
+#include "arch/x86/model/counters.h"
 #include "arch/x86/hw/ds_layout.h"
 
 static const struct spmu_tick kernel_insn = {.branch = false, .cpl = 0},

@@ -1,11 +1,11 @@
-// UNIT-SOURCES: arch/x86/spmu/lbr.c
+// UNIT-SOURCES: arch/x86/model/lbr.c
 /*
  * The model's legacy LBR stack. Records are decoded here with the reading rules of
  * docs/references.md 3.4 (Linux intel_pmu_lbr_read_64), written
  * independently of the encoder, for every format the model offers.
  */
 #include "tests/unit/unit.h"
-#include "arch/x86/spmu/lbr.h"
+#include "arch/x86/model/lbr.h"
 
 static uint64_t sext(uint64_t v, unsigned top_bit)
 {

@@ -1,4 +1,4 @@
-// UNIT-SOURCES: arch/x86/spmu/pebs.c
+// UNIT-SOURCES: arch/x86/model/pebs.c
 /*
  * The model's PEBS records against references.md 6.2-6.5: the size and field offsets of formats
  * 0-3, trap-like versus fault-like RIP, the adaptive basic group (group mask, size field, eventing
@@ -7,7 +7,7 @@
  */
 #include "tests/unit/unit.h"
 #include <string.h>
-#include "arch/x86/spmu/pebs.h"
+#include "arch/x86/model/pebs.h"
 
 #define BUF 0x10000ull
 static uint8_t mem[0x2000];

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/spmu/arch_lbr.h"
+#include "arch/x86/model/arch_lbr.h"
 #include "lib/string.h"
 
 #define DEPTH_STEP 8

@@ -6,13 +6,13 @@
  * TOS register; the ordering follows Linux, the SDM's wording is unconfirmed in our sources).
  * Sources: references.md 1.4, 4.1-4.3 (SDM Vol. 3B chapter "Architectural Last Branch Records").
  */
-#ifndef ARCH_X86_SPMU_ARCH_LBR_H
-#define ARCH_X86_SPMU_ARCH_LBR_H
+#ifndef ARCH_X86_MODEL_ARCH_LBR_H
+#define ARCH_X86_MODEL_ARCH_LBR_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include "lib/status.h"
-#include "arch/x86/spmu/lbr.h"
+#include "arch/x86/model/lbr.h"
 #include "lib/bits.h"
 
 struct arch_lbr_caps {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/spmu/bts.h"
+#include "arch/x86/model/bts.h"
 #include "lib/string.h"
 
 enum bts_disposition bts_disposition(uint64_t debugctl, unsigned cpl)

@@ -4,8 +4,8 @@
  * IA32_DEBUGCTL's TR/BTS/BTS_OFF_OS/BTS_OFF_USR/BTINT (SDM Vol. 3B 17.4.9.4, Table 17-6), and
  * how a BTS record lands in the DS buffer (17.4.9, 17.4.9.3). Pure: host-tested entry by entry.
  */
-#ifndef ARCH_X86_SPMU_BTS_H
-#define ARCH_X86_SPMU_BTS_H
+#ifndef ARCH_X86_MODEL_BTS_H
+#define ARCH_X86_MODEL_BTS_H
 
 #include <stdbool.h>
 #include <stdint.h>

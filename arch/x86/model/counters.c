@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/spmu/counters.h"
+#include "arch/x86/model/counters.h"
 #include "arch/x86/hw/ds_layout.h"
 #include "lib/string.h"
 

@@ -7,8 +7,8 @@
  * Sources: SDM Vol. 3B 18.2 (architectural performance monitoring, versions 1-5), 17.4.7
  * (freezing LBR and counters on PMI), reference sections 7.1-7.3. Pure: host-tested.
  */
-#ifndef ARCH_X86_SPMU_COUNTERS_H
-#define ARCH_X86_SPMU_COUNTERS_H
+#ifndef ARCH_X86_MODEL_COUNTERS_H
+#define ARCH_X86_MODEL_COUNTERS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,7 +21,7 @@
 enum spmu_freeze_flavour { SPMU_FREEZE_NONE, SPMU_FREEZE_LEGACY, SPMU_FREEZE_STREAMLINED };
 
 /* The memory events a personality counts, each as event select | umask << 8 (0: not
- * counted). Written per processor in spmu/personality.c from the SDM's PEBS event tables
+ * counted). Written per processor in model/personality.c from the SDM's PEBS event tables
  * (Vol. 3B 18.8.1 Nehalem: MEM_INST_RETIRED.LOADS 0BH/01H, .STORES 0BH/02H,
  * .LATENCY_ABOVE_THRESHOLD 0BH/10H; 18.9.4.2 Sandy Bridge onwards: MEM_TRANS_RETIRED
  * .LATENCY_ABOVE_THRESHOLD "IA32_PerfEvtSelX[15:0] = 1CDH"; Skylake onwards

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* spmu_feed: one step of the single-step engine turned into the model's inputs. */
-#include "arch/x86/spmu/model.h"
+#include "arch/x86/model/model.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/hw/cpu_regs.h"
-#include "arch/x86/spmu/bts.h"
-#include "arch/x86/spmu/spmu.h"
+#include "arch/x86/model/bts.h"
+#include "arch/x86/model/spmu.h"
 
 /* A PMI the model requested, handed to the runner once. */
 static unsigned take_pmi(struct spmu *m)
@@ -67,7 +67,7 @@ unsigned spmu_feed(struct spmu *m, const struct spmu_feed_step *s)
 	/* Taken or not from the instruction's semantics (lib/x86_step.h), decided by the runner:
 	 * a branch to the next instruction is a branch; a handler resuming elsewhere is not the
 	 * instruction's branch. (REP string iterations never get here: the engine swallows them,
-	 * singlestep.c.) */
+	 * arch/x86/step/singlestep.c.) */
 	enum x86_step_outcome o = s->outcome;
 	/* A taken branch is recorded as it retires, before the counters tick: the branch whose
 	 * retirement overflows a counter is in the LBR stack the PMI freezes (the record Linux's
@@ -130,7 +130,7 @@ static bool bts_quiet(struct spmu *m, unsigned cpl, uint64_t records)
 }
 
 /* One block as spmu_feed would take its steps: the checks are the caller's. */
-static void feed_block(struct spmu *m, const struct spmu_feed_block *b)
+static void feed_block(struct spmu *m, const struct run_with_branch *b)
 {
 	spmu_feed_plain_n(m, b->n, b->cpl);
 	/* spmu_feed's order: the branch is recorded, then the step counted */
@@ -153,7 +153,7 @@ static bool steps_quiet(struct spmu *m, unsigned cpl, uint64_t steps, uint64_t r
 	       spmu_counters_quiet(&m->ctr, steps) && (!records || bts_quiet(m, cpl, records));
 }
 
-bool spmu_feed_block(struct spmu *m, const struct spmu_feed_block *b)
+bool spmu_feed_block(struct spmu *m, const struct run_with_branch *b)
 {
 	if (!steps_quiet(m, b->cpl, b->n + 1 + b->next_n, b->taken))
 		return false;
@@ -161,7 +161,7 @@ bool spmu_feed_block(struct spmu *m, const struct spmu_feed_block *b)
 	return true;
 }
 
-bool spmu_feed_loop_room(struct spmu *m, const struct spmu_feed_block *b, uint64_t iterations)
+bool spmu_feed_loop_room(struct spmu *m, const struct run_with_branch *b, uint64_t iterations)
 {
 	if (!b->taken || b->n >= UINT32_MAX || iterations >= UINT32_MAX)
 		return false; /* the steps below cannot wrap */
@@ -178,7 +178,7 @@ _Static_assert(sizeof(struct spmu_stats) % sizeof(uint64_t) == 0, "the statistic
  * on the legacy stack, is the same each time (n + 1 instructions since the one before,
  * spmu_lbr_again); else n + 1 more instructions go by without one.
  */
-static void loop_again(struct spmu *m, const struct spmu_feed_block *b, uint64_t k,
+static void loop_again(struct spmu *m, const struct run_with_branch *b, uint64_t k,
 		       const struct spmu_stats *before)
 {
 	/* the statistics as words, in place (may_alias: GCC's leave to read a struct of uint64_t
@@ -197,7 +197,7 @@ static void loop_again(struct spmu *m, const struct spmu_feed_block *b, uint64_t
 	spmu_retire_uncounted(m); /* the last run's branch retires */
 }
 
-void spmu_feed_loop(struct spmu *m, const struct spmu_feed_block *b, uint64_t iterations)
+void spmu_feed_loop(struct spmu *m, const struct run_with_branch *b, uint64_t iterations)
 {
 	if (iterations <= 1) { /* none, or one run (a prefix block, block.c): no batch */
 		if (iterations)

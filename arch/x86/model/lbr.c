@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/spmu/lbr.h"
+#include "arch/x86/model/lbr.h"
 #include <stddef.h>
 
 static const uint64_t class_suppress[] = {

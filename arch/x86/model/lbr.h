@@ -5,8 +5,8 @@
  * Sources: SDM Vol. 3B 17.4.8 (LBR stack), 17.7 / 17.9 / 17.12 (per-generation LBR
  * filtering and formats), docs/references.md sections 3.1-3.4.
  */
-#ifndef ARCH_X86_SPMU_LBR_H
-#define ARCH_X86_SPMU_LBR_H
+#ifndef ARCH_X86_MODEL_LBR_H
+#define ARCH_X86_MODEL_LBR_H
 
 #include <stdbool.h>
 #include <stdint.h>

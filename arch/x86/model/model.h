@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The software PMU as the rest of the kernel sees it: opaque. Outside arch/x86/spmu/ only the
+ * The software PMU as the rest of the kernel sees it: opaque. Outside arch/x86/model/ only the
  * MSR accessor (arch/x86/pmu/access.c) sees struct spmu; the session runner picks a
- * personality and feeds the model each step the single-step engine reports, and learns from
+ * personality and feeds the model each step and run the single-step engine reports (the runs
+ * of arch/x86/step/run.h, the one header of the engine's this folder includes), and learns from
  * the result whether the model wants the workload's #DB (BTF) or a PMI delivered.
  */
-#ifndef ARCH_X86_SPMU_MODEL_H
-#define ARCH_X86_SPMU_MODEL_H
+#ifndef ARCH_X86_MODEL_MODEL_H
+#define ARCH_X86_MODEL_MODEL_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "arch/x86/step/run.h"
 #include "lib/x86_step.h"
 
 struct spmu;
@@ -64,28 +66,23 @@ bool spmu_feed_plain(struct spmu *m);
 uint64_t spmu_plain_room(struct spmu *m, unsigned cpl);
 void spmu_feed_plain_n(struct spmu *m, uint64_t n, unsigned cpl);
 
-/* Per-block stepping's short way: n plain steps at `cpl` (as spmu_feed_plain_n), then the direct
- * branch at `from` that ends them, to `to` (taken, or its fall-through), as spmu_feed would take
- * that step with nothing else to report (no data access, no BTF hook, no redirection). True if
- * the model took them so and asks nothing of the runner (spmu_feed would return 0: no PMI, no
- * PEBS record, no BTF trap) and spmu_plain_room then answers at least next_n; false, with
- * nothing changed, where it might ask more or the room is less. */
-struct spmu_feed_block {
-	uint64_t n, from, to;
-	uint64_t next_n; /* and spmu_plain_room then answers at least next_n */
-	enum x86_branch_kind kind;
-	bool taken;
-	unsigned cpl;
-};
-bool spmu_feed_block(struct spmu *m, const struct spmu_feed_block *b);
+/* Per-block stepping's short way: a block's run (arch/x86/step/run.h): n plain steps at `cpl`
+ * (as spmu_feed_plain_n), then the direct branch at `from` that ends them, to `to` (taken, or its
+ * fall-through), as spmu_feed would take that step with nothing else to report (no data access,
+ * no BTF hook, no redirection). True if the model took them so and asks nothing of the runner
+ * (spmu_feed would return 0: no PMI, no PEBS record, no BTF trap) and spmu_plain_room then
+ * answers at least next_n; false, with nothing changed, where it might ask more or the room is
+ * less. */
+bool spmu_feed_block(struct spmu *m, const struct run_with_branch *b);
 /* Counted loops: whether `iterations` blocks b (b->to: the Jcc taken back to the block's start)
  * and then b->n plain steps more go as spmu_feed_block would take each, asking nothing of the
  * runner on the way (b->next_n is not read); then the iterations, at once. */
-bool spmu_feed_loop_room(struct spmu *m, const struct spmu_feed_block *b, uint64_t iterations);
-void spmu_feed_loop(struct spmu *m, const struct spmu_feed_block *b, uint64_t iterations);
+bool spmu_feed_loop_room(struct spmu *m, const struct run_with_branch *b, uint64_t iterations);
+void spmu_feed_loop(struct spmu *m, const struct run_with_branch *b, uint64_t iterations);
 
-/* A transfer the engine reported (singlestep.h): an exception's delivery (recorded as INT-class)
- * or its handler's IRET. No instruction retires. Returns SPMU_FEED_PMI or 0. */
+/* A transfer the engine reported (arch/x86/step/run.h, ss_transfer_fn): an exception's
+ * delivery (recorded as INT-class) or its handler's IRET. No instruction retires. Returns
+ * SPMU_FEED_PMI or 0. */
 struct spmu_feed_transfer {
 	uint64_t from, to;
 	bool delivery; /* else the return */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/spmu/pebs.h"
+#include "arch/x86/model/pebs.h"
 #include "lib/string.h"
 
 #define PEBS_DATACFG_GROUPS  GENMASK(31, 0)

@@ -8,8 +8,8 @@
  * sampled instruction; what the model cannot know is zero and documented: TSX tuning (no
  * transactions).
  */
-#ifndef ARCH_X86_SPMU_PEBS_H
-#define ARCH_X86_SPMU_PEBS_H
+#ifndef ARCH_X86_MODEL_PEBS_H
+#define ARCH_X86_MODEL_PEBS_H
 
 #include <stdbool.h>
 #include <stddef.h>

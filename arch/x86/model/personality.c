@@ -8,7 +8,7 @@
  * Nehalem's MEM_INST_RETIRED umasks, Skylake and later MEM_INST_RETIRED.ALL_LOADS/ALL_STORES
  * and MEM_TRANS_RETIRED.LOAD_LATENCY; Core 2 (PEBS format 0, no data address) none.
  */
-#include "arch/x86/spmu/spmu.h"
+#include "arch/x86/model/spmu.h"
 #include "arch/x86/hw/pmu_regs.h"
 #include "arch/x86/caps/cpu_records.h"
 #include "kernel/arch_trace.h"

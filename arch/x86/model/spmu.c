@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/spmu/spmu.h"
+#include "arch/x86/model/spmu.h"
 #include "arch/x86/hw/pmu_regs.h"
-#include "arch/x86/spmu/bts.h"
+#include "arch/x86/model/bts.h"
 #include "lib/string.h"
 
 #define LBR_CYCLES_MAX	  0xffff

@@ -9,22 +9,22 @@
  * stack with LBR_SELECT (and the Nehalem erratum), TOS and FROM/TO/INFO, Architectural LBR,
  * the last exception record MSRs, read-only IA32_PERF_CAPABILITIES / IA32_MISC_ENABLE, the
  * counters with overflow, PMI requests and freeze-on-PMI in both flavours
- * (arch/x86/spmu/counters.c), and PEBS formats 0-4 with adaptive groups (arch/x86/spmu/pebs.c). The
- * README lists what it does not do.
+ * (counters.c), and PEBS formats 0-4 with adaptive groups (pebs.c), all in arch/x86/model/.
+ * The README lists what it does not do.
  */
-#ifndef ARCH_X86_SPMU_SPMU_H
-#define ARCH_X86_SPMU_SPMU_H
+#ifndef ARCH_X86_MODEL_SPMU_H
+#define ARCH_X86_MODEL_SPMU_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include "lib/status.h"
 #include "arch/x86/hw/ds_layout.h"
-#include "arch/x86/spmu/arch_lbr.h"
-#include "arch/x86/spmu/counters.h"
-#include "arch/x86/spmu/lbr.h"
-#include "arch/x86/spmu/pebs.h"
+#include "arch/x86/model/arch_lbr.h"
+#include "arch/x86/model/counters.h"
+#include "arch/x86/model/lbr.h"
+#include "arch/x86/model/pebs.h"
 #include "arch/x86/caps/caps.h"
-#include "arch/x86/spmu/model.h"
+#include "arch/x86/model/model.h"
 #include "lib/x86_decode.h"
 
 struct spmu_personality {
@@ -33,7 +33,7 @@ struct spmu_personality {
 	const struct cpu_snapshot *snap; /* what CPUID and the capability MSRs say */
 	uint32_t lbr_from_base, lbr_to_base, lbr_info_base; /* info 0: no LBR_INFO MSRs */
 	bool lbr_select;				    /* MSR_LBR_SELECT exists */
-	bool lbr_select_erratum; /* the Nehalem/Westmere LBR_SELECT erratum (arch/x86/spmu/lbr.c) */
+	bool lbr_select_erratum; /* the Nehalem/Westmere LBR_SELECT erratum (model/lbr.c) */
 	/* SDM Vol. 3B 17.4.4: "For P6 processor family, Pentium M processor family, processors
 	 * based on Intel Core microarchitecture, TR and LBR bits" cannot be set at the same
 	 * time, and the LBR stack's content is undefined while TR is set. */

@@ -43,7 +43,7 @@
  * (ss_result.block_changed_at), never guessed. A change that a later store in the same block
  * undoes is not seen.
  */
-#include "arch/x86/spmu/block.h"
+#include "arch/x86/step/block.h"
 #include "arch/x86/cpu/pagetable.h"
 #include "arch/x86/cpu/usermode.h"
 #include "kernel/arch_step.h"
@@ -527,7 +527,7 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	bool chain = next_known && chain_first(nb);
 	if (b->kind == X86_BR_JCC)
 		note_way(b, taken);
-	const struct ss_block_branch bb = {.n = b->n,
+	const struct run_with_branch bb = {.n = b->n,
 					   .from = b->last,
 					   .to = rip,
 					   .next_n =

@@ -4,10 +4,10 @@
  * loop.c (counted loops) and chain.c (prefixes: an indirect branch, or blocks run before the
  * armed one). Not for the rest of the engine (engine.h is that).
  */
-#ifndef ARCH_X86_SPMU_BLOCK_H
-#define ARCH_X86_SPMU_BLOCK_H
+#ifndef ARCH_X86_STEP_BLOCK_H
+#define ARCH_X86_STEP_BLOCK_H
 
-#include "arch/x86/spmu/engine.h"
+#include "arch/x86/step/engine.h"
 #include "lib/x86_loop.h"
 
 #define BLOCK_MIN 2  /* fewer plain instructions: stepping them costs no more traps */

@@ -6,7 +6,7 @@
  * to as one (chains): a Jcc's way not predicted gets a breakpoint of its own. A stop on a
  * prefix's straight line or on its way not predicted is that prefix's (block.c, ss_block_cut).
  */
-#include "arch/x86/spmu/block.h"
+#include "arch/x86/step/block.h"
 #include "arch/x86/cpu/trap.h"
 #include "lib/x86_mem.h"
 
@@ -65,7 +65,7 @@ static void prefix_retire_one(struct ss_state *s, unsigned k)
 {
 	const struct ss_prefix *p = &s->pre[k];
 	const struct ss_block *pb = p->blk;
-	const struct ss_block_branch bb = {.n = pb ? pb->n : 0,
+	const struct run_with_branch bb = {.n = pb ? pb->n : 0,
 					   .from = p->from,
 					   .to = p->to,
 					   .kind = p->kind,
@@ -110,7 +110,7 @@ bool ss_chain_after_branch(struct ss_state *s, const struct x86_decoded *d,
 	    (b->branch && (from == b->to[0] || from == b->to[1])) ||
 	    (from >= b->start && from < b->end))
 		return false;
-	const struct ss_block_branch bb = {
+	const struct run_with_branch bb = {
 	    .from = from, .to = to, .kind = kind, .cpl = s->prev_cpl, .taken = true};
 	if (!s->hooks.loop_room(s->hooks.ctx, &bb, 1))
 		return false;
@@ -204,7 +204,7 @@ static bool arm_plan(struct ss_state *s, const struct ss_block *b, uint64_t *rfl
 {
 	unsigned k = b->plan.k;
 	const struct ss_block *last = b->plan.c[k - 1];
-	const struct ss_block_branch bb = {.n = b->plan.used,
+	const struct run_with_branch bb = {.n = b->plan.used,
 					   .from = b->last,
 					   .to = b->to[0],
 					   .kind = b->kind,

@@ -2,12 +2,12 @@
 /*
  * The single-step engine's own state and helpers, shared by its files (singlestep.c: the traps
  * and the run; special.c: the instructions it has work for; block.c: per-block stepping). Not
- * for use outside arch/x86/spmu.
+ * for use outside arch/x86/step.
  */
-#ifndef ARCH_X86_SPMU_ENGINE_H
-#define ARCH_X86_SPMU_ENGINE_H
+#ifndef ARCH_X86_STEP_ENGINE_H
+#define ARCH_X86_STEP_ENGINE_H
 
-#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/step/singlestep.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/desc.h"
 #include "arch/x86/cpu/percpu.h"

@@ -19,7 +19,7 @@
  * without an exception or a system call in between (where the engine forgets the pages,
  * ss_code_forget: a handler or the kernel may have changed the mappings).
  */
-#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/step/singlestep.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/pagetable.h"
 #include "arch/x86/cpu/percpu.h"

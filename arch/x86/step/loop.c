@@ -5,7 +5,7 @@
  * taken, its runs told to the hooks at once when it stops, placed by its counter (a fault or an
  * interrupt inside a run: the witness before the stop's instruction says which run).
  */
-#include "arch/x86/spmu/block.h"
+#include "arch/x86/step/block.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/usermode.h"
 
@@ -42,9 +42,9 @@ static bool loop_counter(const struct ss_state *s, const struct x86_loop *l,
 }
 
 /* A counted loop's runs as the hooks hear them: n plain steps, its Jcc taken back. */
-static struct ss_block_branch loop_branch(const struct ss_state *s, const struct ss_block *b)
+static struct run_with_branch loop_branch(const struct ss_state *s, const struct ss_block *b)
 {
-	return (struct ss_block_branch){.n = b->n,
+	return (struct run_with_branch){.n = b->n,
 					.from = b->last,
 					.to = b->start,
 					.kind = b->kind,
@@ -71,7 +71,7 @@ bool ss_loop_arm(struct ss_state *s, const struct ss_block *b, const struct trap
 	if (!loop_counter(s, &b->loop, &g, &x0) ||
 	    !x86_loop_trips(&b->loop, x0, &g, LOOP_TRIPS_MAX, &trips) || trips == 0)
 		return false;
-	const struct ss_block_branch bb = loop_branch(s, b);
+	const struct run_with_branch bb = loop_branch(s, b);
 	if (!s->hooks.loop_room(s->hooks.ctx, &bb, trips))
 		return false;
 	arm(s, b, rflags, true);
@@ -118,7 +118,7 @@ void ss_loop_retire(struct ss_state *s, const struct trap_frame *f)
 			goto lost;
 	}
 	if (runs) {
-		const struct ss_block_branch bb = loop_branch(s, b);
+		const struct run_with_branch bb = loop_branch(s, b);
 		s->hooks.loop_n(s->hooks.ctx, &bb, runs);
 		s->steps += runs * (b->n + 1u);
 		/* a store in one run that changed the code of the next: any change is unknown */

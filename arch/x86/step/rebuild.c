@@ -4,7 +4,7 @@
  * (arch_step_rebuild, lib/x86_step.h), and the test build's option test.ss.skip that leaves traps
  * out so that the rebuild is exercised.
  */
-#include "arch/x86/spmu/engine.h"
+#include "arch/x86/step/engine.h"
 #include "kernel/arch_step.h"
 
 unsigned ss_skip_every; /* option test.ss.skip (a test build's) */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "arch/x86/spmu/engine.h"
+#include "arch/x86/step/engine.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/desc.h"
 #include "arch/x86/cpu/idt.h"
@@ -292,7 +292,7 @@ static __attribute__((noinline)) bool branch_trap(struct ss_state *s, struct db_
 	const struct x86_decoded *dec = cached_at(s->hooks.cache, next, true, X86_MODE_64);
 	if (!dec || engine_special(dec->opcode))
 		return false;
-	const struct ss_block_branch bb = {
+	const struct run_with_branch bb = {
 	    .from = prev, .to = next, .kind = kind, .cpl = s->prev_cpl, .taken = true};
 	if (!s->hooks.block_branch(s->hooks.ctx, &bb))
 		return false;
@@ -451,13 +451,13 @@ void arch_step_bp_cost(uint64_t iterations, struct arch_bp_cost *c)
 /* arch_single_step's on_loop, per CPU, for the counted-loop hooks below. */
 static void (*step_loops[MAX_CPUS])(void *ctx, uint64_t from, uint64_t to, uint64_t runs);
 
-static bool step_loop_room(void *ctx, const struct ss_block_branch *b, uint64_t iterations)
+static bool step_loop_room(void *ctx, const struct run_with_branch *b, uint64_t iterations)
 {
 	(void)ctx, (void)b, (void)iterations;
 	return true; /* the step hooks count nothing that could come due in a loop */
 }
 
-static void step_loop_n(void *ctx, const struct ss_block_branch *b, uint64_t iterations)
+static void step_loop_n(void *ctx, const struct run_with_branch *b, uint64_t iterations)
 {
 	if (b->taken) /* a chain's Jcc not taken (block.c) is no branch record */
 		step_loops[this_cpu()->index](ctx, b->from, b->to, iterations);

@@ -2,77 +2,20 @@
 /*
  * The single-step engine: runs a workload with RFLAGS.TF set, so that after every retired
  * instruction a debug trap (#DB, on its own IST stack) reports it (SDM Vol. 3B 17.3.1.4,
- * "Single-Step Exception Condition"). The software PMU is driven from here. The kernel's own
- * handlers are never stepped: delivery through an interrupt gate clears TF, IRET restores it.
+ * "Single-Step Exception Condition"). Whoever runs it hears of the runs through the hooks of
+ * arch/x86/step/run.h (the session feeds them to the software PMU). The kernel's own handlers
+ * are never stepped: delivery through an interrupt gate clears TF, IRET restores it.
  */
-#ifndef ARCH_X86_SPMU_SINGLESTEP_H
-#define ARCH_X86_SPMU_SINGLESTEP_H
+#ifndef ARCH_X86_STEP_SINGLESTEP_H
+#define ARCH_X86_STEP_SINGLESTEP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86/cpu/percpu.h"
+#include "arch/x86/step/run.h"
 
 struct trap_frame;
 struct x86_decoded;
-
-/* Called for each retired instruction: its address, and where execution goes next. */
-typedef void (*ss_step_fn)(void *ctx, uint64_t retired, uint64_t next);
-
-/* A control transfer that is no retired instruction's own branch (SDM Vol. 3B 17.4.8.1: the
- * LBR stack and BTS record "taken branches, interrupts, and exceptions"): the delivery of an
- * exception the workload raised, FROM the instruction that raised it (a trap such as INT3
- * after it retired, a fault without retiring) TO the handler its IDT gate names; and the
- * handler's IRET back, FROM the IRETQ TO where the workload resumes. `delivery` tells the
- * two apart (kernel/arch_step.h's on_transfer has the same type). */
-typedef void (*ss_transfer_fn)(void *ctx, uint64_t from, uint64_t to, bool delivery);
-
-/* What ss_hooks.block_branch hears: n plain steps from a block's start, then the branch at
- * `from` (enum x86_branch_kind `kind`: a near JMP, CALL, Jcc, LOOP or JrCXZ with a relative
- * target) on to `to`, its target (taken) or its fall-through, all at privilege level cpl. */
-struct ss_block_branch {
-	uint64_t n, from, to;
-	uint64_t next_n; /* true only if plain_room would then answer at least next_n */
-	unsigned kind, cpl;
-	bool taken;
-};
-
-/* Who hears about a stepped run; transfer may be NULL. With a decode cache (X86_DECODE_CACHE_SIZE
- * entries, zeroed, lib/x86_decode_cache.h) the engine decodes every instruction before it runs
- * and step hooks read the decodings (ss_step_decoded); without, it decodes only what it must. */
-struct ss_hooks {
-	ss_step_fn step;
-	ss_transfer_fn transfer;
-	void *ctx;
-	struct x86_decoded *cache;
-	/* With a cache, or NULL: a plain step (x86_step_plain on the decoding made before the
-	 * instruction ran: no branch, on to the next instruction, at one privilege level, nothing
-	 * else due in the engine) goes here instead of to `step`, which then hears of it only if
-	 * this returns false. ss_plain_nothing: plain steps need nothing from the hook (only
-	 * counted, ss_result.steps); the engine does not call it. */
-	bool (*plain)(void *ctx);
-	/* Per-block stepping (block.c, option ss.block): how many plain steps at privilege level
-	 * `cpl` the hook can take as one batch now, each exactly as `plain` would have taken it
-	 * (0: none, every step goes its own way); then the batch: n plain steps in a row. NULL:
-	 * no batches, unless `plain` is ss_plain_nothing (then any number, and nothing to call). */
-	uint64_t (*plain_room)(void *ctx, unsigned cpl);
-	void (*plain_n)(void *ctx, uint64_t n, unsigned cpl);
-	/* Per-block stepping's short way (block.c, ss_block_trap): a block's n plain steps and
-	 * the direct branch that ends it (taken, or on to its fall-through), at one privilege
-	 * level, told at once: exactly as plain_n and then step would have heard of them, where
-	 * step would have nothing to ask of the engine and plain_room would then answer at least
-	 * next_n (the next block's plain steps). False, with nothing changed, where the
-	 * hook has more to do: then they go the long way. NULL: always the long way. */
-	bool (*block_branch)(void *ctx, const struct ss_block_branch *b);
-	/* Counted loops (block.c, lib/x86_loop.h): whether the hook can take `iterations` runs of
-	 * a block (b: its n plain steps, then its branch taken back to its start, b->to) as one
-	 * batch and then n plain steps more (the last run's, before its branch goes the long
-	 * way), exactly as plain_n and step would have heard of them; the engine asks before the
-	 * loop runs, and nothing reaches the hook before the batch (loop_n, with as many runs as
-	 * retired, at most `iterations`). NULL: loops are run a trap an iteration. */
-	bool (*loop_room)(void *ctx, const struct ss_block_branch *b, uint64_t iterations);
-	void (*loop_n)(void *ctx, const struct ss_block_branch *b, uint64_t iterations);
-};
-bool ss_plain_nothing(void *ctx);
 
 struct ss_result {
 	uint64_t steps;		 /* instructions retired under TF */
@@ -172,7 +115,7 @@ struct db_cpu_frame;
 bool ss_plain_trap(struct db_cpu_frame *c);
 bool ss_debug_trap(struct trap_frame *f);
 
-/* The entry stub's bounds (in .text.workload, arch/x86/spmu/singlestep_entry.S). */
+/* The entry stub's bounds (in .text.workload, arch/x86/step/singlestep_entry.S). */
 extern const char ss_first_insn[], ss_exit[];
 
 /* Instructions CPU cpu's current (or last) single-stepped run has retired so far: another CPU's

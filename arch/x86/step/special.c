@@ -5,7 +5,7 @@
  * SYSCALL, MOV SS's trap that stands for two instructions, DR6 around INT1 / INT n / MOV SS, a
  * workload's own breakpoints refused.
  */
-#include "arch/x86/spmu/engine.h"
+#include "arch/x86/step/engine.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/hw/msr.h"
