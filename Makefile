@@ -98,7 +98,7 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(BUILD)/host/%,$(sort $(wildcard tests/
 # there (-DBT_HOST: no code pointers, kernel/arch_workloads.h).
 CHECK_OPTIONS_SRCS := scripts/check-options.c kernel/options.c kernel/workloads.c lib/shell_words.c \
 	arch/x86/workloads/table.c lib/config.c lib/fmt.c lib/string.c boot/text.c \
-	arch/x86/spmu/personality.c
+	arch/x86/model/personality.c
 HOST_TOOL_CFLAGS := $(CSTD) $(WARN) -O2 -I. -DBT_HOST
 
 # ---- a test build: build/test-knobs/ (make test-knobs) ------------------------------------------

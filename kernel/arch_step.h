@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The door to the single-step engine (arch/x86/spmu/singlestep.c): a function run under the
+ * The door to the single-step engine (arch/x86/step/singlestep.c): a function run under the
  * trap flag, each retired instruction told to the caller (kernel/sstrace.c).
  */
 #ifndef KERNEL_ARCH_STEP_H

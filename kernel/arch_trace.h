@@ -3,7 +3,7 @@
  * The door to trace sessions: the facilities and their options, one request (a facility over
  * a workload) and its outcome, the self-check tally, the record stream's header and the
  * service routine's bench. Implemented in arch/x86/session/ (the software PMU's names in
- * arch/x86/spmu/personality.c).
+ * arch/x86/model/personality.c).
  */
 #ifndef KERNEL_ARCH_TRACE_H
 #define KERNEL_ARCH_TRACE_H

@@ -5,7 +5,7 @@
  * with base unchanged), compared with a constant or a register the body leaves alone. How
  * often such a jump is taken follows from the registers (and that word) before the first
  * iteration, so a single-step engine can let the whole loop run at full speed and account for
- * its iterations at its exit (arch/x86/spmu/block.c).
+ * its iterations at its exit (arch/x86/step/block.c).
  *
  * x86_loop_analyze reads the body by the SDM's instruction semantics (Vol. 2: MOV, LEA, ADD,
  * SUB, INC, DEC, CMP; the status flags of SUB/CMP and ADD, Vol. 1 3.4.3.1 and Appendix B;

@@ -10,7 +10,7 @@
  * Prints what the kernel would print: "warning: ..." lines, and on a bad option "error: ..."
  * naming the problem and what is accepted. Exit status: 0 accepted, 2 rejected or bad usage.
  * The names of workloads, self-tests and personalities come from the kernel's own tables
- * (kernel/workloads.c, arch/x86/spmu/personality.c, and the SELFTEST() lines of the kernel
+ * (kernel/workloads.c, arch/x86/model/personality.c, and the SELFTEST() lines of the kernel
  * sources, which the Makefile collects).
  */
 #include <stdio.h>

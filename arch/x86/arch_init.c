@@ -15,7 +15,7 @@
 #include "arch/x86/pmu/pmi.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/session/session.h"
-#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/step/singlestep.h"
 #include "arch/x86/workloads/faults.h"
 #include "arch/x86/smp/pit_rate.h"
 #include "arch/x86/smp/smp.h"

@@ -43,7 +43,7 @@ run_logged() {
 		'program.argv="hello -n 100 a\ b"' "$@"
 	# The traced run: the single-step engine's stepped instructions, from the CALL at
 	# ss_first_insn (the first to retire under TF) up to the POPF before ss_exit that clears
-	# TF (arch/x86/spmu/singlestep_entry.S); the native reference run before it is not
+	# TF (arch/x86/step/singlestep_entry.S); the native reference run before it is not
 	# stepped. A REP string instruction is one instruction however many times QEMU executes it
 	# (once per iteration): consecutive executions of one PC are one. (Addresses compared as
 	# strings: mawk, make test's awk, reads 0x... as lossy numbers.)

@@ -40,11 +40,11 @@ lits=$(grep -oE 'MSR_C\(0x[0-9a-f]{3,}\)' arch/x86/hw/msr.h | grep -oE '0x[0-9a-
 bad=$(code | grep -v '^arch/x86/hw/' | xargs grep -nwiE "($lits)u?" 2>/dev/null | grep -vE '^\S+:\s*(/\*|\*|//)')
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no MSR number is written as a literal outside arch/x86/hw/${bad:+: $bad}"
 
-# 4. The software PMU is opaque: outside arch/x86/spmu/ only the MSR accessor sees its
+# 4. The software PMU is opaque: outside arch/x86/model/ only the MSR accessor sees its
 # internals; no driver knows it exists.
-bad=$(code | grep -vE '^arch/x86/(spmu/|pmu/access\.c)' |
-	xargs grep -lE '#include "arch/x86/spmu/(spmu|lbr|arch_lbr|pebs|bts|counters)\.h"' 2>/dev/null)
-ok "$([ -z "$bad" ] && echo 0 || echo 1)" "only arch/x86/spmu/ and the MSR accessor include the model's internals${bad:+ ($bad)}"
+bad=$(code | grep -vE '^arch/x86/(model/|pmu/access\.c)' |
+	xargs grep -lE '#include "arch/x86/model/(spmu|lbr|arch_lbr|pebs|bts|counters)\.h"' 2>/dev/null)
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "only arch/x86/model/ and the MSR accessor include the model's internals${bad:+ ($bad)}"
 bad=$(git ls-files 'arch/x86/drivers/*.[chS]' | xargs grep -nliE 'spmu|software PMU' 2>/dev/null)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no driver file mentions the software PMU${bad:+ ($bad)}"
 

@@ -40,7 +40,7 @@ bad=$(git ls-files '*.h' | xargs awk '
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "every include guard is its header's path${bad:+ (not: $bad)}"
 # A unit test is named after what it tests: tests/unit/test_NAME.c, NAME the base name of a
 # source on its UNIT-SOURCES line or of a header it includes, alone or after its folder's name
-# (test_spmu_bts.c: arch/x86/spmu/bts.c, beside test_bts.c: arch/x86/drivers/bts.c).
+# (test_model_bts.c: arch/x86/model/bts.c, beside test_bts.c: arch/x86/drivers/bts.c).
 bad=$(for t in $(git ls-files 'tests/unit/test_*.c'); do
 	name=${t#tests/unit/test_}
 	name=${name%.c}

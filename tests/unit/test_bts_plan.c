@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/drivers/bts_plan.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/drivers/bts_plan.c arch/x86/model/spmu.c arch/x86/model/arch_lbr.c arch/x86/model/counters.c arch/x86/model/lbr.c arch/x86/model/bts.c arch/x86/model/pebs.c arch/x86/model/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c
 // clang-format on
 /*
  * The BTS driver (arch/x86/drivers/bts_plan.c) against SDM Vol. 3B 17.4.9.3 / Table 17-6 and
@@ -11,7 +11,7 @@
 #include "tests/unit/unit.h"
 #include <string.h>
 #include "arch/x86/drivers/bts_plan.h"
-#include "arch/x86/spmu/spmu.h"
+#include "arch/x86/model/spmu.h"
 
 /* The IA32_DEBUGCTL bits of Figure 17-3 (references.md 2), pinned to their positions. */
 _Static_assert(DEBUGCTL_TR == 0x40 && DEBUGCTL_BTS == 0x80 && DEBUGCTL_BTINT == 0x100,

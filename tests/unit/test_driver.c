@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/drivers/driver.c arch/x86/drivers/bts.c arch/x86/drivers/bts_plan.c arch/x86/drivers/lbr.c arch/x86/drivers/lbr_sample.c arch/x86/drivers/lbr_plan.c arch/x86/drivers/pebs.c arch/x86/drivers/pebs_record.c arch/x86/drivers/pmc.c arch/x86/drivers/pmc_plan.c arch/x86/drivers/pmc_program.c arch/x86/drivers/btf.c arch/x86/drivers/ler.c arch/x86/drivers/pause.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c arch/x86/caps/pebs_models.c arch/x86/caps/pmi_ack.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c lib/fmt.c lib/list.c lib/record_store.c lib/x86_decode.c lib/x86_decode_tables.c
+// UNIT-SOURCES: arch/x86/drivers/driver.c arch/x86/drivers/bts.c arch/x86/drivers/bts_plan.c arch/x86/drivers/lbr.c arch/x86/drivers/lbr_sample.c arch/x86/drivers/lbr_plan.c arch/x86/drivers/pebs.c arch/x86/drivers/pebs_record.c arch/x86/drivers/pmc.c arch/x86/drivers/pmc_plan.c arch/x86/drivers/pmc_program.c arch/x86/drivers/btf.c arch/x86/drivers/ler.c arch/x86/drivers/pause.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c arch/x86/caps/pebs_models.c arch/x86/caps/pmi_ack.c arch/x86/model/spmu.c arch/x86/model/arch_lbr.c arch/x86/model/counters.c arch/x86/model/lbr.c arch/x86/model/bts.c arch/x86/model/pebs.c arch/x86/model/personality.c lib/fmt.c lib/list.c lib/record_store.c lib/x86_decode.c lib/x86_decode_tables.c
 // clang-format on
 /*
  * The facility drivers through their one interface (arch/x86/drivers/driver.h), on the host: each
@@ -21,7 +21,7 @@
 #include "arch/x86/drivers/driver.h"
 #include "arch/x86/drivers/pause.h"
 #include "arch/x86/pmu/access.h"
-#include "arch/x86/spmu/spmu.h"
+#include "arch/x86/model/spmu.h"
 #include "kernel/arch_cpu.h"
 
 static struct spmu m;

@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/pmu/ds_isr.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/pmu/ds_isr.c arch/x86/model/spmu.c arch/x86/model/arch_lbr.c arch/x86/model/counters.c arch/x86/model/lbr.c arch/x86/model/bts.c arch/x86/model/pebs.c arch/x86/model/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c
 // clang-format on
 /*
  * The PMI/DS service routine driven through the software PMU: a BTS threshold (no status bit),
@@ -10,7 +10,7 @@
 #include <string.h>
 #include "arch/x86/pmu/ds_isr.h"
 #include "arch/x86/hw/pmu_regs.h"
-#include "arch/x86/spmu/spmu.h"
+#include "arch/x86/model/spmu.h"
 
 #define DS_LIN	0x200000ull
 #define BUF_LIN 0x201000ull

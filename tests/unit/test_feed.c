@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/spmu/feed.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/model/feed.c arch/x86/model/spmu.c arch/x86/model/arch_lbr.c arch/x86/model/counters.c arch/x86/model/lbr.c arch/x86/model/bts.c arch/x86/model/pebs.c arch/x86/model/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c
 // clang-format on
 /*
  * A counted loop's runs fed at once (spmu_feed_loop, its batched way loop_again and
@@ -16,8 +16,8 @@
 #include "arch/x86/hw/lbr_regs.h"
 #include "arch/x86/hw/msr.h"
 #include "arch/x86/hw/pmu_regs.h"
-#include "arch/x86/spmu/model.h"
-#include "arch/x86/spmu/spmu.h"
+#include "arch/x86/model/model.h"
+#include "arch/x86/model/spmu.h"
 
 static void *no_memory(uint64_t a)
 {
@@ -49,10 +49,10 @@ static void fed(struct spmu *m, unsigned i, const struct setup *s, uint64_t runs
 		(void)spmu_wrmsr(m, MSR_LBR_SELECT, s->select);
 	if (s->arch_ctl)
 		(void)spmu_wrmsr(m, MSR_IA32_LBR_CTL, s->arch_ctl);
-	const struct spmu_feed_block before = {
+	const struct run_with_branch before = {
 	    .n = 3, .from = 0x9000, .to = 0x1000, .kind = X86_BR_JMP_REL, .taken = true};
 	assert_true(spmu_feed_block(m, &before));
-	const struct spmu_feed_block run = {
+	const struct run_with_branch run = {
 	    .n = 5, .from = 0x1014, .to = 0x1000, .kind = X86_BR_JCC, .taken = true};
 	if (at_once) {
 		assert_true(spmu_feed_loop_room(m, &run, runs));

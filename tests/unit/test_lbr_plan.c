@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/drivers/lbr_plan.c arch/x86/spmu/lbr.c arch/x86/spmu/arch_lbr.c arch/x86/caps/lbr_models.c lib/list.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/drivers/lbr_plan.c arch/x86/model/lbr.c arch/x86/model/arch_lbr.c arch/x86/caps/lbr_models.c lib/list.c lib/fmt.c
 // clang-format on
 /*
  * LBR filter -> MSR_LBR_SELECT / IA32_LBR_CTL values against hand-computed constants (bit
@@ -12,8 +12,8 @@
 #include "arch/x86/hw/ds_layout.h"
 #include "arch/x86/drivers/lbr_plan.h"
 #include "arch/x86/caps/lbr_models.h"
-#include "arch/x86/spmu/arch_lbr.h"
-#include "arch/x86/spmu/lbr.h"
+#include "arch/x86/model/arch_lbr.h"
+#include "arch/x86/model/lbr.h"
 #include "kernel/arch_trace.h"
 
 static char why[256];

@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: kernel/options.c kernel/workloads.c arch/x86/workloads/table.c lib/config.c lib/shell_words.c lib/fmt.c lib/string.c arch/x86/spmu/personality.c
+// UNIT-SOURCES: kernel/options.c kernel/workloads.c arch/x86/workloads/table.c lib/config.c lib/shell_words.c lib/fmt.c lib/string.c arch/x86/model/personality.c
 // clang-format on
 /*
  * kernel/options: every option goes through the one parser into its typed value, and the

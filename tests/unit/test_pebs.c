@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/drivers/pebs_record.c arch/x86/caps/pebs_models.c arch/x86/spmu/pebs.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/drivers/pebs_record.c arch/x86/caps/pebs_models.c arch/x86/model/pebs.c lib/fmt.c
 // clang-format on
 /*
  * PEBS record sizes and the decoder against references.md 6.2-6.3, built byte by byte: every qword
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "arch/x86/drivers/pebs_record.h"
-#include "arch/x86/spmu/pebs.h"
+#include "arch/x86/model/pebs.h"
 
 #define MARK 0x5a000000ull
 static uint8_t rec[4096];
@@ -465,7 +465,7 @@ static void memory_events(void **state)
 	}
 }
 
-/* The software PMU's writer (arch/x86/spmu/pebs.c) and this decoder agree. */
+/* The software PMU's writer (arch/x86/model/pebs.c) and this decoder agree. */
 #define BUF_LIN 0x40000ull
 static void *at(uint64_t lin)
 {

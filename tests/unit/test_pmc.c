@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/drivers/pmc_plan.c arch/x86/drivers/pmc_program.c arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c lib/list.c
+// UNIT-SOURCES: arch/x86/drivers/pmc_plan.c arch/x86/drivers/pmc_program.c arch/x86/model/spmu.c arch/x86/model/arch_lbr.c arch/x86/model/counters.c arch/x86/model/lbr.c arch/x86/model/bts.c arch/x86/model/pebs.c arch/x86/model/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c lib/list.c
 // clang-format on
 /*
  * The counter driver (arch/x86/drivers/pmc.c) against SDM Vol. 3B 18.2 / 17.4.7 and
@@ -17,7 +17,7 @@
 #include "kernel/arch_trace.h"
 #include "arch/x86/pmu/access.h"
 #include "arch/x86/hw/pmu_regs.h"
-#include "arch/x86/spmu/spmu.h"
+#include "arch/x86/model/spmu.h"
 
 #define P31    ((1ull << 31) - 1) /* the legacy IA32_PMCx period limit */
 #define P47    ((1ull << 47) - 1) /* 2^(48-1) - 1: full-width limit at width 48 */

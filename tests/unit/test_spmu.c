@@ -1,5 +1,5 @@
 // clang-format off
-// UNIT-SOURCES: arch/x86/spmu/spmu.c arch/x86/spmu/arch_lbr.c arch/x86/spmu/counters.c arch/x86/spmu/lbr.c arch/x86/spmu/bts.c arch/x86/spmu/pebs.c arch/x86/spmu/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c
+// UNIT-SOURCES: arch/x86/model/spmu.c arch/x86/model/arch_lbr.c arch/x86/model/counters.c arch/x86/model/lbr.c arch/x86/model/bts.c arch/x86/model/pebs.c arch/x86/model/personality.c arch/x86/caps/caps.c arch/x86/caps/lbr_models.c arch/x86/caps/cpu_ident.c lib/fmt.c
 // clang-format on
 /*
  * The software PMU's MSR file and branch path: personalities decode as their processors,
@@ -8,7 +8,7 @@
  */
 #include "tests/unit/unit.h"
 #include <string.h>
-#include "arch/x86/spmu/spmu.h"
+#include "arch/x86/model/spmu.h"
 #include "arch/x86/caps/lbr_models.h"
 
 #define DS_LIN	0x200000ull
@@ -24,7 +24,7 @@ static void *lin(uint64_t a)
 }
 
 /*
- * Where each personality keeps its LBR stack (spmu/personality.c, the model's side) and where
+ * Where each personality keeps its LBR stack (model/personality.c, the model's side) and where
  * the capability decoder says that processor keeps it (caps/lbr_models.c, from Linux's
  * intel_pmu_lbr_init_* rows) are written independently: the sessions use only the latter,
  * so they must agree on every personality with legacy LBR.

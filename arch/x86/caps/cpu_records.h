@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Recorded processors, for tests/unit/test_caps.c and the software PMU personalities
- * (arch/x86/spmu/personality.c): CPUID leaves and capability MSRs as
+ * (arch/x86/model/personality.c): CPUID leaves and capability MSRs as
  * trace_caps_collect() would read them. Provenance of each value is stated per record:
  *
  *  [VBox]  VirtualBox's CPU database, src/VBox/VMM/VMMR3/cpus/<name>.h: VBoxCpuReport dumps of

@@ -6,7 +6,7 @@
  * cpu_probe_fail before anything else sees it. One load on the page itself: cheaper than a walk
  * of the paging structures, whose tables each take an entry of QEMU's small softmmu TLB. In the
  * single-step engine's hot page (TRAP_STEP_HOT, trap.h): the engine probes the workload's code
- * on every step (arch/x86/spmu/fetch.c).
+ * on every step (arch/x86/step/fetch.c).
  */
 	.section .text.step_hot, "ax"
 	.globl cpu_probe_byte, cpu_probe_at, cpu_probe_fail

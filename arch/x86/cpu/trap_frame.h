@@ -2,7 +2,7 @@
 /*
  * Saving and restoring the general-purpose registers of a struct trap_frame (cpu/trap.h), for
  * the assembly entry stubs: the trap stubs (cpu/trap_stubs.S) and the single-step engine's own
- * #DB entry (spmu/singlestep_entry.S) lay the frame out alike. At higher addresses than the
+ * #DB entry (step/singlestep_entry.S) lay the frame out alike. At higher addresses than the
  * registers lie the vector and the error code the stub pushed, then the CPU's own frame (SDM
  * Vol. 3A 6.14.2).
  */

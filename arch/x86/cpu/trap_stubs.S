@@ -5,7 +5,7 @@
  * saves every general-purpose register into a struct trap_frame (arch/x86/cpu/trap.h) and calls
  * trap_dispatch(frame). When that returns, the registers are restored and IRETQ resumes. (#DB's
  * gate names the single-step engine's entry, which comes here for every #DB not its own:
- * arch/x86/spmu/singlestep_entry.S.)
+ * arch/x86/step/singlestep_entry.S.)
  */
 #include "arch/x86/cpu/trap_frame.h"
 

@@ -5,7 +5,7 @@
  * GDT orders user data before user code (arch/x86/cpu/desc.h). IA32_FMASK clears TF, IF, DF and AC
  * (as Linux's syscall_init does): a program's own TF does not step the kernel; the system call
  * runs with interrupts off (the watchdog ends a run in ring 3 only, arch/x86/user/run.c). The
- * single-step engine follows the program into ring 0 all the same (arch/x86/spmu/singlestep.c
+ * single-step engine follows the program into ring 0 all the same (arch/x86/step/singlestep.c
  * lifts FMASK's TF for the one SYSCALL it steps).
  */
 #include "arch/x86/cpu/usermode.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "arch/x86/pmu/access.h"
-#include "arch/x86/spmu/spmu.h"
-#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/model/spmu.h"
+#include "arch/x86/step/singlestep.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"

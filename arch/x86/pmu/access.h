@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "lib/status.h"
-#include "arch/x86/spmu/model.h"
+#include "arch/x86/model/model.h"
 
 /* The PMU MSR accesses a CPU's hardware refused (#GP) since boot, and the first of them. */
 struct pmu_hw_refusals {

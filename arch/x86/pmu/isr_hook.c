@@ -4,7 +4,7 @@
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/pmu/pmi.h"
 #include "arch/x86/pmu/access.h"
-#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/step/singlestep.h"
 #include "arch/x86/cpu/trap.h"
 #include "kernel/arch_cpu.h"
 #include "lib/string.h"

@@ -13,7 +13,7 @@
 #include "arch/x86/drivers/driver.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/pmu/access.h"
-#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/step/singlestep.h"
 #include "arch/x86/pmu/isr_hook.h"
 #include "arch/x86/cpu/trap.h"
 #include "kernel/arch_cpu.h"

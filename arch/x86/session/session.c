@@ -16,7 +16,7 @@
 #include "arch/x86/smp/lapic.h"
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/pmu/access.h"
-#include "arch/x86/spmu/singlestep.h"
+#include "arch/x86/step/singlestep.h"
 #include "arch/x86/smp/smp.h"
 #include "arch/x86/session/output.h"
 #include "arch/x86/session/capture.h"
@@ -342,40 +342,26 @@ static bool block_whole(void)
 	       !cs->watch && !cs->fn_entry && !cs->watch_ssc;
 }
 
-static struct spmu_feed_block feed_block_of(const struct ss_block_branch *b)
-{
-	return (struct spmu_feed_block){.n = b->n,
-					.from = b->from,
-					.to = b->to,
-					.next_n = b->next_n,
-					.kind = (enum x86_branch_kind)b->kind,
-					.taken = b->taken,
-					.cpl = b->cpl};
-}
-
-static bool model_block_branch(void *ctx, const struct ss_block_branch *b)
+static bool model_block_branch(void *ctx, const struct run_with_branch *b)
 {
 	if (!block_whole())
 		return false;
-	const struct spmu_feed_block fb = feed_block_of(b);
-	return spmu_feed_block(ctx, &fb);
+	return spmu_feed_block(ctx, b);
 }
 
 /* Counted loops (ss_hooks.loop_room, loop_n): the runs of a loop as model_block_branch takes
  * one block, under the same conditions, checked before the loop runs (nothing the session does
  * per step can come due while it does: no step of it reaches the session). */
-static bool model_loop_room(void *ctx, const struct ss_block_branch *b, uint64_t iterations)
+static bool model_loop_room(void *ctx, const struct run_with_branch *b, uint64_t iterations)
 {
 	if (!block_whole())
 		return false;
-	const struct spmu_feed_block fb = feed_block_of(b);
-	return spmu_feed_loop_room(ctx, &fb, iterations);
+	return spmu_feed_loop_room(ctx, b, iterations);
 }
 
-static void model_loop_n(void *ctx, const struct ss_block_branch *b, uint64_t iterations)
+static void model_loop_n(void *ctx, const struct run_with_branch *b, uint64_t iterations)
 {
-	const struct spmu_feed_block fb = feed_block_of(b);
-	spmu_feed_loop(ctx, &fb, iterations);
+	spmu_feed_loop(ctx, b, iterations);
 }
 
 /* Feed the model from the single-step engine: every retired instruction, every taken branch

@@ -12,8 +12,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "arch/x86/spmu/singlestep.h"
-#include "arch/x86/spmu/model.h"
+#include "arch/x86/step/singlestep.h"
+#include "arch/x86/model/model.h"
 #include "arch/x86/session/output.h"
 #include "arch/x86/caps/caps.h"
 #include "kernel/arch_trace.h"
