@@ -387,26 +387,12 @@ static struct x86_stores_value shift_left(struct x86_stores_value v, unsigned k,
 }
 
 /* The one-byte opcodes followed; false: not one of them (kill_generic's). */
-static bool follow_one_byte(struct x86_stores_value *v, const struct x86_insn *in,
-			    const struct x86_mem_use *u, uint64_t ip)
+/* MOV between registers, of an immediate, LEA (SDM Vol. 2 MOV, LEA); false: not one of them. */
+static bool follow_moves(struct x86_stores_value *v, const struct x86_insn *in, uint64_t ip)
 {
 	unsigned op = in->opcode, os = in->operand_size, ext = MODRM_REG(in->modrm);
 	bool mem = memory_operand(in), reg64 = os == 8;
 	unsigned reg = reg_field(in), rm = rm_field(in);
-	if (op < 0x40 && (op & 7) < 6) {
-		follow_alu(v, in);
-		return true;
-	}
-	if ((op & 0xf0) == 0x50) { /* PUSH r (50-57), POP r (58-5F) */
-		struct x86_stores_value sp = v[X86_REG_RSP];
-		int64_t k = op < 0x58 ? -(int64_t)u->push_size : (int64_t)u->push_size;
-		v[X86_REG_RSP] = plus(sp, k);
-		if (op >= 0x58) {
-			unsigned r = (op & 7) | (in->rex & REX_B ? 8 : 0);
-			v[r] = unknown; /* POP RSP: the value popped */
-		}
-		return true;
-	}
 	if (op >= 0xb0 && op <= 0xbf) { /* MOV r8, imm8; MOV r, imm */
 		unsigned r = (op & 7) | (in->rex & REX_B ? 8 : 0);
 		if (op < 0xb8)
@@ -420,20 +406,6 @@ static bool follow_one_byte(struct x86_stores_value *v, const struct x86_insn *i
 		return true;
 	}
 	switch (op) {
-	case 0x68: /* PUSH imm */
-	case 0x6a:
-		v[X86_REG_RSP] = plus(v[X86_REG_RSP], -(int64_t)u->push_size);
-		return true;
-	case 0x80:
-	case 0x81:
-	case 0x83:
-		follow_group1(v, in);
-		return true;
-	case 0x84: /* TEST */
-	case 0x85:
-	case 0xa8:
-	case 0xa9:
-		return true;
 	case 0x88: /* MOV Eb, Gb / Ev, Gv */
 	case 0x89:
 		if (!mem && op == 0x89 && reg64)
@@ -461,6 +433,47 @@ static bool follow_one_byte(struct x86_stores_value *v, const struct x86_insn *i
 			v[reg] = (struct x86_stores_value){t.base, t.off, 0};
 		return true;
 	}
+	case 0xc6: /* MOV Eb, Ib / Ev, Iz (/0) */
+	case 0xc7:
+		if (ext != 0)
+			return false;
+		if (mem)
+			return true;
+		if (op == 0xc7 && (os == 8 || os == 4)) /* sign-extended; zero-extended */
+			v[rm] = (struct x86_stores_value){
+			    X86_STORES_CONST,
+			    os == 8 ? immediate(in) : (int64_t)(uint32_t)immediate(in), 0};
+		else
+			kill(v, in, rm, op == 0xc6);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The stack's instructions: PUSH, POP, LEAVE, CALL move RSP by the operand's size (SDM Vol. 2
+ * PUSH, POP, LEAVE, CALL); false: not one of them. */
+static bool follow_stack(struct x86_stores_value *v, const struct x86_insn *in,
+			 const struct x86_mem_use *u)
+{
+	unsigned op = in->opcode, os = in->operand_size, ext = MODRM_REG(in->modrm);
+	bool mem = memory_operand(in);
+	unsigned rm = rm_field(in);
+	if ((op & 0xf0) == 0x50) { /* PUSH r (50-57), POP r (58-5F) */
+		struct x86_stores_value sp = v[X86_REG_RSP];
+		int64_t k = op < 0x58 ? -(int64_t)u->push_size : (int64_t)u->push_size;
+		v[X86_REG_RSP] = plus(sp, k);
+		if (op >= 0x58) {
+			unsigned r = (op & 7) | (in->rex & REX_B ? 8 : 0);
+			v[r] = unknown; /* POP RSP: the value popped */
+		}
+		return true;
+	}
+	switch (op) {
+	case 0x68: /* PUSH imm */
+	case 0x6a:
+		v[X86_REG_RSP] = plus(v[X86_REG_RSP], -(int64_t)u->push_size);
+		return true;
 	case OP_POP_EV: /* POP Ev (/0) */
 		if (ext != 0)
 			return false;
@@ -473,6 +486,37 @@ static bool follow_one_byte(struct x86_stores_value *v, const struct x86_insn *i
 			return false;
 		v[X86_REG_RSP] = plus(v[X86_REG_RBP], (int64_t)u->push_size);
 		v[X86_REG_RBP] = unknown;
+		return true;
+	case 0xe8: /* CALL rel32: pushes the return address */
+		v[X86_REG_RSP] = plus(v[X86_REG_RSP], -(int64_t)u->push_size);
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool follow_one_byte(struct x86_stores_value *v, const struct x86_insn *in,
+			    const struct x86_mem_use *u, uint64_t ip)
+{
+	unsigned op = in->opcode, os = in->operand_size, ext = MODRM_REG(in->modrm);
+	bool mem = memory_operand(in), reg64 = os == 8;
+	unsigned rm = rm_field(in);
+	if (op < 0x40 && (op & 7) < 6) {
+		follow_alu(v, in);
+		return true;
+	}
+	if (follow_moves(v, in, ip) || follow_stack(v, in, u))
+		return true;
+	switch (op) {
+	case 0x80:
+	case 0x81:
+	case 0x83:
+		follow_group1(v, in);
+		return true;
+	case 0x84: /* TEST */
+	case 0x85:
+	case 0xa8:
+	case 0xa9:
 		return true;
 	case 0x90: /* NOP (XCHG r8, rAX with REX.B) */
 		return !(in->rex & REX_B);
@@ -492,19 +536,6 @@ static bool follow_one_byte(struct x86_stores_value *v, const struct x86_insn *i
 			v[rm] = shift_left(v[rm], op == 0xd1 ? 1 : (unsigned)in->imm, os);
 		else if (!mem)
 			kill(v, in, rm, !(op & 1));
-		return true;
-	case 0xc6: /* MOV Eb, Ib / Ev, Iz (/0) */
-	case 0xc7:
-		if (ext != 0)
-			return false;
-		if (mem)
-			return true;
-		if (op == 0xc7 && (os == 8 || os == 4)) /* sign-extended; zero-extended */
-			v[rm] = (struct x86_stores_value){
-			    X86_STORES_CONST,
-			    os == 8 ? immediate(in) : (int64_t)(uint32_t)immediate(in), 0};
-		else
-			kill(v, in, rm, op == 0xc6);
 		return true;
 	case 0xf6: /* group 3: TEST; NOT, NEG; MUL, IMUL, DIV, IDIV write rAX and rDX */
 	case 0xf7:
@@ -532,9 +563,6 @@ static bool follow_one_byte(struct x86_stores_value *v, const struct x86_insn *i
 			v[rm] = plus(v[rm], ext == 0 ? 1 : -1);
 		else
 			kill(v, in, rm, op == 0xfe);
-		return true;
-	case 0xe8: /* CALL rel32: pushes the return address */
-		v[X86_REG_RSP] = plus(v[X86_REG_RSP], -(int64_t)u->push_size);
 		return true;
 	case 0xe9: /* JMP, Jcc: no register */
 	case 0xeb:
