@@ -45,7 +45,10 @@ static bool vsib(unsigned op)
 	return (op >= 0x90 && op <= 0x93) || (op >= 0xa0 && op <= 0xa3) || op == 0xc6 || op == 0xc7;
 }
 
-static const struct x86_stores_value unknown = {X86_STORES_UNKNOWN, 0, 0};
+#define VAL(v, o, s)                                                                               \
+	((struct x86_stores_value){                                                                \
+	    .var = (v), .var2 = X86_STORES_NONE, .scale2 = 0, .off = (o), .span = (s)})
+static const struct x86_stores_value unknown = VAL(X86_STORES_UNKNOWN, 0, 0);
 #define SPAN_MAX (1ull << 32) /* a range wider is taken as unknown */
 
 static unsigned reg_field(const struct x86_insn *in)
@@ -68,7 +71,8 @@ static struct x86_stores_value plus(struct x86_stores_value v, int64_t k)
 {
 	if (v.var == X86_STORES_UNKNOWN)
 		return unknown;
-	return (struct x86_stores_value){v.var, (int64_t)((uint64_t)v.off + (uint64_t)k), v.span};
+	v.off = (int64_t)((uint64_t)v.off + (uint64_t)k);
+	return v;
 }
 
 /* The range 0 .. mask, where it is narrow enough to follow. */
@@ -76,7 +80,7 @@ static struct x86_stores_value range_to(uint64_t mask)
 {
 	if (mask >= SPAN_MAX)
 		return unknown;
-	return (struct x86_stores_value){X86_STORES_RANGE, 0, mask};
+	return VAL(X86_STORES_RANGE, 0, mask);
 }
 
 /* Address terms: base + (index << scale) + off + one of 0 .. span. */
@@ -91,6 +95,17 @@ static bool add_value(struct terms *t, struct x86_stores_value v, unsigned scale
 {
 	if (v.var == X86_STORES_UNKNOWN)
 		return false;
+	if (v.var2 != X86_STORES_NONE) { /* an LEA's base + index: both slots, unscaled */
+		if (scale || t->index != X86_STORES_NONE ||
+		    (v.var != X86_STORES_CONST && t->base != X86_STORES_NONE))
+			return false;
+		t->off = (int64_t)((uint64_t)t->off + (uint64_t)v.off);
+		if (v.var != X86_STORES_CONST)
+			t->base = v.var;
+		t->index = v.var2;
+		t->scale = v.scale2;
+		return true;
+	}
 	t->off = (int64_t)((uint64_t)t->off + ((uint64_t)v.off << scale));
 	if (v.var == X86_STORES_CONST)
 		return true;
@@ -345,7 +360,7 @@ static void follow_alu(struct x86_stores_value *v, const struct x86_insn *in)
 		return;
 	bool self = form < 4 && MODRM_MOD(in->modrm) == 3 && reg_field(in) == rm_field(in);
 	if (!byte && self && ((op >> 3) == 6 || (op >> 3) == 5) && in->operand_size >= 4) {
-		v[dst] = (struct x86_stores_value){X86_STORES_CONST, 0, 0};
+		v[dst] = VAL(X86_STORES_CONST, 0, 0);
 		return;
 	}
 	if (op == 0x25 && in->operand_size >= 4 &&
@@ -380,10 +395,10 @@ static void follow_group1(struct x86_stores_value *v, const struct x86_insn *in)
 static struct x86_stores_value shift_left(struct x86_stores_value v, unsigned k, unsigned os)
 {
 	k &= os == 8 ? 63 : 31;
-	if ((v.var != X86_STORES_CONST && v.var != X86_STORES_RANGE) || v.off < 0 || k >= 32 ||
-	    (uint64_t)v.off + v.span >= (1ull << 32) >> k)
+	if ((v.var != X86_STORES_CONST && v.var != X86_STORES_RANGE) || v.var2 != X86_STORES_NONE ||
+	    v.off < 0 || k >= 32 || (uint64_t)v.off + v.span >= (1ull << 32) >> k)
 		return unknown;
-	return (struct x86_stores_value){v.var, (int64_t)((uint64_t)v.off << k), v.span << k};
+	return VAL(v.var, (int64_t)((uint64_t)v.off << k), v.span << k);
 }
 
 /* The one-byte opcodes followed; false: not one of them (kill_generic's). */
@@ -398,9 +413,8 @@ static bool follow_moves(struct x86_stores_value *v, const struct x86_insn *in, 
 		if (op < 0xb8)
 			kill_byte(v, in, r);
 		else if (os == 8 || os == 4) /* imm64; imm32 zero-extended */
-			v[r] = (struct x86_stores_value){
-			    X86_STORES_CONST,
-			    os == 8 ? (int64_t)in->imm : (int64_t)(uint32_t)in->imm, 0};
+			v[r] = VAL(X86_STORES_CONST,
+				   os == 8 ? (int64_t)in->imm : (int64_t)(uint32_t)in->imm, 0);
 		else
 			v[r] = unknown;
 		return true;
@@ -422,15 +436,19 @@ static bool follow_moves(struct x86_stores_value *v, const struct x86_insn *in, 
 		return true;
 	case 0x8d: { /* LEA: the address, no access */
 		struct terms t;
-		if (os != 8 || !modrm_terms(v, in, ip, 0, &t) || t.index != X86_STORES_NONE ||
-		    (t.span && t.base != X86_STORES_NONE))
+		if (os != 8 || !modrm_terms(v, in, ip, 0, &t) ||
+		    (t.span && (t.base != X86_STORES_NONE || t.index != X86_STORES_NONE)))
 			v[reg] = unknown;
 		else if (t.span)
-			v[reg] = (struct x86_stores_value){X86_STORES_RANGE, t.off, t.span};
+			v[reg] = VAL(X86_STORES_RANGE, t.off, t.span);
 		else if (t.base == X86_STORES_NONE)
-			v[reg] = (struct x86_stores_value){X86_STORES_CONST, t.off, 0};
+			v[reg] = VAL(X86_STORES_CONST, t.off, 0);
 		else
-			v[reg] = (struct x86_stores_value){t.base, t.off, 0};
+			v[reg] = VAL(t.base, t.off, 0);
+		if (v[reg].var != X86_STORES_UNKNOWN && !t.span) {
+			v[reg].var2 = t.index;
+			v[reg].scale2 = t.scale;
+		}
 		return true;
 	}
 	case 0xc6: /* MOV Eb, Ib / Ev, Iz (/0) */
@@ -440,9 +458,8 @@ static bool follow_moves(struct x86_stores_value *v, const struct x86_insn *in, 
 		if (mem)
 			return true;
 		if (op == 0xc7 && (os == 8 || os == 4)) /* sign-extended; zero-extended */
-			v[rm] = (struct x86_stores_value){
-			    X86_STORES_CONST,
-			    os == 8 ? immediate(in) : (int64_t)(uint32_t)immediate(in), 0};
+			v[rm] = VAL(X86_STORES_CONST,
+				    os == 8 ? immediate(in) : (int64_t)(uint32_t)immediate(in), 0);
 		else
 			kill(v, in, rm, op == 0xc6);
 		return true;
@@ -610,7 +627,7 @@ unsigned x86_stores_follow(const struct x86_insn *const *insn, unsigned n, uint6
 	struct x86_stores_value *v = out->exit;
 	out->n = 0;
 	for (unsigned r = 0; r < X86_STORES_REGS; r++)
-		v[r] = (struct x86_stores_value){(uint8_t)r, 0, 0};
+		v[r] = VAL(r, 0, 0);
 	uint64_t ip = start;
 	for (unsigned i = 0; i < n; i++) {
 		const struct x86_insn *in = insn[i];
@@ -638,6 +655,8 @@ bool x86_stores_eval(struct x86_stores_value v, const struct x86_gprs *g, uint64
 	if (v.var == X86_STORES_UNKNOWN || v.var == X86_STORES_RANGE)
 		return false;
 	*out = (v.var == X86_STORES_CONST ? 0 : g->r[v.var]) + (uint64_t)v.off;
+	if (v.var2 != X86_STORES_NONE)
+		*out += g->r[v.var2] << v.scale2;
 	return true;
 }
 

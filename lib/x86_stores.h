@@ -38,9 +38,11 @@
 #define X86_STORES_NONE	   0xfe /* no base or no index register */
 
 /* A register's value: register `var`'s at the line's start plus off, the constant off
- * (X86_STORES_CONST), one of off .. off + span (X86_STORES_RANGE), or unknown. */
+ * (X86_STORES_CONST), one of off .. off + span (X86_STORES_RANGE), or unknown; plus register
+ * var2's at the line's start shifted left by scale2 where var2 is not X86_STORES_NONE (an LEA
+ * with an index; var then a register or X86_STORES_CONST, span 0). */
 struct x86_stores_value {
-	uint8_t var;
+	uint8_t var, var2, scale2;
 	int64_t off;
 	uint64_t span;
 };

@@ -99,7 +99,7 @@ static bool run_step(const struct ss_block *b, unsigned r, int64_t *step)
 		return true;
 	}
 	const struct x86_stores_value *e = &b->st.exit[r];
-	if (e->var != r)
+	if (e->var != r || e->var2 != X86_STORES_NONE)
 		return false;
 	*step = e->off;
 	return true;
@@ -138,7 +138,8 @@ static uint16_t through(const struct ss_block *b, const struct x86_gprs *g, uint
 		struct x86_stores_value v = b->st.exit[r];
 		after->r[r] = 0;
 		if (v.var == X86_STORES_UNKNOWN || v.var == X86_STORES_RANGE ||
-		    (v.var != X86_STORES_CONST && !(known & (1u << v.var))))
+		    (v.var != X86_STORES_CONST && !(known & (1u << v.var))) ||
+		    (v.var2 != X86_STORES_NONE && !(known & (1u << v.var2))))
 			continue;
 		x86_stores_eval(v, g, &after->r[r]);
 		k |= (uint16_t)(1u << r);
