@@ -583,7 +583,7 @@ void options_default_session(struct kernel_options *o)
 		o->trace.item[o->trace.n++] = (uint16_t)every[i];
 	o->workload.n = 0;
 	for (unsigned i = 0; workload_at(i) && o->workload.n < CFG_LIST_MAX; i++)
-		if (workload_at(i)->signature)
+		if (workload_at(i)->signature && !workload_at(i)->not_default)
 			o->workload.item[o->workload.n++] = (uint16_t)i;
 	o->tr.cpus = TRACE_CPUS_ALL;
 	derive(o);

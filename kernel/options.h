@@ -86,8 +86,8 @@ void options_defaults(struct kernel_options *o);
  * with a stick wants. */
 bool options_none_given(const struct boot_info *bi);
 /* The default session: every facility, over the workload library (the workloads with a branch
- * signature), on all CPUs at once, self-checked; the software PMU ('skylake') where a CPU
- * lacks a facility, said so by each session. */
+ * signature, but a test's fixtures: workload.not_default), on all CPUs at once, self-checked;
+ * the software PMU ('skylake') where a CPU lacks a facility, said so by each session. */
 void options_default_session(struct kernel_options *o);
 /*
  * Parse the config file text, then the load options (later wins), and check the values

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The architecture's workloads, for their table (table.c) only: the code in assembly
- * (library.S, edges.S, faults_entry.S, smc.S) and what library.c, faults.c and smc.c work out
+ * (library.S, edges.S, faults_entry.S, smc.S, smcblock.S) and what library.c, faults.c, smc.c and
+ * smcblock.c work out
  * for it (signatures, results, resets). Outside this folder they are reached through
  * kernel/arch_workloads.h's arch_workloads[].
  */
@@ -77,5 +78,23 @@ void arch_wl_counted_reset(void);
 uint64_t arch_wl_counted_result(uint64_t n);
 struct trap_frame;
 bool arch_wl_counted_fixup(struct trap_frame *f);
+/* Issue 47's code that changes under per-block stepping (smcblock.S): blocks that rewrite
+ * their own later instructions and put them back, loops whose runs rewrite the next run's code,
+ * a Jcc rel32 rewritten between runs, loops whose counter a store reaches through another page
+ * (the counter, the loop's code, a data word). One reset for all (smcblock.c): the window mapped,
+ * the code as before any run. */
+uint64_t arch_wl_smcblock(uint64_t n);	/* n + 110 */
+uint64_t arch_wl_smcloop(uint64_t n);	/* n + 5077 */
+uint64_t arch_wl_smcjcc32(uint64_t n);	/* n + 3332 */
+uint64_t arch_wl_aliasctr(uint64_t n);	/* n + 107 */
+uint64_t arch_wl_aliascode(uint64_t n); /* n + 1008 */
+uint64_t arch_wl_aliasdata(uint64_t n); /* n + 160 */
+void arch_smcw_reset(void);
+void arch_wl_smcblock_signature(uint64_t n, struct workload_signature *s);
+void arch_wl_smcloop_signature(uint64_t n, struct workload_signature *s);
+void arch_wl_smcjcc32_signature(uint64_t n, struct workload_signature *s);
+void arch_wl_aliasctr_signature(uint64_t n, struct workload_signature *s);
+void arch_wl_aliascode_signature(uint64_t n, struct workload_signature *s);
+void arch_wl_aliasdata_signature(uint64_t n, struct workload_signature *s);
 
 #endif
