@@ -221,6 +221,17 @@ static bool note_store(struct x86_stores *out, const struct x86_stores_value *v,
 		       !(in->prefixes & X86_PFX_EVEX) && !memory_operand(in);
 	if (in->opcode_map == X86_MAP_ONE_BYTE && in->opcode == OP_ENTER)
 		return false;
+	/* Never in a block, and not bounded here: a REP string writes RCX elements; INT n, far
+	 * CALL, IRET and the other transfers but the near ones push or load frames; the
+	 * system groups 0F 00 / 0F 01 (CLZERO writes a line at RAX). */
+	if ((in->prefixes & (X86_PFX_REP | X86_PFX_REPNE)) &&
+	    (u->store == X86_MEM_RDI || u->load == X86_MEM_RSI || u->load == X86_MEM_RDI))
+		return false;
+	if (in->branch > X86_BR_RET) /* far transfers, INT n, SYSCALL, IRET, ... (decode.h) */
+		return false;
+	if (in->opcode_map == X86_MAP_0F && (in->opcode == 0x00 || in->opcode == 0x01) &&
+	    !(in->prefixes & (X86_PFX_VEX | X86_PFX_EVEX)))
+		return false;
 	if (u->unknown) {
 		if (unbounded_unclassified(in, &size))
 			return false;
@@ -242,7 +253,9 @@ static bool note_store(struct x86_stores *out, const struct x86_stores_value *v,
 			bool pop = in->opcode_map == X86_MAP_ONE_BYTE && in->opcode == OP_POP_EV;
 			if (!modrm_terms(v, in, ip, pop ? u->push_size : 0, &t))
 				return false;
-			size = integer_size(in);
+			/* POP Ev moves 8 bytes (2 with 66H) whatever REX.W says: "defaults to 64
+			 * bits" in 64-bit mode (SDM Vol. 2 POP) */
+			size = pop ? u->push_size : integer_size(in);
 			seg = seg_of(in);
 			break;
 		}
@@ -305,8 +318,10 @@ static void kill(struct x86_stores_value *v, const struct x86_insn *in, unsigned
 static bool may_write_rsp(const struct x86_insn *in, const struct x86_mem_use *u)
 {
 	unsigned op = in->opcode;
+	/* MOV to or from CR/DR (0F 20-23) take their register from r/m whatever mod says */
+	bool crdr = in->opcode_map == X86_MAP_0F && op >= 0x20 && op <= 0x23;
 	if (in->has_modrm && (reg_field(in) == X86_REG_RSP ||
-			      (MODRM_MOD(in->modrm) == 3 && rm_field(in) == X86_REG_RSP)))
+			      ((MODRM_MOD(in->modrm) == 3 || crdr) && rm_field(in) == X86_REG_RSP)))
 		return true;
 	if (u->store == X86_MEM_PUSH || u->load == X86_MEM_POP || u->load == X86_MEM_RBP ||
 	    u->store == X86_MEM_RBP || (in->prefixes & X86_PFX_XOP))
@@ -383,7 +398,7 @@ static void follow_group1(struct x86_stores_value *v, const struct x86_insn *in)
 	int64_t k = immediate(in);
 	if (!byte && in->operand_size == 8 && (ext == 0 || ext == 5))
 		v[r] = plus(v[r], ext == 0 ? k : -k);
-	else if (!byte && ext == 4 && (in->operand_size == 4 || k >= 0))
+	else if (!byte && ext == 4 && (in->operand_size == 4 || (in->operand_size == 8 && k >= 0)))
 		v[r] = range_to(in->operand_size == 4 ? (uint32_t)k : (uint64_t)k); /* AND: 0..k */
 	else
 		kill(v, in, r, byte);
@@ -473,7 +488,7 @@ static bool follow_moves(struct x86_stores_value *v, const struct x86_insn *in, 
 static bool follow_stack(struct x86_stores_value *v, const struct x86_insn *in,
 			 const struct x86_mem_use *u)
 {
-	unsigned op = in->opcode, os = in->operand_size, ext = MODRM_REG(in->modrm);
+	unsigned op = in->opcode, ext = MODRM_REG(in->modrm);
 	bool mem = memory_operand(in);
 	unsigned rm = rm_field(in);
 	if ((op & 0xf0) == 0x50) { /* PUSH r (50-57), POP r (58-5F) */
@@ -498,8 +513,8 @@ static bool follow_stack(struct x86_stores_value *v, const struct x86_insn *in,
 		if (!mem)
 			v[rm] = unknown;
 		return true;
-	case OP_LEAVE: /* RSP <- RBP, then POP RBP (SDM Vol. 2 LEAVE) */
-		if (os != 8)
+	case OP_LEAVE: /* RSP <- RBP, then POP RBP (SDM Vol. 2 LEAVE: 64 bits by default) */
+		if (in->operand16)
 			return false;
 		v[X86_REG_RSP] = plus(v[X86_REG_RBP], (int64_t)u->push_size);
 		v[X86_REG_RBP] = unknown;
