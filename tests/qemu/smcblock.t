@@ -146,13 +146,7 @@ for mode in on off; do
 		# (a) the engine's run and both facilities' records are QEMU's
 		k=$(ss_run "$w")
 		has "ss-end $w ok" "ss.block=$mode, engine, $w: the result its source works out, natively and stepped"
-		# Known (issue 47, open): the engine's own trace (ss=, hooks that take plain steps
-		# as nothing) loses smcblock's second-pass slot jumps with blocks on; BTS and LBR
-		# of the same runs are QEMU's.
-		engine_todo=
-		[ "$mode" = on ] && [ "$w" = smcblock ] &&
-			engine_todo="issue 47: the engine's own trace, blocks on, smcblock's second pass"
-		tap_todo=$engine_todo same "$k" "$qs" "ss.block=$mode, engine, $w: QEMU's taken branches and step count ($(printf '%s\n' "$qs" | sed -n 1p), $(run_branches "$qs" | wc -l) branches)"
+		same "$k" "$qs" "ss.block=$mode, engine, $w: QEMU's taken branches and step count ($(printf '%s\n' "$qs" | sed -n 1p), $(run_branches "$qs" | wc -l) branches)"
 		bts=$(kind_records bts "$w@skylake" bts 2 3)
 		same "$bts" "$(run_branches "$qb")" "ss.block=$mode, bts, $w: every record is QEMU's, in order"
 		lbr=$(kind_records lbr "$w@skylake" lbr 3 4)
@@ -186,7 +180,7 @@ for mode in on off; do
 			ok $? "ss.block=$mode, QEMU's log, $w: $from -> $to taken $got times, the source's $count: $why"
 			got=$(pairs "$k" "$from" "$to")
 			[ "$got" = "$count" ]
-			tap_todo=$engine_todo ok $? "ss.block=$mode, engine, $w: $from -> $to recorded $got times, the source's $count"
+			ok $? "ss.block=$mode, engine, $w: $from -> $to recorded $got times, the source's $count"
 		done < <(expect_pairs "$w")
 	done
 	blocks=$(printf '%s\n' "$out" | awk '$1 == "ss-blocks" && $3 > 0 { n++ } END { print n + 0 }')
@@ -205,10 +199,7 @@ done
 # (b) both modes, the same records
 for w in "${names[@]}"; do
 	for f in ss bts lbr; do
-		todo=
-		[ "$f" = ss ] && [ "$w" = smcblock ] &&
-			todo="issue 47: the engine's own trace, blocks on, smcblock's second pass"
-		tap_todo=$todo same "$(cat "$work/$f-on-$w")" "$(cat "$work/$f-off-$w")" \
+		same "$(cat "$work/$f-on-$w")" "$(cat "$work/$f-off-$w")" \
 			"ss.block=on and off, $f, $w: the same records$([ "$f" = ss ] && echo " and step count")"
 	done
 done

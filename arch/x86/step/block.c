@@ -410,7 +410,7 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, 
 		s->npre = 0;
 		s->next_opcode_ip = 0;
 		s->plain_to = 0;
-		s->next_dec = cached_at(s->hooks.cache, rip, false, X86_MODE_64);
+		s->next_dec = cached_at(s->hooks.cache, rip, true, X86_MODE_64);
 		return SS_BLOCK_AT;
 	}
 	/* the last block's breakpoint at the chain's start: it ran whole (chain_apart's wrap) */
@@ -460,8 +460,11 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, 
 	s->prev = at;
 	s->next_opcode_ip = 0;
 	s->plain_to = 0;
-	/* the branch's decoding, made before it ran (its bytes are the block's, compared) */
-	s->next_dec = cached_at_s(s, at, on_path, X86_MODE_64);
+	/* the branch's decoding, checked against its bytes now: those it ran as (no store of the
+	 * block reaches them, prove.c). A decoding in the cache may be older than this run: a
+	 * remembered block is not decoded again, and its branch's address may have held other
+	 * bytes in between (smcblock's slots, put back after each pass). */
+	s->next_dec = cached_at_s(s, at, true, X86_MODE_64);
 	return on_path ? SS_BLOCK_AT : SS_BLOCK_BRANCH;
 }
 
