@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86/cpu/percpu.h"
+#include "arch/x86/step/store_proof.h"
 #include "arch/x86/step/run.h"
 
 struct trap_frame;
@@ -45,14 +46,8 @@ unsigned ss_code_readable(uint64_t ip);
  * code that this mapping cannot write (per-block stepping's first rule, block.c). */
 bool ss_code_readonly(uint64_t ip);
 /* Where linear address va goes through the paging structures CR3 names now (SDM Vol. 3A 4.5,
- * 4-level paging): its physical address, the size of the page that maps it, and the physical
- * frames of the paging-structure tables the walk read (a store into one of them may move the
- * mapping). False where va is not canonical or not present (table[] then holds the walk so far). */
-struct ss_translation {
-	uint64_t pa, size;
-	uint64_t table[4];
-	unsigned ntables;
-};
+ * 4-level paging), as store_proof.h's ss_translate_fn says; remembered per CPU as a TLB does
+ * (fetch.c). */
 bool ss_translate(uint64_t va, struct ss_translation *t);
 /* The number of times this CPU forgot its translations (ss_code_forget): one number stands
  * for one set of translations (0: none yet). */
