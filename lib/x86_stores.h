@@ -30,7 +30,8 @@
 #include "lib/x86_decode.h"
 #include "lib/x86_mem.h"
 
-#define X86_STORES_MAX	   40 /* stores of a line: blocks have at most 32 instructions and a branch */
+/* stores a line holds at most: a block has at most 32 instructions and a branch */
+#define X86_STORES_MAX	   40
 #define X86_STORES_REGS	   16	/* RAX..R15 in encoding order */
 #define X86_STORES_CONST   0x10 /* a value: a constant (x86_stores_value.off) */
 #define X86_STORES_RANGE   0x11 /* a value from off to off + span (an AND's mask, a MOVZX) */
