@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Per-block stepping on real programs (issue 47): every library program of tests/programs/libs/
+# (SQLite, Lua, zlib, PCRE2, Expat, GMP, xz; Debian's static libraries, code no one here wrote)
+# booted with ss.block=on and ss.block=off, BTS and LBR on the software PMU: the two boots'
+# records are the same, byte for byte. Per-instruction stepping is
+# the reference here: tests/qemu/linux.t and sstrace.t hold it to QEMU's log.
+. "$(dirname "$0")/../qemu/lib.sh"
+work=$(mktemp -d)
+trap 'case $BASHPID in $$) [ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work" ;; esac' EXIT
+src=$top/tests/programs/libs
+unset SS_BLOCK # each boot names its mode
+
+# prog NAME LIBS...: as tests/qemu/libs.t builds them, or SKIP
+prog() {
+	local name=$1
+	shift
+	if ! gcc -O2 -g -static -I/usr/include/lua5.4 -o "$work/$name" "$src/$name.c" "$@" 2>"$work/$name.cc"; then
+		ok 0 "# SKIP $name: does not build here ($(grep -m1 -o 'cannot find -l[^ ]*\|fatal error: [^ ]*' "$work/$name.cc"))"
+		return 1
+	fi
+}
+
+# records LOG: the capture's records as text, without the header line that names the options
+records() {
+	"$build/btdecode" --view text "$1" 2>/dev/null | grep -v '^stream-header '
+}
+
+both() {
+	local name=$1 m
+	for m in on off; do
+		boot --timeout 1800 --program "$work/$name" -- workload=program trace=bts,lbr spmu=skylake \
+			stream=text "ss.block=$m"
+		status_is 0 "$name, ss.block=$m: run finished: PASS"
+		printf '%s\n' "$out" >"$work/$name.$m.log"
+		records "$work/$name.$m.log" >"$work/$name.$m.txt"
+	done
+	n=$(grep -c '' "$work/$name.on.txt")
+	[ "$n" -gt 100 ] && cmp -s "$work/$name.on.txt" "$work/$name.off.txt"
+	ok $? "$name: blocks on and off, the same $n lines of records" ||
+		diff "$work/$name.on.txt" "$work/$name.off.txt" | head -n 8 | sed 's/^/# /'
+}
+
+prog sqlite -lsqlite3 -lm && both sqlite
+prog lua -llua5.4 -lm && both lua
+prog zlib -lz && both zlib
+prog pcre2 -lpcre2-8 && both pcre2
+prog expat -lexpat && both expat
+prog gmp -lgmp && both gmp
+prog xz -llzma -lbz2 && both xz
+done_testing
