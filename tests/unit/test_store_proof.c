@@ -930,6 +930,11 @@ static void test_regs_through(void **state)
 	assert_int_equal(after.r[R8], 0x1000 + (0x2000 << 3) + 1);
 	assert_int_equal(after.r[9], 0x100 + (0x1000 << 2));
 	assert_int_equal(after.r[11], 0xc000);
+	/* in place, as prove.c composes a chain's prefixes (after == g): the same values, every
+	 * one from the registers before the line (RCX = RAX before the ADD, not after) */
+	struct x86_gprs inplace = g;
+	assert_int_equal(store_regs_through(&s, &inplace, known, &inplace), k);
+	assert_memory_equal(&inplace, &after, sizeof(after));
 
 	/* random: each exit value evaluated directly */
 	uint64_t seed = 0x5eed0002ull;

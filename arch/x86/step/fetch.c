@@ -103,10 +103,10 @@ bool ss_translate(uint64_t va, struct ss_translation *t)
 
 static bool walk_translate(uint64_t va, struct ss_translation *t)
 {
+	t->ntables = 0; /* no walk: not canonical */
 	if (!canonical(va))
 		return false;
 	uint64_t table = read_cr3() & PTE_ADDR;
-	t->ntables = 0;
 	for (int level = LEVELS; level >= 1; level--) {
 		const uint64_t *tab = arch_phys_to_virt(table);
 		unsigned shift = PAGE_SHIFT + INDEX_BITS * (unsigned)(level - 1);

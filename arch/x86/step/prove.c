@@ -28,21 +28,18 @@
 #include "arch/x86/step/store_proof.h"
 
 /* A single run's stores [lo[i], hi[i]) (i < n) proven page by page: they keep to at most two
- * linear pages, remembered in b with the translations' number, apart from its code
- * (store_pages_apart); where that was proven before under the same translations, nothing is
- * looked up. False where it does not hold so (the byte-by-byte proof decides). */
+ * linear pages, apart from the block's code and from each other's walks (store_pages_apart),
+ * remembered in b with the translations' number; where the same pages were proven before under
+ * the same translations, nothing is looked up. False where it does not hold so (the
+ * byte-by-byte proof decides). */
 static bool run_pages_apart(const struct ss_block *b, const uint64_t *lo, const uint64_t *hi,
 			    unsigned n)
 {
 	uint32_t gen = ss_translation_gen();
 	uint64_t pages[2];
 	unsigned np = 0;
-	bool known = gen && b->proven_gen == gen;
 	for (unsigned i = 0; i < n; i++)
 		for (uint64_t p = lo[i] / PAGE_4K; p <= (hi[i] - 1) / PAGE_4K; p++) {
-			if (known && (p == b->proven_page[0] || p == b->proven_page[1]))
-				continue;
-			known = false;
 			unsigned j = 0;
 			while (j < np && pages[j] != p)
 				j++;
@@ -51,16 +48,19 @@ static bool run_pages_apart(const struct ss_block *b, const uint64_t *lo, const 
 			pages[j] = p;
 			np += j == np;
 		}
-	if (known)
-		return true;
 	if (!np) /* (a store that spans no page: never, hi > lo) */
 		return false;
+	uint64_t other = np > 1 ? pages[1] : pages[0];
+	if (gen && b->proven_gen == gen &&
+	    ((pages[0] == b->proven_page[0] && other == b->proven_page[1]) ||
+	     (pages[0] == b->proven_page[1] && other == b->proven_page[0])))
+		return true;
 	if (!store_pages_apart(ss_translate, b->start, pages, np))
 		return false;
 	struct ss_block *w = (struct ss_block *)b; /* one of this CPU's: blk_cache */
 	w->proven_gen = gen;
 	w->proven_page[0] = pages[0];
-	w->proven_page[1] = np > 1 ? pages[1] : pages[0];
+	w->proven_page[1] = other;
 	return true;
 }
 

@@ -3,9 +3,11 @@
 #include "arch/x86/step/store_proof.h"
 
 #define PAGE_4K		4096ull
-#define PROVE_RANGES	32	    /* physical ranges a proof keeps, merged where they touch */
-#define PROVE_PAGES_MAX 4096u	    /* pages a store's range may span (a counted loop's runs) */
-#define STEP_MAX	(1ll << 36) /* a loop's stride: |stride| * its runs (at most 2^24) fits */
+#define PROVE_RANGES	32	     /* physical ranges a proof keeps, merged where they touch */
+#define PROVE_PAGES_MAX 4096u	     /* pages a store's range may span (a counted loop's runs) */
+#define STEP_MAX	(1ll << 36)  /* a loop's stride: |stride| * its runs fits */
+#define TRIPS_MAX	(1ull << 24) /* runs a span is reckoned over (the engine counts no more) */
+#define SPAN_MAX	(1ull << 40) /* a store's range of addresses (x86_stores keeps < 2^32) */
 
 struct phys_set {
 	unsigned n;
@@ -90,11 +92,14 @@ bool store_span(const struct x86_stores *s, const struct x86_store_ref *st,
 	int64_t sb, si;
 	*lo = a;
 	*hi = a + st->size + st->span; /* (a range's values: the same in every run) */
+	if (st->span >= SPAN_MAX || *hi <= *lo)
+		return false; /* (a run's own bytes wrap) */
 	if (!trips)
-		return *hi > *lo;
-	if (!run_step(s, st->base, &sb) || !run_step(s, st->index, &si))
+		return true;
+	if (trips > TRIPS_MAX || !run_step(s, st->base, &sb) || !run_step(s, st->index, &si) ||
+	    sb >= STEP_MAX || sb <= -STEP_MAX || si >= STEP_MAX || si <= -STEP_MAX)
 		return false;
-	int64_t d = sb + (int64_t)((uint64_t)si << st->scale);
+	int64_t d = sb + si * (1ll << st->scale); /* |d| < 2^39, |d * trips| < 2^63 */
 	if (d >= STEP_MAX || d <= -STEP_MAX)
 		return false;
 	int64_t span = d * (int64_t)trips;
@@ -109,6 +114,8 @@ uint16_t store_regs_through(const struct x86_stores *s, const struct x86_gprs *g
 			    struct x86_gprs *after)
 {
 	uint16_t k = 0;
+	const struct x86_gprs before = *g; /* after may be g itself */
+	g = &before;
 	for (unsigned r = 0; r < X86_STORES_REGS; r++) {
 		struct x86_stores_value v = s->exit[r];
 		after->r[r] = 0;
