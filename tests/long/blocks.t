@@ -22,9 +22,9 @@ prog() {
 
 # records LOG: the capture's records as text, without the header line that names the options
 # and without the APIC timer's interrupts (vector F2H, arch/x86/cpu/vectors.h: the progress
-# beat every 10 s, README "A run goes on as long as the guest makes progress"), delivered where the program happens to be when the time
-# comes (asynchronous: the two modes run at different speeds) with their IRETs, nor the
-# stream-end counts that include them
+# beat every 10 s, README "A run goes on as long as the guest makes progress"), delivered
+# where the program happens to be when the time comes (asynchronous: the two modes run at
+# different speeds), with their IRETs, nor the stream-end counts that include them
 records() {
 	"$build/btdecode" --view text "$1" 2>/dev/null | grep -v '^stream-header ' |
 		awk '/ <exc_stub_242 / { skip = 1; next } skip && / <trap_iret / { skip = 0; next }
