@@ -192,6 +192,46 @@ static inline int x86_decode(const uint8_t *code, size_t avail, struct x86_insn 
 	return x86_decode_mode(code, avail, X86_MODE_64, out);
 }
 
+/* The general register ModRM.reg names, with REX.R; ModRM.rm's (a register operand, mod 11b),
+ * with REX.B: encoding order, RAX 0 .. R15 15 (SDM Vol. 2 2.2.1.2, Table 2-4). */
+static inline unsigned x86_modrm_reg(const struct x86_insn *in)
+{
+	return ((in->modrm >> 3) & 7) | (in->rex & 0x04 ? 8 : 0);
+}
+static inline unsigned x86_modrm_rm(const struct x86_insn *in)
+{
+	return (in->modrm & 7) | (in->rex & 0x01 ? 8 : 0);
+}
+
+/* The register in the opcode's low three bits (PUSH/POP r, XCHG rAX, MOV r, imm; BSWAP), with
+ * REX.B (SDM Vol. 2 2.2.1.2, "opcode reg field"). */
+static inline unsigned x86_opcode_reg(const struct x86_insn *in)
+{
+	return (in->opcode & 7) | (in->rex & 0x01 ? 8 : 0);
+}
+
+/* A byte operand's register r as the register it is part of: without REX, 4-7 are AH, CH, DH,
+ * BH, the second bytes of RAX..RBX (SDM Vol. 2 Table 2-2); with REX, SPL..DIL and the rest. */
+static inline int x86_byte_register(const struct x86_insn *in, int r)
+{
+	return !in->rex && r >= 4 && r < 8 ? r - 4 : r;
+}
+
+/* The first immediate, sign-extended from its size (imm8, imm16, imm32; imm64 as it is). */
+static inline int64_t x86_imm_signed(const struct x86_insn *in)
+{
+	switch (in->imm_size) {
+	case 1:
+		return (int8_t)in->imm;
+	case 2:
+		return (int16_t)in->imm;
+	case 4:
+		return (int32_t)in->imm;
+	default:
+		return (int64_t)in->imm;
+	}
+}
+
 /* The mask of the instruction pointer a near branch of `in` writes: all 64 bits in 64-bit mode,
  * else the operand size's (SDM Vol. 2 Jcc, JMP, CALL, LOOP: "IF OperandSize = 32 THEN EIP ←
  * EIP + SignExtend(DEST)"; with 16: "EIP ← EIP AND 0000FFFFH"). */

@@ -6,7 +6,6 @@
 #define LOCATIONS 17   /* the 16 registers and the slot */
 #define REX_B	  0x01
 #define REX_X	  0x02
-#define REX_R	  0x04
 #define NO_INDEX  4 /* SIB.index 100 without REX.X: no index (SDM Vol. 2 Table 2-3) */
 #define NO_BASE	  5 /* SIB.base 101 with mod 00: disp32, no base */
 #define RIP_RM	  5 /* ModRM.rm 101 with mod 00: RIP-relative in 64-bit mode */
@@ -66,16 +65,6 @@ static unsigned modrm_mod(const struct x86_insn *in)
 	return in->modrm >> 6;
 }
 
-static unsigned reg_field(const struct x86_insn *in)
-{
-	return ((in->modrm >> 3) & 7) | (in->rex & REX_R ? 8 : 0);
-}
-
-static unsigned rm_field(const struct x86_insn *in)
-{
-	return (in->modrm & 7) | (in->rex & REX_B ? 8 : 0);
-}
-
 /* The ModRM memory operand as [base + disp] with no index, segment override or RIP. */
 static bool simple_memory(const struct x86_insn *in, uint8_t *base, int32_t *disp)
 {
@@ -91,7 +80,7 @@ static bool simple_memory(const struct x86_insn *in, uint8_t *base, int32_t *dis
 	} else {
 		if ((in->modrm & 7) == RIP_RM && modrm_mod(in) == 0)
 			return false;
-		*base = (uint8_t)rm_field(in);
+		*base = (uint8_t)x86_modrm_rm(in);
 	}
 	*disp = in->disp;
 	return true;
@@ -102,7 +91,7 @@ static bool simple_memory(const struct x86_insn *in, uint8_t *base, int32_t *dis
 static int modrm_location(struct eval *e, const struct x86_insn *in, bool load)
 {
 	if (modrm_mod(in) == 3)
-		return (int)rm_field(in);
+		return (int)x86_modrm_rm(in);
 	uint8_t base;
 	int32_t disp;
 	if (!simple_memory(in, &base, &disp))
@@ -152,26 +141,6 @@ static void write_loc(struct eval *e, const struct x86_insn *in, int loc, struct
 	e->writes[loc]++;
 }
 
-/* A byte operand's register without REX: 4-7 are AH, CH, DH, BH (SDM Vol. 2 Table 2-2). */
-static int byte_register(const struct x86_insn *in, int loc)
-{
-	return !in->rex && loc >= 4 && loc < 8 ? loc - 4 : loc;
-}
-
-static int64_t immediate(const struct x86_insn *in)
-{
-	switch (in->imm_size) {
-	case 1:
-		return (int8_t)in->imm;
-	case 2:
-		return (int16_t)in->imm;
-	case 4:
-		return (int32_t)in->imm;
-	default:
-		return (int64_t)in->imm;
-	}
-}
-
 static struct sym plus(struct sym s, int64_t k, unsigned size)
 {
 	if (s.var == UNKNOWN || size < 4 || (size == 8 && s.bits != 64))
@@ -196,11 +165,11 @@ static bool step_0f(struct eval *e, const struct x86_insn *in)
 		return true;
 	if ((op >= 0x40 && op <= 0x4f) || op == 0xaf || op == 0xb6 || op == 0xb7 || op == 0xbe ||
 	    op == 0xbf) {
-		write_loc(e, in, (int)reg_field(in), unknown, in->operand_size);
+		write_loc(e, in, (int)x86_modrm_reg(in), unknown, in->operand_size);
 		return true;
 	}
 	if (op >= 0x90 && op <= 0x9f) {
-		write_loc(e, in, byte_register(in, modrm_location(e, in, false)), unknown, 1);
+		write_loc(e, in, x86_byte_register(in, modrm_location(e, in, false)), unknown, 1);
 		return true;
 	}
 	return false;
@@ -213,11 +182,12 @@ static bool step_alu(struct eval *e, const struct x86_insn *in, struct setter *s
 	bool cmp = (op >> 3) == 7, byte = !(op & 1);
 	unsigned size = byte ? 1 : in->operand_size;
 	int rm = form < 4 ? modrm_location(e, in, true) : 0; /* 04/05: AL/eAX */
-	int reg = form < 4 ? (int)reg_field(in) : 0;
+	int reg = form < 4 ? (int)x86_modrm_reg(in) : 0;
 	if (cmp && !byte) { /* 39 Ev,Gv: Ev - Gv; 3B Gv,Ev: Gv - Ev; 3D eAX,Iz */
 		struct sym r = read_loc(e, reg, size), m = read_loc(e, rm, size);
 		if (form == 5)
-			*set = (struct setter){true, X86_LOOP_SUB, r, unknown, true, immediate(in)};
+			*set = (struct setter){true,	X86_LOOP_SUB, r,
+					       unknown, true,	      x86_imm_signed(in)};
 		else
 			*set = (struct setter){
 			    true, X86_LOOP_SUB, form == 1 ? m : r, form == 1 ? r : m, false, 0};
@@ -226,7 +196,7 @@ static bool step_alu(struct eval *e, const struct x86_insn *in, struct setter *s
 	if (cmp)
 		return true;
 	int dst = form == 0 || form == 1 ? rm : reg;
-	write_loc(e, in, byte ? byte_register(in, dst) : dst, unknown, size);
+	write_loc(e, in, byte ? x86_byte_register(in, dst) : dst, unknown, size);
 	return true;
 }
 
@@ -238,7 +208,7 @@ static bool step_group1(struct eval *e, const struct x86_insn *in, struct setter
 	unsigned size = byte ? 1 : in->operand_size;
 	int loc = modrm_location(e, in, true);
 	struct sym before = read_loc(e, loc, size);
-	int64_t k = immediate(in);
+	int64_t k = x86_imm_signed(in);
 	if (ext == 7) {
 		if (!byte)
 			*set = (struct setter){true, X86_LOOP_SUB, before, unknown, true, k};
@@ -250,7 +220,7 @@ static bool step_group1(struct eval *e, const struct x86_insn *in, struct setter
 		*set = (struct setter){
 		    true, ext == 0 ? X86_LOOP_ADD : X86_LOOP_SUB, before, unknown, true, k};
 	}
-	write_loc(e, in, byte ? byte_register(in, loc) : loc, after, size);
+	write_loc(e, in, byte ? x86_byte_register(in, loc) : loc, after, size);
 	return true;
 }
 
@@ -264,7 +234,7 @@ static bool step_group3(struct eval *e, const struct x86_insn *in)
 	if (ext <= 1)
 		return true;
 	if (ext <= 3) {
-		write_loc(e, in, byte ? byte_register(in, loc) : loc, unknown, byte ? 1 : os);
+		write_loc(e, in, byte ? x86_byte_register(in, loc) : loc, unknown, byte ? 1 : os);
 		return true;
 	}
 	write_loc(e, in, 0, unknown, byte ? 2 : os);
@@ -288,7 +258,7 @@ static bool step_incdec(struct eval *e, const struct x86_insn *in, struct setter
 		*set = (struct setter){true, X86_LOOP_INCDEC,  before, unknown,
 				       true, ext == 0 ? 1 : -1};
 	}
-	write_loc(e, in, byte ? byte_register(in, loc) : loc, after, size);
+	write_loc(e, in, byte ? x86_byte_register(in, loc) : loc, after, size);
 	return true;
 }
 
@@ -301,7 +271,7 @@ static bool step_other(struct eval *e, const struct x86_insn *in)
 	case 0x63: /* MOVSXD Gv, Ed */
 	case 0x69: /* IMUL Gv, Ev, Iz */
 	case 0x6b:
-		write_loc(e, in, (int)reg_field(in), unknown, os);
+		write_loc(e, in, (int)x86_modrm_reg(in), unknown, os);
 		return true;
 	case 0x84: /* TEST */
 	case 0x85:
@@ -309,19 +279,19 @@ static bool step_other(struct eval *e, const struct x86_insn *in)
 	case 0xa9:
 		return true;
 	case 0x88: /* MOV Eb, Gb */
-		write_loc(e, in, byte_register(in, modrm_location(e, in, false)), unknown, 1);
+		write_loc(e, in, x86_byte_register(in, modrm_location(e, in, false)), unknown, 1);
 		return true;
 	case 0x89: { /* MOV Ev, Gv */
-		struct sym s = read_loc(e, (int)reg_field(in), os);
+		struct sym s = read_loc(e, (int)x86_modrm_reg(in), os);
 		write_loc(e, in, modrm_location(e, in, false), s, os);
 		return true;
 	}
 	case 0x8a: /* MOV Gb, Eb */
-		write_loc(e, in, byte_register(in, (int)reg_field(in)), unknown, 1);
+		write_loc(e, in, x86_byte_register(in, (int)x86_modrm_reg(in)), unknown, 1);
 		return true;
 	case 0x8b: { /* MOV Gv, Ev */
 		struct sym s = read_loc(e, modrm_location(e, in, true), os);
-		write_loc(e, in, (int)reg_field(in), s, os);
+		write_loc(e, in, (int)x86_modrm_reg(in), s, os);
 		return true;
 	}
 	case 0x8d: { /* LEA Gv, M: the address, no memory access */
@@ -330,7 +300,7 @@ static bool step_other(struct eval *e, const struct x86_insn *in)
 		struct sym s = unknown;
 		if (simple_memory(in, &base, &disp))
 			s = plus(e->v[base], disp, os);
-		write_loc(e, in, (int)reg_field(in), s, os);
+		write_loc(e, in, (int)x86_modrm_reg(in), s, os);
 		return true;
 	}
 	case 0x90: /* NOP; with REX.B it is XCHG r8, rAX */
@@ -349,7 +319,7 @@ static bool step_other(struct eval *e, const struct x86_insn *in)
 	case 0xd3: {
 		bool byte = !(op & 1);
 		int loc = modrm_location(e, in, true);
-		write_loc(e, in, byte ? byte_register(in, loc) : loc, unknown, byte ? 1 : os);
+		write_loc(e, in, byte ? x86_byte_register(in, loc) : loc, unknown, byte ? 1 : os);
 		return true;
 	}
 	case 0xc6: /* MOV Ev, I (group 11 /0; /7 is XABORT/XBEGIN) */
@@ -357,7 +327,7 @@ static bool step_other(struct eval *e, const struct x86_insn *in)
 		if (ext != 0)
 			return false;
 		write_loc(e, in,
-			  op == 0xc6 ? byte_register(in, modrm_location(e, in, false))
+			  op == 0xc6 ? x86_byte_register(in, modrm_location(e, in, false))
 				     : modrm_location(e, in, false),
 			  unknown, op == 0xc6 ? 1 : os);
 		return true;
@@ -391,12 +361,11 @@ static bool step(struct eval *e, const struct x86_insn *in, struct setter *set)
 	if (op == 0xfe || op == 0xff)
 		return step_incdec(e, in, set);
 	if (op >= 0xb0 && op <= 0xb7) { /* MOV r8, imm8 */
-		write_loc(e, in, byte_register(in, (op & 7) | (in->rex & REX_B ? 8 : 0)), unknown,
-			  1);
+		write_loc(e, in, x86_byte_register(in, x86_opcode_reg(in)), unknown, 1);
 		return true;
 	}
 	if (op >= 0xb8 && op <= 0xbf) { /* MOV r, imm */
-		write_loc(e, in, (int)((op & 7) | (in->rex & REX_B ? 8 : 0)), unknown, os);
+		write_loc(e, in, (int)(x86_opcode_reg(in)), unknown, os);
 		return true;
 	}
 	return step_other(e, in);

@@ -7,7 +7,6 @@
 #define MODRM_RM(m)	  ((unsigned)(m)&7)
 #define REX_B		  0x01
 #define REX_X		  0x02
-#define REX_R		  0x04
 #define RM_SIB		  4 /* ModRM.rm 100: a SIB byte follows (SDM Vol. 2 Table 2-2) */
 #define SIB_NO_INDEX	  4 /* SIB.index 100 without REX.X: none (Table 2-3) */
 #define SIB_NO_BASE	  5 /* SIB.base 101 with mod 00: disp32, no base */
@@ -50,16 +49,6 @@ static bool vsib(unsigned op)
 	    .var = (v), .var2 = X86_STORES_NONE, .scale2 = 0, .off = (o), .span = (s)})
 static const struct x86_stores_value unknown = VAL(X86_STORES_UNKNOWN, 0, 0);
 #define SPAN_MAX (1ull << 32) /* a range wider is taken as unknown */
-
-static unsigned reg_field(const struct x86_insn *in)
-{
-	return MODRM_REG(in->modrm) | (in->rex & REX_R ? 8 : 0);
-}
-
-static unsigned rm_field(const struct x86_insn *in)
-{
-	return MODRM_RM(in->modrm) | (in->rex & REX_B ? 8 : 0);
-}
 
 static bool memory_operand(const struct x86_insn *in)
 {
@@ -149,7 +138,7 @@ static bool modrm_terms(const struct x86_stores_value *v, const struct x86_insn 
 	struct x86_stores_value rsp = plus(v[X86_REG_RSP], rsp_adjust);
 	const struct x86_stores_value *reg = v;
 	if (MODRM_RM(in->modrm) != RM_SIB) {
-		unsigned b = rm_field(in);
+		unsigned b = x86_modrm_rm(in);
 		return add_value(t, b == X86_REG_RSP ? rsp : reg[b], 0);
 	}
 	unsigned index = ((in->sib >> 3) & 7) | (in->rex & REX_X ? 8 : 0);
@@ -298,7 +287,7 @@ static bool note_store(struct x86_stores *out, const struct x86_stores_value *v,
 /* A byte register written (SDM Vol. 2 Table 2-2: without REX, 4-7 are AH, CH, DH, BH). */
 static void kill_byte(struct x86_stores_value *v, const struct x86_insn *in, unsigned r)
 {
-	v[!in->rex && r >= 4 && r < 8 ? r - 4 : r] = unknown;
+	v[x86_byte_register(in, (int)r)] = unknown;
 }
 
 /* The register r written with a result not followed: its byte forms, its 16-bit form (the
@@ -320,8 +309,9 @@ static bool may_write_rsp(const struct x86_insn *in, const struct x86_mem_use *u
 	unsigned op = in->opcode;
 	/* MOV to or from CR/DR (0F 20-23) take their register from r/m whatever mod says */
 	bool crdr = in->opcode_map == X86_MAP_0F && op >= 0x20 && op <= 0x23;
-	if (in->has_modrm && (reg_field(in) == X86_REG_RSP ||
-			      ((MODRM_MOD(in->modrm) == 3 || crdr) && rm_field(in) == X86_REG_RSP)))
+	if (in->has_modrm &&
+	    (x86_modrm_reg(in) == X86_REG_RSP ||
+	     ((MODRM_MOD(in->modrm) == 3 || crdr) && x86_modrm_rm(in) == X86_REG_RSP)))
 		return true;
 	if (u->store == X86_MEM_PUSH || u->load == X86_MEM_POP || u->load == X86_MEM_RBP ||
 	    u->store == X86_MEM_RBP || (in->prefixes & X86_PFX_XOP))
@@ -329,7 +319,7 @@ static bool may_write_rsp(const struct x86_insn *in, const struct x86_mem_use *u
 	if ((in->prefixes & (X86_PFX_VEX | X86_PFX_EVEX)) && in->opcode_map == X86_MAP_0F38 &&
 	    op >= OP0F38_BMI_FIRST && op <= OP0F38_BMI_LAST)
 		return true;
-	unsigned embedded = (op & 7) | (in->rex & REX_B ? 8 : 0);
+	unsigned embedded = x86_opcode_reg(in);
 	if (in->opcode_map == X86_MAP_ONE_BYTE && op >= 0x40 && embedded == X86_REG_RSP &&
 	    ((op & 0xf0) == 0x50 || (op & 0xf8) == 0x90 || (op & 0xf0) == 0xb0))
 		return true;
@@ -347,20 +337,6 @@ static void kill_generic(struct x86_stores_value *v, const struct x86_insn *in,
 		v[X86_REG_RSP] = unknown;
 }
 
-static int64_t immediate(const struct x86_insn *in)
-{
-	switch (in->imm_size) {
-	case 1:
-		return (int8_t)in->imm;
-	case 2:
-		return (int16_t)in->imm;
-	case 4:
-		return (int32_t)in->imm;
-	default:
-		return (int64_t)in->imm;
-	}
-}
-
 /* The ALU forms 00-3D (ADD OR ADC SBB AND SUB XOR CMP, SDM Table A-2): CMP writes nothing;
  * XOR or SUB of a register with itself is 0 ("zeroing idiom"); the rest write their
  * destination. */
@@ -370,18 +346,18 @@ static void follow_alu(struct x86_stores_value *v, const struct x86_insn *in)
 	bool byte = !(op & 1);
 	if ((op >> 3) == 7)
 		return;
-	unsigned dst = form < 2 ? rm_field(in) : form < 4 ? reg_field(in) : REG_RAX;
+	unsigned dst = form < 2 ? x86_modrm_rm(in) : form < 4 ? x86_modrm_reg(in) : REG_RAX;
 	if (form < 2 && memory_operand(in))
 		return;
-	bool self = form < 4 && MODRM_MOD(in->modrm) == 3 && reg_field(in) == rm_field(in);
+	bool self = form < 4 && MODRM_MOD(in->modrm) == 3 && x86_modrm_reg(in) == x86_modrm_rm(in);
 	if (!byte && self && ((op >> 3) == 6 || (op >> 3) == 5) && in->operand_size >= 4) {
 		v[dst] = VAL(X86_STORES_CONST, 0, 0);
 		return;
 	}
 	if (op == 0x25 && in->operand_size >= 4 &&
-	    (in->operand_size == 4 || immediate(in) >= 0)) { /* AND eAX, imm: 0..imm */
-		v[dst] = range_to(in->operand_size == 4 ? (uint32_t)immediate(in)
-							: (uint64_t)immediate(in));
+	    (in->operand_size == 4 || x86_imm_signed(in) >= 0)) { /* AND eAX, imm: 0..imm */
+		v[dst] = range_to(in->operand_size == 4 ? (uint32_t)x86_imm_signed(in)
+							: (uint64_t)x86_imm_signed(in));
 		return;
 	}
 	kill(v, in, dst, byte);
@@ -394,8 +370,8 @@ static void follow_group1(struct x86_stores_value *v, const struct x86_insn *in)
 	bool byte = in->opcode == 0x80;
 	if (ext == 7 || memory_operand(in))
 		return;
-	unsigned r = rm_field(in);
-	int64_t k = immediate(in);
+	unsigned r = x86_modrm_rm(in);
+	int64_t k = x86_imm_signed(in);
 	if (!byte && in->operand_size == 8 && (ext == 0 || ext == 5))
 		v[r] = plus(v[r], ext == 0 ? k : -k);
 	else if (!byte && ext == 4 && (in->operand_size == 4 || (in->operand_size == 8 && k >= 0)))
@@ -422,9 +398,9 @@ static bool follow_moves(struct x86_stores_value *v, const struct x86_insn *in, 
 {
 	unsigned op = in->opcode, os = in->operand_size, ext = MODRM_REG(in->modrm);
 	bool mem = memory_operand(in), reg64 = os == 8;
-	unsigned reg = reg_field(in), rm = rm_field(in);
+	unsigned reg = x86_modrm_reg(in), rm = x86_modrm_rm(in);
 	if (op >= 0xb0 && op <= 0xbf) { /* MOV r8, imm8; MOV r, imm */
-		unsigned r = (op & 7) | (in->rex & REX_B ? 8 : 0);
+		unsigned r = x86_opcode_reg(in);
 		if (op < 0xb8)
 			kill_byte(v, in, r);
 		else if (os == 8 || os == 4) /* imm64; imm32 zero-extended */
@@ -474,7 +450,9 @@ static bool follow_moves(struct x86_stores_value *v, const struct x86_insn *in, 
 			return true;
 		if (op == 0xc7 && (os == 8 || os == 4)) /* sign-extended; zero-extended */
 			v[rm] = VAL(X86_STORES_CONST,
-				    os == 8 ? immediate(in) : (int64_t)(uint32_t)immediate(in), 0);
+				    os == 8 ? x86_imm_signed(in)
+					    : (int64_t)(uint32_t)x86_imm_signed(in),
+				    0);
 		else
 			kill(v, in, rm, op == 0xc6);
 		return true;
@@ -490,13 +468,13 @@ static bool follow_stack(struct x86_stores_value *v, const struct x86_insn *in,
 {
 	unsigned op = in->opcode, ext = MODRM_REG(in->modrm);
 	bool mem = memory_operand(in);
-	unsigned rm = rm_field(in);
+	unsigned rm = x86_modrm_rm(in);
 	if ((op & 0xf0) == 0x50) { /* PUSH r (50-57), POP r (58-5F) */
 		struct x86_stores_value sp = v[X86_REG_RSP];
 		int64_t k = op < 0x58 ? -(int64_t)u->push_size : (int64_t)u->push_size;
 		v[X86_REG_RSP] = plus(sp, k);
 		if (op >= 0x58) {
-			unsigned r = (op & 7) | (in->rex & REX_B ? 8 : 0);
+			unsigned r = x86_opcode_reg(in);
 			v[r] = unknown; /* POP RSP: the value popped */
 		}
 		return true;
@@ -532,7 +510,7 @@ static bool follow_one_byte(struct x86_stores_value *v, const struct x86_insn *i
 {
 	unsigned op = in->opcode, os = in->operand_size, ext = MODRM_REG(in->modrm);
 	bool mem = memory_operand(in), reg64 = os == 8;
-	unsigned rm = rm_field(in);
+	unsigned rm = x86_modrm_rm(in);
 	if (op < 0x40 && (op & 7) < 6) {
 		follow_alu(v, in);
 		return true;
@@ -619,18 +597,18 @@ static bool follow_0f(struct x86_stores_value *v, const struct x86_insn *in)
 	if (op == 0x1f || op == 0x0d || (op >= 0x18 && op <= 0x1e) || (op >= 0x80 && op <= 0x8f))
 		return true; /* NOP Ev, PREFETCH, hint NOPs; Jcc rel32 */
 	if ((op == 0xb6 || op == 0xb7) && in->operand_size >= 4) { /* MOVZX: 0..FFH, 0..FFFFH */
-		v[reg_field(in)] = range_to(op == 0xb6 ? 0xff : 0xffff);
+		v[x86_modrm_reg(in)] = range_to(op == 0xb6 ? 0xff : 0xffff);
 		return true;
 	}
 	if ((op >= 0x40 && op <= 0x4f) || op == 0xaf || op == 0xb6 || op == 0xb7 || op == 0xbe ||
 	    op == 0xbf || op == 0xb8 || op == 0xbc || op == 0xbd) {
-		v[reg_field(in)] =
+		v[x86_modrm_reg(in)] =
 		    unknown; /* CMOVcc, IMUL, MOVZX/SX, POPCNT, BSF/TZCNT, BSR/LZCNT */
 		return true;
 	}
 	if (op >= 0x90 && op <= 0x9f) { /* SETcc Eb */
 		if (!mem)
-			kill_byte(v, in, rm_field(in));
+			kill_byte(v, in, x86_modrm_rm(in));
 		return true;
 	}
 	return false;
