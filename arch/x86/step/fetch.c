@@ -41,26 +41,37 @@ static inline bool canonical(uint64_t va)
 	return (uint64_t)((int64_t)(va << CANONICAL_SHIFT) >> CANONICAL_SHIFT) == va;
 }
 
-/* Whether the page holding va is present in the paging structures CR3 names now; *writable:
+/* Whether the page holding va is present in the paging structures CR3 names now (false also
+ * where va is not canonical); *t: where it goes and the tables read on the way (ss_translate's);
+ * *writable:
  * whether R/W is set in every entry on the way (SDM Vol. 3A 4.6.1: "Data may be written to any
  * linear address with a valid translation" only where R/W = 1 in every paging-structure entry
  * controlling the translation, with CR0.WP = 1 for supervisor writes, which paging_init sets). */
-static bool page_walk(uint64_t va, bool *writable)
+static bool page_walk(uint64_t va, struct ss_translation *t, bool *writable)
 {
-	uint64_t table = read_cr3() & PTE_ADDR;
+	t->ntables = 0; /* no walk: not canonical */
 	*writable = true;
+	if (!canonical(va))
+		return false;
+	uint64_t table = read_cr3() & PTE_ADDR;
 	for (int level = LEVELS; level >= 1; level--) {
-		const uint64_t *t = arch_phys_to_virt(table);
+		const uint64_t *tab = arch_phys_to_virt(table);
 		unsigned shift = PAGE_SHIFT + INDEX_BITS * (unsigned)(level - 1);
-		uint64_t e = t[(va >> shift) & (PT_ENTRIES - 1)];
+		uint64_t e = tab[(va >> shift) & (PT_ENTRIES - 1)];
+		t->table[t->ntables++] = table;
 		if (!(e & PTE_P))
 			return false;
 		*writable &= (e & PTE_RW) != 0;
-		if (level == 1 || (level < LEVELS && (e & PTE_PS)))
+		if (level == 1 || (level < LEVELS && (e & PTE_PS))) {
+			/* a PS leaf maps 2 MiB or 1 GiB: its address bits below `shift` are
+			 * PAT and reserved bits, not the frame's (SDM Vol. 3A Tables 4-17, 4-15) */
+			t->size = 1ull << shift;
+			t->pa = (e & PTE_ADDR & ~(t->size - 1)) | (va & (t->size - 1));
 			return true;
+		}
 		table = e & PTE_ADDR;
 	}
-	return true;
+	return false;
 }
 
 /* Translations remembered, per CPU, by 4-KByte page number's low bits (XLATE_WAYS): what a TLB
@@ -82,8 +93,6 @@ uint32_t ss_translation_gen(void)
 	return xlate_gens[this_cpu()->index];
 }
 
-static bool walk_translate(uint64_t va, struct ss_translation *t);
-
 bool ss_translate(uint64_t va, struct ss_translation *t)
 {
 	uint64_t page = (va >> PAGE_SHIFT) + 1;
@@ -93,7 +102,8 @@ bool ss_translate(uint64_t va, struct ss_translation *t)
 		t->pa = m->base + (va & (t->size - 1));
 		return true;
 	}
-	if (!walk_translate(va, t))
+	bool writable;
+	if (!page_walk(va, t, &writable))
 		return false;
 	m->page = page;
 	m->t = *t;
@@ -101,35 +111,11 @@ bool ss_translate(uint64_t va, struct ss_translation *t)
 	return true;
 }
 
-static bool walk_translate(uint64_t va, struct ss_translation *t)
-{
-	t->ntables = 0; /* no walk: not canonical */
-	if (!canonical(va))
-		return false;
-	uint64_t table = read_cr3() & PTE_ADDR;
-	for (int level = LEVELS; level >= 1; level--) {
-		const uint64_t *tab = arch_phys_to_virt(table);
-		unsigned shift = PAGE_SHIFT + INDEX_BITS * (unsigned)(level - 1);
-		uint64_t e = tab[(va >> shift) & (PT_ENTRIES - 1)];
-		t->table[t->ntables++] = table;
-		if (!(e & PTE_P))
-			return false;
-		if (level == 1 || (level < LEVELS && (e & PTE_PS))) {
-			/* a PS leaf maps 2 MiB or 1 GiB: its address bits below `shift` are
-			 * PAT and reserved bits, not the frame's (SDM Vol. 3A Tables 4-17, 4-15) */
-			t->size = 1ull << shift;
-			t->pa = (e & PTE_ADDR & ~(t->size - 1)) | (va & (t->size - 1));
-			return true;
-		}
-		table = e & PTE_ADDR;
-	}
-	return false;
-}
-
 static bool page_present(uint64_t va)
 {
+	struct ss_translation t;
 	bool writable;
-	return page_walk(va, &writable);
+	return page_walk(va, &t, &writable);
 }
 
 static uint64_t present_pages[MAX_CPUS][MEMO_WAYS];  /* page number + 1; 0: none */
@@ -169,8 +155,9 @@ bool ss_code_readonly(uint64_t ip)
 	uint64_t *memo = &readonly_pages[this_cpu()->index][page % MEMO_WAYS];
 	if (*memo == page)
 		return true;
+	struct ss_translation t;
 	bool writable;
-	if (!page_walk(ip, &writable) || writable)
+	if (!page_walk(ip, &t, &writable) || writable)
 		return false;
 	*memo = page;
 	return true;
