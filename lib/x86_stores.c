@@ -151,6 +151,14 @@ static bool modrm_terms(const struct x86_stores_value *v, const struct x86_insn 
 	return true;
 }
 
+/* An implicit operand's address terms: register r's value plus off ([RSP - n], [RDI]). */
+static bool register_terms(const struct x86_stores_value *v, unsigned r, int64_t off,
+			   struct terms *t)
+{
+	*t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0, off, 0};
+	return add_value(t, v[r], 0);
+}
+
 static uint8_t seg_of(const struct x86_insn *in)
 {
 	if (!(in->prefixes & X86_PFX_SEG))
@@ -228,9 +236,7 @@ static bool note_store(struct x86_stores *out, const struct x86_stores_value *v,
 			return false;
 		seg = seg_of(in);
 	} else if (maskmov) {
-		if (in->address_size != 8 ||
-		    !(t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0, 0, 0},
-		      add_value(&t, v[X86_REG_RDI], 0)))
+		if (in->address_size != 8 || !register_terms(v, X86_REG_RDI, 0, &t))
 			return false;
 		size = MASKMOV_STORE_MAX;
 		seg = seg_of(in);
@@ -249,15 +255,12 @@ static bool note_store(struct x86_stores *out, const struct x86_stores_value *v,
 			break;
 		}
 		case X86_MEM_PUSH:
-			t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0,
-					   -(int64_t)u->push_size, 0};
-			if (!add_value(&t, v[X86_REG_RSP], 0))
+			if (!register_terms(v, X86_REG_RSP, -(int64_t)u->push_size, &t))
 				return false;
 			size = u->push_size;
 			break;
 		case X86_MEM_RDI: /* ES:RDI, never overridden (SDM Vol. 2 STOS) */
-			t = (struct terms){X86_STORES_NONE, X86_STORES_NONE, 0, 0, 0};
-			if (in->address_size != 8 || !add_value(&t, v[X86_REG_RDI], 0))
+			if (in->address_size != 8 || !register_terms(v, X86_REG_RDI, 0, &t))
 				return false;
 			size = STRING_STORE_MAX;
 			break;

@@ -194,7 +194,8 @@ static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64
 	b->gen = ++s->blk_gen; /* a new decoding, or none: plans made with the old one go */
 	b->proven_gen = 0;
 	b->plan.k = 0;
-	const struct x86_insn *insn[BLOCK_MAX]; /* the decode cache's: no two share a slot */
+	/* the decode cache's (no two share a slot), and the branch's after them */
+	const struct x86_insn *insn[BLOCK_MAX + 1];
 	uint64_t ip = start;
 	unsigned n = 0;
 	while (n < room && n < BLOCK_MAX && d && block_plain(d) &&
@@ -211,13 +212,10 @@ static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64
 	/* Where its stores go, in terms of the registers before it (prove.c proves them with
 	 * the registers of the trap that arms it): the block ends before the first store whose
 	 * address those registers do not give (lib/x86_stores.h); it runs alone. */
-	const struct x86_insn *line[BLOCK_MAX + 1];
-	for (unsigned i = 0; i < n; i++)
-		line[i] = insn[i];
 	if (b->branch)
-		line[n] = &d->insn;
+		insn[n] = &d->insn;
 	unsigned cut_len = d ? d->insn.length : 0;
-	unsigned covered = x86_stores_follow(line, n + b->branch, start, &b->st);
+	unsigned covered = x86_stores_follow(insn, n + b->branch, start, &b->st);
 	if (covered < n + b->branch) {
 		if (covered < n) {
 			cut_len = insn[covered]->length;
@@ -303,7 +301,7 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags, const struct trap_frame 
 		return false; /* see branch_successors: stepped while interrupts are enabled */
 	if (chain_first(b) && ss_chain_arm(s, b, room, true, rflags, f))
 		return true;
-	if (!ss_prove_one(s, b, f))
+	if (!ss_prove_one(b, f))
 		return false;
 	arm(s, b, rflags, false);
 	return true;
@@ -540,7 +538,7 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	/* a counted loop next is armed by ss_block_arm (FED), also where interrupts are enabled */
 	bool next_loop = next_seen && nb->counted && rip != s->loop_declined && s->hooks.loop_room;
 	bool next_known = next_seen && !next_loop && !(nb->to_start && (c->rflags & RFLAGS_IF)) &&
-			  ss_prove_one(s, nb, frame_of(c));
+			  ss_prove_one(nb, frame_of(c));
 	const struct x86_decoded *dec = NULL;
 	if (!next_known) {
 		/* the instruction there, decoded before it runs (as decode_step does), unless the

@@ -226,16 +226,15 @@ struct ss_proof_in {
 /* Whether block b, run as `in` says, writes no byte of its code, of a counted loop's counter
  * (but by the counter's own update) or of the paging structures that map them or its stores,
  * through any mapping (prove.c). */
-bool ss_prove_stores(struct ss_state *s, const struct ss_block *b, const struct ss_proof_in *in);
+bool ss_prove_stores(const struct ss_block *b, const struct ss_proof_in *in);
 /* ss_prove_stores for block b run once from the registers of frame f. */
-static inline bool ss_prove_one(struct ss_state *s, const struct ss_block *b,
-				const struct trap_frame *f)
+static inline bool ss_prove_one(const struct ss_block *b, const struct trap_frame *f)
 {
 	if (!b->stores)
 		return true;
 	const struct x86_gprs g = trap_frame_gprs(f);
 	const struct ss_proof_in in = {.g = &g, .known = SS_ALL_KNOWN};
-	return ss_prove_stores(s, b, &in);
+	return ss_prove_stores(b, &in);
 }
 
 /* Counted loops (loop.c). `size` bytes (at most 8) of the workload's memory at `at`,

@@ -123,7 +123,7 @@ bool ss_chain_after_branch(struct ss_state *s, const struct x86_decoded *d,
 			g.r[X86_REG_RSP] -= sizeof(uint64_t);
 		}
 		const struct ss_proof_in in = {.g = &g, .known = SS_ALL_KNOWN, .push_before = push};
-		if (!ss_prove_stores(s, b, &in))
+		if (!ss_prove_stores(b, &in))
 			return false;
 	}
 	const struct run_with_branch bb = {
@@ -253,8 +253,7 @@ static bool arm_plan(struct ss_state *s, const struct ss_block *b, uint64_t *rfl
  */
 /* The chain's last block c[k], after blocks c[0..k) (which store nothing), proven from the
  * registers of frame f (prove.c). */
-static bool chain_proven(struct ss_state *s, const struct ss_block *const *c, unsigned k,
-			 const struct trap_frame *f)
+static bool chain_proven(const struct ss_block *const *c, unsigned k, const struct trap_frame *f)
 {
 	if (!c[k]->stores)
 		return true;
@@ -262,7 +261,7 @@ static bool chain_proven(struct ss_state *s, const struct ss_block *const *c, un
 	struct ss_proof_in in = {.g = &g, .known = SS_ALL_KNOWN, .npre = (uint8_t)k};
 	for (unsigned i = 0; i < k; i++)
 		in.pre[i] = c[i];
-	return ss_prove_stores(s, c[k], &in);
+	return ss_prove_stores(c[k], &in);
 }
 
 bool ss_chain_arm(struct ss_state *s, const struct ss_block *b, uint64_t room, bool decode,
@@ -279,7 +278,7 @@ bool ss_chain_arm(struct ss_state *s, const struct ss_block *b, uint64_t room, b
 		const struct ss_block *pc[SS_PREFIX_MAX + 1] = {b};
 		for (unsigned i = 0; i < b->plan.k; i++)
 			pc[i + 1] = b->plan.c[i];
-		return chain_proven(s, pc, b->plan.k, f) && arm_plan(s, b, rflags);
+		return chain_proven(pc, b->plan.k, f) && arm_plan(s, b, rflags);
 	}
 	for (; k < SS_PREFIX_MAX; k++) {
 		uint64_t to, way;
@@ -315,7 +314,7 @@ bool ss_chain_arm(struct ss_state *s, const struct ss_block *b, uint64_t room, b
 		used += c[k]->n + 1u;
 		c[k + 1] = nb;
 	}
-	if (k == 0 || !chain_proven(s, c, k, f))
+	if (k == 0 || !chain_proven(c, k, f))
 		return false;
 	struct ss_block *p = (struct ss_block *)b; /* one of this CPU's: blk_cache */
 	p->plan.k = (uint8_t)k;

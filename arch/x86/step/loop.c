@@ -73,7 +73,7 @@ bool ss_loop_arm(struct ss_state *s, const struct ss_block *b, const struct trap
 		return false;
 	/* its stores, over all its runs, reach neither its code nor its counter (prove.c) */
 	const struct ss_proof_in in = {.g = &g, .known = SS_ALL_KNOWN, .trips = trips};
-	if (b->stores && !ss_prove_stores(s, b, &in))
+	if (b->stores && !ss_prove_stores(b, &in))
 		return false;
 	const struct run_with_branch bb = loop_branch(s, b);
 	if (!s->hooks.loop_room(s->hooks.ctx, &bb, trips))

@@ -64,9 +64,8 @@ static bool run_pages_apart(const struct ss_block *b, const uint64_t *lo, const 
 	return true;
 }
 
-bool ss_prove_stores(struct ss_state *s, const struct ss_block *b, const struct ss_proof_in *in)
+bool ss_prove_stores(const struct ss_block *b, const struct ss_proof_in *in)
 {
-	(void)s;
 	if (!b->stores && !in->push_before)
 		return true; /* nothing written: nothing to prove */
 	struct x86_gprs g = *in->g;
