@@ -7,15 +7,13 @@
 . "$(dirname "$0")/../qemu/lib.sh"
 work=$(mktemp -d)
 trap 'case $BASHPID in $$) [ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work" ;; esac' EXIT
-src=$top/tests/programs/libs
 unset SS_BLOCK # each boot names its mode
 
-# prog NAME LIBS...: as tests/qemu/libs.t builds them, or SKIP
+# prog NAME: as tests/qemu/libs.t builds them (scripts/lib-program), or SKIP
 prog() {
-	local name=$1
-	shift
-	if ! gcc -O2 -g -static -I/usr/include/lua5.4 -o "$work/$name" "$src/$name.c" "$@" 2>"$work/$name.cc"; then
-		ok 0 "# SKIP $name: does not build here ($(grep -m1 -o 'cannot find -l[^ ]*\|fatal error: [^ ]*' "$work/$name.cc"))"
+	local why
+	if ! why=$("$top/scripts/lib-program" "$1" "$work/$1" 2>&1); then
+		ok 0 "# SKIP $1: does not build here ($why)"
 		return 1
 	fi
 }
@@ -46,11 +44,11 @@ both() {
 		diff "$work/$name.on.txt" "$work/$name.off.txt" | head -n 8 | sed 's/^/# /'
 }
 
-prog sqlite -lsqlite3 -lm && both sqlite
-prog lua -llua5.4 -lm && both lua
-prog zlib -lz && both zlib
-prog pcre2 -lpcre2-8 && both pcre2
-prog expat -lexpat && both expat
-prog gmp -lgmp && both gmp
-prog xz -llzma -lbz2 && both xz
+prog sqlite && both sqlite
+prog lua && both lua
+prog zlib && both zlib
+prog pcre2 && both pcre2
+prog expat && both expat
+prog gmp && both gmp
+prog xz && both xz
 done_testing

@@ -11,15 +11,14 @@
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap 'case $BASHPID in $$) [ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work" ;; esac' EXIT
-src=$top/tests/programs/libs
 
-# prog NAME LIBS...: build tests/programs/libs/NAME.c statically against LIBS (Debian's -dev
-# packages; scripts/install-deps), or SKIP when a library is not installed.
+# prog NAME: build tests/programs/libs/NAME.c statically against the libraries its `// LINK:`
+# line names (scripts/lib-program; Debian's -dev packages, scripts/install-deps), or SKIP when
+# one is not installed.
 prog() {
-	local name=$1
-	shift
-	if ! gcc -O2 -g -static -I/usr/include/lua5.4 -o "$work/$name" "$src/$name.c" "$@" 2>"$work/$name.cc"; then
-		ok 0 "# SKIP $name: does not build here ($(grep -m1 -o 'cannot find -l[^ ]*\|fatal error: [^ ]*' "$work/$name.cc"))"
+	local name=$1 why
+	if ! why=$("$top/scripts/lib-program" "$name" "$work/$name" 2>&1); then
+		ok 0 "# SKIP $name: does not build here ($why)"
 		return 1
 	fi
 	(cd "$work" && env -i "$work/$name" </dev/null >"$work/$name.stdout" 2>"$work/$name.stderr")
@@ -63,13 +62,13 @@ defaults() {
 	check "$1" "LBR sampling and every CPU at once" trace=lbr,btsint,pebs lbr.period=2000 trace.cpus=all
 }
 
-prog pcre2 -lpcre2-8 && defaults pcre2
-prog expat -lexpat && defaults expat
+prog pcre2 && defaults pcre2
+prog expat && defaults expat
 if [ -n "${LIBS_ALL:-}" ]; then
-	prog sqlite -lsqlite3 -lm && defaults sqlite
-	prog lua -llua5.4 -lm && defaults lua
-	prog zlib -lz && defaults zlib
-	prog gmp -lgmp && defaults gmp
-	prog xz -llzma -lbz2 && defaults xz
+	prog sqlite && defaults sqlite
+	prog lua && defaults lua
+	prog zlib && defaults zlib
+	prog gmp && defaults gmp
+	prog xz && defaults xz
 fi
 done_testing

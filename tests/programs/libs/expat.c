@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+// LINK: -lexpat
 /* A real program on Debian's expat (static): a document parsed in pieces, its elements,
  * attributes and character data counted, then a malformed one, whose error is reported. */
 #include <expat.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+// LINK: -lgmp
 /* A real program on Debian's GMP (static): 120!, a power modulo a prime, a gcd and a
  * primality test of big integers. Output: the numbers in decimal. */
 #include <gmp.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+// LINK: -llua5.4 -lm
 /* A real program on Debian's Lua 5.4 (static): a script with recursion, closures, string
  * building and pattern matching, a table sorted with a Lua comparator, an error caught by
  * pcall. Output: what the script prints. */

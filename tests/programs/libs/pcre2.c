@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+// LINK: -lpcre2-8
 /* A real program on Debian's PCRE2 (static), with its JIT: the pattern compiled to machine code
  * in memory mapped writable and executable, then run (as on Linux); the interpreter as well.
  * Output: the matches, both ways. */

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+// LINK: -lsqlite3 -lm
 /* A real program on Debian's libsqlite3 (static): an in-memory database, a table filled in a
  * transaction, an index, queries with aggregates, ordering and LIKE. Output: the rows. */
 #include <sqlite3.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+// LINK: -llzma -lbz2
 /* A real program on Debian's liblzma and libbz2 (static): the same generated text through xz
  * (LZMA2, preset 0) and bzip2 (block size 1), each compressed and back. Output: the sizes and
  * whether the round trips give the input. */

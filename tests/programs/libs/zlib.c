@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+// LINK: -lz
 /* A real program on Debian's zlib (static): deflate and inflate of generated text, streamed
  * in small pieces, and a CRC-32 and Adler-32. Output: sizes, checks and the round trip. */
 #include <stdio.h>
