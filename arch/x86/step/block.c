@@ -36,12 +36,12 @@
  * (a fault) or runs next (an interrupt): the block is straight-line code, so the instructions
  * before it, and only those, retired (ss_block_cut, from the exception's observer, before the
  * delivery is reported). The kernel's direct map writes every page, the kernel's text too (the
- * smc workload does): at the block's end its instructions' bytes are compared with those they
- * were decoded from. An instruction that overwrote its own bytes ran as what it was (SDM Vol. 3A
- * 8.1.3, as per-instruction stepping has it); one whose bytes changed after a store in the block
- * before it may have run as the new bytes: not known, said in the session's result
- * (ss_result.block_changed_at), never guessed. A change that a later store in the same block
- * undoes is not seen.
+ * smc workload does): a block is armed only where its stores are proven, before it runs, to
+ * reach none of its code's bytes through any mapping (prove.c), so a change that a later store
+ * of the block would undo cannot happen unseen. As a second line, at the block's end its
+ * instructions' bytes are compared with those they were decoded from: one whose bytes changed
+ * after a store in the block before it is said in the session's result
+ * (ss_result.block_changed_at), never guessed.
  */
 #include "arch/x86/step/block.h"
 #include "arch/x86/cpu/pagetable.h"

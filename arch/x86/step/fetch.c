@@ -82,7 +82,6 @@ static bool page_walk(uint64_t va, struct ss_translation *t, bool *writable)
 #define XLATE_WAYS 8
 struct xlate_memo {
 	uint64_t page; /* page number + 1; 0: none */
-	uint64_t base; /* the physical address of the page (of t.size bytes) that maps it */
 	struct ss_translation t;
 };
 static struct xlate_memo xlate_memos[MAX_CPUS][XLATE_WAYS];
@@ -99,7 +98,7 @@ bool ss_translate(uint64_t va, struct ss_translation *t)
 	struct xlate_memo *m = &xlate_memos[this_cpu()->index][page % XLATE_WAYS];
 	if (m->page == page) {
 		*t = m->t;
-		t->pa = m->base + (va & (t->size - 1));
+		t->pa = (t->pa & ~(t->size - 1)) | (va & (t->size - 1));
 		return true;
 	}
 	bool writable;
@@ -107,7 +106,6 @@ bool ss_translate(uint64_t va, struct ss_translation *t)
 		return false;
 	m->page = page;
 	m->t = *t;
-	m->base = t->pa & ~(t->size - 1);
 	return true;
 }
 
