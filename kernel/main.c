@@ -24,11 +24,12 @@
 #include "kernel/version.h"
 #include "lib/fmt.h"
 
-/* The single-step engine's options: ss.block, and test.ss.skip of a test build. */
+/* The single-step engine's options: ss.block, ss.stats, and test.ss.skip of a test build. */
 static void step_options(const struct kernel_options *o)
 {
 	arch_set_step_skip((unsigned)o->ss_skip);
 	arch_set_step_block(o->ss_block != 0);
+	arch_set_step_stats(o->ss_stats != 0);
 }
 
 _Noreturn void kernel_main(const struct boot_info *bi);

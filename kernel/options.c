@@ -327,6 +327,10 @@ static const struct cfg_option option_table[] = {
      "that needs a trap of its own (on) or traps after every instruction (off: slower, the "
      "same records; a cross-check of the per-block mode)",
      OPT(ss_block), 0, 0, on_off_values, PLAIN},
+    {"ss.stats", CFG_ENUM,
+     "after each single-stepped session, an ss-stats line: the engine's traps, blocks, loops, "
+     "chains and the time inside its trap handler (two RDTSC a trap while on)",
+     OPT(ss_stats), 0, 0, on_off_values, PLAIN},
     {"spmu.drop", CFG_UINT,
      "a deliberate failure: the software PMU misses the Nth taken branch of every run, so "
      "that the self-checks, and a lab's results, are seen to fail (the run ends FAIL); 0 = off",

@@ -4,6 +4,7 @@
 #include "kernel/arch_step.h"
 #include "kernel/arch_workloads.h"
 #include "kernel/console.h"
+#include "kernel/memory.h"
 #include "kernel/workloads.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -29,8 +30,9 @@ struct sstrace {
 };
 
 static struct sstrace trace;
-/* The workload's instructions, each decoded from its bytes before it ran. */
-static struct x86_decoded decoded[X86_DECODE_CACHE_SIZE];
+/* The workload's instructions, each decoded from its bytes before it ran: from the page
+ * allocator at the first run (not in the kernel's image, which the loader must place whole). */
+static struct x86_decoded *decoded;
 
 static void record(struct sstrace *t, uint64_t from, uint64_t to)
 {
@@ -119,7 +121,13 @@ static bool trace_one(const struct workload *w, void *ctx)
 			w->reset();
 	}
 	memset(&trace, 0, sizeof(trace));
-	memset(decoded, 0, sizeof(decoded));
+	if (!decoded)
+		decoded = page_alloc_virt(X86_DECODE_CACHE_SIZE * sizeof(*decoded));
+	if (!decoded) {
+		kprintf("error: ss %s: no memory for the decode cache\n", w->name);
+		return false;
+	}
+	memset(decoded, 0, X86_DECODE_CACHE_SIZE * sizeof(*decoded));
 	trace.count_only = w->bench;
 	struct arch_step_counts n;
 	uint64_t t0 = arch_timestamp();

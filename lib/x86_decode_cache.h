@@ -16,7 +16,7 @@
 #include "lib/x86_decode.h"
 #include "lib/x86_step.h"
 
-#define X86_DECODE_CACHE_SIZE 1024 /* entries */
+#define X86_DECODE_CACHE_SIZE 16384 /* entries */
 #define X86_DECODE_PAGE                                                                            \
 	4096 /* the smallest page: bytes past an instruction may be unmapped                       \
 	      * beyond its end */

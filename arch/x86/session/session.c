@@ -493,6 +493,11 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 				     t->model ? model_loop_n : NULL};
 		ss_run(q->fn, q->arg, &h, interrupts, &res);
 		*steps = res.steps;
+		if (ss_count_traps)
+			tprintf("ss-stats %s steps=%lu traps=%lu blocks=%lu loops=%lu chains=%lu "
+				"decoded=%lu trap-cycles=%lu\n",
+				t->label, res.steps, res.traps, res.blocks, res.loops, res.chains,
+				res.decoded, res.trap_cycles);
 		r = res.retval;
 		report_engine(t, &res);
 	}

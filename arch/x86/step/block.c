@@ -130,9 +130,14 @@ static inline __attribute__((always_inline)) uint64_t block_room(const struct ss
 /*
  * Whether the block may run the direct branch d at ip that ends it, with breakpoints on its
  * successors to[] (its target, and a conditional one's fall-through, else 0): a near JMP, CALL,
- * Jcc or LOOP/JrCXZ with a 64-bit IP, its bytes and both successors on the block's page. (On
- * that page QEMU's TCG runs one instruction a translation block and looks for a breakpoint
- * before each; a jump to another page could be chained past it.) A successor at the block's
+ * Jcc or LOOP/JrCXZ with a 64-bit IP, its bytes and its fall-through on the block's page; its
+ * target anywhere. (Hardware looks for an instruction breakpoint before every instruction. QEMU
+ * 7.2's TCG looks before every translation block it enters through its lookup, and runs a page
+ * with a breakpoint one instruction a block: it chains blocks directly (goto_tb) only to a
+ * destination on the page where the jumping block starts, so a jump to another page always goes
+ * through the lookup, accel/tcg/cpu-exec.c helper_lookup_tb_ptr and check_for_breakpoints. A
+ * straight line running onto the next page may stay inside one translation block: hence the
+ * block's bytes and its fall-through on its page.) A successor at the block's
  * start is reached again only by the branch: the block is resumed with RF set, which lets that
  * first instruction run without its breakpoint's fault (SDM Vol. 3B 17.3.1.1), and only with
  * interrupts disabled: an interrupt is served before a code breakpoint (SDM Vol. 3A 6.9, Table
@@ -150,8 +155,7 @@ static bool branch_successors(const struct x86_decoded *d, uint64_t ip, uint64_t
 	uint64_t page = start / PAGE_4K, next = ip + d->insn.length;
 	to[0] = x86_branch_target(&d->insn, ip);
 	to[1] = x86_branch_conditional(k) ? next : 0;
-	if ((next - 1) / PAGE_4K != page || to[0] / PAGE_4K != page ||
-	    (to[1] && to[1] / PAGE_4K != page))
+	if ((next - 1) / PAGE_4K != page || (to[1] && to[1] / PAGE_4K != page))
 		return false;
 	return !((to[0] == start || to[1] == start) && (rflags & RFLAGS_IF));
 }

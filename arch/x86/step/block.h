@@ -22,8 +22,8 @@ _Static_assert(BLOCK_MAX *X86_MAX_INSN_LENGTH < X86_DECODE_CACHE_SIZE,
  * again and after it ran), its instructions' lengths, and how it ends. Only blocks whose bytes
  * (read in whole words from the start) stay on the start's page are remembered.
  */
-#define BLOCK_WORDS 16 /* a block's bytes: at most 128 */
-#define BLOCK_SLOTS 64 /* per CPU, by start address */
+#define BLOCK_WORDS 16	 /* a block's bytes: at most 128 */
+#define BLOCK_SLOTS 8192 /* per CPU, by start address */
 struct ss_block {
 	uint64_t start; /* 0: an empty slot */
 	uint64_t bytes[BLOCK_WORDS];

@@ -102,10 +102,11 @@ struct ss_state {
 	/* What runs before the armed block, in order (npre of them; block.c): its prefixes. */
 	uint8_t npre;
 	struct ss_prefix pre[SS_PREFIX_MAX];
-	uint64_t loops;		   /* counted loops run (ss_result.loops) */
-	uint64_t chains;	   /* blocks armed with a prefix block (ss_result.chains) */
-	uint64_t loop_lost_at;	   /* ss_result.loop_lost_at */
-	uint64_t block_changed_at; /* ss_result.block_changed_at */
+	uint64_t loops;		     /* counted loops run (ss_result.loops) */
+	uint64_t chains;	     /* blocks armed with a prefix block (ss_result.chains) */
+	uint64_t loop_lost_at;	     /* ss_result.loop_lost_at */
+	uint64_t block_changed_at;   /* ss_result.block_changed_at */
+	uint64_t traps, trap_cycles; /* ss_result.traps, .trap_cycles */
 };
 
 extern struct ss_state ss_states[MAX_CPUS];

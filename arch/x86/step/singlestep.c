@@ -57,6 +57,8 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->chains = 0;
 	s->loop_lost_at = 0;
 	s->loop_declined = 0;
+	s->traps = s->trap_cycles = 0;
+	uint32_t gen0 = s->blk_gen;
 	s->exc_frame = NULL;
 	s->nmi_frame = NULL;
 	s->next_opcode_ip = 0;
@@ -81,6 +83,9 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	r->loops = s->loops;
 	r->chains = s->chains;
 	r->loop_lost_at = s->loop_lost_at;
+	r->traps = s->traps;
+	r->decoded = s->blk_gen - gen0;
+	r->trap_cycles = s->trap_cycles;
 	restore_fmask_tf(s);
 	r->steps = s->steps;
 	r->rep_iterations = s->rep_iterations;
@@ -399,6 +404,37 @@ TRAP_STEP_HOT bool ss_debug_trap(struct trap_frame *f)
 	note_next(s, f);
 	ss_block_arm(s, &f->rflags, f);
 	return true;
+}
+
+/* The #DB gate's handler's one call (singlestep_entry.S): a plain step or a block's short way
+ * (ss_plain_trap), else the long way with the whole frame (ss_debug_trap); false: the #DB is
+ * not the engine's. With ss_count_traps, each trap counted and its time in here measured. */
+bool ss_count_traps;
+
+static __attribute__((noinline)) bool counted_trap(struct trap_frame *f)
+{
+	uint64_t t0 = rdtsc();
+	bool r =
+	    ss_plain_trap((struct db_cpu_frame *)((char *)f + TRAP_FRAME_RIP)) || ss_debug_trap(f);
+	struct ss_state *s = state_here();
+	if (s) {
+		s->traps++;
+		s->trap_cycles += rdtsc() - t0;
+	}
+	return r;
+}
+
+void arch_set_step_stats(bool on)
+{
+	ss_count_traps = on;
+}
+
+TRAP_STEP_HOT bool ss_trap(struct trap_frame *f)
+{
+	if (__builtin_expect(ss_count_traps, 0))
+		return counted_trap(f);
+	return ss_plain_trap((struct db_cpu_frame *)((char *)f + TRAP_FRAME_RIP)) ||
+	       ss_debug_trap(f);
 }
 
 extern const char ss_floor_trap[];

@@ -36,7 +36,12 @@ struct ss_result {
 	uint64_t chains;       /* blocks run with the block their direct JMP went to (block.c) */
 	uint64_t loop_lost_at; /* 0, or the start of a counted loop whose runs its counter
 				* did not tell where it stopped: not accounted (block.c) */
+	uint64_t traps;	       /* the engine's #DB handler entries (steps and blocks' stops) */
+	uint64_t decoded;      /* blocks decoded (not found remembered) */
+	uint64_t trap_cycles;  /* TSC cycles inside that handler, hooks included (ss_count_traps) */
 };
+/* Whether the engine measures its handler's time (ss_result.trap_cycles: two RDTSC a trap). */
+extern bool ss_count_traps;
 
 /* How many of the X86_MAX_INSN_LENGTH bytes from ip the engine may read now without a fault:
  * 0 where ip's page is not present or ip is not canonical, fewer where the bytes run onto a page
@@ -122,6 +127,7 @@ void ss_blocks_prepare(unsigned cpus);
 struct db_cpu_frame;
 bool ss_plain_trap(struct db_cpu_frame *c);
 bool ss_debug_trap(struct trap_frame *f);
+bool ss_trap(struct trap_frame *f);
 
 /* The entry stub's bounds (in .text.workload, arch/x86/step/singlestep_entry.S). */
 extern const char ss_first_insn[], ss_exit[];

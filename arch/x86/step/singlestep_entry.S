@@ -38,7 +38,7 @@ ss_exit:
 /*
  * The #DB gate's handler (ss_install_entry), in one page with the code it runs (TRAP_STEP_HOT,
  * arch/x86/cpu/trap.h). The whole struct trap_frame is saved first (its registers are what a
- * counted loop's count and its end are read from, block.c); then the plain step
+ * counted loop's count and its end are read from, block.c); then ss_trap: the plain step
  * (ss_plain_trap, most traps) with the CPU's frame in it as its argument; for any other trap,
  * ss_debug_trap with the same frame. The engine's traps return through an IRETQ of their own
  * (a debug exception's return is never a record of the software PMU's). A #DB that is not the
@@ -55,16 +55,11 @@ ss_debug_entry:
 	SAVE_TRAP_REGS
 	/* The CPU aligned RSP to 16 before its five-word frame (SDM Vol. 3A 6.14.2): after 17
 	 * more words it is aligned for the call. */
-	movq %rsp, %rbx		/* the frame, kept in a callee-saved register */
-	leaq TRAP_FRAME_RIP(%rsp), %rdi
-	call ss_plain_trap
-	testb %al, %al
-	jnz 1f
-	movq %rbx, %rdi
-	call ss_debug_trap
+	movq %rsp, %rdi
+	call ss_trap
 	testb %al, %al
 	jz 2f
-1:	RESTORE_TRAP_REGS
+	RESTORE_TRAP_REGS
 	iretq
 2:	RESTORE_TRAP_REGS
 	jmp *trap_stub_table + 8 * DB_VECTOR(%rip)
