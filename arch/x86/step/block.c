@@ -532,13 +532,16 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 		ss_block_prefix_retire(s);
 	if (rip > b->start && rip <= b->last)
 		return block_inner_trap(s, b, c);
-	/* Both blocks' bytes lie on b's page (branch_successors, block_fits), present when b was
-	 * armed: ss_block_intact's one probe says whether it still is (the engine never faults on
-	 * it, fetch.c). */
+	/* b's bytes lie on its page (block_fits), present when b was armed: ss_block_intact's one
+	 * probe says whether it still is (the engine never faults on it, fetch.c); the next
+	 * block's too where it starts there (a fall-through, or a target on b's page), else its
+	 * own page is probed (a target anywhere, branch_successors). */
 	if (!ss_block_intact(s))
 		return SS_SHORT_NONE;
 	struct ss_block *nb = &s->blk_cache[slot_of(rip)];
-	bool next_seen = nb->start == rip && !nb->none && (nb == b || same_words(nb));
+	bool next_seen = nb->start == rip && !nb->none &&
+			 (nb == b || ((rip ^ b->start) < PAGE_4K ? same_words(nb)
+								 : present_same_words(nb)));
 	/* a counted loop next is armed by ss_block_arm (FED), also where interrupts are enabled */
 	bool next_loop = next_seen && nb->counted && rip != s->loop_declined && s->hooks.loop_room;
 	bool next_known = next_seen && !next_loop && !(nb->to_start && (c->rflags & RFLAGS_IF)) &&

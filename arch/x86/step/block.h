@@ -8,6 +8,7 @@
 #define ARCH_X86_STEP_BLOCK_H
 
 #include "arch/x86/step/engine.h"
+#include "arch/x86/cpu/trap.h"
 #include "lib/x86_loop.h"
 #include "lib/x86_stores.h"
 
@@ -75,6 +76,14 @@ static inline __attribute__((always_inline)) bool same_words(const struct ss_blo
 			return false;
 	}
 	return true;
+}
+
+/* same_words for a block that may lie on another page than the one the trap found present (a
+ * branch's target, a chain's blocks): its page may have been unmapped since it was decoded (the
+ * engine never faults on the workload's memory). Its words all lie on its start's page. */
+static inline __attribute__((always_inline)) bool present_same_words(const struct ss_block *b)
+{
+	return cpu_probe_byte((const void *)b->start) && same_words(b);
 }
 
 static inline __attribute__((always_inline)) void write_dr(struct ss_state *s, unsigned i,

@@ -35,9 +35,9 @@ static bool indirect_target(const struct ss_state *s, const struct x86_decoded *
 static const struct ss_block *later_changed(const struct ss_state *s, unsigned k)
 {
 	for (unsigned j = k + 1; j < s->npre; j++)
-		if (s->pre[j].blk && !same_words(s->pre[j].blk))
+		if (s->pre[j].blk && !present_same_words(s->pre[j].blk))
 			return s->pre[j].blk;
-	return same_words(s->blk) ? NULL : s->blk;
+	return present_same_words(s->blk) ? NULL : s->blk;
 }
 
 /* Prefix block pb (prefix k) ran whole: its bytes compared as a block's (check_bytes); a later
@@ -208,7 +208,7 @@ static bool plan_holds(const struct ss_block *b, uint64_t room, bool if_clear)
 		bool taken;
 		if (c->gen != b->plan.gen[i] || c->start != p->to || c->none ||
 		    !chain_next(from, &to, &way, &taken) || to != p->to || taken != p->taken ||
-		    !same_words(c))
+		    !present_same_words(c))
 			return false;
 		from = c;
 	}
@@ -297,7 +297,7 @@ bool ss_chain_arm(struct ss_state *s, const struct ss_block *b, uint64_t room, b
 			const struct x86_decoded *td =
 			    nb ? cached_at(s->hooks.cache, to, true, X86_MODE_64) : NULL;
 			nb = td ? ss_block_at(s, td, to, left, NULL) : NULL;
-		} else if (!seen || !same_words(nb)) {
+		} else if (!seen || !present_same_words(nb)) {
 			nb = NULL;
 		}
 		side[k] = way;
