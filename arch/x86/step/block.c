@@ -46,6 +46,7 @@
 #include "arch/x86/step/block.h"
 #include "arch/x86/cpu/pagetable.h"
 #include "arch/x86/cpu/usermode.h"
+#include "kernel/arch_cpu.h"
 #include "kernel/arch_step.h"
 #include "kernel/memory.h"
 #include "lib/x86_loop.h"
@@ -161,15 +162,36 @@ static bool branch_successors(const struct x86_decoded *d, uint64_t ip, uint64_t
 }
 
 /* Each CPU's remembered blocks, from the page allocator at boot for the CPUs that came up (not
- * in the kernel's image: room for MAX_CPUS would make it 7 MiB larger, too large for the loader
- * to place in a small machine's memory). NULL: no blocks on that CPU, each step traps. */
+ * in the kernel's image, which the loader must place whole in a small machine's memory). NULL:
+ * no blocks on that CPU, each step traps. Every slot's start is cleared before a run
+ * (ss_block_reset) and the rest written when a block is decoded there: the pages are taken
+ * uncleared (clearing megabytes costs boot time under emulation). */
 static struct ss_block *blocks[MAX_CPUS];
+unsigned ss_block_slots = BLOCK_SLOTS_MIN;
+/* the blocks of all CPUs take at most this share of the free memory (the rest is the record
+ * stores', trace.store) */
+#define BLOCK_MEMORY_SHARE 16
 
 void ss_blocks_prepare(unsigned cpus)
 {
-	for (unsigned c = 0; c < cpus && c < MAX_CPUS; c++)
-		if (!blocks[c])
-			blocks[c] = page_alloc_virt(BLOCK_SLOTS * sizeof(struct ss_block));
+	if (cpus > MAX_CPUS)
+		cpus = MAX_CPUS;
+	static bool sized; /* the slots a CPU's blocks have, once for all (slot_of) */
+	if (!sized) {
+		uint64_t budget = memory_allocator()->free_pages * PAGE_4K / BLOCK_MEMORY_SHARE;
+		ss_block_slots = BLOCK_SLOTS_MAX;
+		while (ss_block_slots > BLOCK_SLOTS_MIN &&
+		       (uint64_t)cpus * ss_block_slots * sizeof(struct ss_block) > budget)
+			ss_block_slots /= 2;
+		sized = true;
+	}
+	uint64_t pages = (ss_block_slots * sizeof(struct ss_block) + PAGE_4K - 1) / PAGE_4K;
+	for (unsigned c = 0; c < cpus; c++) {
+		if (blocks[c])
+			continue;
+		uint64_t pa = page_alloc_uncleared(pages);
+		blocks[c] = pa ? arch_phys_to_virt(pa) : NULL;
+	}
 }
 
 /* Whether a block from start to end (the address after its last instruction) can be remembered
@@ -325,7 +347,7 @@ void ss_block_reset(struct ss_state *s)
 	s->npre = 0;
 	ss_block_idle(s);
 	s->blk_cache = blocks[this_cpu()->index];
-	for (unsigned i = 0; s->blk_cache && i < BLOCK_SLOTS; i++)
+	for (unsigned i = 0; s->blk_cache && i < ss_block_slots; i++)
 		s->blk_cache[i].start = 0;
 	s->dr[0] = read_dr0();
 	s->dr[1] = read_dr1();
@@ -539,9 +561,9 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	if (!ss_block_intact(s))
 		return SS_SHORT_NONE;
 	struct ss_block *nb = &s->blk_cache[slot_of(rip)];
-	bool next_seen = nb->start == rip && !nb->none &&
-			 (nb == b || ((rip ^ b->start) < PAGE_4K ? same_words(nb)
-								 : present_same_words(nb)));
+	bool next_seen =
+	    nb->start == rip && !nb->none &&
+	    (nb == b || ((rip ^ b->start) < PAGE_4K ? same_words(nb) : present_same_words(nb)));
 	/* a counted loop next is armed by ss_block_arm (FED), also where interrupts are enabled */
 	bool next_loop = next_seen && nb->counted && rip != s->loop_declined && s->hooks.loop_room;
 	bool next_known = next_seen && !next_loop && !(nb->to_start && (c->rflags & RFLAGS_IF)) &&

@@ -23,8 +23,13 @@ _Static_assert(BLOCK_MAX *X86_MAX_INSN_LENGTH < X86_DECODE_CACHE_SIZE,
  * again and after it ran), its instructions' lengths, and how it ends. Only blocks whose bytes
  * (read in whole words from the start) stay on the start's page are remembered.
  */
-#define BLOCK_WORDS 16	 /* a block's bytes: at most 128 */
-#define BLOCK_SLOTS 8192 /* per CPU, by start address */
+#define BLOCK_WORDS 16 /* a block's bytes: at most 128 */
+/* Blocks remembered per CPU, by start address: a power of two, BLOCK_SLOTS_MAX where memory
+ * allows (a real program's code needs thousands: with 64, SQLite decoded its blocks again at
+ * most traps), fewer on a small machine (ss_blocks_prepare), at least BLOCK_SLOTS_MIN. */
+#define BLOCK_SLOTS_MAX 8192
+#define BLOCK_SLOTS_MIN 64
+extern unsigned ss_block_slots;
 struct ss_block {
 	uint64_t start; /* 0: an empty slot */
 	uint64_t bytes[BLOCK_WORDS];
@@ -63,7 +68,7 @@ struct ss_block {
 /* Where the block at start is remembered. */
 static inline __attribute__((always_inline)) unsigned slot_of(uint64_t start)
 {
-	return (unsigned)((start ^ (start >> 6)) % BLOCK_SLOTS);
+	return (unsigned)((start ^ (start >> 6)) & (ss_block_slots - 1));
 }
 
 static inline __attribute__((always_inline)) bool same_words(const struct ss_block *b)
