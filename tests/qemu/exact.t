@@ -87,7 +87,7 @@ done
 q=$(nth "$work/qemu.txt" "${ex[0]}")
 k=$(ss_run exact)
 same "$k" "$q" "engine, exact: QEMU's taken branches, deliveries and returns, and step count"
-has "ss-end exact ok" "engine, exact: the workload's result (n + 8, exact.S) stepped as natively"
+has "ss-end exact ok" "engine, exact: the workload's result (n + 12, exact.S) stepped as natively"
 same "$(kind_records bts exact@skylake bts 2 3)" "$(run_branches "$(nth "$work/qemu.txt" "${ex[1]}")")" \
 	"bts, exact: every record is QEMU's, in order"
 same "$(kind_records lbr exact@skylake lbr 3 4)" "$(run_branches "$(nth "$work/qemu.txt" "${ex[2]}")" | tac | head -n 32)" \
@@ -117,6 +117,10 @@ has "warning: unexpected interrupt on vector 0x80 (no handler); ignored" "the ve
 want "$(pair exact_page_b exc_stub_14)" "falling through onto a page not present: the #PF FROM the page's first instruction"
 want "$(pair exact_b_jmp exact_c_target)" "a JMP onto a page not present: the JMP's record"
 want "$(pair exact_c_target exc_stub_14)" "and the #PF FROM its target"
+want "$(pair exact_unmap exc_stub_3)" "the INT3 whose handler takes exact_c_target's page away again: its #BP"
+[ "$(printf '%s\n' "$k" | grep -cx "$(pair exact_b_jmp exact_c_target)")" = 3 ] &&
+	[ "$(printf '%s\n' "$k" | grep -cx "$(pair exact_c_target exc_stub_14)")" = 2 ]
+ok $? "the JMP onto exact_c_target: three records, the #PF FROM its target twice (exact.S: exact_page_b runs three times, its target's page taken away before the first and the last)"
 want "$(pair exact_straddle exc_stub_14)" "an instruction running onto a page not present: the #PF FROM its start"
 want "$(hex "$(sym exact_nc_jmp)") $nc" "a JMP to a non-canonical address: QEMU's #GP comes at the target's fetch"
 want "$(hex $nc) $(hex "$(sym exc_stub_13)")" "and is recorded FROM there"

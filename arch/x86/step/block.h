@@ -8,7 +8,6 @@
 #define ARCH_X86_STEP_BLOCK_H
 
 #include "arch/x86/step/engine.h"
-#include "arch/x86/cpu/trap.h"
 #include "lib/x86_loop.h"
 #include "lib/x86_stores.h"
 
@@ -84,11 +83,13 @@ static inline __attribute__((always_inline)) bool same_words(const struct ss_blo
 }
 
 /* same_words for a block that may lie on another page than the one the trap found present (a
- * branch's target, a chain's blocks): its page may have been unmapped since it was decoded (the
- * engine never faults on the workload's memory). Its words all lie on its start's page. */
+ * branch's target, a chain's blocks): its page may have been unmapped since it was decoded. Its
+ * words all lie on its start's page, asked of the paging structures (fetch.c), never probed: the
+ * engine never faults on the workload's memory (a fault's stub would be in QEMU's log as if the
+ * workload had taken it). */
 static inline __attribute__((always_inline)) bool present_same_words(const struct ss_block *b)
 {
-	return cpu_probe_byte((const void *)b->start) && same_words(b);
+	return ss_code_readable(b->start) && same_words(b);
 }
 
 static inline __attribute__((always_inline)) void write_dr(struct ss_state *s, unsigned i,

@@ -2,8 +2,8 @@
 /*
  * arch_exact_workload(n): the classes of issue 34 the single-step engine must follow exactly,
  * each at a global label the test names (tests/qemu/exact.t checks them against QEMU's log).
- * The handlers are in exact.c. Returns n + 8: the INCs below, each
- * run once (two in exact_leaf, called twice).
+ * The handlers are in exact.c. Returns n + 12: the INCs below, each
+ * run once (two in exact_leaf, called twice; exact_page_b's and exact_c_target's, three times).
  *
  * Code that changes between decoding and running ("the processor executes the bytes present
  * when it fetches", SDM Vol. 3A 8.1.3 on self- and cross-modifying code):
@@ -29,12 +29,20 @@
  *   exact_nc_jmp   a JMP to a non-canonical address: #GP ("If ... the target ... is
  *                  non-canonical", SDM Vol. 2A JMP, 64-bit mode exceptions), handled by
  *                  resuming at exact_nc_resume
+ * A page of code taken away again after it ran (its blocks remembered by the engine):
+ *   exact_again    exact_page_b called with every page mapped: its JMP onto exact_c_target and
+ *                  the code there run without a fault (a block there, as a JMP's target)
+ *   exact_unmap    an INT3 whose handler unmaps exact_c_target's page again (INVLPG); then
+ *                  exact_page_b once more: its JMP onto exact_c_target faults again, and the
+ *                  engine, which stops there before the fetch (a code breakpoint comes before
+ *                  the fetch's #PF, SDM Vol. 3A 6.9, Table 6-2), must not read that page
  */
 #define EXACT_VECTOR 0x80 /* no handler (arch/x86/cpu/vectors.h names the vectors in use) */
 
 	.section .text.workload, "ax"
 	.globl arch_exact_workload, exact_bp, exact_bp_ret, exact_ud, exact_ud_ret, exact_leaf
 	.globl exact_ss_int3, exact_ss_intn, exact_intn, exact_nc_jmp, exact_nc_resume, exact_end
+	.globl exact_again, exact_unmap
 arch_exact_workload:
 	push %rbx
 	mov %rdi, %rax
@@ -61,6 +69,11 @@ exact_intn:
 	int $EXACT_VECTOR
 	inc %rax
 	call exact_fetch
+exact_again:
+	call exact_page_b
+exact_unmap:
+	int3
+	call exact_page_b
 	movabsq $0x8000000000000000, %rcx
 exact_nc_jmp:
 	jmp *%rcx

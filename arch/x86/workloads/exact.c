@@ -16,7 +16,7 @@
 #include "kernel/arch_cpu.h"
 
 extern const char exact_bp[], exact_bp_ret[], exact_ud[], exact_ud_ret[], exact_leaf[];
-extern const char exact_ss_int3[], exact_nc_jmp[], exact_nc_resume[];
+extern const char exact_ss_int3[], exact_nc_jmp[], exact_nc_resume[], exact_unmap[];
 extern const char exact_page_b[], exact_c_target[], exact_straddle[];
 
 #define OP_INT3	    0xcc
@@ -95,6 +95,10 @@ bool exact_fixup(struct trap_frame *f)
 	}
 	if (f->vector == VEC_BP && f->rip == (uint64_t)exact_ss_int3 + 1)
 		return true;
+	if (f->vector == VEC_BP && f->rip == (uint64_t)exact_unmap + 1) {
+		paging_unmap_kernel_4k(ALIGN_DOWN((uint64_t)exact_c_target, PAGE_4K)); /* again */
+		return true;
+	}
 	if (f->vector == VEC_UD && f->rip == (uint64_t)exact_ud) {
 		write_call(exact_ud);
 		return true;

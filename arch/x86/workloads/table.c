@@ -86,7 +86,7 @@ const struct workload arch_workloads[] = {
 	     "fetches that fault (named only)",
      .fn = WORKLOAD_CODE(arch_exact_workload),
      .arg = 30,
-     .expect = 38,
+     .expect = 42,
      .reset = WORKLOAD_CODE(arch_exact_workload_reset),
      .explicit_only = true},
     {.name = "compat32",
