@@ -40,8 +40,10 @@ struct ss_result {
 	uint64_t decoded;      /* blocks decoded (not found remembered) */
 	uint64_t trap_cycles;  /* TSC cycles inside that handler, hooks included (ss_count_traps) */
 };
-/* Whether the engine measures its handler's time (ss_result.trap_cycles: two RDTSC a trap). */
+/* Whether the engine measures its handler's time (ss_result.trap_cycles: two RDTSC a trap), and
+ * ss_trap's way when it does (measure.c). */
 extern bool ss_count_traps;
+bool ss_counted_trap(struct trap_frame *f);
 
 /* How many of the X86_MAX_INSN_LENGTH bytes from ip the engine may read now without a fault:
  * 0 where ip's page is not present or ip is not canonical, fewer where the bytes run onto a page
