@@ -214,6 +214,7 @@ static void run(struct capture *c, struct trace_ctx *t, struct run_facts *f)
 		ts_set_step_hook(step_hook, r);
 	enum status armed = r->drv->arm(r);
 	c->running = true;
+	ts_run_prepare();
 	uint64_t t0 = arch_timestamp();
 	f->result = armed == STATUS_OK ? ts_run(t, r->interrupts, &f->steps) : 0;
 	f->tsc_cycles = arch_timestamp() - t0;

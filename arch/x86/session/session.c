@@ -441,6 +441,12 @@ static void report_engine(struct trace_ctx *t, const struct ss_result *res)
 	}
 }
 
+void ts_run_prepare(void)
+{
+	if (here()->cache)
+		memset(here()->cache, 0, X86_DECODE_CACHE_SIZE * sizeof(struct x86_decoded));
+}
+
 uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 {
 	struct cpu_session *cs = here();
@@ -480,7 +486,6 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 		cs->user->roi_now = NULL;
 	} else {
 		struct ss_result res;
-		memset(cs->cache, 0, X86_DECODE_CACHE_SIZE * sizeof(struct x86_decoded));
 		struct ss_hooks h = {t->model ? model_step : hardware_step,
 				     t->model ? model_transfer : NULL,
 				     t->model,

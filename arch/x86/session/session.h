@@ -30,6 +30,9 @@ struct trace_ctx {
 	bool skipped; /* the session said SKIP (ts_skip) */
 };
 
+/* Before ts_run, outside its time: this CPU's decodings of the last run forgotten (code may
+ * differ at the same addresses from run to run). */
+void ts_run_prepare(void);
 /* Run the workload (single-stepped into the model when there is one); its result must be
  * the expected one, else the session fails. *steps = instructions stepped (0 on hardware). */
 uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps);

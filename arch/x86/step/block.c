@@ -163,11 +163,16 @@ static bool branch_successors(const struct x86_decoded *d, uint64_t ip, uint64_t
 
 /* Each CPU's remembered blocks, from the page allocator at boot for the CPUs that came up (not
  * in the kernel's image, which the loader must place whole in a small machine's memory). NULL:
- * no blocks on that CPU, each step traps. Every slot's start is cleared before a run
- * (ss_block_reset) and the rest written when a block is decoded there: the pages are taken
- * uncleared (clearing megabytes costs boot time under emulation). */
+ * no blocks on that CPU, each step traps. The pages are taken uncleared (clearing megabytes
+ * costs boot time under emulation): every slot's start is cleared here, a slot's other fields
+ * written when a block is decoded there, and a run's reset clears the slots filled since. */
 static struct ss_block *blocks[MAX_CPUS];
 unsigned ss_block_slots = BLOCK_SLOTS_MIN;
+/* Which slots a CPU's runs filled since its last reset, so that the reset clears only those
+ * (thousands of slots a few KiB apart: clearing them all cost a short run a millisecond). */
+static uint16_t *slots_used[MAX_CPUS];
+static unsigned nslots_used[MAX_CPUS];
+_Static_assert(BLOCK_SLOTS_MAX <= 65536, "a slot's number in a uint16_t");
 /* the blocks of all CPUs take at most this share of the free memory (the rest is the record
  * stores', trace.store) */
 #define BLOCK_MEMORY_SHARE 16
@@ -190,7 +195,14 @@ void ss_blocks_prepare(unsigned cpus)
 		if (blocks[c])
 			continue;
 		uint64_t pa = page_alloc_uncleared(pages);
-		blocks[c] = pa ? arch_phys_to_virt(pa) : NULL;
+		slots_used[c] = pa ? page_alloc_virt(ss_block_slots * sizeof(uint16_t)) : NULL;
+		blocks[c] = pa && slots_used[c] ? arch_phys_to_virt(pa) : NULL;
+		if (pa && !blocks[c])
+			page_free(pa, pages);
+		for (unsigned i = 0; blocks[c] && i < ss_block_slots; i++) {
+			blocks[c][i].start = 0; /* the pages' old contents: no block */
+			blocks[c][i].listed = false;
+		}
 	}
 }
 
@@ -217,6 +229,11 @@ static void remember_bytes(struct ss_block *b, uint64_t start, uint64_t end)
 static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64_t start,
 			 uint64_t room, struct ss_block *b)
 {
+	if (!b->listed) { /* a slot filled for the first time since the reset */
+		unsigned c = this_cpu()->index;
+		slots_used[c][nslots_used[c]++] = (uint16_t)(b - s->blk_cache);
+		b->listed = true;
+	}
 	b->gen = ++s->blk_gen; /* a new decoding, or none: plans made with the old one go */
 	b->proven_gen = 0;
 	b->plan.k = 0;
@@ -346,9 +363,13 @@ void ss_block_reset(struct ss_state *s)
 	s->blk_trips = 0;
 	s->npre = 0;
 	ss_block_idle(s);
-	s->blk_cache = blocks[this_cpu()->index];
-	for (unsigned i = 0; s->blk_cache && i < ss_block_slots; i++)
-		s->blk_cache[i].start = 0;
+	unsigned c = this_cpu()->index;
+	s->blk_cache = blocks[c];
+	for (unsigned i = 0; s->blk_cache && i < nslots_used[c]; i++) {
+		s->blk_cache[slots_used[c][i]].start = 0;
+		s->blk_cache[slots_used[c][i]].listed = false;
+	}
+	nslots_used[c] = 0;
 	s->dr[0] = read_dr0();
 	s->dr[1] = read_dr1();
 	s->dr[2] = read_dr2();

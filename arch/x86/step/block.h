@@ -41,6 +41,7 @@ struct ss_block {
 	int8_t went;   /* where its Jcc went last: 1 taken, -1 not, 0 not seen (chain_next) */
 	uint8_t turns; /* how often it went the other way than before, lately (note_way) */
 	bool none;     /* no block starts here (the bytes of its first instructions kept) */
+	bool listed;   /* in its CPU's slots to clear at the next reset (block.c) */
 	uint32_t gen;  /* this decoding's number (ss_state.blk_gen): a slot decoded again differs */
 	struct x86_loop loop;
 	/* Its stores' addresses and its registers after it, in terms of the registers before it
