@@ -85,9 +85,10 @@ static inline __attribute__((always_inline)) bool same_words(const struct ss_blo
 
 /* same_words for a block that may lie on another page than the one the trap found present (a
  * branch's target, a chain's blocks): its page may have been unmapped since it was decoded. Its
- * words all lie on its start's page, asked of the paging structures (fetch.c), never probed: the
- * engine never faults on the workload's memory (a fault's stub would be in QEMU's log as if the
- * workload had taken it). */
+ * words all lie on its start's page, asked of fetch.c first (ss_code_readable: a walk, where the
+ * page is not remembered present since the last exception or system call), as every read of the
+ * workload's code is: a probe that faulted would go through an exception stub that QEMU's log
+ * holds, as if the workload had taken it. */
 static inline __attribute__((always_inline)) bool present_same_words(const struct ss_block *b)
 {
 	return ss_code_readable(b->start) && same_words(b);

@@ -308,6 +308,11 @@ static inline struct trap_frame *frame_of(struct db_cpu_frame *c)
 {
 	return (struct trap_frame *)((char *)c - TRAP_FRAME_RIP);
 }
+/* The CPU's part of the whole frame f (frame_of's inverse). */
+static inline struct db_cpu_frame *db_frame_of(struct trap_frame *f)
+{
+	return (struct db_cpu_frame *)((char *)f + TRAP_FRAME_RIP);
+}
 /* A block's breakpoint #DB at one of its branch's successors, taken the short way: the block and
  * its branch told to the hooks at once (ss_hooks.block_branch), and the next block armed where
  * it is one seen before with its bytes unchanged. */

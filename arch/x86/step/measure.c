@@ -24,8 +24,7 @@ void arch_set_step_stats(bool on)
 __attribute__((noinline)) bool ss_counted_trap(struct trap_frame *f)
 {
 	uint64_t t0 = rdtsc();
-	bool r =
-	    ss_plain_trap((struct db_cpu_frame *)((char *)f + TRAP_FRAME_RIP)) || ss_debug_trap(f);
+	bool r = ss_plain_trap(db_frame_of(f)) || ss_debug_trap(f);
 	struct ss_state *s = state_here();
 	if (s) {
 		s->traps++;

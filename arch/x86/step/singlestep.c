@@ -413,8 +413,7 @@ TRAP_STEP_HOT bool ss_trap(struct trap_frame *f)
 {
 	if (__builtin_expect(ss_count_traps, 0))
 		return ss_counted_trap(f);
-	return ss_plain_trap((struct db_cpu_frame *)((char *)f + TRAP_FRAME_RIP)) ||
-	       ss_debug_trap(f);
+	return ss_plain_trap(db_frame_of(f)) || ss_debug_trap(f);
 }
 
 extern const char ss_debug_entry[];
