@@ -196,13 +196,13 @@ static void clear(struct calls_cpu *c, const struct bt_session *s, uint64_t ts)
 	c->st.dropped = 0;
 }
 
-static bool is_call(int k)
+bool bt_kind_is_call(int k)
 {
 	return k == X86_BR_CALL_REL || k == X86_BR_CALL_IND || k == X86_BR_FAR_CALL ||
 	       k == X86_BR_INT || k == X86_BR_SYSCALL || k == X86_BR_SYSENTER || k == X86_BR_NONE;
 }
 
-static bool is_return(int k)
+bool bt_kind_is_return(int k)
 {
 	return k == X86_BR_RET || k == X86_BR_FAR_RET || k == X86_BR_IRET || k == X86_BR_SYSRET ||
 	       k == X86_BR_SYSEXIT;
@@ -218,9 +218,9 @@ static void branch(struct calls_cpu *c, const struct bt_session *s, uint64_t fro
 		fold_sample(c);
 	int k = bt_record_kind(from, br_type);
 	uint64_t target = function_of(to);
-	if (is_call(k)) {
+	if (bt_kind_is_call(k)) {
 		push(c, s, target, ts + 1);
-	} else if (is_return(k)) {
+	} else if (bt_kind_is_return(k)) {
 		pop(c, s, ts + 1);
 		if (!c->st.depth || c->st.fn[c->st.depth - 1] != target) {
 			pop(c, s, ts + 1); /* returned into an unseen caller: it replaces the top */

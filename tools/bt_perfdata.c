@@ -59,6 +59,8 @@
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_BRANCH_STACK |      \
 	 PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC)
+#define CHAIN_MAX  126 /* call sites a chain keeps (its context and IP make 128) */
+#define CHAIN_CPUS 64  /* CPUs whose BTS sessions keep a running chain */
 
 struct perf_file_section {
 	uint64_t offset, size;
@@ -84,14 +86,21 @@ struct sample_id {
 	uint64_t id;
 };
 
-/* The fixed part of a sample, in sample_type's order (perf_event.h PERF_RECORD_SAMPLE). */
+/* The fixed part of a sample, in sample_type's order (perf_event.h PERF_RECORD_SAMPLE); the
+ * call chain, the branch stack and the tail (weight, data source) follow. */
 struct sample_head {
 	struct perf_event_header h;
 	uint64_t id, ip;
 	uint32_t pid, tid;
 	uint64_t time, addr;
 	uint32_t cpu, res;
-	uint64_t period, nr;
+	uint64_t period;
+};
+
+/* Call sites, outermost first: the calls a sample's branches show not yet returned from. */
+struct chain {
+	uint64_t at[CHAIN_MAX];
+	unsigned n;
 };
 
 static struct {
@@ -119,8 +128,29 @@ static struct {
 	unsigned n;
 	uint32_t last_index;
 	bool bts_window;
+	bool model; /* the open session ran on the software PMU ("WORKLOAD@PERSONALITY") */
 	unsigned cpu;
+	struct chain bts_chain[CHAIN_CPUS]; /* each CPU's BTS session: every branch so far */
 } pd;
+
+/* A branch on a chain: a call (or an interrupt's delivery) adds its FROM, a return takes the
+ * newest call site off (one with none left says nothing: its caller is older than the chain);
+ * the oldest site gives way when the chain is full. */
+static void chain_branch(struct chain *c, uint64_t from)
+{
+	int k = bt_record_kind(from, -1);
+	if (bt_kind_is_call(k)) {
+		if (c->n == CHAIN_MAX) {
+			memmove(c->at, c->at + 1, (CHAIN_MAX - 1) * sizeof(c->at[0]));
+			c->n--;
+		}
+		c->at[c->n++] = from;
+	} else if (bt_kind_is_return(k) && c->n) {
+		c->n--;
+	}
+}
+
+bool bt_perf_callchains = true;
 
 static void put(const void *p, size_t n)
 {
@@ -186,15 +216,23 @@ static void maps(void)
 		return;
 	pd.maps_done = true;
 	pd.maps_generation = bt_sym_generation();
+	/* perf writes the name padded to ALIGN(strlen + 1, 8) (Linux kernel/events/core.c
+	 * perf_event_comm_event: "size = ALIGN(strlen(comm)+1, sizeof(u64))"), and
+	 * create_gcov's reader (quipper) reads exactly that many bytes: a fixed 16 fails it on
+	 * any name under 8 characters */
+	const char *name = pd.comm[0] ? pd.comm : "baretrace";
+	size_t len = (strlen(name) + 1 + 7) & ~(size_t)7;
 	struct {
 		struct perf_event_header h;
 		uint32_t pid, tid;
-		char comm[16];
-	} c = {.h = {.type = PERF_RECORD_COMM, .size = sizeof(c) + sizeof(struct sample_id)},
+	} c = {.h = {.type = PERF_RECORD_COMM,
+		     .size = (uint16_t)(sizeof(c) + len + sizeof(struct sample_id))},
 	       .pid = BT_PID,
 	       .tid = BT_PID};
-	snprintf(c.comm, sizeof(c.comm), "%s", pd.comm[0] ? pd.comm : "baretrace");
+	char buf[sizeof(pd.comm) + 8] = {0};
+	snprintf(buf, sizeof(buf), "%s", name);
 	put(&c, sizeof(c));
+	put(buf, len);
 	put_id(0);
 	bt_sym_for_each_segment(mmap2, NULL);
 }
@@ -207,8 +245,10 @@ static void sample_time(bool has_tsc, uint64_t tsc)
 		pd.time++;
 }
 
+/* A sample; its call chain as perf's kernel writes one (PERF_CONTEXT_USER, the IP, then each
+ * caller's call site, innermost first): all of `chain` (NULL: the IP alone). */
 static void sample(unsigned cpu, uint64_t ip, uint64_t addr, uint64_t weight, uint64_t dse,
-		   uint64_t period)
+		   uint64_t period, const struct chain *chain)
 {
 	maps();
 	struct sample_head s = {
@@ -221,11 +261,19 @@ static void sample(unsigned cpu, uint64_t ip, uint64_t addr, uint64_t weight, ui
 	    .addr = addr,
 	    .cpu = cpu,
 	    .period = period,
-	    .nr = pd.n,
 	};
-	size_t size = sizeof(s) + pd.n * sizeof(pd.stack[0]) + 2 * sizeof(uint64_t);
+	unsigned callers = chain ? chain->n : 0;
+	uint64_t cc[CHAIN_MAX + 3] = {callers + 2, PERF_CONTEXT_USER, ip};
+	for (unsigned i = 0; i < callers; i++)
+		cc[3 + i] = chain->at[callers - 1 - i];
+	uint64_t nr = pd.n;
+	size_t chain_size = bt_perf_callchains ? (3 + callers) * sizeof(uint64_t) : 0;
+	size_t size =
+	    sizeof(s) + chain_size + sizeof(nr) + pd.n * sizeof(pd.stack[0]) + 2 * sizeof(uint64_t);
 	s.h.size = (uint16_t)size;
 	put(&s, sizeof(s));
+	put(cc, chain_size);
+	put(&nr, sizeof(nr));
 	put(pd.stack, pd.n * sizeof(pd.stack[0]));
 	uint64_t tail[2] = {weight, dse};
 	put(tail, sizeof(tail));
@@ -251,9 +299,18 @@ static void flush_stack(void)
 			pd.stack[pd.n - 1 - i] = t;
 		}
 	}
+	/* the chain: a BTS session's own, from every branch since it began; an LBR stack's,
+	 * from its branches replayed oldest first (only the calls it shows) */
+	struct chain lbr_chain = {.n = 0};
+	const struct chain *chain = &lbr_chain;
+	if (pd.bts_window)
+		chain = pd.cpu < CHAIN_CPUS ? &pd.bts_chain[pd.cpu] : NULL;
+	else
+		for (unsigned i = pd.n; i-- > 0;)
+			chain_branch(&lbr_chain, pd.stack[i].from);
 	sample_time(pd.pend || pd.rec_timed, pd.pend ? pd.pend_tsc : pd.rec_tsc);
 	sample(pd.cpu, pd.pend ? pd.pend_ip : pd.stack[0].to, 0, 0, 0,
-	       pd.bts_window ? pd.n : pd.attrs[pd.cur].period);
+	       pd.bts_window ? pd.n : pd.attrs[pd.cur].period, chain);
 	pd.pend = false;
 }
 
@@ -301,6 +358,10 @@ static void pd_begin(const struct bt_session *s)
 	pd.cpu = s->cpu;
 	pd.n = 0;
 	pd.bts_window = false;
+	if (s->cpu < CHAIN_CPUS)
+		pd.bts_chain[s->cpu].n = 0;
+	const char *at = s->name ? strchr(s->name, '@') : NULL;
+	pd.model = at && strncmp(at + 1, "hardware", strlen("hardware"));
 }
 
 /* The time of the record that closes a window or snapshot: its session's (version 2). */
@@ -317,6 +378,8 @@ static void pd_bts(const struct bt_session *s, const struct bt_bts *r)
 	struct perf_branch_entry e = entry(r->from, r->to);
 	e.predicted = !!(r->flags & BTS_FLAG_PREDICTED);
 	pd.stack[pd.n++] = e;
+	if (s->cpu < CHAIN_CPUS)
+		chain_branch(&pd.bts_chain[s->cpu], r->from);
 	if (pd.n == BT_PERF_WINDOW)
 		flush_stack();
 }
@@ -339,7 +402,13 @@ static void pd_lbr(const struct bt_session *s, const struct bt_lbr *l)
 	}
 	e.in_tx = l->in_tx;
 	e.abort = l->abort;
-	if (l->cycles_valid)
+	/* The software PMU's LBR_INFO cycle count is the instructions since the last record
+	 * (arch/x86/model/spmu.c): an IPC of 1 by construction, not a measurement, so it is not
+	 * given to perf as cycles. (It also keeps Debian's perf 6.1 alive: its report with a
+	 * symbol sort in branch mode accounts a sample's cycles when the newest entry has any,
+	 * hist__account_cycles, and puts map references it never took; valgrind shows the map
+	 * freed there and read afterwards, on any file whose entries carry cycles.) */
+	if (l->cycles_valid && !pd.model)
 		e.cycles = l->cycles > 0xffff ? 0xffff : l->cycles;
 	pd.stack[pd.n++] = e;
 }
@@ -388,7 +457,7 @@ static void pd_pebs(const struct bt_session *s, const struct bt_pebs *p)
 		pd.stack[pd.n++] = entry(p->lbr_from, p->lbr_to);
 	sample_time(s->timed, s->tsc);
 	sample(s->cpu, p->ev, p->has_mem ? p->dla : 0, p->has_mem ? p->lat : 0,
-	       p->has_mem ? data_source(p->dse) : 0, 1);
+	       p->has_mem ? data_source(p->dse) : 0, 1, NULL);
 }
 
 static void pd_sample(const struct bt_session *s, const struct bt_sample *x)
@@ -397,7 +466,7 @@ static void pd_sample(const struct bt_session *s, const struct bt_sample *x)
 	if (x->has_lbr)
 		pd.stack[pd.n++] = entry(x->lbr_from, x->lbr_to);
 	sample_time(x->has_tsc || s->timed, x->has_tsc ? x->tsc : s->tsc);
-	sample(s->cpu, x->ip, 0, 0, 0, 1);
+	sample(s->cpu, x->ip, 0, 0, 0, 1, NULL);
 }
 
 static void pd_end(const struct bt_session *s, const struct bt_session_end *e)
@@ -451,7 +520,7 @@ static struct perf_event_attr make_attr(unsigned i)
 	    /* perf takes branch instructions with a period of 1 for intel_bts and prints no
 	     * branch stack for them (tools/perf/util/evsel.h evsel__is_bts) */
 	    .sample_period = pd.attrs[i].period,
-	    .sample_type = SAMPLE_TYPE,
+	    .sample_type = SAMPLE_TYPE | (bt_perf_callchains ? PERF_SAMPLE_CALLCHAIN : 0),
 	    .sample_id_all = 1,
 	    .precise_ip = !strcmp(f, "pebs") ? 2 : 0,
 	    .branch_sample_type = PERF_SAMPLE_BRANCH_ANY,
@@ -544,6 +613,11 @@ static size_t feat_event_desc(bool write)
 	return size;
 }
 
+/* Not HEADER_BRANCH_STACK (15), which `perf record -b` writes: with it perf report opens every
+ * view in branch mode and turns -g --children's cumulation off (tools/perf/builtin-report.c:
+ * branch_mode -1 and has_br_stack: SORT_MODE__BRANCH, cumulate_callchain = false), so the
+ * call-graph view this file's chains are for would need --no-branch-stack. Without it,
+ * --branch-history works (the samples have call chains) and -b chooses branch mode. */
 static const struct {
 	unsigned bit;
 	size_t (*fn)(bool write);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "tools/bt_dwarf.h"
 #include "tools/btdecode.h"
 
 #define MAX_MODULES  8
@@ -346,7 +347,7 @@ static struct {
 	char *name;
 } demangled[DEMANGLED_MAX];
 
-static const char *demangle(const char *name)
+const char *bt_sym_demangle(const char *name)
 {
 	if (!name || strncmp(name, "_Z", 2))
 		return name;
@@ -431,7 +432,7 @@ static struct cache_entry *lookup(uint64_t addr)
 	GElf_Addr symbias = 0;
 	const char *name = dwfl_module_addrinfo(dm, addr, &off, &sym, &shndx, &symelf, &symbias);
 	if (name && symbol_holds(addr, off, &sym, shndx, symelf, symbias)) {
-		c->sym.func = demangle(name);
+		c->sym.func = bt_sym_demangle(name);
 		c->sym.offset = off;
 	}
 	Dwfl_Line *l = dwfl_module_getsrc(dm, addr);
@@ -530,20 +531,10 @@ void bt_sym_for_each_exec(void (*fn)(const char *path, uint64_t start, uint64_t 
 		fn(ranges[i].path, ranges[i].lo, ranges[i].memsz, ranges[i].pgoff, ranges[i].bias);
 }
 
-/* A DIE's name as eu-addr2line names it: the linkage name, else the name (demangled). */
-static const char *die_name(Dwarf_Die *d)
-{
-	Dwarf_Attribute a;
-	const char *name = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &a)
-						? &a
-						: dwarf_attr_integrate(d, DW_AT_name, &a));
-	return name ? demangle(name) : NULL;
-}
-
 /* The scopes at addr, innermost first (*scopes, freed by the caller), and its CU: how many.
  * The concrete chain from the innermost scope out, as eu-addr2line -i walks it (with
  * dwarf_getscopes alone, an inlined subroutine's abstract origin takes its callers' place). */
-static int addr_scopes(uint64_t addr, Dwarf_Die **scopes, Dwarf_Die **cu)
+int bt_sym_scopes(uint64_t addr, Dwarf_Die **scopes, Dwarf_Die **cu)
 {
 	struct cache_entry *c = lookup(addr);
 	*scopes = NULL;
@@ -560,61 +551,11 @@ static int addr_scopes(uint64_t addr, Dwarf_Die **scopes, Dwarf_Die **cu)
 	return n;
 }
 
-unsigned bt_sym_inlines(uint64_t addr, const char **names, unsigned max)
+Dwfl_Line *bt_sym_line(uint64_t addr)
 {
-	Dwarf_Die *scopes, *cu;
-	int n = addr_scopes(addr, &scopes, &cu);
-	unsigned got = 0;
-	/* innermost first: each inlined subroutine's name (from its abstract origin) */
-	for (int i = 0; i < n && got < max; i++)
-		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine && die_name(&scopes[i]))
-			names[got++] = die_name(&scopes[i]);
-	free(scopes);
-	return got;
-}
-
-/* An inlined subroutine's call site (DW_AT_call_file, DW_AT_call_line) in its CU's files. */
-static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, const char **file, int *line)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word idx = 0, ln = 0;
-	Dwarf_Files *files;
-	size_t nfiles;
-	*file = NULL;
-	*line = 0;
-	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_line, &a), &ln) == 0)
-		*line = (int)ln;
-	if (dwarf_formudata(dwarf_attr(inl, DW_AT_call_file, &a), &idx) == 0 &&
-	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && idx < nfiles)
-		*file = dwarf_filesrc(files, idx, NULL, NULL);
-}
-
-unsigned bt_sym_inline_frames(uint64_t addr, struct bt_inline_frame *out, unsigned max)
-{
-	struct bt_sym sym;
-	bt_sym_lookup(addr, &sym);
-	Dwarf_Die *scopes, *cu;
-	int n = max ? addr_scopes(addr, &scopes, &cu) : 0;
-	/* eu-addr2line -i's walk (elfutils src/addr2line.c): the innermost function at the
-	 * address's line, then each caller at the call site of the one inside it */
-	unsigned got = 0;
-	const char *file = sym.file;
-	int line = sym.line;
-	bool inlined = false;
-	for (int i = 0; i < n && got < max; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
-		const char *name = die_name(&scopes[i]);
-		out[got++] = (struct bt_inline_frame){name ? name : "??", file, line};
-		if (tag == DW_TAG_subprogram)
-			break;
-		inlined = true;
-		call_site(cu, &scopes[i], &file, &line);
-	}
-	if (n > 0)
-		free(scopes);
-	return inlined ? got : 0;
+	struct cache_entry *c = lookup(addr);
+	Dwfl_Module *dm = c && c->sym.module ? dwfl_addrmodule(dwfl, addr) : NULL;
+	return dm ? dwfl_module_getsrc(dm, addr) : NULL;
 }
 
 int bt_sym_dwarf_version(const char *path)

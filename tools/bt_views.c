@@ -651,9 +651,13 @@ const struct bt_view bt_view_raw = {
 /* ---- the list ----------------------------------------------------------------------------- */
 
 const struct bt_view *const bt_views[] = {
-    &bt_view_text,     &bt_view_verify, &bt_view_stats,	 &bt_view_json,
-    &bt_view_perf,     &bt_view_raw,	&bt_view_folded, &bt_view_trace,
-    &bt_view_perfdata, &bt_view_output, &bt_view_html,	 NULL,
+    &bt_view_text,	&bt_view_verify,
+    &bt_view_stats,	&bt_view_json,
+    &bt_view_perf,	&bt_view_raw,
+    &bt_view_folded,	&bt_view_trace,
+    &bt_view_perfdata,	&bt_view_afdo,
+    &bt_view_llvm_prof, &bt_view_output,
+    &bt_view_html,	NULL,
 };
 
 const struct bt_view *bt_view_find(const char *name)

@@ -902,6 +902,9 @@ static void usage(FILE *to)
 	    "  --debug-dir DIR: a folder of ELFs, or of a .build-id/ab/cdef...[.debug] tree\n"
 	    "  --stream stdout|stderr|both: --view output's streams (default both: the "
 	    "program's\n    stdout to stdout, its stderr to stderr)\n"
+	    "  --callchains yes|no: --view perf.data gives each sample its call chain (default "
+	    "yes);\n    no for perf2bolt, which cannot parse the lines perf script prints for "
+	    "them\n"
 	    "  -h, --help: this text\n"
 	    "  on a terminal (stderr), a decode longer than BTDECODE_PROGRESS_MS (1000) ms shows a "
 	    "progress line\n"
@@ -963,10 +966,15 @@ static int set_view(const char *v)
 int main(int argc, char **argv)
 {
 	static const struct option longs[] = {
-	    {"view", required_argument, NULL, 'v'},    {"elf", required_argument, NULL, 'e'},
-	    {"program", required_argument, NULL, 'p'}, {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},	       {"debug-dir", required_argument, NULL, 'd'},
-	    {"stream", required_argument, NULL, 's'},  {NULL, 0, NULL, 0},
+	    {"view", required_argument, NULL, 'v'},
+	    {"elf", required_argument, NULL, 'e'},
+	    {"program", required_argument, NULL, 'p'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"debug-dir", required_argument, NULL, 'd'},
+	    {"stream", required_argument, NULL, 's'},
+	    {"callchains", required_argument, NULL, 'c'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *output = NULL, *debug_dir = NULL;
 	bool have_elf = false, have_program = false;
@@ -997,6 +1005,14 @@ int main(int argc, char **argv)
 		case 's':
 			if (bt_output_streams(optarg))
 				return BT_EXIT_USAGE;
+			break;
+		case 'c':
+			if (strcmp(optarg, "yes") && strcmp(optarg, "no")) {
+				fprintf(stderr, "btdecode: --callchains '%s': accepted: yes, no\n",
+					optarg);
+				return BT_EXIT_USAGE;
+			}
+			bt_perf_callchains = !strcmp(optarg, "yes");
 			break;
 		case 'h':
 			usage(stdout);

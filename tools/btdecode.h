@@ -64,10 +64,13 @@ extern uint64_t bt_record_wire_bytes;	 /* of the record frames' lines (BTS, PATH
 
 /* The views, NULL-terminated (bt_views.c, bt_calls.c, bt_perfdata.c, bt_html.c). */
 extern const struct bt_view bt_view_text, bt_view_verify, bt_view_stats, bt_view_json, bt_view_perf,
-    bt_view_raw, bt_view_folded, bt_view_trace, bt_view_perfdata, bt_view_output, bt_view_html;
+    bt_view_raw, bt_view_folded, bt_view_trace, bt_view_perfdata, bt_view_afdo, bt_view_llvm_prof,
+    bt_view_output, bt_view_html;
 /* --stream stdout|stderr|both: what the output view gives back (bt_output.c); 0 or -1 (said). */
 int bt_output_streams(const char *which);
 const struct bt_view *bt_view_find(const char *name);
+/* --callchains: whether --view perf.data gives its samples call chains (default true). */
+extern bool bt_perf_callchains;
 extern const struct bt_view *const bt_views[];
 
 /* The progress line on a terminal (bt_progress.c): from the start of a decode of `in` (allowed:
@@ -139,6 +142,18 @@ struct bt_inline_frame {
 	int line;
 };
 unsigned bt_sym_inline_frames(uint64_t addr, struct bt_inline_frame *out, unsigned max);
+/* The source stack at addr as gcc's AutoFDO reader keys its counts (gcc/auto-profile.cc
+ * get_inline_stack), innermost first: each function's name as gcc names it (linkage name, else
+ * name; not demangled), its DW_AT_decl_line, and the place inside it (the address's line and
+ * discriminator for the innermost, the call site of the one inside for the others): how many
+ * (at most max), 0 when the address has no line or the stack does not reach its function. */
+struct bt_src_frame {
+	const char *name;
+	int decl_line, line;
+	unsigned discr;	     /* as DWARF has it: gcc's own */
+	unsigned base_discr; /* LLVM's base discriminator of it (clang's units), else discr */
+};
+unsigned bt_sym_source_stack(uint64_t addr, struct bt_src_frame *out, unsigned max);
 /* The DWARF version of an ELF's first unit when it has a line table, 0 when it has none, -1
  * when it cannot be read. */
 int bt_sym_dwarf_version(const char *path);
@@ -154,5 +169,10 @@ const char *bt_kind_name(int kind);
  * else -1. An instruction that cannot branch (X86_BR_NONE) means an interrupt or exception
  * was delivered there. */
 int bt_record_kind(uint64_t from, int br_type);
+/* Whether a record of that kind enters a function (a call, INT, SYSCALL, SYSENTER, or an
+ * interrupt or exception delivered: X86_BR_NONE) or leaves one (a return of any kind); the
+ * rules of the call-stack views (bt_calls.c). */
+bool bt_kind_is_call(int kind);
+bool bt_kind_is_return(int kind);
 
 #endif

@@ -38,7 +38,7 @@ in_nm() { # FILE: every name in it is nm's, and there is at least one
 }
 
 # ---- perf script: every facility's samples, IPs and branch stacks named ----
-perf script -i perf.data -F event,ip,sym,brstacksym >script.out 2>script.err
+perf script -i perf.data -G -F event,ip,sym,brstacksym >script.out 2>script.err
 ok $? "perf script -F event,ip,sym,brstacksym reads it ($(grep -v 'kptr_restrict\|kallsyms\|^$' script.err | head -c 200))"
 for ev in bts lbr pebs pmc; do
 	grep -q "^ *$ev: " script.out || echo "# no $ev sample" >&2
@@ -48,7 +48,7 @@ ok $? "one event per facility: bts, lbr, pebs, pmc"
 # lbr.period: one sample per PMI, each with the session's period, and times from the TSC in
 # the order they were taken; as many samples as the kernel's line says
 # (perf prints them as "TIME: PERIOD EVENT: IP")
-perf script -i perf.data -F event,time,period,ip 2>/dev/null | awk '$3 == "lbr:" { print $1, $2 }' >lbr.samples
+perf script -i perf.data -G -F event,time,period,ip 2>/dev/null | awk '$3 == "lbr:" { print $1, $2 }' >lbr.samples
 want=$(printf '%s\n' "$out" | sed -n 's/^trace-begin lbr .* samples=\([0-9]*\) .*/\1/p')
 [ -n "$want" ] && [ "$want" -gt 0 ] && [ "$(wc -l <lbr.samples)" = "$want" ] &&
 	awk -v p=$period '$2 != p { exit 1 }' lbr.samples
@@ -60,7 +60,7 @@ ok $? "their times rise, one per sample (TSC and the header's tsc-khz: $(head -1
 # PEBS load samples: perf reads each one's data address, weight (the latency) and data source
 # as the decoder's text has them (dla, lat, src); src 0x1 is "L1 hit" (SDM Vol. 3B table "Data
 # Source Encoding for Load Latency Record"), which perf prints as LVL L1 hit
-perf script -i perf.data -F event,ip,addr,weight,data_src 2>/dev/null | awk '$1 == "pebs:"' |
+perf script -i perf.data -G -F event,ip,addr,weight,data_src 2>/dev/null | awk '$1 == "pebs:"' |
 	awk '{ l1 = ($0 ~ /LVL L1 or L1 hit/); print $NF, $2, $(NF - 1), l1 }' >pebs.perf
 "$dec" --program "$prog" "$work/cap" 2>/dev/null | awk '$1 == "pebs"' |
 	sed 's/.* \(0x[0-9a-f]*\) <[^>]*> 0x.*dla=0x\([0-9a-f]*\) src=\(0x[0-9a-f]*\) lat=\([0-9]*\).*/\1 \2 \3 \4/' |
@@ -71,7 +71,7 @@ ok $? "perf script: $(wc -l <pebs.text) PEBS load samples with the decoder's IP,
 # brstacksym with dso: "NAME+0xOFF(DSO)" for each FROM and TO; the program's names must be
 # nm's of the program, the kernel's side of the run (system calls, the single-step engine's
 # entry) nm's of kernel.elf
-perf script -i perf.data -F brstacksym,dso 2>/dev/null |
+perf script -i perf.data -G -F brstacksym,dso 2>/dev/null |
 	grep -o '[A-Za-z_][A-Za-z0-9_.]*+0x[0-9a-f]*([^)]*)' | sed 's/+0x[0-9a-f]*(/ /; s/)$//' |
 	sort -u >bs.pairs
 awk -v p="$prog" '$2 == p { print $1 }' bs.pairs | sort -u >bs.prog
@@ -113,8 +113,9 @@ read -r n_addr n_inl n_bad rest <inline.out
 [ "${n_bad:-1}" = 0 ] && [ "${n_inl:-0}" -gt 0 ]
 ok $? "inline frames: $n_inl of $n_addr program addresses are in inlined code, each chain as addr2line -i gives it ($rest)"
 
-# ---- perf report: the hottest symbol of the branch samples is fib ----
-perf report -i perf.data --stdio --sort sym -F overhead,sym --percent-limit 0 >report.out \
+# ---- perf report: the hottest symbol of the branch samples is fib (its own samples: the
+# samples have call chains, so perf sorts by what a function and its callees took otherwise) ----
+perf report -i perf.data --stdio --no-children --sort sym -F overhead,sym --percent-limit 0 >report.out \
 	2>report.err
 rc=$?
 top_sym=$(awk '/of event .bts./ { e = 1 } e && /\[\.\]/ { print $NF; exit }' report.out)
@@ -146,8 +147,11 @@ in_nm llvm.names && grep -qx fib llvm.names
 ok $((rc + $?)) "create_llvm_prof makes a text profile naming the program's functions ($(tr '\n' ' ' <llvm.names))"
 
 # ---- BOLT: perf2bolt (Debian's perf2bolt-19 needs --aggregate-only: the -19 suffix hides the
-# perf2bolt name llvm-bolt takes its mode from, and it would rewrite the binary instead) ----
-perf2bolt-19 --aggregate-only -p perf.data -o prof.fdata "$prog" >bolt.out 2>&1
+# perf2bolt name llvm-bolt takes its mode from, and it would rewrite the binary instead), on a
+# file without call chains: perf2bolt parses `perf script -F pid,ip,brstack` one sample a
+# line, and perf prints a sample's call chain on lines of its own ----
+"$dec" --view=perf.data --callchains no -o bolt.data --program "$prog" "$work/cap" 2>/dev/null
+perf2bolt-19 --aggregate-only -p bolt.data -o prof.fdata "$prog" >bolt.out 2>&1
 rc=$?
 grep -q "samples (0.0%) were ignored\|wrote [1-9]" bolt.out
 ok $((rc + $?)) "perf2bolt-19 aggregates the branch samples ($(grep -m1 'read .* samples' bolt.out))"
