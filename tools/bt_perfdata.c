@@ -11,7 +11,8 @@
  * the samples), then the features (HEADER_BUILD_ID naming each ELF by its build id,
  * HEADER_NRCPUS, HEADER_ARCH, HEADER_EVENT_DESC with the facilities' names). Every attribute
  * has the same sample_type, so any reader can parse any sample whatever its attribute:
- * IDENTIFIER, IP, TID, TIME, ADDR, CPU, PERIOD, BRANCH_STACK, WEIGHT, DATA_SRC.
+ * IDENTIFIER, IP, TID, TIME, ADDR, CPU, PERIOD, CALLCHAIN (unless --callchains no),
+ * BRANCH_STACK, WEIGHT, DATA_SRC.
  *
  *  - an LBR snapshot (entries with rising indexes) is one sample whose branch stack is the
  *    snapshot, newest first, as `perf record -b` writes it; its IP is the sample's own when
