@@ -22,15 +22,17 @@
 #include <string.h>
 #include "tools/bt_html.h"
 
-#define MAX_CPUS  256
-#define WALK_MAX  4096 /* instructions followed between two branch records */
-#define PAIRS_MAX 256
+#define MAX_CPUS    256
+#define WALK_MAX    4096 /* instructions followed between two branch records */
+#define PAIRS_MAX   256
+#define KERNEL_HALF 0xffff800000000000ull /* x86-64's upper canonical half: the kernel's */
 
 struct html_session **html_sessions;
 unsigned html_n_sessions;
 const char **html_pairs;
 unsigned html_n_pairs;
 static struct html_session *open_session[MAX_CPUS];
+static uint64_t lbr_period; /* the capture's option lbr.period (its HEADER's config), 0: none */
 
 static void *grow_array(void *p, size_t n, size_t size)
 {
@@ -66,6 +68,7 @@ static void free_session(struct html_session *h)
 	free(h->snap);
 	free(h->snap_tsc);
 	free(h->snap_timed);
+	free(h->last);
 	free(h);
 }
 
@@ -81,6 +84,7 @@ static void html_start(void)
 	free(html_pairs);
 	html_pairs = NULL;
 	html_n_pairs = 0;
+	lbr_period = 0;
 	memset(open_session, 0, sizeof(open_session));
 	html_flame_start();
 }
@@ -96,6 +100,10 @@ static void html_header(unsigned cpu, const char *const *pairs, unsigned n)
 			continue; /* each pair once (every boot repeats them) */
 		html_pairs = grow_array(html_pairs, html_n_pairs + 1, sizeof(*html_pairs));
 		html_pairs[html_n_pairs++] = strdup(pairs[i]);
+		const char *lp =
+		    strncmp(pairs[i], "config=", 7) ? NULL : strstr(pairs[i], "lbr.period=");
+		if (lp)
+			lbr_period = strtoull(lp + strlen("lbr.period="), NULL, 10);
 	}
 }
 
@@ -240,14 +248,119 @@ static void html_bts(const struct bt_session *s, const struct bt_bts *r)
 	html_flame_bts(s, r);
 }
 
-/* An LBR snapshot, oldest entry first; its first record (the newest entry) was the index-th. */
+/* The branch instructions that retire on the straight line from `to` to the branch at `from`,
+ * that one included (each conditional branch on the way was not taken): -1 when the code is
+ * not there or another branch lies on the way. */
+static long retired_on_path(uint64_t to, uint64_t from)
+{
+	long n = 1;
+	unsigned k = 0;
+	for (uint64_t a = to; a != from; k++) {
+		uint8_t b[X86_MAX_INSN_LENGTH];
+		struct x86_insn in;
+		size_t got = bt_sym_code(NULL, a, b);
+		if (k == WALK_MAX || !got || x86_decode(b, got, &in))
+			return -1;
+		if (x86_branch_conditional(in.branch))
+			n++;
+		else if (in.branch != X86_BR_NONE && in.branch != X86_BR_XBEGIN)
+			return -1;
+		a += in.length;
+	}
+	return n;
+}
+
+/* The PMI's own return: with the kernel's branches recorded, the IRET that ends the service
+ * routine of the last sample (the stack unfreezes in it) lands in the next stack, from the
+ * kernel's half of the address space to the last sample's IP. The tracer's, not the program's. */
+static bool pmi_return(const struct html_session *h, const struct bt_lbr *e)
+{
+	return h->last_n && h->last[0].sample && e->to == h->last[0].ip && e->from >= KERNEL_HALF &&
+	       bt_record_kind(e->from, e->br_type) == X86_BR_IRET;
+}
+
+/* The branch instructions retired from the last sample to this one along a stack's newest
+ * `fresh` entries (e[fresh-1] the oldest): -1 where a path cannot be followed. */
+static long retired_since_last(const struct html_session *h, const struct bt_lbr *e, unsigned fresh)
+{
+	long retired = 0;
+	uint64_t at = h->last[0].to;
+	for (unsigned i = fresh; i-- > 0;) {
+		if (pmi_return(h, &e[i])) { /* the last sample's IP: its period ended there */
+			retired = 0;
+			at = e[i].to;
+			continue;
+		}
+		long r = retired_on_path(at, e[i].from);
+		if (r < 0)
+			return -1;
+		retired += r;
+		at = e[i].to;
+	}
+	long tail = e[0].sample ? retired_on_path(at, e[0].ip) : 1;
+	return tail < 0 ? -1 : retired + tail - 1; /* the IP's instruction has not run */
+}
+
+/* How many of a sampled stack's oldest entries the last sampled stack already held. LBR
+ * sampling takes the stack every lbr.period branch instructions retired (the counter counts
+ * taken and not-taken ones, SDM Vol. 3B Table 20-1 event C4H); with a period under the stack's
+ * depth consecutive stacks overlap, and each branch would be counted once per stack holding it.
+ * The overlap is the k for which the new stack's oldest k entries are the last one's newest k
+ * and the branches retired on the new part come closest to the period (a loop repeats its
+ * entries, so the entries alone do not tell k). */
+static unsigned overlap(const struct html_session *h, const struct bt_lbr *e, unsigned n)
+{
+	if (!lbr_period || !h->last_n)
+		return 0;
+	unsigned best = 0;
+	long best_gap = -1;
+	for (unsigned k = n < h->last_n ? n : h->last_n; k > 0; k--) {
+		bool same = true;
+		for (unsigned j = 0; j < k && same; j++) /* e[n-k+j] is last[j]: newest first */
+			same = e[n - k + j].from == h->last[j].from &&
+			       e[n - k + j].to == h->last[j].to;
+		long retired = same ? retired_since_last(h, e, n - k) : -1;
+		if (retired < 0)
+			continue;
+		long gap = retired > (long)lbr_period ? retired - (long)lbr_period
+						      : (long)lbr_period - retired;
+		if (best_gap < 0 || gap < best_gap) {
+			best_gap = gap;
+			best = k;
+		}
+	}
+	/* a PMI's skid on silicon moves the stack a few branches; a loop's entries matching by
+	 * chance leave the count far from the period */
+	return best_gap >= 0 && best_gap <= 2 + (long)(lbr_period / 16) ? best : 0;
+}
+
+/* An LBR snapshot, oldest entry first; its first record (the newest entry) was the index-th.
+ * A sampled stack that overlaps the last one gives only its new entries, which follow the
+ * last one's newest branch (the path between is then followed too). */
 static void replay(struct html_session *h, uint64_t index)
 {
-	h->have_prev = false; /* a snapshot's oldest entry follows nothing we saw */
-	for (unsigned i = h->snap_n; i-- > 0;)
+	unsigned skip = h->snap[0].sample ? overlap(h, h->snap, h->snap_n) : 0;
+	h->overlapped += skip;
+	h->have_prev = skip > 0; /* else its oldest entry follows nothing we saw */
+	if (skip)
+		h->prev_to = h->last[0].to;
+	for (unsigned i = h->snap_n - skip; i-- > 0;) {
+		if (h->snap[0].sample && pmi_return(h, &h->snap[i])) {
+			h->pmi_returns++; /* not counted: the path goes on from where it returned */
+			h->have_prev = true;
+			h->prev_to = h->snap[i].to;
+			continue;
+		}
 		branch(h, h->snap[i].from, h->snap[i].to, h->snap[i].br_type,
 		       index + (h->snap_n - 1 - i), h->snap_timed[i], h->snap_tsc[i]);
+	}
 	h->have_prev = false;
+	if (h->snap[0].sample) {
+		if (!h->last)
+			h->last = grow_array(NULL, BT_PAYLOAD_MAX, sizeof(*h->last));
+		memcpy(h->last, h->snap, h->snap_n * sizeof(*h->last));
+		h->last_n = h->snap_n;
+	}
 	h->snap_n = 0;
 }
 
@@ -267,6 +380,10 @@ static void html_lbr(const struct bt_session *s, const struct bt_lbr *e)
 	h->snap[k] = *e;
 	if (!k)
 		h->snap_first = s->records;
+	if (e->sample) { /* a PMI's stack (lbr.period): a sample at its IP */
+		h->lbr_samples++;
+		insn(h, e->ip)->samples++;
+	}
 	if (k) {
 		h->snap_timed[k] = h->snap_timed[0];
 		h->snap_tsc[k] = h->snap_tsc[0];

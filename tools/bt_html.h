@@ -76,6 +76,9 @@ struct html_session {
 	uint32_t number;
 	char facility[BT_NAME_MAX], name[BT_NAME_MAX];
 	uint64_t branches, pebs, samples; /* records of each kind */
+	uint64_t lbr_samples;		  /* LBR stacks a PMI took (lbr.period), each with its IP */
+	uint64_t overlapped;		  /* their entries an earlier stack already held */
+	uint64_t pmi_returns;		  /* their entries that are the PMI's own IRET */
 	bool ended;
 	uint64_t end_records, end_lost;
 	char verdict[32], why[256];
@@ -93,6 +96,8 @@ struct html_session {
 	bool *snap_timed;
 	unsigned snap_n;
 	uint64_t snap_first; /* the record index of its first entry */
+	struct bt_lbr *last; /* the last sampled stack, newest first (overlap with the next) */
+	unsigned last_n;
 };
 
 /* The capture's sessions, in the order they began; the HEADER pairs, each once. */

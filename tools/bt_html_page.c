@@ -216,6 +216,14 @@ static void summary(const struct html_session *h)
 	    " branch records, %" PRIu64 " PEBS samples, %" PRIu64
 	    " counter or BTF samples</td></tr>\n",
 	    h->cpu, h->branches, h->pebs, h->samples);
+	if (h->lbr_samples)
+		fprintf(out_records,
+			"<tr><th>LBR samples</th><td>%" PRIu64
+			" stacks, each taken with its IP (the samples column); %" PRIu64
+			" of their entries an earlier stack already held, counted once; %" PRIu64
+			" the service routine's own return to the sampled IP (the tracer's, not "
+			"counted)</td></tr>\n",
+			h->lbr_samples, h->overlapped, h->pmi_returns);
 	if (h->ended)
 		fprintf(out_records,
 			"<tr><th>the kernel's count</th><td>%" PRIu64 " records, %" PRIu64

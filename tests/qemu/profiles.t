@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The profile loops a compiler engineer closes with a capture, each consumer run for real: a
-# glibc program with a short name (tests/programs/pl.c, gcc -O2 -g -gdwarf-4 -static) traced
+# glibc program with a short name (tests/programs/profile/pl.c, gcc -O2 -g -gdwarf-4 -static) traced
 # with LBR sampling (lbr.period) and with BTS, its captures given to perf report's branch and
 # call-graph views, create_gcov, gcc-12 -fauto-profile (btdecode --view afdo) and clang-14
 # -fprofile-sample-use (--view llvm-prof), and the rebuilt programs run.
@@ -13,7 +13,7 @@
 # SampleProfile.cpp: "setEntryCount(ProfileCount(Samples->getHeadSamples() + 1, ...))").
 . "$(dirname "$0")/lib.sh"
 
-echo "1..19"
+echo "1..23"
 work=$(mktemp -d)
 trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 for t in perf create_gcov dump_gcov gcc-12 clang-14 llvm-profdata-14; do
@@ -22,7 +22,7 @@ for t in perf create_gcov dump_gcov gcc-12 clang-14 llvm-profdata-14; do
 		exit 1
 	}
 done
-src=$top/tests/programs/pl.c
+src=$top/tests/programs/profile/pl.c
 dec=$build/btdecode
 n=1000
 cd "$work" || exit 1
@@ -37,6 +37,11 @@ printf '%s\n' "$out" >lbr.cap
 boot --timeout 300 --program pl -- workload=program trace=bts stream=text "program.argv=\"pl $n\""
 status_is 0 "pl traced with BTS"
 printf '%s\n' "$out" >bts.cap
+# a period under the stack's depth: consecutive stacks overlap
+boot --timeout 300 --program pl -- workload=program trace=lbr lbr.period=10 stream=text \
+	"program.argv=\"pl $n\""
+status_is 0 "pl traced with LBR sampling (lbr.period=10)"
+printf '%s\n' "$out" >lbr10.cap
 
 "$dec" --view=perf.data -o perf.data --program pl lbr.cap 2>dec.err
 ok $? "btdecode --view=perf.data of the LBR capture ($(head -c 200 dec.err))"
@@ -125,4 +130,27 @@ ok $? "llvm-profdata show: mid's indirect call reached twice and thrice $((3 * n
 rc=$?
 [ "$rc" = 0 ] && [ ! -s pld.err ] && [ "$(./pld $n)" = "$native" ]
 ok $? "from the LBR-sampled capture too: clang takes it (nothing said) and the program prints the same ($(head -c 300 pld.err))"
+
+# ---- the HTML report adds up: leaf, twice and thrice are one block each (objdump), so the
+# branches taken from each are its calls (its RET) and the instructions run its calls times its
+# instructions; the BTS capture has every branch, and so do LBR stacks taken every 10 branches,
+# each branch once however many stacks hold it ----
+# (each one's instructions up to its RET: the padding after it never runs; a line of objdump
+# without a mnemonic continues the instruction above)
+objdump -d pl | awk '/^[0-9a-f]+ <(leaf|twice|thrice)>:/ { f = $2; gsub(/[<>:]/, "", f); next }
+	/^$/ { f = "" } f && /^ +[0-9a-f]+:\t[^\t]*\t/ { n[f]++; if ($0 ~ /\tret/) f = "" }
+	END { for (k in n) print k, n[k] }' | sort >insns
+want=$(awk -v c=$((3 * n)) '{ k = ($1 == "leaf") ? c : c / 2; print $1, k, k * $2 }' insns)
+html_rows() { # PAGE: "function taken instructions-run" of leaf, twice, thrice (first session)
+	grep -o '<tr><td><a href="#s0-f[0-9a-f]*">[a-z]*</a></td><td><span class="bar"[^>]*></span>[0-9]*</td><td class="n">[0-9.]*</td><td class="n">[0-9]*' "$1" |
+		sed 's/<[^>]*>/ /g' | awk '$1 ~ /^(leaf|twice|thrice)$/ { print $1, $2, $4 }' | sort
+}
+for cap in bts lbr10; do
+	"$dec" --view=html -o $cap.html --program pl $cap.cap 2>/dev/null
+	got=$(html_rows $cap.html)
+	[ -n "$want" ] && [ "$got" = "$want" ]
+	ok $? "html of the $cap capture: taken and instructions run of leaf, twice, thrice as the source and objdump give them: $(echo $got) (want $(echo $want))"
+done
+grep -q 'LBR samples</th><td>[0-9]* stacks.* [1-9][0-9]* of their entries an earlier stack already held' lbr10.html
+ok $? "html: the overlap of the stacks is said ($(grep -o 'LBR samples</th><td>[^<]*' lbr10.html))"
 exit $((tap_failed > 0))
