@@ -21,6 +21,7 @@
 
 #define ASM_MAX_INSNS 2000 /* a longer function is cut (and says so) */
 #define NAME_LEN      512
+#define HEAT_BAR_PX   40 /* the widest "ran" bar */
 
 static ZydisDecoder decoder;
 static ZydisFormatter formatter;
@@ -150,9 +151,11 @@ static void insn_row(const struct html_session *s, uint64_t a, const ZydisDecode
 		c->samples);
 	count_cell(c->taken, br);
 	count_cell(c->not_taken, cond);
-	fprintf(out_records, "<td class=\"n heat\" style=\"--h:%u%%\">", heat);
+	/* the count beside its bar, not over it */
+	fputs("<td class=\"n\">", out_records);
 	if (c->exec)
-		fprintf(out_records, "%" PRIu64, c->exec);
+		fprintf(out_records, "<span class=\"hb\" style=\"width:%upx\"></span>%" PRIu64,
+			(heat * HEAT_BAR_PX + 99) / 100, c->exec);
 	fputs("</td>", out_records);
 	count_cell(c->samples, true);
 	fprintf(out_records, "<td class=\"addr\">%" PRIx64 "</td><td class=\"ins\">", a);

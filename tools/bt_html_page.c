@@ -114,8 +114,8 @@ static const char STYLE[] =
     "code,.code,.addr,.ins{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}\n"
     "table.code td{padding:0 8px;white-space:pre}table.code tr.src td{color:#5b6670;"
     "background:#fff;padding-top:4px;font-style:italic}table.code tr.br .ins{font-weight:600}"
-    "td.heat{background:linear-gradient(90deg,rgba(232,116,59,.45) var(--h),transparent "
-    "var(--h))}.irq{color:#8e24aa}.tgt{color:#5b6670}\n"
+    ".hb{display:inline-block;height:9px;margin-right:5px;background:rgba(232,116,59,.6);"
+    "vertical-align:middle}.irq{color:#8e24aa}.tgt{color:#5b6670}\n"
     "svg{display:block;max-width:100%;height:auto;background:#fff;border:1px solid #e0e3e6}"
     "svg text{font:12px ui-monospace,Menlo,Consolas,monospace;fill:#1d2329;"
     "pointer-events:none}\n"
@@ -419,10 +419,10 @@ static void annotations(const struct html_session *h, const struct html_func *f,
 	fputs("<h3>Annotated disassembly</h3>\n<p class=\"note\">The hottest functions, "
 	      "disassembled by Zydis. <b>taken</b>: branch records from that instruction; "
 	      "<b>not taken</b>: times a path between two records fell through that conditional "
-	      "branch; <b>ran</b>: times the instruction was on such a path (shaded by it); "
-	      "<b>samples</b>: samples with it as IP. LBR snapshots that overlap (an "
-	      "<code>lbr.period</code> shorter than the stack) count a branch in each snapshot "
-	      "that holds it, as perf counts branch stacks.</p>\n",
+	      "branch; <b>ran</b>: times the instruction was on such a path (its bar); "
+	      "<b>samples</b>: samples with it as IP. LBR stacks that overlap (an "
+	      "<code>lbr.period</code> shorter than the stack) count a branch once, however many "
+	      "of them hold it.</p>\n",
 	      out_records);
 	for (size_t i = 0; i < n; i++)
 		if (annotated[i])

@@ -68,7 +68,7 @@ lossy_said() {
 }
 # The views README's table lists, and verify (README "Records off the machine"); --help lists
 # no other.
-views="text json perf folded trace stats raw output perf.data html verify"
+views="text json perf folded trace stats raw output perf.data afdo llvm-prof html verify"
 "$dec" --help | awk '/views:$/ { on = 1; next } /^  --/ { on = 0 } on { print $1 }' | sort >"$work/help.views"
 [ "$(tr ' ' '\n' <<<"$views" | sort)" = "$(cat "$work/help.views")" ]
 ok $? "--help lists the views this test covers: $(tr '\n' ' ' <"$work/help.views")"
