@@ -361,8 +361,7 @@ static void pd_begin(const struct bt_session *s)
 	pd.bts_window = false;
 	if (s->cpu < CHAIN_CPUS)
 		pd.bts_chain[s->cpu].n = 0;
-	const char *at = s->name ? strchr(s->name, '@') : NULL;
-	pd.model = at && strncmp(at + 1, "hardware", strlen("hardware"));
+	pd.model = bt_session_modelled(s);
 }
 
 /* The time of the record that closes a window or snapshot: its session's (version 2). */

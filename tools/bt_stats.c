@@ -22,6 +22,7 @@ struct hot {
 static struct {
 	uint64_t kinds[X86_BR_KIND_COUNT], unknown;
 	uint64_t lbr_mispred_known, lbr_mispred, bts, bts_predicted, pebs;
+	uint64_t lbr_mispred_model; /* of lbr_mispred_known: from the software PMU */
 	struct hot *slot;
 	size_t slots, used;
 } st;
@@ -145,10 +146,10 @@ static void stats_sample(const struct bt_session *s, const struct bt_sample *x)
 
 static void stats_lbr(const struct bt_session *s, const struct bt_lbr *e)
 {
-	(void)s;
 	if (e->mispred_valid) {
 		st.lbr_mispred_known++;
 		st.lbr_mispred += e->mispred;
+		st.lbr_mispred_model += bt_session_modelled(s);
 	}
 	count(e->from, e->to, e->br_type);
 }
@@ -184,9 +185,13 @@ static void stats_finish(void)
 			st.unknown);
 	fputc('\n', out_records);
 	if (st.lbr_mispred_known)
-		fprintf(out_records, "lbr mispredicted: %" PRIu64 " of %" PRIu64 " (%.1f%%)\n",
+		fprintf(out_records, "lbr mispredicted: %" PRIu64 " of %" PRIu64 " (%.1f%%)%s\n",
 			st.lbr_mispred, st.lbr_mispred_known,
-			100.0 * (double)st.lbr_mispred / (double)st.lbr_mispred_known);
+			100.0 * (double)st.lbr_mispred / (double)st.lbr_mispred_known,
+			!st.lbr_mispred && st.lbr_mispred_model == st.lbr_mispred_known
+			    ? " (the software PMU predicts nothing: its entries "
+			      "say 'not mispredicted' by construction)"
+			    : "");
 	if (st.bts)
 		fprintf(
 		    out_records, "bts predicted flag set: %" PRIu64 " of %" PRIu64 " (%.1f%%)\n",

@@ -660,6 +660,12 @@ const struct bt_view *const bt_views[] = {
     &bt_view_html,	NULL,
 };
 
+bool bt_session_modelled(const struct bt_session *s)
+{
+	const char *at = s->name ? strchr(s->name, '@') : NULL;
+	return at && strncmp(at + 1, "hardware", strlen("hardware"));
+}
+
 const struct bt_view *bt_view_find(const char *name)
 {
 	for (unsigned i = 0; bt_views[i]; i++)

@@ -58,6 +58,7 @@ struct cpu_state {
 	bool seen;
 	uint32_t next_seq; /* one past the highest frame number seen */
 	bool in_session;
+	bool shown; /* the open session passes --cpu, --session and --facility */
 	char facility[BT_NAME_MAX], name[BT_NAME_MAX];
 	struct bt_session s; /* the open session, as the views see it */
 	uint32_t digest;
@@ -82,6 +83,24 @@ static struct {
 } boot;
 
 static struct cpu_state cpus[MAX_CPUS];
+
+/* --cpu, --session, --facility: the sessions the view is given (every one is still checked) */
+static struct {
+	long cpu;	  /* -1: any */
+	uint64_t session; /* the N-th session to begin in the capture, 0: any */
+	const char *facility;
+	uint64_t begun, shown; /* sessions so far, and those given to the view */
+} filter = {.cpu = -1};
+
+static bool filter_passes(unsigned cpu, const char *facility)
+{
+	filter.begun++;
+	bool pass = (filter.cpu < 0 || filter.cpu == (long)cpu) &&
+		    (!filter.session || filter.session == filter.begun) &&
+		    (!filter.facility || !strcmp(filter.facility, facility));
+	filter.shown += pass;
+	return pass;
+}
 static const struct bt_view *view = &bt_view_text;
 static uint64_t bad_lines, line_no, all_frames, nul_bytes;
 static uint64_t tsc_khz; /* the capture's HEADER "tsc-khz=" (0: none) */
@@ -192,7 +211,7 @@ static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame
 			 cpu, f->seq, session_name(c), lost, *why ? why : "no reason given");
 		bt_verdict_run_lost(lost);
 	}
-	if (view->end)
+	if (c->shown && view->end)
 		view->end(&c->s,
 			  &(struct bt_session_end){
 			      .records = records, .lost = lost, .verdict = verdict, .why = why});
@@ -256,7 +275,7 @@ static void output_frame(struct cpu_state *c, const struct bt_frame *f)
 	*next = o.offset + o.len;
 	c->s.timed = f->has_tsc;
 	c->s.tsc = o.tsc; /* when the program wrote it */
-	if (view->output && o.len)
+	if (c->shown && view->output && o.len)
 		view->output(&c->s, &o);
 }
 
@@ -306,19 +325,19 @@ static void bts_frame(struct cpu_state *c, const struct bt_frame *f)
 		record_time(c, f, i, fr.n);
 		if (lbr) {
 			c->digest = bt_digest_lbr(c->digest, &fr.l[i]);
-			if (view->lbr)
+			if (c->shown && view->lbr)
 				view->lbr(&c->s, &fr.l[i]);
 		} else if (pebs) {
 			c->digest = bt_digest_pebs(c->digest, &fr.p[i]);
-			if (view->pebs)
+			if (c->shown && view->pebs)
 				view->pebs(&c->s, &fr.p[i]);
 		} else if (sample) {
 			c->digest = bt_digest_sample(c->digest, &fr.x[i]);
-			if (view->sample)
+			if (c->shown && view->sample)
 				view->sample(&c->s, &fr.x[i]);
 		} else {
 			c->digest = bt_digest(c->digest, &fr.r[i]);
-			if (view->bts)
+			if (c->shown && view->bts)
 				view->bts(&c->s, &fr.r[i]);
 		}
 		c->s.records++;
@@ -594,7 +613,8 @@ static void frame(const struct bt_frame *f)
 		c->digest = 0;
 		c->out_next[0] = c->out_next[1] = 0;
 		c->sessions++;
-		if (view->begin)
+		c->shown = filter_passes(f->cpu, c->facility);
+		if (c->shown && view->begin)
 			view->begin(&c->s);
 		return;
 	case BT_F_BTS:
@@ -902,6 +922,10 @@ static void usage(FILE *to)
 	    "  --debug-dir DIR: a folder of ELFs, or of a .build-id/ab/cdef...[.debug] tree\n"
 	    "  --stream stdout|stderr|both: --view output's streams (default both: the "
 	    "program's\n    stdout to stdout, its stderr to stderr)\n"
+	    "  --cpu N, --session N, --facility NAME: give the view only the sessions of CPU N, "
+	    "the N-th\n    session to begin (1, 2, ...: the HTML page's numbers), or of that "
+	    "facility (every\n    session is still checked, and the exit status is the whole "
+	    "capture's)\n"
 	    "  --callchains yes|no: --view perf.data gives each sample its call chain (default "
 	    "yes);\n    no for perf2bolt, which cannot parse the lines perf script prints for "
 	    "them\n"
@@ -974,6 +998,9 @@ int main(int argc, char **argv)
 	    {"debug-dir", required_argument, NULL, 'd'},
 	    {"stream", required_argument, NULL, 's'},
 	    {"callchains", required_argument, NULL, 'c'},
+	    {"cpu", required_argument, NULL, 'C'},
+	    {"session", required_argument, NULL, 'S'},
+	    {"facility", required_argument, NULL, 'F'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *output = NULL, *debug_dir = NULL;
@@ -1013,6 +1040,28 @@ int main(int argc, char **argv)
 				return BT_EXIT_USAGE;
 			}
 			bt_perf_callchains = !strcmp(optarg, "yes");
+			break;
+		case 'C':
+		case 'S': {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' ||
+			    (c == 'C' && v >= MAX_CPUS) || (c == 'S' && v == 0)) {
+				fprintf(stderr, "btdecode: --%s '%s': accepted: %s\n",
+					c == 'C' ? "cpu" : "session", optarg,
+					c == 'C' ? "a CPU number, 0-255"
+						 : "a session number, 1 or more");
+				return BT_EXIT_USAGE;
+			}
+			if (c == 'C')
+				filter.cpu = (long)v;
+			else
+				filter.session = v;
+			break;
+		}
+		case 'F':
+			filter.facility = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1055,6 +1104,11 @@ int main(int argc, char **argv)
 	if (!out_records)
 		return BT_EXIT_USAGE;
 	int rc = btdecode_stream(in, path ? path : "stdin");
+	if ((filter.cpu >= 0 || filter.session || filter.facility) && !filter.shown)
+		fprintf(stderr,
+			"btdecode: no session of the capture's %" PRIu64
+			" matches --cpu, --session or --facility: the view had none\n",
+			filter.begun);
 	if (stick)
 		rc = bt_stick_finish(path, rc);
 	if (fflush(out_records) || ferror(out_records)) {

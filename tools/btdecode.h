@@ -33,6 +33,10 @@ bool bt_tsc_ns(uint64_t tsc, uint64_t *ns);
 /* The capture's HEADER "tsc-khz=" (0: none), as the reader read it for bt_tsc_ns. */
 uint64_t bt_tsc_khz(void);
 
+/* Whether a session ran on the software PMU: the kernel names it WORKLOAD@PERSONALITY
+ * (arch/x86/session/runner.c), WORKLOAD@hardware on silicon. */
+bool bt_session_modelled(const struct bt_session *s);
+
 /* How a session ended: END's fields and the reader's verdict ("ok", "incomplete", ...). */
 struct bt_session_end {
 	uint64_t records, lost;

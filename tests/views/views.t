@@ -150,4 +150,33 @@ ok $? "--program FILE@xyz: exit $rc, the accepted forms named"
 rc=$?
 [ $rc = 2 ] && grep -q "missing.elf: No such file" "$work/e3"
 ok $? "--elf of a missing file: exit $rc, said"
+
+# --cpu, --session, --facility: the view is given only the sessions asked for, every frame is
+# still checked (the exit status is the whole capture's). two-cpus.log: a real boot of two
+# CPUs, each with sessions of bts and lbr (tests/views/loss.t)
+two=$here/two-cpus.log
+"$dec" --view json "$two" >"$work/all.json" 2>/dev/null
+all=$?
+begins() { awk -F'"' '/"type":"begin"/ { for (i = 1; i < NF; i++) if ($i == "cpu") c = $(i + 1); print c }' "$1" | tr -d ':,' | tr '\n' ' '; }
+"$dec" --view json --cpu 1 "$two" >"$work/cpu1.json" 2>/dev/null
+rc=$?
+[ "$rc" = "$all" ] && [ -n "$(begins "$work/cpu1.json")" ] &&
+	! grep -v '"type":"header"' "$work/cpu1.json" | grep -q '"cpu":0' &&
+	[ "$(grep -c '"cpu":1' "$work/cpu1.json")" = "$(grep -c '"cpu":1' "$work/all.json")" ]
+ok $? "--cpu 1: every record of CPU 1 and none of CPU 0 (the capture's header is every view's), exit $rc as the whole capture's $all (sessions on CPUs $(begins "$work/cpu1.json"))"
+"$dec" --view json --session 2 "$two" >"$work/s2.json" 2>/dev/null
+second=$(grep '"type":"begin"' "$work/all.json" | sed -n 2p)
+[ "$(grep -c '"type":"begin"' "$work/s2.json")" = 1 ] && [ "$(grep '"type":"begin"' "$work/s2.json")" = "$second" ]
+ok $? "--session 2: one session, the second to begin"
+"$dec" --view json --facility lbr "$two" >"$work/lbr.json" 2>/dev/null
+! grep -q '"type":"bts"' "$work/lbr.json" && grep -q '"type":"lbr"' "$work/lbr.json" &&
+	[ "$(grep -c '"type":"lbr"' "$work/lbr.json")" = "$(grep -c '"type":"lbr"' "$work/all.json")" ]
+ok $? "--facility lbr: every LBR record, no BTS record"
+"$dec" --view json --session 99 "$two" >/dev/null 2>"$work/none.err"
+grep -q "no session of the capture's [0-9]* matches" "$work/none.err"
+ok $? "--session past the last: said ($(cat "$work/none.err"))"
+"$dec" --cpu x "$two" >/dev/null 2>"$work/bad.err"
+rc=$?
+[ "$rc" = 2 ] && grep -q "accepted: a CPU number" "$work/bad.err"
+ok $? "--cpu x: exit $rc, what is accepted said"
 echo "1..$n"
