@@ -3,8 +3,8 @@
  * What bt_symbols.c (libdwfl's modules) gives bt_dwarf.c (the DWARF views of an address:
  * inline frames, AutoFDO's source stacks): libdw's types, so only these two include it.
  */
-#ifndef BT_DWARF_H
-#define BT_DWARF_H
+#ifndef TOOLS_BT_DWARF_H
+#define TOOLS_BT_DWARF_H
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
