@@ -926,6 +926,8 @@ static void usage(FILE *to)
 	    "the N-th\n    session to begin (1, 2, ...: the HTML page's numbers), or of that "
 	    "facility (every\n    session is still checked, and the exit status is the whole "
 	    "capture's)\n"
+	    "  --diff OLD: OLD and FILE compared by function and by branch (counts, and shares of "
+	    "each\n    capture's own records), as perf diff compares two perf.data files\n"
 	    "  --callchains yes|no: --view perf.data gives each sample its call chain (default "
 	    "yes);\n    no for perf2bolt, which cannot parse the lines perf script prints for "
 	    "them\n"
@@ -1001,9 +1003,10 @@ int main(int argc, char **argv)
 	    {"cpu", required_argument, NULL, 'C'},
 	    {"session", required_argument, NULL, 'S'},
 	    {"facility", required_argument, NULL, 'F'},
+	    {"diff", required_argument, NULL, 'D'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *output = NULL, *debug_dir = NULL;
+	const char *output = NULL, *debug_dir = NULL, *diff_old = NULL;
 	bool have_elf = false, have_program = false;
 	int c;
 	opterr = 0;
@@ -1063,6 +1066,9 @@ int main(int argc, char **argv)
 		case 'F':
 			filter.facility = optarg;
 			break;
+		case 'D':
+			diff_old = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1103,7 +1109,25 @@ int main(int argc, char **argv)
 	out_records = bt_outfile_open(output, reads, n_reads, view->name, view->binary);
 	if (!out_records)
 		return BT_EXIT_USAGE;
-	int rc = btdecode_stream(in, path ? path : "stdin");
+	int rc;
+	if (diff_old) {
+		/* OLD first, then this capture, each checked as always: the worse status */
+		FILE *old = fopen(diff_old, "rb");
+		if (!old) {
+			fprintf(stderr, "btdecode: --diff %s: %s\n", diff_old, strerror(errno));
+			return BT_EXIT_USAGE;
+		}
+		view = &bt_view_diff_tally;
+		bt_diff_side(0);
+		int rc_old = btdecode_stream(old, diff_old);
+		fclose(old);
+		bt_diff_side(1);
+		rc = btdecode_stream(in, path ? path : "stdin");
+		bt_diff_print(diff_old, path ? path : "stdin");
+		rc = rc == 1 || rc_old == 1 ? 1 : rc > rc_old ? rc : rc_old;
+	} else {
+		rc = btdecode_stream(in, path ? path : "stdin");
+	}
 	if ((filter.cpu >= 0 || filter.session || filter.facility) && !filter.shown)
 		fprintf(stderr,
 			"btdecode: no session of the capture's %" PRIu64

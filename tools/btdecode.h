@@ -73,6 +73,11 @@ extern const struct bt_view bt_view_text, bt_view_verify, bt_view_stats, bt_view
 /* --stream stdout|stderr|both: what the output view gives back (bt_output.c); 0 or -1 (said). */
 int bt_output_streams(const char *which);
 const struct bt_view *bt_view_find(const char *name);
+/* --diff OLD (bt_diff.c): the tally view both captures are decoded with, which side it counts
+ * (0: OLD, 1: NEW), and the two tables printed. */
+extern const struct bt_view bt_view_diff_tally;
+void bt_diff_side(int which);
+void bt_diff_print(const char *old_name, const char *new_name);
 /* --callchains: whether --view perf.data gives its samples call chains (default true). */
 extern bool bt_perf_callchains;
 extern const struct bt_view *const bt_views[];

@@ -179,4 +179,16 @@ ok $? "--session past the last: said ($(cat "$work/none.err"))"
 rc=$?
 [ "$rc" = 2 ] && grep -q "accepted: a CPU number" "$work/bad.err"
 ok $? "--cpu x: exit $rc, what is accepted said"
+# --diff OLD NEW: a capture against itself changes nothing; against the same boot's CPU 1 alone
+# (--cpu applies to both sides) each count is at most the whole's
+"$dec" --diff "$two" "$two" >"$work/self.diff" 2>/dev/null
+rc=$?
+rows=$(grep -c '^ ' "$work/self.diff")
+[ "$rc" = "$all" ] && [ "$rows" -gt 0 ] &&
+	awk '/^ / { if ($1 != $2 || $5 != "+0.00%") bad++ } END { exit bad > 0 }' "$work/self.diff"
+ok $? "--diff of a capture against itself: exit $rc, $rows rows, each the same count on both sides, no change"
+"$dec" --diff "$here/missing.log" "$two" >/dev/null 2>"$work/diff.err"
+rc=$?
+[ "$rc" = 2 ] && grep -q "missing.log" "$work/diff.err"
+ok $? "--diff of a file that is not there: exit $rc, named"
 echo "1..$n"
