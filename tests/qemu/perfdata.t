@@ -9,7 +9,7 @@
 # and plus_ten all run, and every name a tool gives for the program is one of nm's.
 . "$(dirname "$0")/lib.sh"
 
-echo "1..29"
+echo "1..30"
 prog=$build/examples/branches.elf
 dec=$build/btdecode
 work=$(mktemp -d)
@@ -67,6 +67,13 @@ perf script -i perf.data -G -F event,ip,addr,weight,data_src 2>/dev/null | awk '
 	awk '{ sub("^0x", "", $1); print $1, $2, $4, ($3 == "0x1") }' >pebs.text
 [ -s pebs.text ] && diff pebs.text <(awk '{ print $1, $2, $3, $4 }' pebs.perf) >/dev/null
 ok $? "perf script: $(wc -l <pebs.text) PEBS load samples with the decoder's IP, data address, weight and L1-hit data source"
+
+# perf mem report: the PEBS load samples as perf's memory profile, each with its data source
+# (the program's loads hit L1: src 0x1, as above) and the function that loaded
+perf mem report -i perf.data --stdio >mem.out 2>/dev/null
+rc=$?
+[ "$rc" = 0 ] && grep -q 'L1 or L1 hit' mem.out && grep -q '\] fib\|\] main\|\] pick' mem.out
+ok $? "perf mem report: status $rc, the loads' data source and functions ($(grep -m1 -o "Samples: [0-9]* *of event 'pebs'" mem.out))"
 
 # brstacksym with dso: "NAME+0xOFF(DSO)" for each FROM and TO; the program's names must be
 # nm's of the program, the kernel's side of the run (system calls, the single-step engine's
