@@ -412,9 +412,9 @@ static void html_pebs(const struct bt_session *s, const struct bt_pebs *p)
 		d->dse = p->dse;
 		d->ip = p->ev;
 	}
-	uint64_t tsc;
-	bool timed = record_time(s, &tsc);
-	timeline(h, s->records, timed, tsc, p->ev);
+	/* along the record index: a PEBS record carries no time of its own, and its frame's is
+	 * when the buffer was drained (at a threshold PMI or the run's end), not the event's */
+	timeline(h, s->records, false, 0, p->ev);
 }
 
 static void html_sample(const struct bt_session *s, const struct bt_sample *x)

@@ -44,7 +44,11 @@ static void axis_note(const struct html_session *h)
 	fputs("<p class=\"note\">Each row a function, each column a slice of the session; the "
 	      "darker, the more records there. ",
 	      out_records);
-	if (!h->timed)
+	if (!h->timed && !strcmp(h->facility, "pebs"))
+		fputs("Across: <b>the record index</b> (a PEBS record carries no time of its own: "
+		      "its frame's is when the buffer was drained).</p>\n",
+		      out_records);
+	else if (!h->timed)
 		fputs("Across: <b>the record index</b> (this session's records carry no time "
 		      "stamps).</p>\n",
 		      out_records);
