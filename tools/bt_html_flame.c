@@ -264,6 +264,20 @@ static void draw(const struct node *n, double x, double scale, unsigned level, u
 	}
 }
 
+/* The levels draw() draws: a frame narrower than MIN_W is not drawn, nor what it calls, so the
+ * deepest stack may leave nothing at its depth (the SVG is as tall as what is drawn). */
+static unsigned drawn_depth(const struct node *n, double scale, unsigned level)
+{
+	if ((double)n->total * scale < MIN_W)
+		return level;
+	unsigned d = level + 1;
+	for (size_t i = 0; i < n->n_kids; i++) {
+		unsigned k = drawn_depth(n->kids[i], scale, level + 1);
+		d = k > d ? k : d;
+	}
+	return d;
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp((*(struct node *const *)a)->name, (*(struct node *const *)b)->name);
@@ -291,12 +305,18 @@ void html_flame_svg(const struct html_session *s)
 		return;
 	}
 	sort_tree(top);
+	double scale = (double)(SVG_WIDTH - 2 * SVG_MARGIN) / (double)top->total;
+	unsigned drawn = 0;
+	for (size_t i = 0; i < top->n_kids; i++) {
+		unsigned d = drawn_depth(top->kids[i], scale, 0);
+		drawn = d > drawn ? d : drawn;
+	}
+	depth = drawn < depth ? drawn : depth;
 	unsigned height = depth * FRAME_H + 2 * SVG_MARGIN;
 	fprintf(out_records,
 		"<svg class=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %d %u\" "
 		"width=\"%d\" height=\"%u\" role=\"img\" aria-label=\"flame graph\">\n",
 		SVG_WIDTH, height, SVG_WIDTH, height);
-	double scale = (double)(SVG_WIDTH - 2 * SVG_MARGIN) / (double)top->total;
 	double x = SVG_MARGIN;
 	for (size_t i = 0; i < top->n_kids; i++) {
 		draw(top->kids[i], x, scale, 0, height, top->total);
