@@ -989,23 +989,81 @@ static int set_view(const char *v)
 	return -1;
 }
 
+static const struct option longs[] = {
+    {"view", required_argument, NULL, 'v'},
+    {"elf", required_argument, NULL, 'e'},
+    {"program", required_argument, NULL, 'p'},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {"debug-dir", required_argument, NULL, 'd'},
+    {"stream", required_argument, NULL, 's'},
+    {"callchains", required_argument, NULL, 'c'},
+    {"cpu", required_argument, NULL, 'C'},
+    {"session", required_argument, NULL, 'S'},
+    {"facility", required_argument, NULL, 'F'},
+    {"diff", required_argument, NULL, 'D'},
+    {NULL, 0, NULL, 0},
+};
+
+/* The options that take a value checked here: 0, or BT_EXIT_USAGE with what is accepted said. */
+static int value_option(int c, const char *arg)
+{
+	if (c == 'c') {
+		if (strcmp(arg, "yes") && strcmp(arg, "no")) {
+			fprintf(stderr, "btdecode: --callchains '%s': accepted: yes, no\n", arg);
+			return BT_EXIT_USAGE;
+		}
+		bt_perf_callchains = !strcmp(arg, "yes");
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || (c == 'C' && v >= MAX_CPUS) ||
+	    (c == 'S' && v == 0)) {
+		fprintf(stderr, "btdecode: --%s '%s': accepted: %s\n", c == 'C' ? "cpu" : "session",
+			arg, c == 'C' ? "a CPU number, 0-255" : "a session number, 1 or more");
+		return BT_EXIT_USAGE;
+	}
+	if (c == 'C')
+		filter.cpu = (long)v;
+	else
+		filter.session = v;
+	return 0;
+}
+
+/* The capture decoded into the view, or with --diff OLD, OLD and then it into the tally (each
+ * checked as always: the worse status). */
+static int decode(FILE *in, const char *path, const char *diff_old)
+{
+	int rc;
+	if (diff_old) {
+		FILE *old = fopen(diff_old, "rb");
+		if (!old) {
+			fprintf(stderr, "btdecode: --diff %s: %s\n", diff_old, strerror(errno));
+			return BT_EXIT_USAGE;
+		}
+		view = &bt_view_diff_tally;
+		bt_diff_side(0);
+		int rc_old = btdecode_stream(old, diff_old);
+		fclose(old);
+		bt_diff_side(1);
+		rc = btdecode_stream(in, path ? path : "stdin");
+		bt_diff_print(diff_old, path ? path : "stdin");
+		rc = rc == 1 || rc_old == 1 ? 1 : rc > rc_old ? rc : rc_old;
+	} else {
+		rc = btdecode_stream(in, path ? path : "stdin");
+	}
+	if ((filter.cpu >= 0 || filter.session || filter.facility) && !filter.shown)
+		fprintf(stderr,
+			"btdecode: no session of the capture's %" PRIu64
+			" matches --cpu, --session or --facility: the view had none\n",
+			filter.begun);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option longs[] = {
-	    {"view", required_argument, NULL, 'v'},
-	    {"elf", required_argument, NULL, 'e'},
-	    {"program", required_argument, NULL, 'p'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"debug-dir", required_argument, NULL, 'd'},
-	    {"stream", required_argument, NULL, 's'},
-	    {"callchains", required_argument, NULL, 'c'},
-	    {"cpu", required_argument, NULL, 'C'},
-	    {"session", required_argument, NULL, 'S'},
-	    {"facility", required_argument, NULL, 'F'},
-	    {"diff", required_argument, NULL, 'D'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *output = NULL, *debug_dir = NULL, *diff_old = NULL;
 	bool have_elf = false, have_program = false;
 	int c;
@@ -1037,32 +1095,11 @@ int main(int argc, char **argv)
 				return BT_EXIT_USAGE;
 			break;
 		case 'c':
-			if (strcmp(optarg, "yes") && strcmp(optarg, "no")) {
-				fprintf(stderr, "btdecode: --callchains '%s': accepted: yes, no\n",
-					optarg);
-				return BT_EXIT_USAGE;
-			}
-			bt_perf_callchains = !strcmp(optarg, "yes");
-			break;
 		case 'C':
-		case 'S': {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' ||
-			    (c == 'C' && v >= MAX_CPUS) || (c == 'S' && v == 0)) {
-				fprintf(stderr, "btdecode: --%s '%s': accepted: %s\n",
-					c == 'C' ? "cpu" : "session", optarg,
-					c == 'C' ? "a CPU number, 0-255"
-						 : "a session number, 1 or more");
+		case 'S':
+			if (value_option(c, optarg))
 				return BT_EXIT_USAGE;
-			}
-			if (c == 'C')
-				filter.cpu = (long)v;
-			else
-				filter.session = v;
 			break;
-		}
 		case 'F':
 			filter.facility = optarg;
 			break;
@@ -1109,30 +1146,7 @@ int main(int argc, char **argv)
 	out_records = bt_outfile_open(output, reads, n_reads, view->name, view->binary);
 	if (!out_records)
 		return BT_EXIT_USAGE;
-	int rc;
-	if (diff_old) {
-		/* OLD first, then this capture, each checked as always: the worse status */
-		FILE *old = fopen(diff_old, "rb");
-		if (!old) {
-			fprintf(stderr, "btdecode: --diff %s: %s\n", diff_old, strerror(errno));
-			return BT_EXIT_USAGE;
-		}
-		view = &bt_view_diff_tally;
-		bt_diff_side(0);
-		int rc_old = btdecode_stream(old, diff_old);
-		fclose(old);
-		bt_diff_side(1);
-		rc = btdecode_stream(in, path ? path : "stdin");
-		bt_diff_print(diff_old, path ? path : "stdin");
-		rc = rc == 1 || rc_old == 1 ? 1 : rc > rc_old ? rc : rc_old;
-	} else {
-		rc = btdecode_stream(in, path ? path : "stdin");
-	}
-	if ((filter.cpu >= 0 || filter.session || filter.facility) && !filter.shown)
-		fprintf(stderr,
-			"btdecode: no session of the capture's %" PRIu64
-			" matches --cpu, --session or --facility: the view had none\n",
-			filter.begun);
+	int rc = decode(in, path, diff_old);
 	if (stick)
 		rc = bt_stick_finish(path, rc);
 	if (fflush(out_records) || ferror(out_records)) {
