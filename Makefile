@@ -260,7 +260,7 @@ $(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/trace_part.c lib/crc32.c lib/strin
 
 # ---- host: the stream decoder (tools/, README "Records off the machine") -----------------------
 BTDECODE_SRCS := tools/btdecode.c tools/bt_views.c tools/bt_stats.c tools/bt_calls.c tools/bt_verdict.c tools/bt_outfile.c \
-	tools/bt_symbols.c tools/bt_dwarf.c tools/bt_afdo.c tools/bt_diff.c tools/bt_perfdata.c tools/bt_output.c tools/bt_progress.c tools/bt_stick.c tools/bt_stick_scan.c lib/gpt.c lib/trace_part.c lib/stream.c lib/stream_path.c \
+	tools/bt_symbols.c tools/bt_dwarf.c tools/bt_afdo.c tools/bt_diff.c tools/bt_perfdata.c tools/bt_perfdata_file.c tools/bt_output.c tools/bt_progress.c tools/bt_stick.c tools/bt_stick_scan.c lib/gpt.c lib/trace_part.c lib/stream.c lib/stream_path.c \
 	tools/bt_crc32.c lib/string.c lib/x86_decode.c \
 	lib/x86_decode_tables.c
 BTDECODE_LIBS := -ldw -lelf -lm -lstdc++ -lz
@@ -268,7 +268,7 @@ BTDECODE_LIBS := -ldw -lelf -lm -lstdc++ -lz
 BTDECODE_SRCS += tools/bt_html.c tools/bt_html_map.c tools/bt_html_page.c \
 	tools/bt_html_timeline.c tools/bt_html_flame.c tools/bt_html_asm.c
 BTDECODE_LIBS += -lZydis -lZycore
-$(BUILD)/btdecode $(BUILD)/fuzz_btdecode: tools/bt_html.h tools/bt_dwarf.h
+$(BUILD)/btdecode $(BUILD)/fuzz_btdecode: tools/bt_html.h tools/bt_dwarf.h tools/bt_perfdata.h
 $(BUILD)/btdecode: $(BTDECODE_SRCS) tools/btdecode.h $(HOST_HDRS) | deps
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $@")
