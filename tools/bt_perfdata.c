@@ -343,7 +343,8 @@ static void pd_bts(const struct bt_session *s, const struct bt_bts *r)
 	record_time(s);
 	pd.bts_window = true;
 	struct perf_branch_entry e = entry(r->from, r->to);
-	e.predicted = !!(r->flags & BTS_FLAG_PREDICTED);
+	/* the software PMU predicts nothing: its flag is not a prediction (as its cycles, below) */
+	e.predicted = !pd.model && (r->flags & BTS_FLAG_PREDICTED);
 	pd.stack[pd.n++] = e;
 	if (s->cpu < CHAIN_CPUS)
 		chain_branch(&pd.bts_chain[s->cpu], r->from);
@@ -363,7 +364,7 @@ static void pd_lbr(const struct bt_session *s, const struct bt_lbr *l)
 		pd.pend_tsc = l->tsc;
 	}
 	struct perf_branch_entry e = entry(l->from, l->to);
-	if (l->mispred_valid) {
+	if (l->mispred_valid && !pd.model) { /* the software PMU's bit is 0 by construction */
 		e.mispred = l->mispred;
 		e.predicted = !l->mispred;
 	}
