@@ -112,7 +112,7 @@ HOST_TOOL_CFLAGS += -DBT_TEST_KNOBS
 endif
 TEST_KNOBS_BUILD := $(BUILD)/test-knobs
 
-.PHONY: all deps run test unit-test qemu-test long-check bench format format-check fresh-check help clean usb \
+.PHONY: all deps run record test unit-test qemu-test long-check bench format format-check fresh-check help clean usb \
 	debug report fuzz decode-check lava-job lava-check test-knobs
 all: deps $(BUILD)/BOOTX64.EFI $(BUILD)/kernel.elf $(BUILD)/check-options $(BUILD)/mkgpt \
 	$(BUILD)/btdecode \
@@ -128,6 +128,8 @@ help:
 	@echo "                and the example user program build/examples/branches.elf; trace it with"
 	@echo "                make run ARGS='--program build/examples/branches.elf -- workload=program"
 	@echo "                trace=bts' (README 'Trace your own program')"
+	@echo "make record PROG=ELF [ARGS='...'] [OUT=DIR]  profile a static Linux program: LBR sampling,"
+	@echo "                then perf.data, report.html, gcc/clang profiles in OUT (scripts/record)"
 	@echo "make run        boot the default session under QEMU on 2 vCPUs: every facility over the"
 	@echo "                workload library, self-checked, with a summary table (README 'The"
 	@echo "                default session'); ARGS='--smp 2 -- trace=bts,pebs' runs another;"
@@ -379,6 +381,11 @@ test:
 RUN_DEFAULT := --smp 2
 run: all
 	$(Q)scripts/run $(if $(ARGS),$(ARGS),$(RUN_DEFAULT))
+
+# Profile a program in one command (scripts/record): make record PROG=./mybench ARGS='-n 100'
+record: all
+	$(if $(PROG),,$(error make record needs PROG=FILE, a static Linux x86-64 ELF; ARGS='...' its arguments, OUT=DIR the folder))
+	$(Q)scripts/record $(if $(OUT),-o $(OUT)) -- $(PROG) $(ARGS)
 
 # A USB stick image: GPT, one EFI System Partition (FAT32) with EFI/BOOT/BOOTX64.EFI and a
 # commented example baretrace.cfg (README "Real hardware").
