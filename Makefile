@@ -380,7 +380,7 @@ test:
 # QEMU's TCG). ARGS replaces it: make run ARGS='--smp 4 -- selftest=all'
 RUN_DEFAULT := --smp 2
 run: all
-	$(Q)scripts/run $(if $(ARGS),$(ARGS),$(RUN_DEFAULT))
+	$(Q)scripts/run --brief $(if $(ARGS),$(ARGS),$(RUN_DEFAULT))
 
 # Profile a program in one command (scripts/record): make record PROG=./mybench ARGS='-n 100'
 record: all

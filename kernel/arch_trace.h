@@ -129,6 +129,13 @@ struct trace_request {
 	void (*done)(workload_print_fn print);
 	bool concurrent; /* may run on several CPUs at once */
 	const struct trace_options *opt;
+	/* NULL, or each CPU's session counted by how it went (a session is one workload on one
+	 * CPU, as "trace: N sessions" and the trace-begin lines count them) */
+	struct trace_session_tally *sessions;
+};
+
+struct trace_session_tally {
+	unsigned passed, failed, skipped, incomplete;
 };
 
 /* How a capture went: every CPU's session passed, one failed, or every one was skipped (the

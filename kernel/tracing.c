@@ -73,11 +73,18 @@ static bool trace_one(const struct workload *w, void *ctx)
 	    .signature = w->signature ? &sig : NULL,
 	    .opt = &t->all->tr,
 	};
+	struct trace_session_tally each = {0};
+	r.sessions = &each;
 	enum trace_outcome out = arch_trace_workload(&r);
-	t->passed += out == TRACE_PASSED;
-	t->failed += out == TRACE_FAILED;
-	t->skipped += out == TRACE_SKIPPED;
-	t->incomplete += out == TRACE_INCOMPLETE;
+	if (each.passed + each.failed + each.skipped + each.incomplete == 0) /* none began */
+		each = (struct trace_session_tally){.passed = out == TRACE_PASSED,
+						    .failed = out == TRACE_FAILED,
+						    .skipped = out == TRACE_SKIPPED,
+						    .incomplete = out == TRACE_INCOMPLETE};
+	t->passed += each.passed;
+	t->failed += each.failed;
+	t->skipped += each.skipped;
+	t->incomplete += each.incomplete;
 	return out != TRACE_FAILED;
 }
 

@@ -107,8 +107,9 @@ boot --smp 2 --timeout 300
 status_is 0 "no options: the default session passes"
 has "default session: no config file and no options" "it says it is the default session"
 for f in lbr bts btsint pebs btf pmc; do
-	printf '%s\n' "$out" | grep -Eq "^summary: $f +$nlib +$nlib +0 +0 "
-	ok $? "the summary table has $f: $nlib workloads, all passed"
+	# a session is one workload on one CPU: 2 a workload here, as "trace: N sessions" counts
+	printf '%s\n' "$out" | grep -Eq "^summary: $f +$((2 * nlib)) +$((2 * nlib)) +0 +0 "
+	ok $? "the summary table has $f: $nlib workloads on 2 CPUs, $((2 * nlib)) sessions, all passed"
 done
 has "selfcheck: $((10 * nlib)) checks against the workloads' signatures: $((10 * nlib)) passed, 0 failed, 0 skipped" \
 	"$((10 * nlib)) self-checks (lbr, bts, btsint, pebs, pmc x $nlib workloads x 2 CPUs), all passed"

@@ -254,6 +254,14 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 				"(stream.live)\n",
 				c, live_bytes);
 		report_selfcheck(req, c, job.outcome[c]);
+		if (req->sessions) {
+			struct trace_session_tally *t = req->sessions;
+			enum trace_outcome o = job.outcome[c];
+			t->passed += o == TRACE_PASSED;
+			t->failed += o == TRACE_FAILED;
+			t->skipped += o == TRACE_SKIPPED;
+			t->incomplete += o == TRACE_INCOMPLETE;
+		}
 		ok &= job.outcome[c] != TRACE_FAILED;
 		incomplete |= job.outcome[c] == TRACE_INCOMPLETE;
 		all_skipped &= job.outcome[c] == TRACE_SKIPPED;
