@@ -350,7 +350,7 @@ decode-check: all $(BUILD)/host/test_x86_decode
 	$(Q)BUILD=$(BUILD) ZYDIS_LIB_BYTES=all ZYDIS_LIB_FILE_BYTES=all ZYDIS_RANDOM=3000000 \
 		$(BUILD)/host/test_x86_decode
 
-# Captures of 10,000,000 branches (issue 33's acceptance): minutes, so not in make test.
+# Captures of 10,000,000 branches (nothing lost at any length): minutes, so not in make test.
 long-check: all test-knobs
 	$(Q)BUILD=$(BUILD) prove tests/long/*.t
 	$(Q)BUILD=$(BUILD) SS_BLOCK=off prove tests/qemu/exact.t tests/qemu/sstrace.t tests/qemu/trace.t

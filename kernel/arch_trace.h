@@ -39,7 +39,7 @@ enum trace_full {
 };
 /* stream.live */
 enum trace_live { TRACE_LIVE_AUTO, TRACE_LIVE_ON, TRACE_LIVE_OFF };
-/* trace.out: where the record stream goes (issue #37): auto = the USB stick's trace partition
+/* trace.out: where the record stream goes: auto = the USB stick's trace partition
  * and the serial line where the stick is found, else the serial line alone. */
 enum trace_out { TRACE_OUT_AUTO, TRACE_OUT_SERIAL, TRACE_OUT_STICK, TRACE_OUT_BOTH };
 

@@ -56,8 +56,9 @@ struct workload {
 	uint64_t (*expect_of)(uint64_t arg); /* the expected result, when not a constant */
 	/* the branch signature for an argument, or NULL */
 	void (*signature)(uint64_t arg, struct workload_signature *s);
-	/* left out of the default session, signature or not: an oracle test's fixture (issue 47's
-	 * workloads, tests/qemu/smcblock.t), run only when named */
+	/* left out of the default session, signature or not: an oracle test's fixture (the
+	 * workloads of code that changes under per-block stepping, tests/qemu/smcblock.t), run only
+	 * when named */
 	bool not_default;
 };
 

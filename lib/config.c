@@ -475,7 +475,7 @@ static bool list_add(struct cfg_list *l, uint64_t value)
 }
 
 /* What CFG_V_ALL stands for: every `item` name not explicit-only, else every plain value.
- * False when they do not all fit (CFG_LIST_MAX): never a silent cut (issue 34, class 8). */
+ * False when they do not all fit (CFG_LIST_MAX): never a silent cut. */
 static bool list_all(const struct cfg_option *o, struct cfg_list *l)
 {
 	bool explicit_only;

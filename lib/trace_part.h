@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The trace partition: where the kernel writes the record stream on the USB stick it booted
- * from (issue #37), and where tools/btdecode reads it back. Built for the kernel and the host.
+ * from, and where tools/btdecode reads it back. Built for the kernel and the host.
  *
  * Its GPT partition type GUID is our own, C3A5BFB3-93B4-4A05-8C3A-70DB0078F423 (a version 4
  * GUID, RFC 9562, drawn once for baretrace); scripts/mkgpt.c gives it the name

@@ -2,8 +2,8 @@
 /*
  * Decodings of the instructions a single-stepped workload runs, cached by address (direct
  * mapped) with the bytes each came from, so that code that rewrites itself is decoded again
- * (issue 13: "decode each instruction from its bytes before it runs, ... and drop any cached
- * decoding when the code at an address changes"). Used on every step by the single-step
+ * (exact single-stepping: "decode each instruction from its bytes before it runs, ... and drop any
+ * cached decoding when the code at an address changes"). Used on every step by the single-step
  * engine's trace (kernel/sstrace.c) and the software PMU's runner (arch/x86/session/session.c):
  * inline, as under QEMU's TCG each call and return ends a translation block. Pure,
  * freestanding, host-tested (tests/unit/test_x86_decode_cache.c).
@@ -78,8 +78,8 @@ x86_decode_fill(struct x86_decoded *slot, uint64_t ip, enum x86_mode mode, unsig
  * code: a slot decoded in another mode is decoded again), from cache[X86_DECODE_CACHE_SIZE], or
  * NULL where the bytes there are no instruction, or where the instruction would run past the
  * `avail` bytes from ip that can be read (the rest lie on a page that is not present: the caller
- * knows, issue 34; a cached decoding longer than that is not compared, it is decoded again and
- * fails). `before_run`: ip is about to run, so the cached entry is
+ * knows: exactness class 3; a cached decoding longer than that is not compared, it is decoded again
+ * and fails). `before_run`: ip is about to run, so the cached entry is
  * checked against the bytes there and decoded again if they changed; otherwise (ip has just
  * retired) the entry is taken as it is: it was made before ip ran (a previous call with
  * before_run), even if ip then rewrote itself. An instruction not seen before is decoded now.

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Where a straight line of 64-bit instructions may write memory, as linear addresses in terms of
- * the general registers before its first instruction (issue 47: "any store the engine cannot
- * bound — by any instruction, through any mapping — may reach code bytes and counters"). The
- * single-step engine runs such a line at full speed to a breakpoint (arch/x86/step/block.c): it
- * may only do so where it can show, before the line runs, that no byte the line writes is a byte
- * of its code or of a counted loop's counter, through whatever mapping (the engine compares
- * physical addresses, arch/x86/step/prove.c). This file says where the writes go.
+ * the general registers before its first instruction (per-block stepping is exact by
+ * construction: "any store the engine cannot bound — by any instruction, through any mapping —
+ * may reach code bytes and counters"). The single-step engine runs such a line at full speed to a
+ * breakpoint (arch/x86/step/block.c): it may only do so where it can show, before the line runs,
+ * that no byte the line writes is a byte of its code or of a counted loop's counter, through
+ * whatever mapping (the engine compares physical addresses, arch/x86/step/prove.c). This file
+ * says where the writes go.
  *
  * The line is followed by the SDM's instruction semantics (Vol. 2 instruction pages; "32-bit
  * operands generate a 32-bit result, zero-extended", Vol. 1 3.4.1.1; the effective address,

@@ -37,8 +37,8 @@ static void stats_start(void)
 	bt_read_path_counts(&path);
 }
 
-/* The information floor of the records (issue 16's measure): a bit for each conditional branch
- * the paths walked (taken or not), and for each other branch with a target to say (indirect
+/* The information floor of the records (the record stream's measure): a bit for each conditional
+ * branch the paths walked (taken or not), and for each other branch with a target to say (indirect
  * JMP and CALL, far transfers, INT, SYSCALL, IRET, ...; not near returns, which the calls
  * before them decide) log2 of the targets seen from its FROM. Records of an unknown kind and
  * interrupts count nothing. From the (FROM, TO) table: the table must be whole. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Per-block stepping on real programs (issue 47): every library program of tests/programs/libs/
+# Per-block stepping on real programs: every library program of tests/programs/libs/
 # (SQLite, Lua, zlib, PCRE2, Expat, GMP, xz; Debian's static libraries, code no one here wrote)
 # booted with ss.block=on and ss.block=off, BTS and LBR on the software PMU: the two boots'
 # records are the same, byte for byte. Per-instruction stepping is

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Any length, nothing lost (issue 33's acceptance; `make long-check`, minutes, not in `make
+# Any length, nothing lost (the acceptance test; `make long-check`, minutes, not in `make
 # test`): 10,000,000-branch captures reach the host whole under the default options — a kernel
 # workload through BTS with threshold PMIs, a user program, and the kernel workload again while
 # the serial reader stalls in mid-run (the UART's transmitter stays busy: the kernel waits).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 35's acceptance, "BTS and LBR records of the traced run equal QEMU's log of the
+# The acceptance sentence, "BTS and LBR records of the traced run equal QEMU's log of the
 # program's pages", for unmodified static Linux programs (make long-check: minutes under
 # QEMU's one-instruction-per-block mode): a musl-gcc -static program (tests/programs/linux/
 # hello.c), the same as a glibc static PIE and a Debian busybox-static applet, each booted once with QEMU's execution log

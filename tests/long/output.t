@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A user program's stdout and stderr come out whole (issue 35; make long-check): the program
+# A user program's stdout and stderr come out whole (make long-check): the program
 # tests/programs/linux/bigout.c writes 1.2 MiB to stdout (every byte value 0-255 in each
 # block) with binary pieces to stderr in between, more than the kernel's output ring holds.
 # The expectation is the same binary run on this host (its stdout and stderr in two files).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The stick at length (issue 37's acceptance; `make long-check`, minutes, not in `make test`):
+# The stick at length (its acceptance test; `make long-check`, minutes, not in `make test`):
 # a capture of LONG_BRANCHES (default 10,000,000) taken branches lands on make usb's trace
 # partition with the image as a USB stick (scripts/run --stick: qemu-xhci + usb-storage), and
 # tools/btdecode of the image gives exactly the records the serial line carries (the same

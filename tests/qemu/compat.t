@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Code in a compatibility-mode (32-bit) code segment (issue 34, class 5: workload compat32,
+# Code in a compatibility-mode (32-bit) code segment (exactness class 5: workload compat32,
 # arch/x86/workloads/compat.S) against QEMU's own logs of the same boot: the engine, BTS and
 # LBR against its execution log (scripts/qemu-exec-branches decodes each PC in the mode QEMU
 # ran it in, its TB flags' CS64/CS32 bits, with objdump -M i386 for 32-bit code), PEBS data
@@ -9,10 +9,10 @@
 # size" (Vol. 1 3.3.7), so FFFFF000H + C0002000H reads C0001000H; PEBS's data address is "the
 # linear address of the source of the load" (Vol. 3B 18.9.4.1).
 # With COMPAT_PROGRAM=1 (make long-check) the same boot runs a small unmodified Linux program
-# (musl-gcc -static, tests/programs/linux/argsum.c) under BTS, a case of issue 35's "BTS ...
-# records of the traced run equal QEMU's log of the program's pages" (LBR and larger programs:
-# tests/long/linux-oracle.t): its ring 3 records (FROM and TO in the lower half) against the log
-# over its executable segments.
+# (musl-gcc -static, tests/programs/linux/argsum.c) under BTS, a case of the goal for unmodified
+# Linux programs, "BTS ... records of the traced run equal QEMU's log of the program's pages" (LBR
+# and larger programs: tests/long/linux-oracle.t): its ring 3 records (FROM and TO in the lower
+# half) against the log over its executable segments.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap 'case $BASHPID in $$) [ -n "${KEEP_WORK:-}" ] && echo "# kept $work" || rm -rf "$work" ;; esac' EXIT
@@ -107,7 +107,7 @@ ok $? "pebs: the load at FFFFF000H + C0002000H (compat_wrap, $wrap) has the addr
 ! printf '%s\n' "$got" | grep -q "^$(at compat_inc_ld) "
 ok $? "pebs: no record at INC %ebx (43H): the load is the MOV after it"
 
-# Issue 35: the Linux program's ring 3 branches (both addresses below 2^48: "0x" and at most 12
+# The Linux program's ring 3 branches (both addresses below 2^48: "0x" and at most 12
 # digits), BTS's records against QEMU's, in order. Its status is its native run's.
 if [ -n "${prog[*]}" ]; then
 	has "static x86-64 ELF, Linux ABI" "argsum: run as an unmodified Linux program"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The single-step engine on issue 34's classes, against QEMU's own execution log of the same
+# The single-step engine on its exactness classes, against QEMU's own execution log of the same
 # boot (scripts/qemu-exec-branches) and the rules of the SDM each workload's source quotes:
 # - exact (arch/x86/workloads/exact.S): code a handler rewrites before resuming (a breakpoint
 #   byte put back, a UD2 patched into a CALL), INT3 and INT n in MOV SS's shadow, INT n to a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Unmodified static Linux programs in ring 3 (README "Trace your own program", issue 35):
+# Unmodified static Linux programs in ring 3 (README "Trace your own program"):
 # built here with Debian's toolchains (musl-gcc -static, gcc -static, gcc -static-pie,
 # g++ -static) from tests/programs/linux/, and Debian's busybox-static as shipped; each is
 # booted once, run natively then traced under BTS (interrupt mode), and what it wrote

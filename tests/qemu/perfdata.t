@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# btdecode --view perf.data read by the field's own tools (issue 36), on a real capture: the
+# btdecode --view perf.data read by the field's own tools, on a real capture: the
 # example program (examples/branches.c) traced with BTS, LBR, PEBS and counter sampling in one
 # boot, its stream turned into a perf.data, and that file given to Debian's perf (script,
 # report), AutoFDO (create_gcov, dump_gcov, create_llvm_prof) and BOLT (perf2bolt-19). Each must

@@ -42,7 +42,7 @@ bad "$work/arm.elf" "not an x86-64" "an AArch64 ELF"
 cp "$build/kernel.elf" "$work/kernel.elf"
 bad "$work/kernel.elf" "is outside the lower half a Linux program gets" "the kernel itself (linked at 0xffffffff80000000, the kernel's half)"
 # Linked at GNU ld's default 0x400000, outside the user window and without the ABI note of
-# include/baretrace/user.h: a Linux program (issue 35), accepted where it was linked.
+# include/baretrace/user.h: a Linux program, accepted where it was linked.
 ${CC:-cc} -nostdlib -static -no-pie -o "$work/low.elf" "$work/p.S"
 boot --timeout 60 --program "$work/low.elf"
 status_is 0 "a program linked at 0x400000 is accepted"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The runner under its user (issue 33): Ctrl-C and the other signals a user or the system sends
+# The runner under its user: Ctrl-C and the other signals a user or the system sends
 # it, a QEMU killed from outside, a time-out, and the terminal's view. Mostly with the stand-in
 # QEMU of lib.sh (fake_qemu), and once with a real boot on a pseudo-terminal. What is expected
 # comes from POSIX signal semantics (a process ended by signal N is reported by the shell as

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The record stream onto the USB stick (issue #37), in one boot: make usb's image (a small trace
+# The record stream onto the USB stick, in one boot: make usb's image (a small trace
 # partition) attached as a USB stick (scripts/run --stick: qemu-xhci + usb-storage, OVMF boots
 # from it), two CPUs tracing at once. The kernel finds the stick on the xHCI controller and its
 # trace partition by the GPT type GUID; after the run tools/btdecode reads the image and must

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The single-step engine (arch/x86/step/) and the software PMU (arch/x86/model/) meet in one
-# header, arch/x86/step/run.h (issue 47; arch/x86/README.md): the model includes nothing else of
+# header, arch/x86/step/run.h (arch/x86/README.md): the model includes nothing else of
 # the engine's folder, the engine nothing of the model's, run.h nothing of either, and neither
 # calls the other. An include is followed as the compiler follows it (a quoted name first beside
 # the including file, then from the top of the tree, -I.), so that a relative spelling does not

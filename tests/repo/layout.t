@@ -48,8 +48,9 @@ ok "$([ -z "$bad" ] && echo 0 || echo 1)" "only arch/x86/model/ and the MSR acce
 bad=$(git ls-files 'arch/x86/drivers/*.[chS]' | xargs grep -nliE 'spmu|software PMU' 2>/dev/null)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no driver file mentions the software PMU${bad:+ ($bad)}"
 
-# 4b. The drivers own the registers (issue 32): sessions reach a facility through its driver
-# (arch/x86/drivers/driver.h) and never access an MSR themselves.
+# 4b. The drivers own the registers (README "The seam between sessions and facilities"): sessions
+# reach a facility through its driver (arch/x86/drivers/driver.h) and never access an MSR
+# themselves.
 bad=$(git ls-files 'arch/x86/session/*.[chS]' | xargs grep -nE '\b(pmu_rdmsr|pmu_wrmsr|rdmsr|wrmsr)\b' 2>/dev/null)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "arch/x86/session/ touches no MSR (the drivers do)${bad:+: $bad}"
 bad=

@@ -881,7 +881,7 @@ static const char *wide_item(unsigned i, bool *explicit_only)
 	return names[i];
 }
 
-/* Issue 34, class 8: `all` standing for more names than a list holds is refused, never cut
+/* `all` standing for more names than a list holds is refused, never cut
  * silently to the first CFG_LIST_MAX. */
 static void list_all_over_capacity(void **state)
 {

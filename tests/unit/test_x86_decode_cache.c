@@ -44,9 +44,9 @@ static void a_cached_decoding_stands_until_its_bytes_change_before_it_runs(void 
 	assert_int_equal(d->step.opcode, 0x75);
 }
 
-/* Issue 34, class 3: only the bytes the caller says can be read are: an instruction that runs
- * past them (onto a page not present) has no decoding, and a cached one longer than them is
- * not taken (48 B8 io: MOVABS, ten bytes). */
+/* Exactness class 3 (code fetches that fault): only the bytes the caller says can be read are: an
+ * instruction that runs past them (onto a page not present) has no decoding, and a cached one
+ * longer than them is not taken (48 B8 io: MOVABS, ten bytes). */
 static void no_decoding_past_the_readable_bytes(void **state)
 {
 	(void)state;

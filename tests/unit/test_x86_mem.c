@@ -134,12 +134,12 @@ static void address_size_override_truncates(void **state)
 }
 
 /*
- * 16/32-bit code (decoded with x86_decode_mode): 40-4F are INC/DEC r, no memory (issue 34:
- * "an inc is counted as a load"); mod 00b rm 101b is disp32 alone, not RIP-relative (Vol. 2A
- * Table 2-2); addresses wrap at the address size ("Address calculations are first truncated to
- * the effective address size of the current mode ... then zero-extended", Vol. 1 3.3.7); 67H
- * in 32-bit code selects 16-bit addressing (Table 2-1: [BP+SI+disp8]); PUSH/CALL move the
- * stack by the operand size, 4 (Vol. 2 PUSH, CALL), on a 32-bit stack pointer.
+ * 16/32-bit code (decoded with x86_decode_mode): 40-4F are INC/DEC r, no memory (exactness
+ * class 5: not "an inc is counted as a load"); mod 00b rm 101b is disp32 alone, not RIP-relative
+ * (Vol. 2A Table 2-2); addresses wrap at the address size ("Address calculations are first
+ * truncated to the effective address size of the current mode ... then zero-extended", Vol. 1
+ * 3.3.7); 67H in 32-bit code selects 16-bit addressing (Table 2-1: [BP+SI+disp8]); PUSH/CALL move
+ * the stack by the operand size, 4 (Vol. 2 PUSH, CALL), on a 32-bit stack pointer.
  */
 static const struct mem_case cases32[] = {
     {"inc %eax (40)", {0x40, 0x8b, 0x08}, 1, NO, NO},

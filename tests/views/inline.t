@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Inline frames in btdecode's text view (issue 36), as `eu-addr2line -i` lists them: a program
+# Inline frames in btdecode's text view, as `eu-addr2line -i` lists them: a program
 # built at -O2 with functions inlined into its entry (tests/views/inline/prog.c), one BTS
 # record from each of its instructions (objdump -d) to the next, written by mkcapture. For
 # every instruction, the text view's " inlined: F FILE:LINE, ..." (or none) must list the same

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every loss visible on the host (issue 33): btdecode on captures with parts taken out, doubled,
+# Every loss visible on the host: btdecode on captures with parts taken out, doubled,
 # cut or re-encoded. The captures are edited from two whole ones: two-cpus.log, a real serial log
 # (scripts/run --smp 2 --log two-cpus.log -- trace=bts,lbr workload=loop,calls stream=text
 # stream.path=off trace.cpus=all: four sessions on each of two CPUs, records that need no ELF),

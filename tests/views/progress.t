@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Progress on a terminal (issue 36): btdecode and scripts/capture draw a progress line on stderr
+# Progress on a terminal: btdecode and scripts/capture draw a progress line on stderr
 # only when it is a terminal (a pseudo-terminal from util-linux's `script` here), and the
 # decode's own output is the same either way; never when stderr is a file or a pipe, and never
 # in --view output (whose stderr is the program's). BTDECODE_PROGRESS_MS=0 shows it at once.

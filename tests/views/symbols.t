@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# btdecode's symbols and JSON (issue 36), on a fixed capture: a program of three instructions
+# btdecode's symbols and JSON, on a fixed capture: a program of three instructions
 # (assembled and linked here at 0x500000 with a fixed build id) whose function has a C++ name,
 # its records written by mkcapture (the kernel's own writer) with addresses from nm. Checked
 # against independent sources: the demangled name is c++filt's; the program's ELF is found by

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Time on the records (issue 36): a capture of format version 2 whose frames carry TSCs (written
+# Time on the records: a capture of format version 2 whose frames carry TSCs (written
 # by mkcapture, the kernel's own writer, with the TSC the test names) and whose HEADER gives the
 # TSC rate (tsc-khz=2000000: 2 GHz). lib/stream.h's rule: BEGIN at its TSC, each record of a
 # batch at its place between the batch before (or BEGIN) and its own batch's TSC, END at its

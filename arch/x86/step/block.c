@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Per-block stepping: the single-step engine runs straight-line code at full speed and takes a
- * trap per block instead of one per instruction (issue 34, "stop per block").
+ * trap per block instead of one per instruction ("stop per block", the engine's speed goal).
  *
  * At a trap after which the workload goes on at an instruction the engine has nothing to do for,
  * the engine decodes ahead (the decode cache, from the bytes there now, before they run) the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the single-step engine may read of the workload's code without faulting (issue 34,
+ * What the single-step engine may read of the workload's code without faulting (exactness
  * class 3). The engine decodes the instruction at the address a trap lands on before it runs;
  * that address is the workload's: it may lie on a page that is not present (code falling
  * through or branching onto it), run from a present page onto an absent one, or be

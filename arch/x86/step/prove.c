@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What a block may write, proven before it runs (issue 47: "a prediction is a hypothesis"). A
- * block runs at full speed on the engine's prediction that its instructions are the bytes it
- * decoded and, for a counted loop, that its counter steps as its own instructions say. The CPU
- * "executes the bytes present at fetch": a store into an instruction that has not yet run
- * changes what runs (SDM Vol. 3A 8.1.3, "Handling Self- and Cross-Modifying Code"), and paging
- * may map two linear addresses onto one physical byte (SDM Vol. 3A 4.3, 4.5: each linear
- * address goes through its own paging-structure entries to a physical address; nothing keeps
- * two entries from naming the same frame), so a store that does not look like the code or the
- * counter can be either. Bytes compared after the block cannot tell a change a later store put
- * back.
+ * What a block may write, proven before it runs, so that per-block stepping is exact by
+ * construction ("a prediction is a hypothesis"). A block runs at full speed on the engine's
+ * prediction that its instructions are the bytes it decoded and, for a counted loop, that its
+ * counter steps as its own instructions say. The CPU "executes the bytes present at fetch": a
+ * store into an instruction that has not yet run changes what runs (SDM Vol. 3A 8.1.3,
+ * "Handling Self- and Cross-Modifying Code"), and paging may map two linear addresses onto one
+ * physical byte (SDM Vol. 3A 4.3, 4.5: each linear address goes through its own
+ * paging-structure entries to a physical address; nothing keeps two entries from naming the
+ * same frame), so a store that does not look like the code or the counter can be either. Bytes
+ * compared after the block cannot tell a change a later store put back.
  *
  * So the engine proves, with the registers of the trap that arms the block, that no byte any of
  * its stores writes (lib/x86_stores.h: each store's address in terms of those registers; a

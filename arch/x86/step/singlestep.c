@@ -112,7 +112,8 @@ static void set_prev(struct ss_state *s, uint64_t ip, uint64_t cs)
 	/* Decoded now, before it runs, from the bytes there now: a handler may have rewritten
 	 * them (a breakpoint byte put back, a UD2 patched into a CALL) before resuming here, and
 	 * the CPU runs the bytes present when it fetches (SDM Vol. 3A 8.1.3): a decoding cached
-	 * before the handler ran must not answer for them (issue 34, class 1). */
+	 * before the handler ran must not answer for them (exactness class 1: code that changes
+	 * between decoding and running). */
 	s->next_dec = s->hooks.cache ? cached_at(s->hooks.cache, ip, true, s->prev_mode) : NULL;
 	s->next_opcode_ip = 0; /* read again at the trap after it (the handler may change vtf) */
 	s->plain_to = 0;
@@ -546,7 +547,8 @@ void ss_note_exception(struct trap_frame *f)
 	 * instruction that follows ran too, its trap held back with MOV SS's: MOV SS holds back
 	 * debug exceptions and interrupts only (SDM Vol. 3A 6.8.3), so that instruction may raise
 	 * this one (an INT3, an INT n), and the record starts at it ("the address of the
-	 * instruction that caused the exception", SDM Vol. 3B 17.4.8.1; issue 34, class 2). */
+	 * instruction that caused the exception", SDM Vol. 3B 17.4.8.1; exactness class 2:
+	 * an exception in MOV SS's shadow). */
 	unsigned opcode = retired_opcode(s, s->prev);
 	uint64_t second = mov_ss_shadowed(opcode, s->prev, s->prev_mode);
 	if (second && second != f->rip) {

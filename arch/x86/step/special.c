@@ -13,10 +13,10 @@
 /*
  * IA32_FMASK with TF set (as Linux sets it: arch/x86/kernel/cpu/common.c, syscall_init) makes
  * SYSCALL clear TF (SDM Vol. 2B SYSCALL: "RFLAGS := RFLAGS AND NOT(IA32_FMASK)"): no trap would
- * come until SYSRET, and the kernel's path in between would be lost (issue 34, class 4). For
- * the one SYSCALL about to retire the engine lifts FMASK's TF, so that the kernel side is
- * stepped like the rest, and puts it back at the trap after it, where the workload's own TF
- * (s->vtf) is cleared as FMASK says.
+ * come until SYSRET, and the kernel's path in between would be lost (exactness class 4: one trap
+ * for a handler's whole path). For the one SYSCALL about to retire the engine lifts FMASK's TF,
+ * so that the kernel side is stepped like the rest, and puts it back at the trap after it, where
+ * the workload's own TF (s->vtf) is cleared as FMASK says.
  */
 static void lift_fmask_tf(struct ss_state *s)
 {
@@ -125,9 +125,9 @@ uint64_t mov_ss_shadowed(unsigned opcode, uint64_t retired, enum x86_mode mode)
  * them): their #DBs would come beside the engine's single-step traps (a data breakpoint and
  * single-step after one store, SDM Vol. 3B 17.2.5 / 17.3.1.4, and, under QEMU, as two #DBs on
  * one IST stack) and the engine does not tell them apart: it refuses, loudly, rather than hang
- * or lose a trap (issue 34, class 7): the enables are cleared before any of them can fire
- * (this is the trap right after the MOV), the run goes on stepped, and its session fails
- * naming the instruction (ss_result.dr_refused_at).
+ * or lose a trap (exactness class 7: breakpoints the workload arms): the enables are cleared before
+ * any of them can fire (this is the trap right after the MOV), the run goes on stepped, and its
+ * session fails naming the instruction (ss_result.dr_refused_at).
  */
 static __attribute__((noinline)) void refuse_breakpoints(struct ss_state *s)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The record stream onto the USB stick (issue #37): the trace partition (lib/trace_part.h) of
+ * The record stream onto the USB stick: the trace partition (lib/trace_part.h) of
  * a USB mass-storage device on an xHCI controller, found by its GPT type GUID, written
  * sequentially: the head, the frames as the record stream makes them, checkpoints, and the
  * final commit block. Every write is checked against the partition's bounds first.

@@ -170,7 +170,7 @@ user_code_page:
 1:	movl $SYS_NOP, %eax
 	syscall
 	btl $8, %r11d		/* CF = RFLAGS.TF as SYSCALL saved it in R11: 0 natively ... */
-	adcq $1, %rbx		/* ... and when stepped, or the count runs off (issue 13) */
+	adcq $1, %rbx		/* ... and when stepped (the engine keeps TF its own), or the count runs off */
 	cmpq %rdi, %rbx
 	jb 1b
 	movq %rbx, %rdi

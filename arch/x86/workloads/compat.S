@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * compat_run(n) (arch_compat_workload in compat.c): code in a compatibility-mode (32-bit) code segment (issue 34,
+ * compat_run(n) (arch_compat_workload in compat.c): code in a compatibility-mode (32-bit) code segment (exactness
  * class 5). IA-32e mode runs a code segment whose descriptor has L = 0 and D = 1 as 32-bit
  * code (SDM Vol. 3A 3.4.5: "L ... If L = 0 and the processor is in IA-32e mode, the code
  * segment executes in compatibility mode"): no REX prefix ("REX prefixes ... are only

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arch_exact_workload(n): the classes of issue 34 the single-step engine must follow exactly,
+ * arch_exact_workload(n): the exactness classes the single-step engine must follow exactly,
  * each at a global label the test names (tests/qemu/exact.t checks them against QEMU's log).
  * The handlers are in exact.c. Returns n + 12: the INCs below, each
  * run once (two in exact_leaf, called twice; exact_page_b's and exact_c_target's, three times).
@@ -120,7 +120,7 @@ exact_fetch_end:
  * arch_dbreg_workload(n): arms a data breakpoint of its own (DR0 on dbreg_data, DR7: L0, R/W0
  * = 01B "break on data writes only", LEN0 = 11B four bytes, SDM Vol. 3B 17.2.4, 17.2.5) and
  * writes there: natively a #DB after the store (a trap, DR6.B0), which exact.c handles; then it
- * disarms it. Returns n. Stepped, the engine refuses it loudly (issue 34, class 7).
+ * disarms it. Returns n. Stepped, the engine refuses it loudly (exactness class 7).
  */
 #define DR7_L0_WRITE_4 0x000d0001 /* L0 = 1, R/W0 = 01B (bits 17:16), LEN0 = 11B (bits 19:18) */
 

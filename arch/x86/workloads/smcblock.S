@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Issue 47: code that changes where per-block stepping (README "Per-block stepping
+ * Code that changes where per-block stepping (README "Per-block stepping
  * (ss.block)") has already decoded it, and loops whose counter a store reaches through another
  * page. Six workloads (named only), on one page of kernel text (smcw_page0), each with its
  * branch signature worked out from this source (smcblock.c; tests/qemu/smcblock.t holds them

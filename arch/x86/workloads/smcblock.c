@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The memory of issue 47's workloads (arch/x86/workloads/smcblock.S) and their branch
- * signatures, worked out from the source's counting comments.
+ * The memory of the workloads of code that changes under per-block stepping
+ * (arch/x86/workloads/smcblock.S) and their branch signatures, worked out from the source's
+ * counting comments.
  *
  * Their code (smcw_page0 .. smcw_end, kernel text, read-only) is written through two aliases of
  * its physical pages: the direct map (smcw_dmap, added to a code address) and a window of the

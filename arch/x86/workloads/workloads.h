@@ -60,8 +60,8 @@ void arch_flags_workload_signature(uint64_t n, struct workload_signature *s);
 uint64_t arch_smc_workload(uint64_t n);
 void arch_smc_workload_reset(void);
 void arch_smc_workload_signature(uint64_t n, struct workload_signature *s);
-/* Issue 34's exactness classes, handled by exact.c: n + 8 (exact.S); the reset puts its code
- * and pages back. */
+/* The single-step engine's exactness classes, handled by exact.c: n + 8 (exact.S); the reset puts
+ * its code and pages back. */
 uint64_t arch_exact_workload(uint64_t n);
 void arch_exact_workload_reset(void);
 /* Code in a compatibility-mode (32-bit) segment, entered and left by far transfers: 12n + 194
@@ -78,7 +78,7 @@ void arch_wl_counted_reset(void);
 uint64_t arch_wl_counted_result(uint64_t n);
 struct trap_frame;
 bool arch_wl_counted_fixup(struct trap_frame *f);
-/* Issue 47's code that changes under per-block stepping (smcblock.S): blocks that rewrite
+/* Code that changes under per-block stepping (smcblock.S): blocks that rewrite
  * their own later instructions and put them back, loops whose runs rewrite the next run's code,
  * a Jcc rel32 rewritten between runs, loops whose counter a store reaches through another page
  * (the counter, the loop's code, a data word). One reset for all (smcblock.c): the window mapped,

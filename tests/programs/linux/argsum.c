@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A small unmodified Linux program for tests/qemu/compat.t's make-test case of issue 35's
- * oracle (musl-gcc -static): a hash of its arguments (a loop, a data-dependent branch per
+ * A small unmodified Linux program for tests/qemu/compat.t's make-test case of the oracle for
+ * such programs (musl-gcc -static): a hash of its arguments (a loop, a data-dependent branch per
  * character, strlen), its exit status; a few hundred instructions after musl's start-up.
  */
 #include <string.h>
