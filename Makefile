@@ -39,7 +39,7 @@ ARCH_DIRS := arch/x86 $(patsubst %/,%,$(sort $(wildcard arch/x86/*/)))
 KERNEL_SRCS := $(sort $(wildcard kernel/*.c kernel/*.S lib/*.c $(foreach d,$(ARCH_DIRS),$(d)/*.c $(d)/*.S)))
 KERNEL_OBJS := $(patsubst %,$(BUILD)/kernel-obj/%.o,$(KERNEL_SRCS))
 
-# ---- example user programs (include/baretrace/user.h; README "User programs") -------------------
+# ---- example user programs (include/baretrace/user.h; docs/programs.md) ------------------------
 # Static, at the user window (-fpie: RIP-relative data, since the window lies above 2 GiB), general
 # registers only (the kernel keeps no SSE state for them). DWARF 4: the AutoFDO of Debian 12
 # (create_gcov 0.19) reads no DWARF 5 (".debug_info mangled", no .debug_ranges).
@@ -127,35 +127,37 @@ help:
 	@echo "make            build build/BOOTX64.EFI (kernel inside) and build/kernel.elf (symbols),"
 	@echo "                and the example user program build/examples/branches.elf; trace it with"
 	@echo "                make run ARGS='--program build/examples/branches.elf -- workload=program"
-	@echo "                trace=bts' (README 'Trace your own program')"
+	@echo "                trace=bts' (docs/programs.md 'Trace your own program')"
 	@echo "make record PROG=ELF [ARGS='...'] [OUT=DIR]  profile a static Linux program: LBR sampling,"
 	@echo "                then perf.data, report.html, gcc/clang profiles in OUT (scripts/record)"
 	@echo "make run        boot the default session under QEMU on 2 vCPUs: every facility over the"
-	@echo "                workload library, self-checked, with a summary table (README 'The"
-	@echo "                default session'); ARGS='--smp 2 -- trace=bts,pebs' runs another;"
-	@echo "                the kernel's options: ARGS='-- help=1', README 'Options'"
+	@echo "                workload library, self-checked, with a summary table"
+	@echo "                (docs/sessions.md 'The default session'); ARGS='--smp 2 -- trace=bts,pebs'"
+	@echo "                runs another; the kernel's options: ARGS='-- help=1',"
+	@echo "                docs/options.md 'Options'"
 	@echo "make usb        build/baretrace.img: a GPT disk with an EFI System Partition for a USB"
-	@echo "                stick (dd it; README 'Real hardware: a USB stick'); SIGN_KEY=K.pem"
-	@echo "                SIGN_CERT=C.pem signs the loader for Secure Boot"
+	@echo "                stick (dd it; docs/usb-stick.md 'Real hardware: a USB stick');"
+	@echo "                SIGN_KEY=K.pem SIGN_CERT=C.pem signs the loader for Secure Boot"
 	@echo "make lava-job   build/lava-job.yaml: a LAVA job running the USB image on a lab's x86 UEFI"
 	@echo "                machine (DEVICE_TYPE=x86-uefi-usb; qemu: LAVA's qemu type), its result"
 	@echo "                lines as test cases; OPTIONS='trace=bts' the kernel's, IMAGE_URL= where"
-	@echo "                the worker fetches the image (README 'A lab of machines: LAVA')"
+	@echo "                the worker fetches the image (docs/lava.md 'A lab of machines: LAVA')"
 	@echo "make lava-check the qemu job run here by lava-dispatcher's lava-run (about a minute)"
 	@echo "make report     the hardware report of a QEMU boot (option report=1 on a lab machine:"
-	@echo "                README 'The hardware report'); also in build/report.txt"
+	@echo "                docs/hardware.md 'The hardware report'); also in build/report.txt"
 	@echo "make debug      QEMU paused with its gdbstub and gdb with build/kernel.elf loaded: break"
 	@echo "                kernel_main, continue; ARGS='--program ELF -- workload=program' adds"
 	@echo "                a user program's symbols (scripts/debug --help)"
-	@echo "make run ARGS='--kvm'  boot under KVM with the PMU passed through (README 'KVM');"
-	@echo "                ARGS='--kvm --dry-run' prints the QEMU command line"
+	@echo "make run ARGS='--kvm'  boot under KVM with the PMU passed through"
+	@echo "                (docs/kvm.md 'KVM'); ARGS='--kvm --dry-run' prints the QEMU command line"
 	@echo "make run ARGS='--serial pci --screenshot F -- screen.hold=2'  console on a PCI UART,"
-	@echo "                a screen, its last image in F (README 'Consoles')"
+	@echo "                a screen, its last image in F (docs/hardware.md 'Consoles')"
 	@echo "make fuzz       the record decoder's libFuzzer harness for FUZZ_SECONDS (default 300)"
 	@echo "                build/btdecode [--view text|json|perf|perf.data|html|folded|trace|stats|raw|verify]"
 	@echo "                [-o FILE] [--elf ELF] [--program ELF] [--debug-dir DIR] CAPTURE reads the stream (option"
 	@echo "                stream=text or binary; stream.live=on streams btsint/pebs records"
-	@echo "                while the run goes on); scripts/capture DEVICE records one (README)"
+	@echo "                while the run goes on); scripts/capture DEVICE records one"
+	@echo "                (docs/record-stream.md)"
 	@echo "make test       host unit tests (cmocka, ASan+UBSan) and QEMU tests, under prove"
 	@echo "make unit-test  host unit tests only;  make qemu-test  QEMU tests only"
 	@echo "make test-knobs build/test-knobs/: the kernel with test-only options (test.ss.skip),"
@@ -177,7 +179,7 @@ deps:
 	$(Q)scripts/install-deps
 
 # ---- kernel rules ------------------------------------------------------------------------------
-# The screen console's font: generated from Debian's psf-unifont (README "Consoles").
+# The screen console's font: generated from Debian's psf-unifont (docs/hardware.md "Consoles").
 FONT_PSF := /usr/share/consolefonts/Unifont-APL8x16.psf.gz
 $(BUILD)/gen/font8x16.h: scripts/psf2c | deps
 	@mkdir -p $(dir $@)
@@ -260,7 +262,7 @@ $(BUILD)/mkgpt: scripts/mkgpt.c lib/gpt.c lib/trace_part.c lib/crc32.c lib/strin
 	@$(if $(Q),echo "  HOSTCC  $@")
 	$(Q)$(CC) $(HOST_TOOL_CFLAGS) -o $@ $(filter %.c,$^)
 
-# ---- host: the stream decoder (tools/, README "Records off the machine") -----------------------
+# ---- host: the stream decoder (tools/, docs/record-stream.md "Records off the machine") ---------
 BTDECODE_SRCS := tools/btdecode.c tools/bt_views.c tools/bt_stats.c tools/bt_calls.c tools/bt_verdict.c tools/bt_outfile.c \
 	tools/bt_symbols.c tools/bt_dwarf.c tools/bt_afdo.c tools/bt_diff.c tools/bt_perfdata.c tools/bt_perfdata_file.c tools/bt_output.c tools/bt_progress.c tools/bt_stick.c tools/bt_stick_scan.c lib/gpt.c lib/trace_part.c lib/stream.c lib/stream_path.c \
 	tools/bt_crc32.c lib/string.c lib/x86_decode.c \
@@ -388,9 +390,10 @@ record: all
 	$(Q)scripts/record $(if $(OUT),-o $(OUT)) -- $(PROG) $(ARGS)
 
 # A USB stick image: GPT, one EFI System Partition (FAT32) with EFI/BOOT/BOOTX64.EFI and a
-# commented example baretrace.cfg (README "Real hardware").
-# SIGN_KEY and SIGN_CERT (PEM): sign the loader for Secure Boot (README "Secure Boot");
-# PROGRAM=ELF: put a user program on it, traced by every facility (README "Real hardware");
+# commented example baretrace.cfg (docs/usb-stick.md "Real hardware").
+# SIGN_KEY and SIGN_CERT (PEM): sign the loader for Secure Boot (docs/usb-stick.md "Secure Boot");
+# PROGRAM=ELF: put a user program on it, traced by every facility (docs/usb-stick.md "Real
+# hardware");
 # TRACE_MIB=N: the trace partition's size in MiB (default 448; 0: none; lib/trace_part.h).
 # $(call shq,VALUE): VALUE as one shell word, whatever it holds: in '...', where nothing is
 # special but the quote itself (POSIX, Shell Command Language 2.2.2), each ' written '\''.
@@ -399,11 +402,11 @@ MKIMAGE_USB = scripts/mkimage --gpt $(if $(TRACE_MIB),--trace-mib $(call shq,$(T
 usb: all
 	$(Q)$(MKIMAGE_USB)
 
-# A LAVA job (README "A lab of machines: LAVA"): the USB image with the kernel options OPTIONS in
-# its baretrace.cfg (none: the default session; SIGN_KEY, SIGN_CERT and PROGRAM as for make usb),
-# and build/lava-job.yaml for the lab's DEVICE_TYPE (qemu: LAVA's qemu device type with OVMF),
-# fetching the image from IMAGE_URL (default file:// of build/baretrace.img), checked against
-# LAVA's own job schema. make lava-check runs the qemu job here with lava-run.
+# A LAVA job (docs/lava.md "A lab of machines: LAVA"): the USB image with the kernel options
+# OPTIONS in its baretrace.cfg (none: the default session; SIGN_KEY, SIGN_CERT and PROGRAM as for
+# make usb), and build/lava-job.yaml for the lab's DEVICE_TYPE (qemu: LAVA's qemu device type
+# with OVMF), fetching the image from IMAGE_URL (default file:// of build/baretrace.img), checked
+# against LAVA's own job schema. make lava-check runs the qemu job here with lava-run.
 DEVICE_TYPE ?= x86-uefi-usb
 LAVA_JOB = scripts/lava-job --device-type $(call shq,$(DEVICE_TYPE)) $(if $(IMAGE_URL),--image $(call shq,$(IMAGE_URL)) )
 lava-job: all
@@ -425,7 +428,7 @@ report: all
 	st=$$?; sed -n 's/\r$$//; /^report: /p' $(BUILD)/report.log | tee $(BUILD)/report.txt; \
 	echo "make report: the whole log is $(BUILD)/report.log"; exit $$st
 
-# gdb on the kernel under QEMU (README "Debugging"): ARGS are scripts/debug's.
+# gdb on the kernel under QEMU (docs/running.md "Debugging"): ARGS are scripts/debug's.
 debug: all
 	$(Q)scripts/debug $(ARGS)
 
@@ -438,8 +441,8 @@ format: deps
 format-check: deps
 	$(Q)clang-format --dry-run -Werror $(shell git ls-files '*.c' '*.h')
 
-# What a newcomer's first commands do on a minimal Debian 12 (README, Testing). Not part of
-# `make test`: it downloads a Debian root and takes minutes.
+# What a newcomer's first commands do on a minimal Debian 12 (docs/testing.md, Testing). Not part
+# of `make test`: it downloads a Debian root and takes minutes.
 fresh-check:
 	$(Q)scripts/fresh-check
 

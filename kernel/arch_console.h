@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The door to the consoles (README "Consoles"): the serial console, found as the options ask,
- * and the screen. Implemented in arch/x86/console/; kernel/console.c writes through it.
+ * The door to the consoles (docs/hardware.md "Consoles"): the serial console, found as the options
+ * ask, and the screen. Implemented in arch/x86/console/; kernel/console.c writes through it.
  */
 #ifndef KERNEL_ARCH_CONSOLE_H
 #define KERNEL_ARCH_CONSOLE_H

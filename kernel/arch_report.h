@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The door to the hardware report (README "The hardware report"): the machine's part,
+/* The door to the hardware report (docs/hardware.md "The hardware report"): the machine's part,
  * arch/x86/session/hw_report.c. */
 #ifndef KERNEL_ARCH_REPORT_H
 #define KERNEL_ARCH_REPORT_H

@@ -91,9 +91,9 @@ static enum run_status tally_status(const struct tally *t)
 }
 
 /*
- * The consoles (README "Consoles"): the serial console found as the options ask, the screen when
- * there is a framebuffer; each new one first gets the log printed so far. A rate the UART found
- * cannot make is bad input; no UART at all is said on the screen, with what was tried.
+ * The consoles (docs/hardware.md "Consoles"): the serial console found as the options ask, the
+ * screen when there is a framebuffer; each new one first gets the log printed so far. A rate the
+ * UART found cannot make is bad input; no UART at all is said on the screen, with what was tried.
  */
 static void consoles_up(const struct boot_info *bi, const struct kernel_options *o)
 {

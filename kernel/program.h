@@ -20,7 +20,7 @@
 #define PROGRAM_STACK_PAGES  16
 #define PROGRAM_BUDGET_PAGES (64ull << 20 >> 12) /* 64 MiB of segments */
 /*
- * A Linux program (README "Trace your own program") has the lower half, where the kernel
+ * A Linux program (docs/programs.md "Trace your own program") has the lower half, where the kernel
  * keeps nothing (its direct map and image are in the upper half, kernel/boot_info.h):
  * segments anywhere in [PROGRAM_LINUX_LO, PROGRAM_LINUX_HI) (the first 64 KiB stay unmapped,
  * Linux's default vm.mmap_min_addr; above HI are the built-in ring 3 workloads' pages and the

@@ -46,7 +46,8 @@ static unsigned data_files(const struct boot_info *bi)
 	return n;
 }
 
-/* The volume path as the program sees it: '/' for '\\' (README "Trace your own program"). */
+/* The volume path as the program sees it: '/' for '\\' (docs/programs.md "Trace your own
+ * program"). */
 static void unix_path(const char *path, char *out, size_t size)
 {
 	size_t i = 0;

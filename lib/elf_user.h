@@ -31,7 +31,7 @@ struct elf_user_rela {
 };
 _Static_assert(sizeof(struct elf_user_rela) == 24, "Elf64_Rela layout");
 
-/* The system calls and process start a program gets (README "Trace your own program"). */
+/* The system calls and process start a program gets (docs/programs.md "Trace your own program"). */
 enum elf_user_abi {
 	ELF_USER_ABI_BARETRACE, /* include/baretrace/user.h: its note, or linked in its window */
 	ELF_USER_ABI_LINUX,	/* everything else: an unmodified static Linux program */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * btdecode's output view (README "Trace your own program"): a user program's stdout and stderr,
- * given back byte for byte from the stream's OUTPUT frames (lib/stream.h), the program's stdout
- * to btdecode's stdout (or -o FILE) and its stderr to btdecode's stderr, as a shell would
+ * btdecode's output view (docs/programs.md "Trace your own program"): a user program's stdout and
+ * stderr, given back byte for byte from the stream's OUTPUT frames (lib/stream.h), the program's
+ * stdout to btdecode's stdout (or -o FILE) and its stderr to btdecode's stderr, as a shell would
  * have them; --stream stdout or --stream stderr gives one alone, on stdout. Every session's
  * output comes in stream order; a gap (bytes the kernel could not deliver, a lost frame) is a
  * problem the reader says on stderr, with exit status 1.

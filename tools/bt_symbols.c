@@ -442,7 +442,8 @@ static struct cache_entry *lookup(uint64_t addr)
 	size_t n = bt_sym_code(NULL, addr, bytes);
 	struct x86_insn insn;
 	/* 64-bit code: the stream carries no code-segment mode, and an ELF's code is 64-bit here
-	 * (32-bit code runs only from pages no ELF describes, README "The software PMU"). */
+	 * (32-bit code runs only from pages no ELF describes, docs/engine.md "The software
+	 * PMU"). */
 	if (n && x86_decode(bytes, n, &insn) == 0)
 		c->kind = (int)insn.branch;
 	return c;

@@ -6,9 +6,9 @@
  * The kernel's word: a session whose END counts records not delivered (store full with
  * capture.full=stop, dropped by the model, overwritten in the circular BTS buffer, given up by
  * capture.full=wrap, program output not delivered) makes the kernel end its run "run finished:
- * INCOMPLETE" (README "Nothing lost"), and the host says the same (status 4). A run the kernel
- * calls INCOMPLETE for a reason no END carries (the stick's copy failed: README "Records onto
- * the stick") is incomplete here too, said with the kernel's word.
+ * INCOMPLETE" (docs/record-stream.md "Nothing lost"), and the host says the same (status 4). A run
+ * the kernel calls INCOMPLETE for a reason no END carries (the stick's copy failed:
+ * docs/usb-stick.md "Records onto the stick") is incomplete here too, said with the kernel's word.
  */
 #include "tools/bt_verdict.h"
 #include <inttypes.h>

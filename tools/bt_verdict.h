@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What btdecode concludes about a capture (tools/bt_verdict.c; README "Records off the
- * machine", its exit status table): every problem is said on stderr as it is found, of one of
+ * What btdecode concludes about a capture (tools/bt_verdict.c; docs/record-stream.md "Records off
+ * the machine", its exit status table): every problem is said on stderr as it is found, of one of
  * two kinds, and the kinds make the exit status. A capture is complete (0) only when no problem
  * was found; damage (something lost or mangled on the way to the host) is 1; a capture that
  * came whole but whose kernel counted records it did not deliver is incomplete, 4, as

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * btdecode's record views (README "Records off the machine"):
+ * btdecode's record views (docs/record-stream.md "Records off the machine"):
  *   text    the records as the kernel prints them (the oracle tests read this)
  *   verify  nothing but the problems and a summary
  *   stats   per CPU: frames, records, wire bytes; branch kinds, the hottest branches and the

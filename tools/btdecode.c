@@ -15,9 +15,9 @@
  * FILE may also be a USB stick's trace partition, or a whole stick or image holding one
  * (tools/bt_stick.c): its data is decoded, and how complete the capture is said.
  *
- * The views (tools/bt_views.c, tools/bt_calls.c; README "Records off the machine"): text (the
- * records as the kernel prints them, the default), verify, stats, json, perf, raw, folded,
- * trace, perf.data (tools/bt_perfdata.c), html (tools/bt_html*.c: one self-contained page).
+ * The views (tools/bt_views.c, tools/bt_calls.c; docs/record-stream.md "Records off the machine"):
+ * text (the records as the kernel prints them, the default), verify, stats, json, perf, raw,
+ * folded, trace, perf.data (tools/bt_perfdata.c), html (tools/bt_html*.c: one self-contained page).
  * Exit status (tools/bt_verdict.h): 0 the capture is complete, 1 something was damaged,
  * missing, doubled or did not match, 2 bad usage, an unreadable input or an output refused
  * (-o naming a file it reads), 3 no record stream in the input at all, 4 incomplete: the
@@ -204,8 +204,8 @@ static void end_session(struct cpu_state *c, unsigned cpu, const struct bt_frame
 			cpu, f->seq, session_name(c), c->digest, digest);
 	}
 	if (lost) {
-		/* the kernel's own count: its "incomplete:" line and run INCOMPLETE (README
-		 * "Nothing lost") */
+		/* the kernel's own count: its "incomplete:" line and run INCOMPLETE
+		 * (docs/record-stream.md "Nothing lost") */
 		withheld("cpu %u: frame %" PRIu32 ": %s: incomplete: the kernel did not deliver "
 			 "%" PRIu64 " records (%s)",
 			 cpu, f->seq, session_name(c), lost, *why ? why : "no reason given");

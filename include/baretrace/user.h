@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The interface a user program has with baretrace (option `program`, README "Trace your own
- * program"): where it is linked, and its system calls. A program is a static x86-64 ELF
+ * The interface a user program has with baretrace (option `program`, docs/programs.md "Trace your
+ * own program"): where it is linked, and its system calls. A program is a static x86-64 ELF
  * executable linked into the user window (e.g. gcc -nostdlib -static -no-pie
  * -Wl,-Ttext-segment=BT_USER_WINDOW); it starts at its entry point in ring 3 with RDI = the
  * workload's argument (option program.arg), RSP = the top of a 64 KiB stack, interrupts on,
@@ -25,8 +25,8 @@
 #define BT_USER_WINDOW 0x7e0000000000ull /* segments go in [BT_USER_WINDOW, +512 GiB) */
 
 /*
- * How the kernel tells this ABI from Linux's (README "Trace your own program"): a program that
- * includes this header carries an ELF note, owner "baretrace", type BT_NOTE_ABI (emitted
+ * How the kernel tells this ABI from Linux's (docs/programs.md "Trace your own program"): a program
+ * that includes this header carries an ELF note, owner "baretrace", type BT_NOTE_ABI (emitted
  * below, into the program's PT_NOTE segment), or is an ET_EXEC linked inside BT_USER_WINDOW.
  * Every other program is a Linux program and gets Linux's system calls and process start.
  */

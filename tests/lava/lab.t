@@ -31,9 +31,9 @@ print(env.get_template("lab-01.jinja2").render())' "$work" tests/lava scripts/la
 grep -qx "  spawn_maxread: '2000'" "$work/lab-device.yaml"
 ok $? "the device dictionary renders on the x86-uefi-usb device type, reads of 2000 bytes at most (within the search window)"
 lava_run lab
-# The run writes its records onto the stick's trace partition (README "Records onto the stick"):
-# the flasher's copy is the image everywhere else (GPT head and tail, the ESP; partition 2's
-# bounds read by util-linux's partx), and the partition holds the run's stream, whole.
+# The run writes its records onto the stick's trace partition (docs/usb-stick.md "Records onto the
+# stick"): the flasher's copy is the image everywhere else (GPT head and tail, the ESP; partition
+# 2's bounds read by util-linux's partx), and the partition holds the run's stream, whole.
 read -r tfirst tlast <<<"$(partx -g -o START,END -n 2 "$work/lab.img")"
 cmp -s -n $((tfirst * 512)) "$work/lab.img" "$m/stick.img" &&
 	cmp -s -i $(((tlast + 1) * 512)) "$work/lab.img" "$m/stick.img"

@@ -20,7 +20,7 @@ prog() {
 
 # records LOG: the capture's records as text, without the header line that names the options
 # and without the APIC timer's interrupts (vector F2H, arch/x86/cpu/vectors.h: the progress
-# beat every 10 s, README "A run goes on as long as the guest makes progress"), delivered
+# beat every 10 s, docs/running.md "A run goes on as long as the guest makes progress"), delivered
 # where the program happens to be when the time comes (asynchronous: the two modes run at
 # different speeds), with their IRETs, nor the stream-end counts that include them
 records() {

@@ -50,8 +50,8 @@ done <<'EOF'
 2|exti=qemu|unknown option 'exti' (did you mean 'exit'?)
 EOF
 
-# The options table's rules: every row of README "Options" that says an option does not go with
-# another ("Not with", "needs", "only with") has its pair here; the first options alone are
+# The options table's rules: every row of docs/options.md "Options" that says an option does not go
+# with another ("Not with", "needs", "only with") has its pair here; the first options alone are
 # accepted, the pair is refused (status 2, before any session) with a message naming both.
 covered=
 while IFS='|' read -r key alone pair text; do
@@ -73,11 +73,11 @@ trace.out|trace.out=stick|trace.out=stick stream=off|option 'trace.out': the sti
 trace.out|trace.out=both stream=binary|trace.out=both stream=off|option 'trace.out': the stick takes the record stream
 stream.live|stream.live=on|stream.live=on stream=off|option 'stream.live': on needs the record stream; accepted with it: stream=text or stream=binary
 EOF
-rules=$(sed -n '/^## Options/,/^## [^O]/p' "$top/README.md" | grep -E '^\| `[a-z.]+` \|' |
+rules=$(sed -n '/^## Options/,/^## [^O]/p' "$top/docs/options.md" | grep -E '^\| `[a-z.]+` \|' |
 	grep -E '[Nn]ot with `|needs? `|`[^`]*` only|only with' | sed 's/^| `\([a-z.]*\)`.*/\1/' | sort -u)
 missing=$(for k in $rules; do case "$covered" in *" $k "*) ;; *) echo "$k" ;; esac; done)
 [ -n "$rules" ] && [ -z "$missing" ]
-ok $? "every rule of the README's options table has its pair above ($(echo $rules))${missing:+; missing: $missing}"
+ok $? "every rule of docs/options.md's options table has its pair above ($(echo $rules))${missing:+; missing: $missing}"
 
 # Config files: file:line in every message, duplicate keys named with both lines, any case.
 printf 'exit = qemu\ntrace = BTS, Lbr\n# again\nexit = halt\n' >"$work/dup.cfg"
@@ -93,10 +93,10 @@ run_row 2 "baretrace.cfg: file too large; accepted: at most 8191 bytes" \
 # help: every option, however long the list (it once stopped at 2,047 bytes).
 out=$("$check" --help)
 n=$(printf '%s\n' "$out" | grep -c '^  [a-z.]*=')
-keys=$(sed -n '/^## Options/,/^## [^O]/s/^| `\([a-z.]*\)` |.*/\1/p' "$top/README.md" | sort -u)
+keys=$(sed -n '/^## Options/,/^## [^O]/s/^| `\([a-z.]*\)` |.*/\1/p' "$top/docs/options.md" | sort -u)
 missing=$(for k in $keys; do printf '%s\n' "$out" | grep -q "^  $k=" || echo "$k"; done)
 [ -z "$missing" ] && [ "$n" -ge "$(echo "$keys" | wc -w)" ] && [ "${#out}" -gt 2048 ]
-ok $? "help lists each of the README's $(echo "$keys" | wc -w) options ($n lines, ${#out} bytes)${missing:+; missing: $missing}"
+ok $? "help lists each of docs/options.md's $(echo "$keys" | wc -w) options ($n lines, ${#out} bytes)${missing:+; missing: $missing}"
 
 # ---- the runner's decision, with a stand-in QEMU (PATH) that prints a log and exits ----------
 # A run passes only when QEMU's code and the kernel's last line agree; QEMU's own exit code 1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Per-block stepping (README "Per-block stepping (ss.block)") changes how often the engine
+# Per-block stepping (docs/engine.md "Per-block stepping (ss.block)") changes how often the engine
 # traps, never what it reports: the same sessions booted with ss.block=on (the default) and
 # ss.block=off (a trap after every instruction) give the same records, byte for byte. The
 # sessions: the engine's own trace and BTS, LBR and PEBS on the software PMU, over the library

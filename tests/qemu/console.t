@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Consoles (README "Consoles"): the serial console found on a PCI 16550 (QEMU's pci-serial, no
-# COM1) carries the same record stream as COM1; with no UART at all the run ends cleanly and the
-# screen says so and what was tried; the screen shows the log and never the records; a rate the
-# UART cannot make, and a named UART that is not there, are handled as documented.
+# Consoles (docs/hardware.md "Consoles"): the serial console found on a PCI 16550 (QEMU's
+# pci-serial, no COM1) carries the same record stream as COM1; with no UART at all the run ends
+# cleanly and the screen says so and what was tried; the screen shows the log and never the records;
+# a rate the UART cannot make, and a named UART that is not there, are handled as documented.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT

@@ -16,7 +16,8 @@ boot --timeout 300 --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
 	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf")" --qemu-arg -D --qemu-arg "$work/exec.log" \
 	-- ss=edges,flags,smc trace=bts,lbr spmu=skylake workload=edges,flags,smc bts.records=8
 # bts.records=8: the circular buffer goes round on purpose (its last 8 records are checked
-# below), so the records it overwrote make the run INCOMPLETE (README "Nothing lost"), not PASS.
+# below), so the records it overwrote make the run INCOMPLETE (docs/record-stream.md "Nothing
+# lost"), not PASS.
 status_is 4 "edges, flags and smc give their results natively and stepped, under BTS and LBR; the overwritten records make the run incomplete"
 ow=$(printf '%s\n' "$out" | sed -n 's/^trace-begin bts edges@skylake cpu=0 .* overwritten=\([0-9]*\) .*/\1/p')
 [ -n "$ow" ] && [ "$ow" -gt 0 ] && printf '%s\n' "$out" |

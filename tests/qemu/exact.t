@@ -11,7 +11,7 @@
 # - compiled C (kernel/workloads_c.c, sizes cut to keep QEMU's log short): qsort (a recursive
 #   quicksort: data-dependent branches, calls, returns), crc32 (bitwise CRC-32) and interp (a
 #   bytecode interpreter: a jump table's indirect JMP per bytecode), code no one wrote by hand.
-# - counted (arch/x86/workloads/counted.S): counted loops (README "Counted loops") of a
+# - counted (arch/x86/workloads/counted.S): counted loops (docs/engine.md "Counted loops") of a
 #   compiler's forms, run to their exit with one trap and accounted from their counter, some cut
 #   by page faults of their own loads before and after the counter's update, in their first run
 #   and in their last; each loop's takings from its source.
@@ -171,7 +171,7 @@ else
 	[ "${loops:-0}" -ge 16 ]
 	ok $? "engine, counted: the loops were counted ($loops; A, B, C, D, E, H, I, J, K and N twice each around their faults, F's inner four times, G)"
 	[ "${chains:-0}" -ge 2 ]
-	ok $? "engine, counted: L's block P ran with T as one, its prefix (chains=$chains; README \"Chains\")"
+	ok $? "engine, counted: L's block P ran with T as one, its prefix (chains=$chains; docs/engine.md \"Chains\")"
 fi
 
 # From the source (counted.S), in QEMU's log: how often each loop's jump goes back.

@@ -4,7 +4,7 @@
 # command and the test checks it word by word, then boots the same command with only the
 # accelerator and CPU model swapped for TCG's. What the guest gets is checked on made-up hosts
 # (BARETRACE_HOST_ROOT: their /proc/cpuinfo and sysfs), each expectation from upstream Linux
-# 6.x and QEMU as the README's "KVM" section cites them: hybrid hosts and kvm.enable_pmu=N get
+# 6.x and QEMU as docs/kvm.md cites them: hybrid hosts and kvm.enable_pmu=N get
 # no vPMU (arch/x86/kvm/pmu.c kvm_init_pmu_capability); Architectural LBR is not virtualized
 # and legacy LBRs are (vmx.c vmx_get_perf_capabilities); PEBS only on Xeons with EPT-friendly
 # PEBS (Ice Lake-X 06_6AH, Sapphire Rapids 06_8FH and later); BTS never; BTF dropped.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Unmodified static Linux programs in ring 3 (README "Trace your own program"):
+# Unmodified static Linux programs in ring 3 (docs/programs.md "Trace your own program"):
 # built here with Debian's toolchains (musl-gcc -static, gcc -static, gcc -static-pie,
 # g++ -static) from tests/programs/linux/, and Debian's busybox-static as shipped; each is
 # booted once, run natively then traced under BTS (interrupt mode), and what it wrote
@@ -85,8 +85,8 @@ fi
 # Descriptors name open file descriptions, stdout and stderr two of them: after dup2(2, 1) or
 # close(1); dup(2) fd 1's bytes are stderr's, F_DUPFD(_CLOEXEC) and dup3 likewise, a closed name
 # leaves the others (tests/programs/linux/streams.c), each byte on the stream the host's run
-# puts it. Its argv is program.argv's grammar (README "Trace your own program"): "..." groups,
-# "" an empty word, \" a quote and \\ a backslash in a word, each escaped again inside the
+# puts it. Its argv is program.argv's grammar (docs/programs.md "Trace your own program"): "..."
+# groups, "" an empty word, \" a quote and \\ a backslash in a word, each escaped again inside the
 # option's own quotes. glibc's dup3 and fcntl are the system calls themselves (musl's dup3
 # without O_CLOEXEC is dup2).
 gcc -O2 -static -o "$work/streams" "$src/streams.c"

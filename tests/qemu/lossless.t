@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Nothing lost (README "Nothing lost"): with the smallest record store the option
+# Nothing lost (docs/record-stream.md "Nothing lost"): with the smallest record store the option
 # accepts (trace.store=1: one 4 KiB page, 170 BTS records of the SDM's 24 bytes, Vol. 3B 17.4.8.2;
 # three or four PEBS records), every record still reaches the host, on every path a full store
 # can take (a live drainer, the traced CPU handing records on itself, a CPU waiting for the

@@ -66,7 +66,7 @@ check() {
 check all-loads R
 check stores W
 check loads R pebs.ldlat=3
-# Load latency also reports the data source and latency of the model's cache (README): a hit
+# Load latency also reports the data source and latency of the model's cache (docs/engine.md): a hit
 # takes 4 cycles from the L1 (data source 01H), a miss 14 from the L2 (03H).
 pairs=$(printf '%s\n' "$out" | awk '$1 == "pebs" { for (i = 1; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] } print v["src"], v["lat"] }' | sort -u | tr '\n' ';')
 [ -n "$pairs" ] && [ -z "$(printf '%s' "$pairs" | tr ';' '\n' | grep -v '^0x1 4$' | grep -v '^0x3 14$' | grep .)" ]

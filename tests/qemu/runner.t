@@ -6,9 +6,9 @@
 # 128+N: 130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP; Ctrl-C on a terminal is SIGINT to
 # its foreground process group; kill -0 tells whether a process is still there), from QEMU's
 # own behaviour (it catches SIGINT, SIGTERM and SIGHUP, says "terminating on signal N from pid
-# P (NAME)" and exits 0: softmmu/runstate.c) and from the README ("Running": the exit statuses,
-# the terminal's progress line and the log in build/run.log). The terminal is a real one:
-# script(1) runs the runner on a pseudo-terminal, and a Ctrl-C is the ^C byte typed into it.
+# P (NAME)" and exits 0: softmmu/runstate.c) and from README ("Exit statuses") and docs/running.md
+# ("Running": the terminal's progress line and the log in build/run.log). The terminal is a real
+# one: script(1) runs the runner on a pseudo-terminal, and a Ctrl-C is the ^C byte typed into it.
 . "$(dirname "$0")/lib.sh"
 work=$(mktemp -d)
 trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT

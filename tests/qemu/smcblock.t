@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Per-block stepping (README "Per-block stepping (ss.block)") must follow code that
+# Per-block stepping (docs/engine.md "Per-block stepping (ss.block)") must follow code that
 # changes under it, and loops whose counter a store reaches through another page, exactly as
 # a trap per instruction does. The workloads (arch/x86/workloads/smcblock.S, one reset for all
 # in smcblock.c):

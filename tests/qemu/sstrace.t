@@ -159,7 +159,8 @@ for fac in bts btsint; do
 				[ -z "$(printf '%s\n' $at | grep -vx 25)" ] && { [ "$pm" -gt 0 ] || [ "$last_nb" -lt 25 ]; }
 			ok $? "btsint, $label: a PMI after every 24 records, its delivery the 25th, each drained, none lost (gaps: ${at:-none}; $line)"
 			# (The last exception record is checked in the LBR sessions only: whether silicon
-			# keeps it with DEBUGCTL.LBR clear, as in these, is not settled; README.)
+			# keeps it with DEBUGCTL.LBR clear, as in these, is not settled;
+			# docs/engine.md.)
 		done
 	done
 done
@@ -271,7 +272,7 @@ check_pebs() {
 for_runs check_pebs
 # BTF: one #DB per taken branch, at its target: QEMU's "to" column, in order. Exception
 # deliveries (to a stub) and their handlers' IRETs are not branches of the workload's; when BTF
-# traps on those is not modelled (README).
+# traps on those is not modelled (docs/engine.md).
 check_btf() {
 	local run=$1 label=$2 w=$3
 	k=$(records btf "$label" btf 2)

@@ -18,8 +18,8 @@ kernel_records() {
 		$1 == "trace-end" { s = "" } s != "" && $1 == k { print }' "$2"
 }
 # text_twin FILE [runner args] -- OPTIONS: the same boot with stream=off appended to FILE: records
-# go once (README "Nothing lost"), so the kernel's own lines of a streamed capture come from its
-# twin, which the software PMU makes record for record the same.
+# go once (docs/record-stream.md "Nothing lost"), so the kernel's own lines of a streamed capture
+# come from its twin, which the software PMU makes record for record the same.
 text_twin() {
 	local file=$1 a=() x
 	shift

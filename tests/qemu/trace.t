@@ -154,9 +154,9 @@ status_is 0 "pmi=nmi, all CPUs"
 # against QEMU's log) and the threshold rule. The btsint buffer holds 32 records with a
 # quarter of headroom (arch/x86/session/bts.c), so its threshold sits 24 records in; "the
 # processor generates an interrupt when the BTS index reaches the BTS interrupt threshold"
-# (SDM Vol. 3B 17.4.9.3), drained at once; the PMI's delivery is a record too, the 25th (README:
-# interrupts are recorded at the instruction they interrupt): one PMI per 25 records, the rest
-# after the run. The deliveries go to the NMI's stub instead of the PMI vector's.
+# (SDM Vol. 3B 17.4.9.3), drained at once; the PMI's delivery is a record too, the 25th
+# (docs/engine.md: interrupts are recorded at the instruction they interrupt): one PMI per 25
+# records, the rest after the run. The deliveries go to the NMI's stub instead of the PMI vector's.
 stub_of() { nm "$build/kernel.elf" | awk -v s="exc_stub_$1" '$3 == s { print "0x" $1 }' | sed 's/0x0*/0x/'; }
 pmi_stub=$(stub_of $((pmi_vector)))
 nmi_stub=$(stub_of 2)
@@ -309,7 +309,7 @@ ok $? "call-stack mode with FREEZE_LBRS_ON_PMI (corrupts TOS, references.md 8): 
 # Load latency (pebs.event=loads, MSR_PEBS_LD_LAT_THRESHOLD): PEBS_ENABLE bit 32 next to bit 0
 # from Nehalem until perfmon v5, bit 0 alone from v5 (Ice Lake; references.md 6.1); Core 2
 # (format 0, no data address) SKIPs with the reason. A threshold of 30 cycles is above every
-# latency of the model's cache (4 or 14 cycles, README): no load counts, no record.
+# latency of the model's cache (4 or 14 cycles, docs/engine.md): no load counts, no record.
 boot --timeout 60 -- trace=pebs spmu=core2,nehalem,skylake,icelake workload=calls pebs.event=loads pebs.ldlat=30
 status_is 0 "pebs.event=loads pebs.ldlat=30"
 for p in nehalem:0x100000001 skylake:0x100000001 icelake:0x1; do
@@ -332,7 +332,7 @@ recs=$(block pebs calls@skylake 0 | grep '^pebs ')
 	! printf '%s\n' "$recs" | grep -qv ' applicable=0x2 '
 ok $? "pebs on PMC1 (Skylake): enable 0x2, every record applicable to PMC1, the same samples as on PMC0"
 
-# The kvm personality: a KVM guest on a Skylake host as upstream Linux 6.x sets it up (README
+# The kvm personality: a KVM guest on a Skylake host as upstream Linux 6.x sets it up (docs/kvm.md
 # "KVM"): perfmon v2 and the host's legacy LBRs; CPUID.01H DS masked, so no BTS and no PEBS
 # (vmx.c vmx_set_cpu_caps); a DEBUGCTL.BTF write dropped (vmx.c vmx_set_msr); every other
 # DEBUGCTL bit but LBR and FREEZE_LBRS_ON_PMI a #GP. Every facility works or SKIPs naming its

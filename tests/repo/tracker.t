@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # No tracked file speaks of tracker issues by number: a number means nothing to a reader without
 # the tracker, and says nothing of what the code does. A comment, a test's description, a README
-# heading or a script's message names the behaviour instead (README "Nothing lost", "the record
-# stream", "per-block stepping", "exactness class 7 of tests/qemu/exact.t", ...).
+# heading or a script's message names the behaviour instead (docs/record-stream.md "Nothing lost",
+# "the record stream", "per-block stepping", "exactness class 7 of tests/qemu/exact.t", ...).
 # 1. No tracked file matches the pattern (the word, an optional plural, a space, an optional
 #    hash, digits; any case). The pattern is built from pieces, so that this file does not
 #    match it.

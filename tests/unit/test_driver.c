@@ -171,7 +171,7 @@ static uint64_t rd(uint32_t msr)
 #define GLOBAL_FIXED(m)	   BITN(32 + (m))
 #define LBR_CTL_BIT_LBREN  0
 
-/* The personalities; each has BTS, LBR, PEBS and the counters (README "Conformance"). */
+/* The personalities; each has BTS, LBR, PEBS and the counters (docs/engine.md "Conformance"). */
 static const char *const personalities[] = {"skylake", "nehalem", "core2", "icelake", "arrowlake"};
 #define PERSONALITIES (sizeof(personalities) / sizeof(*personalities))
 static unsigned sessions; /* armed since the test began */

@@ -4,8 +4,8 @@
 /*
  * kernel/options: every option goes through the one parser into its typed value, and the
  * checks across options refuse at boot what could only fail later. Expected values come from
- * the option vocabulary the README documents (names, enums, TRACE_* bits of kernel/arch_trace.h)
- * and the SDM rules quoted where a check rests on one.
+ * the option vocabulary docs/options.md documents (names, enums, TRACE_* bits of
+ * kernel/arch_trace.h) and the SDM rules quoted where a check rests on one.
  */
 #include "tests/unit/unit.h"
 #include <stdio.h>
@@ -88,7 +88,7 @@ static void defaults_are_the_documented_ones(void **state)
 	(void)state;
 	assert_true(parse(NULL, ""));
 	assert_int_equal(o.serial, CONSOLE_AUTO);
-	assert_int_equal(o.serial_port, 0); /* none named: found (README "Consoles") */
+	assert_int_equal(o.serial_port, 0); /* none named: found (docs/hardware.md "Consoles") */
 	assert_int_equal(o.serial_baud, 0); /* SPCR's rate, else 115200 */
 	assert_int_equal(o.screen, 1);
 	assert_int_equal(o.exit_mode, EXIT_MODE_AUTO);
@@ -194,8 +194,8 @@ static void bad_values_are_refused_with_place_and_accepted_values(void **state)
 	refused("pebs.groups=meminfo,gprs", "unknown 'gprs'");
 	refused("trace.cpus=some", "accepted: boot, each, all");
 	refused("serial.baud=7000", "7000 is not 115200 divided by a whole number");
-	/* The console options (README "Consoles"): a 16550's registers are 1 or 4 bytes apart
-	 * and accessed 8 or 32 bits wide (SPCR's GAS access widths); one UART is named. */
+	/* The console options (docs/hardware.md "Consoles"): a 16550's registers are 1 or 4 bytes
+	 * apart and accessed 8 or 32 bits wide (SPCR's GAS access widths); one UART is named. */
 	refused("serial.stride=2", "accepted: stride 1 or 4, width 8 or 32");
 	refused("serial.width=16", "accepted: stride 1 or 4, width 8 or 32");
 	refused("serial.port=0x3f8 serial.mmio=0xfe032000", "accepted: one UART");
@@ -481,9 +481,9 @@ static void help_ranges_are_the_parsers(void **state)
 }
 
 /*
- * Every pair the README's options table says does not go together ("Not with", "needs", "only
+ * Every pair docs/options.md's options table says does not go together ("Not with", "needs", "only
  * with") is refused by the parser, before any session, with a message naming both options;
- * each half alone is accepted. tests/qemu/badinput.t holds the README's rows to such pairs.
+ * each half alone is accepted. tests/qemu/badinput.t holds docs/options.md's rows to such pairs.
  */
 static void documented_incompatible_pairs_are_refused_naming_both(void **state)
 {
@@ -657,8 +657,8 @@ static void program_argv_holds_511_bytes(void **state)
 	refused(args, "is too long (512 bytes); accepted: at most 511 bytes");
 }
 
-/* README "Real hardware": with no config file, or one of blank lines and # comments only (make
- * usb's example), and no load options, the kernel runs its default session; any setting, in
+/* docs/usb-stick.md "Real hardware": with no config file, or one of blank lines and # comments only
+ * (make usb's example), and no load options, the kernel runs its default session; any setting, in
  * either place, means the options chose. */
 static void comments_only_mean_no_options(void **state)
 {

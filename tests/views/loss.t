@@ -4,15 +4,16 @@
 # (scripts/run --smp 2 --log two-cpus.log -- trace=bts,lbr workload=loop,calls stream=text
 # stream.path=off trace.cpus=all: four sessions on each of two CPUs, records that need no ELF),
 # and two-cpus.records written by mkcapture (the kernel's own stream writer), which ends with the
-# boot's END frame. What is expected comes from the stream's definition (lib/stream.h, README
-# "Records off the machine"): a frame's type, CPU and number are read here from its bytes with
-# perl's MIME::Base64 at the header offsets lib/stream.h gives (type at 3, CPU at 4, the CPU's
-# frame number at 8, little-endian); each CPU numbers its frames from 0 in every boot; a boot's
-# stream starts with HEADER frames on CPU 0 and the boot ends with the kernel's "run finished:"
-# line (README "Running"); the boot's END frame names each CPU's frames. The records a good
-# decode must give are the kernel's own record lines in the same log (stream=text prints both),
-# never an earlier output of the decoder. Exit statuses: btdecode's, as README documents them
-# (0 complete, 1 damaged or incomplete, 3 no record stream in the input).
+# boot's END frame. What is expected comes from the stream's definition (lib/stream.h,
+# docs/record-stream.md "Records off the machine"): a frame's type, CPU and number are read here
+# from its bytes with perl's MIME::Base64 at the header offsets lib/stream.h gives (type at 3, CPU
+# at 4, the CPU's frame number at 8, little-endian); each CPU numbers its frames from 0 in every
+# boot; a boot's stream starts with HEADER frames on CPU 0 and the boot ends with the kernel's "run
+# finished:" line (docs/running.md "Running"); the boot's END frame names each CPU's frames. The
+# records a good decode must give are the kernel's own record lines in the same log (stream=text
+# prints both), never an earlier output of the decoder. Exit statuses: btdecode's, as
+# docs/record-stream.md documents them (0 complete, 1 damaged or incomplete, 3 no record stream in
+# the input).
 . "$(dirname "$0")/lib.sh"
 
 cap=$here/two-cpus.log
@@ -190,10 +191,11 @@ decode crcrlf "$work/crcrlf"
 ok $? "lines ended by CR CR LF (a terminal's log of a CR LF line): exit $rc, every record"
 
 # ---- the binary wire: a frame across the reader's chunks ------------------------------------------
-# stream=binary (README): the frames as bytes between the log's lines, each LF sent as CR LF.
-# btdecode reads 64 KiB + 2 frames + 16 = 66544 bytes at a time (tools/btdecode.c); a filler of
-# log lines puts the boot's first frame so that the chunk ends inside its magic ("BT" and the
-# version), and a few bytes either side: every one complete, with all its frames (counted here).
+# stream=binary (docs/record-stream.md): the frames as bytes between the log's lines, each LF sent
+# as CR LF. btdecode reads 64 KiB + 2 frames + 16 = 66544 bytes at a time (tools/btdecode.c); a
+# filler of log lines puts the boot's first frame so that the chunk ends inside its magic ("BT"
+# and the version), and a few bytes either side: every one complete, with all its frames (counted
+# here).
 perl -MMIME::Base64 -ne 'if (/^\@BT1 (\S+)/) { (my $f = decode_base64($1)) =~ s/\n/\r\n/g; print $f }
 	else { s/\n/\r\n/; print }' "$work/m" >"$work/m.bin"
 first=$(LC_ALL=C grep -abo 'BT' "$work/m.bin" | head -n 1 | cut -d: -f1)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# btdecode reads a USB stick's trace partition (tools/bt_stick.c, README "Records onto the
-# stick"): the partition itself and a whole GPT image holding it (found by its type GUID), each
+# btdecode reads a USB stick's trace partition (tools/bt_stick.c, docs/usb-stick.md "Records onto
+# the stick"): the partition itself and a whole GPT image holding it (found by its type GUID), each
 # written here by an independent writer (Python's struct and zlib, from the layout
 # lib/trace_part.h documents) around the frames of a fixed capture (two-cpus.log's "@BT1" lines,
 # base64-decoded, and its last line, "run finished: ...", as the kernel ends the partition's
@@ -229,8 +229,8 @@ truncate -s 1M "$work/zero"
 "$dec" "$work/zero" >/dev/null 2>"$work/err"
 [ $? = 3 ] && grep -q "no record stream" "$work/err"
 ok $? "zeros: no head, no GPT: read as a capture, status 3 (no record stream)"
-# a stream=binary capture (frames as bytes between log lines, LF as CR LF: README "The binary
-# wire") whose first frame is at byte 1024, where a partition's data starts: a capture
+# a stream=binary capture (frames as bytes between log lines, LF as CR LF: docs/record-stream.md
+# "The binary wire") whose first frame is at byte 1024, where a partition's data starts: a capture
 perl -MMIME::Base64 -e 'print(("y" x 62) . "\r\n") for 1 .. 16;
 	while (<>) { if (/^\@BT1 (\S+)/) { (my $f = decode_base64($1)) =~ s/\n/\r\n/g; print $f }
 		elsif (!/^baretrace/) { s/\n/\r\n/; print } }' "$work/m" >"$work/bin1024"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The host's verdict is the kernel's (README "Records off the machine", its exit status table;
-# "Nothing lost"): captures written here by mkcapture (the kernel's own stream writer) from
-# hand-made lists. What is expected comes from the format's definition (lib/stream.h) and the
-# README, never from a run of the decoder:
+# The host's verdict is the kernel's (docs/record-stream.md "Records off the machine", its exit
+# status table; "Nothing lost"): captures written here by mkcapture (the kernel's own stream writer)
+# from hand-made lists. What is expected comes from the format's definition (lib/stream.h) and
+# docs/record-stream.md, never from a run of the decoder:
 #  - a session whose END counts records not delivered is a problem naming the session, the
 #    count and the reasons END carries, with exit status 4 (incomplete, scripts/run's 4) from
-#    every view the README lists and from scripts/capture; damage as well makes it 1;
+#    every view docs/record-stream.md lists and from scripts/capture; damage as well makes it 1;
 #  - a run the kernel ends "run finished: INCOMPLETE" is incomplete (4) even when no END says why;
 #  - a boot whose first HEADER promises its END frame (end-frame=yes) and ends without it is
 #    damaged (1), and with it a CPU's last session lost whole; every frame line taken out, and
@@ -66,8 +66,8 @@ lossy_said() {
 		said "$1" "session btsint wrap@test cpu=1 .* 300 records \(wrapped=300\)" &&
 		! said "$1" "whole@test"
 }
-# The views README's table lists, and verify (README "Records off the machine"); --help lists
-# no other.
+# The views docs/record-stream.md's table lists, and verify (docs/record-stream.md "Records off the
+# machine"); --help lists no other.
 views="text json perf folded trace stats raw output perf.data afdo llvm-prof html verify"
 "$dec" --help | awk '/views:$/ { on = 1; next } /^  --/ { on = 0 } on { print $1 }' | sort >"$work/help.views"
 [ "$(tr ' ' '\n' <<<"$views" | sort)" = "$(cat "$work/help.views")" ]
@@ -134,12 +134,12 @@ awk 'NR == FNR { gone[$1] = 1; next } !(FNR in gone)' "$work/p.gone" "$work/p" >
 decode p.nolast "$work/p.nolast"
 [ "$rc" = 1 ] && said p.nolast "END frame is missing"
 ok $? "CPU 1's last session and the END frame taken out: exit $rc, not complete"
-# an older kernel's capture (no promise): README says it cannot tell
+# an older kernel's capture (no promise): docs/record-stream.md says it cannot tell
 "$build/host/mkcapture" <"$here/two-cpus.records" >"$work/old"
 awk -v l="$endl" 'FNR != l' "$work/old" >"$work/old.noend"
 decode old.noend "$work/old.noend"
 [ "$rc" = 0 ]
-ok $? "without the promise (an older kernel's), the END frame taken out: exit $rc, as README says it cannot tell"
+ok $? "without the promise (an older kernel's), the END frame taken out: exit $rc, as docs/record-stream.md says it cannot tell"
 
 # every frame line taken out, one at a time: 1, and an END's session named
 bad=""

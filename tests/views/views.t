@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# btdecode's views on a fixed capture (README "Records off the machine"): calls.S, a program
-# that never runs, assembled and linked here at 0x401000 with a fixed build id; calls.records,
-# its path read from its source, written as a stream by mkcapture (the kernel's own writer) with
-# addresses from nm, and once more as PATH frames walked along calls.elf. Each view must equal
-# its golden file (golden/calls.VIEW: reviewed by hand against the source), and, independently
-# of those files: the folded stacks and the trace's slices are the ones calls.S's comment
-# describes, the JSON parses and names each address as
+# btdecode's views on a fixed capture (docs/record-stream.md "Records off the machine"): calls.S, a
+# program that never runs, assembled and linked here at 0x401000 with a fixed build id;
+# calls.records, its path read from its source, written as a stream by mkcapture (the kernel's own
+# writer) with addresses from nm, and once more as PATH frames walked along calls.elf. Each view
+# must equal its golden file (golden/calls.VIEW: reviewed by hand against the source), and,
+# independently of those files: the folded stacks and the trace's slices are the ones calls.S's
+# comment describes, the JSON parses and names each address as
 # nm's symbol table does, the branch kinds are the instructions' own, llvm-profgen (the AutoFDO
 # consumer) makes a profile of the perf view, and a wrong ELF or bad usage is refused.
 # REGOLDEN=1 rewrites the golden files (review the diff by hand before committing it).

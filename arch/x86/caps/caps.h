@@ -150,8 +150,8 @@ struct tc_misc_enable {
 #define TRACE_CAPS_REASON_LEN 320
 
 /*
- * What a KVM guest gets, each rule with where upstream Linux 6.x and QEMU decide it (the README's
- * "KVM" section has the whole list). Said beside the facility a rule takes away.
+ * What a KVM guest gets, each rule with where upstream Linux 6.x and QEMU decide it (docs/kvm.md
+ * has the whole list). Said beside the facility a rule takes away.
  */
 #define TC_KVM_RULE_DS                                                                             \
 	"KVM guest: DS is exposed only with PEBS on hosts with EPT-friendly PEBS (Ice Lake "       \

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Finding the serial console (README "Consoles"): the UART the config names, then the ones the
- * firmware describes (ACPI SPCR, DBG2), then PCI serial controllers, then the legacy COM ports,
- * each step reported. Until then the early console is COM1 when something answers there.
+ * Finding the serial console (docs/hardware.md "Consoles"): the UART the config names, then the
+ * ones the firmware describes (ACPI SPCR, DBG2), then PCI serial controllers, then the legacy COM
+ * ports, each step reported. Until then the early console is COM1 when something answers there.
  */
 #include "arch/x86/console/acpi_console.h"
 #include "arch/x86/console/pci_uart.h"

@@ -10,7 +10,7 @@
  * the last exception record MSRs, read-only IA32_PERF_CAPABILITIES / IA32_MISC_ENABLE, the
  * counters with overflow, PMI requests and freeze-on-PMI in both flavours
  * (counters.c), and PEBS formats 0-4 with adaptive groups (pebs.c), all in arch/x86/model/.
- * The README lists what it does not do.
+ * docs/engine.md lists what it does not do.
  */
 #ifndef ARCH_X86_MODEL_SPMU_H
 #define ARCH_X86_MODEL_SPMU_H

@@ -278,7 +278,8 @@ void arch_trace_stream_header(bool binary)
 		fmt_snprintf(micro, sizeof(micro), "microcode=unknown");
 	fmt_snprintf(tsc, sizeof(tsc), "tsc-khz=%lu", timer_info()->tsc_hz / 1000);
 	fmt_snprintf(cpus, sizeof(cpus), "cpus=%u", arch_cpu_count());
-	/* the serial link the stream travels (README "Consoles"): source, registers, rate, 8N1 */
+	/* the serial link the stream travels (docs/hardware.md "Consoles"): source, registers,
+	 * rate, 8N1 */
 	memcpy(link, "console=", 8);
 	console_serial_describe(link + 8, sizeof(link) - 8);
 	/* BT_END_PROMISE: tracing_run ends every streamed run with trace_stream_end's frame */

@@ -290,7 +290,8 @@ static void emit_text(void *ctx, const uint8_t *frame, size_t len)
 }
 
 /* stream=binary: the frame's bytes as they are, between the human log's lines. The UART sends
- * each LF as CR LF (uart16550.c); a reader undoes that (README "Records off the machine"). */
+ * each LF as CR LF (uart16550.c); a reader undoes that (docs/record-stream.md "Records off the
+ * machine"). */
 static void emit_binary(void *ctx, const uint8_t *frame, size_t len)
 {
 	stick_put(frame, len);

@@ -119,7 +119,7 @@ static inline __attribute__((always_inline)) void write_dr(struct ss_state *s, u
 /* Arm block b: breakpoints on its branch's successors (DR0, DR1), or on its last instruction
  * (DR0); a counted loop (`loop`) only on its exit, its fall-through (in DR1 where DR1 holds it
  * already: the block that fell into the loop had it there, and a write that moves a breakpoint
- * costs QEMU's TCG more than most of a trap, README "Per-block stepping"); and on its
+ * costs QEMU's TCG more than most of a trap, docs/engine.md "Per-block stepping"); and on its
  * prefixes' ways not predicted (side[], 0: none: DR2, DR3). Which register holds which does
  * not matter: a stop is told by its RIP, never by DR6. */
 static inline __attribute__((always_inline)) void arm_sides(struct ss_state *s,

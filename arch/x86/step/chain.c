@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Prefixes (README "Per-block stepping"): what runs before the armed block, told to the hooks
- * when it stops. An indirect near branch about to run, whose target the trap's registers say
+ * Prefixes (docs/engine.md "Per-block stepping"): what runs before the armed block, told to the
+ * hooks when it stops. An indirect near branch about to run, whose target the trap's registers say
  * (arm_after_branch); or blocks ending in a direct JMP or a Jcc, run with the blocks they go on
  * to as one (chains): a Jcc's way not predicted gets a breakpoint of its own. A stop on a
  * prefix's straight line or on its way not predicted is that prefix's (block.c, ss_block_cut).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Counted loops (lib/x86_loop.h, README "Counted loops"): a block whose Jcc goes back to its
- * start, run to its exit with one breakpoint where the registers say how often the Jcc will be
+ * Counted loops (lib/x86_loop.h, docs/engine.md "Counted loops"): a block whose Jcc goes back to
+ * its start, run to its exit with one breakpoint where the registers say how often the Jcc will be
  * taken, its runs told to the hooks at once when it stops, placed by its counter (a fault or an
  * interrupt inside a run: the witness before the stop's instruction says which run).
  */

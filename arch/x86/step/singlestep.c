@@ -588,7 +588,7 @@ static void report_transfer(struct ss_state *s, struct trap_frame *f, uint64_t f
  * an interrupt's (vectors 32-255: here the virtual PMIs) at the instruction it interrupted,
  * which has not executed and is where the handler returns (the SDM sections cited here do not say
  * which address an interrupt's FROM holds; this is the reading Intel PT states for asynchronous
- * events, README). The handler the gate names runs at CPL 0 (cpu/idt.c).
+ * events, docs/engine.md). The handler the gate names runs at CPL 0 (cpu/idt.c).
  */
 void ss_note_delivery(struct trap_frame *f)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Linux's system calls for an unmodified static program (arch/x86/user/linux_abi.h; README
- * "Trace your own program"): what musl's and glibc's start-up, stdio and malloc use. Like
- * syscalls.c this is part of every traced run, so it lives in .text.workload and calls
+ * Linux's system calls for an unmodified static program (arch/x86/user/linux_abi.h;
+ * docs/programs.md "Trace your own program"): what musl's and glibc's start-up, stdio and malloc
+ * use. Like syscalls.c this is part of every traced run, so it lives in .text.workload and calls
  * nothing outside it: copies and fills are one REP MOVSB / STOSB, every pointer is checked
  * against the program's memory first (user_buffer_ok). One thread, one process: the boot
  * volume's data files read-only (linux_files.c), stdin empty, stdout and stderr to the run's

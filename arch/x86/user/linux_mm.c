@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A Linux program's memory calls, with real effect on its page tables (README "Trace your own
- * program"). Every page they may name was mapped before the run (the segments, the stack, brk's
+ * A Linux program's memory calls, with real effect on its page tables (docs/programs.md "Trace your
+ * own program"). Every page they may name was mapped before the run (the segments, the stack, brk's
  * heap, the mmap arena: kernel/program_linux.c), so a call never allocates: it edits the 4 KiB
  * leaf entries (SDM Vol. 3A 4.5, Table 4-19) through the kernel's direct map and invalidates
  * the page (INVLPG). munmap clears P and marks the entry PTE_GONE (bit 9, ignored by the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Code that changes where per-block stepping (README "Per-block stepping
+ * Code that changes where per-block stepping (docs/engine.md "Per-block stepping
  * (ss.block)") has already decoded it, and loops whose counter a store reaches through another
  * page. Six workloads (named only), on one page of kernel text (smcw_page0), each with its
  * branch signature worked out from this source (smcblock.c; tests/qemu/smcblock.t holds them
@@ -245,7 +245,7 @@ smcb_g_fix:
 smcb_g_to:
 	addq $7, %r12			/* (8) */
 	jmp smcb_h			/* (9) taken */
-	/* H: three blocks ending in JMPs, the first two storing nothing (a chain, README
+	/* H: three blocks ending in JMPs, the first two storing nothing (a chain, docs/engine.md
 	 * "Chains"), the last the one that rewrites itself. 11. */
 smcb_h:
 	addq $8, %r12			/* (1) */
@@ -457,7 +457,7 @@ arch_wl_smcjcc32:
 	call smcj_f			/* (21) JE, ZF = 1: taken to smcj_f_t2 (+1001) */
 	subl $(smcj_f_t2 - smcj_f_t1), 2(%r14) /* (22) back onto smcj_f_t1 */
 	/* A loop of 4 runs: a block that writes the JE's condition byte (through the direct map)
-	 * and its rel32 (through the window) from smcj_tab, then a chain P -> Q (README
+	 * and its rel32 (through the window) from smcj_tab, then a chain P -> Q (docs/engine.md
 	 * "Chains") whose later block Q ends in that Jcc, remembered from the run before.
 	 * Runs 1-4: JE to R1 (ZF = 1: taken, +100), JNE to R1 (ZF = 1: not taken, +10), JNE to
 	 * R2 (ZF = 0: taken, +1000), JE to R1 (taken, +100: the first bytes again); each +2 in
