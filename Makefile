@@ -392,7 +392,7 @@ run: all
 # Profile a program in one command (scripts/record): make record PROG=./mybench ARGS='-n 100'
 record: all
 	$(if $(PROG),,$(error make record needs PROG=FILE, a static Linux x86-64 ELF; ARGS='...' its arguments, OUT=DIR the folder))
-	$(Q)scripts/record $(if $(OUT),-o $(OUT)) -- $(PROG) $(ARGS)
+	$(Q)scripts/record $(if $(OUT),-o $(call shq,$(OUT))) -- $(call shq,$(PROG)) $(ARGS)
 
 # A USB stick image: GPT, one EFI System Partition (FAT32) with EFI/BOOT/BOOTX64.EFI and a
 # commented example baretrace.cfg (docs/usb-stick.md "Real hardware").

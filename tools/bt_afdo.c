@@ -201,7 +201,10 @@ static bool location(const struct bt_src_frame *f, uint32_t *offset)
 {
 	if (f->line < f->decl_line || f->line - f->decl_line >= 1 << 16)
 		return false;
-	unsigned d = af.llvm ? f->base_discr : f->discr;
+	/* gcc 12 reads a position's offset masked to its line (auto-profile.cc: "offset &
+	 * 0xffff0000") and keeps the last count written for it, and finds a callsite by its line
+	 * alone: for gcc a line's positions are one (the most of them), discriminator 0 */
+	unsigned d = af.llvm ? f->base_discr : 0;
 	*offset = (uint32_t)(f->line - f->decl_line) << 16 | (d & 0xffff);
 	return true;
 }
@@ -274,9 +277,17 @@ static void afdo_reset(void)
 	memset(&af, 0, sizeof(af));
 }
 
+/* gcc 12's string_table::get_name asserts an index above 0 (its indirect-call promotion asks
+ * for the hottest target's name): name 0 is a placeholder no function has. */
+static void names_begin(void)
+{
+	name_index("");
+}
+
 static void afdo_start(void)
 {
 	afdo_reset();
+	names_begin();
 }
 
 static void llvm_start(void)

@@ -1032,34 +1032,57 @@ static int value_option(int c, const char *arg)
 	return 0;
 }
 
-/* The capture decoded into the view, or with --diff OLD, OLD and then it into the tally (each
- * checked as always: the worse status). */
-static int decode(FILE *in, const char *path, const char *diff_old)
+/* Where a capture's program is looked for by its build id: beside the capture (its folder), then
+ * --debug-dir; each side of --diff beside its own capture. */
+static void search_beside(const char *capture, const char *debug_dir, char *dir, size_t size)
 {
-	int rc;
-	if (diff_old) {
-		FILE *old = fopen(diff_old, "rb");
-		if (!old) {
-			fprintf(stderr, "btdecode: --diff %s: %s\n", diff_old, strerror(errno));
-			return BT_EXIT_USAGE;
-		}
-		view = &bt_view_diff_tally;
-		bt_diff_side(0);
-		int rc_old = btdecode_stream(old, diff_old);
-		fclose(old);
-		bt_diff_side(1);
-		rc = btdecode_stream(in, path ? path : "stdin");
-		bt_diff_print(diff_old, path ? path : "stdin");
-		rc = rc == 1 || rc_old == 1 ? 1 : rc > rc_old ? rc : rc_old;
-	} else {
-		rc = btdecode_stream(in, path ? path : "stdin");
-	}
+	snprintf(dir, size, ".");
+	if (capture && strcmp(capture, "-") && strrchr(capture, '/'))
+		snprintf(dir, size, "%.*s", (int)(strrchr(capture, '/') - capture), capture);
+	bt_sym_search(capture && strcmp(capture, "-") ? dir : NULL, debug_dir);
+}
+
+/* One capture through the view; the filters count its sessions afresh, and say when none of
+ * them matched. */
+static int decode_one(FILE *in, const char *name)
+{
+	filter.begun = filter.shown = 0;
+	int rc = btdecode_stream(in, name);
 	if ((filter.cpu >= 0 || filter.session || filter.facility) && !filter.shown)
 		fprintf(stderr,
-			"btdecode: no session of the capture's %" PRIu64
+			"btdecode: %s: no session of its %" PRIu64
 			" matches --cpu, --session or --facility: the view had none\n",
-			filter.begun);
+			name, filter.begun);
 	return rc;
+}
+
+/* The capture decoded into the view, or with --diff OLD, OLD and then it into the tally (each
+ * checked as always: the worse status). search: the programs are found by build id (no
+ * --program), beside each capture. */
+static int decode(FILE *in, const char *path, const char *diff_old, bool search,
+		  const char *debug_dir)
+{
+	static char old_dir[4096], new_dir[4096];
+	const char *name = path ? path : "stdin";
+	if (!diff_old)
+		return decode_one(in, name);
+	FILE *old = fopen(diff_old, "rb");
+	if (!old) {
+		fprintf(stderr, "btdecode: --diff %s: %s\n", diff_old, strerror(errno));
+		return BT_EXIT_USAGE;
+	}
+	view = &bt_view_diff_tally;
+	if (search)
+		search_beside(diff_old, debug_dir, old_dir, sizeof(old_dir));
+	bt_diff_side(0);
+	int rc_old = decode_one(old, diff_old);
+	fclose(old);
+	if (search)
+		search_beside(path, debug_dir, new_dir, sizeof(new_dir));
+	bt_diff_side(1);
+	int rc = decode_one(in, name);
+	bt_diff_print(diff_old, name);
+	return rc == 1 || rc_old == 1 ? 1 : rc > rc_old ? rc : rc_old;
 }
 
 int main(int argc, char **argv)
@@ -1121,17 +1144,16 @@ int main(int argc, char **argv)
 		return BT_EXIT_USAGE;
 	}
 	const char *path = optind < argc ? argv[optind] : NULL;
-	char log_dir[4096] = ".";
-	if (path && strcmp(path, "-") && strrchr(path, '/'))
-		snprintf(log_dir, sizeof(log_dir), "%.*s", (int)(strrchr(path, '/') - path), path);
+	static char log_dir[4096];
 	if (!have_program)
-		bt_sym_search(path && strcmp(path, "-") ? log_dir : NULL, debug_dir);
+		search_beside(path, debug_dir, log_dir, sizeof(log_dir));
 	bt_text_symbols(have_elf || have_program || debug_dir);
 	if (!have_elf)
 		default_kernel(); /* the code PATH frames walk, and the symbols */
 	/* what is read, which -o must not name: the capture, then the ELFs */
-	const char *reads[1 + MAX_ELF_FILES] = {path};
-	unsigned n_reads = 1 + bt_sym_files(reads + 1, MAX_ELF_FILES);
+	const char *reads[2 + MAX_ELF_FILES] = {path, diff_old};
+	unsigned n_reads = diff_old ? 2 : 1;
+	n_reads += bt_sym_files(reads + n_reads, MAX_ELF_FILES);
 	int stick_status;
 	FILE *in = bt_stick_open(path, &stick_status); /* a USB stick's trace partition */
 	bool stick = in != NULL;
@@ -1146,7 +1168,7 @@ int main(int argc, char **argv)
 	out_records = bt_outfile_open(output, reads, n_reads, view->name, view->binary);
 	if (!out_records)
 		return BT_EXIT_USAGE;
-	int rc = decode(in, path, diff_old);
+	int rc = decode(in, path, diff_old, !have_program, debug_dir);
 	if (stick)
 		rc = bt_stick_finish(path, rc);
 	if (fflush(out_records) || ferror(out_records)) {

@@ -245,6 +245,8 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 			kprintf("error: trace: CPU %u showed no progress for %u s\n", c,
 				TRACE_CALL_TIMEOUT_US / 1000000);
 			ok = false;
+			job.outcome[c] =
+			    TRACE_FAILED; /* never ended: failed, not the zeroed PASSED */
 		}
 		trace_live_serve(c, false);
 		uint64_t live_bytes = trace_live_written(c);
