@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/x86_decode.h"
+#include "tools/bt_html.h"
 #include "tools/btdecode.h"
 
 #define GCOV_DATA_MAGIC		      0x67636461u /* "gcda" (gcc/gcov-io.h) */
@@ -43,44 +44,24 @@
 #define SNAP_MAX		      64
 #define MAX_CPUS		      256
 
-/* ---- (a, b) -> count ----------------------------------------------------------------------- */
+/* ---- (a, b) -> count, in the HTML view's map (bt_html_map.c) ------------------------------ */
 
 struct kv {
 	uint64_t a, b, count;
 };
-struct hmap {
-	struct kv *t;
-	size_t slots, used;
-};
 
-static void hm_add(struct hmap *m, uint64_t a, uint64_t b, uint64_t count)
+static void hm_add(struct html_map *m, uint64_t a, uint64_t b, uint64_t count)
 {
-	if (2 * (m->used + 1) > m->slots) {
-		struct hmap g = {calloc(m->slots ? 2 * m->slots : 1024, sizeof(struct kv)),
-				 m->slots ? 2 * m->slots : 1024, 0};
-		if (!g.t)
-			return;
-		for (size_t i = 0; i < m->slots; i++)
-			if (m->t[i].count)
-				hm_add(&g, m->t[i].a, m->t[i].b, m->t[i].count);
-		free(m->t);
-		*m = g;
-	}
-	size_t h = (size_t)((a * 0x9e3779b97f4a7c15ull) ^ (b * 0xc2b2ae3d27d4eb4full)) % m->slots;
-	while (m->t[h].count && (m->t[h].a != a || m->t[h].b != b))
-		h = (h + 1) % m->slots;
-	if (!m->t[h].count) {
-		m->t[h].a = a;
-		m->t[h].b = b;
-		m->used++;
-	}
-	m->t[h].count += count;
+	struct kv *v = html_map_get(m, a, b);
+	v->a = a;
+	v->b = b;
+	v->count += count;
 }
 
-static void hm_free(struct hmap *m)
+/* every (a, b) -> count, in an array of *n (the caller frees it) */
+static struct kv **hm_all(const struct html_map *m, size_t *n)
 {
-	free(m->t);
-	*m = (struct hmap){0};
+	return (struct kv **)html_map_values(m, n);
 }
 
 /* ---- the profile: names and function instances ------------------------------------------- */
@@ -111,7 +92,7 @@ struct inst {
 
 static struct {
 	/* what the capture gave: ranges (start, end) and branches (from, to), BTS's and LBR's */
-	struct hmap ranges[2], branches[2];
+	struct html_map ranges[2], branches[2];
 	struct bt_lbr snap[SNAP_MAX]; /* the LBR stack being gathered, newest first */
 	unsigned n;
 	uint32_t last_index;
@@ -267,14 +248,18 @@ static void flush_snap(void)
 static void afdo_reset(void)
 {
 	for (int k = 0; k < 2; k++) {
-		hm_free(&af.ranges[k]);
-		hm_free(&af.branches[k]);
+		html_map_free(&af.ranges[k]);
+		html_map_free(&af.branches[k]);
 	}
 	for (unsigned i = 0; i < af.n_names; i++)
 		free(af.names[i]);
 	free(af.names);
 	free(af.top); /* the instances of a last capture are left: one per process */
 	memset(&af, 0, sizeof(af));
+	for (int k = 0; k < 2; k++) {
+		html_map_init(&af.ranges[k], sizeof(struct kv));
+		html_map_init(&af.branches[k], sizeof(struct kv));
+	}
 }
 
 /* gcc 12's string_table::get_name asserts an index above 0 (its indirect-call promotion asks
@@ -333,54 +318,49 @@ static void afdo_end(const struct bt_session *s, const struct bt_session_end *e)
 /* ---- counting ----------------------------------------------------------------------------- */
 
 /* Each instruction of [start, end] counted `count` times: true when it is not the program's
- * (the kernel's, or in no function), false when the code does not decode from start to
+ * (the kernel's, or in no function), false when the code does not run straight from start to
  * exactly end inside one function (not a range that ran). */
-static bool count_range(struct hmap *insns, uint64_t start, uint64_t end, uint64_t count)
+static bool count_range(struct html_map *insns, uint64_t start, uint64_t end, uint64_t count)
 {
 	struct bt_sym a, b;
 	if (in_kernel(start) || in_kernel(end) || !bt_sym_lookup(start, &a) || !a.func)
 		return true;
 	if (end < start || end - start >= RANGE_MAX || !bt_sym_lookup(end, &b) || a.func != b.func)
 		return false;
-	uint64_t addr = start;
-	unsigned n = 0;
-	uint64_t at[RANGE_MAX];
-	while (addr <= end) {
-		uint8_t bytes[X86_MAX_INSN_LENGTH];
-		struct x86_insn insn;
-		size_t got = bt_sym_code(NULL, addr, bytes);
-		if (!got || x86_decode(bytes, got, &insn) != 0)
-			return false;
-		at[n++] = addr;
-		if (addr == end)
-			break;
-		addr += insn.length;
-	}
-	if (addr != end)
+	static uint64_t at[RANGE_MAX];
+	static bool cond[RANGE_MAX];
+	int n = bt_sym_straight(start, end, at, cond, RANGE_MAX - 1);
+	if (n < 0)
 		return false;
-	for (unsigned i = 0; i < n; i++)
+	at[n++] = end; /* the branch taken at its end ran too */
+	for (int i = 0; i < n; i++)
 		hm_add(insns, at[i], 0, count);
 	return true;
 }
 
 static void build(int from)
 {
-	struct hmap insns = {0};
-	struct hmap *r = &af.ranges[from];
-	for (size_t i = 0; i < r->slots; i++)
-		if (r->t[i].count && !count_range(&insns, r->t[i].a, r->t[i].b, r->t[i].count))
-			af.dropped += r->t[i].count;
+	struct html_map insns;
+	html_map_init(&insns, sizeof(struct kv));
+	size_t n;
+	struct kv **v = hm_all(&af.ranges[from], &n);
+	for (size_t i = 0; i < n; i++)
+		if (!count_range(&insns, v[i]->a, v[i]->b, v[i]->count))
+			af.dropped += v[i]->count;
+	free(v);
 	struct bt_src_frame f[STACK_MAX];
 	unsigned depth;
-	for (size_t i = 0; i < insns.slots; i++) {
-		struct pos *p = insns.t[i].count ? position_at(insns.t[i].a, f, &depth) : NULL;
-		if (p && insns.t[i].count > p->count)
-			p->count = insns.t[i].count;
+	v = hm_all(&insns, &n);
+	for (size_t i = 0; i < n; i++) {
+		struct pos *p = position_at(v[i]->a, f, &depth);
+		if (p && v[i]->count > p->count)
+			p->count = v[i]->count;
 	}
-	hm_free(&insns);
-	struct hmap *br = &af.branches[from];
-	for (size_t i = 0; i < br->slots; i++) {
-		uint64_t src = br->t[i].a, dst = br->t[i].b, c = br->t[i].count;
+	free(v);
+	html_map_free(&insns);
+	v = hm_all(&af.branches[from], &n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t src = v[i]->a, dst = v[i]->b, c = v[i]->count;
 		struct bt_sym to;
 		if (!c || in_kernel(dst) || !bt_sym_lookup(dst, &to) || !to.func)
 			continue;
@@ -408,6 +388,7 @@ static void build(int from)
 			p->t[k].count += c;
 		}
 	}
+	free(v);
 }
 
 /* ---- the file ------------------------------------------------------------------------------ */

@@ -189,23 +189,13 @@ static void walk(struct html_session *h, uint64_t to, uint64_t from)
 {
 	static uint64_t path[WALK_MAX];
 	static bool cond[WALK_MAX];
-	unsigned n = 0;
-	for (uint64_t a = to; a != from; n++) {
-		uint8_t b[X86_MAX_INSN_LENGTH];
-		struct x86_insn in;
-		size_t got = bt_sym_code(NULL, a, b);
-		bool jcc = got && !x86_decode(b, got, &in) && x86_branch_conditional(in.branch);
-		if (n == WALK_MAX || !got ||
-		    (!jcc && in.branch != X86_BR_NONE && in.branch != X86_BR_XBEGIN)) {
-			h->unwalked++; /* no code, or another branch on the way: not this path */
-			return;
-		}
-		path[n] = a;
-		cond[n] = jcc;
-		a += in.length;
+	int n = bt_sym_straight(to, from, path, cond, WALK_MAX);
+	if (n < 0) {
+		h->unwalked++; /* no code, or another branch on the way: not this path */
+		return;
 	}
 	h->walked++;
-	for (unsigned i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++) {
 		struct html_insn *x = insn(h, path[i]);
 		x->exec++;
 		x->not_taken += cond[i];
@@ -253,21 +243,13 @@ static void html_bts(const struct bt_session *s, const struct bt_bts *r)
  * not there or another branch lies on the way. */
 static long retired_on_path(uint64_t to, uint64_t from)
 {
-	long n = 1;
-	unsigned k = 0;
-	for (uint64_t a = to; a != from; k++) {
-		uint8_t b[X86_MAX_INSN_LENGTH];
-		struct x86_insn in;
-		size_t got = bt_sym_code(NULL, a, b);
-		if (k == WALK_MAX || !got || x86_decode(b, got, &in))
-			return -1;
-		if (x86_branch_conditional(in.branch))
-			n++;
-		else if (in.branch != X86_BR_NONE && in.branch != X86_BR_XBEGIN)
-			return -1;
-		a += in.length;
-	}
-	return n;
+	static uint64_t path[WALK_MAX];
+	static bool cond[WALK_MAX];
+	int n = bt_sym_straight(to, from, path, cond, WALK_MAX);
+	long retired = 1;
+	for (int i = 0; i < n; i++)
+		retired += cond[i];
+	return n < 0 ? -1 : retired;
 }
 
 /* The PMI's own return: with the kernel's branches recorded, the IRET that ends the service

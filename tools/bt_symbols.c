@@ -469,6 +469,25 @@ size_t bt_sym_code(void *ctx, uint64_t addr, uint8_t *buf)
 	return n;
 }
 
+int bt_sym_straight(uint64_t to, uint64_t from, uint64_t *at, bool *cond, unsigned max)
+{
+	unsigned n = 0;
+	for (uint64_t a = to; a != from; n++) {
+		uint8_t b[X86_MAX_INSN_LENGTH];
+		struct x86_insn in;
+		size_t got = bt_sym_code(NULL, a, b);
+		if (n == max || !got || x86_decode(b, got, &in))
+			return -1;
+		bool jcc = x86_branch_conditional(in.branch);
+		if (!jcc && in.branch != X86_BR_NONE && in.branch != X86_BR_XBEGIN)
+			return -1;
+		at[n] = a;
+		cond[n] = jcc;
+		a += in.length;
+	}
+	return (int)n;
+}
+
 bool bt_sym_lookup(uint64_t addr, struct bt_sym *out)
 {
 	struct cache_entry *c = lookup(addr);

@@ -124,6 +124,11 @@ int bt_sym_branch_kind(uint64_t addr);
 /* Code for a PATH frame's walk (lib/stream_path.h's bt_code_fn): up to 15 bytes at addr from
  * an executable segment of an ELF in use, 0 where none has code. */
 size_t bt_sym_code(void *ctx, uint64_t addr, uint8_t *buf);
+/* The straight line the code runs from `to` (a branch's target) up to, not including, `from`
+ * (the next branch taken): each instruction's address into at[] and whether it is a
+ * conditional branch (not taken, then) into cond[]; how many, or -1 when no ELF has the code,
+ * it does not decode, another branch lies on the way, or it is longer than max instructions. */
+int bt_sym_straight(uint64_t to, uint64_t from, uint64_t *at, bool *cond, unsigned max);
 /* Changes whenever the code bt_sym_code gives may have changed (a header naming other ELFs). */
 unsigned bt_sym_generation(void);
 /* The fuzzer's code: n bytes at base, walked before any ELF's (NULL: none). */
