@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tools/bt_html.h"
 #include "tools/btdecode.h"
 
 #define DIFF_ROWS 25 /* rows of each table */
@@ -28,18 +29,31 @@ static struct {
 	struct row *rows;
 	size_t n, cap;
 	uint64_t total[2];
+	struct html_map index; /* a key's 64-bit hash -> its row + 1 (bt_html_map.c) */
 } tables[3]; /* functions (branches taken from them), branches, samples by function */
 
 static int side; /* 0: OLD, 1: NEW */
 
-static void add(int t, const char *key, uint64_t count)
+static uint64_t key_hash(const char *s)
 {
-	for (size_t i = 0; i < tables[t].n; i++)
-		if (!strcmp(tables[t].rows[i].key, key)) {
-			tables[t].rows[i].n[side] += count;
-			tables[t].total[side] += count;
-			return;
-		}
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The key's row: found through the index (a hash shared with another key: looked for row by
+ * row), else a new one. */
+static struct row *row_of(int t, const char *key)
+{
+	if (!tables[t].index.vsize)
+		html_map_init(&tables[t].index, sizeof(size_t));
+	size_t *slot = html_map_get(&tables[t].index, key_hash(key), 0);
+	if (*slot && !strcmp(tables[t].rows[*slot - 1].key, key))
+		return &tables[t].rows[*slot - 1];
+	for (size_t i = 0; *slot && i < tables[t].n; i++)
+		if (!strcmp(tables[t].rows[i].key, key))
+			return &tables[t].rows[i];
 	if (tables[t].n == tables[t].cap) {
 		size_t cap = tables[t].cap ? 2 * tables[t].cap : 256;
 		struct row *g = realloc(tables[t].rows, cap * sizeof(*g));
@@ -52,7 +66,14 @@ static void add(int t, const char *key, uint64_t count)
 	*r = (struct row){.key = strdup(key)};
 	if (!r->key)
 		abort();
-	r->n[side] = count;
+	if (!*slot)
+		*slot = tables[t].n;
+	return r;
+}
+
+static void add(int t, const char *key, uint64_t count)
+{
+	row_of(t, key)->n[side] += count;
 	tables[t].total[side] += count;
 }
 
@@ -166,6 +187,7 @@ void bt_diff_print(const char *old_name, const char *new_name)
 		for (size_t i = 0; i < tables[t].n; i++)
 			free(tables[t].rows[i].key);
 		free(tables[t].rows);
+		html_map_free(&tables[t].index);
 		tables[t] = (typeof(tables[t])){0};
 	}
 }
