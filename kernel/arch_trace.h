@@ -128,6 +128,9 @@ struct trace_request {
 	/* after each run, on that CPU: says how it ended with print (NULL: a native run, quiet) */
 	void (*done)(workload_print_fn print);
 	bool concurrent; /* may run on several CPUs at once */
+	/* a Linux program: the CPUs that neither run it nor write the console meanwhile wait
+	 * for its threads, each traced by its own session (arch/x86/session/threads.c) */
+	bool threads;
 	const struct trace_options *opt;
 	/* NULL, or each CPU's session counted by how it went (a session is one workload on one
 	 * CPU, as "trace: N sessions" and the trace-begin lines count them) */
@@ -148,8 +151,11 @@ enum trace_outcome { TRACE_PASSED, TRACE_FAILED, TRACE_SKIPPED, TRACE_INCOMPLETE
  * with the reason). Prints the records. */
 enum trace_outcome arch_trace_workload(const struct trace_request *req);
 /* Whether the trace options' buffers and stores fit the memory that is free, on the CPUs that
- * trace at once; false with the sizes and what to change in why. Before the first session. */
-bool arch_trace_check_memory(const struct trace_options *o, char *why, size_t size);
+ * trace at once (threads: a Linux program is loaded, arch_trace_cpus); false with the sizes and what to change in why. Before the first session. */
+bool arch_trace_check_memory(const struct trace_options *o, bool threads, char *why, size_t size);
+/* The CPUs whose sessions may trace at once: with threads (a Linux program), every CPU that
+ * may run one of its threads. */
+unsigned arch_trace_cpus(const struct trace_options *o, bool threads);
 
 /* The self-checks printed so far (a TAP line each: "ok N - selfcheck FACILITY LABEL ..."). */
 struct arch_selfcheck_tally {

@@ -57,6 +57,8 @@ uint64_t arch_user_enter(uint64_t entry, uint64_t stack_top, uint64_t arg);
  * same status in the native and the traced run), the watchdog USER_STATUS_WATCHDOG. */
 #define USER_STATUS_ENDED    (1ull << 63)
 #define USER_STATUS_WATCHDOG (USER_STATUS_ENDED | (1ull << 62))
+/* Every thread of a Linux program waited with none left to wake another (said, with where). */
+#define USER_STATUS_DEADLOCK (USER_STATUS_ENDED | (1ull << 61))
 enum user_end_kind { USER_END_EXIT, USER_END_FAULT, USER_END_WATCHDOG };
 /* A file a Linux program may open: its absolute path ("/data/input.dat") and bytes. */
 struct user_file {

@@ -48,6 +48,7 @@ struct workload {
 	bool bench;	     /* long-running: left out of "all"; traced without keeping records */
 	void (*reset)(void); /* run (not traced) before each run, or NULL */
 	bool concurrent;     /* may run on several CPUs at once (no shared single slot) */
+	bool threads;	     /* a Linux program: its threads run on other CPUs (hosts) */
 	bool explicit_only;  /* left out of "all": runs only when named */
 	bool expect_native;  /* the expected result is that of a native run just before, on the
 			      * same CPU (the user program's exit status); `expect` is unused */

@@ -225,7 +225,7 @@ static enum run_status run_traces(const struct boot_info *bi, const struct kerne
 				  struct tracing_summary *sum)
 {
 	char why[512];
-	if (!arch_trace_check_memory(&o->tr, why, sizeof(why))) {
+	if (!arch_trace_check_memory(&o->tr, program_linux_loaded(), why, sizeof(why))) {
 		kprintf("error: %s\n", why);
 		arch_exit(RUN_BAD_CONFIG);
 	}

@@ -183,6 +183,11 @@ void program_done(workload_print_fn print)
 	}
 }
 
+bool program_linux_loaded(void)
+{
+	return is_loaded && params.linux_abi;
+}
+
 bool program_ended_badly(void)
 {
 	return ended_badly;

@@ -85,5 +85,7 @@ void program_linux_done(workload_print_fn print, const struct user_run_end *e);
 /* Whether a traced run of the program faulted or was stopped by the watchdog (the boot then
  * ends with status 2, bad input). */
 bool program_ended_badly(void);
+/* Whether the loaded program is a Linux one (its threads may run on the other CPUs). */
+bool program_linux_loaded(void);
 
 #endif

@@ -70,6 +70,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 	    .reset = w->reset,
 	    .done = w->done,
 	    .concurrent = w->concurrent,
+	    .threads = w->threads,
 	    .signature = w->signature ? &sig : NULL,
 	    .opt = &t->all->tr,
 	};

@@ -9,6 +9,8 @@
 #include <asm/unistd_64.h>
 #include <sys/stat.h>
 #include <asm/prctl.h>
+#include <linux/futex.h>
+#include <linux/sched.h>
 #include <elf.h>
 #include <errno.h>
 #include <stddef.h>
@@ -65,6 +67,7 @@ static void numbers_are_linux_s(void **state)
 	    NR(dup3),	       NR(prlimit64),
 	    NR(getrandom),     NR(statx),
 	    NR(rseq),	       NR(faccessat2),
+	    NR(tgkill),	       NR(clone3),
 	};
 	for (size_t i = 0; i < sizeof(nr) / sizeof(nr[0]); i++)
 		if (nr[i].ours != nr[i].linux_s)
@@ -78,6 +81,37 @@ static void constants_and_layouts_are_linux_s(void **state)
 {
 	(void)state;
 	assert_int_equal(LNX_EPERM, EPERM);
+	assert_int_equal(LNX_ESRCH, ESRCH);
+	assert_int_equal(LNX_ETIMEDOUT, ETIMEDOUT);
+	/* threads: clone(2)'s flags, clone3's struct, futex(2)'s operations */
+	assert_int_equal(LNX_CLONE_VM, CLONE_VM);
+	assert_int_equal(LNX_CLONE_FS, CLONE_FS);
+	assert_int_equal(LNX_CLONE_FILES, CLONE_FILES);
+	assert_int_equal(LNX_CLONE_SIGHAND, CLONE_SIGHAND);
+	assert_int_equal(LNX_CLONE_PIDFD, CLONE_PIDFD);
+	assert_int_equal(LNX_CLONE_VFORK, CLONE_VFORK);
+	assert_int_equal(LNX_CLONE_THREAD, CLONE_THREAD);
+	assert_int_equal(LNX_CLONE_SYSVSEM, CLONE_SYSVSEM);
+	assert_int_equal(LNX_CLONE_SETTLS, CLONE_SETTLS);
+	assert_int_equal(LNX_CLONE_PARENT_SETTID, CLONE_PARENT_SETTID);
+	assert_int_equal(LNX_CLONE_CHILD_CLEARTID, CLONE_CHILD_CLEARTID);
+	assert_int_equal(LNX_CLONE_DETACHED, CLONE_DETACHED);
+	assert_int_equal(LNX_CLONE_CHILD_SETTID, CLONE_CHILD_SETTID);
+	assert_int_equal(LNX_CLONE_ARGS_SIZE_VER0, CLONE_ARGS_SIZE_VER0);
+	assert_int_equal(offsetof(struct clone_args, flags), LNX_CLONE_ARG_FLAGS * 8);
+	assert_int_equal(offsetof(struct clone_args, child_tid), LNX_CLONE_ARG_CHILD_TID * 8);
+	assert_int_equal(offsetof(struct clone_args, parent_tid), LNX_CLONE_ARG_PARENT_TID * 8);
+	assert_int_equal(offsetof(struct clone_args, stack), LNX_CLONE_ARG_STACK * 8);
+	assert_int_equal(offsetof(struct clone_args, stack_size), LNX_CLONE_ARG_STACK_SIZE * 8);
+	assert_int_equal(offsetof(struct clone_args, tls), LNX_CLONE_ARG_TLS * 8);
+	assert_int_equal(LNX_FUTEX_WAIT, FUTEX_WAIT);
+	assert_int_equal(LNX_FUTEX_WAKE, FUTEX_WAKE);
+	assert_int_equal(LNX_FUTEX_REQUEUE, FUTEX_REQUEUE);
+	assert_int_equal(LNX_FUTEX_CMP_REQUEUE, FUTEX_CMP_REQUEUE);
+	assert_int_equal(LNX_FUTEX_WAIT_BITSET, FUTEX_WAIT_BITSET);
+	assert_int_equal(LNX_FUTEX_WAKE_BITSET, FUTEX_WAKE_BITSET);
+	assert_int_equal(LNX_FUTEX_CLOCK_REALTIME, FUTEX_CLOCK_REALTIME);
+	assert_int_equal(LNX_FUTEX_CMD, FUTEX_CMD_MASK & 0x7f);
 	assert_int_equal(LNX_ENOENT, ENOENT);
 	assert_int_equal(LNX_EBADF, EBADF);
 	assert_int_equal(LNX_EAGAIN, EAGAIN);

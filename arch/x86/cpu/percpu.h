@@ -6,6 +6,14 @@
 #ifndef ARCH_X86_CPU_PERCPU_H
 #define ARCH_X86_CPU_PERCPU_H
 
+/* struct percpu's fields that arch/x86/user/entry.S reads through GS (asserted below). */
+#define PERCPU_USER_KERNEL_RSP	 8
+#define PERCPU_USER_RSP		 16
+#define PERCPU_LINUX_EXIT_STATUS 24
+#define PERCPU_LINUX_EXIT_NOW	 32
+
+#ifndef __ASSEMBLER__
+
 #include <stdbool.h>
 #include <stdint.h>
 #include "arch/x86/cpu/desc.h"
@@ -16,6 +24,13 @@ struct exception_catch;
 
 struct percpu {
 	struct percpu *self; /* must stay first: this_cpu() reads %gs:0 */
+	/* A user program's run on this CPU (arch/x86/user/entry.S reads them through GS, at the
+	 * PERCPU_* offsets below): the kernel stack arch_user_enter left, the program's RSP across
+	 * a system call, and exit/exit_group's status and flag (entry.S then leaves the run). */
+	uint64_t user_kernel_rsp;
+	uint64_t user_rsp;
+	uint64_t linux_exit_status;
+	uint8_t linux_exit_now;
 	unsigned index;	     /* 0 = the boot CPU, then in MADT order */
 	uint32_t apic_id;
 	uint32_t acpi_uid;
@@ -35,6 +50,12 @@ struct percpu {
 	uint64_t calls_run;
 	struct cpu_desc_tables desc;
 };
+
+_Static_assert(__builtin_offsetof(struct percpu, user_kernel_rsp) == PERCPU_USER_KERNEL_RSP, "");
+_Static_assert(__builtin_offsetof(struct percpu, user_rsp) == PERCPU_USER_RSP, "");
+_Static_assert(__builtin_offsetof(struct percpu, linux_exit_status) == PERCPU_LINUX_EXIT_STATUS,
+	       "");
+_Static_assert(__builtin_offsetof(struct percpu, linux_exit_now) == PERCPU_LINUX_EXIT_NOW, "");
 
 /* The running CPU's area; only valid after percpu_install() (see percpu_current()). */
 static inline struct percpu *this_cpu(void)
@@ -62,4 +83,5 @@ extern unsigned percpu_count;
  * one by one on every single-step trap. */
 #define PERCPU_SLOT_OPAQUE(p) __asm__("" : "+r"(p))
 
+#endif /* __ASSEMBLER__ */
 #endif

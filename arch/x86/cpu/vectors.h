@@ -7,6 +7,11 @@
 #ifndef ARCH_X86_CPU_VECTORS_H
 #define ARCH_X86_CPU_VECTORS_H
 
+/* A Linux program's threads (arch/x86/user/thread_host.c): INT from its system calls' stepped
+ * side into the kernel's, and the IPI that wakes a thread's CPU (a wake-up, a TLB shootdown,
+ * the process's end). */
+#define VEC_LINUX_THREAD 0xe0
+#define VEC_LINUX_IPI	 0xe1
 #define VEC_PMI	       0xf0 /* LVT performance-counter entry (unless delivered as NMI) */
 #define VEC_IPI_CALL   0xf1 /* cross-CPU function calls */
 #define VEC_APIC_TIMER 0xf2 /* LVT timer (calibration) */

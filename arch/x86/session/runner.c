@@ -14,6 +14,7 @@
 #include "arch/x86/session/output.h"
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/selfcheck.h"
+#include "arch/x86/session/threads.h"
 #include "kernel/arch_cpu.h"
 #include "arch/x86/smp/smp.h"
 #include "arch/x86/cpu/cpu.h"
@@ -28,29 +29,15 @@
 struct cpu_job {
 	const struct trace_request *req;
 	enum trace_outcome outcome[MAX_CPUS];
+	/* the CPU that writes the console while the workload runs (a Linux program's threads go
+	 * to the CPUs that neither run it nor write: threads.c) */
+	unsigned drainer;
 };
 
-static void one_cpu(void *arg)
+enum trace_outcome runner_session(const struct trace_request *q, const char *suffix)
 {
-	struct cpu_job *job = arg;
-	const struct trace_request *q = job->req;
 	unsigned cpu = this_cpu()->index;
-	/* A user program's expected result is its native run's on this CPU (it may ask which CPU
-	 * it is on), before any facility is programmed. Its time is the yardstick of the traced
-	 * run's (make bench: "slower than untraced"), on its own line. */
-	struct trace_request own = *q;
-	if (q->expect_native) {
-		if (q->reset)
-			q->reset();
-		uint64_t t0 = arch_timestamp();
-		own.expect = q->fn(q->arg);
-		uint64_t cycles = arch_timestamp() - t0;
-		if (q->done)
-			q->done(NULL);
-		tprintf("native %s %s cpu=%u tsc-cycles=%lu\n", q->facility_name, q->workload, cpu,
-			cycles);
-	}
-	struct trace_ctx t = {.req = &own, .ok = true};
+	struct trace_ctx t = {.req = q, .ok = true};
 	const struct trace_caps *hw = caps_of_cpu(cpu);
 	const char *why = "no capability record";
 	if (hw && facility_driver_of(q->facility, hw)->available(hw, &why) == STATUS_OK) {
@@ -62,8 +49,7 @@ static void one_cpu(void *arg)
 		if (!p) { /* spmu=none: the hardware or nothing */
 			tprintf("SKIP: %s: CPU %u has none: %s (spmu=none: no software PMU)\n",
 				q->facility_name, cpu, why);
-			job->outcome[cpu] = TRACE_SKIPPED;
-			return;
+			return TRACE_SKIPPED;
 		}
 		pmu_use_model(p);
 		t.model = pmu_model();
@@ -73,13 +59,41 @@ static void one_cpu(void *arg)
 			cpu, q->facility_name, why, spmu_personality_name(p),
 			spmu_personality_what(p));
 	}
-	fmt_snprintf(t.label, sizeof(t.label), "%s@%s cpu=%u", q->workload,
+	fmt_snprintf(t.label, sizeof(t.label), "%s@%s cpu=%u%s", q->workload,
 		     t.model ? spmu_personality_name(spmu_personality_of(t.model)) : "hardware",
-		     cpu);
+		     cpu, suffix);
 	enum trace_outcome out =
 	    capture_session(&t, facility_driver_for(q->facility, t.caps, q->opt));
 	pmu_use_hardware();
-	job->outcome[cpu] = out == TRACE_FAILED || !t.ok ? TRACE_FAILED : out;
+	return out == TRACE_FAILED || !t.ok ? TRACE_FAILED : out;
+}
+
+static void one_cpu(void *arg)
+{
+	struct cpu_job *job = arg;
+	const struct trace_request *q = job->req;
+	unsigned cpu = this_cpu()->index;
+	/* A user program's expected result is its native run's on this CPU (it may ask which CPU
+	 * it is on), before any facility is programmed. Its time is the yardstick of the traced
+	 * run's (make bench: "slower than untraced"), on its own line. Its threads run natively
+	 * too, on the CPUs that will trace them. */
+	struct trace_request own = *q;
+	if (q->expect_native) {
+		if (q->reset)
+			q->reset();
+		threads_start(q, false, job->drainer);
+		uint64_t t0 = arch_timestamp();
+		own.expect = q->fn(q->arg);
+		uint64_t cycles = arch_timestamp() - t0;
+		if (q->done)
+			q->done(NULL);
+		threads_finish(TRACE_PASSED, NULL);
+		tprintf("native %s %s cpu=%u tsc-cycles=%lu\n", q->facility_name, q->workload, cpu,
+			cycles);
+	}
+	threads_start(q, true, job->drainer);
+	enum trace_outcome out = runner_session(&own, "");
+	job->outcome[cpu] = threads_finish(out, tprintf);
 }
 
 static struct arch_selfcheck_tally tally;
@@ -140,6 +154,7 @@ static void drainer(void *arg)
 {
 	unsigned cpu = *(const unsigned *)arg;
 	while (!__atomic_load_n(&drainer_stop, __ATOMIC_ACQUIRE)) {
+		threads_drain();
 		if (!trace_live_drain(cpu))
 			cpu_pause();
 	}
@@ -165,10 +180,25 @@ static bool wait_cpu(struct cpu_runs *r, unsigned c)
 		} else if (tsc_passed(deadline)) {
 			return false;
 		}
+		threads_drain();
 		if (!trace_live_drain(c))
 			cpu_pause();
 	}
 	return true;
+}
+
+/* The CPU that writes the console while the boot CPU traces (none when it is the only one). */
+static unsigned boot_drainer(unsigned self)
+{
+	return self == 0 ? 1 : 0;
+}
+
+unsigned arch_trace_cpus(const struct trace_options *o, bool threads)
+{
+	unsigned n = arch_cpu_count();
+	if (o->cpus != TRACE_CPUS_BOOT)
+		return n;
+	return threads && n > 2 ? n - 1 : 1; /* all but the drainer: the program's threads */
 }
 
 /* The boot CPU's own session, an idle CPU (when there is one) owning the console meanwhile. */
@@ -176,8 +206,9 @@ static void run_here(struct cpu_job *job)
 {
 	static unsigned self;
 	self = this_cpu()->index;
-	unsigned idle = self == 0 ? 1 : 0;
+	unsigned idle = boot_drainer(self);
 	uint64_t seq = 0;
+	job->drainer = idle;
 	bool drained = false;
 	if (idle < arch_cpu_count()) {
 		__atomic_store_n(&drainer_stop, false, __ATOMIC_RELEASE);
@@ -212,18 +243,26 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 		mode = TRACE_CPUS_EACH;
 	}
 	unsigned first = 0, last = mode == TRACE_CPUS_BOOT ? 0 : n - 1;
+	/* a Linux program's threads trace on the CPUs that neither run it nor write the console
+	 * (arch_trace_cpus): their buffers and stores too */
+	bool traces[MAX_CPUS] = {0};
+	unsigned tracing = 0;
+	for (unsigned c = 0; c < n; c++) {
+		traces[c] = c <= last || (req->threads && n > 2 && c != boot_drainer(self));
+		tracing += traces[c];
+	}
 	memset(&job, 0, sizeof(job));
 	memset(&runs, 0, sizeof(runs));
 	job.req = req;
 	/* Every traced CPU's buffers first, then the stores from what is left. */
-	for (unsigned c = first; c <= last; c++) {
-		if (!ts_prepare_cpu(c, req->opt) || !capture_prepare_cpu(c)) {
+	for (unsigned c = first; c < n; c++) {
+		if (traces[c] && (!ts_prepare_cpu(c, req->opt) || !capture_prepare_cpu(c))) {
 			kprintf("error: trace: out of memory for CPU %u's buffers\n", c);
 			return TRACE_FAILED;
 		}
 	}
-	for (unsigned c = first; c <= last; c++)
-		if (!ts_prepare_store(c, req->opt, last - c + 1))
+	for (unsigned c = first; c < n; c++)
+		if (traces[c] && !ts_prepare_store(c, req->opt, tracing--))
 			return TRACE_FAILED;
 	runs.live = req->opt->stream_live != TRACE_LIVE_OFF && req->opt->stream != TRACE_STREAM_OFF;
 	bool ok = true;
@@ -237,6 +276,7 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 	for (unsigned c = first; c <= last; c++) {
 		if (mode != TRACE_CPUS_ALL) {
 			trace_live_serve(c, c != self); /* this CPU drains it below (wait_cpu) */
+			job.drainer = self; /* it drains CPU c below (wait_cpu) */
 			runs.posted[c] = c != self && smp_call_post(c, one_cpu, &job, &runs.seq[c]);
 			if (c == self)
 				run_here(&job);
@@ -251,6 +291,7 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 		trace_live_serve(c, false);
 		uint64_t live_bytes = trace_live_written(c);
 		trace_out_flush(c); /* the CPU's lines whole, before the boot CPU's own */
+		threads_flush(); /* then its program's threads', each CPU's in turn */
 		if (runs.live)
 			kprintf("trace: CPU %u: %lu bytes of its output written while it ran "
 				"(stream.live)\n",
@@ -274,9 +315,9 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 			     : TRACE_PASSED;
 }
 
-bool arch_trace_check_memory(const struct trace_options *o, char *why, size_t size)
+bool arch_trace_check_memory(const struct trace_options *o, bool threads, char *why, size_t size)
 {
-	unsigned cpus = o->cpus == TRACE_CPUS_BOOT ? 1 : arch_cpu_count();
+	unsigned cpus = arch_trace_cpus(o, threads);
 	uint64_t store = o->store_kib ? (o->store_kib * 1024 + PAGE_SIZE - 1) / PAGE_SIZE : 1;
 	ts_size_defaults(o, cpus, capture_pages() + store);
 	uint64_t buffers = ts_cpu_pages(o) + capture_pages();

@@ -17,11 +17,13 @@
  * IA32_FMASK clears IF, DF and AC but leaves TF (arch/x86/cpu/usermode.c), so the kernel side
  * is stepped too: it is part of the workload. A PMI that falls in the kernel side is taken
  * when IF is set again: after SYSRETQ, or at user_if_restored. No SWAPGS: GS keeps the
- * kernel's per-CPU base in ring 3 (the pages it points at are supervisor-only). One run at a
- * time on the whole machine: the saved context is a single slot (programs run on each CPU in
- * turn).
+ * kernel's per-CPU base in ring 3 (the pages it points at are supervisor-only), so the saved
+ * context is per CPU (struct percpu's user_* fields, through %gs): a Linux program's threads
+ * run on several CPUs at once (arch/x86/user/linux_thread.c).
  */
 #include "arch/x86/hw/cpu_regs.h"
+#include "arch/x86/cpu/percpu.h"
+#include "arch/x86/user/linux_thread.h"
 
 #define USER_CS		(0x20 | 3)
 #define USER_DS		(0x18 | 3)
@@ -33,7 +35,7 @@
 
 	.section .text.workload, "ax"
 	.globl arch_user_roundtrip, user_syscall_entry, arch_user_enter, user_abort, user_if_restored
-	.globl user_entry_end, linux_syscall_entry
+	.globl user_entry_end, linux_syscall_entry, linux_thread_enter
 
 arch_user_enter:		/* a user program: interrupts on in ring 3 (the watchdog) */
 	movl $RFLAGS_IF, %ecx
@@ -45,7 +47,7 @@ user_enter:			/* RCX = RFLAGS bits ring 3 gets on top of the caller's */
 	pushq %r14
 	pushq %r15
 	pushfq			/* the caller's RFLAGS, put back on the way out */
-	movq %rsp, user_saved_kernel_rsp(%rip)
+	movq %rsp, %gs:PERCPU_USER_KERNEL_RSP
 	pushq $USER_DS
 	pushq %rsi
 	pushfq
@@ -71,6 +73,40 @@ user_enter:			/* RCX = RFLAGS bits ring 3 gets on top of the caller's */
 	xorl %r15d, %r15d
 	iretq
 
+	/* linux_thread_enter(r): ring 3 as a new thread of a Linux program (linux_thread.c),
+	 * every register from struct linux_thread_regs at RDI, RFLAGS the caller's and IF as
+	 * user_enter gives them; its exit comes back through user_abort like the main thread's. */
+linux_thread_enter:
+	pushq %rbx
+	pushq %rbp
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	pushfq
+	movq %rsp, %gs:PERCPU_USER_KERNEL_RSP
+	pushq $USER_DS
+	pushq LTR_RSP(%rdi)
+	pushfq
+	orq $RFLAGS_IF, (%rsp)
+	pushq $USER_CS
+	pushq LTR_RIP(%rdi)
+	movq LTR_RAX(%rdi), %rax
+	movq LTR_RBX(%rdi), %rbx
+	movq LTR_RCX(%rdi), %rcx
+	movq LTR_RDX(%rdi), %rdx
+	movq LTR_RSI(%rdi), %rsi
+	movq LTR_RBP(%rdi), %rbp
+	movq LTR_R8(%rdi), %r8
+	movq LTR_R9(%rdi), %r9
+	movq LTR_R10(%rdi), %r10
+	movq LTR_R11(%rdi), %r11
+	movq LTR_R12(%rdi), %r12
+	movq LTR_R13(%rdi), %r13
+	movq LTR_R14(%rdi), %r14
+	movq LTR_R15(%rdi), %r15
+	movq LTR_RDI(%rdi), %rdi
+	iretq
 arch_user_roundtrip:		/* rdi = n goes along to ring 3, with the caller's IF */
 	movq %rdi, %rdx
 	movabsq $USER_CODE_VA, %rdi
@@ -88,8 +124,8 @@ user_syscall_entry:		/* ring 0, RCX = user RIP, R11 = user RFLAGS, IF clear */
 	jnc user_abort		/* encoding (kernel/arch_user.h): refused, BT_EINVAL */
 	movq $BT_EINVAL, %rax
 	sysretq
-2:	movq %rsp, saved_user_rsp(%rip)
-	movq user_saved_kernel_rsp(%rip), %rsp
+2:	movq %rsp, %gs:PERCPU_USER_RSP
+	movq %gs:PERCPU_USER_KERNEL_RSP, %rsp
 	andq $-16, %rsp		/* below the saved context, aligned for the C call */
 	pushq %rcx
 	pushq %r11
@@ -109,16 +145,23 @@ user_syscall_entry:		/* ring 0, RCX = user RIP, R11 = user RFLAGS, IF clear */
 	popq %rdi
 	popq %r11
 	popq %rcx
-	movq saved_user_rsp(%rip), %rsp
+	movq %gs:PERCPU_USER_RSP, %rsp
 	sysretq
 
 	/* IA32_LSTAR's target while a Linux program runs (run.c): every number goes to
 	 * linux_syscall (linux.c) with struct linux_call on the kernel stack; exit and
 	 * exit_group set linux_exit_now, and the run ends with linux_exit_status. */
 linux_syscall_entry:
-	movq %rsp, saved_user_rsp(%rip)
-	movq user_saved_kernel_rsp(%rip), %rsp
+	movq %rsp, %gs:PERCPU_USER_RSP
+	movq %gs:PERCPU_USER_KERNEL_RSP, %rsp
 	andq $-16, %rsp
+	pushq %gs:PERCPU_USER_RSP	/* struct linux_call's tail: what a new thread starts with */
+	pushq %r15
+	pushq %r14
+	pushq %r13
+	pushq %r12
+	pushq %rbp
+	pushq %rbx
 	pushq %rcx
 	pushq %r11
 	pushq %r9
@@ -131,7 +174,7 @@ linux_syscall_entry:
 	subq $8, %rsp		/* 16-byte alignment for the call */
 	leaq 8(%rsp), %rdi
 	call linux_syscall
-	cmpb $0, linux_exit_now(%rip)
+	cmpb $0, %gs:PERCPU_LINUX_EXIT_NOW
 	jne 3f
 	addq $16, %rsp
 	popq %rdi
@@ -142,13 +185,13 @@ linux_syscall_entry:
 	popq %r9
 	popq %r11
 	popq %rcx
-	movq saved_user_rsp(%rip), %rsp
+	movq %gs:PERCPU_USER_RSP, %rsp
 	sysretq
-3:	movq linux_exit_status(%rip), %rdi
+3:	movq %gs:PERCPU_LINUX_EXIT_STATUS, %rdi
 	/* fall through to user_abort */
 
 user_abort:			/* RDI = the status; IF clear */
-	movq user_saved_kernel_rsp(%rip), %rsp
+	movq %gs:PERCPU_USER_KERNEL_RSP, %rsp
 	popfq			/* the caller's RFLAGS: its IF again */
 user_if_restored:		/* IF is clear from user_syscall_entry up to here */
 	movq %rdi, %rax
@@ -179,12 +222,5 @@ user_code_page:
 	ud2			/* never reached */
 	.p2align 12
 
-	.bss
-	.p2align 3
-	.globl user_saved_kernel_rsp
-user_saved_kernel_rsp:
-	.quad 0
-saved_user_rsp:
-	.quad 0
 
 	.section .note.GNU-stack,"",@progbits

@@ -4,8 +4,8 @@
  * docs/programs.md "Trace your own program"): what musl's and glibc's start-up, stdio and malloc
  * use. Like syscalls.c this is part of every traced run, so it lives in .text.workload and calls
  * nothing outside it: copies and fills are one REP MOVSB / STOSB, every pointer is checked
- * against the program's memory first (user_buffer_ok). One thread, one process: the boot
- * volume's data files read-only (linux_files.c), stdin empty, stdout and stderr to the run's
+ * against the program's memory first (user_buffer_ok). One process, its threads each on a
+ * CPU of their own (linux_thread.c), sharing what follows: the boot volume's data files read-only (linux_files.c), stdin empty, stdout and stderr to the run's
  * output, memory from a heap and an mmap arena mapped before the run. Any other number is -ENOSYS,
  * tallied for the report after the run.
  */
@@ -13,18 +13,15 @@
 #include "arch/x86/user/linux_abi.h"
 #include "arch/x86/user/linux_files.h"
 #include "arch/x86/user/linux_mm.h"
+#include "arch/x86/user/linux_thread.h"
 #include "arch/x86/cpu/cpu.h"
 #include "arch/x86/cpu/usermode.h"
 #include "arch/x86/hw/msr.h"
 #include "kernel/arch_workloads.h"
 
-uint8_t linux_exit_now;
-uint64_t linux_exit_status;
-
 #define ERR(e)	      ((uint64_t) - (int64_t)(e))
 #define USER_HALF_END 0x0000800000000000ull /* canonical lower half */
 #define NS_PER_S      1000000000ull
-#define LINUX_TID     1	 /* the one thread's id, the process's too */
 #define IOV_SIZE      16 /* struct iovec */
 
 WORKLOAD_SECTION static void zero_out(uint64_t dst, uint64_t n)
@@ -138,7 +135,7 @@ WORKLOAD_SECTION static uint64_t sys_arch_prctl(struct user_run *u, uint64_t cod
 }
 
 /* The clock: the TSC since the run's start, plus what the program slept (sys_sleep). */
-WORKLOAD_SECTION static uint64_t ns_now(const struct user_run *u)
+WORKLOAD_SECTION uint64_t linux_ns_now(const struct user_run *u)
 {
 	uint64_t t = rdtsc() - u->start_tsc; /* (t % hz) * 10^9 fits: hz is below 18 GHz */
 	return t / u->tsc_hz * NS_PER_S + t % u->tsc_hz * NS_PER_S / u->tsc_hz + u->slept_ns;
@@ -155,7 +152,7 @@ WORKLOAD_SECTION static uint64_t sys_sleep(struct user_run *u, uint64_t req, boo
 	uint64_t s = get_u64(req), ns = get_u64(req + 8);
 	if ((int64_t)s < 0 || ns >= NS_PER_S)
 		return ERR(LNX_EINVAL);
-	uint64_t want = s * NS_PER_S + ns, now = ns_now(u);
+	uint64_t want = s * NS_PER_S + ns, now = linux_ns_now(u);
 	if (abs)
 		want = want > now ? want - now : 0;
 	u->slept_ns += want;
@@ -166,7 +163,7 @@ WORKLOAD_SECTION static uint64_t sys_clock_gettime(struct user_run *u, uint64_t 
 {
 	if (!ok(u, ts, sizeof(struct lnx_timespec)))
 		return ERR(LNX_EFAULT);
-	uint64_t ns = ns_now(u);
+	uint64_t ns = linux_ns_now(u);
 	put_u64(ts, ns / NS_PER_S);
 	put_u64(ts + 8, ns % NS_PER_S);
 	return 0;
@@ -178,7 +175,7 @@ WORKLOAD_SECTION static uint64_t sys_gettimeofday(struct user_run *u, uint64_t t
 		return 0;
 	if (!ok(u, tv, 16))
 		return ERR(LNX_EFAULT);
-	uint64_t ns = ns_now(u);
+	uint64_t ns = linux_ns_now(u);
 	put_u64(tv, ns / NS_PER_S);
 	put_u64(tv + 8, ns % NS_PER_S / 1000);
 	return 0;
@@ -257,17 +254,6 @@ WORKLOAD_SECTION static uint64_t sys_getcwd(struct user_run *u, uint64_t buf, ui
 	return 2;
 }
 
-WORKLOAD_SECTION static uint64_t sys_sched_getaffinity(struct user_run *u, uint64_t size,
-						       uint64_t mask)
-{
-	if (size < 8)
-		return ERR(LNX_EINVAL);
-	if (!ok(u, mask, 8))
-		return ERR(LNX_EFAULT);
-	put_u64(mask, 1); /* one CPU */
-	return 8;
-}
-
 WORKLOAD_SECTION static uint64_t sys_sysinfo(struct user_run *u, uint64_t p)
 {
 	if (!ok(u, p, sizeof(struct lnx_sysinfo)))
@@ -319,22 +305,14 @@ WORKLOAD_SECTION static uint64_t linux_prctl_mdwe(struct user_run *u, const uint
 WORKLOAD_SECTION static uint64_t answer(const struct linux_call *c)
 {
 	switch (c->nr) {
-	case LNX_getpid:
-	case LNX_gettid:
-	case LNX_set_tid_address:
-		return LINUX_TID;
 	case LNX_getppid:
 	case LNX_getuid:
 	case LNX_geteuid:
 	case LNX_getgid:
 	case LNX_getegid:
-	case LNX_set_robust_list:
-	case LNX_sched_yield:
 		return 0;
 	case LNX_ioctl:
 		return ERR(LNX_ENOTTY);
-	case LNX_futex: /* one thread: nobody to wake, and a wait would wait forever */
-		return (c->a[1] & LNX_FUTEX_CMD) == LNX_FUTEX_WAIT ? ERR(LNX_EAGAIN) : 0;
 	default:
 		return ~0ull;
 	}
@@ -379,7 +357,7 @@ WORKLOAD_SECTION static uint64_t dispatch(struct user_run *u, const struct linux
 	case LNX_gettimeofday:
 		return sys_gettimeofday(u, a[0]);
 	case LNX_time:
-		return ns_now(u) / NS_PER_S;
+		return linux_ns_now(u) / NS_PER_S;
 	case LNX_getrandom:
 		return sys_getrandom(u, a[0], a[1]);
 	case LNX_uname:
@@ -441,8 +419,6 @@ WORKLOAD_SECTION static uint64_t dispatch_files(struct user_run *u, const struct
 		return linux_readlink(u, a[0], a[1], a[2]);
 	case LNX_readlinkat:
 		return linux_readlink(u, a[1], a[2], a[3]);
-	case LNX_sched_getaffinity:
-		return sys_sched_getaffinity(u, a[1], a[2]);
 	case LNX_sysinfo:
 		return sys_sysinfo(u, a[0]);
 	case LNX_prctl:
@@ -454,13 +430,26 @@ WORKLOAD_SECTION static uint64_t dispatch_files(struct user_run *u, const struct
 	}
 }
 
+WORKLOAD_SECTION static bool maps_changed(uint64_t nr)
+{
+	return nr == LNX_munmap || nr == LNX_mprotect || nr == LNX_madvise || nr == LNX_mmap ||
+	       nr == LNX_mremap;
+}
+
+/* Every thread's system calls: the thread calls first (linux_thread.c), the rest one at a
+ * time on the process's state while threads run; a call that changed its page tables has the
+ * other threads' CPUs flush their TLBs before it returns. */
 WORKLOAD_SECTION uint64_t linux_syscall(const struct linux_call *c)
 {
-	struct user_run *u = &user_runs[this_cpu()->index];
-	if (c->nr == LNX_exit || c->nr == LNX_exit_group) {
-		linux_exit_status = c->a[0] & 0xff; /* the status a parent's wait() sees */
-		linux_exit_now = 1;
-		return 0;
+	struct user_run *u = linux_process_run();
+	uint64_t r = linux_thread_syscall(u, c);
+	if (r == ~0ull) {
+		linux_process_lock();
+		r = dispatch(u, c);
+		linux_process_unlock();
+		if (maps_changed(c->nr))
+			linux_tlb_shootdown();
 	}
-	return dispatch(u, c);
+	linux_thread_check_end();
+	return r;
 }

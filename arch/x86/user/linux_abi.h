@@ -64,6 +64,7 @@
 #define LNX_clock_gettime      228
 #define LNX_clock_nanosleep    230
 #define LNX_exit_group	       231
+#define LNX_tgkill	       234
 #define LNX_openat	       257
 #define LNX_newfstatat	       262
 #define LNX_readlinkat	       267
@@ -74,11 +75,13 @@
 #define LNX_getrandom	       318
 #define LNX_statx	       332
 #define LNX_rseq	       334
+#define LNX_clone3	       435
 #define LNX_faccessat2	       439
 #define LNX_SYSCALL_TABLE_SIZE 512 /* numbers below this are named in the "unsupported" note */
 
 #define LNX_EPERM   1
 #define LNX_ENOENT  2
+#define LNX_ESRCH   3
 #define LNX_EBADF   9
 #define LNX_EAGAIN  11
 #define LNX_ENOMEM  12
@@ -94,6 +97,7 @@
 #define LNX_ESPIPE  29
 #define LNX_ERANGE  34
 #define LNX_ENOSYS  38
+#define LNX_ETIMEDOUT 110
 
 #define LNX_ARCH_SET_FS 0x1002 /* arch/x86/include/uapi/asm/prctl.h */
 #define LNX_ARCH_GET_FS 0x1003
@@ -134,7 +138,33 @@
 #define LNX_PR_MDWE_REFUSE_EXEC_GAIN 1	  /* W^X from now on */
 #define LNX_PR_MDWE_NO_INHERIT	     2	  /* Linux 6.6: for children only (none here) */
 #define LNX_FUTEX_CMD		     0x7f /* FUTEX_CMD_MASK without FUTEX_PRIVATE_FLAG's bit */
-#define LNX_FUTEX_WAIT		     0
+#define LNX_FUTEX_WAIT		     0 /* include/uapi/linux/futex.h */
+#define LNX_FUTEX_WAKE		     1
+#define LNX_FUTEX_REQUEUE	     3
+#define LNX_FUTEX_CMP_REQUEUE	     4
+#define LNX_FUTEX_WAIT_BITSET	     9
+#define LNX_FUTEX_WAKE_BITSET	     10
+#define LNX_FUTEX_CLOCK_REALTIME     256
+#define LNX_CLONE_VM		     0x00000100 /* include/uapi/linux/sched.h */
+#define LNX_CLONE_FS		     0x00000200
+#define LNX_CLONE_FILES		     0x00000400
+#define LNX_CLONE_SIGHAND	     0x00000800
+#define LNX_CLONE_PIDFD		     0x00001000
+#define LNX_CLONE_VFORK		     0x00004000
+#define LNX_CLONE_THREAD	     0x00010000
+#define LNX_CLONE_SYSVSEM	     0x00040000
+#define LNX_CLONE_SETTLS	     0x00080000
+#define LNX_CLONE_PARENT_SETTID	     0x00100000
+#define LNX_CLONE_CHILD_CLEARTID     0x00200000
+#define LNX_CLONE_DETACHED	     0x00400000
+#define LNX_CLONE_CHILD_SETTID	     0x01000000
+#define LNX_CLONE_ARGS_SIZE_VER0     64 /* struct clone_args up to tls */
+#define LNX_CLONE_ARG_FLAGS	     0 /* struct clone_args' u64 fields, by index */
+#define LNX_CLONE_ARG_CHILD_TID	     2
+#define LNX_CLONE_ARG_PARENT_TID     3
+#define LNX_CLONE_ARG_STACK	     5
+#define LNX_CLONE_ARG_STACK_SIZE     6
+#define LNX_CLONE_ARG_TLS	     7
 #define LNX_RLIMIT_STACK	     3
 #define LNX_RLIMIT_NOFILE	     7 /* include/uapi/asm-generic/resource.h */
 #define LNX_RLIM_INFINITY	     (~0ull)

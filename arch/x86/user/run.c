@@ -10,6 +10,7 @@
 #include "arch/x86/user/run.h"
 #include "arch/x86/user/roundtrip.h"
 #include "arch/x86/user/linux_files.h"
+#include "arch/x86/user/linux_thread.h"
 #include "arch/x86/cpu/pagetable.h"
 #include "arch/x86/cpu/paging.h"
 #include "arch/x86/cpu/cpu.h"
@@ -87,8 +88,8 @@ static void linux_begin(struct user_run *u, const struct user_run_params *p)
 	u->nx = paging_nx_enabled() ? PTE_NX : 0;
 	u->slept_ns = 0;
 	linux_fds_init(u);
-	linux_exit_now = 0;
-	linux_exit_status = 0;
+	this_cpu()->linux_exit_now = 0;
+	this_cpu()->linux_exit_status = 0;
 	wrmsr(MSR_FS_BASE, 0);
 	wrmsr(MSR_LSTAR,
 	      p->linux_abi ? (uint64_t)linux_syscall_entry : (uint64_t)user_syscall_entry);
@@ -153,6 +154,19 @@ void arch_user_output(workload_print_fn print)
 void arch_user_run_end(struct user_run_end *e)
 {
 	struct user_run *u = here();
+	unsigned from;
+	if (u->end.kind == USER_END_EXIT && linux_process_ended_elsewhere(&from) &&
+	    user_runs[from].end.kind != USER_END_EXIT) {
+		/* another thread's fault or the watchdog there ended the process: said as such */
+		const struct user_run_end *src = &user_runs[from].end;
+		u->end.kind = src->kind;
+		u->end.vector = src->vector;
+		u->end.error_code = src->error_code;
+		u->end.rip = src->rip;
+		u->end.cr2 = src->cr2;
+		u->end.has_cr2 = src->has_cr2;
+		u->end.elapsed_us = tsc_to_us(rdtsc() - u->start_tsc);
+	}
 	u->active = false;
 	disarm(u);
 	if (u->end.kind == USER_END_EXIT)
@@ -178,15 +192,51 @@ static void end_run(struct trap_frame *f, enum user_end_kind kind, uint64_t cr2,
 	u->end.has_cr2 = f->vector == VEC_PF && kind == USER_END_FAULT;
 	u->end.elapsed_us = tsc_to_us(rdtsc() - u->start_tsc);
 	disarm(u);
+	if (kind != USER_END_EXIT)
+		linux_process_abort(status); /* the other threads end with it */
 	f->rip = (uint64_t)user_abort;
 	f->cs = SEL_KERNEL_CODE;
 	f->ss = SEL_KERNEL_DATA;
-	f->rsp = user_saved_kernel_rsp;
+	f->rsp = this_cpu()->user_kernel_rsp;
 	f->rdi = status;
 	/* Interrupts off as after SYSCALL, and TF clear: the program's own TF (a program that
 	 * steps itself) is not the kernel's; the single-step engine sets its own again on the
 	 * way back (ss_note_resume), as after any handler. */
 	f->rflags = RFLAGS_FIXED1;
+}
+
+void user_run_leave(struct trap_frame *f, uint64_t status)
+{
+	end_run(f, USER_END_EXIT, 0, status);
+}
+
+void user_thread_run_begin(uint64_t fs_base)
+{
+	struct user_run *u = here();
+	memset(&u->end, 0, sizeof(u->end));
+	u->start_tsc = rdtsc();
+	u->deadline_tsc = u->beat_tsc = 0;
+	u->active = true;
+	this_cpu()->linux_exit_now = 0;
+	this_cpu()->linux_exit_status = 0;
+	vector_state_init();
+	wrmsr(MSR_FS_BASE, fs_base);
+	wrmsr(MSR_LSTAR, (uint64_t)linux_syscall_entry);
+}
+
+void user_thread_end_of(struct user_run_end *e)
+{
+	*e = here()->end;
+}
+
+void user_thread_run_end(void)
+{
+	struct user_run *u = here();
+	u->active = false;
+	if (u->end.kind == USER_END_EXIT)
+		u->end.elapsed_us = tsc_to_us(rdtsc() - u->start_tsc);
+	u->end.cpu = this_cpu()->index;
+	wrmsr(MSR_LSTAR, (uint64_t)user_syscall_entry);
 }
 
 /* TRAP_CLAIM_USER: every exception in ring 3 (but NMI and #MC, which are not the program's)
@@ -211,6 +261,16 @@ static void user_watchdog_irq(struct trap_frame *f)
 	uint64_t now = rdtsc();
 	bool stop = u->deadline_tsc && now >= u->deadline_tsc;
 	bool beat = u->beat_tsc && now >= u->beat_tsc;
+	if (stop && (f->cs & 3) != 3 && linux_thread_waiting()) {
+		/* a thread waiting in the kernel (a futex, the main thread's exit): the process ends
+		 * from here, the wait returns and the thread leaves at its system call's end */
+		u->end.kind = USER_END_WATCHDOG;
+		u->end.rip = f->rip;
+		u->end.elapsed_us = tsc_to_us(now - u->start_tsc);
+		disarm(u);
+		linux_process_abort(USER_STATUS_WATCHDOG);
+		return;
+	}
 	if ((stop || beat) && (f->cs & 3) != 3) {
 		timer_oneshot_us(WATCHDOG_RETRY_US);
 		return;
@@ -248,4 +308,5 @@ void user_run_init(void)
 {
 	trap_set_claim(TRAP_CLAIM_USER, user_fault_claim);
 	irq_register(VEC_APIC_TIMER, user_watchdog_irq);
+	linux_threads_init();
 }

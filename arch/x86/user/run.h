@@ -20,6 +20,8 @@
 /* A region-of-interest mark waiting for the session (user_run.roi_pending). */
 enum user_roi { USER_ROI_NONE, USER_ROI_BEGIN, USER_ROI_END };
 
+struct trap_frame;
+
 struct user_range {
 	uint64_t lo, hi; /* [lo, hi) */
 };
@@ -99,21 +101,32 @@ extern void (*user_output_taker)(workload_print_fn print);
 void user_output(struct user_run *u, unsigned fd, uint64_t buf, uint64_t len);
 
 /* A Linux system call as linux_syscall_entry (entry.S) saved it: the number, then RDI, RSI,
- * RDX, R10, R8, R9. */
+ * RDX, R10, R8, R9; SYSCALL's R11 (RFLAGS) and RCX (the return address), then the registers a
+ * new thread also starts with (clone: linux_thread.c) and the program's RSP. */
 struct linux_call {
 	uint64_t nr, a[6];
+	uint64_t r11, rcx, rbx, rbp, r12, r13, r14, r15, rsp;
 };
+_Static_assert(__builtin_offsetof(struct linux_call, rsp) == 15 * 8, "entry.S's pushes");
 uint64_t linux_syscall(const struct linux_call *c);
 extern const char linux_syscall_entry[];
-extern uint8_t linux_exit_now; /* set by exit/exit_group: entry.S leaves the run */
-extern uint64_t linux_exit_status;
+/* The program's clock in ns: the TSC since the run's start, plus what it slept (linux.c). */
+uint64_t linux_ns_now(const struct user_run *u);
 
 /* entry.S: the way out of a run (RDI = the status), and the kernel stack it goes back to. */
 extern const char user_abort[], user_entry_end[];
+/* End the run on this CPU that frame f interrupted in ring 3 (as its exit would, with status):
+ * the IRETQ lands on user_abort (another thread ended the process). */
+void user_run_leave(struct trap_frame *f, uint64_t status);
+/* A thread's run on this CPU (linux_thread.c): the process's system call entry and the thread's
+ * FS base and vector state; after it, the entry put back. */
+void user_thread_run_begin(uint64_t fs_base);
+void user_thread_run_end(void);
+/* How this CPU's thread run ended (after user_thread_run_end). */
+void user_thread_end_of(struct user_run_end *e);
 /* entry.S: IA32_LSTAR's target, and the "user" workload's ring 3 page (arch_init.c hands both
  * to arch/x86/cpu/usermode.c). */
 extern const char user_syscall_entry[], user_code_page[];
-extern uint64_t user_saved_kernel_rsp;
 
 /* A long run's progress, said every USER_BEAT_S seconds while it runs (the session's: a line
  * on its output; a pointer, as user_output_taker). In the timer's interrupt, which came in
@@ -121,7 +134,9 @@ extern uint64_t user_saved_kernel_rsp;
 #define USER_BEAT_S 10
 extern void (*user_progress_beat)(uint64_t seconds);
 
-/* Boot CPU, once: the fault claim and the watchdog's interrupt (arch/x86/arch_init.c). */
+/* Boot CPU, once: the fault claim and the watchdog's interrupt (arch/x86/arch_init.c), and the
+ * threads' vectors (thread_host.c: linux_threads_init). */
 void user_run_init(void);
+void linux_threads_init(void);
 
 #endif
