@@ -297,7 +297,7 @@ static void json_begin(const struct bt_session *s)
 	bt_json_str(s->facility);
 	fputs(",\"name\":", out_records);
 	bt_json_str(s->name);
-	fputs("}\n", out_records);
+	fprintf(out_records, ",\"tid\":%" PRIu32 "}\n", s->tid);
 }
 
 static void json_bts(const struct bt_session *s, const struct bt_bts *r)
@@ -664,6 +664,21 @@ bool bt_session_modelled(const struct bt_session *s)
 {
 	const char *at = s->name ? strchr(s->name, '@') : NULL;
 	return at && strncmp(at + 1, "hardware", strlen("hardware"));
+}
+
+uint32_t bt_session_tid(const char *name)
+{
+	const char *last = NULL;
+	for (const char *p = name; p && (p = strstr(p, " tid=")); p++)
+		last = p; /* appended: the last one */
+	if (!last)
+		return 1;
+	uint64_t v = 0;
+	const char *d = last + strlen(" tid=");
+	for (; *d >= '0' && *d <= '9' && v <= INT32_MAX; d++)
+		v = v * 10 + (uint64_t)(*d - '0');
+	bool whole = d > last + strlen(" tid=") && (!*d || *d == ' ');
+	return whole && v >= 1 && v <= INT32_MAX ? (uint32_t)v : 1;
 }
 
 const struct bt_view *bt_view_find(const char *name)
