@@ -15,7 +15,10 @@
 # records' period) and an LBR sample per snapshot (three for tid 3); the HTML page names each
 # session's thread and has a threads' timeline, a row "tid N (cpu C)" per thread with its
 # records (html_check --threads, in headless Chromium). A capture of one thread (calls.records)
-# keeps its page without threads, and its perf.data its one COMM.
+# keeps its page without threads, and its perf.data its one COMM. However the frames interleave,
+# a thread's records are its own: the views that gather records into samples or stacks (perf,
+# folded, perf.data, afdo, llvm-prof) give what the same sessions give written one after
+# another, for this capture and for two LBR threads whose snapshots are split across frames.
 . "$(dirname "$0")/lib.sh"
 [ -n "${KEEP:-}" ] && trap - EXIT && echo "# work: $work"
 
@@ -133,6 +136,57 @@ if command -v perf >/dev/null; then
 else
 	for _ in 1 2 3 4 5; do ok 0 "# SKIP perf not installed (Debian linux-perf)"; done
 fi
+
+# ---- interleaved or one after another: the same samples, stacks and profiles ----
+# the same lines, each CPU's sessions whole before the next CPU's (no tsc: times aside)
+one_by_one() {
+	awk 'BEGIN { c = 0 }
+		/^(header|config)/ { print; next }
+		/^(bootend|log)/ { tail = tail $0 "\n"; next }
+		/^(tsc|cpu) / { if ($1 == "cpu") c = $2; next }
+		{ if (!(c in body)) order[n++] = c; body[c] = body[c] $0 "\n" }
+		END { for (i = 0; i < n; i++) printf "cpu %s\n%s", order[i], body[order[i]]; printf "%s", tail }' "$1"
+}
+same_views() { # CAPTURE SEQUENTIAL-CAPTURE: the views that differ, or nothing
+	for v in perf folded afdo llvm-prof; do
+		"$dec" --view "$v" -o "$work/a.$v" --program "$elf" "$1" 2>/dev/null
+		"$dec" --view "$v" -o "$work/b.$v" --program "$elf" "$2" 2>/dev/null
+		case $v in perf | folded) sort -o "$work/a.$v" "$work/a.$v" && sort -o "$work/b.$v" "$work/b.$v" ;; esac
+		[ -s "$work/a.$v" ] && cmp -s "$work/a.$v" "$work/b.$v" || printf '%s ' "$v"
+	done
+	if command -v perf >/dev/null; then
+		for x in a b; do
+			f=$1 && [ $x = b ] && f=$2
+			"$dec" --view perf.data -o "$work/$x.data" --program "$elf" "$f" 2>/dev/null
+			perf script -i "$work/$x.data" -F tid,event,ip,brstack -G 2>/dev/null | sort >"$work/$x.script"
+		done
+		cmp -s "$work/a.script" "$work/b.script" || printf 'perf.data '
+	fi
+}
+one_by_one "$work/threads.records" >"$work/seq.records"
+# shellcheck disable=SC2086
+"$build/host/mkcapture" $syms <"$work/seq.records" >"$work/seq"
+differ=$(same_views "$cap" "$work/seq")
+[ -z "$differ" ]
+ok $? "perf, folded, afdo, llvm-prof and perf.data (perf script) of the three threads: as their sessions one after another give them${differ:+ (differ: $differ)}"
+# two LBR threads, a snapshot of each split across two frames of its CPU, the other CPU's
+# frames between its halves
+{
+	echo "header baretrace=test build-id=$id cpus=3 tsc-khz=1000000"
+	printf 'cpu 1\nbegin lbr calls@golden cpu=1 tid=2\ncpu 2\nbegin lbr calls@golden cpu=2 tid=3\n'
+	printf 'cpu 1\nlbr 0 m_call_leaf leaf 4 0 -1\ntsc 2\n'
+	printf 'cpu 2\nlbr 0 t_ret s_after_main 7 0 -1\nlbr 1 m_tail tail 3 0 -1\ntsc 3\n'
+	printf 'cpu 1\nlbr 1 s_call_main main 9 0 -1\ntsc 4\ncpu 2\nlbr 0 l_ret m_after_ind 2 0 -1\ntsc 5\n'
+	printf 'cpu 1\nlbr 0 m_call_ind leaf 5 0 -1\ntsc 6\ncpu 2\nlbr 1 m_call_ind leaf 5 0 -1\ntsc 7\n'
+	printf 'cpu 1\nlbr 1 l_ret m_after_leaf 2 0 -1\nend 0\ncpu 2\nend 0\nbootend\nlog run finished: PASS\n'
+} >"$work/lbr2.records"
+one_by_one "$work/lbr2.records" >"$work/lbr2seq.records"
+# shellcheck disable=SC2086
+"$build/host/mkcapture" $syms <"$work/lbr2.records" >"$work/lbr2" &&
+	"$build/host/mkcapture" $syms <"$work/lbr2seq.records" >"$work/lbr2seq"
+differ=$(same_views "$work/lbr2" "$work/lbr2seq")
+[ -z "$differ" ]
+ok $? "two LBR threads, snapshots split across frames: the same views as one after another${differ:+ (differ: $differ)}"
 
 # ---- the HTML page ----
 "$dec" --view html -o "$work/page.html" --elf "$elf" "$cap" 2>"$work/html.err"
