@@ -275,7 +275,7 @@ BTDECODE_SRCS := tools/btdecode.c tools/bt_views.c tools/bt_stats.c tools/bt_cal
 BTDECODE_LIBS := -ldw -lelf -lm -lstdc++ -lz
 # the HTML view (tools/bt_html.h): its disassembly is Zydis's
 BTDECODE_SRCS += tools/bt_html.c tools/bt_html_map.c tools/bt_html_page.c \
-	tools/bt_html_timeline.c tools/bt_html_flame.c tools/bt_html_asm.c
+	tools/bt_html_timeline.c tools/bt_html_threads.c tools/bt_html_flame.c tools/bt_html_asm.c
 BTDECODE_LIBS += -lZydis -lZycore
 $(BUILD)/btdecode $(BUILD)/fuzz_btdecode: tools/bt_html.h tools/bt_dwarf.h tools/bt_perfdata.h
 $(BUILD)/btdecode: $(BTDECODE_SRCS) tools/btdecode.h $(HOST_HDRS) | deps-build

@@ -93,9 +93,13 @@ struct inst {
 static struct {
 	/* what the capture gave: ranges (start, end) and branches (from, to), BTS's and LBR's */
 	struct html_map ranges[2], branches[2];
-	struct bt_lbr snap[SNAP_MAX]; /* the LBR stack being gathered, newest first */
-	unsigned n;
-	uint32_t last_index;
+	/* each CPU's LBR stack being gathered, newest first (a program's threads are traced at
+	 * once, each on its CPU: their frames interleave) */
+	struct snap {
+		struct bt_lbr e[SNAP_MAX];
+		unsigned n;
+		uint32_t last_index;
+	} * snap[MAX_CPUS];
 	struct {
 		uint64_t to;
 		bool have;
@@ -234,15 +238,27 @@ static bool in_kernel(uint64_t addr)
 
 /* ---- gathering -------------------------------------------------------------------------- */
 
-static void flush_snap(void)
+static void flush_snap(struct snap *sn)
 {
-	/* newest first: snap[i + 1].to runs straight to snap[i].from */
-	for (unsigned i = 0; i < af.n; i++) {
-		hm_add(&af.branches[FROM_LBR], af.snap[i].from, af.snap[i].to, 1);
-		if (i + 1 < af.n)
-			hm_add(&af.ranges[FROM_LBR], af.snap[i + 1].to, af.snap[i].from, 1);
+	/* newest first: e[i + 1].to runs straight to e[i].from */
+	for (unsigned i = 0; sn && i < sn->n; i++) {
+		hm_add(&af.branches[FROM_LBR], sn->e[i].from, sn->e[i].to, 1);
+		if (i + 1 < sn->n)
+			hm_add(&af.ranges[FROM_LBR], sn->e[i + 1].to, sn->e[i].from, 1);
 	}
-	af.n = 0;
+	if (sn)
+		sn->n = 0;
+}
+
+/* The CPU's stack being gathered (NULL for a CPU past MAX_CPUS, or without one yet and make
+ * false). */
+static struct snap *snap_of(unsigned cpu, bool make)
+{
+	if (cpu >= MAX_CPUS)
+		return NULL;
+	if (!af.snap[cpu] && make && !(af.snap[cpu] = calloc(1, sizeof(*af.snap[cpu]))))
+		abort();
+	return af.snap[cpu];
 }
 
 static void afdo_reset(void)
@@ -254,6 +270,8 @@ static void afdo_reset(void)
 	for (unsigned i = 0; i < af.n_names; i++)
 		free(af.names[i]);
 	free(af.names);
+	for (unsigned c = 0; c < MAX_CPUS; c++)
+		free(af.snap[c]);
 	free(af.top); /* the instances of a last capture are left: one per process */
 	memset(&af, 0, sizeof(af));
 	for (int k = 0; k < 2; k++) {
@@ -283,7 +301,7 @@ static void llvm_start(void)
 
 static void afdo_begin(const struct bt_session *s)
 {
-	flush_snap();
+	flush_snap(snap_of(s->cpu, false));
 	if (s->cpu < MAX_CPUS)
 		af.bts_last[s->cpu].have = false;
 }
@@ -301,18 +319,19 @@ static void afdo_bts(const struct bt_session *s, const struct bt_bts *r)
 
 static void afdo_lbr(const struct bt_session *s, const struct bt_lbr *l)
 {
-	(void)s;
-	if (af.n && (l->sample || l->index <= af.last_index || af.n == SNAP_MAX))
-		flush_snap();
-	af.last_index = l->index;
-	af.snap[af.n++] = *l;
+	struct snap *sn = snap_of(s->cpu, true);
+	if (!sn)
+		return;
+	if (sn->n && (l->sample || l->index <= sn->last_index || sn->n == SNAP_MAX))
+		flush_snap(sn);
+	sn->last_index = l->index;
+	sn->e[sn->n++] = *l;
 }
 
 static void afdo_end(const struct bt_session *s, const struct bt_session_end *e)
 {
-	(void)s;
 	(void)e;
-	flush_snap();
+	flush_snap(snap_of(s->cpu, false));
 }
 
 /* ---- counting ----------------------------------------------------------------------------- */
@@ -553,7 +572,8 @@ static unsigned write_gcc(void)
 
 static void afdo_finish(void)
 {
-	flush_snap();
+	for (unsigned c = 0; c < MAX_CPUS; c++) /* sessions the capture ends inside */
+		flush_snap(af.snap[c]);
 	kernel.n = 0;
 	bt_sym_for_each_segment(kernel_segment, NULL);
 	int from = af.ranges[FROM_BTS].used ? FROM_BTS : FROM_LBR;

@@ -116,6 +116,9 @@ static void html_begin(const struct bt_session *s)
 	}
 	h->cpu = s->cpu;
 	h->number = s->number;
+	h->tid = s->tid;
+	h->span_timed = s->timed;
+	h->span_from = h->span_to = s->tsc;
 	snprintf(h->facility, sizeof(h->facility), "%s", s->facility);
 	snprintf(h->name, sizeof(h->name), "%s", s->name);
 	html_map_init(&h->insns, sizeof(struct html_insn));
@@ -156,10 +159,18 @@ static void widen(struct html_session *h)
 	h->width *= 2;
 }
 
+/* The session ran until tsc at least (the threads' timeline: when it ran). */
+static void span(struct html_session *h, bool has_time, uint64_t tsc)
+{
+	if (h->span_timed && has_time && tsc > h->span_to)
+		h->span_to = tsc;
+}
+
 /* A record at addr, the index-th of its session, with its time stamp if has_time. */
 static void timeline(struct html_session *h, uint64_t index, bool has_time, uint64_t tsc,
 		     uint64_t addr)
 {
+	span(h, has_time, tsc);
 	if (!h->axis_chosen) {
 		h->axis_chosen = true;
 		h->timed = has_time;
@@ -422,6 +433,7 @@ static void html_end(const struct bt_session *s, const struct bt_session_end *e)
 	h->snap = NULL;
 	h->snap_tsc = NULL;
 	h->snap_timed = NULL;
+	span(h, s->timed, s->tsc);
 	h->ended = true;
 	h->end_records = e->records;
 	h->end_lost = e->lost;

@@ -8,6 +8,7 @@
  *   bt_html_page.c   the page: escaping, the style, each session's summary and tables, the
  *                    sample histogram
  *   bt_html_timeline.c  the timeline, an SVG
+ *   bt_html_threads.c   the threads' timeline (a program's threads, each traced on its own CPU)
  *   bt_html_flame.c  the flame graph, an SVG of the folded view's own stacks (bt_calls.c)
  *   bt_html_asm.c    each hot function's disassembly (Zydis) with its counts beside each line
  */
@@ -74,6 +75,10 @@ struct html_cell {
 struct html_session {
 	unsigned cpu;
 	uint32_t number;
+	uint32_t tid; /* the thread it traced (struct bt_session's) */
+	/* when it ran: BEGIN's TSC to END's (or its last record's), where the stream has them */
+	bool span_timed;
+	uint64_t span_from, span_to;
 	char facility[BT_NAME_MAX], name[BT_NAME_MAX];
 	uint64_t branches, pebs, samples; /* records of each kind */
 	uint64_t lbr_samples;		  /* LBR stacks a PMI took (lbr.period), each with its IP */
@@ -124,6 +129,25 @@ void html_page(void);
 
 /* The timeline of session h (its functions f[0..n), bt_html_timeline.c). */
 void html_timeline_svg(const struct html_session *h, const struct html_func *f, size_t n);
+/* A timeline's geometry (the session's and the threads'): the labels' width, the plot's, a
+ * row's height. */
+#define HTML_TL_LABEL 220
+#define HTML_TL_PLOT  960
+#define HTML_TL_LANE  18
+/* A value on a timeline's axis at x of its units (TSC ticks when timed, else records), and its
+ * unit: us with the capture's tsc-khz, TSC ticks without one, or a record index. */
+double html_axis_value(bool timed, double x, const char **unit);
+/* The axis under `rows` rows, over [0, end] of its units, and the SVG's end. */
+void html_axis_svg(unsigned rows, bool timed, uint64_t end);
+
+/* ---- the threads (bt_html_threads.c) ---- */
+
+/* Whether the page names threads: a session traced a thread other than the main one (tid 1).
+ * A capture of one thread (every session tid 1, as before threads) has the page it had. */
+bool html_threaded(void);
+/* The threads' timeline: a row per thread ("tid N (cpu C)"), its records over the capture's
+ * time (nothing when !html_threaded()). */
+void html_threads_svg(void);
 
 /* ---- the flame graph (bt_html_flame.c): the folded view fed the same records ---- */
 

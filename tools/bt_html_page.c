@@ -158,17 +158,22 @@ static const char *verdict_of(const struct html_session *h)
 	return h->ended ? h->verdict : "no END: the capture ends inside it";
 }
 
+/* The sessions, with their threads' column when the capture has threads (html_threaded). */
 static void sessions_table(void)
 {
-	fputs("<table><thead><tr><th>#</th><th>facility</th><th>session</th><th>CPU</th>"
-	      "<th>records</th><th>lost</th><th>verdict</th></tr></thead><tbody>\n",
-	      out_records);
+	bool threads = html_threaded();
+	fprintf(out_records,
+		"<table><thead><tr><th>#</th><th>facility</th><th>session</th>%s<th>CPU</th>"
+		"<th>records</th><th>lost</th><th>verdict</th></tr></thead><tbody>\n",
+		threads ? "<th>thread</th>" : "");
 	for (unsigned i = 0; i < html_n_sessions; i++) {
 		const struct html_session *h = html_sessions[i];
 		fprintf(out_records, "<tr><td><a href=\"#s%u\">%u</a></td><td>", i, i + 1);
 		html_text(h->facility);
 		fputs("</td><td>", out_records);
 		html_text(h->name);
+		if (threads)
+			fprintf(out_records, "</td><td class=\"n\">tid %" PRIu32, h->tid);
 		fprintf(out_records,
 			"</td><td class=\"n\">%u</td><td class=\"n\">%" PRIu64
 			"</td><td class=\"n\">%" PRIu64 "</td><td class=\"%s\">",
@@ -210,6 +215,9 @@ static void summary(const struct html_session *h)
 	html_text(h->facility);
 	fputs("</td></tr>\n<tr><th>session</th><td>", out_records);
 	html_text(h->name);
+	if (html_threaded())
+		fprintf(out_records, "</td></tr>\n<tr><th>thread</th><td>tid %" PRIu32 "%s", h->tid,
+			h->tid == 1 ? " (the main thread)" : "");
 	fprintf(
 	    out_records,
 	    "</td></tr>\n<tr><th>CPU</th><td>%u</td></tr>\n<tr><th>records decoded</th><td>%" PRIu64
@@ -434,10 +442,17 @@ static void session_section(unsigned index)
 	const struct html_session *h = html_sessions[index];
 	fprintf(out_records, "<section class=\"session\" id=\"s%u\" data-facility=\"", index);
 	html_text(h->facility);
-	fprintf(out_records, "\" data-cpu=\"%u\" data-number=\"%" PRIu32 "\">\n<h2>%u. ", h->cpu,
-		h->number, index + 1);
+	fprintf(out_records, "\" data-cpu=\"%u\" data-number=\"%" PRIu32 "\"", h->cpu, h->number);
+	bool threads = html_threaded();
+	if (threads)
+		fprintf(out_records, " data-tid=\"%" PRIu32 "\"", h->tid);
+	fprintf(out_records, ">\n<h2>%u. ", index + 1);
 	html_textf("%s %s", h->facility, h->name);
-	fprintf(out_records, " <small>CPU %u</small></h2>\n", h->cpu);
+	if (threads) /* its thread, as the threads' timeline names it */
+		fprintf(out_records, " <small>tid %" PRIu32 " (cpu %u)</small></h2>\n", h->tid,
+			h->cpu);
+	else
+		fprintf(out_records, " <small>CPU %u</small></h2>\n", h->cpu);
 	summary(h);
 	size_t n;
 	struct html_func *f = html_functions(h, &n);
@@ -477,6 +492,7 @@ void html_page(void)
 		STYLE, html_n_sessions);
 	capture_table();
 	sessions_table();
+	html_threads_svg();
 	for (unsigned i = 0; i < html_n_sessions; i++)
 		session_section(i);
 	fprintf(out_records, "<script>\n%s</script>\n</body></html>\n", SCRIPT);

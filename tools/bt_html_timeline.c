@@ -11,9 +11,9 @@
 #include "tools/bt_html.h"
 
 #define LANES	 8 /* functions on the timeline (the rest: "other") */
-#define TL_LABEL 220
-#define TL_PLOT	 960
-#define TL_LANE	 18
+#define TL_LABEL HTML_TL_LABEL
+#define TL_PLOT	 HTML_TL_PLOT
+#define TL_LANE	 HTML_TL_LANE
 #define NAME_LEN 512
 
 static int by_timeline(const void *a, const void *b)
@@ -24,19 +24,24 @@ static int by_timeline(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* What the axis is, in words, and one of its values at x (its unit). */
-static double axis_value(const struct html_session *h, uint64_t x, const char **unit)
+double html_axis_value(bool timed, double x, const char **unit)
 {
-	if (!h->timed) {
+	if (!timed) {
 		*unit = "record";
-		return (double)x;
+		return x;
 	}
 	if (!bt_tsc_khz()) {
 		*unit = "TSC ticks";
-		return (double)x;
+		return x;
 	}
 	*unit = "&#xb5;s";
-	return (double)x * 1000.0 / (double)bt_tsc_khz();
+	return x * 1000.0 / (double)bt_tsc_khz();
+}
+
+/* What the session's axis is, in words, and one of its values at x (its unit). */
+static double axis_value(const struct html_session *h, uint64_t x, const char **unit)
+{
+	return html_axis_value(h->timed, (double)x, unit);
 }
 
 static void axis_note(const struct html_session *h)
@@ -83,7 +88,7 @@ static void lane_cells(const struct html_session *h, const uint64_t *row, unsign
 	fputc('\n', out_records);
 }
 
-static void timeline_axis(const struct html_session *h, unsigned rows, unsigned cols)
+void html_axis_svg(unsigned rows, bool timed, uint64_t end)
 {
 	unsigned y = 20 + rows * TL_LANE;
 	fprintf(out_records, "<line x1=\"%d\" y1=\"%u\" x2=\"%d\" y2=\"%u\" stroke=\"#5b6670\"/>",
@@ -91,7 +96,7 @@ static void timeline_axis(const struct html_session *h, unsigned rows, unsigned 
 	double last = -1;
 	for (unsigned t = 0; t <= 4; t++) {
 		const char *unit;
-		double v = axis_value(h, (uint64_t)cols * h->width * t / 4, &unit);
+		double v = html_axis_value(timed, (double)(end * t / 4), &unit);
 		if (v == last)
 			continue; /* a short session: fewer ticks */
 		last = v;
@@ -100,7 +105,7 @@ static void timeline_axis(const struct html_session *h, unsigned rows, unsigned 
 			t == 4 ? "end"
 			: t    ? "middle"
 			       : "start",
-			h->timed && v < 100 ? 2 : 0, v, t == 4 ? " " : "", t == 4 ? unit : "");
+			timed && v < 100 ? 2 : 0, v, t == 4 ? " " : "", t == 4 ? unit : "");
 	}
 	fputs("</svg>\n", out_records);
 }
@@ -152,7 +157,7 @@ void html_timeline_svg(const struct html_session *h, const struct html_func *f, 
 		fputs("</text>", out_records);
 		lane_cells(h, cnt[l], l, cols, max);
 	}
-	timeline_axis(h, rows, cols);
+	html_axis_svg(rows, h->timed, (uint64_t)cols * h->width);
 	free(cnt);
 	free(lanes);
 }

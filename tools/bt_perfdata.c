@@ -29,7 +29,15 @@
  * The whole machine is one process (pid 1, named after the program or "baretrace") whose maps
  * are the kernel's and the program's ELFs, each at its run address, all samples user-mode
  * (PERF_RECORD_MISC_USER): perf looks the kernel's own maps up in the host's kernel, which is
- * not the one that ran.
+ * not the one that ran. A program's threads are that process's threads: each sample, and each
+ * record's sample_id, carries pid 1 and the tid of its session (struct bt_session's tid, from
+ * the session's name), and each thread but the main one (tid 1, the process's own COMM) gets a
+ * PERF_RECORD_COMM of pid 1 and its tid, with the process's name (a thread inherits its
+ * process's comm: Linux kernel/fork.c copy_process), before its first sample; perf makes the
+ * thread from it and gives it the process's maps (tools/perf/util/thread.c thread__init_maps:
+ * a tid other than its pid shares its leader's). A thread's sessions run on a CPU of its own at
+ * the same time as the others', so their frames come interleaved: each CPU's open session
+ * gathers its branch stack apart (struct pd_cpu).
  */
 #include <inttypes.h>
 #include <linux/perf_event.h>
@@ -47,7 +55,7 @@
 #define LBR_PERIOD	   1000 /* an LBR stack's period without lbr.period (not 1: below) */
 #define BTS_FLAG_PREDICTED 0x10 /* SDM Vol. 3B Table 17-6 (arch/x86/hw/ds_layout.h) */
 #define CHAIN_MAX	   126	/* call sites a chain keeps (its context and IP make 128) */
-#define CHAIN_CPUS	   64	/* CPUs whose BTS sessions keep a running chain */
+#define MAX_CPUS	   256	/* as the reader's (a frame's CPU is below it) */
 
 /* What sample_id_all appends to every other record: pid/tid, time, cpu, identifier. */
 struct sample_id {
@@ -74,31 +82,40 @@ struct chain {
 	unsigned n;
 };
 
+/* A CPU's open session: the samples it gathers. */
+struct pd_cpu {
+	unsigned cur; /* its attribute (index) */
+	unsigned cpu;
+	uint32_t tid;	   /* the thread it traced */
+	uint64_t pend_ip;  /* the LBR sample being gathered: its IP and TSC (lbr.period) */
+	uint64_t pend_tsc; /* 0: none */
+	bool rec_timed;	   /* the last record's time (struct bt_session: version 2) */
+	uint64_t rec_tsc;
+	bool pend;
+	/* the branch stack being gathered, newest first */
+	struct perf_branch_entry stack[MAX_STACK];
+	unsigned n;
+	uint32_t last_index;
+	bool bts_window;
+	bool model;		/* it ran on the software PMU ("WORKLOAD@PERSONALITY") */
+	struct chain bts_chain; /* a BTS session's: every branch so far */
+};
+
 static struct {
 	FILE *data; /* the data section, written at the end after the header and attributes */
 	uint64_t data_size;
 	struct bt_pd_attr attrs[MAX_ATTRS];
 	uint64_t lbr_period; /* the capture's option lbr.period (its HEADER's config), 0: none */
 	unsigned n_attrs;
-	unsigned cur; /* the open session's attribute (index) */
+	unsigned cur; /* the last session to begin: its attribute (index), the maps' id */
 	unsigned max_cpu;
-	uint64_t time;	   /* the last sample's, in ns */
-	uint64_t pend_ip;  /* the LBR sample being gathered: its IP and TSC (lbr.period) */
-	uint64_t pend_tsc; /* 0: none */
-	bool rec_timed;	   /* the last record's time (struct bt_session: version 2) */
-	uint64_t rec_tsc;
-	bool pend;
+	uint64_t time; /* the last sample's, in ns */
 	unsigned maps_generation;
 	bool maps_done, failed;
 	char comm[16];
-	/* the branch stack being gathered, newest first */
-	struct perf_branch_entry stack[MAX_STACK];
-	unsigned n;
-	uint32_t last_index;
-	bool bts_window;
-	bool model; /* the open session ran on the software PMU ("WORKLOAD@PERSONALITY") */
-	unsigned cpu;
-	struct chain bts_chain[CHAIN_CPUS]; /* each CPU's BTS session: every branch so far */
+	uint32_t *tids; /* the threads given a COMM since the maps' (tid 1 is the maps' own) */
+	size_t n_tids;
+	struct pd_cpu *cpus[MAX_CPUS]; /* each CPU's, allocated at its first session */
 } pd;
 
 /* A branch on a chain: a call (or an interrupt's delivery) adds its FROM, a return takes the
@@ -127,9 +144,11 @@ static void put(const void *p, size_t n)
 	pd.data_size += n;
 }
 
-static void put_id(unsigned cpu)
+/* sample_id_all's fields (perf_event.h struct sample_id): of thread tid on cpu, the event of
+ * the last session to begin. */
+static void put_id(uint32_t tid, unsigned cpu)
 {
-	struct sample_id id = {.pid = BT_PID, .tid = BT_PID, .cpu = cpu, .id = pd.cur + 1};
+	struct sample_id id = {.pid = BT_PID, .tid = tid, .cpu = cpu, .id = pd.cur + 1};
 	put(&id, sizeof(id));
 }
 
@@ -173,7 +192,30 @@ static void mmap2(void *ctx, const struct bt_exec *x)
 	char buf[4096 + 8] = {0};
 	snprintf(buf, sizeof(buf), "%s", x->path);
 	put(buf, name);
-	put_id(0);
+	put_id(BT_PID, 0);
+}
+
+/* A PERF_RECORD_COMM (perf_event.h: pid, tid, comm[], sample_id): thread tid of the process
+ * (pid 1) is named after the program. perf writes the name padded to ALIGN(strlen + 1, 8) (Linux
+ * kernel/events/core.c perf_event_comm_event: "size = ALIGN(strlen(comm)+1, sizeof(u64))"), and
+ * create_gcov's reader (quipper) reads exactly that many bytes: a fixed 16 fails it on any name
+ * under 8 characters. */
+static void comm(uint32_t tid, unsigned cpu)
+{
+	const char *name = pd.comm[0] ? pd.comm : "baretrace";
+	size_t len = (strlen(name) + 1 + 7) & ~(size_t)7;
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+	} c = {.h = {.type = PERF_RECORD_COMM,
+		     .size = (uint16_t)(sizeof(c) + len + sizeof(struct sample_id))},
+	       .pid = BT_PID,
+	       .tid = tid};
+	char buf[sizeof(pd.comm) + 8] = {0};
+	snprintf(buf, sizeof(buf), "%s", name);
+	put(&c, sizeof(c));
+	put(buf, len);
+	put_id(tid, cpu);
 }
 
 /* Once the ELFs in use are known (every HEADER frame of the boot is read by the first
@@ -184,25 +226,27 @@ static void maps(void)
 		return;
 	pd.maps_done = true;
 	pd.maps_generation = bt_sym_generation();
-	/* perf writes the name padded to ALIGN(strlen + 1, 8) (Linux kernel/events/core.c
-	 * perf_event_comm_event: "size = ALIGN(strlen(comm)+1, sizeof(u64))"), and
-	 * create_gcov's reader (quipper) reads exactly that many bytes: a fixed 16 fails it on
-	 * any name under 8 characters */
-	const char *name = pd.comm[0] ? pd.comm : "baretrace";
-	size_t len = (strlen(name) + 1 + 7) & ~(size_t)7;
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, tid;
-	} c = {.h = {.type = PERF_RECORD_COMM,
-		     .size = (uint16_t)(sizeof(c) + len + sizeof(struct sample_id))},
-	       .pid = BT_PID,
-	       .tid = BT_PID};
-	char buf[sizeof(pd.comm) + 8] = {0};
-	snprintf(buf, sizeof(buf), "%s", name);
-	put(&c, sizeof(c));
-	put(buf, len);
-	put_id(0);
+	comm(BT_PID, 0); /* the process: its main thread */
+	pd.n_tids = 0;	 /* the other threads named again, after the maps */
 	bt_sym_for_each_segment(mmap2, NULL);
+}
+
+/* A thread other than the main one is named (a COMM) once, before its first sample. */
+static void thread(uint32_t tid, unsigned cpu)
+{
+	if (tid == BT_PID)
+		return;
+	for (size_t i = 0; i < pd.n_tids; i++)
+		if (pd.tids[i] == tid)
+			return;
+	uint32_t *t = realloc(pd.tids, (pd.n_tids + 1) * sizeof(*t));
+	if (!t) {
+		pd.failed = true;
+		return;
+	}
+	pd.tids = t;
+	pd.tids[pd.n_tids++] = tid;
+	comm(tid, cpu);
 }
 
 /* A sample's time in ns: from its TSC and the TSC rate when it has one, else just after the
@@ -215,40 +259,41 @@ static void sample_time(bool has_tsc, uint64_t tsc)
 
 /* A sample; its call chain as perf's kernel writes one (PERF_CONTEXT_USER, the IP, then each
  * caller's call site, innermost first): all of `chain` (NULL: the IP alone). */
-static void sample(unsigned cpu, uint64_t ip, uint64_t addr, uint64_t weight, uint64_t dse,
+static void sample(struct pd_cpu *g, uint64_t ip, uint64_t addr, uint64_t weight, uint64_t dse,
 		   uint64_t period, const struct chain *chain)
 {
 	maps();
+	thread(g->tid, g->cpu);
 	struct sample_head s = {
 	    .h = {.type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_USER},
-	    .id = pd.cur + 1,
+	    .id = g->cur + 1,
 	    .ip = ip,
 	    .pid = BT_PID,
-	    .tid = BT_PID,
+	    .tid = g->tid,
 	    .time = pd.time,
 	    .addr = addr,
-	    .cpu = cpu,
+	    .cpu = g->cpu,
 	    .period = period,
 	};
 	unsigned callers = chain ? chain->n : 0;
 	uint64_t cc[CHAIN_MAX + 3] = {callers + 2, PERF_CONTEXT_USER, ip};
 	for (unsigned i = 0; i < callers; i++)
 		cc[3 + i] = chain->at[callers - 1 - i];
-	uint64_t nr = pd.n;
+	uint64_t nr = g->n;
 	size_t chain_size = bt_perf_callchains ? (3 + callers) * sizeof(uint64_t) : 0;
 	size_t size =
-	    sizeof(s) + chain_size + sizeof(nr) + pd.n * sizeof(pd.stack[0]) + 2 * sizeof(uint64_t);
+	    sizeof(s) + chain_size + sizeof(nr) + g->n * sizeof(g->stack[0]) + 2 * sizeof(uint64_t);
 	s.h.size = (uint16_t)size;
 	put(&s, sizeof(s));
 	put(cc, chain_size);
 	put(&nr, sizeof(nr));
-	put(pd.stack, pd.n * sizeof(pd.stack[0]));
+	put(g->stack, g->n * sizeof(g->stack[0]));
 	uint64_t tail[2] = {weight, dse};
 	put(tail, sizeof(tail));
-	pd.attrs[pd.cur].samples++;
-	if (cpu > pd.max_cpu)
-		pd.max_cpu = cpu;
-	pd.n = 0;
+	pd.attrs[g->cur].samples++;
+	if (g->cpu > pd.max_cpu)
+		pd.max_cpu = g->cpu;
+	g->n = 0;
 }
 
 static struct perf_branch_entry entry(uint64_t from, uint64_t to)
@@ -256,36 +301,50 @@ static struct perf_branch_entry entry(uint64_t from, uint64_t to)
 	return (struct perf_branch_entry){.from = from, .to = to};
 }
 
-static void flush_stack(void)
+static void flush_stack(struct pd_cpu *g)
 {
-	if (!pd.n)
+	if (!g->n)
 		return;
-	if (pd.bts_window) { /* gathered oldest first: newest first, as perf has it */
-		for (unsigned i = 0; i < pd.n / 2; i++) {
-			struct perf_branch_entry t = pd.stack[i];
-			pd.stack[i] = pd.stack[pd.n - 1 - i];
-			pd.stack[pd.n - 1 - i] = t;
+	if (g->bts_window) { /* gathered oldest first: newest first, as perf has it */
+		for (unsigned i = 0; i < g->n / 2; i++) {
+			struct perf_branch_entry t = g->stack[i];
+			g->stack[i] = g->stack[g->n - 1 - i];
+			g->stack[g->n - 1 - i] = t;
 		}
 	}
 	/* the chain: a BTS session's own, from every branch since it began; an LBR stack's,
 	 * from its branches replayed oldest first (only the calls it shows) */
 	struct chain lbr_chain = {.n = 0};
 	const struct chain *chain = &lbr_chain;
-	if (pd.bts_window)
-		chain = pd.cpu < CHAIN_CPUS ? &pd.bts_chain[pd.cpu] : NULL;
+	if (g->bts_window)
+		chain = &g->bts_chain;
 	else
-		for (unsigned i = pd.n; i-- > 0;)
-			chain_branch(&lbr_chain, pd.stack[i].from);
-	sample_time(pd.pend || pd.rec_timed, pd.pend ? pd.pend_tsc : pd.rec_tsc);
-	sample(pd.cpu, pd.pend ? pd.pend_ip : pd.stack[0].to, 0, 0, 0,
-	       pd.bts_window ? pd.n : pd.attrs[pd.cur].period, chain);
-	pd.pend = false;
+		for (unsigned i = g->n; i-- > 0;)
+			chain_branch(&lbr_chain, g->stack[i].from);
+	sample_time(g->pend || g->rec_timed, g->pend ? g->pend_tsc : g->rec_tsc);
+	sample(g, g->pend ? g->pend_ip : g->stack[0].to, 0, 0, 0,
+	       g->bts_window ? g->n : pd.attrs[g->cur].period, chain);
+	g->pend = false;
+}
+
+/* The open session of a session's CPU (the reader's CPUs are below MAX_CPUS). */
+static struct pd_cpu *open_of(const struct bt_session *s)
+{
+	struct pd_cpu **g = &pd.cpus[s->cpu % MAX_CPUS];
+	if (!*g && !(*g = calloc(1, sizeof(**g)))) {
+		fprintf(stderr, "btdecode: out of memory for the perf.data view\n");
+		exit(2);
+	}
+	return *g;
 }
 
 static void pd_start(void)
 {
 	if (pd.data)
 		fclose(pd.data);
+	for (unsigned c = 0; c < MAX_CPUS; c++)
+		free(pd.cpus[c]);
+	free(pd.tids);
 	memset(&pd, 0, sizeof(pd));
 	pd.data = tmpfile();
 	if (!pd.data)
@@ -323,48 +382,46 @@ static void pd_begin(const struct bt_session *s)
 {
 	maps();
 	pd.cur = attr_of(s->facility);
-	pd.cpu = s->cpu;
-	pd.n = 0;
-	pd.bts_window = false;
-	if (s->cpu < CHAIN_CPUS)
-		pd.bts_chain[s->cpu].n = 0;
-	pd.model = bt_session_modelled(s);
+	struct pd_cpu *g = open_of(s);
+	*g = (struct pd_cpu){
+	    .cur = pd.cur, .cpu = s->cpu, .tid = s->tid, .model = bt_session_modelled(s)};
 }
 
 /* The time of the record that closes a window or snapshot: its session's (version 2). */
-static void record_time(const struct bt_session *s)
+static void record_time(struct pd_cpu *g, const struct bt_session *s)
 {
-	pd.rec_timed = s->timed;
-	pd.rec_tsc = s->tsc;
+	g->rec_timed = s->timed;
+	g->rec_tsc = s->tsc;
 }
 
 static void pd_bts(const struct bt_session *s, const struct bt_bts *r)
 {
-	record_time(s);
-	pd.bts_window = true;
+	struct pd_cpu *g = open_of(s);
+	record_time(g, s);
+	g->bts_window = true;
 	struct perf_branch_entry e = entry(r->from, r->to);
 	/* the software PMU predicts nothing: its flag is not a prediction (as its cycles, below) */
-	e.predicted = !pd.model && (r->flags & BTS_FLAG_PREDICTED);
-	pd.stack[pd.n++] = e;
-	if (s->cpu < CHAIN_CPUS)
-		chain_branch(&pd.bts_chain[s->cpu], r->from);
-	if (pd.n == BT_PERF_WINDOW)
-		flush_stack();
+	e.predicted = !g->model && (r->flags & BTS_FLAG_PREDICTED);
+	g->stack[g->n++] = e;
+	chain_branch(&g->bts_chain, r->from);
+	if (g->n == BT_PERF_WINDOW)
+		flush_stack(g);
 }
 
 static void pd_lbr(const struct bt_session *s, const struct bt_lbr *l)
 {
-	if (pd.n && (l->sample || l->index <= pd.last_index || pd.n == MAX_STACK))
-		flush_stack();
-	record_time(s);
-	pd.last_index = l->index;
+	struct pd_cpu *g = open_of(s);
+	if (g->n && (l->sample || l->index <= g->last_index || g->n == MAX_STACK))
+		flush_stack(g);
+	record_time(g, s);
+	g->last_index = l->index;
 	if (l->sample) { /* a PMI's snapshot: its IP and time */
-		pd.pend = true;
-		pd.pend_ip = l->ip;
-		pd.pend_tsc = l->tsc;
+		g->pend = true;
+		g->pend_ip = l->ip;
+		g->pend_tsc = l->tsc;
 	}
 	struct perf_branch_entry e = entry(l->from, l->to);
-	if (l->mispred_valid && !pd.model) { /* the software PMU's bit is 0 by construction */
+	if (l->mispred_valid && !g->model) { /* the software PMU's bit is 0 by construction */
 		e.mispred = l->mispred;
 		e.predicted = !l->mispred;
 	}
@@ -376,9 +433,9 @@ static void pd_lbr(const struct bt_session *s, const struct bt_lbr *l)
 	 * symbol sort in branch mode accounts a sample's cycles when the newest entry has any,
 	 * hist__account_cycles, and puts map references it never took; valgrind shows the map
 	 * freed there and read afterwards, on any file whose entries carry cycles.) */
-	if (l->cycles_valid && !pd.model)
+	if (l->cycles_valid && !g->model)
 		e.cycles = l->cycles > 0xffff ? 0xffff : l->cycles;
-	pd.stack[pd.n++] = e;
+	g->stack[g->n++] = e;
 }
 
 /* Intel's PEBS data source (SDM Vol. 3B, table "Data Source Encoding for Load Latency Record")
@@ -420,33 +477,37 @@ static uint64_t data_source(uint64_t dse)
 
 static void pd_pebs(const struct bt_session *s, const struct bt_pebs *p)
 {
-	pd.n = 0;
+	struct pd_cpu *g = open_of(s);
+	g->n = 0;
 	if (p->has_lbr)
-		pd.stack[pd.n++] = entry(p->lbr_from, p->lbr_to);
+		g->stack[g->n++] = entry(p->lbr_from, p->lbr_to);
 	sample_time(s->timed, s->tsc);
-	sample(s->cpu, p->ev, p->has_mem ? p->dla : 0, p->has_mem ? p->lat : 0,
+	sample(g, p->ev, p->has_mem ? p->dla : 0, p->has_mem ? p->lat : 0,
 	       p->has_mem ? data_source(p->dse) : 0, 1, NULL);
 }
 
 static void pd_sample(const struct bt_session *s, const struct bt_sample *x)
 {
-	pd.n = 0;
+	struct pd_cpu *g = open_of(s);
+	g->n = 0;
 	if (x->has_lbr)
-		pd.stack[pd.n++] = entry(x->lbr_from, x->lbr_to);
+		g->stack[g->n++] = entry(x->lbr_from, x->lbr_to);
 	sample_time(x->has_tsc || s->timed, x->has_tsc ? x->tsc : s->tsc);
-	sample(s->cpu, x->ip, 0, 0, 0, 1, NULL);
+	sample(g, x->ip, 0, 0, 0, 1, NULL);
 }
 
 static void pd_end(const struct bt_session *s, const struct bt_session_end *e)
 {
-	(void)s;
 	(void)e;
-	flush_stack();
+	flush_stack(open_of(s));
 }
 
 static void pd_finish(void)
 {
-	flush_stack();
+	/* sessions the capture ends inside: what they gathered, CPU by CPU */
+	for (unsigned c = 0; c < MAX_CPUS; c++)
+		if (pd.cpus[c])
+			flush_stack(pd.cpus[c]);
 	if (!pd.data)
 		return;
 	if (pd.failed) {

@@ -297,7 +297,7 @@ static void json_begin(const struct bt_session *s)
 	bt_json_str(s->facility);
 	fputs(",\"name\":", out_records);
 	bt_json_str(s->name);
-	fputs("}\n", out_records);
+	fprintf(out_records, ",\"tid\":%" PRIu32 "}\n", s->tid);
 }
 
 static void json_bts(const struct bt_session *s, const struct bt_bts *r)
@@ -405,15 +405,32 @@ const struct bt_view bt_view_json = {
  * llvm-profgen counts.
  */
 #define PERF_WINDOW 32
+#define PERF_CPUS   256 /* the reader's CPUs */
 
-static struct {
+/* A CPU's sample being gathered: a program's threads are traced at once, each on its CPU, and
+ * their frames interleave. */
+struct perf_window {
 	uint64_t from[PERF_WINDOW], to[PERF_WINDOW];
 	char flag[PERF_WINDOW];
 	uint32_t cycles[PERF_WINDOW];
 	unsigned n;
 	uint32_t last_index;
+};
+
+static struct {
+	struct perf_window *cpu[PERF_CPUS]; /* allocated at the CPU's first session */
 	bool mmaps_done;
 } perf;
+
+static struct perf_window *perf_window(const struct bt_session *s)
+{
+	struct perf_window **w = &perf.cpu[s->cpu % PERF_CPUS];
+	if (!*w && !(*w = calloc(1, sizeof(**w)))) {
+		fprintf(stderr, "btdecode: out of memory for the perf view\n");
+		exit(2);
+	}
+	return *w;
+}
 
 static void perf_mmap(const char *path, uint64_t start, uint64_t len, uint64_t pgoff, uint64_t bias)
 {
@@ -429,82 +446,82 @@ static void perf_mmap(const char *path, uint64_t start, uint64_t len, uint64_t p
 		start, len, pgoff, path);
 }
 
-static void perf_flush(void)
+static void perf_flush(struct perf_window *w)
 {
-	if (!perf.n)
+	if (!w->n)
 		return;
-	for (unsigned i = 0; i < perf.n; i++)
-		fprintf(out_records, " %#" PRIx64 "/%#" PRIx64 "/%c/-/-/%" PRIu32, perf.from[i],
-			perf.to[i], perf.flag[i], perf.cycles[i]);
+	for (unsigned i = 0; i < w->n; i++)
+		fprintf(out_records, " %#" PRIx64 "/%#" PRIx64 "/%c/-/-/%" PRIu32, w->from[i],
+			w->to[i], w->flag[i], w->cycles[i]);
 	fputc('\n', out_records);
-	perf.n = 0;
+	w->n = 0;
 }
 
 static void perf_start(void)
 {
-	perf.n = 0;
-	perf.mmaps_done = false;
+	for (unsigned c = 0; c < PERF_CPUS; c++)
+		free(perf.cpu[c]);
+	memset(&perf, 0, sizeof(perf));
 }
 
 /* The mmap events come before the first session: by then every HEADER frame (the program's
  * bias is in the run's own) has been read. */
 static void perf_begin(const struct bt_session *s)
 {
-	(void)s;
 	if (!perf.mmaps_done)
 		bt_sym_for_each_exec(perf_mmap);
 	perf.mmaps_done = true;
-	perf.n = 0;
+	perf_window(s)->n = 0;
 }
 
 static void perf_bts(const struct bt_session *s, const struct bt_bts *r)
 {
-	(void)s;
+	struct perf_window *w = perf_window(s);
 	/* newest first: the window is filled from its end */
-	unsigned i = PERF_WINDOW - 1 - perf.n;
-	perf.from[i] = r->from;
-	perf.to[i] = r->to;
-	perf.flag[i] = r->flags & BTS_FLAG_PREDICTED ? 'P' : '-';
-	perf.cycles[i] = 0;
-	if (++perf.n == PERF_WINDOW)
-		perf_flush();
+	unsigned i = PERF_WINDOW - 1 - w->n;
+	w->from[i] = r->from;
+	w->to[i] = r->to;
+	w->flag[i] = r->flags & BTS_FLAG_PREDICTED ? 'P' : '-';
+	w->cycles[i] = 0;
+	if (++w->n == PERF_WINDOW)
+		perf_flush(w);
 }
 
-static void perf_end_bts_window(void)
+static void perf_end_bts_window(struct perf_window *w)
 {
 	/* a partial window: move it to the front, then print it */
-	if (perf.n && perf.n < PERF_WINDOW) {
-		unsigned first = PERF_WINDOW - perf.n;
-		memmove(perf.from, perf.from + first, perf.n * sizeof(perf.from[0]));
-		memmove(perf.to, perf.to + first, perf.n * sizeof(perf.to[0]));
-		memmove(perf.flag, perf.flag + first, perf.n);
-		memmove(perf.cycles, perf.cycles + first, perf.n * sizeof(perf.cycles[0]));
+	if (w->n && w->n < PERF_WINDOW) {
+		unsigned first = PERF_WINDOW - w->n;
+		memmove(w->from, w->from + first, w->n * sizeof(w->from[0]));
+		memmove(w->to, w->to + first, w->n * sizeof(w->to[0]));
+		memmove(w->flag, w->flag + first, w->n);
+		memmove(w->cycles, w->cycles + first, w->n * sizeof(w->cycles[0]));
 	}
-	perf_flush();
+	perf_flush(w);
 }
 
 static void perf_lbr(const struct bt_session *s, const struct bt_lbr *e)
 {
+	struct perf_window *w = perf_window(s);
 	/* a snapshot is delivered newest first with rising indexes: a new one starts where the
 	 * index does not rise */
-	if (perf.n && (e->index <= perf.last_index || perf.n == PERF_WINDOW))
-		perf_flush();
-	(void)s;
-	perf.last_index = e->index;
-	perf.from[perf.n] = e->from;
-	perf.to[perf.n] = e->to;
-	perf.flag[perf.n] = e->mispred_valid ? (e->mispred ? 'M' : 'P') : '-';
-	perf.cycles[perf.n] = e->cycles_valid ? e->cycles : 0;
-	perf.n++;
+	if (w->n && (e->index <= w->last_index || w->n == PERF_WINDOW))
+		perf_flush(w);
+	w->last_index = e->index;
+	w->from[w->n] = e->from;
+	w->to[w->n] = e->to;
+	w->flag[w->n] = e->mispred_valid ? (e->mispred ? 'M' : 'P') : '-';
+	w->cycles[w->n] = e->cycles_valid ? e->cycles : 0;
+	w->n++;
 }
 
 static void perf_end(const struct bt_session *s, const struct bt_session_end *e)
 {
 	(void)e;
 	if (!strcmp(s->facility, "lbr"))
-		perf_flush();
+		perf_flush(perf_window(s));
 	else
-		perf_end_bts_window();
+		perf_end_bts_window(perf_window(s));
 }
 
 const struct bt_view bt_view_perf = {
@@ -664,6 +681,21 @@ bool bt_session_modelled(const struct bt_session *s)
 {
 	const char *at = s->name ? strchr(s->name, '@') : NULL;
 	return at && strncmp(at + 1, "hardware", strlen("hardware"));
+}
+
+uint32_t bt_session_tid(const char *name)
+{
+	const char *last = NULL;
+	for (const char *p = name; p && (p = strstr(p, " tid=")); p++)
+		last = p; /* appended: the last one */
+	if (!last)
+		return 1;
+	uint64_t v = 0;
+	const char *d = last + strlen(" tid=");
+	for (; *d >= '0' && *d <= '9' && v <= INT32_MAX; d++)
+		v = v * 10 + (uint64_t)(*d - '0');
+	bool whole = d > last + strlen(" tid=") && (!*d || *d == ' ');
+	return whole && v >= 1 && v <= INT32_MAX ? (uint32_t)v : 1;
 }
 
 const struct bt_view *bt_view_find(const char *name)

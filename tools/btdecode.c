@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@
 #define MAX_PAIRS     64
 #define RECENT	      64 /* frames a CPU's duplicates are looked for among */
 #define MAX_ELF_FILES 16 /* --elf, --program, the default kernel.elf */
+#define CPU_TIDS      8	 /* a CPU's threads the stats view names */
 
 /* A frame seen: its number and CRC tell a duplicate. */
 struct seen_frame {
@@ -58,7 +60,7 @@ struct cpu_state {
 	bool seen;
 	uint32_t next_seq; /* one past the highest frame number seen */
 	bool in_session;
-	bool shown; /* the open session passes --cpu, --session and --facility */
+	bool shown; /* the open session passes --cpu, --session, --facility and --tid */
 	char facility[BT_NAME_MAX], name[BT_NAME_MAX];
 	struct bt_session s; /* the open session, as the views see it */
 	uint32_t digest;
@@ -68,6 +70,9 @@ struct cpu_state {
 	unsigned n_recent;
 	/* totals */
 	uint64_t frames, sessions, all_records, wire_bytes, missing_frames;
+	uint32_t tids[CPU_TIDS]; /* the threads its sessions traced, as they came */
+	unsigned n_tids;
+	bool more_tids; /* and more than CPU_TIDS */
 };
 
 /* The boot being read: from its first frame to the kernel's last line or its END frame. */
@@ -84,20 +89,23 @@ static struct {
 
 static struct cpu_state cpus[MAX_CPUS];
 
-/* --cpu, --session, --facility: the sessions the view is given (every one is still checked) */
+/* --cpu, --session, --facility, --tid: the sessions the view is given (every one is still
+ * checked) */
 static struct {
 	long cpu;	  /* -1: any */
 	uint64_t session; /* the N-th session to begin in the capture, 0: any */
 	const char *facility;
+	uint32_t tid;	       /* the thread (struct bt_session's tid), 0: any */
 	uint64_t begun, shown; /* sessions so far, and those given to the view */
 } filter = {.cpu = -1};
 
-static bool filter_passes(unsigned cpu, const char *facility)
+static bool filter_passes(const struct bt_session *s)
 {
 	filter.begun++;
-	bool pass = (filter.cpu < 0 || filter.cpu == (long)cpu) &&
+	bool pass = (filter.cpu < 0 || filter.cpu == (long)s->cpu) &&
 		    (!filter.session || filter.session == filter.begun) &&
-		    (!filter.facility || !strcmp(filter.facility, facility));
+		    (!filter.facility || !strcmp(filter.facility, s->facility)) &&
+		    (!filter.tid || filter.tid == s->tid);
 	filter.shown += pass;
 	return pass;
 }
@@ -555,6 +563,31 @@ static void frame_number(struct cpu_state *c, const struct bt_frame *f)
 	c->seen = true;
 }
 
+/* A thread a session of the CPU traced, kept for the stats view's line of the CPU. */
+static void note_tid(struct cpu_state *c, uint32_t tid)
+{
+	for (unsigned i = 0; i < c->n_tids; i++)
+		if (c->tids[i] == tid)
+			return;
+	if (c->n_tids < CPU_TIDS)
+		c->tids[c->n_tids++] = tid;
+	else
+		c->more_tids = true;
+}
+
+/* The stats view's line of a CPU: " tid=N[,M...]" when one of its sessions traced a thread other
+ * than the main one (tid 1), nothing when they all traced tid 1 (a capture without threads). */
+static void print_tids(const struct cpu_state *c)
+{
+	bool other = c->more_tids;
+	for (unsigned i = 0; i < c->n_tids; i++)
+		other |= c->tids[i] != 1;
+	for (unsigned i = 0; other && i < c->n_tids; i++)
+		fprintf(out_records, "%s%" PRIu32, i ? "," : " tid=", c->tids[i]);
+	if (c->more_tids)
+		fputs(",...", out_records);
+}
+
 static void frame(const struct bt_frame *f)
 {
 	if (f->cpu >= MAX_CPUS) {
@@ -607,13 +640,15 @@ static void frame(const struct bt_frame *f)
 					   .number = f->seq,
 					   .facility = c->facility,
 					   .name = c->name,
+					   .tid = bt_session_tid(c->name),
 					   .timed = f->has_tsc,
 					   .tsc = f->tsc};
+		note_tid(c, c->s.tid);
 		c->batch_tsc = f->tsc;
 		c->digest = 0;
 		c->out_next[0] = c->out_next[1] = 0;
 		c->sessions++;
-		c->shown = filter_passes(f->cpu, c->facility);
+		c->shown = filter_passes(&c->s);
 		if (c->shown && view->begin)
 			view->begin(&c->s);
 		return;
@@ -881,14 +916,15 @@ static int btdecode_stream(FILE *in, const char *name)
 	for (unsigned c = 0; c < MAX_CPUS; c++) {
 		struct cpu_state *s = &cpus[c];
 		records += s->all_records;
-		if (view == &bt_view_stats && s->frames)
-			fprintf(
-			    out_records,
-			    "cpu %u: frames=%" PRIu64 " missing=%" PRIu64 " sessions=%" PRIu64
-			    " records=%" PRIu64 " wire-bytes=%" PRIu64 " bytes-per-record=%.2f\n",
-			    c, s->frames, s->missing_frames, s->sessions, s->all_records,
-			    s->wire_bytes,
-			    s->all_records ? (double)s->wire_bytes / (double)s->all_records : 0.0);
+		if (view != &bt_view_stats || !s->frames)
+			continue;
+		fprintf(out_records,
+			"cpu %u: frames=%" PRIu64 " missing=%" PRIu64 " sessions=%" PRIu64
+			" records=%" PRIu64 " wire-bytes=%" PRIu64 " bytes-per-record=%.2f",
+			c, s->frames, s->missing_frames, s->sessions, s->all_records, s->wire_bytes,
+			s->all_records ? (double)s->wire_bytes / (double)s->all_records : 0.0);
+		print_tids(s);
+		fputc('\n', out_records);
 	}
 	if (view->finish)
 		view->finish();
@@ -922,10 +958,11 @@ static void usage(FILE *to)
 	    "  --debug-dir DIR: a folder of ELFs, or of a .build-id/ab/cdef...[.debug] tree\n"
 	    "  --stream stdout|stderr|both: --view output's streams (default both: the "
 	    "program's\n    stdout to stdout, its stderr to stderr)\n"
-	    "  --cpu N, --session N, --facility NAME: give the view only the sessions of CPU N, "
-	    "the N-th\n    session to begin (1, 2, ...: the HTML page's numbers), or of that "
-	    "facility (every\n    session is still checked, and the exit status is the whole "
-	    "capture's)\n"
+	    "  --cpu N, --session N, --facility NAME, --tid N: give the view only the sessions of "
+	    "CPU N,\n    the N-th session to begin (1, 2, ...: the HTML page's numbers), of that "
+	    "facility, or\n    of the program's thread N (the session name's \" tid=N\"; none: tid "
+	    "1, the main\n    thread) (every session is still checked, and the exit status is the "
+	    "whole capture's)\n"
 	    "  --diff OLD: OLD and FILE compared by function and by branch (counts, and shares of "
 	    "each\n    capture's own records), as perf diff compares two perf.data files\n"
 	    "  --callchains yes|no: --view perf.data gives each sample its call chain (default "
@@ -1001,6 +1038,7 @@ static const struct option longs[] = {
     {"cpu", required_argument, NULL, 'C'},
     {"session", required_argument, NULL, 'S'},
     {"facility", required_argument, NULL, 'F'},
+    {"tid", required_argument, NULL, 'T'}, /* a thread: the session name's " tid=N" */
     {"diff", required_argument, NULL, 'D'},
     {NULL, 0, NULL, 0},
 };
@@ -1016,19 +1054,33 @@ static int value_option(int c, const char *arg)
 		bt_perf_callchains = !strcmp(arg, "yes");
 		return 0;
 	}
+	static const struct {
+		int c;
+		const char *name, *accepted;
+		unsigned long long lo, hi;
+	} numbers[] = {
+	    {'C', "cpu", "a CPU number, 0-255", 0, MAX_CPUS - 1},
+	    {'S', "session", "a session number, 1 or more", 1, ULLONG_MAX},
+	    {'T', "tid", "a Linux thread id, 1-2147483647 (1: the main thread)", 1, INT32_MAX},
+	};
+	unsigned k = 0;
+	while (numbers[k].c != c)
+		k++;
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(arg, &end, 10);
-	if (errno || end == arg || *end || arg[0] == '-' || (c == 'C' && v >= MAX_CPUS) ||
-	    (c == 'S' && v == 0)) {
-		fprintf(stderr, "btdecode: --%s '%s': accepted: %s\n", c == 'C' ? "cpu" : "session",
-			arg, c == 'C' ? "a CPU number, 0-255" : "a session number, 1 or more");
+	if (errno || end == arg || *end || arg[0] == '-' || v < numbers[k].lo ||
+	    v > numbers[k].hi) {
+		fprintf(stderr, "btdecode: --%s '%s': accepted: %s\n", numbers[k].name, arg,
+			numbers[k].accepted);
 		return BT_EXIT_USAGE;
 	}
 	if (c == 'C')
 		filter.cpu = (long)v;
-	else
+	else if (c == 'S')
 		filter.session = v;
+	else
+		filter.tid = (uint32_t)v;
 	return 0;
 }
 
@@ -1048,10 +1100,10 @@ static int decode_one(FILE *in, const char *name)
 {
 	filter.begun = filter.shown = 0;
 	int rc = btdecode_stream(in, name);
-	if ((filter.cpu >= 0 || filter.session || filter.facility) && !filter.shown)
+	if ((filter.cpu >= 0 || filter.session || filter.facility || filter.tid) && !filter.shown)
 		fprintf(stderr,
 			"btdecode: %s: no session of its %" PRIu64
-			" matches --cpu, --session or --facility: the view had none\n",
+			" matches --cpu, --session, --facility or --tid: the view had none\n",
 			name, filter.begun);
 	return rc;
 }
@@ -1120,6 +1172,7 @@ int main(int argc, char **argv)
 		case 'c':
 		case 'C':
 		case 'S':
+		case 'T':
 			if (value_option(c, optarg))
 				return BT_EXIT_USAGE;
 			break;

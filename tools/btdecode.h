@@ -20,6 +20,7 @@ struct bt_session {
 	unsigned cpu;
 	uint32_t number; /* its BEGIN's frame number */
 	const char *facility, *name;
+	uint32_t tid;	  /* the Linux thread it traced (bt_session_tid: 1 without " tid=") */
 	uint64_t records; /* records so far (the next record's index) */
 	/* The current record's TSC (a stream of format version 2: timed): a sample's own when it
 	 * has one; else estimated between its batch's TSC and the one before (the session's
@@ -36,6 +37,14 @@ uint64_t bt_tsc_khz(void);
 /* Whether a session ran on the software PMU: the kernel names it WORKLOAD@PERSONALITY
  * (arch/x86/session/runner.c), WORKLOAD@hardware on silicon. */
 bool bt_session_modelled(const struct bt_session *s);
+
+/* The Linux thread id a session traced, from its name: a program's thread runs on a CPU of its
+ * own, traced by that CPU's session, and the kernel appends " tid=N" (decimal; the main thread
+ * is tid 1, which is also the pid) to the session's name, "WORKLOAD@PERSONALITY cpu=C tid=N".
+ * A name without " tid=" (a capture from before threads, or no program) is tid 1, as is one
+ * whose " tid=" is not followed by a decimal 1..INT32_MAX (Linux's pid_t) and a space or the
+ * name's end. The one parser: the reader fills struct bt_session's tid with it. */
+uint32_t bt_session_tid(const char *name);
 
 /* How a session ended: END's fields and the reader's verdict ("ok", "incomplete", ...). */
 struct bt_session_end {

@@ -2,7 +2,8 @@
 # btdecode --view html on a fixed capture, loaded once in Debian's headless Chromium (html_check:
 # no console message, the script ran; nothing fetched; a section per session; hot functions and
 # a flame graph; each annotated function's instructions and branches at objdump's addresses; each
-# instruction's taken count the text view's records from it). Two programs that never run, in
+# instruction's taken count the text view's records from it; every session tid 1: no thread named,
+# no threads' timeline, the page of one thread). Two programs that never run, in
 # one capture, as the kernel and the program:
 #  - calls.S (views.t's), its path read from its source (calls.records): main makes 6 of the
 #    BTS session's 12 branches, more than any other function; the flame graph holds _start, main,
@@ -62,7 +63,7 @@ ok $? "--view html -o FILE: exit $rc, a whole page ($(head -c 200 "$work/html.er
 # shellcheck disable=SC2086
 jnz=$(printf '%s\n' $syms | sed -n 's/^m_jnz=//p')
 report < <("$check" "$work/page.html" "$work/text" --json "$work/json" --elf "$elf" --elf "$work/t.elf" \
-	--top bts=main --flame bts=_start,main,leaf,isr,tail --branch "bts:$jnz=1/1" --name "$name")
+	--top bts=main --flame bts=_start,main,leaf,isr,tail --branch "bts:$jnz=1/1" --name "$name" --threads)
 # the interrupt at the DEC (m_after_leaf): delivered there once, in the BTS session
 # shellcheck disable=SC2086
 dec_at=$(printf '%s\n' $syms | sed -n 's/^m_after_leaf=//p')

@@ -4,7 +4,10 @@
  * the decoder's view tests (tests/views/views.t): the records come from the test's reading of
  * its program's source, not from a run. Input lines (stdin), '#' comments:
  *   header KEY=VALUE...                         a HEADER frame
- *   begin FACILITY NAME                         a session (CPU 0)
+ *   config TEXT                                 a HEADER frame of the one pair config=TEXT,
+ *                                               spaces kept (the run's own: its options)
+ *   begin FACILITY NAME                         a session (CPU 0); NAME to the line's end
+ *                                               ("calls@golden cpu=1 tid=2")
  *   bts FROM TO FLAGS                           a BTS record
  *   lbr INDEX FROM TO CYCLES MISPRED BR_TYPE    an LBR entry (MISPRED -1: not valid)
  *   end LOST [WHY]                              the session's END
@@ -170,6 +173,11 @@ int main(int argc, char **argv)
 			for (char *p; n < 32 && (p = strtok_r(NULL, " \t\n", &save));)
 				pairs[n++] = p;
 			bt_write_header(wp, pairs, n);
+		} else if (!strcmp(cmd, "config")) {
+			char pair[BT_PAYLOAD_MAX], *text = strtok_r(NULL, "\n", &save);
+			snprintf(pair, sizeof(pair), "config=%s", text ? text : "");
+			const char *pairs[] = {pair};
+			bt_write_header(wp, pairs, 1);
 		} else if (!strcmp(cmd, "begin")) {
 			char *fac = strtok_r(NULL, " \t\n", &save),
 			     *name = strtok_r(NULL, "\n", &save);
@@ -197,11 +205,11 @@ int main(int argc, char **argv)
 			char *why = strtok_r(NULL, "\n", &save);
 			bt_write_end(wp, lost, why ? why : "");
 		} else {
-			fprintf(stderr,
-				"mkcapture: line %u: '%s': accepted: header, begin, bts, lbr, end, "
-				"cpu, "
-				"bootend, log\n",
-				line_no, cmd);
+			fprintf(
+			    stderr,
+			    "mkcapture: line %u: '%s': accepted: header, config, begin, bts, lbr, "
+			    "end, cpu, bootend, log, tsc\n",
+			    line_no, cmd);
 			return 2;
 		}
 	}
