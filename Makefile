@@ -344,7 +344,7 @@ unit-test: deps $(UNIT_TESTS)
 
 # The longest QEMU tests start first: prove -j2 runs files in the order given, and one long file
 # started last would leave the other core idle for minutes.
-SLOW_QEMU_TESTS := tests/qemu/trace.t tests/qemu/sstrace.t tests/qemu/selfcheck.t \
+SLOW_QEMU_TESTS := tests/qemu/threads.t tests/qemu/trace.t tests/qemu/sstrace.t tests/qemu/selfcheck.t \
 	tests/qemu/program_runs.t tests/qemu/program.t tests/qemu/stream.t tests/qemu/badinput.t \
 	tests/qemu/config.t tests/qemu/console.t tests/qemu/linux.t tests/qemu/perfdata.t \
 	tests/qemu/block.t tests/qemu/compat.t tests/qemu/lossless.t

@@ -151,7 +151,8 @@ enum trace_outcome { TRACE_PASSED, TRACE_FAILED, TRACE_SKIPPED, TRACE_INCOMPLETE
  * with the reason). Prints the records. */
 enum trace_outcome arch_trace_workload(const struct trace_request *req);
 /* Whether the trace options' buffers and stores fit the memory that is free, on the CPUs that
- * trace at once (threads: a Linux program is loaded, arch_trace_cpus); false with the sizes and what to change in why. Before the first session. */
+ * trace at once (threads: a Linux program is loaded, arch_trace_cpus); false with the sizes and
+ * what to change in why. Before the first session. */
 bool arch_trace_check_memory(const struct trace_options *o, bool threads, char *why, size_t size);
 /* The CPUs whose sessions may trace at once: with threads (a Linux program), every CPU that
  * may run one of its threads. */

@@ -332,8 +332,8 @@ _Noreturn void kernel_main(const struct boot_info *bi_phys)
 			     run_status_name(program_bad ? RUN_BAD_CONFIG : status));
 	if (program_bad) {
 		kprintf(
-		    "error: program '%s' faulted or never ended (its report above): the boot ends "
-		    "with status 2, bad input\n",
+		    "error: program '%s' faulted, never ended, or its threads could not go on (its "
+		    "report above): the boot ends with status 2, bad input\n",
 		    bi->program_path);
 		arch_exit(RUN_BAD_CONFIG);
 	}

@@ -183,6 +183,11 @@ void program_done(workload_print_fn print)
 	}
 }
 
+void program_mark_bad(void)
+{
+	ended_badly = true;
+}
+
 bool program_linux_loaded(void)
 {
 	return is_loaded && params.linux_abi;

@@ -85,6 +85,9 @@ void program_linux_done(workload_print_fn print, const struct user_run_end *e);
 /* Whether a traced run of the program faulted or was stopped by the watchdog (the boot then
  * ends with status 2, bad input). */
 bool program_ended_badly(void);
+/* The program's run went wrong for a reason of its own that the session said (a deadlock of its
+ * threads, more threads than CPUs): the boot ends with status 2, as after a fault. */
+void program_mark_bad(void);
 /* Whether the loaded program is a Linux one (its threads may run on the other CPUs). */
 bool program_linux_loaded(void);
 

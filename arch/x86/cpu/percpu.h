@@ -31,7 +31,7 @@ struct percpu {
 	uint64_t user_rsp;
 	uint64_t linux_exit_status;
 	uint8_t linux_exit_now;
-	unsigned index;	     /* 0 = the boot CPU, then in MADT order */
+	unsigned index; /* 0 = the boot CPU, then in MADT order */
 	uint32_t apic_id;
 	uint32_t acpi_uid;
 	volatile bool online;

@@ -12,10 +12,10 @@
  * the process's end). */
 #define VEC_LINUX_THREAD 0xe0
 #define VEC_LINUX_IPI	 0xe1
-#define VEC_PMI	       0xf0 /* LVT performance-counter entry (unless delivered as NMI) */
-#define VEC_IPI_CALL   0xf1 /* cross-CPU function calls */
-#define VEC_APIC_TIMER 0xf2 /* LVT timer (calibration) */
-#define VEC_APIC_ERROR 0xfe /* LVT error */
+#define VEC_PMI		 0xf0 /* LVT performance-counter entry (unless delivered as NMI) */
+#define VEC_IPI_CALL	 0xf1 /* cross-CPU function calls */
+#define VEC_APIC_TIMER	 0xf2 /* LVT timer (calibration) */
+#define VEC_APIC_ERROR	 0xfe /* LVT error */
 #define VEC_APIC_SPURIOUS                                                                          \
 	0xff /* spurious-interrupt vector register; bits 3:0 must be 1111b                         \
 	      * on P6/Pentium parts (SDM 10.9) */

@@ -83,6 +83,14 @@ uint64_t trace_out_produced(unsigned cpu)
 	return cpu < MAX_CPUS ? __atomic_load_n(&rings[cpu].committed, __ATOMIC_ACQUIRE) : 0;
 }
 
+bool trace_out_half_full(unsigned cpu)
+{
+	if (cpu >= MAX_CPUS || !rings[cpu].buf)
+		return false;
+	const struct out_ring *r = &rings[cpu];
+	return __atomic_load_n(&r->committed, __ATOMIC_ACQUIRE) - r->tail >= OUT_BYTES / 2;
+}
+
 uint64_t trace_out_drain(unsigned cpu)
 {
 	return cpu < MAX_CPUS && rings[cpu].buf ? ring_drain(&rings[cpu]) : 0;

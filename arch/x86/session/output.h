@@ -20,6 +20,8 @@ bool trace_out_prepare(unsigned cpu);
 void trace_out_owner(unsigned cpu);
 /* Bytes CPU cpu has written to its ring since boot: another CPU's sign of its progress. */
 uint64_t trace_out_produced(unsigned cpu);
+/* Whether CPU cpu's ring holds at least half its size not written out yet. */
+bool trace_out_half_full(unsigned cpu);
 /* The owner: CPU `cpu`'s whole units so far, written out; how many bytes. */
 uint64_t trace_out_drain(unsigned cpu);
 /* On the running CPU: one whole unit into its ring, or straight to the console when it has

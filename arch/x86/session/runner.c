@@ -276,7 +276,7 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 	for (unsigned c = first; c <= last; c++) {
 		if (mode != TRACE_CPUS_ALL) {
 			trace_live_serve(c, c != self); /* this CPU drains it below (wait_cpu) */
-			job.drainer = self; /* it drains CPU c below (wait_cpu) */
+			job.drainer = self;		/* it drains CPU c below (wait_cpu) */
 			runs.posted[c] = c != self && smp_call_post(c, one_cpu, &job, &runs.seq[c]);
 			if (c == self)
 				run_here(&job);
@@ -291,7 +291,7 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 		trace_live_serve(c, false);
 		uint64_t live_bytes = trace_live_written(c);
 		trace_out_flush(c); /* the CPU's lines whole, before the boot CPU's own */
-		threads_flush(); /* then its program's threads', each CPU's in turn */
+		threads_flush();    /* then its program's threads', each CPU's in turn */
 		if (runs.live)
 			kprintf("trace: CPU %u: %lu bytes of its output written while it ran "
 				"(stream.live)\n",

@@ -16,6 +16,7 @@
 #include "arch/x86/user/linux_thread.h"
 #include "arch/x86/user/run.h"
 #include "kernel/arch_user.h"
+#include "kernel/program.h"
 #include "kernel/arch_cpu.h"
 #include "lib/fmt.h"
 #include "lib/string.h"
@@ -31,6 +32,7 @@ struct host_job {
 };
 static struct host_job hosts[MAX_CPUS];
 static volatile bool hosting[MAX_CPUS]; /* drained while it hosts (threads_drain) */
+static bool text_only;			/* stream=off: records as text lines, which name no CPU */
 
 static enum trace_outcome worse(enum trace_outcome a, enum trace_outcome b)
 {
@@ -46,11 +48,19 @@ static void thread_done(workload_print_fn print)
 {
 	struct user_run_end e;
 	user_thread_end_of(&e);
+	uint64_t waits, us;
+	linux_thread_waits(&waits, &us);
+	if (print)
+		print(
+		    "program: tid %u (cpu %u): waited %lu time%s in the kernel, halted %lu us "
+		    "(futex waits, the system calls' lock: INT 0xe0 to its IRET in the records)\n",
+		    linux_thread_tid(), this_cpu()->index, (unsigned long)waits,
+		    waits == 1 ? "" : "s", (unsigned long)us);
 	if (print && e.kind == USER_END_FAULT)
 		print("error: program: tid %u (cpu %u): ended by %s (vector %u) at %#lx "
 		      "error-code=%#lx after %lu us: the process ends with it\n",
-		      linux_thread_tid(), this_cpu()->index, arch_exception_name(e.vector), e.vector,
-		      (unsigned long)e.rip, (unsigned long)e.error_code,
+		      linux_thread_tid(), this_cpu()->index, arch_exception_name(e.vector),
+		      e.vector, (unsigned long)e.rip, (unsigned long)e.error_code,
 		      (unsigned long)e.elapsed_us);
 }
 
@@ -90,6 +100,7 @@ void threads_start(const struct trace_request *req, bool traced, unsigned draine
 	for (unsigned c = 0; req->threads && c < arch_cpu_count(); c++)
 		host_cpu[c] = c != me && c != drainer;
 	linux_threads_open(host_cpu);
+	text_only = req->opt->stream == TRACE_STREAM_OFF;
 	for (unsigned c = 0; c < arch_cpu_count(); c++) {
 		struct host_job *j = &hosts[c];
 		*j = (struct host_job){.req = req, .traced = traced};
@@ -110,6 +121,12 @@ enum trace_outcome threads_finish(enum trace_outcome main, workload_print_fn pri
 	struct linux_threads_summary sum;
 	if (!linux_threads_opened())
 		return main;
+	uint64_t waits, us;
+	linux_thread_waits(&waits, &us);
+	if (print && waits)
+		print("program: tid 1 (cpu %u): waited %lu time%s in the kernel, halted %lu us\n",
+		      this_cpu()->index, (unsigned long)waits, waits == 1 ? "" : "s",
+		      (unsigned long)us);
 	linux_threads_close(&sum);
 	for (unsigned c = 0; c < arch_cpu_count(); c++) {
 		struct host_job *j = &hosts[c];
@@ -123,7 +140,7 @@ enum trace_outcome threads_finish(enum trace_outcome main, workload_print_fn pri
 			main = worse(main, j->worst);
 			if (j->req->sessions) {
 				struct trace_session_tally *t = j->req->sessions;
-				__atomic_add_fetch(j->worst == TRACE_FAILED ? &t->failed
+				__atomic_add_fetch(j->worst == TRACE_FAILED	  ? &t->failed
 						   : j->worst == TRACE_INCOMPLETE ? &t->incomplete
 						   : j->worst == TRACE_SKIPPED	  ? &t->skipped
 										  : &t->passed,
@@ -132,12 +149,15 @@ enum trace_outcome threads_finish(enum trace_outcome main, workload_print_fn pri
 		}
 	}
 	if (print && sum.made)
-		print("program: %u thread%s besides the main one, each on a CPU of its own (%u CPUs "
-		      "for threads)\n",
-		      sum.made, sum.made == 1 ? "" : "s", sum.cpus);
+		print(
+		    "program: %u thread%s besides the main one, each on a CPU of its own (%u CPUs "
+		    "for threads)\n",
+		    sum.made, sum.made == 1 ? "" : "s", sum.cpus);
+	if (print && (sum.deadlock || sum.refused))
+		program_mark_bad();
 	if (print && sum.deadlock)
-		print("error: program: deadlock: %s the process ended (status %#llx)\n", sum.deadlock,
-		      USER_STATUS_DEADLOCK);
+		print("error: program: deadlock: %s the process ended (status %#llx)\n",
+		      sum.deadlock, USER_STATUS_DEADLOCK);
 	if (print && sum.refused)
 		print("error: program: clone refused %u time%s (-EAGAIN): no CPU left for another "
 		      "thread; each thread takes a CPU of its own and one more writes the console: "
@@ -148,9 +168,16 @@ enum trace_outcome threads_finish(enum trace_outcome main, workload_print_fn pri
 
 void threads_drain(void)
 {
-	for (unsigned c = 0; c < arch_cpu_count(); c++)
-		if (__atomic_load_n(&hosting[c], __ATOMIC_ACQUIRE))
-			trace_live_drain(c);
+	for (unsigned c = 0; c < arch_cpu_count(); c++) {
+		if (!__atomic_load_n(&hosting[c], __ATOMIC_ACQUIRE))
+			continue;
+		/* with the stream off, a host's lines wait for the main thread's session to end
+		 * (threads_flush writes them out then, each CPU's whole), unless its ring fills: a
+		 * thread never waits for room while others may wait for it */
+		if (text_only && !trace_out_half_full(c))
+			continue;
+		trace_live_drain(c);
+	}
 }
 
 void threads_flush(void)

@@ -5,9 +5,10 @@
  * use. Like syscalls.c this is part of every traced run, so it lives in .text.workload and calls
  * nothing outside it: copies and fills are one REP MOVSB / STOSB, every pointer is checked
  * against the program's memory first (user_buffer_ok). One process, its threads each on a
- * CPU of their own (linux_thread.c), sharing what follows: the boot volume's data files read-only (linux_files.c), stdin empty, stdout and stderr to the run's
- * output, memory from a heap and an mmap arena mapped before the run. Any other number is -ENOSYS,
- * tallied for the report after the run.
+ * CPU of their own (linux_thread.c), sharing what follows: the boot volume's data files read-only
+ * (linux_files.c), stdin empty, stdout and stderr to the run's output, memory from a heap and an
+ * mmap arena mapped before the run. Any other number is -ENOSYS, tallied for the report after the
+ * run.
  */
 #include "arch/x86/user/run.h"
 #include "arch/x86/user/linux_abi.h"

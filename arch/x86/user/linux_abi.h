@@ -79,24 +79,24 @@
 #define LNX_faccessat2	       439
 #define LNX_SYSCALL_TABLE_SIZE 512 /* numbers below this are named in the "unsupported" note */
 
-#define LNX_EPERM   1
-#define LNX_ENOENT  2
-#define LNX_ESRCH   3
-#define LNX_EBADF   9
-#define LNX_EAGAIN  11
-#define LNX_ENOMEM  12
-#define LNX_EACCES  13
-#define LNX_EFAULT  14
-#define LNX_EEXIST  17
-#define LNX_ENOTDIR 20
-#define LNX_EISDIR  21
-#define LNX_EINVAL  22
-#define LNX_EMFILE  24
-#define LNX_ENOTTY  25
-#define LNX_EROFS   30
-#define LNX_ESPIPE  29
-#define LNX_ERANGE  34
-#define LNX_ENOSYS  38
+#define LNX_EPERM     1
+#define LNX_ENOENT    2
+#define LNX_ESRCH     3
+#define LNX_EBADF     9
+#define LNX_EAGAIN    11
+#define LNX_ENOMEM    12
+#define LNX_EACCES    13
+#define LNX_EFAULT    14
+#define LNX_EEXIST    17
+#define LNX_ENOTDIR   20
+#define LNX_EISDIR    21
+#define LNX_EINVAL    22
+#define LNX_EMFILE    24
+#define LNX_ENOTTY    25
+#define LNX_EROFS     30
+#define LNX_ESPIPE    29
+#define LNX_ERANGE    34
+#define LNX_ENOSYS    38
 #define LNX_ETIMEDOUT 110
 
 #define LNX_ARCH_SET_FS 0x1002 /* arch/x86/include/uapi/asm/prctl.h */
@@ -138,7 +138,7 @@
 #define LNX_PR_MDWE_REFUSE_EXEC_GAIN 1	  /* W^X from now on */
 #define LNX_PR_MDWE_NO_INHERIT	     2	  /* Linux 6.6: for children only (none here) */
 #define LNX_FUTEX_CMD		     0x7f /* FUTEX_CMD_MASK without FUTEX_PRIVATE_FLAG's bit */
-#define LNX_FUTEX_WAIT		     0 /* include/uapi/linux/futex.h */
+#define LNX_FUTEX_WAIT		     0	  /* include/uapi/linux/futex.h */
 #define LNX_FUTEX_WAKE		     1
 #define LNX_FUTEX_REQUEUE	     3
 #define LNX_FUTEX_CMP_REQUEUE	     4
@@ -159,7 +159,7 @@
 #define LNX_CLONE_DETACHED	     0x00400000
 #define LNX_CLONE_CHILD_SETTID	     0x01000000
 #define LNX_CLONE_ARGS_SIZE_VER0     64 /* struct clone_args up to tls */
-#define LNX_CLONE_ARG_FLAGS	     0 /* struct clone_args' u64 fields, by index */
+#define LNX_CLONE_ARG_FLAGS	     0	/* struct clone_args' u64 fields, by index */
 #define LNX_CLONE_ARG_CHILD_TID	     2
 #define LNX_CLONE_ARG_PARENT_TID     3
 #define LNX_CLONE_ARG_STACK	     5

@@ -21,9 +21,9 @@
 #include "arch/x86/cpu/vectors.h"
 #include "kernel/arch_workloads.h"
 
-#define ERR(e)	 ((uint64_t) - (int64_t)(e))
-#define NOT_MINE (~0ull)
-#define NS_PER_S 1000000000ull
+#define ERR(e)	     ((uint64_t) - (int64_t)(e))
+#define NOT_MINE     (~0ull)
+#define NS_PER_S     1000000000ull
 #define THREAD_FLAGS (LNX_CLONE_VM | LNX_CLONE_THREAD | LNX_CLONE_SIGHAND)
 /* the flags a thread may add (kernel/fork.c copy_process refuses CLONE_THREAD without
  * CLONE_SIGHAND, CLONE_SIGHAND without CLONE_VM); CLONE_DETACHED is ignored there too */
@@ -31,8 +31,8 @@
 	(THREAD_FLAGS | LNX_CLONE_FS | LNX_CLONE_FILES | LNX_CLONE_SYSVSEM | LNX_CLONE_SETTLS |    \
 	 LNX_CLONE_PARENT_SETTID | LNX_CLONE_CHILD_SETTID | LNX_CLONE_CHILD_CLEARTID |             \
 	 LNX_CLONE_DETACHED)
-#define EXIT_SIGNAL_MASK 0xff	/* clone's low byte: the signal to the parent (none for threads) */
-#define SIGNAL_EXIT_BASE 128	/* a shell's status for a process killed by signal N: 128 + N */
+#define EXIT_SIGNAL_MASK 0xff /* clone's low byte: the signal to the parent (none for threads) */
+#define SIGNAL_EXIT_BASE 128  /* a shell's status for a process killed by signal N: 128 + N */
 #define SIGNAL_MAX	 64
 
 WORKLOAD_SECTION static uint64_t thread_trap(struct thread_request *r)
@@ -162,7 +162,8 @@ WORKLOAD_SECTION static uint64_t sys_clone3(struct user_run *u, const struct lin
 		return ERR(LNX_EINVAL);
 	return sys_clone(u, c, flags, stack ? stack + size_of_stack : 0,
 			 get_u64(a + LNX_CLONE_ARG_PARENT_TID * 8),
-			 get_u64(a + LNX_CLONE_ARG_CHILD_TID * 8), get_u64(a + LNX_CLONE_ARG_TLS * 8));
+			 get_u64(a + LNX_CLONE_ARG_CHILD_TID * 8),
+			 get_u64(a + LNX_CLONE_ARG_TLS * 8));
 }
 
 /* The relative timeout of a futex wait in ns: FUTEX_WAIT's is relative, FUTEX_WAIT_BITSET's
@@ -299,8 +300,12 @@ WORKLOAD_SECTION uint64_t linux_thread_syscall(struct user_run *u, const struct 
 	}
 }
 
+/* A thread's run; its result is 0 whatever its exit said: the process's status is the main
+ * thread's run's (exit_group's, or a fault's in any thread), and a thread's fault is said by its
+ * session (arch/x86/session/threads.c). */
 WORKLOAD_SECTION uint64_t linux_thread_workload(uint64_t arg)
 {
 	(void)arg;
-	return linux_thread_enter(&slot_here()->regs);
+	linux_thread_enter(&slot_here()->regs);
+	return 0;
 }

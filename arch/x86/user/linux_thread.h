@@ -70,14 +70,12 @@ uint64_t linux_thread_workload(uint64_t arg);
  * threads it made, and the clones refused for want of a CPU. */
 struct linux_threads_summary {
 	unsigned made, refused;
-	unsigned cpus;	    /* CPUs that could take threads, the main thread's included */
+	unsigned cpus;	      /* CPUs that could take threads, the main thread's included */
 	const char *deadlock; /* NULL, or which threads waited where when none could go on */
 };
 void linux_threads_close(struct linux_threads_summary *s);
 /* Whether linux_threads_open began a process that linux_threads_close has not ended. */
 bool linux_threads_opened(void);
-/* Whether a host still runs a thread (the main CPU waits for none before its next run). */
-bool linux_threads_busy(void);
 
 /* The session's side, from arch/x86/user/run.c: a run on this CPU ended by the kernel (a
  * fault, the watchdog) ends the whole process: every other thread is told to end. */
@@ -86,6 +84,9 @@ void linux_process_abort(uint64_t status);
 bool linux_process_ended_elsewhere(unsigned *cpu);
 /* Whether this CPU's thread waits in the kernel (a futex wait, the main thread's exit). */
 bool linux_thread_waiting(void);
+/* This CPU's thread's waits in the kernel so far (futex, exit, the system calls' lock, a
+ * shootdown's acknowledgements), and the time they took. */
+void linux_thread_waits(uint64_t *n, uint64_t *us);
 /* The tid of the thread this CPU runs now (1: the main thread, or no thread). */
 uint32_t linux_thread_tid(void);
 

@@ -262,8 +262,9 @@ static void user_watchdog_irq(struct trap_frame *f)
 	bool stop = u->deadline_tsc && now >= u->deadline_tsc;
 	bool beat = u->beat_tsc && now >= u->beat_tsc;
 	if (stop && (f->cs & 3) != 3 && linux_thread_waiting()) {
-		/* a thread waiting in the kernel (a futex, the main thread's exit): the process ends
-		 * from here, the wait returns and the thread leaves at its system call's end */
+		/* a thread waiting in the kernel (a futex, the main thread's exit): the process
+		 * ends from here, the wait returns and the thread leaves at its system call's end
+		 */
 		u->end.kind = USER_END_WATCHDOG;
 		u->end.rip = f->rip;
 		u->end.elapsed_us = tsc_to_us(now - u->start_tsc);

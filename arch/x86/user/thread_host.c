@@ -31,10 +31,10 @@
 #include "kernel/arch_user.h"
 #include "lib/string.h"
 
-#define ERR(e)	   ((uint64_t) - (int64_t)(e))
-#define NS_PER_US  1000ull
-#define MAIN_TID   1 /* the main thread's id, the process's too (getpid) */
-#define FIRST_TID  2 /* Linux gives a new thread the next free pid: here 2, 3, ... */
+#define ERR(e)	  ((uint64_t) - (int64_t)(e))
+#define NS_PER_US 1000ull
+#define MAIN_TID  1 /* the main thread's id, the process's too (getpid) */
+#define FIRST_TID 2 /* Linux gives a new thread the next free pid: here 2, 3, ... */
 
 struct thread_slot thread_slots[MAX_CPUS];
 struct linux_process linux_proc;
@@ -57,7 +57,8 @@ static void ipi(unsigned cpu)
 static void kick_others(void)
 {
 	for (unsigned c = 0; c < percpu_count; c++)
-		if (thread_slots[c].state == THREAD_GIVEN || thread_slots[c].state == THREAD_RUNNING)
+		if (thread_slots[c].state == THREAD_GIVEN ||
+		    thread_slots[c].state == THREAD_RUNNING)
 			ipi(c);
 }
 
@@ -92,6 +93,13 @@ bool linux_thread_waiting(void)
 	return linux_proc.open && counted_blocked[here_index()];
 }
 
+void linux_thread_waits(uint64_t *n, uint64_t *us)
+{
+	const struct thread_slot *s = &thread_slots[here_index()];
+	*n = s->waits;
+	*us = tsc_to_us(s->wait_tsc);
+}
+
 uint32_t linux_thread_tid(void)
 {
 	uint32_t tid = thread_slots[here_index()].tid;
@@ -106,9 +114,9 @@ static void deadlock_check_locked(void)
 {
 	if (linux_proc.ending || linux_proc.blocked < linux_proc.live)
 		return;
-	size_t at = (size_t)fmt_snprintf(deadlock_why, sizeof(deadlock_why),
-					 "all %u threads wait and none can wake another:",
-					 linux_proc.live);
+	size_t at =
+	    (size_t)fmt_snprintf(deadlock_why, sizeof(deadlock_why),
+				 "all %u threads wait and none can wake another:", linux_proc.live);
 	for (unsigned c = 0; c < percpu_count && at < sizeof(deadlock_why); c++) {
 		const struct thread_slot *s = &thread_slots[c];
 		if (s->state != THREAD_RUNNING || !counted_blocked[c])
@@ -119,9 +127,9 @@ static void deadlock_check_locked(void)
 						   " tid %u (cpu %u) in a futex wait on %#lx;", tid,
 						   c, (unsigned long)s->wait_addr);
 		else
-			at += (size_t)fmt_snprintf(deadlock_why + at, sizeof(deadlock_why) - at,
-						   " tid %u (cpu %u) in exit, waiting for the others;",
-						   tid, c);
+			at += (size_t)fmt_snprintf(
+			    deadlock_why + at, sizeof(deadlock_why) - at,
+			    " tid %u (cpu %u) in exit, waiting for the others;", tid, c);
 	}
 	end_locked(USER_STATUS_DEADLOCK);
 }
@@ -132,18 +140,23 @@ static void deadlock_check_locked(void)
  * when cond held. */
 static bool wait_for(bool (*cond)(uint64_t), uint64_t arg, uint64_t deadline, bool poll)
 {
+	struct thread_slot *s = &thread_slots[here_index()];
+	uint64_t t0 = rdtsc();
+	s->waits++;
 	for (;;) {
 		cpu_cli();
-		if (cond(arg))
-			return true;
-		if (__atomic_load_n(&linux_proc.ending, __ATOMIC_ACQUIRE))
-			return false;
-		if (deadline && rdtsc() >= deadline)
-			return false;
+		bool held = cond(arg);
+		if (held || __atomic_load_n(&linux_proc.ending, __ATOMIC_ACQUIRE) ||
+		    (deadline && rdtsc() >= deadline)) {
+			s->wait_tsc += rdtsc() - t0;
+			return held;
+		}
 		if (deadline || poll)
-			__asm__ volatile("sti; pause" ::: "memory"); /* no timer for it: look again */
+			__asm__ volatile("sti; pause" ::
+					     : "memory"); /* no timer for it: look again */
 		else
-			__asm__ volatile("sti; hlt" ::: "memory"); /* STI's shadow: no lost wake-up */
+			__asm__ volatile("sti; hlt" ::
+					     : "memory"); /* STI's shadow: no lost wake-up */
 	}
 }
 
@@ -373,6 +386,17 @@ static uint64_t exit_group(uint64_t status)
 	return 0;
 }
 
+/* The system calls' lock, held by another thread: waited for here (whatever else happens: its
+ * holder always lets it go at its call's end), counted as a wait. */
+static void lock_calls(void)
+{
+	struct thread_slot *s = &thread_slots[here_index()];
+	uint64_t t0 = rdtsc();
+	s->waits++;
+	while (__atomic_exchange_n(&linux_proc.calls, 1, __ATOMIC_ACQUIRE))
+		__asm__ volatile("sti; pause; cli" ::: "memory");
+	s->wait_tsc += rdtsc() - t0;
+}
 static bool shot_down(uint64_t gen)
 {
 	for (unsigned c = 0; c < percpu_count; c++)
@@ -411,8 +435,7 @@ uint64_t thread_serve(struct thread_request *r)
 	case THREAD_OP_SHOOTDOWN:
 		return shootdown();
 	case THREAD_OP_LOCK: /* the system calls' lock, held by another thread: waited for here */
-		while (__atomic_exchange_n(&linux_proc.calls, 1, __ATOMIC_ACQUIRE))
-			__asm__ volatile("sti; pause; cli" ::: "memory");
+		lock_calls();
 		return 0;
 	}
 	return ERR(LNX_ENOSYS);
@@ -512,14 +535,6 @@ void linux_thread_end(void)
 bool linux_threads_opened(void)
 {
 	return linux_proc.open;
-}
-
-bool linux_threads_busy(void)
-{
-	for (unsigned c = 0; c < percpu_count; c++)
-		if (c != linux_proc.main_cpu && thread_slots[c].state != THREAD_FREE)
-			return true;
-	return false;
 }
 
 void linux_threads_close(struct linux_threads_summary *sum)

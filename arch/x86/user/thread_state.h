@@ -29,6 +29,7 @@ struct thread_slot {
 	uint32_t wait_bitset;
 	volatile uint8_t woken;
 	bool host;		   /* this CPU may take a thread of the open process */
+	uint64_t waits, wait_tsc;  /* its waits in the kernel, and the TSC cycles they took */
 	volatile uint64_t tlb_ack; /* the last shootdown this CPU carried out */
 };
 
@@ -42,9 +43,9 @@ struct linux_process {
 	unsigned made, refused, cpus;
 	volatile bool ending; /* exit_group, a fault, the watchdog, a deadlock: all threads leave */
 	uint64_t end_status;
-	unsigned end_cpu; /* where the end came from (a fault's or the watchdog's details) */
-	struct spinlock lock;	  /* the slots' waits, live and blocked, the ending */
-	volatile uint32_t calls;  /* the system calls' lock (linux_process_lock), stepped */
+	unsigned end_cpu;	 /* where the end came from (a fault's or the watchdog's details) */
+	struct spinlock lock;	 /* the slots' waits, live and blocked, the ending */
+	volatile uint32_t calls; /* the system calls' lock (linux_process_lock), stepped */
 	volatile uint64_t tlb_gen; /* shootdowns asked for */
 };
 
