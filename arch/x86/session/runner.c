@@ -15,6 +15,7 @@
 #include "arch/x86/session/session.h"
 #include "arch/x86/session/selfcheck.h"
 #include "arch/x86/session/threads.h"
+#include "arch/x86/user/linux_thread.h"
 #include "kernel/arch_cpu.h"
 #include "arch/x86/smp/smp.h"
 #include "arch/x86/cpu/cpu.h"
@@ -284,6 +285,7 @@ enum trace_outcome arch_trace_workload(const struct trace_request *req)
 		if (c != self && !(runs.posted[c] && wait_cpu(&runs, c))) {
 			kprintf("error: trace: CPU %u showed no progress for %u s\n", c,
 				TRACE_CALL_TIMEOUT_US / 1000000);
+			linux_threads_say(); /* a program's threads: where each one was */
 			ok = false;
 			job.outcome[c] =
 			    TRACE_FAILED; /* never ended: failed, not the zeroed PASSED */

@@ -250,6 +250,10 @@ bool smp_call_post(unsigned index, void (*fn)(void *), void *arg, uint64_t *seq)
 	if (index >= percpu_count || percpu_by_index[index] == this_cpu())
 		return false;
 	struct percpu *p = percpu_by_index[index];
+	/* a CPU still in its last call (one that showed no progress) is never given another: the
+	 * new call would run inside the old one's when it next takes interrupts */
+	if (__atomic_load_n(&p->call_done, __ATOMIC_ACQUIRE) != p->call_seq)
+		return false;
 	p->call_fn = fn;
 	p->call_arg = arg;
 	*seq = p->call_seq + 1;

@@ -74,6 +74,8 @@ struct linux_threads_summary {
 	const char *deadlock; /* NULL, or which threads waited where when none could go on */
 };
 void linux_threads_close(struct linux_threads_summary *s);
+/* After a CPU showed no progress: the open process's threads, where each one is (said). */
+void linux_threads_say(void);
 /* Whether linux_threads_open began a process that linux_threads_close has not ended. */
 bool linux_threads_opened(void);
 

@@ -28,6 +28,7 @@
 #include "arch/x86/smp/timer.h"
 #include "arch/x86/user/linux_abi.h"
 #include "lib/fmt.h"
+#include "kernel/console.h"
 #include "kernel/arch_user.h"
 #include "lib/string.h"
 
@@ -397,19 +398,36 @@ static void lock_calls(void)
 		__asm__ volatile("sti; pause; cli" ::: "memory");
 	s->wait_tsc += rdtsc() - t0;
 }
+/* A shootdown's IPI is sent again to a CPU that has not acknowledged it after this long: a
+ * safeguard, the acknowledgement is what counts (SDM Vol. 3A 4.10.5 leaves the protocol to
+ * software). */
+#define SHOOTDOWN_RESEND_PER_S 10000 /* every 100 us */
+static uint64_t shot_resend_tsc[MAX_CPUS];
+
 static bool shot_down(uint64_t gen)
 {
+	bool done = true;
+	uint64_t now = rdtsc();
 	for (unsigned c = 0; c < percpu_count; c++)
 		if (c != here_index() && thread_slots[c].state == THREAD_RUNNING &&
-		    __atomic_load_n(&thread_slots[c].tlb_ack, __ATOMIC_ACQUIRE) < gen)
-			return false;
-	return true;
+		    __atomic_load_n(&thread_slots[c].tlb_ack, __ATOMIC_ACQUIRE) < gen) {
+			done = false;
+			if (now - shot_resend_tsc[here_index()] >
+			    timer_info()->tsc_hz / SHOOTDOWN_RESEND_PER_S) {
+				ipi(c);
+			}
+		}
+	if (!done &&
+	    now - shot_resend_tsc[here_index()] > timer_info()->tsc_hz / SHOOTDOWN_RESEND_PER_S)
+		shot_resend_tsc[here_index()] = now;
+	return done;
 }
 
 static uint64_t shootdown(void)
 {
 	uint64_t gen = __atomic_add_fetch(&linux_proc.tlb_gen, 1, __ATOMIC_ACQ_REL);
 	thread_slots[here_index()].tlb_ack = gen; /* this CPU flushed what it changed */
+	shot_resend_tsc[here_index()] = rdtsc();
 	for (unsigned c = 0; c < percpu_count; c++)
 		if (thread_slots[c].state == THREAD_RUNNING)
 			ipi(c);
@@ -561,6 +579,25 @@ void linux_threads_close(struct linux_threads_summary *sum)
 	*sum = (struct linux_threads_summary){linux_proc.made, linux_proc.refused, linux_proc.cpus,
 					      deadlock_why[0] ? deadlock_why : NULL};
 	__atomic_store_n(&linux_proc.open, false, __ATOMIC_RELEASE);
+}
+
+void linux_threads_say(void)
+{
+	if (!linux_proc.open)
+		return;
+	kprintf("note: program: its threads: main cpu %u, %u running, %u waiting with no timeout, "
+		"ending %u\n",
+		linux_proc.main_cpu, linux_proc.live, linux_proc.blocked, linux_proc.ending);
+	for (unsigned c = 0; c < percpu_count; c++)
+		if (thread_slots[c].state != THREAD_FREE)
+			kprintf("note: program: cpu %u: tid %u, state %u, futex wait on %#lx, %lu "
+				"waits, "
+				"TLB shootdown %lu of %lu done\n",
+				c, thread_slots[c].tid ? thread_slots[c].tid : MAIN_TID,
+				thread_slots[c].state, (unsigned long)thread_slots[c].wait_addr,
+				(unsigned long)thread_slots[c].waits,
+				(unsigned long)thread_slots[c].tlb_ack,
+				(unsigned long)linux_proc.tlb_gen);
 }
 
 void linux_threads_init(void)
