@@ -32,10 +32,11 @@
 #include "kernel/arch_user.h"
 #include "lib/string.h"
 
-#define ERR(e)	  ((uint64_t) - (int64_t)(e))
-#define NS_PER_US 1000ull
-#define MAIN_TID  1 /* the main thread's id, the process's too (getpid) */
-#define FIRST_TID 2 /* Linux gives a new thread the next free pid: here 2, 3, ... */
+#define ERR(e)		 ((uint64_t) - (int64_t)(e))
+#define NS_PER_US	 1000ull
+#define WAIT_BACKSTOP_US 1000 /* a wait in hlt looks again at least this often */
+#define MAIN_TID	 1    /* the main thread's id, the process's too (getpid) */
+#define FIRST_TID	 2    /* Linux gives a new thread the next free pid: here 2, 3, ... */
 
 struct thread_slot thread_slots[MAX_CPUS];
 struct linux_process linux_proc;
@@ -152,12 +153,15 @@ static bool wait_for(bool (*cond)(uint64_t), uint64_t arg, uint64_t deadline, bo
 			s->wait_tsc += rdtsc() - t0;
 			return held;
 		}
-		if (deadline || poll)
-			__asm__ volatile("sti; pause" ::
-					     : "memory"); /* no timer for it: look again */
-		else
-			__asm__ volatile("sti; hlt" ::
-					     : "memory"); /* STI's shadow: no lost wake-up */
+		if (deadline || poll) { /* no timer for it: look again */
+			__asm__ volatile("sti; pause" ::: "memory");
+			continue;
+		}
+		/* the local APIC timer as a backstop: the condition is looked at again at least
+		 * every WAIT_BACKSTOP_US even if the IPI announcing it never came (the watchdog's
+		 * handler, which takes the timer, re-arms it for its own deadline) */
+		timer_oneshot_us(WAIT_BACKSTOP_US);
+		__asm__ volatile("sti; hlt" ::: "memory"); /* STI's shadow: no lost wake-up */
 	}
 }
 
@@ -523,6 +527,7 @@ bool linux_thread_wait(uint32_t *tid)
 		}
 		if (__atomic_load_n(&linux_proc.closed, __ATOMIC_ACQUIRE))
 			return false;
+		timer_oneshot_us(WAIT_BACKSTOP_US); /* as in wait_for */
 		__asm__ volatile("sti; hlt" ::: "memory");
 	}
 }
