@@ -360,7 +360,8 @@ decode-check: all $(BUILD)/host/test_x86_decode
 # Captures of 10,000,000 branches (nothing lost at any length): minutes, so not in make test.
 long-check: all test-knobs
 	$(Q)BUILD=$(BUILD) prove tests/long/*.t
-	$(Q)BUILD=$(BUILD) SS_BLOCK=off prove tests/qemu/exact.t tests/qemu/sstrace.t tests/qemu/trace.t
+	$(Q)BUILD=$(BUILD) SS_BLOCK=off prove tests/qemu/exact.t tests/qemu/sstrace.t tests/qemu/trace.t \
+		tests/qemu/threads.t
 	$(Q)BUILD=$(BUILD) COMPAT_PROGRAM=1 prove tests/qemu/compat.t
 
 qemu-test: all $(BUILD)/gen/acpi_tables.h

@@ -70,7 +70,7 @@ static bool trace_one(const struct workload *w, void *ctx)
 	    .reset = w->reset,
 	    .done = w->done,
 	    .concurrent = w->concurrent,
-	    .threads = w->threads,
+	    .threads = w->threads && program_linux_loaded(), /* its threads: hosts */
 	    .signature = w->signature ? &sig : NULL,
 	    .opt = &t->all->tr,
 	};

@@ -527,7 +527,8 @@ bool linux_thread_wait(uint32_t *tid)
 		}
 		if (__atomic_load_n(&linux_proc.closed, __ATOMIC_ACQUIRE))
 			return false;
-		timer_oneshot_us(WAIT_BACKSTOP_US); /* as in wait_for */
+		if (linux_proc.made) /* as in wait_for, once the process has threads */
+			timer_oneshot_us(WAIT_BACKSTOP_US);
 		__asm__ volatile("sti; hlt" ::: "memory");
 	}
 }
