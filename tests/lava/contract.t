@@ -15,7 +15,10 @@ trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
 src() { grep -cF -- "$2" "$1"; }
 [ "$(src arch/x86/session/runner.c 'kprintf("%s %u - selfcheck %s\n", v == SELFCHECK_FAIL ? "not ok" : "ok"')" = 1 ]
 ok $? "a self-check line is 'ok|not ok N - selfcheck ...' (arch/x86/session/runner.c)"
-[ "$(src arch/x86/session/runner.c '"%s@%s cpu=%u", q->workload')" = 1 ] &&
+# (the suffix is a program thread's " tid=N", arch/x86/session/threads.c; a program has no
+# signature, so no self-check line carries it)
+[ "$(src arch/x86/session/runner.c '"%s@%s cpu=%u%s", q->workload')" = 1 ] &&
+	[ "$(src arch/x86/session/runner.c 'runner_session(&own, "")')" = 1 ] &&
 	[ "$(src arch/x86/session/runner.c '"%s %s cpu=%u # SKIP the CPU has no %s"')" = 1 ]
 ok $? "its name is 'FACILITY WORKLOAD@PERSONALITY cpu=N' (@hardware on silicon), or 'FACILITY WORKLOAD cpu=N # SKIP' for a CPU without the facility"
 # Every verdict the self-check gives starts with the facility and the label, then ': ' or ' # SKIP '.

@@ -45,16 +45,17 @@ threaded() {
 	ok $? "$name, $f: the main thread on CPU 0, the $w workers each on a CPU of its own ($cpus), not the drainer's"
 }
 
-gcc -O2 -static -pthread -o "$work/threads" "$src/threads.c"
+gcc -O2 -static -pthread -o "$work/threads" "$src/threads.c" -lm
 ok $? "glibc's pthreads: the program builds (gcc -static -pthread)"
-musl-gcc -O2 -static -o "$work/threads-musl" "$src/threads.c" &&
+musl-gcc -O2 -static -o "$work/threads-musl" "$src/threads.c" -lm &&
 	musl-gcc -O2 -static -o "$work/ends" "$src/thread_ends.c"
 ok $? "musl's pthreads: the programs build (musl-gcc -static)"
 
 # --- glibc: BTS and LBR, the stream, perf.data ---------------------------------------------
 native threads "$work/threads" 2
-grep -qx "squares: 338350 (want 338350)" "$work/threads.native"
-ok $? "the host's run prints what the source works out (100 squares: 338350)"
+grep -qx "squares: 338350 (want 338350)" "$work/threads.native" &&
+	grep -qx "fenv: inherited" "$work/threads.native"
+ok $? "the host's run prints what the source works out (100 squares: 338350; the rounding mode inherited)"
 boot --smp 4 --timeout 600 --program "$work/threads" -- workload=program trace=bts,lbr \
 	stream=text 'program.argv=threads 2'
 status_is 0 "glibc, 2 workers on --smp 4: run finished: PASS" ||

@@ -82,6 +82,8 @@ bool linux_threads_opened(void);
 /* The session's side, from arch/x86/user/run.c: a run on this CPU ended by the kernel (a
  * fault, the watchdog) ends the whole process: every other thread is told to end. */
 void linux_process_abort(uint64_t status);
+/* On a host: the vector state its thread starts with (the parent's at clone), or NULL. */
+const void *linux_thread_vector_state(void);
 /* Whether another CPU's thread ended the process (exit_group, a fault, the watchdog): *cpu. */
 bool linux_process_ended_elsewhere(unsigned *cpu);
 /* Whether this CPU's thread waits in the kernel (a futex wait, the main thread's exit). */

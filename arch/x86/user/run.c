@@ -210,7 +210,7 @@ void user_run_leave(struct trap_frame *f, uint64_t status)
 	end_run(f, USER_END_EXIT, 0, status);
 }
 
-void user_thread_run_begin(uint64_t fs_base)
+void user_thread_run_begin(uint64_t fs_base, const void *vector_state)
 {
 	struct user_run *u = here();
 	memset(&u->end, 0, sizeof(u->end));
@@ -219,7 +219,20 @@ void user_thread_run_begin(uint64_t fs_base)
 	u->active = true;
 	this_cpu()->linux_exit_now = 0;
 	this_cpu()->linux_exit_status = 0;
-	vector_state_init();
+	if (!vector_state)
+		vector_state_init();
+	else if (usermode_xcr0)
+		__asm__ volatile("xrstor64 %0"
+				 :
+				 : "m"(*(const uint8_t(*)[512 + 64]) vector_state),
+				   "a"((uint32_t)usermode_xcr0),
+				   "d"((uint32_t)(usermode_xcr0 >> 32))
+				 : "memory");
+	else
+		__asm__ volatile("fxrstor64 %0"
+				 :
+				 : "m"(*(const uint8_t(*)[512])vector_state)
+				 : "memory");
 	/* this CPU's TLB may hold the last run's translations (the program's memory was put back
 	 * between runs on the main thread's CPU alone): flushed before the thread's first access */
 	uint64_t cr3;

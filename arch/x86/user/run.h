@@ -119,8 +119,9 @@ extern const char user_abort[], user_entry_end[];
  * the IRETQ lands on user_abort (another thread ended the process). */
 void user_run_leave(struct trap_frame *f, uint64_t status);
 /* A thread's run on this CPU (linux_thread.c): the process's system call entry and the thread's
- * FS base and vector state; after it, the entry put back. */
-void user_thread_run_begin(uint64_t fs_base);
+ * FS base and vector state (an XSAVE or FXSAVE image, or NULL: the init state); after it, the
+ * entry put back. */
+void user_thread_run_begin(uint64_t fs_base, const void *vector_state);
 void user_thread_run_end(void);
 /* How this CPU's thread run ended (after user_thread_run_end). */
 void user_thread_end_of(struct user_run_end *e);

@@ -8,8 +8,13 @@
  *     slots guarded by a mutex and two condition variables, the main thread hands out 1..ITEMS
  *     and the workers sum what they take: "items: " ITEMS(ITEMS+1)/2;
  *   - each worker's gettid() differs from the others' and from getpid(): "tids: distinct";
- *   - pthread_join gives back each worker's own number: "joined: " 0 + 1 + ... + (WORKERS-1).
+ *   - pthread_join gives back each worker's own number: "joined: " 0 + 1 + ... + (WORKERS-1);
+ *   - a new thread inherits the floating-point environment of the thread that made it (POSIX
+ *     pthread_create): main rounds upward before making them, each worker reads its rounding
+ *     mode: "fenv: inherited".
+ * Link with -lm (fesetround).
  */
+#include <fenv.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +33,7 @@ static pthread_barrier_t barrier;
 static int queue[QUEUE], head, count;
 static long squares, items;
 static long tid_of[WORKERS_MAX];
+static int round_of[WORKERS_MAX];
 
 static int take(void)
 {
@@ -57,6 +63,7 @@ static void *worker(void *arg)
 {
 	long id = (long)arg, sum = 0;
 	tid_of[id] = syscall(SYS_gettid);
+	round_of[id] = fegetround();
 	for (long k = id * RANGE + 1; k <= (id + 1) * RANGE; k++)
 		sum += k * k;
 	pthread_mutex_lock(&lock);
@@ -81,6 +88,7 @@ int main(int argc, char **argv)
 	}
 	pthread_t t[WORKERS_MAX];
 	pthread_barrier_init(&barrier, NULL, (unsigned)n + 1);
+	fesetround(FE_UPWARD);
 	for (long i = 0; i < n; i++)
 		if (pthread_create(&t[i], NULL, worker, (void *)i)) {
 			fprintf(stderr, "threads: pthread_create failed\n");
@@ -97,6 +105,10 @@ int main(int argc, char **argv)
 		pthread_join(t[i], &r);
 		joined += (long)r;
 	}
+	fesetround(FE_TONEAREST);
+	int inherited = 1;
+	for (int i = 0; i < n; i++)
+		inherited &= round_of[i] == FE_UPWARD;
 	int distinct = 1;
 	for (int i = 0; i < n; i++) {
 		distinct &= tid_of[i] != getpid();
@@ -109,5 +121,6 @@ int main(int argc, char **argv)
 	printf("items: %ld (want %d)\n", items, ITEMS * (ITEMS + 1) / 2);
 	printf("tids: %s\n", distinct ? "distinct" : "NOT distinct");
 	printf("joined: %ld (want %d)\n", joined, n * (n - 1) / 2);
+	printf("fenv: %s\n", inherited ? "inherited" : "NOT inherited");
 	return 0;
 }
