@@ -30,6 +30,7 @@
 #include "arch/x86/user/linux_abi.h"
 #include "lib/fmt.h"
 #include "kernel/console.h"
+#include "kernel/memory.h"
 #include "kernel/arch_user.h"
 #include "lib/string.h"
 
@@ -213,13 +214,17 @@ static void put_user_u32(uint64_t va, uint32_t v)
 #define VECTOR_AREA_MAX	  4096
 #define XSAVE_HEADER	  512 /* the legacy region's size: the XSAVE header follows */
 #define XSAVE_HEADER_SIZE 64
-static _Alignas(64) uint8_t vector_area[MAX_CPUS][VECTOR_AREA_MAX];
+/* a page each, for the CPUs that may take threads (linux_threads_open): not in the image,
+ * whose size a machine of 64 MiB must still load */
+static uint8_t *vector_area[MAX_CPUS];
 static bool vector_saved[MAX_CPUS];
 
 static void save_vector_state(unsigned child)
 {
 	uint8_t *a = vector_area[child];
 	vector_saved[child] = false;
+	if (!a)
+		return;
 	if (usermode_xcr0) {
 		if (cpuid(CPUID_LEAF_XSAVE, 0).ebx > VECTOR_AREA_MAX)
 			return;
@@ -545,6 +550,8 @@ void linux_threads_open(const bool host[MAX_CPUS])
 	for (unsigned c = 0; c < percpu_count; c++) {
 		thread_slots[c].tlb_ack = gen;
 		thread_slots[c].host = host[c] && c != me;
+		if (thread_slots[c].host && !vector_area[c])
+			vector_area[c] = page_alloc_virt(VECTOR_AREA_MAX); /* page-aligned */
 		linux_proc.cpus += thread_slots[c].host;
 	}
 	thread_slots[me].tid = MAIN_TID;
