@@ -23,14 +23,12 @@
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/usermode.h"
 #include "arch/x86/cpu/vectors.h"
-#include "arch/x86/hw/cpuid.h"
 #include "arch/x86/hw/msr.h"
 #include "arch/x86/smp/lapic.h"
 #include "arch/x86/smp/timer.h"
 #include "arch/x86/user/linux_abi.h"
 #include "lib/fmt.h"
 #include "kernel/console.h"
-#include "kernel/memory.h"
 #include "kernel/arch_user.h"
 #include "lib/string.h"
 
@@ -204,51 +202,6 @@ static void put_user_u32(uint64_t va, uint32_t v)
 
 /* ---- clone ------------------------------------------------------------------------------ */
 
-/* A new thread's x87, SSE and AVX state: the parent's (kernel/fork.c copy_thread via
- * fpu_clone: a thread inherits the floating-point environment, as POSIX asks of
- * pthread_create), saved on the parent's CPU here (the kernel never touches the vector
- * registers: -mgeneral-regs-only) and loaded on the child's (user_thread_run_begin). XSAVE with
- * the header zeroed first (XRSTOR faults on reserved bits there: SDM Vol. 1 13.8), else
- * FXSAVE. An area larger than the slot (not with x87, SSE, AVX and AVX-512) leaves the init
- * state. */
-#define VECTOR_AREA_MAX	  4096
-#define XSAVE_HEADER	  512 /* the legacy region's size: the XSAVE header follows */
-#define XSAVE_HEADER_SIZE 64
-/* a page each, for the CPUs that may take threads (linux_threads_open): not in the image,
- * whose size a machine of 64 MiB must still load */
-static uint8_t *vector_area[MAX_CPUS];
-static bool vector_saved[MAX_CPUS];
-
-static void save_vector_state(unsigned child)
-{
-	uint8_t *a = vector_area[child];
-	vector_saved[child] = false;
-	if (!a)
-		return;
-	if (usermode_xcr0) {
-		if (cpuid(CPUID_LEAF_XSAVE, 0).ebx > VECTOR_AREA_MAX)
-			return;
-		memset(a + XSAVE_HEADER, 0, XSAVE_HEADER_SIZE);
-		__asm__ volatile("xsave64 %0"
-				 : "=m"(*(uint8_t(*)[VECTOR_AREA_MAX])a)
-				 : "a"((uint32_t)usermode_xcr0),
-				   "d"((uint32_t)(usermode_xcr0 >> 32))
-				 : "memory");
-	} else {
-		__asm__ volatile("fxsave64 %0"
-				 : "=m"(*(uint8_t(*)[VECTOR_AREA_MAX])a)
-				 :
-				 : "memory");
-	}
-	vector_saved[child] = true;
-}
-
-const void *linux_thread_vector_state(void)
-{
-	unsigned me = here_index();
-	return vector_saved[me] ? vector_area[me] : NULL;
-}
-
 static uint64_t clone_thread(const struct thread_request *r)
 {
 	const struct linux_call *p = r->call;
@@ -286,7 +239,7 @@ static uint64_t clone_thread(const struct thread_request *r)
 	    .r15 = p->r15,
 	};
 	s->fs_base = r->flags & LNX_CLONE_SETTLS ? r->tls : rdmsr(MSR_FS_BASE);
-	save_vector_state(cpu);
+	thread_vector_save(cpu);
 	s->clear_tid = r->flags & LNX_CLONE_CHILD_CLEARTID ? r->ctid : 0;
 	s->wait_addr = 0;
 	s->woken = 0;
@@ -550,8 +503,8 @@ void linux_threads_open(const bool host[MAX_CPUS])
 	for (unsigned c = 0; c < percpu_count; c++) {
 		thread_slots[c].tlb_ack = gen;
 		thread_slots[c].host = host[c] && c != me;
-		if (thread_slots[c].host && !vector_area[c])
-			vector_area[c] = page_alloc_virt(VECTOR_AREA_MAX); /* page-aligned */
+		if (thread_slots[c].host)
+			thread_vector_prepare(c);
 		linux_proc.cpus += thread_slots[c].host;
 	}
 	thread_slots[me].tid = MAIN_TID;

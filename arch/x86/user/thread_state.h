@@ -80,6 +80,12 @@ struct thread_request {
 	uint64_t status;
 };
 
+/* A new thread's vector registers (thread_vector.c): a page for CPU cpu's copies (before a
+ * run, for each CPU that may take a thread); the running CPU's registers saved for the thread
+ * that CPU `child` starts (at clone, on the parent's CPU). */
+void thread_vector_prepare(unsigned cpu);
+void thread_vector_save(unsigned child);
+
 /* The kernel's side of a request (thread_host.c), from the INT's handler. */
 uint64_t thread_serve(struct thread_request *r);
 
