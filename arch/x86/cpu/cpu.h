@@ -133,6 +133,13 @@ static inline void invlpg(uint64_t va)
 	__asm__ volatile("invlpg (%0)" : : "r"(va) : "memory");
 }
 
+/* Every TLB entry of this CPU but the global ones: a MOV to CR3 (SDM Vol. 3A 4.10.4.1), which
+ * is how the user mappings (never global) are flushed. */
+static inline void tlb_flush_nonglobal(void)
+{
+	write_cr3(read_cr3());
+}
+
 static inline void cpu_cli(void)
 {
 	__asm__ volatile("cli" ::: "memory");

@@ -43,19 +43,26 @@ static enum trace_outcome worse(enum trace_outcome a, enum trace_outcome b)
 	return a == TRACE_PASSED || b == TRACE_PASSED ? TRACE_PASSED : TRACE_SKIPPED;
 }
 
+/* How often and how long this CPU's thread waited in the kernel, then what (with no what, a
+ * thread that never waited says nothing: the main thread's line). */
+static void say_waits(workload_print_fn print, const char *what)
+{
+	uint64_t waits, us;
+	linux_thread_waits(&waits, &us);
+	if (print && (waits || what[0]))
+		print(
+		    "program: tid %u (cpu %u): waited %lu time%s in the kernel, halted %lu us%s\n",
+		    linux_thread_tid(), this_cpu()->index, (unsigned long)waits,
+		    waits == 1 ? "" : "s", (unsigned long)us, what);
+}
+
 /* A thread's end, after its traced run (struct trace_request.done): a fault is said. */
 static void thread_done(workload_print_fn print)
 {
 	struct user_run_end e;
 	user_thread_end_of(&e);
-	uint64_t waits, us;
-	linux_thread_waits(&waits, &us);
-	if (print)
-		print(
-		    "program: tid %u (cpu %u): waited %lu time%s in the kernel, halted %lu us "
-		    "(futex waits, the system calls' lock: INT 0xe0 to its IRET in the records)\n",
-		    linux_thread_tid(), this_cpu()->index, (unsigned long)waits,
-		    waits == 1 ? "" : "s", (unsigned long)us);
+	say_waits(print, " (futex waits, the system calls' lock: INT 0xe0 to its IRET in the "
+			 "records)");
 	if (print && e.kind == USER_END_FAULT)
 		print("error: program: tid %u (cpu %u): ended by %s (vector %u) at %#lx "
 		      "error-code=%#lx after %lu us: the process ends with it\n",
@@ -97,7 +104,7 @@ void threads_start(const struct trace_request *req, bool traced, unsigned draine
 	unsigned me = this_cpu()->index;
 	if (!req->threads)
 		return;
-	for (unsigned c = 0; req->threads && c < arch_cpu_count(); c++)
+	for (unsigned c = 0; c < arch_cpu_count(); c++)
 		host_cpu[c] = c != me && c != drainer;
 	linux_threads_open(host_cpu);
 	text_only = req->opt->stream == TRACE_STREAM_OFF;
@@ -112,6 +119,8 @@ void threads_start(const struct trace_request *req, bool traced, unsigned draine
 		if (!j->posted) {
 			hosting[c] = false;
 			trace_live_serve(c, false);
+			linux_thread_no_host(
+			    c); /* still in an earlier call: never given a thread */
 		}
 	}
 }
@@ -121,12 +130,7 @@ enum trace_outcome threads_finish(enum trace_outcome main, workload_print_fn pri
 	struct linux_threads_summary sum;
 	if (!linux_threads_opened())
 		return main;
-	uint64_t waits, us;
-	linux_thread_waits(&waits, &us);
-	if (print && waits)
-		print("program: tid 1 (cpu %u): waited %lu time%s in the kernel, halted %lu us\n",
-		      this_cpu()->index, (unsigned long)waits, waits == 1 ? "" : "s",
-		      (unsigned long)us);
+	say_waits(print, "");
 	linux_threads_close(&sum);
 	for (unsigned c = 0; c < arch_cpu_count(); c++) {
 		struct host_job *j = &hosts[c];

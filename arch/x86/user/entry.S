@@ -33,13 +33,9 @@
 #define SYS_EXIT	1
 #define BT_EINVAL	-22
 
-	.section .text.workload, "ax"
-	.globl arch_user_roundtrip, user_syscall_entry, arch_user_enter, user_abort, user_if_restored
-	.globl user_entry_end, linux_syscall_entry, linux_thread_enter
-
-arch_user_enter:		/* a user program: interrupts on in ring 3 (the watchdog) */
-	movl $RFLAGS_IF, %ecx
-user_enter:			/* RCX = RFLAGS bits ring 3 gets on top of the caller's */
+	/* The caller's context a run goes back to (user_abort pops it): its callee-saved
+	 * registers and RFLAGS, saved on its stack, the stack's place in this CPU's slot. */
+	.macro save_kernel_context
 	pushq %rbx
 	pushq %rbp
 	pushq %r12
@@ -48,6 +44,16 @@ user_enter:			/* RCX = RFLAGS bits ring 3 gets on top of the caller's */
 	pushq %r15
 	pushfq			/* the caller's RFLAGS, put back on the way out */
 	movq %rsp, %gs:PERCPU_USER_KERNEL_RSP
+	.endm
+
+	.section .text.workload, "ax"
+	.globl arch_user_roundtrip, user_syscall_entry, arch_user_enter, user_abort, user_if_restored
+	.globl user_entry_end, linux_syscall_entry, linux_thread_enter
+
+arch_user_enter:		/* a user program: interrupts on in ring 3 (the watchdog) */
+	movl $RFLAGS_IF, %ecx
+user_enter:			/* RCX = RFLAGS bits ring 3 gets on top of the caller's */
+	save_kernel_context
 	pushq $USER_DS
 	pushq %rsi
 	pushfq
@@ -77,14 +83,7 @@ user_enter:			/* RCX = RFLAGS bits ring 3 gets on top of the caller's */
 	 * every register from struct linux_thread_regs at RDI, RFLAGS the caller's and IF as
 	 * user_enter gives them; its exit comes back through user_abort like the main thread's. */
 linux_thread_enter:
-	pushq %rbx
-	pushq %rbp
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
-	pushfq
-	movq %rsp, %gs:PERCPU_USER_KERNEL_RSP
+	save_kernel_context
 	pushq $USER_DS
 	pushq LTR_RSP(%rdi)
 	pushfq

@@ -37,27 +37,6 @@ WORKLOAD_SECTION static void put_u64(uint64_t dst, uint64_t v)
 	linux_copy_out(dst, &v, sizeof(v));
 }
 
-WORKLOAD_SECTION static uint64_t get_u64(uint64_t src)
-{
-	uint64_t v;
-	user_access_begin();
-	v = *(const volatile uint64_t *)src;
-	user_access_end();
-	return v;
-}
-
-/* The program's [p, p + n) the kernel may write (ok) or read (readable) without a fault: inside
- * its memory and on pages mapped so (munmap and mprotect change them: linux_mm.c). */
-WORKLOAD_SECTION static bool ok(const struct user_run *u, uint64_t p, uint64_t n)
-{
-	return n == 0 || (user_buffer_ok(u, p, n) && linux_pages_ok(p, n, true));
-}
-
-WORKLOAD_SECTION static bool readable(const struct user_run *u, uint64_t p, uint64_t n)
-{
-	return n == 0 || (user_buffer_ok(u, p, n) && linux_pages_ok(p, n, false));
-}
-
 /* stdout and stderr, wherever dup2 put them; the output stream is struct user_ofd.file. */
 WORKLOAD_SECTION static uint64_t sys_write(struct user_run *u, uint64_t fd, uint64_t buf,
 					   uint64_t len)
@@ -65,7 +44,7 @@ WORKLOAD_SECTION static uint64_t sys_write(struct user_run *u, uint64_t fd, uint
 	const struct user_ofd *o = linux_ofd(u, fd);
 	if (!o || o->kind != LINUX_OFD_OUTPUT)
 		return ERR(LNX_EBADF);
-	if (!readable(u, buf, len))
+	if (!linux_readable(u, buf, len))
 		return ERR(LNX_EFAULT);
 	user_output(u, o->file, buf, len); /* the description's stream, whichever fd names it */
 	return len;
@@ -75,11 +54,12 @@ WORKLOAD_SECTION static uint64_t sys_write(struct user_run *u, uint64_t fd, uint
 WORKLOAD_SECTION static uint64_t sys_iov(struct user_run *u, uint64_t fd, uint64_t iov, uint64_t n,
 					 bool read)
 {
-	if (n > 1024 || !readable(u, iov, n * IOV_SIZE))
+	if (n > 1024 || !linux_readable(u, iov, n * IOV_SIZE))
 		return ERR(LNX_EFAULT);
 	uint64_t total = 0;
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t base = get_u64(iov + i * IOV_SIZE), len = get_u64(iov + i * IOV_SIZE + 8);
+		uint64_t base = linux_get_u64(iov + i * IOV_SIZE),
+			 len = linux_get_u64(iov + i * IOV_SIZE + 8);
 		uint64_t r =
 		    read ? linux_read(u, fd, base, len, false, 0) : sys_write(u, fd, base, len);
 		if ((int64_t)r < 0)
@@ -107,7 +87,7 @@ WORKLOAD_SECTION static uint64_t sys_mremap(struct user_run *u, const struct lin
 	uint64_t old = c->a[0], old_len = c->a[1], new_len = c->a[2];
 	if (new_len <= old_len)
 		return old;
-	if (!(c->a[3] & LNX_MREMAP_MAYMOVE) || !ok(u, old, old_len))
+	if (!(c->a[3] & LNX_MREMAP_MAYMOVE) || !linux_writable(u, old, old_len))
 		return ERR(LNX_ENOMEM);
 	uint64_t len = (new_len + LNX_PAGE - 1) & ~(LNX_PAGE - 1);
 	if (len > u->mmap_hi - u->mmap_next)
@@ -127,7 +107,7 @@ WORKLOAD_SECTION static uint64_t sys_arch_prctl(struct user_run *u, uint64_t cod
 		return 0;
 	}
 	if (code == LNX_ARCH_GET_FS) {
-		if (!ok(u, addr, 8))
+		if (!linux_writable(u, addr, 8))
 			return ERR(LNX_EFAULT);
 		put_u64(addr, rdmsr(MSR_FS_BASE));
 		return 0;
@@ -148,9 +128,9 @@ WORKLOAD_SECTION uint64_t linux_ns_now(const struct user_run *u)
  * clock readings; a program that reads the TSC itself sees no sleep. */
 WORKLOAD_SECTION static uint64_t sys_sleep(struct user_run *u, uint64_t req, bool abs)
 {
-	if (!readable(u, req, sizeof(struct lnx_timespec)))
+	if (!linux_readable(u, req, sizeof(struct lnx_timespec)))
 		return ERR(LNX_EFAULT);
-	uint64_t s = get_u64(req), ns = get_u64(req + 8);
+	uint64_t s = linux_get_u64(req), ns = linux_get_u64(req + 8);
 	if ((int64_t)s < 0 || ns >= NS_PER_S)
 		return ERR(LNX_EINVAL);
 	uint64_t want = s * NS_PER_S + ns, now = linux_ns_now(u);
@@ -162,7 +142,7 @@ WORKLOAD_SECTION static uint64_t sys_sleep(struct user_run *u, uint64_t req, boo
 
 WORKLOAD_SECTION static uint64_t sys_clock_gettime(struct user_run *u, uint64_t ts)
 {
-	if (!ok(u, ts, sizeof(struct lnx_timespec)))
+	if (!linux_writable(u, ts, sizeof(struct lnx_timespec)))
 		return ERR(LNX_EFAULT);
 	uint64_t ns = linux_ns_now(u);
 	put_u64(ts, ns / NS_PER_S);
@@ -174,7 +154,7 @@ WORKLOAD_SECTION static uint64_t sys_gettimeofday(struct user_run *u, uint64_t t
 {
 	if (!tv)
 		return 0;
-	if (!ok(u, tv, 16))
+	if (!linux_writable(u, tv, 16))
 		return ERR(LNX_EFAULT);
 	uint64_t ns = linux_ns_now(u);
 	put_u64(tv, ns / NS_PER_S);
@@ -185,7 +165,7 @@ WORKLOAD_SECTION static uint64_t sys_gettimeofday(struct user_run *u, uint64_t t
 /* xorshift64* from program.seed (getrandom, deterministic between the native and traced runs). */
 WORKLOAD_SECTION static uint64_t sys_getrandom(struct user_run *u, uint64_t buf, uint64_t len)
 {
-	if (!ok(u, buf, len))
+	if (!linux_writable(u, buf, len))
 		return ERR(LNX_EFAULT);
 	for (uint64_t i = 0; i < len; i++) {
 		u->rand_state ^= u->rand_state >> 12;
@@ -207,7 +187,7 @@ WORKLOAD_SECTION static void put_str(uint64_t dst, const char *s)
 
 WORKLOAD_SECTION static uint64_t sys_uname(struct user_run *u, uint64_t p)
 {
-	if (!ok(u, p, sizeof(struct lnx_utsname)))
+	if (!linux_writable(u, p, sizeof(struct lnx_utsname)))
 		return ERR(LNX_EFAULT);
 	zero_out(p, sizeof(struct lnx_utsname));
 	put_str(p + 0 * LNX_UTS_LEN, "Linux");
@@ -223,7 +203,7 @@ WORKLOAD_SECTION static uint64_t sys_prlimit(struct user_run *u, uint64_t resour
 {
 	if (!old)
 		return 0;
-	if (!ok(u, old, sizeof(struct lnx_rlimit)))
+	if (!linux_writable(u, old, sizeof(struct lnx_rlimit)))
 		return ERR(LNX_EFAULT);
 	/* descriptors: the table's size, which dup2 and F_DUPFD hold a descriptor to (dup(2)) */
 	uint64_t cur = resource == LNX_RLIMIT_STACK    ? 8ull << 20
@@ -239,7 +219,7 @@ WORKLOAD_SECTION static uint64_t zero_old(struct user_run *u, uint64_t p, uint64
 {
 	if (!p)
 		return 0;
-	if (!ok(u, p, n))
+	if (!linux_writable(u, p, n))
 		return ERR(LNX_EFAULT);
 	zero_out(p, n);
 	return 0;
@@ -249,7 +229,7 @@ WORKLOAD_SECTION static uint64_t sys_getcwd(struct user_run *u, uint64_t buf, ui
 {
 	if (size < 2)
 		return ERR(LNX_ERANGE);
-	if (!ok(u, buf, 2))
+	if (!linux_writable(u, buf, 2))
 		return ERR(LNX_EFAULT);
 	put_str(buf, "/");
 	return 2;
@@ -257,7 +237,7 @@ WORKLOAD_SECTION static uint64_t sys_getcwd(struct user_run *u, uint64_t buf, ui
 
 WORKLOAD_SECTION static uint64_t sys_sysinfo(struct user_run *u, uint64_t p)
 {
-	if (!ok(u, p, sizeof(struct lnx_sysinfo)))
+	if (!linux_writable(u, p, sizeof(struct lnx_sysinfo)))
 		return ERR(LNX_EFAULT);
 	zero_out(p, sizeof(struct lnx_sysinfo));
 	put_u64(p + __builtin_offsetof(struct lnx_sysinfo, totalram), u->mmap_hi - u->mmap_lo);

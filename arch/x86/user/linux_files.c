@@ -38,6 +38,27 @@ WORKLOAD_SECTION static bool path_in(const struct user_run *u, uint64_t p, char 
 	return false;
 }
 
+WORKLOAD_SECTION uint64_t linux_get_u64(uint64_t src)
+{
+	uint64_t v;
+	user_access_begin();
+	v = *(const volatile uint64_t *)src;
+	user_access_end();
+	return v;
+}
+
+/* Inside the program's memory and on pages mapped so (munmap and mprotect change them:
+ * linux_mm.c). */
+WORKLOAD_SECTION bool linux_writable(const struct user_run *u, uint64_t p, uint64_t n)
+{
+	return n == 0 || (user_buffer_ok(u, p, n) && linux_pages_ok(p, n, true));
+}
+
+WORKLOAD_SECTION bool linux_readable(const struct user_run *u, uint64_t p, uint64_t n)
+{
+	return n == 0 || (user_buffer_ok(u, p, n) && linux_pages_ok(p, n, false));
+}
+
 WORKLOAD_SECTION void linux_copy_out(uint64_t dst, const void *src, uint64_t n)
 {
 	user_access_begin();

@@ -26,6 +26,12 @@ struct linux_node {
 	int index;
 };
 
+/* The program's 8 bytes at src (checked by the caller). */
+uint64_t linux_get_u64(uint64_t src);
+/* The program's [p, p + n) the kernel may write (writable) or read (readable) without a
+ * fault; an empty range always. */
+bool linux_writable(const struct user_run *u, uint64_t p, uint64_t n);
+bool linux_readable(const struct user_run *u, uint64_t p, uint64_t n);
 /* n bytes from src to the program's memory at dst (checked by the caller). */
 void linux_copy_out(uint64_t dst, const void *src, uint64_t n);
 /* Descriptors 0, 1 and 2 as a run starts (stdin from u->stdin_file when it is not -1). */

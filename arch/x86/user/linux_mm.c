@@ -14,6 +14,7 @@
  * Like linux.c this is part of every traced run: .text.workload, nothing called outside it.
  */
 #include "arch/x86/user/linux_mm.h"
+#include "arch/x86/cpu/cpu.h"
 #include "arch/x86/user/linux_abi.h"
 #include "arch/x86/user/linux_files.h"
 #include "arch/x86/cpu/pagetable.h"
@@ -368,6 +369,5 @@ void arch_user_linux_mm_restore(const struct elf_user_image *img, uint64_t lo, u
 		set_pte(pte, va, flags);
 		refill(img, va, *pte);
 	}
-	uint64_t cr3; /* a run on another CPU may have left this one's entries stale */
-	__asm__ volatile("mov %%cr3, %0; mov %0, %%cr3" : "=r"(cr3) : : "memory");
+	tlb_flush_nonglobal(); /* a run on another CPU may have left this one's entries stale */
 }

@@ -47,25 +47,6 @@ WORKLOAD_SECTION static struct thread_slot *slot_here(void)
 	return &thread_slots[this_cpu()->index];
 }
 
-WORKLOAD_SECTION static uint64_t get_u64(uint64_t src)
-{
-	uint64_t v;
-	user_access_begin();
-	v = *(const volatile uint64_t *)src;
-	user_access_end();
-	return v;
-}
-
-WORKLOAD_SECTION static bool writable(const struct user_run *u, uint64_t p, uint64_t n)
-{
-	return user_buffer_ok(u, p, n) && linux_pages_ok(p, n, true);
-}
-
-WORKLOAD_SECTION static bool readable(const struct user_run *u, uint64_t p, uint64_t n)
-{
-	return user_buffer_ok(u, p, n) && linux_pages_ok(p, n, false);
-}
-
 WORKLOAD_SECTION struct user_run *linux_process_run(void)
 {
 	unsigned cpu = this_cpu()->index;
@@ -129,9 +110,10 @@ WORKLOAD_SECTION static uint64_t sys_clone(struct user_run *u, const struct linu
 {
 	if ((flags & THREAD_FLAGS) != THREAD_FLAGS || (flags & ~(THREAD_MAY | EXIT_SIGNAL_MASK)))
 		return NOT_MINE; /* a new process, or flags a thread does not take: unsupported */
-	if ((flags & LNX_CLONE_PARENT_SETTID) && !writable(u, ptid, 4))
+	if ((flags & LNX_CLONE_PARENT_SETTID) && !linux_writable(u, ptid, 4))
 		return ERR(LNX_EFAULT);
-	if ((flags & (LNX_CLONE_CHILD_SETTID | LNX_CLONE_CHILD_CLEARTID)) && !writable(u, ctid, 4))
+	if ((flags & (LNX_CLONE_CHILD_SETTID | LNX_CLONE_CHILD_CLEARTID)) &&
+	    !linux_writable(u, ctid, 4))
 		return ERR(LNX_EFAULT);
 	struct thread_request r = {.op = THREAD_OP_CLONE,
 				   .flags = flags,
@@ -150,20 +132,20 @@ WORKLOAD_SECTION static uint64_t sys_clone3(struct user_run *u, const struct lin
 	uint64_t a = c->a[0], size = c->a[1];
 	if (size < LNX_CLONE_ARGS_SIZE_VER0 || size > LNX_PAGE)
 		return ERR(LNX_EINVAL);
-	if (!readable(u, a, size))
+	if (!linux_readable(u, a, size))
 		return ERR(LNX_EFAULT);
 	for (uint64_t off = LNX_CLONE_ARGS_SIZE_VER0; off + 8 <= size; off += 8)
-		if (get_u64(a + off))
+		if (linux_get_u64(a + off))
 			return ERR(LNX_EINVAL);
-	uint64_t flags = get_u64(a + LNX_CLONE_ARG_FLAGS * 8);
-	uint64_t stack = get_u64(a + LNX_CLONE_ARG_STACK * 8);
-	uint64_t size_of_stack = get_u64(a + LNX_CLONE_ARG_STACK_SIZE * 8);
+	uint64_t flags = linux_get_u64(a + LNX_CLONE_ARG_FLAGS * 8);
+	uint64_t stack = linux_get_u64(a + LNX_CLONE_ARG_STACK * 8);
+	uint64_t size_of_stack = linux_get_u64(a + LNX_CLONE_ARG_STACK_SIZE * 8);
 	if (!stack != !size_of_stack)
 		return ERR(LNX_EINVAL);
 	return sys_clone(u, c, flags, stack ? stack + size_of_stack : 0,
-			 get_u64(a + LNX_CLONE_ARG_PARENT_TID * 8),
-			 get_u64(a + LNX_CLONE_ARG_CHILD_TID * 8),
-			 get_u64(a + LNX_CLONE_ARG_TLS * 8));
+			 linux_get_u64(a + LNX_CLONE_ARG_PARENT_TID * 8),
+			 linux_get_u64(a + LNX_CLONE_ARG_CHILD_TID * 8),
+			 linux_get_u64(a + LNX_CLONE_ARG_TLS * 8));
 }
 
 /* The relative timeout of a futex wait in ns: FUTEX_WAIT's is relative, FUTEX_WAIT_BITSET's
@@ -174,9 +156,9 @@ WORKLOAD_SECTION static uint64_t timeout_of(struct user_run *u, uint64_t ts, boo
 	*ns = THREAD_NO_TIMEOUT;
 	if (!ts)
 		return 0;
-	if (!readable(u, ts, 16))
+	if (!linux_readable(u, ts, 16))
 		return ERR(LNX_EFAULT);
-	uint64_t s = get_u64(ts), n = get_u64(ts + 8);
+	uint64_t s = linux_get_u64(ts), n = linux_get_u64(ts + 8);
 	if ((int64_t)s < 0 || n >= NS_PER_S)
 		return ERR(LNX_EINVAL);
 	uint64_t want = s * NS_PER_S + n, now = absolute ? linux_ns_now(u) : 0;
@@ -189,8 +171,10 @@ WORKLOAD_SECTION static uint64_t sys_futex(struct user_run *u, const struct linu
 	const uint64_t *a = c->a;
 	unsigned cmd = a[1] & LNX_FUTEX_CMD;
 	struct thread_request r = {.addr = a[0], .val = (uint32_t)a[2], .bitset = ~0u};
-	if ((a[0] & 3) || !readable(u, a[0], 4))
-		return (a[0] & 3) ? ERR(LNX_EINVAL) : ERR(LNX_EFAULT);
+	if (a[0] & 3) /* a futex word is 4-byte aligned (kernel/futex/core.c get_futex_key) */
+		return ERR(LNX_EINVAL);
+	if (!linux_readable(u, a[0], 4))
+		return ERR(LNX_EFAULT);
 	switch (cmd) {
 	case LNX_FUTEX_WAIT_BITSET:
 	case LNX_FUTEX_WAIT: {
@@ -212,7 +196,7 @@ WORKLOAD_SECTION static uint64_t sys_futex(struct user_run *u, const struct linu
 		return thread_trap(&r);
 	case LNX_FUTEX_CMP_REQUEUE:
 	case LNX_FUTEX_REQUEUE:
-		if ((a[4] & 3) || !readable(u, a[4], 4))
+		if ((a[4] & 3) || !linux_readable(u, a[4], 4))
 			return ERR(LNX_EFAULT);
 		r.op = THREAD_OP_FUTEX_REQUEUE;
 		r.n = (uint32_t)a[2];
@@ -258,7 +242,7 @@ WORKLOAD_SECTION static uint64_t sys_getaffinity(struct user_run *u, uint64_t si
 {
 	if (size < 8 || (size & 7))
 		return ERR(LNX_EINVAL);
-	if (!writable(u, mask, 8))
+	if (!linux_writable(u, mask, 8))
 		return ERR(LNX_EFAULT);
 	unsigned n = linux_proc.open ? linux_proc.cpus : 1;
 	uint64_t bits = n >= 64 ? ~0ull : (1ull << n) - 1;
@@ -275,7 +259,7 @@ WORKLOAD_SECTION uint64_t linux_thread_syscall(struct user_run *u, const struct 
 	case LNX_gettid:
 		return slot_here()->tid ? slot_here()->tid : 1;
 	case LNX_set_tid_address:
-		slot_here()->clear_tid = a[0] && writable(u, a[0], 4) ? a[0] : 0;
+		slot_here()->clear_tid = a[0] && linux_writable(u, a[0], 4) ? a[0] : 0;
 		return slot_here()->tid ? slot_here()->tid : 1;
 	case LNX_set_robust_list: /* the list is walked at a thread's death: none dies holding */
 	case LNX_sched_yield:	  /* each thread has a CPU of its own */

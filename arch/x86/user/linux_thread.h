@@ -57,6 +57,9 @@ uint64_t linux_thread_enter(const struct linux_thread_regs *r);
 /* On the CPU about to run the main thread, before each run (native and traced): a new process
  * whose threads may go to the CPUs host[] names (threads_of their count). */
 void linux_threads_open(const bool host[MAX_CPUS]);
+/* CPU cpu will not wait for threads after all (the runner could not start it there): clone
+ * gives it none. */
+void linux_thread_no_host(unsigned cpu);
 /* On a host: wait, halted, until a thread is given to this CPU (true, its tid in *tid) or the
  * process has ended (false). */
 bool linux_thread_wait(uint32_t *tid);

@@ -235,8 +235,7 @@ void user_thread_run_begin(uint64_t fs_base, const void *vector_state)
 				 : "memory");
 	/* this CPU's TLB may hold the last run's translations (the program's memory was put back
 	 * between runs on the main thread's CPU alone): flushed before the thread's first access */
-	uint64_t cr3;
-	__asm__ volatile("mov %%cr3, %0; mov %0, %%cr3" : "=r"(cr3) : : "memory");
+	tlb_flush_nonglobal();
 	wrmsr(MSR_FS_BASE, fs_base);
 	wrmsr(MSR_LSTAR, (uint64_t)linux_syscall_entry);
 }

@@ -243,6 +243,7 @@ static uint64_t clone_thread(const struct thread_request *r)
 	s->clear_tid = r->flags & LNX_CLONE_CHILD_CLEARTID ? r->ctid : 0;
 	s->wait_addr = 0;
 	s->woken = 0;
+	s->waits = s->wait_tsc = 0; /* its own, not an earlier thread's on this CPU */
 	linux_proc.live++;
 	linux_proc.made++;
 	spin_unlock_irqrestore(&linux_proc.lock, flags);
@@ -412,19 +413,17 @@ static uint64_t shot_resend_tsc[MAX_CPUS];
 static bool shot_down(uint64_t gen)
 {
 	bool done = true;
-	uint64_t now = rdtsc();
+	uint64_t now = rdtsc(), *last = &shot_resend_tsc[here_index()];
+	bool resend = now - *last > timer_info()->tsc_hz / SHOOTDOWN_RESEND_PER_S;
 	for (unsigned c = 0; c < percpu_count; c++)
 		if (c != here_index() && thread_slots[c].state == THREAD_RUNNING &&
 		    __atomic_load_n(&thread_slots[c].tlb_ack, __ATOMIC_ACQUIRE) < gen) {
 			done = false;
-			if (now - shot_resend_tsc[here_index()] >
-			    timer_info()->tsc_hz / SHOOTDOWN_RESEND_PER_S) {
+			if (resend)
 				ipi(c);
-			}
 		}
-	if (!done &&
-	    now - shot_resend_tsc[here_index()] > timer_info()->tsc_hz / SHOOTDOWN_RESEND_PER_S)
-		shot_resend_tsc[here_index()] = now;
+	if (!done && resend)
+		*last = now;
 	return done;
 }
 
@@ -477,8 +476,7 @@ static void thread_ipi(struct trap_frame *f)
 	struct thread_slot *s = &thread_slots[here_index()];
 	uint64_t gen = __atomic_load_n(&linux_proc.tlb_gen, __ATOMIC_ACQUIRE);
 	if (s->tlb_ack < gen) {
-		uint64_t cr3;
-		__asm__ volatile("mov %%cr3, %0; mov %0, %%cr3" : "=r"(cr3) : : "memory");
+		tlb_flush_nonglobal();
 		__atomic_store_n(&s->tlb_ack, gen, __ATOMIC_RELEASE);
 	}
 	if (linux_proc.ending && s->state == THREAD_RUNNING && (f->cs & 3) == 3)
@@ -510,6 +508,16 @@ void linux_threads_open(const bool host[MAX_CPUS])
 	thread_slots[me].tid = MAIN_TID;
 	thread_slots[me].state = THREAD_RUNNING;
 	__atomic_store_n(&linux_proc.open, true, __ATOMIC_RELEASE);
+}
+
+void linux_thread_no_host(unsigned cpu)
+{
+	uint64_t flags = spin_lock_irqsave(&linux_proc.lock);
+	if (cpu < MAX_CPUS && thread_slots[cpu].host) {
+		thread_slots[cpu].host = false;
+		linux_proc.cpus--;
+	}
+	spin_unlock_irqrestore(&linux_proc.lock, flags);
 }
 
 bool linux_thread_wait(uint32_t *tid)
