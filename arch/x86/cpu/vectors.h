@@ -12,6 +12,9 @@
  * the process's end). */
 #define VEC_LINUX_THREAD 0xe0
 #define VEC_LINUX_IPI	 0xe1
+/* A translated block hands its runs back to the single-step engine (arch/x86/step/xlate.c,
+ * lib/x86_xlate.h XLATE_HANDBACK_VEC): an INT from ring 3, its gate DPL 3. */
+#define VEC_XLATE_HANDBACK 0xe2
 #define VEC_PMI		 0xf0 /* LVT performance-counter entry (unless delivered as NMI) */
 #define VEC_IPI_CALL	 0xf1 /* cross-CPU function calls */
 #define VEC_APIC_TIMER	 0xf2 /* LVT timer (calibration) */

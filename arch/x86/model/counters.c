@@ -469,6 +469,23 @@ uint64_t spmu_counters_plain_room(const struct spmu_counters *c, unsigned cpl)
 	return room;
 }
 
+void spmu_counters_tick_n(struct spmu_counters *c, const struct spmu_tick *t, uint64_t k)
+{
+	if (!k || !c->live || (c->global_status & GLOBAL_STATUS_CTR_FRZ))
+		return; /* spmu_counters_tick's: nothing counts */
+	for (uint64_t gp = c->live & GENMASK(GLOBAL_FIXED_SHIFT - 1, 0); gp; gp &= gp - 1) {
+		unsigned n = (unsigned)__builtin_ctzll(gp);
+		if (counts_event(c, n, t))
+			c->pmc[n] = (c->pmc[n] + k) & width_mask(c->gp_width);
+	}
+	for (uint64_t fx = c->live >> GLOBAL_FIXED_SHIFT; fx; fx &= fx - 1) {
+		unsigned m = (unsigned)__builtin_ctzll(fx);
+		if ((t->cpl == 0) ? (c->fixed_ctrl & FIXED_CTRL_OS(m))
+				  : (c->fixed_ctrl & FIXED_CTRL_USR(m)))
+			c->fixed[m] = (c->fixed[m] + k) & width_mask(c->fixed_width);
+	}
+}
+
 void spmu_counters_tick_plain(struct spmu_counters *c, uint64_t n, unsigned cpl)
 {
 	for (uint64_t counting = plain_counting(c, cpl); counting; counting &= counting - 1) {

@@ -92,6 +92,10 @@ void spmu_counters_tick_plain(struct spmu_counters *c, uint64_t n, unsigned cpl)
  * leave every counter below its overflow, none armed for PEBS, memory events not counted: then
  * their ticks request no PMI and write no PEBS record (per-block stepping's short way). */
 bool spmu_counters_quiet(const struct spmu_counters *c, uint64_t steps);
+/* k ticks alike (t), where spmu_counters_quiet said at least k steps overflow nothing and no
+ * PEBS record is armed: each counter that counts t moves by k at once, as k calls of
+ * spmu_counters_tick would move it (the code cache's runs, arch/x86/model/feed.c). */
+void spmu_counters_tick_n(struct spmu_counters *c, const struct spmu_tick *t, uint64_t k);
 /* The memory kind of GP counter n's event (SPMU_MEM_NONE for fixed counters, n >= 32). */
 enum spmu_mem_kind spmu_counters_mem_kind(const struct spmu_counters *c, unsigned n);
 /* Whether LBRs are frozen (streamlined freeze, LBR_Frz set). */

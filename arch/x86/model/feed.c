@@ -161,6 +161,39 @@ bool spmu_feed_block(struct spmu *m, const struct run_with_branch *b)
 	return true;
 }
 
+bool spmu_feed_runs(struct spmu *m, const struct run_with_branch *r, size_t k)
+{
+	/* feed_block's order for each run (its plain steps, its branch recorded, the branch
+	 * retired), the counters moved once for all: spmu_feed_runs_room promised that none
+	 * overflows, nothing is armed and no PMI, BTF or BTS threshold comes in between, so
+	 * that each tick does nothing but move them, in any order */
+	uint64_t plain = 0, branches = 0;
+	unsigned cpl = k ? r[0].cpl : 0;
+	bool done = spmu_runs_branches(m, r, k);
+	for (size_t i = 0; i < k; i++) {
+		plain += r[i].n;
+		if (!done)
+			m->steps_since_lbr += r[i].n;
+		if (r[i].kind == X86_BR_NONE)
+			continue;
+		branches++;
+		if (done)
+			continue;
+		if (r[i].taken)
+			spmu_branch(m, r[i].from, r[i].to, r[i].kind, r[i].cpl, r[i].cpl);
+		m->steps_since_lbr++; /* spmu_retire's, or spmu_retire_uncounted's */
+	}
+	spmu_counters_tick_plain(&m->ctr, plain, cpl);
+	const struct spmu_tick t = {.branch = true, .cpl = cpl};
+	spmu_counters_tick_n(&m->ctr, &t, branches);
+	return !m->pmi_pending;
+}
+
+bool spmu_feed_runs_room(struct spmu *m, unsigned cpl, uint64_t steps, uint64_t records)
+{
+	return steps_quiet(m, cpl, steps, records);
+}
+
 bool spmu_feed_loop_room(struct spmu *m, const struct run_with_branch *b, uint64_t iterations)
 {
 	if (!b->taken || b->n >= UINT32_MAX || iterations >= UINT32_MAX)

@@ -531,6 +531,75 @@ void spmu_lbr_again(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_
 	m->steps_since_lbr = 0;
 }
 
+bool spmu_runs_branches(struct spmu *m, const struct run_with_branch *r, size_t k)
+{
+	unsigned cpl = k ? r[0].cpl : 0;
+	enum bts_disposition d = bts_disposition(m->debugctl, cpl);
+	bool legacy =
+	    (m->debugctl & (DEBUGCTL_LBR | DEBUGCTL_TR)) && m->caps.lbr.kind == TC_LBR_LEGACY;
+	struct lbr_stack *s = &m->lbr;
+	/* what spmu_transfer does per branch, where it is this simple: the legacy stack
+	 * recording (or off), no call-stack pops, no erratum, no BTS record stored */
+	if (spmu_arch_lbr_on(m) || d == BTS_STORED || (m->debugctl & DEBUGCTL_BTF) ||
+	    (legacy && ((m->p->tr_undefines_lbr && (m->debugctl & DEBUGCTL_TR)) ||
+			spmu_counters_lbr_frozen(&m->ctr) || (s->select & LBR_SELECT_EN_CALLSTACK) ||
+			s->nhm_select_erratum)))
+		return false;
+	/* The stack keeps the last `depth` records: those are encoded, the others only
+	 * counted (their pushes move TOS all the same, as lbr_record_again's do). */
+	struct {
+		uint32_t run;
+		uint16_t cycles;
+	} kept[LBR_MAX_DEPTH];
+	unsigned depth = legacy ? s->depth : 1;
+	uint64_t ssl = m->steps_since_lbr, taken = 0, recorded = 0;
+	size_t last = k;
+	for (size_t i = 0; i < k; i++) {
+		ssl += r[i].n;
+		if (r[i].kind == X86_BR_NONE)
+			continue;
+		if (r[i].taken) {
+			taken++;
+			last = i;
+			const struct lbr_branch b = {.cls = lbr_class_of_branch(r[i].kind),
+						     .cpl_to = r[i].cpl};
+			if (legacy && lbr_select_allows(s->select, &b)) {
+				kept[recorded & (depth - 1)].run = (uint32_t)i;
+				kept[recorded & (depth - 1)].cycles =
+				    (uint16_t)(ssl > LBR_CYCLES_MAX ? LBR_CYCLES_MAX : ssl);
+				recorded++;
+				ssl = 0;
+			}
+		}
+		ssl++; /* the branch retires */
+	}
+	m->steps_since_lbr = ssl;
+	m->stats.branches += taken;
+	if (last < k) {
+		m->last_from = r[last].from;
+		m->last_to = r[last].to;
+	}
+	if (d == BTS_BTM_NOT_STORED)
+		m->stats.bts_not_stored += taken;
+	if (!legacy)
+		return true;
+	m->stats.lbr_recorded += recorded;
+	m->stats.lbr_filtered += taken - recorded;
+	uint64_t push = recorded < depth ? recorded : depth;
+	s->tos = (unsigned)((s->tos + (recorded - push)) & (depth - 1));
+	for (uint64_t j = recorded - push; j < recorded; j++) {
+		const struct run_with_branch *w = &r[kept[j & (depth - 1)].run];
+		struct lbr_branch b = {.from = w->from,
+				       .to = w->to,
+				       .cls = lbr_class_of_branch(w->kind),
+				       .cpl_to = w->cpl,
+				       .cycles = kept[j & (depth - 1)].cycles};
+		s->tos = (s->tos + 1) & (depth - 1);
+		lbr_encode(s->format, &b, &s->from[s->tos], &s->to[s->tos], &s->info[s->tos]);
+	}
+	return true;
+}
+
 void spmu_transfer(struct spmu *m, uint64_t from, uint64_t to, enum x86_branch_kind kind,
 		   unsigned cpl_from, unsigned cpl_to)
 {

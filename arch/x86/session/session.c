@@ -349,6 +349,19 @@ static bool model_block_branch(void *ctx, const struct run_with_branch *b)
 	return spmu_feed_block(ctx, b);
 }
 
+/* The code cache (ss_hooks.runs_room): runs as model_plain_n and model_block_branch take them,
+ * under the same conditions, checked before they run. */
+static bool model_runs_room(void *ctx, unsigned cpl, uint64_t steps, uint64_t records)
+{
+	return block_whole() && model_plain_room(ctx, cpl) >= steps &&
+	       spmu_feed_runs_room(ctx, cpl, steps, records);
+}
+
+static bool model_runs_feed(void *ctx, const struct run_with_branch *r, size_t k)
+{
+	return spmu_feed_runs(ctx, r, k);
+}
+
 /* Counted loops (ss_hooks.loop_room, loop_n): the runs of a loop as model_block_branch takes
  * one block, under the same conditions, checked before the loop runs (nothing the session does
  * per step can come due while it does: no step of it reaches the session). */
@@ -433,6 +446,14 @@ static void report_engine(struct trace_ctx *t, const struct ss_result *res)
 			t->label, res->loop_lost_at);
 		t->ok = false;
 	}
+	if (res->xl_refused || res->xl_lost_at) {
+		tprintf("error: %s: translated code (option ss.xlate): %lu runs the software PMU "
+			"refused after promising room for them, an interrupt or exception at %#lx "
+			"not taken back to the original code: the records are not whole (option "
+			"ss.xlate=off runs a trap per block)\n",
+			t->label, res->xl_refused, res->xl_lost_at);
+		t->ok = false;
+	}
 	if (res->escaped_at) {
 		tprintf("error: %s: no single-step trap came after the instruction at %#lx: "
 			"the workload ran on unseen, the capture ended early\n",
@@ -495,14 +516,18 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 				     model_plain_n,
 				     t->model ? model_block_branch : NULL,
 				     t->model ? model_loop_room : NULL,
-				     t->model ? model_loop_n : NULL};
+				     t->model ? model_loop_n : NULL,
+				     t->model ? model_runs_room : NULL,
+				     t->model ? model_runs_feed : NULL};
 		ss_run(q->fn, q->arg, &h, interrupts, &res);
 		*steps = res.steps;
 		if (ss_count_traps)
 			tprintf("ss-stats %s steps=%lu traps=%lu blocks=%lu loops=%lu chains=%lu "
-				"decoded=%lu trap-cycles=%lu\n",
+				"decoded=%lu trap-cycles=%lu xlate-entries=%lu handbacks=%lu "
+				"handback-cycles=%lu cuts=%lu\n",
 				t->label, res.steps, res.traps, res.blocks, res.loops, res.chains,
-				res.decoded, res.trap_cycles);
+				res.decoded, res.trap_cycles, res.xl_entries, res.xl_handbacks,
+				res.xl_cycles, res.xl_cuts);
 		r = res.retval;
 		report_engine(t, &res);
 	}

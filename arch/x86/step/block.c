@@ -6,7 +6,7 @@
  * At a trap after which the workload goes on at an instruction the engine has nothing to do for,
  * the engine decodes ahead (the decode cache, from the bytes there now, before they run) the
  * plain instructions that follow: no branch, none the engine has work for (TF, DR6, MOV SS, ...,
- * engine_special), none that needs a trap of its own (below, block_plain). Where they end in a
+ * engine_special), none that needs a trap of its own (below, ss_insn_plain). Where they end in a
  * direct branch whose successors lie on the block's page (branch_successors), the branch runs in
  * the block too, with instruction breakpoints on its successors: the #DB at one of them says
  * where it went, with the registers after it (one trap a block). Otherwise, on the first
@@ -80,7 +80,7 @@ void arch_set_step_block(bool on)
 }
 
 /* Whether the instruction may run inside a block (see the top of this file). */
-static bool block_plain(const struct x86_decoded *d)
+bool ss_insn_plain(const struct x86_decoded *d)
 {
 	if (d->step.branch != X86_BR_NONE || engine_special(d->opcode) ||
 	    x86_is_rep_string(&d->step))
@@ -241,7 +241,7 @@ static bool block_decode(struct ss_state *s, const struct x86_decoded *d, uint64
 	const struct x86_insn *insn[BLOCK_MAX + 1];
 	uint64_t ip = start;
 	unsigned n = 0;
-	while (n < room && n < BLOCK_MAX && d && block_plain(d) &&
+	while (n < room && n < BLOCK_MAX && d && ss_insn_plain(d) &&
 	       block_fits(start, ip + d->insn.length)) {
 		b->len[n] = d->insn.length;
 		insn[n] = &d->insn;
@@ -306,7 +306,7 @@ struct ss_block *ss_block_at(struct ss_state *s, const struct x86_decoded *d, ui
 		if (b->n <= room)
 			return b;
 	}
-	if (!block_plain(d) || !ss_code_readonly(start))
+	if (!ss_insn_plain(d) || !ss_code_readonly(start))
 		return NULL;
 	if (!block_decode(s, d, start, room, b)) {
 		if (!b->none)
@@ -328,6 +328,9 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags, const struct trap_frame 
 	uint64_t room = block_room(s);
 	if (room == 0 || ((start >> 12) + 1 != s->ok_page && !ss_code_readable(start)))
 		return false;
+	/* the frame is the trap's own, whole (the callers' frame_of): its RIP may move */
+	if (s->prev_cpl == 3 && ss_xlate_enter(s, (struct trap_frame *)f, d))
+		return true;
 	if (indirect_near(d->step.branch))
 		return ss_chain_after_branch(s, d, f, room, rflags);
 	struct ss_block *b = ss_block_at(s, d, start, room, same);
@@ -359,6 +362,7 @@ void ss_block_idle(struct ss_state *s)
 
 void ss_block_reset(struct ss_state *s)
 {
+	ss_xlate_reset(s);
 	s->blk_armed = false;
 	s->blk_trips = 0;
 	s->npre = 0;
@@ -588,7 +592,7 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	/* a counted loop next is armed by ss_block_arm (FED), also where interrupts are enabled */
 	bool next_loop = next_seen && nb->counted && rip != s->loop_declined && s->hooks.loop_room;
 	bool next_known = next_seen && !next_loop && !(nb->to_start && (c->rflags & RFLAGS_IF)) &&
-			  ss_prove_one(nb, frame_of(c));
+			  !ss_xlate_wanted(s) && ss_prove_one(nb, frame_of(c));
 	const struct x86_decoded *dec = NULL;
 	if (!next_known) {
 		/* the instruction there, decoded before it runs (as decode_step does), unless the

@@ -107,6 +107,11 @@ struct ss_state {
 	uint64_t loop_lost_at;	     /* ss_result.loop_lost_at */
 	uint64_t block_changed_at;   /* ss_result.block_changed_at */
 	uint64_t traps, trap_cycles; /* ss_result.traps, .trap_cycles */
+	/* The code cache (xlate.c): the workload runs a translation (xl_active); entries,
+	 * hand-backs, cuts (an interrupt or exception inside), runs the hooks refused after
+	 * promising room, and a cut that found no translated instruction (0: none). */
+	bool xl_active;
+	uint64_t xl_entries, xl_handbacks, xl_cycles, xl_cuts, xl_refused, xl_lost_at;
 };
 
 extern struct ss_state ss_states[MAX_CPUS];
@@ -192,6 +197,18 @@ static inline unsigned opcode_at(uint64_t ip, enum x86_mode mode)
 static inline bool invalidates_tlb(unsigned opcode)
 {
 	return opcode == OPC_GRP7_ALL || opcode == OPC_MOV_TO_CR || opcode == OPC_MAP_0F38;
+}
+/* Of those, the ones that may say a mapping changed (the code cache's translations go,
+ * xlate.c): INVLPG (0F 01 /7 with a memory operand, SDM Vol. 2A "INVLPG"; 0F 01 /7 with a
+ * register is SWAPGS or RDTSCP), a MOV to a control register, INVPCID (66 0F 38 82). STAC,
+ * CLAC, XGETBV and the rest of group 7 leave mappings alone. */
+static inline bool changes_mappings(const struct x86_insn *in)
+{
+	if (in->opcode_map == X86_MAP_0F && in->opcode == 0x01)
+		return ((in->modrm >> 3) & 7) == 7 && (in->modrm >> 6) != 3;
+	if (in->opcode_map == X86_MAP_0F && in->opcode == 0x22)
+		return true;
+	return in->opcode_map == X86_MAP_0F38 && in->opcode == 0x82;
 }
 
 /* Whether a #DB after the instruction with this opcode may be other than its single-step trap
@@ -298,6 +315,35 @@ enum ss_block_stop ss_block_cut(struct ss_state *s, const struct trap_frame *f, 
 /* No block armed any more (after ss_block_cut, unless one is armed again): DR7 cleared before
  * the workload or a handler runs. */
 void ss_block_idle(struct ss_state *s);
+/* Whether the decoded instruction may run inside a block (or a translation): no branch,
+ * nothing the engine has work for (block.c). */
+bool ss_insn_plain(const struct x86_decoded *d);
+
+/* The code cache (xlate.c, option ss.xlate): at a trap after which ring 3 code resumes at
+ * f->rip (d: its decoding), the workload goes on in its translation (f->rip moved there, TF
+ * cleared, no breakpoint armed) where the hooks take enough runs at once (ss_hooks.runs_room).
+ * True if it does. */
+bool ss_xlate_enter(struct ss_state *s, struct trap_frame *f, const struct x86_decoded *d);
+/* Whether ss_xlate_enter may take ring 3 code now (per-block stepping's short way leaves the
+ * arming to ss_block_arm then). */
+bool ss_xlate_wanted(const struct ss_state *s);
+/* An interrupt or exception inside a translation (s->xl_active): the runs logged and the
+ * instructions before the one it stands at told to the hooks, f moved back to the original
+ * code (ss_cut_stepped). */
+void ss_xlate_cut(struct ss_state *s, struct trap_frame *f);
+/* A translation's hand-back (its INT, the gate's one call): the runs logged told to the hooks,
+ * the workload stepped on at the original address (ss_resume_stepped). False: not the
+ * engine's. */
+bool ss_xlate_handback(struct trap_frame *f);
+/* A run's start and end: translations forgotten, the region unmapped. */
+void ss_xlate_reset(struct ss_state *s);
+/* The workload changed its mappings (INVLPG, MOV CR3): every CPU's translations go. */
+void ss_xlate_code_changed(void);
+/* singlestep.c: the workload goes on stepped at f->rip, a block start, nothing retired there
+ * yet: after a hand-back (the next block armed or entered, as after a step) and after a cut
+ * (TF set, for the handler's return). */
+void ss_resume_stepped(struct ss_state *s, struct trap_frame *f);
+void ss_cut_stepped(struct ss_state *s, struct trap_frame *f);
 /* The CPU's part of the #DB frame (SDM Vol. 3A 6.14.2, Figure 6-9), what a plain step or a
  * block's short way reads of it (ss_plain_trap); the engine's entry saved the whole struct
  * trap_frame around it (frame_of: a counted loop's registers). */

@@ -7,6 +7,7 @@
 #include "arch/x86/cpu/percpu.h"
 #include "arch/x86/cpu/trap.h"
 #include "arch/x86/cpu/usermode.h"
+#include "arch/x86/cpu/vectors.h"
 #include "arch/x86/hw/msr.h"
 #include "kernel/arch_cpu.h"
 #include "kernel/arch_step.h"
@@ -58,6 +59,8 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->loop_lost_at = 0;
 	s->loop_declined = 0;
 	s->traps = s->trap_cycles = 0;
+	s->xl_entries = s->xl_handbacks = s->xl_cycles = s->xl_cuts = s->xl_refused = 0;
+	s->xl_lost_at = 0;
 	uint32_t gen0 = s->blk_gen;
 	s->exc_frame = NULL;
 	s->nmi_frame = NULL;
@@ -86,6 +89,12 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	r->traps = s->traps;
 	r->decoded = s->blk_gen - gen0;
 	r->trap_cycles = s->trap_cycles;
+	r->xl_entries = s->xl_entries;
+	r->xl_handbacks = s->xl_handbacks;
+	r->xl_cycles = s->xl_cycles;
+	r->xl_cuts = s->xl_cuts;
+	r->xl_refused = s->xl_refused;
+	r->xl_lost_at = s->xl_lost_at;
 	restore_fmask_tf(s);
 	r->steps = s->steps;
 	r->rep_iterations = s->rep_iterations;
@@ -130,6 +139,15 @@ static inline unsigned retired_opcode(const struct ss_state *s, uint64_t prev)
 						      : opcode_at(prev, s->prev_mode);
 }
 
+/* An instruction that may invalidate TLB entries retires next: the translations prove.c
+ * remembered go (fetch.c), and the code cache's where it may say a mapping changed (xlate.c). */
+static __attribute__((noinline, cold)) void tlb_invalidated(const struct x86_decoded *dec)
+{
+	ss_code_forget();
+	if (!dec || changes_mappings(&dec->insn))
+		ss_xlate_code_changed();
+}
+
 /* The instruction at f->rip retires next: its opcode, read once (from its decoding, where the
  * step made one), and what is due before it runs and at the trap after it. */
 static inline __attribute__((always_inline)) void arm_next(struct ss_state *s, uint64_t ip,
@@ -139,7 +157,7 @@ static inline __attribute__((always_inline)) void arm_next(struct ss_state *s, u
 	s->next_opcode = opcode;
 	s->next_opcode_ip = ip;
 	if (__builtin_expect(invalidates_tlb(opcode), 0))
-		ss_code_forget(); /* the translations prove.c remembered (fetch.c) */
+		tlb_invalidated(dec);
 	s->next_whole = special || s->vtf || ss_skip_every;
 	/* A plain step's trap lands right after it (x86_step_plain); the run's end is no step
 	 * of the workload's. */
@@ -419,9 +437,31 @@ TRAP_STEP_HOT bool ss_trap(struct trap_frame *f)
 
 extern const char ss_debug_entry[];
 
+extern const char ss_xlate_entry[];
+
 void ss_install_entry(void)
 {
 	idt_set_gate(VEC_DB, (uint64_t)ss_debug_entry, IST_DEBUG, 0);
+	/* a translation's hand-back, an INT at CPL 3 (SDM Vol. 3A 6.12.1.1: the gate's DPL) */
+	idt_set_gate(VEC_XLATE_HANDBACK, (uint64_t)ss_xlate_entry, IST_NONE, 3);
+}
+
+void ss_resume_stepped(struct ss_state *s, struct trap_frame *f)
+{
+	ss_cut_stepped(s, f);
+	note_next(s, f);
+	if (!ss_block_arm(s, &f->rflags, f))
+		ss_block_idle(s);
+}
+
+void ss_cut_stepped(struct ss_state *s, struct trap_frame *f)
+{
+	s->prev = f->rip;
+	s->next_opcode_ip = 0;
+	s->plain_to = 0;
+	s->next_whole = false;
+	s->next_dec = cached_at(s->hooks.cache, f->rip, true, X86_MODE_64);
+	f->rflags |= RFLAGS_TF;
 }
 
 /* arch_single_step's on_loop, per CPU, for the counted-loop hooks below. */
@@ -455,7 +495,9 @@ uint64_t arch_single_step(uint64_t (*fn)(uint64_t), uint64_t arg, const struct a
 			     NULL,
 			     NULL,
 			     loops ? step_loop_room : NULL,
-			     loops ? step_loop_n : NULL};
+			     loops ? step_loop_n : NULL,
+			     NULL,
+			     NULL};
 	ss_run(fn, arg, &h, false, &r);
 	*counts = (struct arch_step_counts){.steps = r.steps,
 					    .rep_iterations = r.rep_iterations,
@@ -522,6 +564,8 @@ void ss_note_exception(struct trap_frame *f)
 		return;
 	if (!s->active)
 		return;
+	if (s->xl_active)
+		ss_xlate_cut(s, f); /* inside a translation (xlate.c): back to the original code */
 	if (s->blk_armed) {
 		/* Inside a block run at full speed (block.c): what retired before f->rip is
 		 * accounted; the workload goes on stepped (TF in the frame, for an NMI's IRET;

@@ -39,6 +39,11 @@ struct ss_result {
 	uint64_t traps;	       /* the engine's #DB handler entries (steps and blocks' stops) */
 	uint64_t decoded;      /* blocks decoded (not found remembered) */
 	uint64_t trap_cycles;  /* TSC cycles inside that handler, hooks included (ss_count_traps) */
+	/* The code cache (xlate.c, option ss.xlate): entries into translated code, hand-backs
+	 * (and TSC cycles inside their handler, hooks included, with ss_count_traps), cuts (an
+	 * interrupt or exception inside), runs the hooks refused after promising room (must be
+	 * 0), and the first translated address a cut could not take back (0: none). */
+	uint64_t xl_entries, xl_handbacks, xl_cycles, xl_cuts, xl_refused, xl_lost_at;
 };
 /* Whether the engine measures its handler's time (ss_result.trap_cycles: two RDTSC a trap), and
  * ss_trap's way when it does (measure.c). */

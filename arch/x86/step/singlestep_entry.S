@@ -64,6 +64,29 @@ ss_debug_entry:
 2:	RESTORE_TRAP_REGS
 	jmp *trap_stub_table + 8 * DB_VECTOR(%rip)
 
+/*
+ * A translated block's hand-back (arch/x86/step/xlate.c, lib/x86_xlate.h): INT 0xe2 from
+ * ring 3 (VEC_XLATE_HANDBACK, gate DPL 3), its whole frame saved as the #DB entry saves it;
+ * ss_xlate_handback moves RIP back to the workload's own code. Any other INT 0xe2 goes on to
+ * the vector's stub in trap_stub_table: trap dispatch, an unexpected interrupt said.
+ */
+#define XLATE_VECTOR 0xe2
+	.text
+	.globl ss_xlate_entry
+	.p2align 4
+ss_xlate_entry:
+	pushq $0
+	pushq $XLATE_VECTOR
+	SAVE_TRAP_REGS
+	movq %rsp, %rdi
+	call ss_xlate_handback
+	testb %al, %al
+	jz 2f
+	RESTORE_TRAP_REGS
+	iretq
+2:	RESTORE_TRAP_REGS
+	jmp *trap_stub_table + 8 * XLATE_VECTOR(%rip)
+
 /* arch_step_bp_cost's loop (ARCH_BP_LOOP_INSNS = 9 instructions an iteration: seven ADDs, DEC,
  * JNZ; rdi iterations) and its #DB handler: RF set in the frame, so that the breakpoint on
  * ss_bp_head lets the instruction run on return (SDM Vol. 3B 17.3.1.1), and IRETQ. */

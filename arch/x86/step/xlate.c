@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The code cache (option ss.xlate, docs/engine.md "Translated blocks"): a second producer of
+ * runs behind run.h. Where per-block stepping would arm a block of ring 3 code, the block is
+ * translated once (lib/x86_xlate.h: its plain instructions copied, its direct branch ending in
+ * a stub per way out that logs the way taken) and the workload runs the translation instead,
+ * TF clear, no breakpoint armed, from block to block through linked stubs, until a way out
+ * leads somewhere not translated, the log is full, or an interrupt or exception comes. Then
+ * the runs the log holds go to the hooks (ss_hooks.block_branch, plain_n) in the order they
+ * ran, exactly as per-block stepping's traps would have told them, and the workload goes on at
+ * the original address, stepped.
+ *
+ * Exact by construction: a translation is made only of instructions block.c would run in a
+ * block (ss_insn_plain) from read-only pages, and of direct branches whose ways are known from
+ * their bytes; the log holds which way each branch went; the hooks promised room for every run
+ * the log can hold before the workload entered (ss_hooks.runs_room: no counter overflows, no
+ * BTS threshold, nothing the session does per step); an interrupt or fault inside a
+ * translation is taken back to the original instruction it stands for, the runs before it
+ * told first (ss_xlate_cut). Translations are forgotten at each run's start and whenever the
+ * workload changes its mappings (INVLPG, MOV CR3: ss_xlate_code_changed).
+ *
+ * Per CPU: a data page (lib/x86_xlate.h: scratch words, the log) and XLATE_CODE_PAGES of code,
+ * allocated at the first translation of a run and mapped at a user address within RIP-relative
+ * reach of the workload's code (user: the stubs run at CPL 3), unmapped at the run's end.
+ */
+#include "arch/x86/cpu/cpu.h"
+#include "arch/x86/cpu/pagetable.h"
+#include "arch/x86/cpu/paging.h"
+#include "arch/x86/cpu/usermode.h"
+#include "arch/x86/cpu/vectors.h"
+#include "arch/x86/step/block.h"
+#include "kernel/arch_cpu.h"
+#include "kernel/arch_step.h"
+#include "kernel/console.h"
+#include "kernel/memory.h"
+#include "lib/x86_xlate.h"
+
+#define XLATE_CODE_PAGES 1024 /* 4 MiB of translations a CPU, forgotten all at once when full */
+#define XLATE_BLOCKS	 16384
+#define XLATE_RUNS	 (2 * XLATE_BLOCKS)
+#define XLATE_INSNS	 (8 * XLATE_BLOCKS)
+#define XLATE_HASH	 32768 /* a power of two */
+#define XLATE_BLOCK_MAX	 BLOCK_MAX
+#define XLATE_LOG_MIN	 8 /* fewer runs of room: stepped as before */
+/* Runs told to the hooks at once: a whole log's, and a run or two a hand-back or cut adds
+ * (the CPU's xl_cpu.batch). */
+#define XLATE_BATCH (XLATE_LOG_CAP + 2)
+/* Room for a block of the most instructions and stubs, in whole words. */
+#define XLATE_BLOCK_BYTES                                                                          \
+	ALIGN_UP((XLATE_BLOCK_MAX + 1) * X86_MAX_INSN_LENGTH + XLATE_JCC_LEN + 2 * XLATE_STUB_LEN, 8)
+/* Where a CPU's region lies: the first GiB boundary at least XLATE_GAP above the first code
+ * it translates (past a static program's image and its brk heap, kernel/program.h), one
+ * XLATE_STRIDE a CPU. */
+#define XLATE_GAP    (512ull << 20)
+#define XLATE_ALIGN  (1ull << 30)
+#define XLATE_STRIDE (8ull << 20)
+#define XLATE_REACH  (1ull << 31)
+#define USER_HALF_END 0x0000800000000000ull /* the lower half: user addresses */
+#define XLATE_REGION (XLATE_DATA_SIZE + XLATE_CODE_PAGES * PAGE_4K)
+_Static_assert(XLATE_REGION <= XLATE_STRIDE, "a CPU's region fits its stride");
+
+/* One way out of a translated block: n plain steps, then the direct branch at `from` on to
+ * `to` (taken or not), or (branch false) n plain steps on to `to`. */
+struct xl_run {
+	uint64_t from, to;
+	uint32_t stub; /* its stub's offset in the code */
+	uint8_t n, kind;
+	bool taken, branch;
+};
+
+/* A translated block: its code from `cc` (offset in the code), its body's instructions (n, the
+ * branch's PUSH or Jcc among them) at insn[first..first+n), its stubs from body_end. */
+struct xl_block {
+	uint64_t start;
+	uint32_t cc, body_end, first, run;
+	uint8_t n, nstubs;
+};
+struct xl_insn {
+	uint16_t cc, orig; /* offsets from the block's cc and start */
+};
+
+struct xl_cpu {
+	uint64_t data_pa, code_pa, va; /* va: the region's user address, 0: not mapped */
+	uint8_t *data, *code;	       /* the kernel's view of them (the direct map) */
+	struct xl_block *blocks;
+	struct xl_run *runs;
+	struct xl_insn *insns;
+	uint32_t *hash; /* block index + 1 by start; 0: none */
+	struct run_with_branch *batch; /* XLATE_BATCH runs on their way to the hooks */
+	uint8_t *scratch; /* a block's translation, made here, then copied in whole words */
+	uint32_t used, nblocks, nruns, ninsns, gen, cap;
+	uint32_t link_run; /* the run whose stub handed back, + 1: linked at the next entry */
+};
+
+static bool xlate_on;
+static struct xl_cpu xl_cpus[MAX_CPUS];
+static volatile uint32_t code_gen; /* ss_xlate_code_changed's calls, on any CPU */
+
+void arch_set_step_xlate(bool on)
+{
+	xlate_on = on;
+}
+
+_Static_assert(VEC_XLATE_HANDBACK == XLATE_HANDBACK_VEC, "the stubs' INT is the gate's vector");
+
+bool ss_xlate_wanted(const struct ss_state *s)
+{
+	return xlate_on && s->prev_cpl == 3 && s->hooks.runs_room && s->hooks.runs_feed;
+}
+
+void ss_xlate_code_changed(void)
+{
+	__atomic_add_fetch(&code_gen, 1, __ATOMIC_RELAXED);
+}
+
+static void forget(struct xl_cpu *x)
+{
+	x->used = x->nblocks = x->nruns = x->ninsns = 0;
+	x->link_run = 0;
+	for (unsigned i = 0; x->hash && i < XLATE_HASH; i++)
+		x->hash[i] = 0;
+}
+
+static void *alloc_zeroed(uint64_t bytes)
+{
+	return page_alloc_virt(bytes); /* page_alloc: cleared */
+}
+
+/* The CPU's tables and pages, once a boot. */
+static bool prepare(struct xl_cpu *x)
+{
+	if (x->hash)
+		return x->code != NULL;
+	x->hash = alloc_zeroed(XLATE_HASH * sizeof(uint32_t));
+	x->blocks = alloc_zeroed(XLATE_BLOCKS * sizeof(struct xl_block));
+	x->runs = alloc_zeroed(XLATE_RUNS * sizeof(struct xl_run));
+	x->insns = alloc_zeroed(XLATE_INSNS * sizeof(struct xl_insn));
+	x->batch = alloc_zeroed(XLATE_BATCH * sizeof(struct run_with_branch));
+	x->scratch = alloc_zeroed(XLATE_BLOCK_BYTES);
+	x->data_pa = page_alloc(1);
+	x->code_pa = page_alloc_uncleared(XLATE_CODE_PAGES);
+	if (!x->hash || !x->blocks || !x->runs || !x->insns || !x->batch || !x->scratch || !x->data_pa ||
+	    !x->code_pa) {
+		x->code = NULL;
+		if (!x->hash)
+			x->hash = (uint32_t *)1; /* tried: never again this boot */
+		return false;
+	}
+	x->data = arch_phys_to_virt(x->data_pa);
+	x->code = arch_phys_to_virt(x->code_pa);
+	return true;
+}
+
+static void unmap(struct xl_cpu *x)
+{
+	if (!x->va)
+		return;
+	for (uint64_t off = 0; off < XLATE_REGION; off += PAGE_4K)
+		paging_unmap_kernel_4k(x->va + off);
+	x->va = 0;
+}
+
+/* Map the region near `near` (a user code address), where nothing is mapped. */
+static bool map_near(struct xl_cpu *x, uint64_t near, unsigned cpu)
+{
+	uint64_t va = ALIGN_UP(near + XLATE_GAP, XLATE_ALIGN) + (uint64_t)cpu * XLATE_STRIDE;
+	if (va + XLATE_REGION > USER_HALF_END || va + XLATE_REGION - near >= XLATE_REACH)
+		return false;
+	for (uint64_t off = 0; off < XLATE_REGION; off += PAGE_4K) {
+		uint64_t pa, flags, size;
+		if (paging_translate(va + off, &pa, &flags, &size))
+			return false;
+	}
+	x->va = va;
+	if (!paging_map_user_4k(va, x->data_pa, true, false)) {
+		x->va = 0;
+		return false;
+	}
+	for (uint64_t p = 0; p < XLATE_CODE_PAGES; p++)
+		if (!paging_map_user_4k(va + XLATE_DATA_SIZE + p * PAGE_4K,
+					x->code_pa + p * PAGE_4K, false, true)) {
+			unmap(x);
+			return false;
+		}
+	return true;
+}
+
+void ss_xlate_reset(struct ss_state *s)
+{
+
+	struct xl_cpu *x = &xl_cpus[this_cpu()->index];
+	s->xl_active = false;
+	unmap(x);
+	if (x->code)
+		forget(x);
+}
+
+static inline uint64_t code_va(const struct xl_cpu *x)
+{
+	return x->va + XLATE_DATA_SIZE;
+}
+
+static unsigned hash_of(uint64_t start)
+{
+	return (unsigned)((start ^ (start >> 13)) * 0x9e3779b1u) & (XLATE_HASH - 1);
+}
+
+static struct xl_block *find(struct xl_cpu *x, uint64_t start)
+{
+	for (unsigned h = hash_of(start), i = 0; i < XLATE_HASH; i++, h = (h + 1) & (XLATE_HASH - 1)) {
+		uint32_t k = x->hash[h];
+		if (!k)
+			return NULL;
+		if (x->blocks[k - 1].start == start)
+			return &x->blocks[k - 1];
+	}
+	return NULL;
+}
+
+static void insert(struct xl_cpu *x, uint32_t index)
+{
+	unsigned h = hash_of(x->blocks[index].start);
+	while (x->hash[h])
+		h = (h + 1) & (XLATE_HASH - 1);
+	x->hash[h] = index + 1;
+}
+
+/* Whether the decoded instruction may be copied into a translation: one a block may run
+ * (ss_insn_plain), or a REP string instruction. The engine steps a REP string's iterations
+ * (each traps, SDM Vol. 3B 17.3.1.4) and counts it one instruction, no branch, when it is done;
+ * translated it runs whole, or is interrupted with RIP still on it and its registers where
+ * its iterations left them (SDM Vol. 2B "REP": "the instruction ... can be interrupted"), then
+ * stepped on from there (ss_xlate_cut): one instruction either way. */
+static bool xlate_plain(const struct x86_decoded *d)
+{
+	return ss_insn_plain(d) ||
+	       (x86_is_rep_string(&d->step) && d->step.branch == X86_BR_NONE &&
+		!engine_special(d->opcode));
+}
+
+/* The ways out of a block ending at decoding d (at ip): its direct branch's, or none. */
+static unsigned ways_out(const struct x86_decoded *d, uint64_t ip, unsigned *cc, uint64_t to[2])
+{
+	if (!d || d->insn.mode != X86_MODE_64 || !d->step.has_rel ||
+	    d->step.ip_size != sizeof(uint64_t) || d->insn.operand16)
+		return 0;
+	uint64_t next = ip + d->insn.length;
+	to[0] = x86_branch_target(&d->insn, ip);
+	switch (d->step.branch) {
+	case X86_BR_JCC:
+		to[1] = next;
+		return x86_xlate_jcc_cond(&d->insn, cc) ? 2 : 0;
+	case X86_BR_JMP_REL:
+		return 1;
+	case X86_BR_CALL_REL:
+		return (uint64_t)(int64_t)(int32_t)next == next ? 1 : 0;
+	default:
+		return 0;
+	}
+}
+
+/* A run of the block being translated, its stub emitted at code offset `at`. */
+static bool add_run(struct xl_cpu *x, uint8_t *out, uint32_t at, const struct xl_run *r)
+{
+	uint32_t id = x->nruns;
+	if (!x86_xlate_stub(out, code_va(x) + at, x->va, id))
+		return false;
+	x->runs[x->nruns] = *r;
+	x->runs[x->nruns++].stub = at;
+	return true;
+}
+
+
+/* Translate the block at start (d: its first instruction's decoding); NULL where none. */
+static struct xl_block *translate(struct ss_state *s, struct xl_cpu *x, uint64_t start,
+				  const struct x86_decoded *d)
+{
+	if (x->nblocks == XLATE_BLOCKS || x->nruns + 2 > XLATE_RUNS ||
+	    x->ninsns + XLATE_BLOCK_MAX + 1 > XLATE_INSNS ||
+	    x->used + XLATE_BLOCK_BYTES > XLATE_CODE_PAGES * PAGE_4K)
+		forget(x); /* full: everything translated again as it runs */
+	uint32_t at = x->used, first = x->ninsns;
+	uint8_t *out = x->scratch; /* the code's bytes from `at` */
+	uint64_t base = code_va(x) + at, ip = start;
+	unsigned n = 0, len = 0;
+	while (n < XLATE_BLOCK_MAX && d && xlate_plain(d) && ss_code_readonly(ip) &&
+	       ss_code_readonly(ip + d->insn.length - 1)) {
+		unsigned l = x86_xlate_copy(out + len, base + len, (const uint8_t *)d->bytes,
+					    &d->insn, ip);
+		if (!l)
+			break;
+		x->insns[first + n] = (struct xl_insn){(uint16_t)len, (uint16_t)(ip - start)};
+		len += l;
+		ip += d->insn.length;
+		n++;
+		d = cached_at(s->hooks.cache, ip, true, X86_MODE_64);
+	}
+	unsigned cc = 0;
+	uint64_t to[2] = {0, 0};
+	unsigned ways = d && ss_code_readonly(ip) && ss_code_readonly(ip + d->insn.length - 1)
+			    ? ways_out(d, ip, &cc, to)
+			    : 0;
+	struct xl_block *b = &x->blocks[x->nblocks];
+	if (!n && !ways) { /* remembered as none: stepped, not decoded again each time */
+		*b = (struct xl_block){.start = start, .cc = at, .body_end = at, .first = first};
+		insert(x, x->nblocks++);
+		return b;
+	}
+	*b = (struct xl_block){.start = start, .cc = at, .first = first, .run = x->nruns};
+	uint8_t kind = ways ? (uint8_t)d->step.branch : X86_BR_NONE;
+	struct xl_run r = {.from = ip, .n = (uint8_t)n, .kind = kind, .branch = ways != 0};
+	if (ways) {
+		x->insns[first + n] = (struct xl_insn){(uint16_t)len, (uint16_t)(ip - start)};
+		if (kind == X86_BR_JCC) {
+			/* Jcc to the second stub (taken); the first (not taken) follows it */
+			unsigned l = x86_xlate_jcc(out + len, base + len, cc,
+						   base + len + XLATE_JCC_LEN + XLATE_STUB_LEN);
+			len += l;
+		} else if (kind == X86_BR_CALL_REL) {
+			len += x86_xlate_push(out + len, ip + d->insn.length);
+		}
+		b->n = (uint8_t)(n + 1);
+	} else {
+		b->n = (uint8_t)n;
+	}
+	b->body_end = at + len;
+	bool ok = true;
+	if (kind == X86_BR_JCC) {
+		r.to = to[1];
+		ok = add_run(x, out + len, b->body_end, &r);
+		r.to = to[0];
+		r.taken = true;
+		ok = ok && add_run(x, out + len + XLATE_STUB_LEN, b->body_end + XLATE_STUB_LEN, &r);
+		b->nstubs = 2;
+	} else {
+		r.to = ways ? to[0] : ip;
+		r.taken = ways != 0;
+		ok = add_run(x, out + len, b->body_end, &r);
+		b->nstubs = 1;
+	}
+	if (!ok) {
+		x->nruns = b->run;
+		return NULL;
+	}
+	uint32_t end = b->body_end + b->nstubs * XLATE_STUB_LEN;
+	x->ninsns = first + b->n;
+	insert(x, x->nblocks++);
+	/* ways out to blocks translated already (itself too): linked now */
+	for (unsigned k = 0; k < b->nstubs; k++) {
+		const struct xl_run *w = &x->runs[b->run + k];
+		const struct xl_block *t = find(x, w->to);
+		if (t && t->nstubs)
+			x86_xlate_stub_link(out + (w->stub - at), code_va(x) + w->stub,
+					    code_va(x) + t->cc);
+	}
+	/* Into the code in whole words: a store to a page QEMU has translated code of costs it
+	 * a look for that code (its TCG's self-modifying-code check), a word at a time. */
+	uint32_t words = (end - at + 7) / 8;
+	for (uint32_t i = 0; i < words; i++) {
+		uint64_t w;
+		__builtin_memcpy(&w, out + 8 * i, sizeof(w));
+		__builtin_memcpy(x->code + at + 8 * i, &w, sizeof(w));
+	}
+	x->used = at + 8 * words;
+	return b;
+}
+
+/* How many runs the log may take at the entry: the hooks take them with nothing to ask, and
+ * one more (the run a full log hands back unlogged, or the part of a run a cut adds). */
+static uint32_t room(const struct ss_state *s)
+{
+	uint64_t k = XLATE_LOG_CAP;
+	for (; k >= XLATE_LOG_MIN; k /= 2)
+		if (s->hooks.runs_room(s->hooks.ctx, 3, (k + 1) * (XLATE_BLOCK_MAX + 1), k + 1))
+			return (uint32_t)k;
+	return 0;
+}
+
+bool ss_xlate_enter(struct ss_state *s, struct trap_frame *f, const struct x86_decoded *d)
+{
+	if (!xlate_on || s->prev_cpl != 3 || (f->cs & 3) != 3 || !s->hooks.runs_room ||
+	    !s->hooks.runs_feed ||
+	    !s->hooks.block_branch || !s->hooks.plain_n || s->hooks.plain == ss_plain_nothing ||
+	    s->vtf || ss_skip_every || s->npre || s->blk_armed)
+		return false;
+	struct xl_cpu *x = &xl_cpus[this_cpu()->index];
+	uint32_t cap = room(s);
+	if (!cap || !prepare(x))
+		return false;
+	if (!x->va && !map_near(x, f->rip, this_cpu()->index))
+		return false;
+	uint32_t gen = __atomic_load_n(&code_gen, __ATOMIC_RELAXED);
+	if (gen != x->gen) {
+		forget(x);
+		x->gen = gen;
+	}
+	struct xl_block *b = find(x, f->rip);
+	if (!b && !(b = translate(s, x, f->rip, d)))
+		return false;
+	if (!b->nstubs)
+		return false; /* no translation starts here */
+	if (x->link_run) {
+		const struct xl_run *w = &x->runs[x->link_run - 1];
+		if (w->to == b->start)
+			x86_xlate_stub_link(x->code + w->stub, code_va(x) + w->stub,
+					    code_va(x) + b->cc);
+		x->link_run = 0;
+	}
+	__builtin_memcpy(x->data + XLATE_D_LEFT, &(uint64_t){cap}, sizeof(uint64_t));
+	x->cap = cap;
+	ss_block_idle(s);
+	f->rflags &= ~RFLAGS_TF;
+	f->rip = code_va(x) + b->cc;
+	s->xl_active = true;
+	s->xl_entries++;
+	return true;
+}
+
+struct batch {
+	size_t k;
+	struct run_with_branch *r;
+};
+
+static void flush(struct ss_state *s, struct batch *b)
+{
+	if (b->k && !s->hooks.runs_feed(s->hooks.ctx, b->r, b->k))
+		s->xl_refused++;
+	b->k = 0;
+}
+
+/* A run of the log to its batch (told to the hooks by flush). */
+static void feed(struct ss_state *s, struct batch *b, const struct xl_run *r)
+{
+	s->steps += r->n + (r->branch ? 1u : 0u);
+	b->r[b->k++] = (struct run_with_branch){.n = r->n,
+						.from = r->from,
+						.to = r->to,
+						.kind = r->branch ? r->kind : X86_BR_NONE,
+						.cpl = 3,
+						.taken = r->taken};
+	if (b->k == XLATE_BATCH)
+		flush(s, b);
+}
+
+/* The runs the log holds, oldest first (written from the top down), to batch b. */
+static void drain(struct ss_state *s, struct xl_cpu *x, struct batch *b)
+{
+	uint64_t left;
+	__builtin_memcpy(&left, x->data + XLATE_D_LEFT, sizeof(left));
+	for (uint64_t i = x->cap; i > left && i > 0; i--) {
+		uint32_t id;
+		__builtin_memcpy(&id, x->data + XLATE_D_LOG + 4 * (i - 1), sizeof(id));
+		if (id < x->nruns)
+			feed(s, b, &x->runs[id]);
+		else
+			s->xl_refused++;
+	}
+	x->cap = (uint32_t)left;
+}
+
+static bool handback(struct ss_state *s, struct trap_frame *f);
+
+bool ss_xlate_handback(struct trap_frame *f)
+{
+	struct ss_state *s = state_here();
+	if (!s || !s->active || !s->xl_active)
+		return false;
+	if (!ss_count_traps)
+		return handback(s, f);
+	uint64_t t0 = rdtsc();
+	bool r = handback(s, f);
+	s->xl_cycles += rdtsc() - t0;
+	return r;
+}
+
+static bool handback(struct ss_state *s, struct trap_frame *f)
+{
+	struct xl_cpu *x = &xl_cpus[this_cpu()->index];
+	user_access_begin(); /* the code it goes on at is ring 3's (SMAP) */
+	uint64_t off = f->rip - code_va(x);
+	if (off < XLATE_INT_LEN || off + 4 > x->used)
+		return false;
+	uint32_t word;
+	__builtin_memcpy(&word, x->code + off, sizeof(word));
+	uint32_t id = word & ~XLATE_UNLOGGED;
+	if (id >= x->nruns)
+		return false;
+	struct batch bt = {0, x->batch};
+	drain(s, x, &bt);
+	const struct xl_run *r = &x->runs[id];
+	if (word & XLATE_UNLOGGED)
+		feed(s, &bt, r);
+	flush(s, &bt);
+	if (!(word & XLATE_UNLOGGED))
+		x->link_run = id + 1;
+	s->xl_handbacks++;
+	s->xl_active = false;
+	f->rip = r->to;
+	ss_resume_stepped(s, f);
+	return true;
+}
+
+/* The block whose code holds offset off (blocks lie in the code in the order made). */
+static const struct xl_block *block_holding(const struct xl_cpu *x, uint64_t off)
+{
+	uint32_t lo = 0, hi = x->nblocks;
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (x->blocks[mid].cc <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return x->nblocks && x->blocks[lo].cc <= off ? &x->blocks[lo] : NULL;
+}
+
+void ss_xlate_cut(struct ss_state *s, struct trap_frame *f)
+{
+	struct xl_cpu *x = &xl_cpus[this_cpu()->index];
+	s->xl_active = false;
+	s->xl_cuts++;
+	uint64_t off = f->rip - code_va(x);
+	const struct xl_block *b = off < x->used ? block_holding(x, off) : NULL;
+	struct batch bt = {0, x->batch};
+	drain(s, x, &bt);
+	if (!b) {
+		flush(s, &bt);
+		s->xl_lost_at = f->rip;
+		return;
+	}
+	if (off < b->body_end) {
+		unsigned i = 0;
+		while (i < b->n && b->cc + x->insns[b->first + i].cc != off)
+			i++;
+		if (i == b->n) {
+			flush(s, &bt);
+			s->xl_lost_at = f->rip;
+			return;
+		}
+		if (i) { /* the plain instructions before it retired */
+			const struct xl_run plain = {.n = (uint8_t)i};
+			feed(s, &bt, &plain);
+		}
+		f->rip = b->start + x->insns[b->first + i].orig;
+	} else {
+		unsigned k = (unsigned)((off - b->body_end) / XLATE_STUB_LEN);
+		struct x86_xlate_stub_state st;
+		if (k >= b->nstubs ||
+		    !x86_xlate_stub_at((unsigned)((off - b->body_end) % XLATE_STUB_LEN), &st)) {
+			flush(s, &bt);
+			s->xl_lost_at = f->rip;
+			return;
+		}
+		if (st.rcx_in_data)
+			__builtin_memcpy(&f->rcx, x->data + XLATE_D_RCX, sizeof(f->rcx));
+		if (st.rdx_in_data)
+			__builtin_memcpy(&f->rdx, x->data + XLATE_D_RDX, sizeof(f->rdx));
+		const struct xl_run *r = &x->runs[b->run + k];
+		if (!st.logged)
+			feed(s, &bt, r);
+		f->rip = r->to;
+	}
+	flush(s, &bt);
+	ss_cut_stepped(s, f);
+}

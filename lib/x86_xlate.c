@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/* Translated blocks' machine code (lib/x86_xlate.h). Encodings from SDM Vol. 2 (each
+ * instruction's opcode table; ModRM/SIB Tables 2-2 and 2-3; RIP-relative addressing 2.2.1.6). */
+#include "lib/x86_xlate.h"
+
+#define REX_W	     0x48
+#define OP_MOV_RM_R  0x89 /* MOV r/m64, r64 */
+#define OP_MOV_R_RM  0x8b /* MOV r64, r/m64 */
+#define OP_LEA	     0x8d
+#define OP_MOV_RM_I  0xc7 /* MOV r/m32, imm32 (/0) */
+#define OP_JRCXZ     0xe3
+#define OP_JMP_REL32 0xe9
+#define OP_INT	     0xcd
+#define OP_PUSH_I32  0x68
+#define OP_0F	     0x0f
+#define OP_JCC_REL8  0x70 /* 70+cc */
+#define OP_JCC_REL32 0x80 /* 0F 80+cc */
+#define MODRM_RIP_RCX 0x0d /* mod 00, reg RCX (1), rm 101: [RIP + disp32] */
+#define MODRM_RIP_RDX 0x15 /* mod 00, reg RDX (2), rm 101 */
+#define MODRM_SIB     0x04 /* mod 00, reg 0, rm 100: a SIB follows */
+#define SIB_RDX_RCX4  0x8a /* scale 4 (10), index RCX (001), base RDX (010) */
+#define MODRM_RCX_D8  0x49 /* mod 01, reg RCX, rm RCX: [RCX + disp8] */
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (unsigned i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* rel32 from `next` (the address after the instruction) to target, where it reaches. */
+static bool rel32(uint64_t next, uint64_t target, uint32_t *out)
+{
+	int64_t d = (int64_t)(target - next);
+	if (d != (int64_t)(int32_t)d)
+		return false;
+	*out = (uint32_t)(int32_t)d;
+	return true;
+}
+
+/* An instruction of the form REX.W op ModRM(RIP) disp32 at p (address va) reaching `at`. */
+static bool rip_insn(uint8_t *p, uint64_t va, uint8_t op, uint8_t modrm, uint64_t at)
+{
+	uint32_t d;
+	if (!rel32(va + 7, at, &d))
+		return false;
+	p[0] = REX_W;
+	p[1] = op;
+	p[2] = modrm;
+	put32(p + 3, d);
+	return true;
+}
+
+/* The stub's instructions, with the offset each starts at (lib/x86_xlate.h's layout). */
+enum stub_off {
+	S_SAVE_RCX = 0,	 /* mov [rip+RCX], rcx */
+	S_LOAD_LEFT = 7, /* mov rcx, [rip+LEFT] */
+	S_JRCXZ = 14,	 /* jrcxz unlogged */
+	S_SAVE_RDX = 16, /* mov [rip+RDX], rdx */
+	S_LEA_LOG = 23,	 /* lea rdx, [rip+LOG-4] */
+	S_STORE = 30,	 /* mov dword [rdx+rcx*4], id */
+	S_DEC = 37,	 /* lea rcx, [rcx-1] */
+	S_COMMIT = 41,	 /* mov [rip+LEFT], rcx */
+	S_LOAD_RDX = 48, /* mov rdx, [rip+RDX] */
+	S_LOAD_RCX = 55, /* mov rcx, [rip+RCX] */
+	S_JMP = 62,	 /* jmp rel32 */
+	S_HANDBACK = XLATE_STUB_HANDBACK, /* int; .long id */
+	S_UNLOGGED_RCX = 73,		  /* mov rcx, [rip+RCX] */
+	S_UNLOGGED = XLATE_STUB_UNLOGGED, /* int; .long id | XLATE_UNLOGGED */
+};
+_Static_assert(S_JMP + 1 == XLATE_STUB_JMP_REL, "the jump's rel32 after its opcode");
+_Static_assert(S_UNLOGGED + XLATE_INT_LEN + 4 == XLATE_STUB_LEN, "the stub's length");
+
+bool x86_xlate_stub_at(unsigned off, struct x86_xlate_stub_state *st)
+{
+	*st = (struct x86_xlate_stub_state){0};
+	switch (off) {
+	case S_SAVE_RCX:
+	case S_LOAD_LEFT:
+		return true;
+	case S_JRCXZ:
+	case S_SAVE_RDX:
+	case S_LEA_LOG:
+	case S_UNLOGGED_RCX:
+		st->rcx_in_data = true;
+		return true;
+	case S_STORE:
+	case S_DEC:
+	case S_COMMIT:
+		st->rcx_in_data = st->rdx_in_data = true;
+		return true;
+	case S_LOAD_RDX:
+		st->rcx_in_data = st->rdx_in_data = st->logged = true;
+		return true;
+	case S_LOAD_RCX:
+		st->rcx_in_data = st->logged = true;
+		return true;
+	case S_JMP:
+	case S_HANDBACK:
+		st->logged = true;
+		return true;
+	case S_UNLOGGED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+bool x86_xlate_stub(uint8_t *out, uint64_t va, uint64_t data, uint32_t id)
+{
+	uint32_t d;
+	if (!rip_insn(out + S_SAVE_RCX, va + S_SAVE_RCX, OP_MOV_RM_R, MODRM_RIP_RCX,
+		      data + XLATE_D_RCX) ||
+	    !rip_insn(out + S_LOAD_LEFT, va + S_LOAD_LEFT, OP_MOV_R_RM, MODRM_RIP_RCX,
+		      data + XLATE_D_LEFT) ||
+	    !rip_insn(out + S_SAVE_RDX, va + S_SAVE_RDX, OP_MOV_RM_R, MODRM_RIP_RDX,
+		      data + XLATE_D_RDX) ||
+	    !rip_insn(out + S_LEA_LOG, va + S_LEA_LOG, OP_LEA, MODRM_RIP_RDX,
+		      data + XLATE_D_LOG - 4) ||
+	    !rip_insn(out + S_COMMIT, va + S_COMMIT, OP_MOV_RM_R, MODRM_RIP_RCX,
+		      data + XLATE_D_LEFT) ||
+	    !rip_insn(out + S_LOAD_RDX, va + S_LOAD_RDX, OP_MOV_R_RM, MODRM_RIP_RDX,
+		      data + XLATE_D_RDX) ||
+	    !rip_insn(out + S_LOAD_RCX, va + S_LOAD_RCX, OP_MOV_R_RM, MODRM_RIP_RCX,
+		      data + XLATE_D_RCX) ||
+	    !rip_insn(out + S_UNLOGGED_RCX, va + S_UNLOGGED_RCX, OP_MOV_R_RM, MODRM_RIP_RCX,
+		      data + XLATE_D_RCX))
+		return false;
+	out[S_JRCXZ] = OP_JRCXZ;
+	out[S_JRCXZ + 1] = (uint8_t)(S_UNLOGGED_RCX - (S_JRCXZ + 2));
+	out[S_STORE] = OP_MOV_RM_I;
+	out[S_STORE + 1] = MODRM_SIB;
+	out[S_STORE + 2] = SIB_RDX_RCX4;
+	put32(out + S_STORE + 3, id);
+	out[S_DEC] = REX_W;
+	out[S_DEC + 1] = OP_LEA;
+	out[S_DEC + 2] = MODRM_RCX_D8;
+	out[S_DEC + 3] = 0xff; /* -1 */
+	out[S_JMP] = OP_JMP_REL32;
+	rel32(va + S_HANDBACK, va + S_HANDBACK, &d);
+	put32(out + S_JMP + 1, d);
+	out[S_HANDBACK] = OP_INT;
+	out[S_HANDBACK + 1] = XLATE_HANDBACK_VEC;
+	put32(out + S_HANDBACK + XLATE_INT_LEN, id);
+	out[S_UNLOGGED] = OP_INT;
+	out[S_UNLOGGED + 1] = XLATE_HANDBACK_VEC;
+	put32(out + S_UNLOGGED + XLATE_INT_LEN, id | XLATE_UNLOGGED);
+	return true;
+}
+
+bool x86_xlate_stub_link(uint8_t *stub, uint64_t va, uint64_t target)
+{
+	uint32_t d;
+	if (!rel32(va + S_HANDBACK, target ? target : va + S_HANDBACK, &d))
+		return false;
+	put32(stub + XLATE_STUB_JMP_REL, d);
+	return true;
+}
+
+unsigned x86_xlate_copy(uint8_t *out, uint64_t out_va, const uint8_t *code,
+			const struct x86_insn *in, uint64_t insn_va)
+{
+	unsigned len = in->length;
+	for (unsigned i = 0; i < len; i++)
+		out[i] = code[i];
+	if (!in->rip_relative)
+		return len;
+	/* disp32 comes right before the immediates (SDM Vol. 2A Figure 2-1) */
+	unsigned at = len - in->imm_size - in->imm2_size - 4;
+	uint64_t target = insn_va + len + (uint64_t)(int64_t)in->disp;
+	uint32_t d;
+	if (in->disp_size != 4 || !rel32(out_va + len, target, &d))
+		return 0;
+	put32(out + at, d);
+	return len;
+}
+
+unsigned x86_xlate_jcc(uint8_t *out, uint64_t out_va, unsigned cc, uint64_t target)
+{
+	uint32_t d;
+	if (!rel32(out_va + XLATE_JCC_LEN, target, &d))
+		return 0;
+	out[0] = OP_0F;
+	out[1] = (uint8_t)(OP_JCC_REL32 | (cc & 0xf));
+	put32(out + 2, d);
+	return XLATE_JCC_LEN;
+}
+
+unsigned x86_xlate_push(uint8_t *out, uint64_t value)
+{
+	if ((uint64_t)(int64_t)(int32_t)value != value)
+		return 0;
+	out[0] = OP_PUSH_I32;
+	put32(out + 1, (uint32_t)value);
+	return XLATE_PUSH_LEN;
+}
+
+bool x86_xlate_jcc_cond(const struct x86_insn *in, unsigned *cc)
+{
+	if (in->branch != X86_BR_JCC || in->mode != X86_MODE_64 || in->operand16)
+		return false;
+	if (in->opcode_map == X86_MAP_ONE_BYTE && (in->opcode & 0xf0) == OP_JCC_REL8)
+		*cc = in->opcode & 0xf;
+	else if (in->opcode_map == X86_MAP_0F && (in->opcode & 0xf0) == OP_JCC_REL32)
+		*cc = in->opcode & 0xf;
+	else
+		return false;
+	return true;
+}
