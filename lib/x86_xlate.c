@@ -3,18 +3,18 @@
  * instruction's opcode table; ModRM/SIB Tables 2-2 and 2-3; RIP-relative addressing 2.2.1.6). */
 #include "lib/x86_xlate.h"
 
-#define REX_W	     0x48
-#define OP_MOV_RM_R  0x89 /* MOV r/m64, r64 */
-#define OP_MOV_R_RM  0x8b /* MOV r64, r/m64 */
-#define OP_LEA	     0x8d
-#define OP_MOV_RM_I  0xc7 /* MOV r/m32, imm32 (/0) */
-#define OP_JRCXZ     0xe3
-#define OP_JMP_REL32 0xe9
-#define OP_INT	     0xcd
-#define OP_PUSH_I32  0x68
-#define OP_0F	     0x0f
-#define OP_JCC_REL8  0x70 /* 70+cc */
-#define OP_JCC_REL32 0x80 /* 0F 80+cc */
+#define REX_W	      0x48
+#define OP_MOV_RM_R   0x89 /* MOV r/m64, r64 */
+#define OP_MOV_R_RM   0x8b /* MOV r64, r/m64 */
+#define OP_LEA	      0x8d
+#define OP_MOV_RM_I   0xc7 /* MOV r/m32, imm32 (/0) */
+#define OP_JRCXZ      0xe3
+#define OP_JMP_REL32  0xe9
+#define OP_INT	      0xcd
+#define OP_PUSH_I32   0x68
+#define OP_0F	      0x0f
+#define OP_JCC_REL8   0x70 /* 70+cc */
+#define OP_JCC_REL32  0x80 /* 0F 80+cc */
 #define MODRM_RIP_RCX 0x0d /* mod 00, reg RCX (1), rm 101: [RIP + disp32] */
 #define MODRM_RIP_RDX 0x15 /* mod 00, reg RDX (2), rm 101 */
 #define MODRM_SIB     0x04 /* mod 00, reg 0, rm 100: a SIB follows */
@@ -52,17 +52,17 @@ static bool rip_insn(uint8_t *p, uint64_t va, uint8_t op, uint8_t modrm, uint64_
 
 /* The stub's instructions, with the offset each starts at (lib/x86_xlate.h's layout). */
 enum stub_off {
-	S_SAVE_RCX = 0,	 /* mov [rip+RCX], rcx */
-	S_LOAD_LEFT = 7, /* mov rcx, [rip+LEFT] */
-	S_JRCXZ = 14,	 /* jrcxz unlogged */
-	S_SAVE_RDX = 16, /* mov [rip+RDX], rdx */
-	S_LEA_LOG = 23,	 /* lea rdx, [rip+LOG-4] */
-	S_STORE = 30,	 /* mov dword [rdx+rcx*4], id */
-	S_DEC = 37,	 /* lea rcx, [rcx-1] */
-	S_COMMIT = 41,	 /* mov [rip+LEFT], rcx */
-	S_LOAD_RDX = 48, /* mov rdx, [rip+RDX] */
-	S_LOAD_RCX = 55, /* mov rcx, [rip+RCX] */
-	S_JMP = 62,	 /* jmp rel32 */
+	S_SAVE_RCX = 0,			  /* mov [rip+RCX], rcx */
+	S_LOAD_LEFT = 7,		  /* mov rcx, [rip+LEFT] */
+	S_JRCXZ = 14,			  /* jrcxz unlogged */
+	S_SAVE_RDX = 16,		  /* mov [rip+RDX], rdx */
+	S_LEA_LOG = 23,			  /* lea rdx, [rip+LOG-4] */
+	S_STORE = 30,			  /* mov dword [rdx+rcx*4], id */
+	S_DEC = 37,			  /* lea rcx, [rcx-1] */
+	S_COMMIT = 41,			  /* mov [rip+LEFT], rcx */
+	S_LOAD_RDX = 48,		  /* mov rdx, [rip+RDX] */
+	S_LOAD_RCX = 55,		  /* mov rcx, [rip+RCX] */
+	S_JMP = 62,			  /* jmp rel32 */
 	S_HANDBACK = XLATE_STUB_HANDBACK, /* int; .long id */
 	S_UNLOGGED_RCX = 73,		  /* mov rcx, [rip+RCX] */
 	S_UNLOGGED = XLATE_STUB_UNLOGGED, /* int; .long id | XLATE_UNLOGGED */
@@ -205,4 +205,171 @@ bool x86_xlate_jcc_cond(const struct x86_insn *in, unsigned *cc)
 	else
 		return false;
 	return true;
+}
+
+#define OP_GRP5		0xff /* FF /2 CALL r/m64, /4 JMP r/m64 */
+#define OP_RET		0xc3
+#define MODRM_RIP_RAX	0x05 /* mod 00, reg RAX, rm 101 */
+#define MODRM_RSP_SIB	0x14 /* mod 00, reg RDX, rm 100: a SIB follows */
+#define SIB_RSP		0x24 /* no index, base RSP */
+#define MODRM_RSP_D8	0x64 /* mod 01, reg RSP, rm 100 (SIB), disp8 */
+#define MODRM_SIB_D32	0x84 /* mod 10, reg 0, rm 100: SIB, disp32 */
+#define SIB_RAX_RCX4	0x88 /* scale 4, index RCX, base RAX */
+#define MODRM_ECX_DX	0xca /* mod 11, reg ECX, rm EDX */
+#define OP_MOVZX_W	0xb7 /* 0F B7: MOVZX r32, r/m16 */
+#define MODRM_JMP_SIB	0x24 /* mod 00, /4, rm 100: SIB */
+#define SIB_RAX_RCX8	0xc8 /* scale 8, index RCX, base RAX */
+#define MODRM_RCX_RDX32 0x8a /* mod 10, reg RCX, rm RDX: [RDX + disp32] */
+#define MODRM_REG_MASK	0x38
+#define MODRM_REG_RDX	0x10 /* reg field 010 */
+#define RET_POP		8
+
+static bool site_load(uint8_t *out, unsigned *at, uint64_t va, const uint8_t *code,
+		      const struct x86_insn *in, uint64_t insn_va)
+{
+	if (in->branch == X86_BR_RET) {
+		if (in->opcode != OP_RET)
+			return false; /* RET imm16: not translated */
+		static const uint8_t load[] = {REX_W, OP_MOV_R_RM, MODRM_RSP_SIB, SIB_RSP};
+		for (unsigned i = 0; i < sizeof(load); i++)
+			out[(*at)++] = load[i];
+		return true;
+	}
+	/* FF /2 or /4: MOV RDX, r/m64 with the same ModRM operand (REX.X and REX.B kept) */
+	if (in->opcode_map != X86_MAP_ONE_BYTE || in->opcode != OP_GRP5 || !in->has_modrm ||
+	    in->operand16 || in->address32 || in->imm_size)
+		return false;
+	if (in->prefixes & (X86_PFX_OPSIZE | X86_PFX_ADDRSZ | X86_PFX_LOCK | X86_PFX_VEX |
+			    X86_PFX_EVEX | X86_PFX_XOP))
+		return false;
+	unsigned tail = 1u + in->has_sib + in->disp_size; /* ModRM, SIB, displacement */
+	unsigned modrm_at = in->length - tail;
+	if (in->segment)
+		out[(*at)++] = in->segment;
+	out[(*at)++] = (uint8_t)(REX_W | (in->rex & 0x03));
+	out[(*at)++] = OP_MOV_R_RM;
+	unsigned first = *at;
+	for (unsigned i = 0; i < tail; i++)
+		out[(*at)++] = code[modrm_at + i];
+	out[first] = (uint8_t)((out[first] & ~MODRM_REG_MASK) | MODRM_REG_RDX);
+	if (in->rip_relative) {
+		uint32_t d;
+		uint64_t target = insn_va + in->length + (uint64_t)(int64_t)in->disp;
+		if (!rel32(va + *at, target, &d))
+			return false;
+		put32(out + *at - 4, d);
+	}
+	return true;
+}
+
+bool x86_xlate_site(uint8_t *out, uint64_t va, uint64_t data, uint64_t table, const uint8_t *code,
+		    const struct x86_insn *in, uint64_t insn_va, uint32_t id,
+		    struct x86_xlate_site *site)
+{
+	if (in->mode != X86_MODE_64)
+		return false;
+	unsigned at = 0;
+	static const uint8_t save_modrm[] = {MODRM_RIP_RAX, MODRM_RIP_RCX, MODRM_RIP_RDX};
+	static const uint16_t save_to[] = {XLATE_D_RAX, XLATE_D_RCX, XLATE_D_RDX};
+	for (unsigned i = 0; i < 3; i++, at += 7)
+		if (!rip_insn(out + at, va + at, OP_MOV_RM_R, save_modrm[i], data + save_to[i]))
+			return false;
+	site->load = (uint8_t)at;
+	if (!site_load(out, &at, va, code, in, insn_va))
+		return false;
+	site->rsp = 0;
+	if (in->branch == X86_BR_RET) {
+		static const uint8_t pop[] = {REX_W, OP_LEA, MODRM_RSP_D8, SIB_RSP, RET_POP};
+		for (unsigned i = 0; i < sizeof(pop); i++)
+			out[at++] = pop[i];
+		site->rsp = RET_POP;
+	} else if (in->branch == X86_BR_CALL_IND) {
+		unsigned l = x86_xlate_push(out + at, insn_va + in->length);
+		if (!l)
+			return false;
+		at += l;
+		site->rsp = -RET_POP;
+	} else if (in->branch != X86_BR_JMP_IND) {
+		return false;
+	}
+	site->adjusted = (uint8_t)at;
+	if (!rip_insn(out + at, va + at, OP_MOV_R_RM, MODRM_RIP_RCX, data + XLATE_D_LEFT))
+		return false;
+	at += 7;
+	unsigned jrcxz = at;
+	out[at++] = OP_JRCXZ;
+	at++; /* its rel8, below */
+	if (!rip_insn(out + at, va + at, OP_LEA, MODRM_RIP_RAX, data + XLATE_D_LOG - 4))
+		return false;
+	at += 7;
+	out[at++] = OP_MOV_RM_I;
+	out[at++] = MODRM_SIB_D32;
+	out[at++] = SIB_RAX_RCX4;
+	put32(out + at, XLATE_D_SITES);
+	put32(out + at + 4, id);
+	at += 8;
+	out[at++] = OP_0F;
+	out[at++] = OP_MOVZX_W;
+	out[at++] = MODRM_ECX_DX;
+	if (!rip_insn(out + at, va + at, OP_LEA, MODRM_RIP_RAX, table))
+		return false;
+	at += 7;
+	out[at++] = OP_GRP5;
+	out[at++] = MODRM_JMP_SIB;
+	out[at++] = SIB_RAX_RCX8;
+	out[jrcxz + 1] = (uint8_t)(at - (jrcxz + 2));
+	site->handback = (uint8_t)at;
+	out[at++] = OP_INT;
+	out[at++] = XLATE_HANDBACK_VEC;
+	put32(out + at, id | XLATE_UNLOGGED);
+	at += 4;
+	site->len = (uint8_t)at;
+	return at <= XLATE_SITE_MAX;
+}
+
+bool x86_xlate_target(uint8_t *out, uint64_t va, uint64_t data, uint64_t target, uint32_t id,
+		      uint64_t miss, uint64_t to)
+{
+	uint64_t neg = (uint64_t)0 - target;
+	uint32_t d;
+	if ((uint64_t)(int64_t)(int32_t)neg != neg)
+		return false;
+	out[0] = REX_W;
+	out[1] = OP_LEA;
+	out[2] = MODRM_RCX_RDX32;
+	put32(out + 3, (uint32_t)neg);
+	out[7] = OP_JRCXZ;
+	out[8] = 5; /* over the JMP to the miss stub */
+	out[9] = OP_JMP_REL32;
+	if (!rel32(va + 14, miss, &d))
+		return false;
+	put32(out + 10, d);
+	if (!rip_insn(out + 14, va + 14, OP_MOV_R_RM, MODRM_RIP_RCX, data + XLATE_D_LEFT) ||
+	    !rip_insn(out + 21, va + 21, OP_LEA, MODRM_RIP_RAX, data + XLATE_D_LOG - 4))
+		return false;
+	out[28] = OP_MOV_RM_I;
+	out[29] = MODRM_SIB;
+	out[30] = SIB_RAX_RCX4;
+	put32(out + 31, id);
+	out[35] = REX_W;
+	out[36] = OP_LEA;
+	out[37] = MODRM_RCX_D8;
+	out[38] = 0xff; /* -1 */
+	if (!rip_insn(out + 39, va + 39, OP_MOV_RM_R, MODRM_RIP_RCX, data + XLATE_D_LEFT) ||
+	    !rip_insn(out + 46, va + 46, OP_MOV_R_RM, MODRM_RIP_RAX, data + XLATE_D_RAX) ||
+	    !rip_insn(out + 53, va + 53, OP_MOV_R_RM, MODRM_RIP_RCX, data + XLATE_D_RCX) ||
+	    !rip_insn(out + 60, va + 60, OP_MOV_R_RM, MODRM_RIP_RDX, data + XLATE_D_RDX))
+		return false;
+	out[67] = OP_JMP_REL32;
+	if (!rel32(va + XLATE_TARGET_LEN, to, &d))
+		return false;
+	put32(out + 68, d);
+	return true;
+}
+
+void x86_xlate_miss(uint8_t *out)
+{
+	out[0] = OP_INT;
+	out[1] = XLATE_HANDBACK_VEC;
+	put32(out + 2, XLATE_MISS);
 }

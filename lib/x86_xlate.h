@@ -26,21 +26,30 @@
 #define XLATE_D_RCX	   0
 #define XLATE_D_RDX	   8
 #define XLATE_D_LEFT	   16
+#define XLATE_D_RAX	   24
 #define XLATE_D_LOG	   64
 #define XLATE_LOG_CAP	   1008 /* entries: the log ends within the page */
-#define XLATE_DATA_SIZE	   4096
-#define XLATE_HANDBACK_VEC 0xe2 /* the INT a stub hands back with (arch/x86/cpu/vectors.h) */
+#define XLATE_D_SITES	   4096 /* beside each log entry, on the next page: its branch's site */
+#define XLATE_DATA_SIZE	   8192
+#define XLATE_HANDBACK_VEC 0xe2	       /* the INT a stub hands back with (arch/x86/cpu/vectors.h) */
 #define XLATE_UNLOGGED	   0x80000000u /* in the number after the INT: the run was not logged */
-_Static_assert(XLATE_D_LOG + 4 * XLATE_LOG_CAP <= XLATE_DATA_SIZE, "the log fits its page");
+#define XLATE_MISS	   0x7fffffffu /* the number after the miss stub's INT */
+_Static_assert(XLATE_D_LOG + 4 * XLATE_LOG_CAP <= XLATE_D_SITES, "the log fits its page");
+_Static_assert(XLATE_D_SITES + XLATE_D_LOG + 4 * XLATE_LOG_CAP <= XLATE_DATA_SIZE,
+	       "the sites beside it too");
+/* The indirect branches' table: 2^16 addresses of target stubs (or the miss stub), by a
+ * target's low 16 bits (MOVZX, which leaves the flags alone). */
+#define XLATE_TABLE_BITS 16
+#define XLATE_TABLE_SIZE (8u << XLATE_TABLE_BITS)
 
 /* A stub's layout (offsets from its first byte): where its jump's rel32 lies, where the
  * INT that hands back a logged run lies (the run number after it), and the same for a run
  * the full log did not take. */
-#define XLATE_STUB_LEN	     86
-#define XLATE_STUB_JMP_REL   63
-#define XLATE_STUB_HANDBACK  67
-#define XLATE_STUB_UNLOGGED  80
-#define XLATE_INT_LEN	     2 /* CD ib */
+#define XLATE_STUB_LEN	    86
+#define XLATE_STUB_JMP_REL  63
+#define XLATE_STUB_HANDBACK 67
+#define XLATE_STUB_UNLOGGED 80
+#define XLATE_INT_LEN	    2 /* CD ib */
 
 /* What holds at the start of the stub instruction at `off`, were an interrupt to come there:
  * where the workload's RCX and RDX are (still in the register, or in the data page), and
@@ -72,5 +81,43 @@ unsigned x86_xlate_jcc(uint8_t *out, uint64_t out_va, unsigned cc, uint64_t targ
 unsigned x86_xlate_push(uint8_t *out, uint64_t value);
 /* Whether a decoded Jcc (rel8 or rel32) can end a translated block, and its condition. */
 bool x86_xlate_jcc_cond(const struct x86_insn *in, unsigned *cc);
+
+/*
+ * Indirect near branches (RET, JMP r/m64, CALL r/m64: SDM Vol. 2A "CALL", "JMP", Vol. 2B
+ * "RET"). The site parks RAX, RCX and RDX in the data page, loads the target into RDX (the
+ * branch's own operand, re-encoded as MOV RDX, r/m64, or [RSP] for RET), does the branch's
+ * stack work (RET's pop as LEA RSP, [RSP + 8]; CALL's push of its return address), writes its
+ * own run number beside the log entry to come (XLATE_D_SITES) and jumps through the table
+ * slot of the target's low 16 bits: to the target stub that compares the whole target (LEA
+ * and JRCXZ), logs the target's run number and goes on to its translation, or to the miss
+ * stub, which hands back. With no room in the log the site hands back itself (its number |
+ * XLATE_UNLOGGED). The engine then undoes the stack work and steps the branch.
+ */
+struct x86_xlate_site {
+	uint8_t len;	  /* bytes */
+	uint8_t load;	  /* offset of MOV RDX, target: before it nothing has changed */
+	uint8_t adjusted; /* offset after the stack work (its effect on RSP from there on) */
+	uint8_t handback; /* offset of its INT (a full log) */
+	int8_t rsp;	  /* what the stack work added to RSP: +8 (RET), -8 (CALL), 0 */
+};
+#define XLATE_SITE_MAX 96
+/* The site of the indirect branch `in` (decoded from code, at insn_va), its run number id, at
+ * out (address out_va); data and table at data_va and table_va. False where it cannot be
+ * translated (a prefix other than a segment, 16- or 32-bit forms, a return address or an
+ * operand out of reach). */
+bool x86_xlate_site(uint8_t *out, uint64_t out_va, uint64_t data_va, uint64_t table_va,
+		    const uint8_t *code, const struct x86_insn *in, uint64_t insn_va, uint32_t id,
+		    struct x86_xlate_site *site);
+/* The target stub for target (its run number id) at out (out_va): compares RDX with target,
+ * goes to miss_va when they differ, else logs id and jumps to to_va. XLATE_TARGET_LEN bytes;
+ * false where target or an address is out of reach. Its instructions from
+ * XLATE_TARGET_LOGGED on come after the log took the run. */
+#define XLATE_TARGET_LEN    72
+#define XLATE_TARGET_LOGGED 46
+bool x86_xlate_target(uint8_t *out, uint64_t out_va, uint64_t data_va, uint64_t target, uint32_t id,
+		      uint64_t miss_va, uint64_t to_va);
+/* The miss stub: INT, then XLATE_MISS. */
+#define XLATE_MISS_LEN 6
+void x86_xlate_miss(uint8_t *out);
 
 #endif

@@ -112,6 +112,7 @@ struct ss_state {
 	 * promising room, and a cut that found no translated instruction (0: none). */
 	bool xl_active;
 	uint64_t xl_entries, xl_handbacks, xl_cycles, xl_cuts, xl_refused, xl_lost_at;
+	uint64_t xl_misses, xl_full, xl_translated, xl_restarts;
 };
 
 extern struct ss_state ss_states[MAX_CPUS];

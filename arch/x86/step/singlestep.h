@@ -44,6 +44,8 @@ struct ss_result {
 	 * interrupt or exception inside), runs the hooks refused after promising room (must be
 	 * 0), and the first translated address a cut could not take back (0: none). */
 	uint64_t xl_entries, xl_handbacks, xl_cycles, xl_cuts, xl_refused, xl_lost_at;
+	uint64_t xl_misses, xl_full; /* hand-backs of an indirect branch's miss, of a full log */
+	uint64_t xl_translated, xl_restarts; /* blocks translated; code caches started over, full */
 };
 /* Whether the engine measures its handler's time (ss_result.trap_cycles: two RDTSC a trap), and
  * ss_trap's way when it does (measure.c). */
