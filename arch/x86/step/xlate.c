@@ -39,7 +39,8 @@
 #define XLATE_BLOCKS	 16384
 #define XLATE_RUNS	 (2 * XLATE_BLOCKS)
 #define XLATE_INSNS	 (8 * XLATE_BLOCKS)
-#define XLATE_HASH	 32768 /* a power of two */
+#define XLATE_HASH	 32768	    /* a power of two */
+#define XLATE_ORIG	 (1u << 20) /* bytes of the original code of the blocks translated */
 #define XLATE_BLOCK_MAX	 BLOCK_MAX
 #define XLATE_LOG_MIN	 8 /* fewer runs of room: stepped as before */
 /* Runs told to the hooks at once: a whole log's, and a run or two a hand-back or cut adds
@@ -86,6 +87,8 @@ struct xl_block {
 	uint32_t cc, body_end, first, run;
 	uint8_t n, nstubs, type;
 	struct x86_xlate_site site;
+	uint32_t orig;	   /* its original bytes, at xl_cpu.orig + orig */
+	uint16_t orig_len; /* from start to past its branch */
 };
 struct xl_insn {
 	uint16_t cc, orig; /* offsets from the block's cc and start */
@@ -96,6 +99,10 @@ struct xl_cpu {
 	uint8_t *data, *code;			 /* the kernel's view of them (the direct map) */
 	uint64_t *table;
 	bool ready;	  /* the miss stub made, the table filled, for the region at va */
+	bool stale;	  /* a run began or mappings changed since the blocks were checked */
+	uint64_t last_va; /* where the region was mapped last (the translations' addresses) */
+	uint8_t *orig;	  /* the blocks' original bytes, XLATE_ORIG of them */
+	uint32_t norig;
 	uint64_t step_at; /* an indirect branch that missed: stepped, not entered there */
 	struct xl_block *blocks;
 	struct xl_run *runs;
@@ -130,7 +137,7 @@ void ss_xlate_code_changed(void)
 
 static void forget(struct xl_cpu *x)
 {
-	x->used = x->nblocks = x->nruns = x->ninsns = 0;
+	x->used = x->nblocks = x->nruns = x->ninsns = x->norig = 0;
 	x->link_run = 0;
 	x->step_at = 0;
 	x->ready = false;
@@ -179,11 +186,12 @@ static bool prepare(struct xl_cpu *x)
 	x->insns = alloc_zeroed(XLATE_INSNS * sizeof(struct xl_insn));
 	x->batch = alloc_zeroed(XLATE_BATCH * sizeof(struct run_with_branch));
 	x->scratch = alloc_zeroed(XLATE_BLOCK_BYTES);
+	x->orig = alloc_zeroed(XLATE_ORIG);
 	x->data_pa = page_alloc(XLATE_DATA_PAGES);
 	x->table_pa = page_alloc_uncleared(XLATE_TABLE_PAGES);
 	x->code_pa = page_alloc_uncleared(XLATE_CODE_PAGES);
 	if (!x->hash || !x->blocks || !x->runs || !x->insns || !x->batch || !x->scratch ||
-	    !x->data_pa || !x->table_pa || !x->code_pa) {
+	    !x->orig || !x->data_pa || !x->table_pa || !x->code_pa) {
 		x->code = NULL;
 		if (!x->hash)
 			x->hash = (uint32_t *)1; /* tried: never again this boot */
@@ -202,7 +210,6 @@ static void unmap(struct xl_cpu *x)
 	for (uint64_t off = 0; off < XLATE_REGION; off += PAGE_4K)
 		paging_unmap_kernel_4k(x->va + off);
 	x->va = 0;
-	x->ready = false;
 }
 
 /* Map the region near `near` (a user code address), where nothing is mapped. */
@@ -216,6 +223,9 @@ static bool map_near(struct xl_cpu *x, uint64_t near, unsigned cpu)
 		if (paging_translate(va + off, &pa, &flags, &size))
 			return false;
 	}
+	if (va != x->last_va)
+		forget(x); /* the translations' addresses are the region's */
+	x->last_va = va;
 	x->va = va;
 	/* data read and written by the stubs; table read by them; code run (user pages: the
 	 * stubs run at CPL 3), all written by the kernel through the direct map */
@@ -241,8 +251,29 @@ void ss_xlate_reset(struct ss_state *s)
 	struct xl_cpu *x = &xl_cpus[this_cpu()->index];
 	s->xl_active = false;
 	unmap(x);
-	if (x->code)
-		forget(x);
+	x->stale = true; /* kept for the next run, checked before it enters them */
+	x->link_run = 0;
+	x->step_at = 0;
+}
+
+/* Whether every block translated still stands for the code there: its bytes as they were, on
+ * read-only pages (a run may load other code there, a system call change its mappings). */
+static bool still_valid(const struct xl_cpu *x)
+{
+	for (uint32_t i = 0; i < x->nblocks; i++) {
+		const struct xl_block *b = &x->blocks[i];
+		if (b->type != XB_STUBS && b->type != XB_SITE)
+			continue; /* none: stepped however its bytes are; stubs: of a block */
+		uint64_t last = b->start + b->orig_len - 1;
+		if (!ss_code_readonly(b->start) || !ss_code_readonly(last) ||
+		    !ss_code_readable(b->start) || !ss_code_readable(last))
+			return false;
+		const uint8_t *now = (const uint8_t *)b->start, *then = x->orig + b->orig;
+		for (unsigned k = 0; k < b->orig_len; k++)
+			if (now[k] != then[k])
+				return false;
+	}
+	return true;
 }
 
 static unsigned hash_of(uint64_t start)
@@ -330,6 +361,15 @@ static void place(struct xl_cpu *x, uint32_t at, uint32_t end)
 	x->used = at + 8 * words;
 }
 
+/* Block b's original bytes, from its start to end, kept for still_valid. */
+static void keep_orig(struct xl_cpu *x, struct xl_block *b, uint64_t end)
+{
+	b->orig = x->norig;
+	b->orig_len = (uint16_t)(end - b->start);
+	__builtin_memcpy(x->orig + x->norig, (const void *)b->start, b->orig_len);
+	x->norig += b->orig_len;
+}
+
 /* Whether the decoding d at ip is an indirect near branch the site translates. */
 static bool indirect_site(const struct x86_decoded *d)
 {
@@ -344,6 +384,7 @@ static struct xl_block *translate(struct ss_state *s, struct xl_cpu *x, uint64_t
 {
 	if (x->nblocks + 2 > XLATE_BLOCKS || x->nruns + 3 > XLATE_RUNS ||
 	    x->ninsns + XLATE_BLOCK_MAX + 1 > XLATE_INSNS ||
+	    x->norig + (XLATE_BLOCK_MAX + 1) * X86_MAX_INSN_LENGTH > XLATE_ORIG ||
 	    x->used + XLATE_BLOCK_BYTES > XLATE_CODE_PAGES * PAGE_4K) {
 		forget(x); /* full: everything translated again as it runs */
 		make_ready(x);
@@ -391,6 +432,7 @@ static struct xl_block *translate(struct ss_state *s, struct xl_cpu *x, uint64_t
 			x->runs[x->nruns++].stub = b->body_end;
 			x->ninsns = first + b->n;
 			insert(x, x->nblocks++);
+			keep_orig(x, b, ip + d->insn.length);
 			place(x, at, b->body_end + b->site.len);
 			return b;
 		}
@@ -447,6 +489,7 @@ static struct xl_block *translate(struct ss_state *s, struct xl_cpu *x, uint64_t
 			x86_xlate_stub_link(out + (w->stub - at), code_va(x) + w->stub,
 					    code_va(x) + t->cc);
 	}
+	keep_orig(x, b, ip + (ways ? d->insn.length : 0));
 	place(x, at, b->body_end + b->nstubs * XLATE_STUB_LEN);
 	return b;
 }
@@ -507,8 +550,15 @@ bool ss_xlate_enter(struct ss_state *s, struct trap_frame *f, const struct x86_d
 		return false;
 	uint32_t gen = __atomic_load_n(&code_gen, __ATOMIC_RELAXED);
 	if (gen != x->gen) {
-		forget(x);
+		x->stale = true;
 		x->gen = gen;
+	}
+	if (x->stale) {
+		if (!still_valid(x)) {
+			forget(x);
+			s->xl_restarts++;
+		}
+		x->stale = false;
 	}
 	if (!x->ready)
 		make_ready(x);
