@@ -328,9 +328,10 @@ static const struct cfg_option option_table[] = {
      "same records; a cross-check of the per-block mode)",
      OPT(ss_block), 0, 0, on_off_values, PLAIN},
     {"ss.xlate", CFG_ENUM,
-     "with ss.block on, ring 3 code runs translated (a code cache: each block copied once, "
-     "its branch's way logged as it runs, the runs told to the software PMU in order) instead "
-     "of a trap per block (on), or per block as before (off: the same records)",
+     "with ss.block on, ring 3 code runs translated (on: a code cache, each block copied "
+     "once, the way each branch went logged as it runs, the runs told to the software PMU in "
+     "order) or a trap per block (off: slower, the same records; what QEMU's execution log "
+     "of the original code checks)",
      OPT(ss_xlate), 0, 0, on_off_values, PLAIN},
     {"ss.stats", CFG_ENUM,
      "after each single-stepped session, an ss-stats line: the engine's traps, blocks, loops, "
@@ -493,7 +494,7 @@ void options_defaults(struct kernel_options *o)
 	o->tr.stream = TRACE_STREAM_TEXT;
 	o->tr.stream_path = 1;
 	o->ss_block = 1;
-	o->ss_xlate = 0;
+	o->ss_xlate = 1;
 	o->program_watchdog_ms = DEFAULT_PROGRAM_WATCHDOG_MS;
 	o->program_output_kib = PROGRAM_OUTPUT_DEFAULT_KIB;
 	memcpy(o->program_roi, "whole", sizeof("whole"));

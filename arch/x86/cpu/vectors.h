@@ -15,10 +15,10 @@
 /* A translated block hands its runs back to the single-step engine (arch/x86/step/xlate.c,
  * lib/x86_xlate.h XLATE_HANDBACK_VEC): an INT from ring 3, its gate DPL 3. */
 #define VEC_XLATE_HANDBACK 0xe2
-#define VEC_PMI		 0xf0 /* LVT performance-counter entry (unless delivered as NMI) */
-#define VEC_IPI_CALL	 0xf1 /* cross-CPU function calls */
-#define VEC_APIC_TIMER	 0xf2 /* LVT timer (calibration) */
-#define VEC_APIC_ERROR	 0xfe /* LVT error */
+#define VEC_PMI		   0xf0 /* LVT performance-counter entry (unless delivered as NMI) */
+#define VEC_IPI_CALL	   0xf1 /* cross-CPU function calls */
+#define VEC_APIC_TIMER	   0xf2 /* LVT timer (calibration) */
+#define VEC_APIC_ERROR	   0xfe /* LVT error */
 #define VEC_APIC_SPURIOUS                                                                          \
 	0xff /* spurious-interrupt vector register; bits 3:0 must be 1111b                         \
 	      * on P6/Pentium parts (SDM 10.9) */

@@ -542,8 +542,8 @@ bool spmu_runs_branches(struct spmu *m, const struct run_with_branch *r, size_t 
 	 * recording (or off), no call-stack pops, no erratum, no BTS record stored */
 	if (spmu_arch_lbr_on(m) || d == BTS_STORED || (m->debugctl & DEBUGCTL_BTF) ||
 	    (legacy && ((m->p->tr_undefines_lbr && (m->debugctl & DEBUGCTL_TR)) ||
-			spmu_counters_lbr_frozen(&m->ctr) || (s->select & LBR_SELECT_EN_CALLSTACK) ||
-			s->nhm_select_erratum)))
+			spmu_counters_lbr_frozen(&m->ctr) ||
+			(s->select & LBR_SELECT_EN_CALLSTACK) || s->nhm_select_erratum)))
 		return false;
 	/* The stack keeps the last `depth` records: those are encoded, the others only
 	 * counted (their pushes move TOS all the same, as lbr_record_again's do). */

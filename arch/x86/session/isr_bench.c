@@ -70,7 +70,8 @@ static uint64_t measure(const struct ds_isr_config *cfg, const struct trace_pmi_
 	trace_pmi_begin(cfg, sinks, PMI_ACK_LATE); /* Skylake's */
 	struct path_count c = {0};
 	struct ss_result res;
-	struct ss_hooks h = {count_step, NULL, &c, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+	struct ss_hooks h = {count_step, NULL, &c,   NULL, NULL, NULL,
+			     NULL,	 NULL, NULL, NULL, NULL, NULL};
 	ss_run(call_routine, 0, &h, false, &res);
 	struct trace_pmi_stats st;
 	trace_pmi_end(&st);

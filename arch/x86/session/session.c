@@ -524,7 +524,8 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 		if (ss_count_traps)
 			tprintf("ss-stats %s steps=%lu traps=%lu blocks=%lu loops=%lu chains=%lu "
 				"decoded=%lu trap-cycles=%lu xlate-entries=%lu handbacks=%lu "
-				"handback-cycles=%lu cuts=%lu misses=%lu full=%lu translated=%lu restarts=%lu\n",
+				"handback-cycles=%lu cuts=%lu misses=%lu full=%lu translated=%lu "
+				"restarts=%lu\n",
 				t->label, res.steps, res.traps, res.blocks, res.loops, res.chains,
 				res.decoded, res.trap_cycles, res.xl_entries, res.xl_handbacks,
 				res.xl_cycles, res.xl_cuts, res.xl_misses, res.xl_full,

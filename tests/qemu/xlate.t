@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Translated blocks (docs/engine.md "Translated blocks (ss.xlate)") change how ring 3 code runs,
+# never what it reports: the same programs booted with ss.xlate=on (the default: a code cache,
+# the way each branch went logged as it runs) and ss.xlate=off (a trap per block, what the
+# oracle tests check against QEMU's execution log) give the same records, byte for byte, and the
+# same output and exit status. The programs: glibc's features (tests/programs/linux/features.c:
+# mmap, mprotect, munmap and madvise with their effect, so that translations are checked again
+# after mappings change) under BTS with its threshold interrupt and LBR sampled every 7 branches
+# (the log's room ends at each PMI); busybox sha256sum of a file (indirect calls and returns
+# through the target stubs); misbehave 1 and 4 (tests/programs/misbehave.c: a wild write and a
+# divide by zero inside translated code: the exception is taken back to the original
+# instruction, the runs before it told first); and misbehave 5, a loop that never ends, which the
+# watchdog's interrupt ends (a cut at any point of a translation: how many runs it made before
+# depends on the host's speed, so only its end and its records' consistency are compared).
+# With option ss.stats each session says how often it entered translations.
+. "$(dirname "$0")/lib.sh"
+work=$(mktemp -d)
+trap 'case $BASHPID in $$) rm -rf "$work" ;; esac' EXIT
+progs=$build/tests/programs
+src=$top/tests/programs/linux
+mkdir -p "$work/data"
+printf 'pear\napple\nfig\nbanana\napple\n' >"$work/data/words.txt"
+head -c 20000 "$top/README.md" >"$work/data/input.dat"
+unset SS_XLATE
+
+# what a boot prints that is no record: its timing, the engine's counts (ss.stats)
+records() {
+	printf '%s\n' "$1" | grep -v '^baretrace loader:\|^timer:\|^smp:\|^boot-time:\|^ss-stats \|^native ' |
+		sed 's/ tsc-cycles=[0-9]*//'
+}
+# entries: the translations entered, over the program's sessions (ss-stats xlate-entries)
+entries() {
+	printf '%s\n' "$out" | awk '$1 == "ss-stats" { for (i = 3; i <= NF; i++) { split($i, kv, "=")
+		if (kv[1] == "xlate-entries") n += kv[2] } } END { print n + 0 }'
+}
+
+# pair NAME WANT-STATUS RUNNER-ARGS... -- KERNEL-OPTIONS...: both modes, the same records
+pair() {
+	local name=$1 want=$2 on off n
+	shift 2
+	boot "$@" ss.xlate=on ss.stats=on
+	status_is "$want" "$name: ss.xlate=on: the boot ends as expected" ||
+		printf '%s\n' "$out" | grep -E '^(error|run finished)' | head -n 5 | sed 's/^/# /'
+	on=$(records "$out")
+	n=$(entries)
+	[ "$n" -gt 0 ]
+	ok $? "$name: ss.xlate=on: the program ran translated ($n entries into translations)"
+	! printf '%s\n' "$out" | grep -q 'translated code (option ss.xlate)'
+	ok $? "$name: ss.xlate=on: every run logged and every cut taken back (no 'translated code' error)"
+	boot "$@" ss.xlate=off ss.stats=on
+	status_is "$want" "$name: ss.xlate=off: the boot ends as expected"
+	off=$(records "$out")
+	[ "$(entries)" = 0 ]
+	ok $? "$name: ss.xlate=off: no translation entered"
+	same "$on" "$off" "$name: both modes print the same records and output, byte for byte ($(printf '%s\n' "$on" | grep -c '^bts \|^lbr \|^exception ') record lines)"
+}
+
+gcc -O2 -static -o "$work/features" "$src/features.c"
+pair features 0 --timeout 400 --program "$work/features" --file "$work/data/words.txt" \
+	--file "$work/data/input.dat" -- workload=program trace=btsint,lbr spmu=skylake lbr.period=7 \
+	'program.argv="features"' program.stdin=/data/words.txt
+
+bb=/bin/busybox
+if [ -x "$bb" ] && readelf -lW "$bb" | grep -q 'EXEC\|DYN' && ! readelf -lW "$bb" | grep -q INTERP; then
+	pair busybox-sha256sum 0 --timeout 400 --program "$bb" --file "$work/data/input.dat" -- \
+		workload=program trace=btsint,lbr spmu=skylake 'program.argv="sha256sum /data/input.dat"'
+else
+	for i in 1 2 3 4 5 6; do ok 0 "# SKIP no static /bin/busybox (Debian busybox-static; scripts/install-deps)"; done
+fi
+
+# misbehave 1 and 4 end by their fault, which the session reports (its status 1)
+pair "misbehave 1 (#PF)" 1 --timeout 300 --program "$progs/misbehave.elf" -- workload=program \
+	trace=bts,lbr spmu=skylake program.arg=1
+pair "misbehave 4 (#DE)" 1 --timeout 300 --program "$progs/misbehave.elf" -- workload=program \
+	trace=bts,lbr spmu=skylake program.arg=4
+
+boot --timeout 300 --program "$progs/misbehave.elf" -- workload=program trace=lbr spmu=skylake \
+	program.arg=5 program.watchdog=200 ss.stats=on
+n=$(entries)
+[ "$n" -gt 0 ] && printf '%s\n' "$out" | grep -q 'cuts=[1-9]'
+ok $? "misbehave 5: the endless loop ran translated ($n entries) and the watchdog's interrupt cut it"
+! printf '%s\n' "$out" | grep -q 'translated code (option ss.xlate)'
+ok $? "misbehave 5: the cut was taken back to the original code (no 'translated code' error)"
+printf '%s\n' "$out" | grep -q 'watchdog'
+ok $? "misbehave 5: the watchdog ended it, and said so"
+done_testing
