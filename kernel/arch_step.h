@@ -20,6 +20,8 @@ void arch_set_step_block(bool on);
 /* Option ss.xlate: ring 3 code runs translated, its runs logged (a code cache, the same
  * records), or a trap per block. */
 void arch_set_step_xlate(bool on);
+/* Option ss.xlate.map: after each session, the translated instructions' addresses. */
+void arch_set_step_xlate_map(bool on);
 /* Option ss.stats: the engine counts its traps and times its handler (ss_result). */
 void arch_set_step_stats(bool on);
 /* What a single-stepped run counted (arch_single_step). */

@@ -31,6 +31,7 @@ static void step_options(const struct kernel_options *o)
 	arch_set_step_block(o->ss_block != 0);
 	arch_set_step_xlate(o->ss_block != 0 && o->ss_xlate != 0);
 	arch_set_step_stats(o->ss_stats != 0);
+	arch_set_step_xlate_map(o->ss_xlate_map != 0);
 }
 
 _Noreturn void kernel_main(const struct boot_info *bi);

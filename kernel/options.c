@@ -333,6 +333,11 @@ static const struct cfg_option option_table[] = {
      "order) or a trap per block (off: slower, the same records; what QEMU's execution log "
      "of the original code checks)",
      OPT(ss_xlate), 0, 0, on_off_values, PLAIN},
+    {"ss.xlate.map", CFG_ENUM,
+     "after each single-stepped session, an xlate-map line per translated instruction: its "
+     "address in the code cache and the original's (the QEMU-log oracle maps the cache's PCs "
+     "back with them: tests/qemu/xlate.t)",
+     OPT(ss_xlate_map), 0, 0, on_off_values, PLAIN},
     {"ss.stats", CFG_ENUM,
      "after each single-stepped session, an ss-stats line: the engine's traps, blocks, loops, "
      "chains and the time inside its trap handler (two RDTSC a trap while on)",

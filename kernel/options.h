@@ -36,13 +36,14 @@ struct kernel_options {
 	uint64_t serial_flow;	/* 1: RTS/CTS */
 	uint64_t screen;	/* 1: the log on the GOP framebuffer too, when there is one */
 	uint64_t screen_hold_s; /* seconds before an exit or reset while the screen shows */
-	uint64_t ss_skip;   /* test build only (test.ss.skip): every Nth trap left out; 0 = off */
-	uint64_t ss_block;  /* the engine runs straight-line code at full speed (1) or steps all */
-	uint64_t ss_xlate;  /* ring 3 code runs translated (1) or per block (0) */
-	uint64_t ss_stats;  /* 1: an ss-stats line after each stepped session */
-	uint64_t exit_mode; /* enum exit_mode */
-	uint64_t fault;	    /* enum fault_kind */
-	uint64_t memmap;    /* enum memmap_detail */
+	uint64_t ss_skip;  /* test build only (test.ss.skip): every Nth trap left out; 0 = off */
+	uint64_t ss_block; /* the engine runs straight-line code at full speed (1) or steps all */
+	uint64_t ss_xlate; /* ring 3 code runs translated (1) or per block (0) */
+	uint64_t ss_xlate_map; /* 1: xlate-map lines after each stepped session */
+	uint64_t ss_stats;     /* 1: an ss-stats line after each stepped session */
+	uint64_t exit_mode;    /* enum exit_mode */
+	uint64_t fault;	       /* enum fault_kind */
+	uint64_t memmap;       /* enum memmap_detail */
 	uint64_t help;
 	uint64_t report;	  /* a paste-able hardware report at the end (kernel/report.c) */
 	uint64_t pmi;		  /* enum pmi_delivery */

@@ -74,6 +74,36 @@ pair "misbehave 1 (#PF)" 1 --timeout 300 --program "$progs/misbehave.elf" -- wor
 pair "misbehave 4 (#DE)" 1 --timeout 300 --program "$progs/misbehave.elf" -- workload=program \
 	trace=bts,lbr spmu=skylake program.arg=4
 
+# Against QEMU's own execution log (one instruction a translation block, over the program's
+# window and the code cache beyond it): the example program (examples/branches.c: loops, a jump
+# table, recursion, calls through pointers), BTS and LBR, translated; the kernel says where each
+# translated instruction came from (ss.xlate.map), the oracle checks those claims against
+# objdump and maps the cache's PCs back (scripts/qemu-exec-branches QEB_XLATE_MAP).
+window=0x7e0000000000
+prog=$build/examples/branches.elf
+boot --timeout 300 --program "$prog" --qemu-singlestep --qemu-arg -d --qemu-arg exec,nochain \
+	--qemu-arg -dfilter --qemu-arg "$("$top/scripts/qemu-exec-filter" "$build/kernel.elf" "$window+0x100000000")" \
+	--qemu-arg -D --qemu-arg "$work/exec.log" -- workload=program trace=bts,lbr spmu=skylake \
+	ss.xlate=on ss.xlate.map=on ss.stats=on
+status_is 0 "branches, translated, under QEMU's execution log: BTS and LBR pass"
+has "result=722" "branches: its exit status is 722, as its source works out"
+n=$(entries)
+misses=$(printf '%s\n' "$out" | awk '$1 == "ss-stats" { for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "misses") m += kv[2] } } END { print m + 0 }')
+restarts=$(printf '%s\n' "$out" | grep -c 'restarts=[1-9]')
+[ "$n" -gt 0 ] && [ "$misses" -gt 0 ] && [ "$restarts" = 0 ]
+ok $? "branches: it ran translated ($n entries), its indirect branches' targets learnt ($misses misses), never started over"
+printf '%s\n' "$out" | grep '^xlate-' | sort -u >"$work/map.txt"
+QEB_ELFS="$prog" QEB_XLATE_MAP="$work/map.txt" "$top/scripts/qemu-exec-branches" "$build/kernel.elf" \
+	"$work/exec.log" >"$work/qemu.txt" 2>"$work/err"
+ok $? "the oracle read QEMU's log through the cache's map ($(grep -c '^xlate-map' "$work/map.txt") translated instructions) $(head -c 200 "$work/err")"
+bts=$(session_records bts "program@skylake" 2 3)
+[ -n "$bts" ] && [ "$bts" = "$(nth "$work/qemu.txt" 1 | grep -v '^run ')" ]
+ok $? "branches, bts: the records are QEMU's taken branches of the translated run, in order ($(printf '%s\n' "$bts" | grep -c .))"
+lbr=$(session_records lbr "program@skylake" 3 4)
+want=$(nth "$work/qemu.txt" 2 | grep -v '^run ' | tail -n 32 | tac)
+[ -n "$lbr" ] && [ "$lbr" = "$want" ]
+ok $? "branches, lbr: the stack holds QEMU's newest branches of the translated run, newest first"
+
 boot --timeout 300 --program "$progs/misbehave.elf" -- workload=program trace=lbr spmu=skylake \
 	program.arg=5 program.watchdog=200 ss.stats=on
 n=$(entries)

@@ -531,6 +531,8 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 				res.xl_cycles, res.xl_cuts, res.xl_misses, res.xl_full,
 				res.xl_translated, res.xl_restarts);
 		r = res.retval;
+		if (ss_xlate_map_on)
+			ss_xlate_say_map(tprintf);
 		report_engine(t, &res);
 	}
 	roi_resume(cs); /* the session's own stop sequence finds its bits as it set them */

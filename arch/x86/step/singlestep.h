@@ -50,6 +50,12 @@ struct ss_result {
 /* Whether the engine measures its handler's time (ss_result.trap_cycles: two RDTSC a trap), and
  * ss_trap's way when it does (measure.c). */
 extern bool ss_count_traps;
+/* Option ss.xlate.map: say, through `say`, each translated instruction of this CPU's code
+ * cache: "xlate-map cpu=N cc=CACHE-ADDRESS orig=ORIGINAL-ADDRESS" (a block's copies, the Jcc
+ * or PUSH its direct branch became, the stub a JMP became, an indirect branch's site: " site"
+ * after it), after an "xlate-region cpu=N lo=ADDRESS hi=ADDRESS" line: the cache's code. */
+extern bool ss_xlate_map_on;
+void ss_xlate_say_map(void (*say)(const char *fmt, ...));
 bool ss_counted_trap(struct trap_frame *f);
 
 /* How many of the X86_MAX_INSN_LENGTH bytes from ip the engine may read now without a fault:

@@ -40,6 +40,34 @@ struct xl_cpu *xl_here(void)
 }
 static volatile uint32_t code_gen; /* ss_xlate_code_changed's calls, on any CPU */
 
+bool ss_xlate_map_on;
+
+void arch_set_step_xlate_map(bool on)
+{
+	ss_xlate_map_on = on;
+}
+
+void ss_xlate_say_map(void (*say)(const char *fmt, ...))
+{
+	const struct xl_cpu *x = xl_here();
+	/* the region where the run had it (unmapped since, kept for the next run) */
+	uint64_t code = x->last_va + XLATE_DATA_SIZE + XLATE_TABLE_SIZE;
+	if (!x->code || !x->last_va)
+		return;
+	say("xlate-region cpu=%u lo=%#lx hi=%#lx\n", this_cpu()->index, code,
+	    code + XLATE_CODE_PAGES * PAGE_4K);
+	for (uint32_t i = 0; i < x->nblocks; i++) {
+		const struct xl_block *b = &x->blocks[i];
+		if (b->type != XB_STUBS && b->type != XB_SITE)
+			continue;
+		for (unsigned k = 0; k < b->n; k++)
+			say("xlate-map cpu=%u cc=%#lx orig=%#lx%s\n", this_cpu()->index,
+			    code + b->cc + x->insns[b->first + k].cc,
+			    b->start + x->insns[b->first + k].orig,
+			    b->type == XB_SITE && k + 1 == b->n ? " site" : "");
+	}
+}
+
 void arch_set_step_xlate(bool on)
 {
 	xlate_on = on;
