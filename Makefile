@@ -347,7 +347,7 @@ unit-test: deps $(UNIT_TESTS)
 SLOW_QEMU_TESTS := tests/qemu/threads.t tests/qemu/trace.t tests/qemu/sstrace.t tests/qemu/selfcheck.t \
 	tests/qemu/program_runs.t tests/qemu/program.t tests/qemu/stream.t tests/qemu/badinput.t \
 	tests/qemu/config.t tests/qemu/console.t tests/qemu/linux.t tests/qemu/perfdata.t \
-	tests/qemu/block.t tests/qemu/compat.t tests/qemu/lossless.t
+	tests/qemu/block.t tests/qemu/xlate.t tests/qemu/compat.t tests/qemu/lossless.t
 QEMU_TESTS := $(SLOW_QEMU_TESTS) $(filter-out $(SLOW_QEMU_TESTS),$(sort $(wildcard tests/qemu/*.t)))
 
 # The decoder against Zydis over every byte of every x86-64 shared object in /usr/lib (about a
