@@ -14,6 +14,9 @@
 /* Code that runs as part of a workload (stepped, traced, logged by QEMU's oracle over
  * linker.ld's .text.workload range): the workloads and the system calls of user programs. */
 #define WORKLOAD_SECTION __attribute__((section(".text.workload"), noinline, used))
+/* A workload's code that writes no code (compiled C): ring 0 code the single-step engine may
+ * run translated (option ss.xlate, arch/x86/step/xlate.c), inside the workload range. */
+#define WORKLOAD_XLATE_SECTION __attribute__((section(".text.workload.xlate"), noinline, used))
 
 /* How a workload (or the hardware report) says something: printf-like. */
 typedef void (*workload_print_fn)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -18,7 +18,7 @@
 
 static uint32_t qsort_values[WL_QSORT_MAX];
 
-WORKLOAD_SECTION static long qsort_partition(uint32_t *a, long lo, long hi)
+WORKLOAD_XLATE_SECTION static long qsort_partition(uint32_t *a, long lo, long hi)
 {
 	uint32_t pivot = a[hi], t;
 	long i = lo;
@@ -36,7 +36,7 @@ WORKLOAD_SECTION static long qsort_partition(uint32_t *a, long lo, long hi)
 	return i;
 }
 
-WORKLOAD_SECTION static void qsort_range(uint32_t *a, long lo, long hi)
+WORKLOAD_XLATE_SECTION static void qsort_range(uint32_t *a, long lo, long hi)
 {
 	while (lo < hi) {
 		long p = qsort_partition(a, lo, hi);
@@ -52,7 +52,7 @@ WORKLOAD_SECTION static void qsort_range(uint32_t *a, long lo, long hi)
 
 /* sum of i * a[i] over the sorted permutation: sum of i^2 (wl_qsort_result). By the
  * rearrangement inequality any other order of 0..n-1 gives less, so the sum says "sorted". */
-WORKLOAD_SECTION uint64_t wl_qsort(uint64_t n)
+WORKLOAD_XLATE_SECTION uint64_t wl_qsort(uint64_t n)
 {
 	uint32_t *a = qsort_values;
 	uint64_t x = n;
@@ -92,7 +92,7 @@ uint64_t wl_qsort_result(uint64_t n)
 
 static uint8_t crc32_bytes[WL_CRC32_MAX];
 
-WORKLOAD_SECTION uint64_t wl_crc32(uint64_t n)
+WORKLOAD_XLATE_SECTION uint64_t wl_crc32(uint64_t n)
 {
 	uint8_t *b = crc32_bytes;
 	uint8_t c = '1';
@@ -159,7 +159,7 @@ static uint64_t interp_program[] = {
     INTERP_LOOP,		 /* 17 */
 };
 
-WORKLOAD_SECTION static uint64_t interp_run(const uint64_t *code)
+WORKLOAD_XLATE_SECTION static uint64_t interp_run(const uint64_t *code)
 {
 	uint64_t stack[INTERP_STACK], t;
 	unsigned sp = 0; /* the next free slot */
@@ -208,7 +208,7 @@ WORKLOAD_SECTION static uint64_t interp_run(const uint64_t *code)
 	}
 }
 
-WORKLOAD_SECTION uint64_t wl_interp(uint64_t n)
+WORKLOAD_XLATE_SECTION uint64_t wl_interp(uint64_t n)
 {
 	interp_program[INTERP_N] = n;
 	return interp_run(interp_program);

@@ -455,6 +455,25 @@ bool spmu_counters_quiet(const struct spmu_counters *c, uint64_t steps)
 	return true;
 }
 
+bool spmu_counters_quiet_runs(const struct spmu_counters *c, uint64_t steps, uint64_t branches)
+{
+	if (c->counts_memory || c->pebs_armed)
+		return false;
+	if (!c->live || (c->global_status & GLOBAL_STATUS_CTR_FRZ))
+		return true;
+	for (uint64_t live = c->live; live; live &= live - 1) {
+		unsigned n = (unsigned)__builtin_ctzll(live);
+		/* BR_INST_RETIRED.ALL_BRANCHES (C4H, umask 0) ticks once a branch, else at most
+		 * once a step (counts_event) */
+		bool branches_only = n < GLOBAL_FIXED_SHIFT &&
+				     FIELD_GET(EVTSEL_EVENT, c->evtsel[n]) == ARCH_EVENT_BRANCHES &&
+				     FIELD_GET(EVTSEL_UMASK, c->evtsel[n]) == 0;
+		if (ticks_left(c, n) < (branches_only ? branches : steps))
+			return false;
+	}
+	return true;
+}
+
 uint64_t spmu_counters_plain_room(const struct spmu_counters *c, unsigned cpl)
 {
 	if (c->counts_memory)

@@ -92,6 +92,9 @@ void spmu_counters_tick_plain(struct spmu_counters *c, uint64_t n, unsigned cpl)
  * leave every counter below its overflow, none armed for PEBS, memory events not counted: then
  * their ticks request no PMI and write no PEBS record (per-block stepping's short way). */
 bool spmu_counters_quiet(const struct spmu_counters *c, uint64_t steps);
+/* spmu_counters_quiet for `steps` retired instructions of which at most `branches` are
+ * branches: a counter of branches (ARCH_EVENT_BRANCHES) needs room for those only. */
+bool spmu_counters_quiet_runs(const struct spmu_counters *c, uint64_t steps, uint64_t branches);
 /* k ticks alike (t), where spmu_counters_quiet said at least k steps overflow nothing and no
  * PEBS record is armed: each counter that counts t moves by k at once, as k calls of
  * spmu_counters_tick would move it (the code cache's runs, arch/x86/model/feed.c). */

@@ -189,9 +189,11 @@ bool spmu_feed_runs(struct spmu *m, const struct run_with_branch *r, size_t k)
 	return !m->pmi_pending;
 }
 
-bool spmu_feed_runs_room(struct spmu *m, unsigned cpl, uint64_t steps, uint64_t records)
+bool spmu_feed_runs_room(struct spmu *m, unsigned cpl, uint64_t steps, uint64_t runs)
 {
-	return steps_quiet(m, cpl, steps, records);
+	/* each run ends in one branch at most: `runs` bounds the branches and BTS records */
+	return !m->pmi_pending && !(m->debugctl & DEBUGCTL_BTF) &&
+	       spmu_counters_quiet_runs(&m->ctr, steps, runs) && (!runs || bts_quiet(m, cpl, runs));
 }
 
 bool spmu_feed_loop_room(struct spmu *m, const struct run_with_branch *b, uint64_t iterations)

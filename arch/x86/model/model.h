@@ -74,9 +74,10 @@ void spmu_feed_plain_n(struct spmu *m, uint64_t n, unsigned cpl);
  * answers at least next_n; false, with nothing changed, where it might ask more or the room is
  * less. */
 bool spmu_feed_block(struct spmu *m, const struct run_with_branch *b);
-/* Whether runs of at most `steps` steps in all at cpl, `records` of them taken branches, fed
- * as spmu_feed_plain_n and spmu_feed_block take them, ask nothing (the code cache's room). */
-bool spmu_feed_runs_room(struct spmu *m, unsigned cpl, uint64_t steps, uint64_t records);
+/* Whether `runs` runs of at most `steps` steps in all at cpl (each ending in one branch at
+ * most), fed as spmu_feed_plain_n and spmu_feed_block take them, ask nothing (the code
+ * cache's room). */
+bool spmu_feed_runs_room(struct spmu *m, unsigned cpl, uint64_t steps, uint64_t runs);
 /* Runs r[0..k) at one privilege level, each as spmu_feed_plain_n and spmu_feed_block take
  * it (kind X86_BR_NONE: its plain steps alone), where spmu_feed_runs_room said yes for them
  * all before they ran. False where a PMI came due all the same (a broken promise). */

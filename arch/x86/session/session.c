@@ -351,10 +351,10 @@ static bool model_block_branch(void *ctx, const struct run_with_branch *b)
 
 /* The code cache (ss_hooks.runs_room): runs as model_plain_n and model_block_branch take them,
  * under the same conditions, checked before they run. */
-static bool model_runs_room(void *ctx, unsigned cpl, uint64_t steps, uint64_t records)
+static bool model_runs_room(void *ctx, unsigned cpl, uint64_t steps, uint64_t runs)
 {
 	return block_whole() && model_plain_room(ctx, cpl) >= steps &&
-	       spmu_feed_runs_room(ctx, cpl, steps, records);
+	       spmu_feed_runs_room(ctx, cpl, steps, runs);
 }
 
 static bool model_runs_feed(void *ctx, const struct run_with_branch *r, size_t k)
@@ -444,6 +444,13 @@ static void report_engine(struct trace_ctx *t, const struct ss_result *res)
 			"not say how many runs it made: they are not accounted (option "
 			"ss.block=off steps it)\n",
 			t->label, res->loop_lost_at);
+		t->ok = false;
+	}
+	if (res->xl_changed) {
+		tprintf("error: %s: ring 0 code changed while it ran translated (option ss.xlate), "
+			"%lu times: what ran there is not known (option ss.xlate=off runs it per "
+			"block)\n",
+			t->label, res->xl_changed);
 		t->ok = false;
 	}
 	if (res->xl_refused || res->xl_lost_at) {

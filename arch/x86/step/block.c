@@ -329,7 +329,7 @@ bool ss_block_arm(struct ss_state *s, uint64_t *rflags, const struct trap_frame 
 	if (room == 0 || ((start >> 12) + 1 != s->ok_page && !ss_code_readable(start)))
 		return false;
 	/* the frame is the trap's own, whole (the callers' frame_of): its RIP may move */
-	if (s->prev_cpl == 3 && ss_xlate_enter(s, (struct trap_frame *)f, d))
+	if (ss_xlate_enter(s, (struct trap_frame *)f, d))
 		return true;
 	if (indirect_near(d->step.branch))
 		return ss_chain_after_branch(s, d, f, room, rflags);
@@ -592,7 +592,7 @@ enum ss_block_short ss_block_trap(struct ss_state *s, struct db_cpu_frame *c)
 	/* a counted loop next is armed by ss_block_arm (FED), also where interrupts are enabled */
 	bool next_loop = next_seen && nb->counted && rip != s->loop_declined && s->hooks.loop_room;
 	bool next_known = next_seen && !next_loop && !(nb->to_start && (c->rflags & RFLAGS_IF)) &&
-			  !ss_xlate_wanted(s) && ss_prove_one(nb, frame_of(c));
+			  !ss_xlate_wanted(s, rip) && ss_prove_one(nb, frame_of(c));
 	const struct x86_decoded *dec = NULL;
 	if (!next_known) {
 		/* the instruction there, decoded before it runs (as decode_step does), unless the

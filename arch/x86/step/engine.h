@@ -112,7 +112,7 @@ struct ss_state {
 	 * promising room, and a cut that found no translated instruction (0: none). */
 	bool xl_active;
 	uint64_t xl_entries, xl_handbacks, xl_cycles, xl_cuts, xl_refused, xl_lost_at;
-	uint64_t xl_misses, xl_full, xl_translated, xl_restarts;
+	uint64_t xl_misses, xl_full, xl_translated, xl_restarts, xl_changed;
 };
 
 extern struct ss_state ss_states[MAX_CPUS];
@@ -327,7 +327,7 @@ bool ss_insn_plain(const struct x86_decoded *d);
 bool ss_xlate_enter(struct ss_state *s, struct trap_frame *f, const struct x86_decoded *d);
 /* Whether ss_xlate_enter may take ring 3 code now (per-block stepping's short way leaves the
  * arming to ss_block_arm then). */
-bool ss_xlate_wanted(const struct ss_state *s);
+bool ss_xlate_wanted(const struct ss_state *s, uint64_t ip);
 /* An interrupt or exception inside a translation (s->xl_active): the runs logged and the
  * instructions before the one it stands at told to the hooks, f moved back to the original
  * code (ss_cut_stepped). */

@@ -75,12 +75,13 @@ struct ss_hooks {
 	 * retired, at most `iterations`). NULL: loops are run a trap an iteration. */
 	bool (*loop_room)(void *ctx, const struct run_with_branch *b, uint64_t iterations);
 	void (*loop_n)(void *ctx, const struct run_with_branch *b, uint64_t iterations);
-	/* The code cache (xlate.c): whether the hook can take, at privilege level cpl, any runs
-	 * of at most `steps` steps in all, `records` of them taken branches, each as plain_n and
-	 * block_branch would take it, without asking anything of the engine (no counter
-	 * overflowing, no BTS threshold, nothing due per step); the engine asks before the
-	 * workload runs them and tells them after. NULL: no translated blocks. */
-	bool (*runs_room)(void *ctx, unsigned cpl, uint64_t steps, uint64_t records);
+	/* The code cache (xlate.c): whether the hook can take, at privilege level cpl, any
+	 * `runs` runs of at most `steps` steps in all (each run's plain steps and at most one
+	 * branch, taken or not), each as plain_n and block_branch would take it, without asking
+	 * anything of the engine (no counter overflowing, no BTS threshold, nothing due per
+	 * step); the engine asks before the workload runs them and tells them after. NULL: no
+	 * translated blocks. */
+	bool (*runs_room)(void *ctx, unsigned cpl, uint64_t steps, uint64_t runs);
 	/* Then the runs, r[0..k) in the order they ran, within what runs_room promised: each
 	 * its n plain steps and, unless its kind is X86_BR_NONE, its branch (its next_n 0).
 	 * False where the hook had something to ask after all (a broken promise: the engine

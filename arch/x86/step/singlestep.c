@@ -61,7 +61,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	s->traps = s->trap_cycles = 0;
 	s->xl_entries = s->xl_handbacks = s->xl_cycles = s->xl_cuts = s->xl_refused = 0;
 	s->xl_lost_at = 0;
-	s->xl_misses = s->xl_full = s->xl_translated = s->xl_restarts = 0;
+	s->xl_misses = s->xl_full = s->xl_translated = s->xl_restarts = s->xl_changed = 0;
 	uint32_t gen0 = s->blk_gen;
 	s->exc_frame = NULL;
 	s->nmi_frame = NULL;
@@ -100,6 +100,7 @@ void ss_run(uint64_t (*fn)(uint64_t), uint64_t arg, const struct ss_hooks *h, bo
 	r->xl_full = s->xl_full;
 	r->xl_translated = s->xl_translated;
 	r->xl_restarts = s->xl_restarts;
+	r->xl_changed = s->xl_changed;
 	restore_fmask_tf(s);
 	r->steps = s->steps;
 	r->rep_iterations = s->rep_iterations;

@@ -46,6 +46,7 @@ struct ss_result {
 	uint64_t xl_entries, xl_handbacks, xl_cycles, xl_cuts, xl_refused, xl_lost_at;
 	uint64_t xl_misses, xl_full; /* hand-backs of an indirect branch's miss, of a full log */
 	uint64_t xl_translated, xl_restarts; /* blocks translated; code caches started over, full */
+	uint64_t xl_changed; /* ring 0 code found changed while it ran translated (must be 0) */
 };
 /* Whether the engine measures its handler's time (ss_result.trap_cycles: two RDTSC a trap), and
  * ss_trap's way when it does (measure.c). */

@@ -28,15 +28,32 @@
 #include "arch/x86/cpu/paging.h"
 #include "arch/x86/cpu/vectors.h"
 #include "kernel/arch_cpu.h"
+#include "kernel/boot_info.h"
 #include "kernel/arch_step.h"
 #include "kernel/memory.h"
 
 static bool xlate_on;
-static struct xl_cpu xl_cpus[MAX_CPUS];
+/* Each CPU's caches: ring 0's (supervisor pages near the kernel's image) and ring 3's. */
+static struct xl_cpu xl_cpus[2][MAX_CPUS];
 
-struct xl_cpu *xl_here(void)
+struct xl_cpu *xl_here(unsigned cpl)
 {
-	return &xl_cpus[this_cpu()->index];
+	struct xl_cpu *x = &xl_cpus[cpl == 3][this_cpu()->index];
+	x->cpl = cpl == 3 ? 3 : 0;
+	return x;
+}
+
+/* Ring 0 code that may run translated: the compiled-C workloads (kernel/workloads_c.c,
+ * WORKLOAD_XLATE_SECTION), code that writes no code. That it writes none is checked at every
+ * hand-back and cut (xl_ring0_checked): a change fails the session. Other ring 0 code (code
+ * that rewrites itself through another mapping, smcblock; the system calls' side, which edits
+ * page tables) runs per block, its stores proven (prove.c). */
+extern const char __workload_xlate_start[], __workload_xlate_end[];
+
+bool xl_may_translate(const struct xl_cpu *x, uint64_t ip)
+{
+	return x->cpl == 3 ||
+	       (ip >= (uint64_t)__workload_xlate_start && ip < (uint64_t)__workload_xlate_end);
 }
 static volatile uint32_t code_gen; /* ss_xlate_code_changed's calls, on any CPU */
 
@@ -47,9 +64,16 @@ void arch_set_step_xlate_map(bool on)
 	ss_xlate_map_on = on;
 }
 
+static void say_map(const struct xl_cpu *x, void (*say)(const char *fmt, ...));
+
 void ss_xlate_say_map(void (*say)(const char *fmt, ...))
 {
-	const struct xl_cpu *x = xl_here();
+	for (unsigned cpl = 0; cpl <= 3; cpl += 3)
+		say_map(xl_here(cpl), say);
+}
+
+static void say_map(const struct xl_cpu *x, void (*say)(const char *fmt, ...))
+{
 	/* the region where the run had it (unmapped since, kept for the next run) */
 	uint64_t code = x->last_va + XLATE_DATA_SIZE + XLATE_TABLE_SIZE;
 	if (!x->code || !x->last_va)
@@ -75,9 +99,10 @@ void arch_set_step_xlate(bool on)
 
 _Static_assert(VEC_XLATE_HANDBACK == XLATE_HANDBACK_VEC, "the stubs' INT is the gate's vector");
 
-bool ss_xlate_wanted(const struct ss_state *s)
+bool ss_xlate_wanted(const struct ss_state *s, uint64_t ip)
 {
-	return xlate_on && s->prev_cpl == 3 && s->hooks.runs_room && s->hooks.runs_feed;
+	return xlate_on && s->hooks.runs_room && s->hooks.runs_feed &&
+	       (s->prev_cpl == 3 || (s->prev_cpl == 0 && xl_may_translate(xl_here(0), ip)));
 }
 
 void ss_xlate_code_changed(void)
@@ -152,11 +177,24 @@ static void unmap(struct xl_cpu *x)
 	x->va = 0;
 }
 
-/* Map the region near `near` (a user code address), where nothing is mapped. */
+static bool map_page(const struct xl_cpu *x, uint64_t va, uint64_t pa, bool writable, bool exec)
+{
+	if (x->cpl == 3)
+		return paging_map_user_4k(va, pa, writable, exec);
+	return exec ? paging_map_kernel_text_4k(va, pa) : paging_map_kernel_4k(va, pa, writable);
+}
+
+/* Map the region near `near` (a code address), where nothing is mapped: for ring 3 code at
+ * user addresses above it, for ring 0 code (the kernel's image) below KERNEL_VIRT_BASE. */
 static bool map_near(struct xl_cpu *x, uint64_t near, unsigned cpu)
 {
-	uint64_t va = ALIGN_UP(near + XLATE_GAP, XLATE_ALIGN) + (uint64_t)cpu * XLATE_STRIDE;
-	if (va + XLATE_REGION > USER_HALF_END || va + XLATE_REGION - near >= XLATE_REACH)
+	uint64_t va =
+	    x->cpl == 3 ? ALIGN_UP(near + XLATE_GAP, XLATE_ALIGN) : KERNEL_VIRT_BASE - XLATE_ALIGN;
+	va += (uint64_t)cpu * XLATE_STRIDE;
+	if (x->cpl == 3 &&
+	    (va + XLATE_REGION > USER_HALF_END || va + XLATE_REGION - near >= XLATE_REACH))
+		return false;
+	if (x->cpl == 0 && (va + XLATE_REGION > KERNEL_VIRT_BASE || near - va >= XLATE_REACH))
 		return false;
 	for (uint64_t off = 0; off < XLATE_REGION; off += PAGE_4K) {
 		uint64_t pa, flags, size;
@@ -167,17 +205,18 @@ static bool map_near(struct xl_cpu *x, uint64_t near, unsigned cpu)
 		xl_forget(x); /* the translations' addresses are the region's */
 	x->last_va = va;
 	x->va = va;
-	/* data read and written by the stubs; table read by them; code run (user pages: the
-	 * stubs run at CPL 3), all written by the kernel through the direct map */
+	/* data read and written by the stubs; table read by them; code run (user pages for ring
+	 * 3's stubs, supervisor pages for ring 0's: SMEP and SMAP keep each to its own), all
+	 * written by the kernel through the direct map */
 	uint64_t at = va;
 	for (uint64_t p = 0; p < XLATE_DATA_PAGES; p++, at += PAGE_4K)
-		if (!paging_map_user_4k(at, x->data_pa + p * PAGE_4K, true, false))
+		if (!map_page(x, at, x->data_pa + p * PAGE_4K, true, false))
 			goto fail;
 	for (uint64_t p = 0; p < XLATE_TABLE_PAGES; p++, at += PAGE_4K)
-		if (!paging_map_user_4k(at, x->table_pa + p * PAGE_4K, false, false))
+		if (!map_page(x, at, x->table_pa + p * PAGE_4K, false, false))
 			goto fail;
 	for (uint64_t p = 0; p < XLATE_CODE_PAGES; p++, at += PAGE_4K)
-		if (!paging_map_user_4k(at, x->code_pa + p * PAGE_4K, false, true))
+		if (!map_page(x, at, x->code_pa + p * PAGE_4K, false, true))
 			goto fail;
 	return true;
 fail:
@@ -188,16 +227,29 @@ fail:
 void ss_xlate_reset(struct ss_state *s)
 {
 
-	struct xl_cpu *x = xl_here();
 	s->xl_active = false;
-	unmap(x);
-	x->stale = true; /* kept for the next run, checked before it enters them */
-	x->link_run = 0;
-	x->step_at = 0;
+	for (unsigned cpl = 0; cpl <= 3; cpl += 3) {
+		struct xl_cpu *x = xl_here(cpl);
+		unmap(x);
+		x->stale = true; /* kept for the next run, checked before it enters them */
+		x->link_run = 0;
+		x->step_at = 0;
+	}
 }
+
+static bool still_valid(const struct xl_cpu *x);
 
 /* Whether every block translated still stands for the code there: its bytes as they were, on
  * read-only pages (a run may load other code there, a system call change its mappings). */
+void xl_ring0_checked(struct ss_state *s, struct xl_cpu *x)
+{
+	if (x->cpl == 0 && !still_valid(x)) {
+		s->xl_changed++;
+		xl_forget(x);
+		x->ready = false;
+	}
+}
+
 static bool still_valid(const struct xl_cpu *x)
 {
 	for (uint32_t i = 0; i < x->nblocks; i++) {
@@ -248,18 +300,21 @@ static uint32_t room(const struct ss_state *s)
 {
 	uint64_t k = XLATE_LOG_CAP;
 	for (; k >= XLATE_LOG_MIN; k /= 2)
-		if (s->hooks.runs_room(s->hooks.ctx, 3, (k + 1) * (XLATE_BLOCK_MAX + 1), k + 1))
+		if (s->hooks.runs_room(s->hooks.ctx, s->prev_cpl, (k + 1) * (XLATE_BLOCK_MAX + 1),
+				       k + 1))
 			return (uint32_t)k;
 	return 0;
 }
 
 bool ss_xlate_enter(struct ss_state *s, struct trap_frame *f, const struct x86_decoded *d)
 {
-	if (!xlate_on || s->prev_cpl != 3 || (f->cs & 3) != 3 || !s->hooks.runs_room ||
-	    !s->hooks.runs_feed || s->hooks.plain == ss_plain_nothing || s->vtf || ss_skip_every ||
-	    s->npre || s->blk_armed)
+	if (!xlate_on || (s->prev_cpl != 3 && s->prev_cpl != 0) || (f->cs & 3) != s->prev_cpl ||
+	    !s->hooks.runs_room || !s->hooks.runs_feed || s->hooks.plain == ss_plain_nothing ||
+	    s->vtf || ss_skip_every || s->npre || s->blk_armed)
 		return false;
-	struct xl_cpu *x = xl_here();
+	struct xl_cpu *x = xl_here(s->prev_cpl);
+	if (!xl_may_translate(x, f->rip))
+		return false;
 	if (f->rip == x->step_at) { /* an indirect branch that missed: stepped */
 		x->step_at = 0;
 		return false;

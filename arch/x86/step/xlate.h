@@ -73,6 +73,7 @@ struct xl_insn {
 };
 
 struct xl_cpu {
+	unsigned cpl;				 /* the code's privilege level: 0 or 3 */
 	uint64_t data_pa, table_pa, code_pa, va; /* va: the region's user address, 0: none */
 	uint8_t *data, *code;			 /* the kernel's view of them (the direct map) */
 	uint64_t *table;
@@ -92,8 +93,13 @@ struct xl_cpu {
 	uint32_t link_run; /* the run whose stub handed back, + 1: linked at the next entry */
 };
 
-/* The running CPU's cache. */
-struct xl_cpu *xl_here(void);
+/* The running CPU's cache for code of privilege level cpl (0 or 3). */
+struct xl_cpu *xl_here(unsigned cpl);
+/* Whether the instruction at ip may be translated into cache x (ring 0: xlate.c's range). */
+bool xl_may_translate(const struct xl_cpu *x, uint64_t ip);
+/* Ring 0's translations at a hand-back or cut: their code's bytes checked (xlate.c); a change
+ * counted in s->xl_changed (the session fails: what ran is not known). */
+void xl_ring0_checked(struct ss_state *s, struct xl_cpu *x);
 /* The translated block (or none, or target stub: never found here) starting at start, or NULL. */
 struct xl_block *xl_find(struct xl_cpu *x, uint64_t start);
 /* Translate the block at start (d: its first instruction's decoding); NULL where none

@@ -99,8 +99,8 @@ struct making {
 static void copy_body(struct ss_state *s, struct xl_cpu *x, struct making *m)
 {
 	const struct x86_decoded *d = m->d;
-	while (m->n < XLATE_BLOCK_MAX && d && xlate_plain(d) && ss_code_readonly(m->ip) &&
-	       ss_code_readonly(m->ip + d->insn.length - 1)) {
+	while (m->n < XLATE_BLOCK_MAX && d && xlate_plain(d) && xl_may_translate(x, m->ip) &&
+	       ss_code_readonly(m->ip) && ss_code_readonly(m->ip + d->insn.length - 1)) {
 		unsigned l = x86_xlate_copy(m->out + m->len, m->base + m->len,
 					    (const uint8_t *)d->bytes, &d->insn, m->ip);
 		if (!l)
@@ -169,7 +169,8 @@ struct xl_block *xl_translate(struct ss_state *s, struct xl_cpu *x, uint64_t sta
 	uint8_t *out = m.out;
 	unsigned cc = 0;
 	uint64_t to[2] = {0, 0};
-	bool on_ro = d && ss_code_readonly(ip) && ss_code_readonly(ip + d->insn.length - 1);
+	bool on_ro = d && xl_may_translate(x, ip) && ss_code_readonly(ip) &&
+		     ss_code_readonly(ip + d->insn.length - 1);
 	unsigned ways = on_ro ? ways_out(d, ip, &cc, to) : 0;
 	struct xl_block *b = &x->blocks[x->nblocks];
 	*b = (struct xl_block){.start = start, .cc = at, .first = first, .run = x->nruns};

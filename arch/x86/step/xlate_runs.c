@@ -13,6 +13,7 @@
 struct batch {
 	size_t k;
 	struct run_with_branch *r;
+	unsigned cpl; /* the cache's code's privilege level */
 };
 
 static void flush(struct ss_state *s, struct batch *b)
@@ -35,7 +36,7 @@ static void feed_plain(struct ss_state *s, struct batch *b, unsigned n)
 {
 	if (!n)
 		return;
-	const struct run_with_branch r = {.n = n, .kind = X86_BR_NONE, .cpl = 3};
+	const struct run_with_branch r = {.n = n, .kind = X86_BR_NONE, .cpl = b->cpl};
 	add(s, b, &r);
 }
 
@@ -48,7 +49,7 @@ static void feed(struct ss_state *s, struct batch *b, const struct xl_run *r,
 				    .from = r->from,
 				    .to = r->to,
 				    .kind = r->what == RUN_PLAIN ? X86_BR_NONE : r->kind,
-				    .cpl = 3,
+				    .cpl = b->cpl,
 				    .taken = r->taken};
 	if (r->what == RUN_TARGET) {
 		w.n = site->n;
@@ -159,7 +160,7 @@ static bool missed(struct ss_state *s, struct xl_cpu *x, struct batch *b, struct
 
 static bool handback(struct ss_state *s, struct trap_frame *f)
 {
-	struct xl_cpu *x = xl_here();
+	struct xl_cpu *x = xl_here(f->cs & 3);
 	user_access_begin(); /* the code it goes on at is ring 3's (SMAP) */
 	uint64_t off = f->rip - xl_code_va(x);
 	if (off < XLATE_INT_LEN || off + 4 > x->used)
@@ -169,7 +170,7 @@ static bool handback(struct ss_state *s, struct trap_frame *f)
 	uint32_t id = word & ~XLATE_UNLOGGED;
 	if (word != XLATE_MISS && id >= x->nruns)
 		return false;
-	struct batch bt = {0, x->batch};
+	struct batch bt = {0, x->batch, x->cpl};
 	drain(s, x, &bt);
 	if (word == XLATE_MISS) {
 		s->xl_misses++;
@@ -192,6 +193,7 @@ static bool handback(struct ss_state *s, struct trap_frame *f)
 		f->rip = r->to;
 	}
 	flush(s, &bt);
+	xl_ring0_checked(s, x);
 	s->xl_handbacks++;
 	s->xl_active = false;
 	ss_resume_stepped(s, f);
@@ -286,12 +288,12 @@ static bool cut_target(struct ss_state *s, struct xl_cpu *x, struct batch *bt,
 
 void ss_xlate_cut(struct ss_state *s, struct trap_frame *f)
 {
-	struct xl_cpu *x = xl_here();
+	struct xl_cpu *x = xl_here(f->cs & 3);
 	s->xl_active = false;
 	s->xl_cuts++;
 	uint64_t off = f->rip - xl_code_va(x);
 	const struct xl_block *b = off < x->used ? block_holding(x, off) : NULL;
-	struct batch bt = {0, x->batch};
+	struct batch bt = {0, x->batch, x->cpl};
 	drain(s, x, &bt);
 	bool ok = false;
 	if (b && (b->type == XB_TARGET || b->type == XB_MISS))
@@ -303,6 +305,7 @@ void ss_xlate_cut(struct ss_state *s, struct trap_frame *f)
 	else if (b && b->type == XB_STUBS)
 		ok = cut_stub(s, x, &bt, b, off, f);
 	flush(s, &bt);
+	xl_ring0_checked(s, x);
 	if (!ok) {
 		s->xl_lost_at = f->rip;
 		return;
