@@ -363,6 +363,7 @@ long-check: all test-knobs
 	$(Q)BUILD=$(BUILD) SS_BLOCK=off prove tests/qemu/exact.t tests/qemu/sstrace.t tests/qemu/trace.t \
 		tests/qemu/threads.t
 	$(Q)BUILD=$(BUILD) COMPAT_PROGRAM=1 prove tests/qemu/compat.t
+	$(Q)BUILD=$(BUILD) XLATE_ALL=1 prove tests/qemu/xlate.t
 
 qemu-test: all $(BUILD)/gen/acpi_tables.h
 	$(Q)BUILD=$(BUILD) prove -j2 $(QEMU_TESTS)
