@@ -17,12 +17,11 @@ rc=0   # exit status of the last boot
 # as a user gets it, on the default wire (stream=text, which the stream tests read back with
 # tools/btdecode).
 boot() {
-	local log args=("$@") wire= a after= execlog= xlate=
+	local log args=("$@") wire= a after= xlate=
 	for a in "$@"; do
 		case "$a" in
 		--) after=1 ;;
 		stream=* | --config) wire=no ;;
-		exec,nochain) execlog=1 ;;
 		ss.xlate=*) xlate=given ;;
 		*) [ -n "$after" ] && [ -z "$wire" ] && wire=off ;;
 		esac
@@ -31,16 +30,9 @@ boot() {
 	# SS_BLOCK=off|on: every boot with kernel options steps per instruction (or per block), the
 	# engine's two modes (make long-check runs the oracle tests with ss.block=off too)
 	[ -n "${SS_BLOCK:-}" ] && [ -n "$after" ] && args+=("ss.block=$SS_BLOCK")
-	# QEMU's execution log names the PCs that ran: ring 3 code run translated (ss.xlate, the
-	# default) runs at the code cache's addresses, so a boot that logs them runs each block
-	# where it lies, trapped (tests/qemu/xlate.t checks that both give the same records);
-	# SS_XLATE=off|on sets it for every boot with kernel options
-	if [ -n "$execlog" ] && [ -z "$xlate" ]; then
-		[ -n "$after" ] || args+=("--")
-		args+=("ss.xlate=off")
-	elif [ -n "${SS_XLATE:-}" ] && [ -n "$after" ] && [ -z "$xlate" ]; then
-		args+=("ss.xlate=$SS_XLATE")
-	fi
+	# SS_XLATE=off|on: every boot with kernel options runs translated blocks or not (a boot
+	# that logs QEMU's execution runs ss.xlate=off unless it says otherwise: scripts/run)
+	[ -n "${SS_XLATE:-}" ] && [ -n "$after" ] && [ -z "$xlate" ] && args+=("ss.xlate=$SS_XLATE")
 	log=$(mktemp)
 	"$top/scripts/run" "${args[@]}" >"$log" 2>&1
 	rc=$?
