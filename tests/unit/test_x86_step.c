@@ -1,61 +1,20 @@
 // UNIT-SOURCES: lib/x86_step.c lib/x86_decode.c lib/x86_decode_tables.c
 /*
  * lib/x86_step.c: taken or not from the instruction's semantics. Expectations from the SDM:
- * the Jcc condition table (Vol. 2, Jcc: "JA Jump if above (CF=0 and ZF=0)" ...) written out
- * here mnemonic by mnemonic over every flag combination; JrCXZ "jump if RCX register is 0";
- * LOOP "decrement count; jump short if count != 0" (LOOPE: "and ZF = 1"; LOOPNE: "and ZF = 0");
- * 17.3.1.4 for REP string iterations. Encodings are the SDM's opcode bytes.
+ * the Jcc condition table (Vol. 2, Jcc: "JA Jump if above (CF=0 and ZF=0)" ...) written out,
+ * mnemonic by mnemonic over every flag combination (tests/unit/sdm_jcc.h); JrCXZ "jump if RCX
+ * register is 0"; LOOP "decrement count; jump short if count != 0" (LOOPE: "and ZF = 1"; LOOPNE:
+ * "and ZF = 0"); 17.3.1.4 for REP string iterations. Encodings are the SDM's opcode bytes.
  */
 #include "tests/unit/unit.h"
 #include <string.h>
 #include "lib/x86_step.h"
-
-enum { CF = 1 << 0, PF = 1 << 2, ZF = 1 << 6, SF = 1 << 7, OF = 1 << 11 };
-
-/* SDM Vol. 2 Jcc table, one line per mnemonic (0x70 + cc). */
-static bool sdm_condition(unsigned cc, uint64_t f)
-{
-	bool cf = f & CF, pf = f & PF, zf = f & ZF, sf = f & SF, of = f & OF;
-	switch (cc) {
-	case 0x0:
-		return of; /* JO: OF=1 */
-	case 0x1:
-		return !of; /* JNO: OF=0 */
-	case 0x2:
-		return cf; /* JB: CF=1 */
-	case 0x3:
-		return !cf; /* JAE: CF=0 */
-	case 0x4:
-		return zf; /* JE: ZF=1 */
-	case 0x5:
-		return !zf; /* JNE: ZF=0 */
-	case 0x6:
-		return cf || zf; /* JBE: CF=1 or ZF=1 */
-	case 0x7:
-		return !cf && !zf; /* JA: CF=0 and ZF=0 */
-	case 0x8:
-		return sf; /* JS: SF=1 */
-	case 0x9:
-		return !sf; /* JNS: SF=0 */
-	case 0xa:
-		return pf; /* JP: PF=1 */
-	case 0xb:
-		return !pf; /* JNP: PF=0 */
-	case 0xc:
-		return sf != of; /* JL: SF != OF */
-	case 0xd:
-		return sf == of; /* JGE: SF=OF */
-	case 0xe:
-		return zf || sf != of; /* JLE: ZF=1 or SF != OF */
-	default:
-		return !zf && sf == of; /* JG: ZF=0 and SF=OF */
-	}
-}
+#include "tests/unit/sdm_jcc.h"
 
 static void every_condition_over_every_flag_combination(void **state)
 {
 	(void)state;
-	static const uint64_t bits[] = {CF, PF, ZF, SF, OF};
+	static const uint64_t bits[] = {FLAG_CF, FLAG_PF, FLAG_ZF, FLAG_SF, FLAG_OF};
 	for (unsigned cc = 0; cc < 16; cc++)
 		for (unsigned m = 0; m < 32; m++) {
 			uint64_t f = 0x2; /* bit 1 reads as 1 */
@@ -98,7 +57,7 @@ static void conditional_branches_follow_their_condition(void **state)
 {
 	(void)state;
 	/* jz .+2: taken with ZF=1, not taken with ZF=0, whatever the target */
-	assert_int_equal(STEP(AT + 2, 2 | ZF, 0, 0x74, 0x00), X86_STEP_TAKEN);
+	assert_int_equal(STEP(AT + 2, 2 | FLAG_ZF, 0, 0x74, 0x00), X86_STEP_TAKEN);
 	assert_int_equal(STEP(AT + 2, 2, 0, 0x74, 0x00), X86_STEP_NOT_TAKEN);
 	/* jne rel32 (0F 85) to the next instruction with ZF=0: taken */
 	assert_int_equal(STEP(AT + 6, 2, 0, 0x0f, 0x85, 0, 0, 0, 0), X86_STEP_TAKEN);
@@ -109,10 +68,10 @@ static void conditional_branches_follow_their_condition(void **state)
 	/* loop: RCX after the decrement; loope/loopne also read ZF */
 	assert_int_equal(STEP(AT + 2, 2, 3, 0xe2, 0x00), X86_STEP_TAKEN);
 	assert_int_equal(STEP(AT + 2, 2, 0, 0xe2, 0x00), X86_STEP_NOT_TAKEN);
-	assert_int_equal(STEP(AT + 2, 2 | ZF, 3, 0xe1, 0x00), X86_STEP_TAKEN);
+	assert_int_equal(STEP(AT + 2, 2 | FLAG_ZF, 3, 0xe1, 0x00), X86_STEP_TAKEN);
 	assert_int_equal(STEP(AT + 2, 2, 3, 0xe1, 0x00), X86_STEP_NOT_TAKEN);
 	assert_int_equal(STEP(AT + 2, 2, 3, 0xe0, 0x00), X86_STEP_TAKEN);
-	assert_int_equal(STEP(AT + 2, 2 | ZF, 3, 0xe0, 0x00), X86_STEP_NOT_TAKEN);
+	assert_int_equal(STEP(AT + 2, 2 | FLAG_ZF, 3, 0xe0, 0x00), X86_STEP_NOT_TAKEN);
 	/* a not-taken Jcc that did not go on sequentially: redirected, not a branch */
 	assert_int_equal(STEP(AT + 0x40, 2, 0, 0x74, 0x10), X86_STEP_REDIRECTED);
 }
@@ -150,8 +109,8 @@ static void direct_branches_that_land_elsewhere_are_redirected(void **state)
 	assert_int_equal(STEP(AT + 2, 2, 0, 0xeb, 0x10), X86_STEP_REDIRECTED);
 	assert_int_equal(STEP(AT + 0x12, 2, 0, 0xeb, 0x10), X86_STEP_TAKEN);
 	assert_int_equal(STEP(AT + 5, 2, 0, 0xe8, 0x10, 0, 0, 0), X86_STEP_REDIRECTED);
-	assert_int_equal(STEP(AT + 2, 2 | ZF, 0, 0x74, 0x10), X86_STEP_REDIRECTED);
-	assert_int_equal(STEP(AT + 0x12, 2 | ZF, 0, 0x74, 0x10), X86_STEP_TAKEN);
+	assert_int_equal(STEP(AT + 2, 2 | FLAG_ZF, 0, 0x74, 0x10), X86_STEP_REDIRECTED);
+	assert_int_equal(STEP(AT + 0x12, 2 | FLAG_ZF, 0, 0x74, 0x10), X86_STEP_TAKEN);
 	/* a backward jmp rel8 (EB FE: jmp .) */
 	assert_int_equal(STEP(AT, 2, 0, 0xeb, 0xfe), X86_STEP_TAKEN);
 }
@@ -224,7 +183,7 @@ static void conditional_branches_by_the_way_that_reaches_the_trap(void **state)
 	(void)state;
 	struct x86_path_step p[X86_PATH_MAX];
 	/* nop; jz .+0x10: the last instruction's condition is the trap's ZF */
-	assert_int_equal(REBUILD(AT + 0x13, 2 | ZF, p, 0x90, 0x74, 0x10), 2);
+	assert_int_equal(REBUILD(AT + 0x13, 2 | FLAG_ZF, p, 0x90, 0x74, 0x10), 2);
 	expect_step(&p[1], AT + 1, AT + 0x13, X86_STEP_TAKEN);
 	assert_int_equal(REBUILD(AT + 3, 2, p, 0x90, 0x74, 0x10), 2);
 	expect_step(&p[1], AT + 1, AT + 3, X86_STEP_NOT_TAKEN);

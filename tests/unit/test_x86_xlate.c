@@ -29,6 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "lib/x86_xlate.h"
+#include "tests/unit/sdm_jcc.h"
 
 #define OBJDUMP "objdump -D -z -w -b binary -m i386:x86-64"
 
@@ -175,13 +176,8 @@ struct native_regs {
 
 /* The arithmetic flags and DF (SDM Vol. 1 3.4.3): the ones a native run sets at will. TF
  * would trap, AC may check alignment, IF and IOPL cannot be set at CPL 3. */
-#define FLAG_CF	     (1u << 0)
-#define FLAG_PF	     (1u << 2)
 #define FLAG_AF	     (1u << 4)
-#define FLAG_ZF	     (1u << 6)
-#define FLAG_SF	     (1u << 7)
 #define FLAG_DF	     (1u << 10)
-#define FLAG_OF	     (1u << 11)
 #define FLAGS_SET    (FLAG_CF | FLAG_PF | FLAG_AF | FLAG_ZF | FLAG_SF | FLAG_DF | FLAG_OF)
 #define FLAGS_FIXED1 0x2u /* bit 1 reads as 1 */
 
@@ -1069,47 +1065,6 @@ static void copies_run_natively(void **state)
 /* SDM Vol. 2A "Jcc", 0F 80+cc, one mnemonic per condition as objdump names it. */
 static const char *const jcc_names[16] = {"jo", "jno", "jb", "jae", "je", "jne", "jbe", "ja",
 					  "js", "jns", "jp", "jnp", "jl", "jge", "jle", "jg"};
-
-/* The condition table of Vol. 2A "Jcc", one line per condition code. */
-static bool sdm_condition(unsigned cc, uint64_t f)
-{
-	bool cf = f & FLAG_CF, pf = f & FLAG_PF, zf = f & FLAG_ZF, sf = f & FLAG_SF,
-	     of = f & FLAG_OF;
-	switch (cc) {
-	case 0x0:
-		return of; /* JO: OF=1 */
-	case 0x1:
-		return !of; /* JNO: OF=0 */
-	case 0x2:
-		return cf; /* JB: CF=1 */
-	case 0x3:
-		return !cf; /* JAE: CF=0 */
-	case 0x4:
-		return zf; /* JE: ZF=1 */
-	case 0x5:
-		return !zf; /* JNE: ZF=0 */
-	case 0x6:
-		return cf || zf; /* JBE: CF=1 or ZF=1 */
-	case 0x7:
-		return !cf && !zf; /* JA: CF=0 and ZF=0 */
-	case 0x8:
-		return sf; /* JS: SF=1 */
-	case 0x9:
-		return !sf; /* JNS: SF=0 */
-	case 0xa:
-		return pf; /* JP: PF=1 */
-	case 0xb:
-		return !pf; /* JNP: PF=0 */
-	case 0xc:
-		return sf != of; /* JL: SF != OF */
-	case 0xd:
-		return sf == of; /* JGE: SF=OF */
-	case 0xe:
-		return zf || sf != of; /* JLE: ZF=1 or SF != OF */
-	default:
-		return !zf && sf == of; /* JG: ZF=0 and SF=OF */
-	}
-}
 
 /* Every condition, to targets near and at the ends of the reach: 0F 80+cc cd, six bytes,
  * the target relative to the next instruction; objdump names the condition and the target. */
