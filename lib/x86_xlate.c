@@ -50,6 +50,23 @@ static bool rip_insn(uint8_t *p, uint64_t va, uint8_t op, uint8_t modrm, uint64_
 	return true;
 }
 
+/* A MOV or LEA with a RIP-relative operand at offset `at` of the code being made, reaching the
+ * data page's word at data_off. */
+struct rip_at {
+	uint8_t at, op, modrm;
+	uint16_t data_off;
+};
+
+/* The instructions t[0..n) into out (address va), the data page at data. */
+static bool rip_insns(uint8_t *out, uint64_t va, uint64_t data, const struct rip_at *t, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!rip_insn(out + t[i].at, va + t[i].at, t[i].op, t[i].modrm,
+			      data + t[i].data_off))
+			return false;
+	return true;
+}
+
 /* The stub's instructions, with the offset each starts at (lib/x86_xlate.h's layout). */
 enum stub_off {
 	S_SAVE_RCX = 0,			  /* mov [rip+RCX], rcx */
@@ -107,23 +124,18 @@ bool x86_xlate_stub_at(unsigned off, struct x86_xlate_stub_state *st)
 
 bool x86_xlate_stub(uint8_t *out, uint64_t va, uint64_t data, uint32_t id)
 {
+	static const struct rip_at rips[] = {
+	    {S_SAVE_RCX, OP_MOV_RM_R, MODRM_RIP_RCX, XLATE_D_RCX},
+	    {S_LOAD_LEFT, OP_MOV_R_RM, MODRM_RIP_RCX, XLATE_D_LEFT},
+	    {S_SAVE_RDX, OP_MOV_RM_R, MODRM_RIP_RDX, XLATE_D_RDX},
+	    {S_LEA_LOG, OP_LEA, MODRM_RIP_RDX, XLATE_D_LOG - 4},
+	    {S_COMMIT, OP_MOV_RM_R, MODRM_RIP_RCX, XLATE_D_LEFT},
+	    {S_LOAD_RDX, OP_MOV_R_RM, MODRM_RIP_RDX, XLATE_D_RDX},
+	    {S_LOAD_RCX, OP_MOV_R_RM, MODRM_RIP_RCX, XLATE_D_RCX},
+	    {S_UNLOGGED_RCX, OP_MOV_R_RM, MODRM_RIP_RCX, XLATE_D_RCX},
+	};
 	uint32_t d;
-	if (!rip_insn(out + S_SAVE_RCX, va + S_SAVE_RCX, OP_MOV_RM_R, MODRM_RIP_RCX,
-		      data + XLATE_D_RCX) ||
-	    !rip_insn(out + S_LOAD_LEFT, va + S_LOAD_LEFT, OP_MOV_R_RM, MODRM_RIP_RCX,
-		      data + XLATE_D_LEFT) ||
-	    !rip_insn(out + S_SAVE_RDX, va + S_SAVE_RDX, OP_MOV_RM_R, MODRM_RIP_RDX,
-		      data + XLATE_D_RDX) ||
-	    !rip_insn(out + S_LEA_LOG, va + S_LEA_LOG, OP_LEA, MODRM_RIP_RDX,
-		      data + XLATE_D_LOG - 4) ||
-	    !rip_insn(out + S_COMMIT, va + S_COMMIT, OP_MOV_RM_R, MODRM_RIP_RCX,
-		      data + XLATE_D_LEFT) ||
-	    !rip_insn(out + S_LOAD_RDX, va + S_LOAD_RDX, OP_MOV_R_RM, MODRM_RIP_RDX,
-		      data + XLATE_D_RDX) ||
-	    !rip_insn(out + S_LOAD_RCX, va + S_LOAD_RCX, OP_MOV_R_RM, MODRM_RIP_RCX,
-		      data + XLATE_D_RCX) ||
-	    !rip_insn(out + S_UNLOGGED_RCX, va + S_UNLOGGED_RCX, OP_MOV_R_RM, MODRM_RIP_RCX,
-		      data + XLATE_D_RCX))
+	if (!rip_insns(out, va, data, rips, sizeof(rips) / sizeof(rips[0])))
 		return false;
 	out[S_JRCXZ] = OP_JRCXZ;
 	out[S_JRCXZ + 1] = (uint8_t)(S_UNLOGGED_RCX - (S_JRCXZ + 2));
@@ -327,43 +339,62 @@ bool x86_xlate_site(uint8_t *out, uint64_t va, uint64_t data, uint64_t table, co
 	return at <= XLATE_SITE_MAX;
 }
 
+/* The target stub's instructions, with the offset each starts at (lib/x86_xlate.h). */
+enum target_off {
+	T_COMPARE = 0,			  /* lea rcx, [rdx - target] */
+	T_JRCXZ = 7,			  /* jrcxz hit */
+	T_MISS = 9,			  /* jmp miss */
+	T_LOAD_LEFT = 14,		  /* hit: mov rcx, [rip+LEFT] */
+	T_LEA_LOG = 21,			  /* lea rax, [rip+LOG-4] */
+	T_STORE = 28,			  /* mov dword [rax+rcx*4], id */
+	T_DEC = 35,			  /* lea rcx, [rcx-1] */
+	T_COMMIT = 39,			  /* mov [rip+LEFT], rcx */
+	T_LOAD_RAX = XLATE_TARGET_LOGGED, /* mov rax, [rip+RAX] */
+	T_LOAD_RCX = 53,		  /* mov rcx, [rip+RCX] */
+	T_LOAD_RDX = 60,		  /* mov rdx, [rip+RDX] */
+	T_JMP = 67,			  /* jmp to */
+};
+_Static_assert(T_JMP + 5 == XLATE_TARGET_LEN, "the target stub's length");
+_Static_assert(T_COMMIT + 7 == T_LOAD_RAX, "what follows the commit is logged");
+_Static_assert(T_STORE + 3 == XLATE_TARGET_ID, "the run number the target stub logs");
+
 bool x86_xlate_target(uint8_t *out, uint64_t va, uint64_t data, uint64_t target, uint32_t id,
 		      uint64_t miss, uint64_t to)
 {
+	static const struct rip_at rips[] = {
+	    {T_LOAD_LEFT, OP_MOV_R_RM, MODRM_RIP_RCX, XLATE_D_LEFT},
+	    {T_LEA_LOG, OP_LEA, MODRM_RIP_RAX, XLATE_D_LOG - 4},
+	    {T_COMMIT, OP_MOV_RM_R, MODRM_RIP_RCX, XLATE_D_LEFT},
+	    {T_LOAD_RAX, OP_MOV_R_RM, MODRM_RIP_RAX, XLATE_D_RAX},
+	    {T_LOAD_RCX, OP_MOV_R_RM, MODRM_RIP_RCX, XLATE_D_RCX},
+	    {T_LOAD_RDX, OP_MOV_R_RM, MODRM_RIP_RDX, XLATE_D_RDX},
+	};
 	uint64_t neg = (uint64_t)0 - target;
 	uint32_t d;
-	if ((uint64_t)(int64_t)(int32_t)neg != neg)
+	if ((uint64_t)(int64_t)(int32_t)neg != neg ||
+	    !rip_insns(out, va, data, rips, sizeof(rips) / sizeof(rips[0])) ||
+	    !rel32(va + T_LOAD_LEFT, miss, &d))
 		return false;
-	out[0] = REX_W;
-	out[1] = OP_LEA;
-	out[2] = MODRM_RCX_RDX32;
-	put32(out + 3, (uint32_t)neg);
-	out[7] = OP_JRCXZ;
-	out[8] = 5; /* over the JMP to the miss stub */
-	out[9] = OP_JMP_REL32;
-	if (!rel32(va + 14, miss, &d))
-		return false;
-	put32(out + 10, d);
-	if (!rip_insn(out + 14, va + 14, OP_MOV_R_RM, MODRM_RIP_RCX, data + XLATE_D_LEFT) ||
-	    !rip_insn(out + 21, va + 21, OP_LEA, MODRM_RIP_RAX, data + XLATE_D_LOG - 4))
-		return false;
-	out[28] = OP_MOV_RM_I;
-	out[29] = MODRM_SIB;
-	out[30] = SIB_RAX_RCX4;
-	put32(out + 31, id);
-	out[35] = REX_W;
-	out[36] = OP_LEA;
-	out[37] = MODRM_RCX_D8;
-	out[38] = 0xff; /* -1 */
-	if (!rip_insn(out + 39, va + 39, OP_MOV_RM_R, MODRM_RIP_RCX, data + XLATE_D_LEFT) ||
-	    !rip_insn(out + 46, va + 46, OP_MOV_R_RM, MODRM_RIP_RAX, data + XLATE_D_RAX) ||
-	    !rip_insn(out + 53, va + 53, OP_MOV_R_RM, MODRM_RIP_RCX, data + XLATE_D_RCX) ||
-	    !rip_insn(out + 60, va + 60, OP_MOV_R_RM, MODRM_RIP_RDX, data + XLATE_D_RDX))
-		return false;
-	out[67] = OP_JMP_REL32;
+	out[T_COMPARE] = REX_W;
+	out[T_COMPARE + 1] = OP_LEA;
+	out[T_COMPARE + 2] = MODRM_RCX_RDX32;
+	put32(out + T_COMPARE + 3, (uint32_t)neg);
+	out[T_JRCXZ] = OP_JRCXZ;
+	out[T_JRCXZ + 1] = T_LOAD_LEFT - T_MISS; /* over the JMP to the miss stub */
+	out[T_MISS] = OP_JMP_REL32;
+	put32(out + T_MISS + 1, d);
+	out[T_STORE] = OP_MOV_RM_I;
+	out[T_STORE + 1] = MODRM_SIB;
+	out[T_STORE + 2] = SIB_RAX_RCX4;
+	put32(out + T_STORE + 3, id);
+	out[T_DEC] = REX_W;
+	out[T_DEC + 1] = OP_LEA;
+	out[T_DEC + 2] = MODRM_RCX_D8;
+	out[T_DEC + 3] = 0xff; /* -1 */
+	out[T_JMP] = OP_JMP_REL32;
 	if (!rel32(va + XLATE_TARGET_LEN, to, &d))
 		return false;
-	put32(out + 68, d);
+	put32(out + T_JMP + 1, d);
 	return true;
 }
 

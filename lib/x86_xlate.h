@@ -114,6 +114,7 @@ bool x86_xlate_site(uint8_t *out, uint64_t out_va, uint64_t data_va, uint64_t ta
  * XLATE_TARGET_LOGGED on come after the log took the run. */
 #define XLATE_TARGET_LEN    72
 #define XLATE_TARGET_LOGGED 46
+#define XLATE_TARGET_ID	    31 /* where its run number lies in it (32 bits) */
 bool x86_xlate_target(uint8_t *out, uint64_t out_va, uint64_t data_va, uint64_t target, uint32_t id,
 		      uint64_t miss_va, uint64_t to_va);
 /* The miss stub: INT, then XLATE_MISS. */

@@ -239,9 +239,10 @@ void xl_add_target(struct xl_cpu *x, const struct xl_block *t)
 {
 	unsigned slot = (unsigned)(t->start & ((1u << XLATE_TABLE_BITS) - 1));
 	uint64_t now = x->table[slot];
-	if (now != xl_code_va(x)) { /* a target stub's: its run number at offset 31 */
+	if (now != xl_code_va(x)) { /* a target stub's */
 		uint32_t id;
-		__builtin_memcpy(&id, x->code + (now - xl_code_va(x)) + 31, sizeof(id));
+		__builtin_memcpy(&id, x->code + (now - xl_code_va(x)) + XLATE_TARGET_ID,
+				 sizeof(id));
 		if (id < x->nruns && x->runs[id].to == t->start)
 			return;
 	}
