@@ -125,15 +125,15 @@ struct spmu_step {
 };
 /* Counters count it; a PEBS-enabled counter that overflows writes a record. */
 void spmu_retire(struct spmu *m, const struct spmu_step *st);
-/* spmu_retire of a step without data accesses while no counter can count (ctr.live clear):
- * all that moves is LBR_INFO's cycle count (a cycle is an instruction here). Inline: the
- * common step. */
 /* The branches of runs r[0..k) (arch/x86/step/run.h; at one privilege level, spmu_feed_runs'
  * promise kept) as spmu_transfer records each, and their retirements' steps since the last LBR
  * record, where that is simple (the legacy LBR stack recording or off, no call-stack mode, no
  * BTS record stored): the LBR stack keeps the last `depth` records, encoded alone. False,
  * nothing changed, elsewhere. The counters are the caller's. */
 bool spmu_runs_branches(struct spmu *m, const struct run_with_branch *r, size_t k);
+/* spmu_retire of a step without data accesses while no counter can count (ctr.live clear):
+ * all that moves is LBR_INFO's cycle count (a cycle is an instruction here). Inline: the
+ * common step. */
 static inline void spmu_retire_uncounted(struct spmu *m)
 {
 	m->steps_since_lbr++;

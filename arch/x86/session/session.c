@@ -446,19 +446,19 @@ static void report_engine(struct trace_ctx *t, const struct ss_result *res)
 			t->label, res->loop_lost_at);
 		t->ok = false;
 	}
-	if (res->xl_changed) {
+	if (res->xl.changed) {
 		tprintf("error: %s: ring 0 code changed while it ran translated (option ss.xlate), "
 			"%lu times: what ran there is not known (option ss.xlate=off runs it per "
 			"block)\n",
-			t->label, res->xl_changed);
+			t->label, res->xl.changed);
 		t->ok = false;
 	}
-	if (res->xl_refused || res->xl_lost_at) {
+	if (res->xl.refused || res->xl.lost_at) {
 		tprintf("error: %s: translated code (option ss.xlate): %lu runs the software PMU "
 			"refused after promising room for them, an interrupt or exception at %#lx "
 			"not taken back to the original code: the records are not whole (option "
 			"ss.xlate=off runs a trap per block)\n",
-			t->label, res->xl_refused, res->xl_lost_at);
+			t->label, res->xl.refused, res->xl.lost_at);
 		t->ok = false;
 	}
 	if (res->escaped_at) {
@@ -534,9 +534,9 @@ uint64_t ts_run(struct trace_ctx *t, bool interrupts, uint64_t *steps)
 				"handback-cycles=%lu cuts=%lu misses=%lu full=%lu translated=%lu "
 				"restarts=%lu\n",
 				t->label, res.steps, res.traps, res.blocks, res.loops, res.chains,
-				res.decoded, res.trap_cycles, res.xl_entries, res.xl_handbacks,
-				res.xl_cycles, res.xl_cuts, res.xl_misses, res.xl_full,
-				res.xl_translated, res.xl_restarts);
+				res.decoded, res.trap_cycles, res.xl.entries, res.xl.handbacks,
+				res.xl.cycles, res.xl.cuts, res.xl.misses, res.xl.full,
+				res.xl.translated, res.xl.restarts);
 		r = res.retval;
 		if (ss_xlate_map_on)
 			ss_xlate_say_map(tprintf);

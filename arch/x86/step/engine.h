@@ -107,12 +107,9 @@ struct ss_state {
 	uint64_t loop_lost_at;	     /* ss_result.loop_lost_at */
 	uint64_t block_changed_at;   /* ss_result.block_changed_at */
 	uint64_t traps, trap_cycles; /* ss_result.traps, .trap_cycles */
-	/* The code cache (xlate.c): the workload runs a translation (xl_active); entries,
-	 * hand-backs, cuts (an interrupt or exception inside), runs the hooks refused after
-	 * promising room, and a cut that found no translated instruction (0: none). */
+	/* The code cache (xlate.c): the workload runs a translation (xl_active); its counts. */
 	bool xl_active;
-	uint64_t xl_entries, xl_handbacks, xl_cycles, xl_cuts, xl_refused, xl_lost_at;
-	uint64_t xl_misses, xl_full, xl_translated, xl_restarts, xl_changed;
+	struct ss_xlate_stats xl;
 };
 
 extern struct ss_state ss_states[MAX_CPUS];

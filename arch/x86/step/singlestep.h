@@ -18,6 +18,17 @@
 struct trap_frame;
 struct x86_decoded;
 
+/* The code cache's counts over a run (xlate.c, option ss.xlate): entries into translated code,
+ * hand-backs (and TSC cycles inside their handler, hooks included, with ss_count_traps), cuts
+ * (an interrupt or exception inside), hand-backs of an indirect branch's miss and of a full
+ * log, blocks translated, caches started over; what must stay 0: runs the hooks refused after
+ * promising room for them (or a log entry that is no run), ring 0 code found changed while it
+ * ran translated, the first translated address a cut could not take back. */
+struct ss_xlate_stats {
+	uint64_t entries, handbacks, cycles, cuts, misses, full, translated, restarts;
+	uint64_t refused, changed, lost_at;
+};
+
 struct ss_result {
 	uint64_t steps;		 /* instructions retired under TF */
 	uint64_t rep_iterations; /* REP string iterations trapped (not steps, not branches) */
@@ -39,14 +50,7 @@ struct ss_result {
 	uint64_t traps;	       /* the engine's #DB handler entries (steps and blocks' stops) */
 	uint64_t decoded;      /* blocks decoded (not found remembered) */
 	uint64_t trap_cycles;  /* TSC cycles inside that handler, hooks included (ss_count_traps) */
-	/* The code cache (xlate.c, option ss.xlate): entries into translated code, hand-backs
-	 * (and TSC cycles inside their handler, hooks included, with ss_count_traps), cuts (an
-	 * interrupt or exception inside), runs the hooks refused after promising room (must be
-	 * 0), and the first translated address a cut could not take back (0: none). */
-	uint64_t xl_entries, xl_handbacks, xl_cycles, xl_cuts, xl_refused, xl_lost_at;
-	uint64_t xl_misses, xl_full; /* hand-backs of an indirect branch's miss, of a full log */
-	uint64_t xl_translated, xl_restarts; /* blocks translated; code caches started over, full */
-	uint64_t xl_changed; /* ring 0 code found changed while it ran translated (must be 0) */
+	struct ss_xlate_stats xl; /* translated blocks (xlate.c) */
 };
 /* Whether the engine measures its handler's time (ss_result.trap_cycles: two RDTSC a trap), and
  * ss_trap's way when it does (measure.c). */

@@ -116,7 +116,7 @@ void xl_forget(struct xl_cpu *x)
 	x->link_run = 0;
 	x->step_at = 0;
 	x->ready = false;
-	for (unsigned i = 0; x->hash && i < XLATE_HASH; i++)
+	for (unsigned i = 0; i < XLATE_HASH; i++)
 		x->hash[i] = 0;
 }
 
@@ -135,31 +135,26 @@ void xl_make_ready(struct xl_cpu *x)
 	x->ready = true;
 }
 
-static void *alloc_zeroed(uint64_t bytes)
-{
-	return page_alloc_virt(bytes); /* page_alloc: cleared */
-}
-
-/* The CPU's tables and pages, once a boot. */
+/* The CPU's tables and pages (cleared: page_alloc_virt), tried once a boot: where memory is
+ * short, the cache stays without them (x->code NULL) and blocks run as before. */
 static bool prepare(struct xl_cpu *x)
 {
-	if (x->hash)
+	if (x->tried)
 		return x->code != NULL;
-	x->hash = alloc_zeroed(XLATE_HASH * sizeof(uint32_t));
-	x->blocks = alloc_zeroed(XLATE_BLOCKS * sizeof(struct xl_block));
-	x->runs = alloc_zeroed(XLATE_RUNS * sizeof(struct xl_run));
-	x->insns = alloc_zeroed(XLATE_INSNS * sizeof(struct xl_insn));
-	x->batch = alloc_zeroed(XLATE_BATCH * sizeof(struct run_with_branch));
-	x->scratch = alloc_zeroed(XLATE_BLOCK_BYTES);
-	x->orig = alloc_zeroed(XLATE_ORIG);
+	x->tried = true;
+	x->hash = page_alloc_virt(XLATE_HASH * sizeof(uint32_t));
+	x->blocks = page_alloc_virt(XLATE_BLOCKS * sizeof(struct xl_block));
+	x->runs = page_alloc_virt(XLATE_RUNS * sizeof(struct xl_run));
+	x->insns = page_alloc_virt(XLATE_INSNS * sizeof(struct xl_insn));
+	x->batch = page_alloc_virt(XLATE_BATCH * sizeof(struct run_with_branch));
+	x->scratch = page_alloc_virt(XLATE_BLOCK_BYTES);
+	x->orig = page_alloc_virt(XLATE_ORIG);
 	x->data_pa = page_alloc(XLATE_DATA_PAGES);
 	x->table_pa = page_alloc_uncleared(XLATE_TABLE_PAGES);
 	x->code_pa = page_alloc_uncleared(XLATE_CODE_PAGES);
 	if (!x->hash || !x->blocks || !x->runs || !x->insns || !x->batch || !x->scratch ||
 	    !x->orig || !x->data_pa || !x->table_pa || !x->code_pa) {
 		x->code = NULL;
-		if (!x->hash)
-			x->hash = (uint32_t *)1; /* tried: never again this boot */
 		return false;
 	}
 	x->data = arch_phys_to_virt(x->data_pa);
@@ -226,7 +221,6 @@ fail:
 
 void ss_xlate_reset(struct ss_state *s)
 {
-
 	s->xl_active = false;
 	for (unsigned cpl = 0; cpl <= 3; cpl += 3) {
 		struct xl_cpu *x = xl_here(cpl);
@@ -244,9 +238,8 @@ static bool still_valid(const struct xl_cpu *x);
 void xl_ring0_checked(struct ss_state *s, struct xl_cpu *x)
 {
 	if (x->cpl == 0 && !still_valid(x)) {
-		s->xl_changed++;
+		s->xl.changed++;
 		xl_forget(x);
-		x->ready = false;
 	}
 }
 
@@ -332,7 +325,7 @@ bool ss_xlate_enter(struct ss_state *s, struct trap_frame *f, const struct x86_d
 	if (x->stale) {
 		if (!still_valid(x)) {
 			xl_forget(x);
-			s->xl_restarts++;
+			s->xl.restarts++;
 		}
 		x->stale = false;
 	}
@@ -356,6 +349,6 @@ bool ss_xlate_enter(struct ss_state *s, struct trap_frame *f, const struct x86_d
 	f->rflags &= ~RFLAGS_TF;
 	f->rip = xl_code_va(x) + b->cc;
 	s->xl_active = true;
-	s->xl_entries++;
+	s->xl.entries++;
 	return true;
 }

@@ -77,6 +77,7 @@ struct xl_cpu {
 	uint64_t data_pa, table_pa, code_pa, va; /* va: the region's user address, 0: none */
 	uint8_t *data, *code;			 /* the kernel's view of them (the direct map) */
 	uint64_t *table;
+	bool tried;	  /* prepare ran (its memory is there where code is not NULL) */
 	bool ready;	  /* the miss stub made, the table filled, for the region at va */
 	bool stale;	  /* a run began or mappings changed since the blocks were checked */
 	uint64_t last_va; /* where the region was mapped last (the translations' addresses) */

@@ -151,9 +151,9 @@ struct xl_block *xl_translate(struct ss_state *s, struct xl_cpu *x, uint64_t sta
 	    x->used + XLATE_BLOCK_BYTES > XLATE_CODE_PAGES * PAGE_4K) {
 		xl_forget(x); /* full: everything translated again as it runs */
 		xl_make_ready(x);
-		s->xl_restarts++;
+		s->xl.restarts++;
 	}
-	s->xl_translated++;
+	s->xl.translated++;
 	struct making m = {.start = start,
 			   .ip = start,
 			   .at = x->used,

@@ -19,7 +19,7 @@ struct batch {
 static void flush(struct ss_state *s, struct batch *b)
 {
 	if (b->k && !s->hooks.runs_feed(s->hooks.ctx, b->r, b->k))
-		s->xl_refused++;
+		s->xl.refused++;
 	b->k = 0;
 }
 
@@ -86,7 +86,7 @@ static void drain(struct ss_state *s, struct xl_cpu *x, struct batch *b)
 		const struct xl_run *site =
 		    r && r->what == RUN_TARGET ? site_beside(x, i - 1) : NULL;
 		if (!r || r->what == RUN_SITE || (r->what == RUN_TARGET && !site))
-			s->xl_refused++; /* not a run the stubs log: the records are not whole */
+			s->xl.refused++; /* not a run the stubs log: the records are not whole */
 		else
 			feed(s, b, r, site);
 	}
@@ -134,7 +134,7 @@ bool ss_xlate_handback(struct trap_frame *f)
 		return handback(s, f);
 	uint64_t t0 = rdtsc();
 	bool r = handback(s, f);
-	s->xl_cycles += rdtsc() - t0;
+	s->xl.cycles += rdtsc() - t0;
 	return r;
 }
 
@@ -173,20 +173,20 @@ static bool handback(struct ss_state *s, struct trap_frame *f)
 	struct batch bt = {0, x->batch, x->cpl};
 	drain(s, x, &bt);
 	if (word == XLATE_MISS) {
-		s->xl_misses++;
+		s->xl.misses++;
 		if (!missed(s, x, &bt, f)) {
 			flush(s, &bt);
-			s->xl_lost_at = f->rip;
+			s->xl.lost_at = f->rip;
 			return false;
 		}
 	} else if (x->runs[id].what == RUN_SITE) {
 		/* a site's own hand-back (the log full): the branch not taken yet */
-		s->xl_full++;
+		s->xl.full++;
 		site_undone(s, x, &bt, &x->runs[id], f, true);
 	} else {
 		const struct xl_run *r = &x->runs[id];
 		if (word & XLATE_UNLOGGED) {
-			s->xl_full++;
+			s->xl.full++;
 			feed(s, &bt, r, NULL);
 		} else
 			x->link_run = id + 1;
@@ -194,7 +194,7 @@ static bool handback(struct ss_state *s, struct trap_frame *f)
 	}
 	flush(s, &bt);
 	xl_ring0_checked(s, x);
-	s->xl_handbacks++;
+	s->xl.handbacks++;
 	s->xl_active = false;
 	ss_resume_stepped(s, f);
 	return true;
@@ -290,7 +290,7 @@ void ss_xlate_cut(struct ss_state *s, struct trap_frame *f)
 {
 	struct xl_cpu *x = xl_here(f->cs & 3);
 	s->xl_active = false;
-	s->xl_cuts++;
+	s->xl.cuts++;
 	uint64_t off = f->rip - xl_code_va(x);
 	const struct xl_block *b = off < x->used ? block_holding(x, off) : NULL;
 	struct batch bt = {0, x->batch, x->cpl};
@@ -307,7 +307,7 @@ void ss_xlate_cut(struct ss_state *s, struct trap_frame *f)
 	flush(s, &bt);
 	xl_ring0_checked(s, x);
 	if (!ok) {
-		s->xl_lost_at = f->rip;
+		s->xl.lost_at = f->rip;
 		return;
 	}
 	ss_cut_stepped(s, f);
