@@ -167,6 +167,8 @@ help:
 	@echo "make decode-check  lib/x86_decode.c against Zydis over all of /usr/lib's x86-64 code,"
 	@echo "                the kernel, the user programs and busybox (about a minute)"
 	@echo "make bench      boot timing, AP bring-up, single-step speed (trap floor, bare, full model),"
+	@echo "                real programs (SQLite, Lua, zlib, busybox) as Nx the single-step floor and"
+	@echo "                Mx slower than untraced, translated blocks' hand-backs (ss.xlate),"
 	@echo "                PMI/DS service routine instructions per PMI and per record, stream"
 	@echo "                bytes per record, serial console throughput (RUNS=N)"
 	@echo "make format     clang-format the tree;  make format-check  fail on unformatted code"
